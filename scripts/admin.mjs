@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+// `npm run admin -- <command>`: a thin CLI over the admin API.
+//   accounts:create <name>
+//   keys:create <account-id> [--name N] [--expires-at ISO]
+//   keys:revoke <key-id>
+// Talks to ADMIN_URL (default http://localhost:8787) with ADMIN_TOKEN (default: from .dev.vars).
+import { existsSync, readFileSync } from "node:fs";
+
+const [command, ...rest] = process.argv.slice(2);
+const option = (name) => {
+  const i = rest.indexOf(`--${name}`);
+  return i >= 0 ? rest[i + 1] : undefined;
+};
+const base = (process.env.ADMIN_URL ?? "http://localhost:8787").replace(/\/$/, "");
+const token =
+  process.env.ADMIN_TOKEN ??
+  (existsSync(".dev.vars") ? /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(".dev.vars", "utf8"))?.[1]?.trim() : undefined);
+if (!token) {
+  console.error("Set ADMIN_TOKEN (or run from the project folder after `npm start` created .dev.vars).");
+  process.exit(2);
+}
+
+async function call(method, path, body) {
+  const res = await fetch(`${base}/admin/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  console.log(res.status, text);
+  process.exit(res.ok ? 0 : 1);
+}
+
+switch (command) {
+  case "accounts:create":
+    await call("POST", "/accounts", { name: rest[0] });
+    break;
+  case "keys:create":
+    await call("POST", `/accounts/${rest[0]}/api-keys`, { name: option("name"), expires_at: option("expires-at") });
+    break;
+  case "keys:revoke":
+    await call("DELETE", `/api-keys/${rest[0]}`);
+    break;
+  default:
+    console.error("Usage: npm run admin -- accounts:create <name> | keys:create <account-id> [--name N] [--expires-at ISO] | keys:revoke <key-id>");
+    process.exit(2);
+}

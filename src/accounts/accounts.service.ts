@@ -1,0 +1,103 @@
+// Accounts and API keys: issuing, revoking, and authenticating a request's credentials.
+import { and, eq, isNull, lt, or } from "drizzle-orm";
+import type { Db } from "../db";
+import { accounts, apiKeys } from "../db/schema";
+import { newApiKeySecret, sha256Hex, timingSafeEqual } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+import { isoMicro } from "../lib/time";
+
+// last_used_at is refreshed at most this often, so authentication does not write on every request.
+const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
+
+export async function createAccount(db: Db, name: string) {
+  const now = isoMicro();
+  const [row] = await db.insert(accounts).values({ name, createdAt: now }).returning();
+  return { id: row.id, name: row.name, created_at: row.createdAt };
+}
+
+export async function createApiKey(db: Db, accountId: number, input: { name?: string; expires_at?: string }) {
+  const account = await db.query.accounts.findFirst({ where: eq(accounts.id, accountId) });
+  if (!account) throw ApiError.notFound(`Account with id '${accountId}' not found`);
+  const secret = newApiKeySecret();
+  const now = isoMicro();
+  const [row] = await db
+    .insert(apiKeys)
+    .values({
+      accountId,
+      name: input.name ?? null,
+      keyHash: await sha256Hex(secret),
+      prefix: secret.slice(0, 10),
+      expiresAt: input.expires_at ?? null,
+      createdAt: now,
+    })
+    .returning();
+  return {
+    id: row.id,
+    account_id: row.accountId,
+    name: row.name,
+    api_key: secret,
+    prefix: row.prefix,
+    expires_at: row.expiresAt,
+    created_at: row.createdAt,
+  };
+}
+
+export async function revokeApiKey(db: Db, id: number) {
+  const result = await db
+    .update(apiKeys)
+    .set({ revokedAt: isoMicro() })
+    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  if (result.length === 0) {
+    const exists = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, id), columns: { id: true } });
+    if (!exists) throw ApiError.notFound(`API key with id '${id}' not found`);
+  }
+}
+
+export type Authenticated = {
+  account: { id: number; name: string; apiKeyId: number };
+  /** A deferred write to keep last_used_at fresh, or null when it is fresh enough. */
+  touch: Promise<unknown> | null;
+};
+
+/** Checks an api-key / account-id pair; throws the 401 that names what is wrong. */
+export async function authenticate(db: Db, apiKey: string, accountIdHeader: string): Promise<Authenticated> {
+  const digest = await sha256Hex(apiKey);
+  const row = await db
+    .select({
+      id: apiKeys.id,
+      keyHash: apiKeys.keyHash,
+      accountId: apiKeys.accountId,
+      expiresAt: apiKeys.expiresAt,
+      revokedAt: apiKeys.revokedAt,
+      lastUsedAt: apiKeys.lastUsedAt,
+      accountName: accounts.name,
+    })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .where(eq(apiKeys.keyHash, digest))
+    .get();
+  if (!row || !timingSafeEqual(row.keyHash, digest)) throw ApiError.unauthorized("The api-key header is invalid.");
+  if (row.revokedAt) throw ApiError.unauthorized("The api-key header holds a revoked key.");
+  const now = new Date();
+  if (row.expiresAt && Date.parse(row.expiresAt) <= now.getTime()) {
+    throw ApiError.unauthorized("The api-key header holds an expired key.");
+  }
+  if (accountIdHeader.trim() !== String(row.accountId)) {
+    throw ApiError.unauthorized("The account-id header does not match the api-key.");
+  }
+  const stale = !row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS;
+  const touch = stale
+    ? db
+        .update(apiKeys)
+        .set({ lastUsedAt: isoMicro(now) })
+        .where(
+          and(
+            eq(apiKeys.id, row.id),
+            or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, isoMicro(new Date(now.getTime() - LAST_USED_RESOLUTION_MS)))),
+          ),
+        )
+        .run()
+    : null;
+  return { account: { id: row.accountId, name: row.accountName, apiKeyId: row.id }, touch };
+}

@@ -1,0 +1,105 @@
+// The operator's API (/admin/v1), behind Authorization: Bearer <ADMIN_TOKEN>.
+import { createRoute, z } from "@hono/zod-openapi";
+import { createAccount, createApiKey, revokeApiKey } from "../accounts/accounts.service";
+import { createRouter, ErrorBody, responses } from "../lib/router";
+import { parseIsoFilter } from "../lib/time";
+import { field } from "../lib/validation";
+
+export const adminRouter = createRouter();
+
+const adminErrors = {
+  401: responses.json(ErrorBody, "Missing or wrong admin token"),
+  422: responses.invalid,
+};
+const adminSecurity = [{ AdminToken: [] }];
+const idParam = (name: string) =>
+  z.object({ [name]: z.string().regex(/^\d{1,15}$/).openapi({ example: "1" }) }) as z.ZodObject<
+    Record<string, z.ZodString>
+  >;
+
+const AccountBody = z.object({ name: field.text(255) }).openapi("CreateAccountRequest");
+const AccountResponse = z
+  .object({ id: z.number().int(), name: z.string(), created_at: z.string() })
+  .openapi("AccountCreated");
+
+adminRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/accounts",
+    tags: ["Admin"],
+    summary: "Create an account",
+    security: adminSecurity,
+    request: { body: { content: { "application/json": { schema: AccountBody } }, required: true } },
+    responses: { 201: responses.json(AccountResponse, "The new account"), ...adminErrors },
+  }),
+  async (c) => c.json(await createAccount(c.get("db"), c.req.valid("json").name), 201),
+);
+
+const ApiKeyBody = z
+  .object({
+    name: field.optionalText(255),
+    expires_at: z.preprocess(
+      (v) => (v === "" || v === null ? undefined : v),
+      z
+        .string()
+        .transform((value, ctx) => {
+          const iso = parseIsoFilter(value);
+          if (!iso) {
+            ctx.addIssue({ code: "custom", message: "The :attribute field must be a valid ISO 8601 date." });
+            return z.NEVER;
+          }
+          return iso;
+        })
+        .optional(),
+    ),
+  })
+  .openapi("CreateApiKeyRequest");
+
+const ApiKeyResponse = z
+  .object({
+    id: z.number().int(),
+    account_id: z.number().int(),
+    name: z.string().nullable(),
+    api_key: z.string().openapi({ description: "The secret. Shown only in this response." }),
+    prefix: z.string(),
+    expires_at: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi("ApiKeyCreated");
+
+adminRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/accounts/{id}/api-keys",
+    tags: ["Admin"],
+    summary: "Issue an API key for an account (the secret is shown once)",
+    security: adminSecurity,
+    request: {
+      params: idParam("id"),
+      body: { content: { "application/json": { schema: ApiKeyBody } }, required: true },
+    },
+    responses: { 201: responses.json(ApiKeyResponse, "The key"), 404: responses.notFound, ...adminErrors },
+  }),
+  async (c) => {
+    const body = c.req.valid("json");
+    const key = await createApiKey(c.get("db"), Number(c.req.valid("param").id), body);
+    return c.json(key, 201);
+  },
+);
+
+adminRouter.openapi(
+  createRoute({
+    method: "delete",
+    path: "/api-keys/{id}",
+    tags: ["Admin"],
+    summary: "Revoke an API key at once",
+    security: adminSecurity,
+    request: { params: idParam("id") },
+    responses: { 204: { description: "Revoked" }, 404: responses.notFound, ...adminErrors },
+  }),
+  async (c) => {
+    await revokeApiKey(c.get("db"), Number(c.req.valid("param").id));
+    return c.body(null, 204);
+  },
+);
+

@@ -1,0 +1,106 @@
+// createApp(): middleware, routers, the one error handler, 404 and 405.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import { accountRouter } from "./accounts/accounts.routes";
+import { adminRouter } from "./admin/admin.routes";
+import { productsRouter } from "./catalogue/products.routes";
+import type { AppEnv } from "./env";
+import { ApiError, INTERNAL_ERROR_BODY } from "./lib/errors";
+import { adminAuth, apiKeyAuth } from "./middleware/auth";
+import { requestContext } from "./middleware/request-id";
+import { ordersRouter } from "./orders/orders.routes";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const STATUS_MESSAGES: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  413: "Payload Too Large",
+  415: "Unsupported Media Type",
+  429: "Too Many Requests",
+};
+
+export function createApp() {
+  const app = new OpenAPIHono<AppEnv>();
+
+  app.use("*", requestContext);
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError(413, "Payload Too Large", { error: "The request body must not be larger than 1 MiB." });
+      },
+    }),
+  );
+
+  app.use("/api/v1", apiKeyAuth);
+  app.use("/api/v1/*", apiKeyAuth);
+  app.use("/admin/v1/*", adminAuth);
+
+  app.route("/api/v1", accountRouter);
+  app.route("/api/v1", ordersRouter);
+  app.route("/api/v1", productsRouter);
+  app.route("/admin/v1", adminRouter);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", { type: "apiKey", in: "header", name: "api-key" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "AccountId", { type: "apiKey", in: "header", name: "account-id" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "AdminToken", { type: "http", scheme: "bearer" });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Order Intake and Catalogue API",
+      version: "1.0.0",
+      description: "Orders from webshops, routed to suppliers, with a status log per line.",
+    },
+  });
+
+  app.get("/health", (c) => c.json({ status: "ok" }));
+
+  app.notFound((c) => {
+    const allowed = allowedMethods(app, c.req.path).filter((m) => m !== c.req.method);
+    if (allowed.length > 0) {
+      return c.json(
+        { message: "Method Not Allowed", error: `The ${c.req.method} method is not supported for this route. Supported: ${allowed.join(", ")}.` },
+        405,
+        { Allow: allowed.join(", ") },
+      );
+    }
+    return c.json({ message: "Not Found", error: `The route ${c.req.method} ${c.req.path} does not exist.` }, 404);
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return c.json(err.body, err.status, err.headers);
+    if (err instanceof HTTPException) {
+      const status = err.status;
+      const message = STATUS_MESSAGES[status] ?? "Error";
+      return c.json({ message, error: err.message || message }, status);
+    }
+    console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), path: c.req.path, error: String(err), stack: err instanceof Error ? err.stack : undefined }));
+    return c.json(INTERNAL_ERROR_BODY, 500);
+  });
+
+  return app;
+}
+
+type RoutePattern = { method: string; regex: RegExp };
+const patterns = new WeakMap<object, RoutePattern[]>();
+
+/** Methods registered for a path, so an existing path with the wrong method answers 405, not 404. */
+function allowedMethods(app: OpenAPIHono<AppEnv>, path: string): string[] {
+  let list = patterns.get(app);
+  if (!list) {
+    list = app.routes
+      .filter((r) => r.method !== "ALL")
+      .map((r) => ({
+        method: r.method,
+        regex: new RegExp(`^${r.path.replace(/\/$/, "").replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*")}/?$`),
+      }));
+    patterns.set(app, list);
+  }
+  return [...new Set(list.filter((p) => p.regex.test(path)).map((p) => p.method))];
+}

@@ -1,0 +1,31 @@
+// Tenants and their credentials. An account is the spec's "user or project".
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+export const accounts = sqliteTable("accounts", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  createdAt: text("created_at").notNull(),
+});
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    name: text("name"),
+    // SHA-256 hex of the secret; the secret itself is never stored.
+    keyHash: text("key_hash").notNull().unique(),
+    // First characters of the secret, so an operator can tell keys apart.
+    prefix: text("prefix").notNull(),
+    expiresAt: text("expires_at"),
+    revokedAt: text("revoked_at"),
+    lastUsedAt: text("last_used_at"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("api_keys_account_idx").on(t.accountId)],
+);
+
+export type Account = typeof accounts.$inferSelect;
+export type ApiKey = typeof apiKeys.$inferSelect;

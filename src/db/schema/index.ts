@@ -1,0 +1,4 @@
+export * from "./accounts";
+export * from "./suppliers";
+export * from "./orders";
+export * from "./catalogue";

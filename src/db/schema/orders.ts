@@ -1,0 +1,117 @@
+// The order aggregate: an order, its lines, and each line's status log.
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { accounts } from "./accounts";
+import { suppliers } from "./suppliers";
+
+export const LINE_STATUSES = [
+  "pending",
+  "ruled",
+  "completed",
+  "partially_completed",
+  "failed",
+  "declined",
+  "skipped",
+] as const;
+export type LineStatus = (typeof LINE_STATUSES)[number];
+
+export const orders = sqliteTable(
+  "orders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    // Random, non-sequential, unique across the service; digits only (a JSON number on create).
+    reference: text("reference").notNull().unique(),
+    externalId: text("external_id").notNull(),
+    source: text("source").notNull(),
+    test: integer("test", { mode: "boolean" }).notNull().default(false),
+    blocked: integer("blocked", { mode: "boolean" }).notNull().default(false),
+    total: real("total").notNull(),
+    email: text("email"),
+    shippingCost: real("shipping_cost"),
+    shippingName: text("shipping_name"),
+    shippingDescription: text("shipping_description"),
+    shippingNote: text("shipping_note"),
+    // YYYY-MM-DD
+    shippingDeliveryDate: text("shipping_delivery_date"),
+    firstName: text("first_name").notNull(),
+    lastName: text("last_name").notNull(),
+    companyName: text("company_name"),
+    address1: text("address1").notNull(),
+    address2: text("address2"),
+    postcode: text("postcode").notNull(),
+    city: text("city").notNull(),
+    state: text("state"),
+    // ISO 3166-1 alpha-2
+    country: text("country").notNull(),
+    phone: text("phone"),
+    custom: text("custom", { mode: "json" }).$type<Record<string, unknown>>(),
+    completedAt: text("completed_at"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    // Idempotency of create: one order per (account, external_id), enforced by the database.
+    uniqueIndex("orders_account_external_uq").on(t.accountId, t.externalId),
+    index("orders_account_created_idx").on(t.accountId, t.createdAt, t.id),
+    index("orders_account_test_created_idx").on(t.accountId, t.test, t.createdAt, t.id),
+    index("orders_account_total_idx").on(t.accountId, t.total),
+    index("orders_account_completed_idx").on(t.accountId, t.completedAt),
+    index("orders_account_blocked_created_idx").on(t.accountId, t.blocked, t.createdAt),
+  ],
+);
+
+export const orderLines = sqliteTable(
+  "order_lines",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id),
+    accountId: integer("account_id").notNull(),
+    position: integer("position").notNull(),
+    externalId: text("external_id").notNull(),
+    name: text("name").notNull(),
+    ean13: text("ean13"),
+    reference: text("reference"),
+    quantity: integer("quantity").notNull(),
+    stockQuantity: integer("stock_quantity"),
+    price: real("price").notNull(),
+    purchasePrice: real("purchase_price"),
+    brand: text("brand"),
+    category: text("category"),
+    // The supplier the shop named on the line (free text), not the matched one.
+    supplier: text("supplier"),
+    imageUrl: text("image_url"),
+    custom: text("custom", { mode: "json" }).$type<Record<string, unknown>>(),
+    currentStatus: text("current_status", { enum: LINE_STATUSES }).notNull().default("pending"),
+    matchedSupplierId: integer("matched_supplier_id").references(() => suppliers.id),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("order_lines_order_idx").on(t.orderId, t.position),
+    index("order_lines_account_status_idx").on(t.accountId, t.currentStatus, t.orderId),
+    index("order_lines_account_supplier_idx").on(t.accountId, t.matchedSupplierId, t.orderId),
+  ],
+);
+
+export const orderLineLogs = sqliteTable(
+  "order_line_logs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    orderLineId: integer("order_line_id")
+      .notNull()
+      .references(() => orderLines.id),
+    orderId: integer("order_id").notNull(),
+    status: text("status", { enum: LINE_STATUSES }).notNull(),
+    message: text("message").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("order_line_logs_order_idx").on(t.orderId, t.orderLineId, t.id)],
+);
+
+export type Order = typeof orders.$inferSelect;
+export type OrderLine = typeof orderLines.$inferSelect;
+export type OrderLineLog = typeof orderLineLogs.$inferSelect;

@@ -1,0 +1,18 @@
+// The Worker's bindings and the per-request variables handlers can read.
+import type { Db } from "./db";
+
+export type Bindings = Env & {
+  /** Operator secret for /admin/v1; admin routes are off when it is unset. */
+  ADMIN_TOKEN?: string;
+};
+
+export type AuthenticatedAccount = { id: number; name: string; apiKeyId: number };
+
+export type AppEnv = {
+  Bindings: Bindings;
+  Variables: {
+    db: Db;
+    requestId: string;
+    account: AuthenticatedAccount;
+  };
+};

@@ -1,0 +1,43 @@
+// Secrets, digests and the random identifiers the Worker generates itself.
+
+const encoder = new TextEncoder();
+
+export async function sha256Hex(input: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(input));
+  return toHex(new Uint8Array(digest));
+}
+
+export function toHex(bytes: Uint8Array): string {
+  let out = "";
+  for (const b of bytes) out += b.toString(16).padStart(2, "0");
+  return out;
+}
+
+/** Constant-time comparison of two strings of equal length (digests, tokens). */
+export function timingSafeEqual(a: string, b: string): boolean {
+  const left = encoder.encode(a);
+  const right = encoder.encode(b);
+  if (left.byteLength !== right.byteLength) {
+    // Still spend the comparison, then fail.
+    crypto.subtle.timingSafeEqual(left, left);
+    return false;
+  }
+  return crypto.subtle.timingSafeEqual(left, right);
+}
+
+/** An API key: 32 random bytes, base64url, with a readable prefix. */
+export function newApiKeySecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  const b64 = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return `oik_${b64}`;
+}
+
+/**
+ * An order reference: 16 random digits, first digit 1-8, so it is always below
+ * Number.MAX_SAFE_INTEGER and survives as a JSON number in every client.
+ */
+export function newOrderReference(): string {
+  const [a, b, c] = crypto.getRandomValues(new Uint32Array(3));
+  const first = (a % 8) + 1; // 1..8
+  return `${first}${String(b % 1e7).padStart(7, "0")}${String(c % 1e8).padStart(8, "0")}`;
+}

@@ -1,0 +1,40 @@
+// The one error type of the service; app.onError renders it.
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+export type ValidationErrors = Record<string, string[]>;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    message: string,
+    readonly detail?: { error?: string; errors?: ValidationErrors },
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+
+  get body(): { message: string; error?: string; errors?: ValidationErrors } {
+    return { message: this.message, ...this.detail };
+  }
+
+  static unauthorized(error: string) {
+    return new ApiError(401, "Unauthorized", { error });
+  }
+  static notFound(error: string) {
+    return new ApiError(404, "Not Found", { error });
+  }
+  static validation(errors: ValidationErrors) {
+    return new ApiError(422, "Errors", { errors });
+  }
+  static badRequest(error: string) {
+    return new ApiError(400, "Bad Request", { error });
+  }
+  static conflict(error: string) {
+    return new ApiError(409, "Conflict", { error });
+  }
+}
+
+export const INTERNAL_ERROR_BODY = {
+  message: "Internal Server Error",
+  error: "Something went wrong on our side, please retry later.",
+} as const;

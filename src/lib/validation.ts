@@ -1,0 +1,164 @@
+// Zod issues -> the 422 body of the original (Laravel) service, and the field builders
+// that accept what the real webshop plugins send.
+import { z } from "zod";
+import { ApiError, type ValidationErrors } from "./errors";
+
+const isBlank = (v: unknown) => v === undefined || v === null || (typeof v === "string" && v.trim() === "");
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let cur: unknown = input;
+  for (const key of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[key as string];
+  }
+  return cur;
+}
+
+const TYPE_MESSAGES: Record<string, string> = {
+  string: "The :attribute field must be a string.",
+  number: "The :attribute field must be a number.",
+  int: "The :attribute field must be an integer.",
+  boolean: "The :attribute field must be true or false.",
+  array: "The :attribute field must be an array.",
+  object: "The :attribute field must be an object.",
+  record: "The :attribute field must be an object.",
+};
+
+function messageFor(issue: z.core.$ZodIssue, raw: unknown): string {
+  switch (issue.code) {
+    case "invalid_type":
+      if (isBlank(raw)) return "The :attribute field is required.";
+      return TYPE_MESSAGES[issue.expected] ?? "The :attribute field is invalid.";
+    case "too_big": {
+      const max = String(issue.maximum);
+      if (issue.origin === "string") return `The :attribute field must not be greater than ${max} characters.`;
+      if (issue.origin === "array") return `The :attribute field must not have more than ${max} items.`;
+      return issue.inclusive === false
+        ? `The :attribute field must be less than ${max}.`
+        : `The :attribute field must not be greater than ${max}.`;
+    }
+    case "too_small": {
+      const min = String(issue.minimum);
+      if (issue.origin === "string") return `The :attribute field must be at least ${min} characters.`;
+      if (issue.origin === "array") {
+        return isBlank(raw) || (Array.isArray(raw) && raw.length === 0 && issue.minimum === 1)
+          ? "The :attribute field is required."
+          : `The :attribute field must have at least ${min} items.`;
+      }
+      return issue.inclusive === false
+        ? `The :attribute field must be greater than ${min}.`
+        : `The :attribute field must be at least ${min}.`;
+    }
+    case "invalid_format":
+      if (issue.format === "email") return "The :attribute field must be a valid email address.";
+      return "The :attribute field format is invalid.";
+    case "invalid_value":
+      return "The selected :attribute is invalid.";
+    case "custom":
+    default:
+      return issue.message.includes(":attribute") ? issue.message : "The :attribute field is invalid.";
+  }
+}
+
+/** All issues at once, keyed by dotted path with zero-based indexes (products.0.external_id). */
+export function toValidationErrors(error: z.ZodError, raw: unknown): ValidationErrors {
+  const errors: ValidationErrors = {};
+  for (const issue of error.issues) {
+    const key = issue.path.map(String).join(".") || "body";
+    const message = messageFor(issue, valueAt(raw, issue.path)).replace(":attribute", key);
+    const list = (errors[key] ??= []);
+    if (!list.includes(message)) list.push(message);
+  }
+  return errors;
+}
+
+export function parseOrThrow<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+  const result = schema.safeParse(raw);
+  if (!result.success) throw ApiError.validation(toValidationErrors(result.error, raw));
+  return result.data;
+}
+
+// ---- Field builders -------------------------------------------------------
+// Optional fields treat "" and null as absent (WooCommerce sends "brand": "", "supplier": null).
+
+const blankToUndefined = (v: unknown) => (isBlank(v) ? undefined : v);
+
+/** A string; numbers are accepted and kept as their digits (ids, EANs, phones). */
+const stringish = (v: unknown) => {
+  if (isBlank(v)) return undefined;
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  return typeof v === "string" ? v.trim() : v;
+};
+
+/**
+ * Money and other decimals: numbers, or strings such as "435.45", "1,234.50" (thousands
+ * separators, as Magento formats totals) or "435,45" (a decimal comma).
+ */
+export function parseDecimal(v: unknown): unknown {
+  if (typeof v !== "string") return v;
+  const s = v.trim().replace(/\s/g, "");
+  if (s === "") return undefined;
+  if (/^[-+]?\d+(\.\d+)?$/.test(s)) return Number(s);
+  if (/^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$/.test(s)) return Number(s.replace(/,/g, ""));
+  if (/^[-+]?\d{1,3}(\.\d{3})+,\d+$/.test(s)) return Number(s.replace(/\./g, "").replace(",", "."));
+  if (/^[-+]?\d+,\d+$/.test(s)) return Number(s.replace(",", "."));
+  if (/^[-+]?\.\d+$/.test(s)) return Number(s);
+  return v;
+}
+
+const integerish = (v: unknown) => {
+  if (typeof v === "string" && /^\s*[-+]?\d+(\.0+)?\s*$/.test(v)) return Number(v);
+  return blankToUndefined(v);
+};
+
+const booleanish = (v: unknown) => {
+  if (v === 1 || v === "1" || v === "true" || v === "TRUE" || v === "on" || v === "yes") return true;
+  if (v === 0 || v === "0" || v === "false" || v === "FALSE" || v === "off" || v === "no") return false;
+  return blankToUndefined(v);
+};
+
+type Range = { min?: number; max?: number };
+const ranged = (schema: z.ZodNumber, { min, max }: Range) => {
+  let out = schema;
+  if (min !== undefined) out = out.min(min);
+  if (max !== undefined) out = out.max(max);
+  return out;
+};
+
+export const field = {
+  text: (max: number) => z.preprocess(stringish, z.string().max(max)),
+  optionalText: (max: number) => z.preprocess(stringish, z.string().max(max).optional()),
+  number: (range: Range = {}) => z.preprocess((v) => blankToUndefined(parseDecimal(v)), ranged(z.number(), range)),
+  optionalNumber: (range: Range = {}) =>
+    z.preprocess((v) => blankToUndefined(parseDecimal(v)), ranged(z.number(), range).optional()),
+  int: (range: Range = {}) => z.preprocess(integerish, ranged(z.number().int(), range)),
+  optionalInt: (range: Range = {}) => z.preprocess(integerish, ranged(z.number().int(), range).optional()),
+  optionalBoolean: () => z.preprocess(booleanish, z.boolean().optional()),
+};
+
+/** A JSON object of key-value pairs, bounded in size and depth. */
+export function jsonObject(maxBytes: number, maxDepth: number) {
+  return z.preprocess(
+    blankToUndefined,
+    z
+      .record(z.string(), z.unknown())
+      .superRefine((value, ctx) => {
+        if (depthOf(value) > maxDepth) {
+          ctx.addIssue({ code: "custom", message: `The :attribute field must not be nested more than ${maxDepth} levels deep.` });
+        } else if (new TextEncoder().encode(JSON.stringify(value)).byteLength > maxBytes) {
+          ctx.addIssue({ code: "custom", message: `The :attribute field must not be larger than ${maxBytes / 1024} kilobytes.` });
+        }
+      })
+      .optional(),
+  );
+}
+
+function depthOf(value: unknown, depth = 1): number {
+  if (value === null || typeof value !== "object") return depth - 1;
+  let max = depth;
+  for (const child of Object.values(value)) {
+    if (child !== null && typeof child === "object") max = Math.max(max, depthOf(child, depth + 1));
+    if (max > 64) break;
+  }
+  return max;
+}

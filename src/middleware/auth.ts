@@ -1,0 +1,28 @@
+// Authentication of /api/v1 (api-key + account-id headers) and of /admin/v1 (bearer ADMIN_TOKEN).
+import { createMiddleware } from "hono/factory";
+import { authenticate } from "../accounts/accounts.service";
+import type { AppEnv } from "../env";
+import { timingSafeEqual } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+
+export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
+  // Header names are case-insensitive (WooCommerce sends Api-Key / Account-Id).
+  const apiKey = c.req.header("api-key")?.trim();
+  const accountId = c.req.header("account-id")?.trim();
+  if (!apiKey) throw ApiError.unauthorized("The api-key header is missing.");
+  if (!accountId) throw ApiError.unauthorized("The account-id header is missing.");
+  const { account, touch } = await authenticate(c.get("db"), apiKey, accountId);
+  if (touch) c.executionCtx.waitUntil(touch.catch((e) => console.error("last_used_at update failed", e)));
+  c.set("account", account);
+  await next();
+});
+
+export const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
+  const token = c.env.ADMIN_TOKEN;
+  if (!token) throw new ApiError(404, "Not Found", { error: "The admin API is not enabled on this deployment." });
+  const header = c.req.header("authorization") ?? "";
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  if (!match) throw ApiError.unauthorized("The Authorization header is missing or is not a Bearer token.");
+  if (!timingSafeEqual(match[1], token)) throw ApiError.unauthorized("The admin token is invalid.");
+  await next();
+});

@@ -1,0 +1,100 @@
+// Rows -> the public JSON of an order, exactly as the original service shows it.
+import type { Order, OrderLineLog } from "../db/schema";
+import type { LineWithSupplier } from "./orders.service";
+
+function presentLine(line: LineWithSupplier) {
+  return {
+    id: line.id,
+    external_id: line.externalId,
+    name: line.name,
+    ean13: line.ean13,
+    reference: line.reference,
+    quantity: line.quantity,
+    stock_quantity: line.stockQuantity,
+    price: line.price,
+    purchase_price: line.purchasePrice,
+    brand: line.brand,
+    category: line.category,
+    image_url: line.imageUrl,
+    custom: line.custom ?? null,
+    current_status: line.currentStatus,
+    matched_supplier:
+      line.matchedSupplierId !== null ? { id: line.matchedSupplierId, name: line.supplierName ?? "" } : null,
+  };
+}
+
+function presentLog(log: OrderLineLog) {
+  return { id: log.id, status: log.status, message: log.message, created_at: log.createdAt };
+}
+
+function presentOrder<L>(order: Order, lines: LineWithSupplier[], orderLines: L[]) {
+  const seen = new Map<number, { id: number; name: string }>();
+  for (const line of lines) {
+    if (line.matchedSupplierId !== null && !seen.has(line.matchedSupplierId)) {
+      seen.set(line.matchedSupplierId, { id: line.matchedSupplierId, name: line.supplierName ?? "" });
+    }
+  }
+  return {
+    id: order.id,
+    external_id: order.externalId,
+    reference: order.reference,
+    source: order.source,
+    test: order.test,
+    blocked: order.blocked,
+    total: order.total,
+    shipping_address: {
+      email: order.email,
+      first_name: order.firstName,
+      last_name: order.lastName,
+      company_name: order.companyName,
+      phone: order.phone,
+      address1: order.address1,
+      address2: order.address2,
+      city: order.city,
+      postcode: order.postcode,
+      state: order.state,
+      country: order.country,
+    },
+    shipping: {
+      cost: order.shippingCost,
+      name: order.shippingName,
+      description: order.shippingDescription,
+      note: order.shippingNote,
+      delivery_date: order.shippingDeliveryDate,
+    },
+    custom: order.custom ?? null,
+    order_lines: orderLines,
+    suppliers: [...seen.values()],
+    created_at: order.createdAt,
+    updated_at: order.updatedAt,
+  };
+}
+
+/** An order in a list: lines without logs. `lines` may hold other orders' lines too. */
+export function presentOrderSummaries(orderRows: Order[], lines: LineWithSupplier[]) {
+  const byOrder = new Map<number, LineWithSupplier[]>();
+  for (const line of lines) {
+    const list = byOrder.get(line.orderId);
+    if (list) list.push(line);
+    else byOrder.set(line.orderId, [line]);
+  }
+  return orderRows.map((order) => {
+    const own = byOrder.get(order.id) ?? [];
+    return presentOrder(order, own, own.map(presentLine));
+  });
+}
+
+/** A single order: every line with its logs, oldest first. */
+export function presentOrderDetail(order: Order, lines: LineWithSupplier[], logs: OrderLineLog[]) {
+  const logsByLine = new Map<number, ReturnType<typeof presentLog>[]>();
+  for (const log of logs) {
+    const list = logsByLine.get(log.orderLineId);
+    if (list) list.push(presentLog(log));
+    else logsByLine.set(log.orderLineId, [presentLog(log)]);
+  }
+  return presentOrder(
+    order,
+    lines,
+    lines.map((line) => ({ ...presentLine(line), logs: logsByLine.get(line.id) ?? [] })),
+  );
+}

@@ -1,0 +1,74 @@
+// HTTP contract of /api/v1/orders: create, list, show.
+import { createRoute, z } from "@hono/zod-openapi";
+import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
+import { pageParam, resourcePage } from "../lib/pagination";
+import { presentOrderDetail, presentOrderSummaries } from "./orders.present";
+import { CreateOrderBody, CreateOrderResponse, ListOrdersQuery, OrderDetail, OrderPage } from "./orders.schemas";
+import { createOrder, getOrder, listOrders } from "./orders.service";
+
+export const ordersRouter = createRouter();
+
+const createOrderRoute = createRoute({
+  method: "post",
+  path: "/orders",
+  tags: ["Orders"],
+  summary: "Create an order (idempotent per external_id)",
+  security: apiSecurity,
+  request: { body: { content: { "application/json": { schema: CreateOrderBody } }, required: true } },
+  responses: {
+    200: responses.json(CreateOrderResponse, "Created, or already existed"),
+    400: responses.badRequest,
+    413: responses.tooLarge,
+    422: responses.invalid,
+    ...errorResponses,
+  },
+});
+
+ordersRouter.openapi(createOrderRoute, async (c) => {
+  const input = c.req.valid("json");
+  const result = await createOrder(c.get("db"), c.get("account").id, input);
+  return c.json(
+    { message: result.created ? ("Order created" as const) : ("Order already exists" as const), reference: Number(result.reference) },
+    200,
+  );
+});
+
+const listOrdersRoute = createRoute({
+  method: "get",
+  path: "/orders",
+  tags: ["Orders"],
+  summary: "List orders, newest first",
+  security: apiSecurity,
+  request: { query: ListOrdersQuery },
+  responses: {
+    200: responses.json(OrderPage, "A page of orders"),
+    422: responses.invalid,
+    ...errorResponses,
+  },
+});
+
+ordersRouter.openapi(listOrdersRoute, async (c) => {
+  const filters = c.req.valid("query");
+  const page = { page: pageParam(filters.page), perPage: filters.per_page };
+  const result = await listOrders(c.get("db"), c.get("account").id, filters, page);
+  return c.json(resourcePage(c.req.url, page, result.total, presentOrderSummaries(result.orders, result.lines)), 200);
+});
+
+const showOrderRoute = createRoute({
+  method: "get",
+  path: "/orders/{reference}",
+  tags: ["Orders"],
+  summary: "Fetch one order with every line's status log",
+  security: apiSecurity,
+  request: { params: z.object({ reference: z.string().openapi({ example: "4812039475610234" }) }) },
+  responses: {
+    200: responses.json(OrderDetail, "The order"),
+    404: responses.notFound,
+    ...errorResponses,
+  },
+});
+
+ordersRouter.openapi(showOrderRoute, async (c) => {
+  const { order, lines, logs } = await getOrder(c.get("db"), c.get("account").id, c.req.valid("param").reference);
+  return c.json(presentOrderDetail(order, lines, logs), 200);
+});

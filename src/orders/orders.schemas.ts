@@ -1,0 +1,303 @@
+// The order contract: what a shop may send (with the leniency real plugins need) and what it reads back.
+import { z } from "@hono/zod-openapi";
+import { LINE_STATUSES } from "../db/schema";
+import { toCountryCode } from "../lib/countries";
+import { isCalendarDate, parseIsoFilter } from "../lib/time";
+import { field, jsonObject } from "../lib/validation";
+
+export const LIMITS = {
+  maxLines: 500,
+  customBytes: 16 * 1024,
+  customDepth: 5,
+  money: { min: 0, max: 1e12 },
+} as const;
+
+const custom = () => jsonObject(LIMITS.customBytes, LIMITS.customDepth);
+
+const country = z.preprocess(
+  (v) => (typeof v === "string" ? v.trim() || undefined : v ?? undefined),
+  z
+    .string()
+    .max(100)
+    .transform((value, ctx) => {
+      const code = toCountryCode(value);
+      if (!code) {
+        ctx.addIssue({ code: "custom", message: "The selected :attribute is invalid." });
+        return z.NEVER;
+      }
+      return code;
+    }),
+);
+
+/** DD-MM-YYYY as the spec sends it (YYYY-MM-DD is accepted too); read back as YYYY-MM-DD. */
+const deliveryDate = z.preprocess(
+  (v) => (v === "" || v === null ? undefined : v),
+  z
+    .string()
+    .transform((value, ctx) => {
+      const v = value.trim();
+      let ymd: string | null = null;
+      const dmy = /^(\d{2})[-/.](\d{2})[-/.](\d{4})$/.exec(v);
+      if (dmy) ymd = `${dmy[3]}-${dmy[2]}-${dmy[1]}`;
+      else if (/^\d{4}-\d{2}-\d{2}$/.test(v)) ymd = v;
+      if (!ymd || !isCalendarDate(ymd)) {
+        ctx.addIssue({ code: "custom", message: "The :attribute field must be a valid date in the format DD-MM-YYYY." });
+        return z.NEVER;
+      }
+      return ymd;
+    })
+    .optional(),
+);
+
+const email = z.preprocess(
+  (v) => (v === "" || v === null ? undefined : typeof v === "string" ? v.trim() : v),
+  z.email().max(255).optional(),
+);
+
+export const CreateOrderLine = z.object({
+  external_id: field.text(255),
+  ean13: field.optionalText(64),
+  name: field.text(1000),
+  reference: field.optionalText(255),
+  quantity: field.int({ min: 1, max: 1_000_000 }),
+  stock_quantity: field.optionalInt({ min: -1e9, max: 1e9 }),
+  price: field.number(LIMITS.money),
+  purchase_price: field.optionalNumber(LIMITS.money),
+  image_url: field.optionalText(2048),
+  brand: field.optionalText(255),
+  category: field.optionalText(255),
+  supplier: field.optionalText(255),
+  custom: custom(),
+});
+
+export const CreateOrderBody = z
+  .object({
+    external_id: field.text(255),
+    source: field.text(255),
+    test: field.optionalBoolean(),
+    total: field.number(LIMITS.money),
+    // Sent by WooCommerce next to (or instead of) shipping.cost; shipping.cost wins when both are there.
+    shipping_cost: field.optionalNumber(LIMITS.money),
+    shipping: z
+      .preprocess(
+        (v) => (v === null ? undefined : v),
+        z
+          .object({
+            name: field.optionalText(255),
+            description: field.optionalText(1000),
+            cost: field.optionalNumber(LIMITS.money),
+            note: field.optionalText(2000),
+            delivery_date: deliveryDate,
+          })
+          .optional(),
+      ),
+    email,
+    shipping_address: z.object({
+      first_name: field.text(255),
+      last_name: field.text(255),
+      company_name: field.optionalText(255),
+      address1: field.text(255),
+      address2: field.optionalText(255),
+      postcode: field.text(32),
+      city: field.text(255),
+      state: field.optionalText(255),
+      country,
+      phone: field.optionalText(64),
+      // Some plugins put the e-mail in the address; the top-level email wins.
+      email,
+    }),
+    products: z.array(CreateOrderLine).min(1).max(LIMITS.maxLines),
+    custom: custom(),
+  })
+  .openapi("CreateOrderRequest");
+
+export type CreateOrderInput = z.output<typeof CreateOrderBody>;
+
+export const CreateOrderResponse = z
+  .object({
+    message: z.enum(["Order created", "Order already exists"]),
+    reference: z.number().int().openapi({ example: 4812039475610234 }),
+  })
+  .openapi("CreateOrderResponse");
+
+// ---- Read model -----------------------------------------------------------
+
+export const Supplier = z.object({ id: z.number().int(), name: z.string() }).openapi("Supplier");
+
+export const LogEntry = z
+  .object({ id: z.number().int(), status: z.enum(LINE_STATUSES), message: z.string(), created_at: z.string() })
+  .openapi("LogEntry");
+
+const orderLineFields = {
+  id: z.number().int(),
+  external_id: z.string(),
+  name: z.string(),
+  ean13: z.string().nullable(),
+  reference: z.string().nullable(),
+  quantity: z.number().int(),
+  stock_quantity: z.number().int().nullable(),
+  price: z.number(),
+  purchase_price: z.number().nullable(),
+  brand: z.string().nullable(),
+  category: z.string().nullable(),
+  image_url: z.string().nullable(),
+  custom: z.record(z.string(), z.unknown()).nullable(),
+  current_status: z.enum(LINE_STATUSES),
+  matched_supplier: Supplier.nullable(),
+};
+
+export const OrderLine = z.object(orderLineFields).openapi("OrderLine");
+export const OrderLineWithLogs = z.object({ ...orderLineFields, logs: z.array(LogEntry) }).openapi("OrderLineWithLogs");
+
+const orderFields = {
+  id: z.number().int(),
+  external_id: z.string(),
+  reference: z.string(),
+  source: z.string(),
+  test: z.boolean(),
+  blocked: z.boolean(),
+  total: z.number(),
+  shipping_address: z.object({
+    email: z.string().nullable(),
+    first_name: z.string(),
+    last_name: z.string(),
+    company_name: z.string().nullable(),
+    phone: z.string().nullable(),
+    address1: z.string(),
+    address2: z.string().nullable(),
+    city: z.string(),
+    postcode: z.string(),
+    state: z.string().nullable(),
+    country: z.string().openapi({ description: "ISO 3166-1 alpha-2", example: "NL" }),
+  }),
+  shipping: z.object({
+    cost: z.number().nullable(),
+    name: z.string().nullable(),
+    description: z.string().nullable(),
+    note: z.string().nullable(),
+    delivery_date: z.string().nullable().openapi({ example: "2026-11-30" }),
+  }),
+  custom: z.record(z.string(), z.unknown()).nullable(),
+  suppliers: z.array(Supplier),
+  created_at: z.string(),
+  updated_at: z.string(),
+};
+
+export const OrderSummary = z.object({ ...orderFields, order_lines: z.array(OrderLine) }).openapi("Order");
+export const OrderDetail = z.object({ ...orderFields, order_lines: z.array(OrderLineWithLogs) }).openapi("OrderWithLogs");
+
+const booleanParam = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v === "") return undefined;
+    const s = v.toLowerCase();
+    if (s === "true" || s === "1") return true;
+    if (s === "false" || s === "0") return false;
+    ctx.addIssue({ code: "custom", message: "The :attribute field must be true or false." });
+    return z.NEVER;
+  });
+
+/** A date alone means that whole UTC day: the start of it for lower bounds, the end for date_to. */
+const dateParam = (endOfDay: boolean) =>
+  z
+    .string()
+    .optional()
+    .openapi({ description: "ISO 8601 date or date-time", example: "2026-11-01T00:00:00Z" })
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === "") return undefined;
+      const iso = parseIsoFilter(v, endOfDay);
+      if (!iso) {
+        ctx.addIssue({ code: "custom", message: "The :attribute field must be a valid ISO 8601 date." });
+        return z.NEVER;
+      }
+      return iso;
+    });
+
+const numberParam = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v === "") return undefined;
+    const n = Number(v);
+    if (!/^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/.test(v) || !Number.isFinite(n)) {
+      ctx.addIssue({ code: "custom", message: "The :attribute field must be a number." });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+const listParam = <T extends string>(allowed?: readonly T[]) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === "") return undefined;
+      const items = [...new Set(v.split(",").map((s) => s.trim()).filter(Boolean))];
+      if (items.length === 0 || items.length > 100) {
+        ctx.addIssue({ code: "custom", message: "The :attribute field must list between 1 and 100 values." });
+        return z.NEVER;
+      }
+      if (allowed && items.some((s) => !allowed.includes(s as T))) {
+        ctx.addIssue({ code: "custom", message: "The selected :attribute is invalid." });
+        return z.NEVER;
+      }
+      if (!allowed && items.some((s) => !/^\d{1,15}$/.test(s))) {
+        ctx.addIssue({ code: "custom", message: "The :attribute field must be a comma-separated list of ids." });
+        return z.NEVER;
+      }
+      return items as T[];
+    });
+
+export const ListOrdersQuery = z.object({
+  external_id: z.string().max(255).optional(),
+  date_from: dateParam(false),
+  date_to: dateParam(true),
+  completed_since: dateParam(false),
+  statuses: listParam(LINE_STATUSES).openapi({ example: "pending,ruled" }),
+  supplier_ids: listParam().openapi({ example: "1,2" }),
+  total_min: numberParam,
+  total_max: numberParam,
+  blocked: booleanParam,
+  include_test: booleanParam,
+  per_page: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return 50;
+      if (!/^\s*\d+\s*$/.test(v) || Number(v) < 1) {
+        ctx.addIssue({ code: "custom", message: "The :attribute field must be an integer of at least 1." });
+        return z.NEVER;
+      }
+      return Math.min(Number(v), 100);
+    }),
+  page: z.string().optional(),
+});
+
+export type ListOrdersFilters = z.output<typeof ListOrdersQuery>;
+
+function pageOf<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({
+      current_page: z.number().int(),
+      data: z.array(item),
+      links: z.object({
+        first: z.string(),
+        last: z.string(),
+        prev: z.string().nullable(),
+        next: z.string().nullable(),
+      }),
+      meta: z.object({
+        current_page: z.number().int(),
+        from: z.number().int().nullable(),
+        last_page: z.number().int(),
+        path: z.string(),
+        per_page: z.number().int(),
+        to: z.number().int().nullable(),
+        total: z.number().int(),
+      }),
+    })
+    .openapi(name);
+}
+
+export const OrderPage = pageOf(OrderSummary, "OrderPage");

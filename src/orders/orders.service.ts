@@ -1,0 +1,189 @@
+// The order domain: creating an order atomically and idempotently, listing and fetching orders.
+import { and, asc, desc, eq, gte, inArray, lte, gt, sql, type SQL } from "drizzle-orm";
+import { chunkForParams, toStatement, type Db } from "../db";
+import { orderLineLogs, orderLines, orders, suppliers, type Order, type OrderLine, type OrderLineLog } from "../db/schema";
+import { newOrderReference } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+import { offsetOf, type PageRequest } from "../lib/pagination";
+import { isoMicro } from "../lib/time";
+import type { CreateOrderInput, ListOrdersFilters } from "./orders.schemas";
+
+export type CreateOrderResult = { created: boolean; reference: string; orderId: number };
+
+const LINE_PARAMS = 14;
+
+/**
+ * Writes the order, its lines and each line's first log entry in one D1 batch (one transaction).
+ * Idempotency lives in the database: the order insert does nothing when (account, external_id)
+ * exists, the line and log inserts select through the new reference and so insert nothing then,
+ * and the last statement reads whichever order won. Safe under any number of concurrent repeats.
+ */
+export async function createOrder(db: Db, accountId: number, input: CreateOrderInput): Promise<CreateOrderResult> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await insertOrderBatch(db, accountId, input, newOrderReference());
+    } catch (error) {
+      // A reference collision (16 random digits) is astronomically rare; draw another.
+      if (attempt < 3 && /UNIQUE constraint failed: orders\.reference/.test(String(error))) continue;
+      throw error;
+    }
+  }
+}
+
+async function insertOrderBatch(db: Db, accountId: number, input: CreateOrderInput, reference: string) {
+  const now = isoMicro();
+  const address = input.shipping_address;
+  const insertOrder = db
+    .insert(orders)
+    .values({
+      accountId,
+      reference,
+      externalId: input.external_id,
+      source: input.source,
+      test: input.test ?? false,
+      total: input.total,
+      email: input.email ?? address.email ?? null,
+      shippingCost: input.shipping?.cost ?? input.shipping_cost ?? null,
+      shippingName: input.shipping?.name ?? null,
+      shippingDescription: input.shipping?.description ?? null,
+      shippingNote: input.shipping?.note ?? null,
+      shippingDeliveryDate: input.shipping?.delivery_date ?? null,
+      firstName: address.first_name,
+      lastName: address.last_name,
+      companyName: address.company_name ?? null,
+      address1: address.address1,
+      address2: address.address2 ?? null,
+      postcode: address.postcode,
+      city: address.city,
+      state: address.state ?? null,
+      country: address.country,
+      phone: address.phone ?? null,
+      custom: input.custom ?? null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflictDoNothing({ target: [orders.accountId, orders.externalId] });
+
+  const lineInserts = chunkForParams(
+    input.products.map((line, position) => ({ line, position })),
+    LINE_PARAMS,
+    1,
+  ).map((chunk) => {
+    const values = sql.join(
+      chunk.map(
+        ({ line, position }) =>
+          sql`(${position}, ${line.external_id}, ${line.name}, ${line.ean13 ?? null}, ${line.reference ?? null}, ${line.quantity}, ${line.stock_quantity ?? null}, ${line.price}, ${line.purchase_price ?? null}, ${line.brand ?? null}, ${line.category ?? null}, ${line.supplier ?? null}, ${line.image_url ?? null}, ${line.custom ? JSON.stringify(line.custom) : null})`,
+      ),
+      sql`, `,
+    );
+    return sql`
+      INSERT INTO order_lines (order_id, account_id, position, external_id, name, ean13, reference, quantity,
+        stock_quantity, price, purchase_price, brand, category, supplier, image_url, custom,
+        current_status, created_at, updated_at)
+      SELECT o.id, o.account_id, v.column1, v.column2, v.column3, v.column4, v.column5, v.column6,
+        v.column7, v.column8, v.column9, v.column10, v.column11, v.column12, v.column13, v.column14,
+        'pending', o.created_at, o.created_at
+      FROM orders o, (VALUES ${values}) AS v
+      WHERE o.reference = ${reference}
+      ORDER BY v.column1`;
+  });
+
+  const insertLogs = sql`
+    INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at)
+    SELECT l.id, l.order_id, 'pending', 'Order line created', l.created_at
+    FROM orders o JOIN order_lines l ON l.order_id = o.id
+    WHERE o.reference = ${reference}
+    ORDER BY l.position`;
+
+  const winner = db
+    .select({ id: orders.id, reference: orders.reference })
+    .from(orders)
+    .where(and(eq(orders.accountId, accountId), eq(orders.externalId, input.external_id)));
+
+  // Raw D1 batch: Drizzle's batch() cannot carry raw INSERT ... SELECT statements.
+  const results = await db.$client.batch<{ id: number; reference: string }>(
+    [insertOrder, ...lineInserts, insertLogs, winner].map((q) => toStatement(db, q)),
+  );
+  const [row] = results[results.length - 1].results;
+  return { created: row.reference === reference, reference: row.reference, orderId: row.id };
+}
+
+// ---- Reads ----------------------------------------------------------------
+
+export type LineWithSupplier = OrderLine & { supplierName: string | null };
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function listConditions(accountId: number, f: ListOrdersFilters): SQL {
+  const conditions: (SQL | undefined)[] = [eq(orders.accountId, accountId)];
+  if (f.include_test !== true) conditions.push(eq(orders.test, false));
+  if (f.external_id) conditions.push(sql`${orders.externalId} LIKE ${`%${escapeLike(f.external_id)}%`} ESCAPE '\\'`);
+  if (f.date_from) conditions.push(gte(orders.createdAt, f.date_from));
+  if (f.date_to) conditions.push(lte(orders.createdAt, f.date_to));
+  if (f.completed_since) conditions.push(gt(orders.completedAt, f.completed_since));
+  if (f.total_min !== undefined) conditions.push(gte(orders.total, f.total_min));
+  if (f.total_max !== undefined) conditions.push(lte(orders.total, f.total_max));
+  if (f.blocked !== undefined) conditions.push(eq(orders.blocked, f.blocked));
+  if (f.statuses) {
+    conditions.push(
+      sql`${orders.id} IN (SELECT ${orderLines.orderId} FROM ${orderLines} WHERE ${orderLines.accountId} = ${accountId} AND ${inArray(orderLines.currentStatus, f.statuses)})`,
+    );
+  }
+  if (f.supplier_ids) {
+    conditions.push(
+      sql`${orders.id} IN (SELECT ${orderLines.orderId} FROM ${orderLines} WHERE ${orderLines.accountId} = ${accountId} AND ${inArray(orderLines.matchedSupplierId, f.supplier_ids.map(Number))})`,
+    );
+  }
+  return and(...conditions)!;
+}
+
+const linesWithSupplier = (db: Db) =>
+  db
+    // Aliased: in a D1 batch Drizzle maps rows by column name, and suppliers.name would
+    // overwrite order_lines.name.
+    .select({ line: orderLines, supplierName: sql<string | null>`${suppliers.name}`.as("matched_supplier_name") })
+    .from(orderLines)
+    .leftJoin(suppliers, eq(suppliers.id, orderLines.matchedSupplierId));
+
+/** One round trip: the count, the page, and the lines of exactly that page. */
+export async function listOrders(db: Db, accountId: number, filters: ListOrdersFilters, page: PageRequest) {
+  const where = listConditions(accountId, filters);
+  const pageIds = db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(where)
+    .orderBy(desc(orders.createdAt), desc(orders.id))
+    .limit(page.perPage)
+    .offset(offsetOf(page));
+  const [countRows, orderRows, lineRows] = await db.batch([
+    db.select({ total: sql<number>`count(*)` }).from(orders).where(where),
+    db.select().from(orders).where(where).orderBy(desc(orders.createdAt), desc(orders.id)).limit(page.perPage).offset(offsetOf(page)),
+    linesWithSupplier(db)
+      .where(inArray(orderLines.orderId, pageIds))
+      .orderBy(asc(orderLines.orderId), asc(orderLines.position)),
+  ]);
+  const lines = lineRows.map((r) => ({ ...r.line, supplierName: r.supplierName }));
+  return { total: countRows[0]?.total ?? 0, orders: orderRows, lines };
+}
+
+/** One round trip: the order, its lines with their supplier, and their logs (oldest first). */
+export async function getOrder(db: Db, accountId: number, reference: string) {
+  const orderId = db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(eq(orders.reference, reference), eq(orders.accountId, accountId)));
+  const [orderRows, lineRows, logRows] = await db.batch([
+    db.select().from(orders).where(and(eq(orders.reference, reference), eq(orders.accountId, accountId))),
+    linesWithSupplier(db).where(eq(orderLines.orderId, orderId)).orderBy(asc(orderLines.position)),
+    db.select().from(orderLineLogs).where(eq(orderLineLogs.orderId, orderId)).orderBy(asc(orderLineLogs.id)),
+  ]);
+  const order = orderRows[0];
+  // Another account's reference answers exactly like an unknown one.
+  if (!order) throw ApiError.notFound(`Order with reference '${reference}' not found`);
+  const lines: LineWithSupplier[] = lineRows.map((r) => ({ ...r.line, supplierName: r.supplierName }));
+  return { order, lines, logs: logRows as OrderLineLog[] };
+}
+
+export type { Order };
