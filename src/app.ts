@@ -10,6 +10,9 @@ import { ApiError, INTERNAL_ERROR_BODY } from "./lib/errors";
 import { adminAuth, apiKeyAuth } from "./middleware/auth";
 import { requestContext } from "./middleware/request-id";
 import { ordersRouter } from "./orders/orders.routes";
+import { routingRouter } from "./routing/routing.routes";
+import { rulesRouter } from "./routing/rules.routes";
+import { suppliersRouter } from "./suppliers/suppliers.routes";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -45,6 +48,9 @@ export function createApp() {
   app.route("/api/v1", accountRouter);
   app.route("/api/v1", ordersRouter);
   app.route("/api/v1", productsRouter);
+  app.route("/api/v1", suppliersRouter);
+  app.route("/api/v1", rulesRouter);
+  app.route("/api/v1", routingRouter);
   app.route("/admin/v1", adminRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", { type: "apiKey", in: "header", name: "api-key" });

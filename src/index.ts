@@ -1,9 +1,16 @@
-// Worker entry: the HTTP API. (Queue and cron handlers join as their capabilities land.)
+// Worker entry: the HTTP API (fetch), the order pipeline (queue), and the sweeper (scheduled).
 import { createApp } from "./app";
 import type { Bindings } from "./env";
+import { handlePipelineBatch } from "./processing/consumer";
+import type { PipelineMessage } from "./processing/messages";
+import { sweepUnroutedOrders } from "./processing/sweeper";
 
 const app = createApp();
 
 export default {
   fetch: app.fetch,
-} satisfies ExportedHandler<Bindings>;
+  queue: (batch, env) => handlePipelineBatch(batch, env),
+  scheduled: async (_controller, env, ctx) => {
+    ctx.waitUntil(sweepUnroutedOrders(env));
+  },
+} satisfies ExportedHandler<Bindings, PipelineMessage>;

@@ -5,6 +5,7 @@ import { pageParam, resourcePage } from "../lib/pagination";
 import { presentOrderDetail, presentOrderSummaries } from "./orders.present";
 import { CreateOrderBody, CreateOrderResponse, ListOrdersQuery, OrderDetail, OrderPage } from "./orders.schemas";
 import { createOrder, getOrder, listOrders } from "./orders.service";
+import { enqueueBestEffort } from "../processing/messages";
 
 export const ordersRouter = createRouter();
 
@@ -27,6 +28,8 @@ const createOrderRoute = createRoute({
 ordersRouter.openapi(createOrderRoute, async (c) => {
   const input = c.req.valid("json");
   const result = await createOrder(c.get("db"), c.get("account").id, input);
+  // Matching runs after the answer, through the queue.
+  if (result.created) await enqueueBestEffort(c.env, [{ type: "route_order", orderId: result.orderId }]);
   return c.json(
     { message: result.created ? ("Order created" as const) : ("Order already exists" as const), reference: Number(result.reference) },
     200,

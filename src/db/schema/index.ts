@@ -2,3 +2,4 @@ export * from "./accounts";
 export * from "./suppliers";
 export * from "./orders";
 export * from "./catalogue";
+export * from "./routing";

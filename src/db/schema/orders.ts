@@ -48,6 +48,8 @@ export const orders = sqliteTable(
     phone: text("phone"),
     custom: text("custom", { mode: "json" }).$type<Record<string, unknown>>(),
     completedAt: text("completed_at"),
+    // Last time matching ran for this order; null means it never reached the pipeline (the sweeper re-queues it).
+    routedAt: text("routed_at"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -59,6 +61,7 @@ export const orders = sqliteTable(
     index("orders_account_total_idx").on(t.accountId, t.total),
     index("orders_account_completed_idx").on(t.accountId, t.completedAt),
     index("orders_account_blocked_created_idx").on(t.accountId, t.blocked, t.createdAt),
+    index("orders_unrouted_idx").on(t.routedAt, t.createdAt),
   ],
 );
 

@@ -1,0 +1,57 @@
+// The queue consumer: runs each pipeline message; failures are retried with exponential backoff.
+import { and, asc, eq, gt } from "drizzle-orm";
+import { createDb, type Db } from "../db";
+import { orderLines, orders } from "../db/schema";
+import type { Bindings } from "../env";
+import { routeOrder } from "../routing/routing.service";
+import { enqueue, type PipelineMessage } from "./messages";
+
+const REMATCH_PAGE = 50;
+
+export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, env: Bindings): Promise<void> {
+  const db = createDb(env.DB);
+  for (const message of batch.messages) {
+    try {
+      await handle(db, env, message.body);
+      message.ack();
+    } catch (error) {
+      const delaySeconds = Math.min(600, 5 * 2 ** Math.max(0, message.attempts - 1));
+      console.error(JSON.stringify({ level: "error", event: "pipeline_failed", body: message.body, attempts: message.attempts, error: String(error) }));
+      message.retry({ delaySeconds });
+    }
+  }
+}
+
+export async function handle(db: Db, env: Bindings, body: PipelineMessage): Promise<void> {
+  switch (body.type) {
+    case "route_order":
+      await routeOrder(db, body.orderId);
+      return;
+    case "rematch_account":
+      await rematchAccount(db, env, body.accountId, body.afterOrderId ?? 0);
+      return;
+  }
+}
+
+/** Routes the next page of the account's unblocked orders with pending lines, then queues the rest. */
+async function rematchAccount(db: Db, env: Bindings, accountId: number, afterOrderId: number) {
+  const rows = await db
+    .selectDistinct({ orderId: orderLines.orderId })
+    .from(orderLines)
+    .innerJoin(orders, eq(orders.id, orderLines.orderId))
+    .where(
+      and(
+        eq(orderLines.accountId, accountId),
+        eq(orderLines.currentStatus, "pending"),
+        gt(orderLines.orderId, afterOrderId),
+        eq(orders.blocked, false),
+      ),
+    )
+    .orderBy(asc(orderLines.orderId))
+    .limit(REMATCH_PAGE);
+  for (const { orderId } of rows) await routeOrder(db, orderId);
+  if (rows.length === REMATCH_PAGE) {
+    await enqueue(env, [{ type: "rematch_account", accountId, afterOrderId: rows[rows.length - 1].orderId }]);
+  }
+}
+

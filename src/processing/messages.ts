@@ -1,0 +1,27 @@
+// What travels on the order pipeline queue, and the one place that sends it.
+import type { Bindings } from "../env";
+
+export type PipelineMessage =
+  /** Match the order's pending lines (after create, unblock, or on demand). */
+  | { type: "route_order"; orderId: number }
+  /** Rules or suppliers changed: match the account's pending lines again, a page of orders at a time. */
+  | { type: "rematch_account"; accountId: number; afterOrderId?: number };
+
+export async function enqueue(env: Bindings, messages: PipelineMessage[]): Promise<void> {
+  // sendBatch takes at most 100 messages.
+  for (let i = 0; i < messages.length; i += 100) {
+    await env.PIPELINE.sendBatch(messages.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })));
+  }
+}
+
+/**
+ * For request handlers: the client's data is already stored, so a failed send must not fail the
+ * request; the sweeper picks the order up within a minute or two.
+ */
+export async function enqueueBestEffort(env: Bindings, messages: PipelineMessage[]): Promise<void> {
+  try {
+    await enqueue(env, messages);
+  } catch (error) {
+    console.error(JSON.stringify({ level: "warn", event: "enqueue_failed", error: String(error), messages }));
+  }
+}

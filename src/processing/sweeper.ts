@@ -1,0 +1,23 @@
+// The cron sweeper: nothing a client sent is lost between the 200 answer and the pipeline.
+import { and, asc, isNull, lt } from "drizzle-orm";
+import { createDb } from "../db";
+import { orders } from "../db/schema";
+import type { Bindings } from "../env";
+import { isoMicro } from "../lib/time";
+import { enqueue } from "./messages";
+
+// Orders younger than this are normally still on their way through the queue.
+const GRACE_MS = 2 * 60 * 1000;
+const SWEEP_LIMIT = 1000;
+
+export async function sweepUnroutedOrders(env: Bindings, now = new Date()): Promise<number> {
+  const db = createDb(env.DB);
+  const rows = await db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(isNull(orders.routedAt), lt(orders.createdAt, isoMicro(new Date(now.getTime() - GRACE_MS)))))
+    .orderBy(asc(orders.createdAt))
+    .limit(SWEEP_LIMIT);
+  await enqueue(env, rows.map((r) => ({ type: "route_order" as const, orderId: r.id })));
+  return rows.length;
+}

@@ -1,0 +1,265 @@
+// Routing an order: load what the decisions need (in one round trip), decide each pending line,
+// and write every outcome through the state machine in one batch.
+import { and, asc, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { chunkForParams, toStatement, type Db } from "../db";
+import { orderLines, orders, productFeeds, products, routingRules, suppliers, type Order, type OrderLine } from "../db/schema";
+import { blockStatements, completionStatement, moveStatements, noteStatement } from "../orders/lifecycle";
+import { ApiError } from "../lib/errors";
+import { isoMicro } from "../lib/time";
+import type { CreateOrderInput } from "../orders/orders.schemas";
+import { decideLine, type CatalogueCandidate, type RoutingContext, type SupplierRef } from "./matching";
+import type { RoutingSubject } from "./rules.language";
+
+type LineLike = Pick<
+  OrderLine,
+  "externalId" | "ean13" | "name" | "reference" | "quantity" | "stockQuantity" | "price" | "purchasePrice" | "brand" | "category" | "supplier" | "custom"
+>;
+type OrderLike = Pick<
+  Order,
+  "externalId" | "source" | "test" | "total" | "shippingCost" | "email" | "firstName" | "lastName" | "companyName" | "address1" | "address2" | "postcode" | "city" | "state" | "country" | "phone"
+>;
+
+export function subjectOf(order: OrderLike, line: LineLike): RoutingSubject {
+  return {
+    order: {
+      external_id: order.externalId,
+      source: order.source,
+      test: order.test,
+      total: order.total,
+      shipping_cost: order.shippingCost,
+      email: order.email,
+      shipping_address: {
+        first_name: order.firstName,
+        last_name: order.lastName,
+        company_name: order.companyName,
+        address1: order.address1,
+        address2: order.address2,
+        postcode: order.postcode,
+        city: order.city,
+        state: order.state,
+        country: order.country,
+        phone: order.phone,
+      },
+    },
+    line: {
+      external_id: line.externalId,
+      ean13: line.ean13,
+      name: line.name,
+      reference: line.reference,
+      quantity: line.quantity,
+      stock_quantity: line.stockQuantity,
+      price: line.price,
+      purchase_price: line.purchasePrice,
+      brand: line.brand,
+      category: line.category,
+      supplier: line.supplier,
+      custom: line.custom ?? null,
+    },
+  };
+}
+
+/** Rules, suppliers and the catalogue products these lines could match: one round trip. */
+export async function loadRoutingContext(db: Db, accountId: number, lines: LineLike[]): Promise<RoutingContext> {
+  const eans = [...new Set(lines.map((l) => l.ean13).filter((v): v is string => !!v))];
+  const skus = [...new Set(lines.map((l) => l.reference).filter((v): v is string => !!v))];
+  const keys: { column: "ean13" | "sku"; value: string }[] = [
+    ...eans.map((value) => ({ column: "ean13" as const, value })),
+    ...skus.map((value) => ({ column: "sku" as const, value })),
+  ];
+  const catalogueQueries = chunkForParams(keys, 1, 10).map((chunk) => {
+    const eanList = chunk.filter((k) => k.column === "ean13").map((k) => k.value);
+    const skuList = chunk.filter((k) => k.column === "sku").map((k) => k.value);
+    const match: SQL[] = [];
+    if (eanList.length) match.push(inArray(products.ean13, eanList));
+    if (skuList.length) match.push(inArray(products.sku, skuList));
+    return db
+      .select({
+        productId: products.id,
+        sku: products.sku,
+        ean13: products.ean13,
+        purchasePrice: products.purchasePrice,
+        stockQuantity: products.stockQuantity,
+        supplierId: productFeeds.supplierId,
+      })
+      .from(products)
+      .innerJoin(productFeeds, eq(productFeeds.id, products.productFeedId))
+      .where(and(eq(products.accountId, accountId), eq(products.active, 1), eq(productFeeds.active, true), or(...match)));
+  });
+  const [ruleRows, supplierRows, ...catalogueRows] = await db.batch([
+    db
+      .select()
+      .from(routingRules)
+      .where(and(eq(routingRules.accountId, accountId), eq(routingRules.active, true)))
+      .orderBy(asc(routingRules.priority), asc(routingRules.id)),
+    db
+      .select({ id: suppliers.id, name: suppliers.name, code: suppliers.code, active: suppliers.active, priority: suppliers.priority })
+      .from(suppliers)
+      .where(eq(suppliers.accountId, accountId)),
+    ...catalogueQueries,
+  ] as const);
+  const catalogue = new Map<number, CatalogueCandidate>();
+  for (const rows of catalogueRows as CatalogueCandidate[][]) for (const row of rows) catalogue.set(row.productId, row);
+  return {
+    rules: ruleRows,
+    suppliers: new Map<number, SupplierRef>(supplierRows.map((s) => [s.id, s])),
+    catalogue: [...catalogue.values()],
+  };
+}
+
+export type RouteOutcome = { status: "not_found" | "blocked" | "routed"; ruled: number; skipped: number; unmatched: number; blockedNow: boolean };
+
+/**
+ * Matches the order's pending lines. Safe to run any number of times, concurrently too: every
+ * write is guarded by the line's current status, so a repeat changes and logs nothing.
+ */
+export async function routeOrder(db: Db, orderId: number): Promise<RouteOutcome> {
+  const [orderRows, lineRows] = await db.batch([
+    db.select().from(orders).where(eq(orders.id, orderId)),
+    db.select().from(orderLines).where(eq(orderLines.orderId, orderId)).orderBy(asc(orderLines.position)),
+  ]);
+  const order = orderRows[0];
+  const outcome: RouteOutcome = { status: "routed", ruled: 0, skipped: 0, unmatched: 0, blockedNow: false };
+  if (!order) return { ...outcome, status: "not_found" };
+  if (order.blocked) {
+    // Recorded as seen, so the sweeper leaves it alone; unblocking queues it again.
+    await db.update(orders).set({ routedAt: isoMicro() }).where(and(eq(orders.id, order.id), isNull(orders.routedAt)));
+    return { ...outcome, status: "blocked" };
+  }
+  const pending = lineRows.filter((l) => l.currentStatus === "pending");
+  const now = isoMicro();
+  const statements: SQL[] = [];
+
+  if (pending.length > 0) {
+    const ctx = await loadRoutingContext(db, order.accountId, pending);
+    const decisions = pending.map((line) => ({ line, ...decideLine(subjectOf(order, line), ctx) }));
+    const blocker = decisions.find((d) => d.decision.action === "block");
+    if (blocker) {
+      // A blocking rule stops the whole order: no line is matched or forwarded until it is unblocked.
+      statements.push(...blockStatements(order.id, true, blocker.decision.message, now));
+      outcome.blockedNow = true;
+    } else {
+      for (const { line, decision } of decisions) {
+        if (decision.action === "assign_supplier") {
+          outcome.ruled++;
+          statements.push(
+            ...moveStatements(
+              { lineId: line.id, orderId: order.id, from: "pending", to: "ruled", message: decision.message, matchedSupplierId: decision.supplier.id },
+              now,
+            ),
+          );
+        } else if (decision.action === "skip") {
+          outcome.skipped++;
+          statements.push(...moveStatements({ lineId: line.id, orderId: order.id, from: "pending", to: "skipped", message: decision.message }, now));
+        } else {
+          outcome.unmatched++;
+          statements.push(noteStatement(line.id, order.id, decision.message, now));
+        }
+      }
+    }
+  }
+  statements.push(sql`UPDATE orders SET routed_at = ${now} WHERE id = ${order.id}`);
+  statements.push(completionStatement(order.id, now));
+  await db.$client.batch(statements.map((s) => toStatement(db, s)));
+  return outcome;
+}
+
+// ---- Operator and shop actions on one order ----------------------------------
+
+async function findOrder(db: Db, accountId: number, reference: string) {
+  const order = await db.query.orders.findFirst({ where: and(eq(orders.reference, reference), eq(orders.accountId, accountId)) });
+  if (!order) throw ApiError.notFound(`Order with reference '${reference}' not found`);
+  return order;
+}
+
+/** Blocks or unblocks by hand; logs once on every line. Returns the order's id. */
+export async function setBlocked(db: Db, accountId: number, reference: string, blocked: boolean, reason?: string) {
+  const order = await findOrder(db, accountId, reference);
+  const message = blocked ? `Order blocked by hand${reason ? `: ${reason}` : ""}` : `Order unblocked${reason ? `: ${reason}` : ""}`;
+  await db.$client.batch(blockStatements(order.id, blocked, message, isoMicro()).map((s) => toStatement(db, s)));
+  return order.id;
+}
+
+/** Matches the order now (on demand) and returns its id. */
+export async function routeNow(db: Db, accountId: number, reference: string) {
+  const order = await findOrder(db, accountId, reference);
+  await routeOrder(db, order.id);
+  return order.id;
+}
+
+// ---- Explain: what would happen, writing nothing -------------------------------
+
+export async function explainOrder(db: Db, accountId: number, input: { reference?: string; order?: CreateOrderInput }) {
+  let order: OrderLike & { reference: string | null; blocked: boolean };
+  let lines: (LineLike & { currentStatus: string | null })[];
+  if (input.reference !== undefined) {
+    const found = await findOrder(db, accountId, input.reference);
+    order = found;
+    lines = await db.select().from(orderLines).where(eq(orderLines.orderId, found.id)).orderBy(asc(orderLines.position));
+  } else {
+    const o = input.order!;
+    const a = o.shipping_address;
+    order = {
+      reference: null,
+      blocked: false,
+      externalId: o.external_id,
+      source: o.source,
+      test: o.test ?? false,
+      total: o.total,
+      shippingCost: o.shipping?.cost ?? o.shipping_cost ?? null,
+      email: o.email ?? a.email ?? null,
+      firstName: a.first_name,
+      lastName: a.last_name,
+      companyName: a.company_name ?? null,
+      address1: a.address1,
+      address2: a.address2 ?? null,
+      postcode: a.postcode,
+      city: a.city,
+      state: a.state ?? null,
+      country: a.country,
+      phone: a.phone ?? null,
+    };
+    lines = o.products.map((p) => ({
+      currentStatus: null,
+      externalId: p.external_id,
+      ean13: p.ean13 ?? null,
+      name: p.name,
+      reference: p.reference ?? null,
+      quantity: p.quantity,
+      stockQuantity: p.stock_quantity ?? null,
+      price: p.price,
+      purchasePrice: p.purchase_price ?? null,
+      brand: p.brand ?? null,
+      category: p.category ?? null,
+      supplier: p.supplier ?? null,
+      custom: p.custom ?? null,
+    }));
+  }
+  const ctx = await loadRoutingContext(db, accountId, lines);
+  const explained = lines.map((line, position) => {
+    const { decision, trace } = decideLine(subjectOf(order, line), ctx);
+    return {
+      position,
+      external_id: line.externalId,
+      current_status: line.currentStatus,
+      decision: {
+        action: decision.action,
+        decided_by: decision.action === "none" ? null : decision.decidedBy,
+        supplier: decision.action === "assign_supplier" ? { id: decision.supplier.id, name: decision.supplier.name } : null,
+        rule_id: "rule" in decision ? decision.rule.id : null,
+        product_id: decision.action === "assign_supplier" && decision.decidedBy === "catalogue" ? decision.product.productId : null,
+        message: decision.message,
+      },
+      rules: trace.rules,
+      catalogue: trace.catalogue,
+      supplier_field: trace.supplier_field,
+    };
+  });
+  const blocker = explained.find((l) => l.decision.action === "block");
+  return {
+    reference: order.reference,
+    blocked: order.blocked,
+    // Only pending lines are matched when the order is processed; a block stops the whole order.
+    outcome: order.blocked ? "already_blocked" : blocker ? "would_block" : "would_route",
+    lines: explained,
+  };
+}

@@ -1,0 +1,152 @@
+// HTTP contract of /api/v1/routing-rules: CRUD, reorder, explain.
+import { createRoute, z } from "@hono/zod-openapi";
+import { ApiError } from "../lib/errors";
+import { resourcePage } from "../lib/pagination";
+import { IdParam, PageQuery, pageRequest, parseId } from "../lib/params";
+import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
+import { field } from "../lib/validation";
+import { CreateOrderBody } from "../orders/orders.schemas";
+import { enqueueBestEffort } from "../processing/messages";
+import { presentRule } from "./rules.present";
+import { CreateRuleBody, ReorderBody, RuleJson, UpdateRuleBody } from "./rules.schemas";
+import { createRule, deleteRule, getRule, listRules, reorderRules, updateRule } from "./rules.service";
+import { explainOrder } from "./routing.service";
+
+export const rulesRouter = createRouter();
+
+const tags = ["Routing rules"];
+const jsonBody = <T extends z.ZodType>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
+const idOf = (raw: string) => {
+  const id = parseId(raw);
+  if (id === null) throw ApiError.notFound(`Routing rule with id '${raw}' not found`);
+  return id;
+};
+
+rulesRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/routing-rules",
+    tags,
+    summary: "Create a routing rule",
+    security: apiSecurity,
+    request: jsonBody(CreateRuleBody),
+    responses: { 201: responses.json(RuleJson, "The rule"), 422: responses.invalid, ...errorResponses },
+  }),
+  async (c) => {
+    const accountId = c.get("account").id;
+    const rule = await createRule(c.get("db"), accountId, c.req.valid("json"));
+    await enqueueBestEffort(c.env, [{ type: "rematch_account", accountId }]);
+    return c.json(presentRule(rule), 201);
+  },
+);
+
+rulesRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/routing-rules",
+    tags,
+    summary: "List routing rules in evaluation order",
+    security: apiSecurity,
+    request: { query: PageQuery },
+    responses: { 200: responses.json(z.object({ data: z.array(RuleJson) }).passthrough(), "A page of rules"), 422: responses.invalid, ...errorResponses },
+  }),
+  async (c) => {
+    const page = pageRequest(c.req.valid("query"));
+    const { total, rows } = await listRules(c.get("db"), c.get("account").id, page);
+    return c.json(resourcePage(c.req.url, page, total, rows.map(presentRule)), 200);
+  },
+);
+
+rulesRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/routing-rules/reorder",
+    tags,
+    summary: "Set the evaluation order: list every rule id, first to last",
+    security: apiSecurity,
+    request: jsonBody(ReorderBody),
+    responses: { 200: responses.json(z.object({ data: z.array(RuleJson) }), "The rules in their new order"), 422: responses.invalid, ...errorResponses },
+  }),
+  async (c) => {
+    const accountId = c.get("account").id;
+    const rules = await reorderRules(c.get("db"), accountId, c.req.valid("json").ids);
+    await enqueueBestEffort(c.env, [{ type: "rematch_account", accountId }]);
+    return c.json({ data: rules.map(presentRule) }, 200);
+  },
+);
+
+const ExplainBody = z
+  .object({ reference: field.optionalText(64), order: CreateOrderBody.optional() })
+  .superRefine((v, ctx) => {
+    if (v.reference === undefined && v.order === undefined) {
+      ctx.addIssue({ code: "custom", path: ["reference"], message: "The :attribute field is required when order is not present." });
+    }
+  })
+  .openapi("ExplainRequest");
+
+rulesRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/routing-rules/explain",
+    tags,
+    summary: "Explain, per line, which rule or catalogue product would match and why the others do not; writes nothing",
+    security: apiSecurity,
+    request: jsonBody(ExplainBody),
+    responses: {
+      200: responses.json(z.object({ outcome: z.string(), lines: z.array(z.object({}).passthrough()) }).passthrough(), "The explanation"),
+      404: responses.notFound,
+      422: responses.invalid,
+      ...errorResponses,
+    },
+  }),
+  async (c) => c.json(await explainOrder(c.get("db"), c.get("account").id, c.req.valid("json")), 200),
+);
+
+rulesRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/routing-rules/{id}",
+    tags,
+    summary: "Fetch a routing rule",
+    security: apiSecurity,
+    request: { params: IdParam },
+    responses: { 200: responses.json(RuleJson, "The rule"), 404: responses.notFound, ...errorResponses },
+  }),
+  async (c) => c.json(presentRule(await getRule(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id))), 200),
+);
+
+rulesRouter.openapi(
+  createRoute({
+    method: "patch",
+    path: "/routing-rules/{id}",
+    tags,
+    summary: "Update a routing rule (only the fields sent)",
+    security: apiSecurity,
+    request: { params: IdParam, ...jsonBody(UpdateRuleBody) },
+    responses: { 200: responses.json(RuleJson, "The rule"), 404: responses.notFound, 422: responses.invalid, ...errorResponses },
+  }),
+  async (c) => {
+    const accountId = c.get("account").id;
+    const rule = await updateRule(c.get("db"), accountId, idOf(c.req.valid("param").id), c.req.valid("json"));
+    await enqueueBestEffort(c.env, [{ type: "rematch_account", accountId }]);
+    return c.json(presentRule(rule), 200);
+  },
+);
+
+rulesRouter.openapi(
+  createRoute({
+    method: "delete",
+    path: "/routing-rules/{id}",
+    tags,
+    summary: "Delete a routing rule",
+    security: apiSecurity,
+    request: { params: IdParam },
+    responses: { 204: { description: "Deleted" }, 404: responses.notFound, ...errorResponses },
+  }),
+  async (c) => {
+    const accountId = c.get("account").id;
+    await deleteRule(c.get("db"), accountId, idOf(c.req.valid("param").id));
+    await enqueueBestEffort(c.env, [{ type: "rematch_account", accountId }]);
+    return c.body(null, 204);
+  },
+);
