@@ -4,6 +4,7 @@
 // redelivered queue message or a double click never doubles a status change or a log entry.
 import { sql, type SQL } from "drizzle-orm";
 import type { LineStatus } from "../db/schema";
+import { orderBlockedEvent, orderCompletedEvent, statusChangedEvent } from "../events/outbox";
 
 export const TRANSITIONS: Record<LineStatus, readonly LineStatus[]> = {
   pending: ["ruled", "skipped"],
@@ -46,6 +47,7 @@ export function moveStatements(move: Move, now: string): SQL[] {
         WHERE id = ${move.lineId} AND current_status = ${move.from}`,
     sql`INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at)
         SELECT ${move.lineId}, ${move.orderId}, ${move.to}, ${move.message}, ${now} WHERE changes() = 1`,
+    statusChangedEvent(move.lineId, move.from, move.to, move.message, now),
   ];
 }
 
@@ -62,12 +64,12 @@ export function noteStatement(lineId: number, orderId: number, message: string, 
  * Keeps orders.completed_at true to the lines: set when no line is open any more, cleared
  * when one moves back. Run after the moves, in the same batch.
  */
-export function completionStatement(orderId: number, now: string): SQL {
-  return sql`UPDATE orders SET
+export function completionStatements(orderId: number, now: string): SQL[] {
+  return [orderCompletedEvent(orderId, OPEN_STATES, now), sql`UPDATE orders SET
       completed_at = CASE WHEN EXISTS (SELECT 1 FROM order_lines WHERE order_id = ${orderId}
         AND current_status IN (${sql.join(OPEN_STATES.map((s) => sql`${s}`), sql`, `)})) THEN NULL ELSE coalesce(completed_at, ${now}) END,
       updated_at = ${now}
-    WHERE id = ${orderId}`;
+    WHERE id = ${orderId}`];
 }
 
 /**
@@ -80,5 +82,6 @@ export function blockStatements(orderId: number, blocked: boolean, message: stri
     sql`INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at)
         SELECT id, order_id, current_status, ${message}, ${now} FROM order_lines
         WHERE order_id = ${orderId} AND changes() = 1 ORDER BY position`,
+    ...(blocked ? [orderBlockedEvent(orderId, message, now)] : []),
   ];
 }

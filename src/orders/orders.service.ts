@@ -2,6 +2,7 @@
 import { and, asc, desc, eq, gte, inArray, lte, gt, sql, type SQL } from "drizzle-orm";
 import { chunkForParams, toStatement, type Db } from "../db";
 import { orderLineLogs, orderLines, orders, suppliers, type Order, type OrderLine, type OrderLineLog } from "../db/schema";
+import { orderCreatedEvent } from "../events/outbox";
 import { newOrderReference } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
@@ -102,7 +103,7 @@ async function insertOrderBatch(db: Db, accountId: number, input: CreateOrderInp
 
   // Raw D1 batch: Drizzle's batch() cannot carry raw INSERT ... SELECT statements.
   const results = await db.$client.batch<{ id: number; reference: string }>(
-    [insertOrder, ...lineInserts, insertLogs, winner].map((q) => toStatement(db, q)),
+    [insertOrder, ...lineInserts, insertLogs, orderCreatedEvent(reference, now), winner].map((q) => toStatement(db, q)),
   );
   const [row] = results[results.length - 1].results;
   return { created: row.reference === reference, reference: row.reference, orderId: row.id };

@@ -3,7 +3,7 @@
 import { and, asc, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import { chunkForParams, toStatement, type Db } from "../db";
 import { orderLines, orders, productFeeds, products, routingRules, suppliers, type Order, type OrderLine } from "../db/schema";
-import { blockStatements, completionStatement, moveStatements, noteStatement } from "../orders/lifecycle";
+import { blockStatements, completionStatements, moveStatements, noteStatement } from "../orders/lifecycle";
 import { ApiError } from "../lib/errors";
 import { isoMicro } from "../lib/time";
 import type { CreateOrderInput } from "../orders/orders.schemas";
@@ -158,7 +158,7 @@ export async function routeOrder(db: Db, orderId: number): Promise<RouteOutcome>
     }
   }
   statements.push(sql`UPDATE orders SET routed_at = ${now} WHERE id = ${order.id}`);
-  statements.push(completionStatement(order.id, now));
+  statements.push(...completionStatements(order.id, now));
   await db.$client.batch(statements.map((s) => toStatement(db, s)));
   return outcome;
 }

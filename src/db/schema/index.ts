@@ -3,3 +3,5 @@ export * from "./suppliers";
 export * from "./orders";
 export * from "./catalogue";
 export * from "./routing";
+export * from "./forwarding";
+export * from "./events";

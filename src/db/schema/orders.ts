@@ -90,6 +90,10 @@ export const orderLines = sqliteTable(
     custom: text("custom", { mode: "json" }).$type<Record<string, unknown>>(),
     currentStatus: text("current_status", { enum: LINE_STATUSES }).notNull().default("pending"),
     matchedSupplierId: integer("matched_supplier_id").references(() => suppliers.id),
+    // The send that carries this line to its supplier (null until forwarded).
+    dispatchId: integer("dispatch_id"),
+    // What the supplier confirmed when it confirmed only part of the quantity.
+    confirmedQuantity: integer("confirmed_quantity"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

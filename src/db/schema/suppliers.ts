@@ -2,6 +2,9 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 
+export const CHANNELS = ["webhook", "pull", "email", "manual"] as const;
+export type Channel = (typeof CHANNELS)[number];
+
 export const suppliers = sqliteTable(
   "suppliers",
   {
@@ -14,6 +17,13 @@ export const suppliers = sqliteTable(
     active: integer("active", { mode: "boolean" }).notNull().default(true),
     // Lower number wins ties (catalogue price ties, listing order).
     priority: integer("priority").notNull().default(100),
+    // How matched lines reach the supplier (see src/forwarding).
+    channel: text("channel", { enum: CHANNELS }).notNull().default("manual"),
+    webhookUrl: text("webhook_url"),
+    // HMAC secrets; during a rotation both the current and the previous one are valid.
+    webhookSecret: text("webhook_secret"),
+    webhookSecretPrevious: text("webhook_secret_previous"),
+    email: text("email"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -24,3 +34,26 @@ export const suppliers = sqliteTable(
 );
 
 export type Supplier = typeof suppliers.$inferSelect;
+
+/** Keys scoped to one supplier: the pull channel and the supplier's answers use them. */
+export const supplierKeys = sqliteTable(
+  "supplier_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    supplierId: integer("supplier_id")
+      .notNull()
+      .references(() => suppliers.id),
+    name: text("name"),
+    keyHash: text("key_hash").notNull().unique(),
+    prefix: text("prefix").notNull(),
+    revokedAt: text("revoked_at"),
+    lastUsedAt: text("last_used_at"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("supplier_keys_supplier_idx").on(t.supplierId)],
+);
+
+export type SupplierKey = typeof supplierKeys.$inferSelect;

@@ -1,0 +1,80 @@
+// Sends to suppliers ("dispatches": one per order and supplier) and what suppliers report back.
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { accounts } from "./accounts";
+import { orderLines, orders } from "./orders";
+import { CHANNELS, suppliers } from "./suppliers";
+
+export const DISPATCH_STATUSES = [
+  "queued", // waiting for (another) attempt
+  "sending", // an attempt holds the lease
+  "sent", // the supplier's endpoint or mailbox took it
+  "awaiting_pickup", // pull channel: waiting for the supplier to fetch and acknowledge
+  "acknowledged", // pull channel: fetched and acknowledged
+  "manual", // manual channel: the shop or operator completes the lines
+  "dry_run", // a test order: nothing left the service
+  "failed", // given up; lines are failed
+] as const;
+export type DispatchStatus = (typeof DISPATCH_STATUSES)[number];
+
+export const dispatches = sqliteTable(
+  "dispatches",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id),
+    supplierId: integer("supplier_id")
+      .notNull()
+      .references(() => suppliers.id),
+    channel: text("channel", { enum: CHANNELS }).notNull(),
+    status: text("status", { enum: DISPATCH_STATUSES }).notNull(),
+    // Stays the same across every retry of this send, so the supplier can drop duplicates.
+    idempotencyKey: text("idempotency_key").notNull().unique(),
+    attempts: integer("attempts").notNull().default(0),
+    leaseUntil: text("lease_until"),
+    lastError: text("last_error"),
+    // What was (or would have been) sent: the JSON document, or the e-mail's text.
+    payload: text("payload"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    sentAt: text("sent_at"),
+    acknowledgedAt: text("acknowledged_at"),
+  },
+  (t) => [
+    index("dispatches_order_idx").on(t.orderId),
+    index("dispatches_supplier_status_idx").on(t.supplierId, t.status, t.id),
+  ],
+);
+
+export const shipments = sqliteTable(
+  "shipments",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id),
+    orderLineId: integer("order_line_id")
+      .notNull()
+      .references(() => orderLines.id),
+    quantity: integer("quantity").notNull(),
+    carrier: text("carrier"),
+    trackingNumber: text("tracking_number"),
+    trackingUrl: text("tracking_url"),
+    // The supplier's own id for the shipment, so a repeated report is recorded once.
+    externalId: text("external_id"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    index("shipments_order_idx").on(t.orderId, t.orderLineId),
+    uniqueIndex("shipments_line_external_uq").on(t.orderLineId, t.externalId),
+  ],
+);
+
+export type Dispatch = typeof dispatches.$inferSelect;
+export type Shipment = typeof shipments.$inferSelect;
