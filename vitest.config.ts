@@ -9,13 +9,21 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
-          bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: "test-admin-token" },
+          // Short timeouts and immediate retries keep the failure-path tests fast.
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            ADMIN_TOKEN: "test-admin-token",
+            OUTBOUND_TIMEOUT_MS: "300",
+            RETRY_BASE_SECONDS: "0",
+            SEND_MAX_ATTEMPTS: "3",
+          },
         },
       }),
     ],
     test: {
       include: ["test/**/*.test.ts"],
       setupFiles: ["./test/setup.ts"],
+      globalSetup: ["./test/helpers/fake-remote.global.ts"],
       testTimeout: 20_000,
     },
   };

@@ -1,0 +1,62 @@
+// A fake remote party (a supplier's endpoint, a shop's webhook receiver) as a real HTTP server on
+// loopback: the Worker under test reaches it with a real fetch, so nothing about our own
+// platform is mocked. The first path segment picks the behaviour:
+//   /ok/...          200 {"received": true}
+//   /status-NNN/...  answers NNN with {"error": "status NNN"}   (e.g. /status-422/..., /status-503/...)
+//   /flaky-N/...     500 for the first N requests to this exact path, then 200
+//   /slow/...        never answers in time (the caller's timeout fires)
+// GET /__log/<prefix> returns every recorded request whose path starts with /<prefix>.
+import http from "node:http";
+import type { TestProject } from "vitest/node";
+
+type Recorded = { method: string; path: string; headers: Record<string, string>; body: string; at: number };
+
+export default async function setup(project: TestProject) {
+  const log: Recorded[] = [];
+  const seen = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const path = req.url ?? "/";
+      if (req.method === "GET" && path.startsWith("/__log/")) {
+        const prefix = decodeURIComponent(path.slice("/__log".length));
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(log.filter((r) => r.path.startsWith(prefix))));
+        return;
+      }
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(", ") : String(v);
+      log.push({ method: req.method ?? "GET", path, headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() });
+      const scenario = path.split("/")[1] ?? "";
+      const count = (seen.get(path) ?? 0) + 1;
+      seen.set(path, count);
+      const reply = (status: number, body: unknown) => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(body));
+      };
+      if (scenario === "ok") return reply(200, { received: true });
+      if (scenario === "slow") return void setTimeout(() => reply(200, { received: "late" }), 30_000).unref();
+      const status = /^status-(\d{3})$/.exec(scenario);
+      if (status) return reply(Number(status[1]), { error: `status ${status[1]}` });
+      const flaky = /^flaky-(\d+)$/.exec(scenario);
+      if (flaky) return count <= Number(flaky[1]) ? reply(500, { error: "flaky" }) : reply(200, { received: true });
+      reply(404, { error: "unknown scenario" });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  project.provide("fakeRemoteUrl", `http://127.0.0.1:${port}`);
+  return () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    fakeRemoteUrl: string;
+  }
+}
