@@ -54,9 +54,3 @@ export default async function setup(project: TestProject) {
       server.close(() => resolve());
     });
 }
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    fakeRemoteUrl: string;
-  }
-}
