@@ -17,6 +17,8 @@ export default defineConfig(async () => {
             RETRY_BASE_SECONDS: "0",
             SEND_MAX_ATTEMPTS: "3",
           },
+          // Deliver queue batches at once instead of after wrangler.toml's 1 s batch window.
+          queueConsumers: { "order-pipeline": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 8 } },
         },
       }),
     ],

@@ -9,6 +9,8 @@ import type { AppEnv } from "./env";
 import { ApiError, INTERNAL_ERROR_BODY } from "./lib/errors";
 import { adminAuth, apiKeyAuth } from "./middleware/auth";
 import { requestContext } from "./middleware/request-id";
+import { forwardingRouter } from "./forwarding/forwarding.routes";
+import { supplierApiRouter } from "./forwarding/supplier-api.routes";
 import { ordersRouter } from "./orders/orders.routes";
 import { routingRouter } from "./routing/routing.routes";
 import { rulesRouter } from "./routing/rules.routes";
@@ -41,8 +43,10 @@ export function createApp() {
     }),
   );
 
+  // The supplier API has its own credentials (a supplier key, or a signature on callbacks).
+  const supplierPaths = /^\/api\/v1\/(supplier|supplier-callbacks)(\/|$)/;
   app.use("/api/v1", apiKeyAuth);
-  app.use("/api/v1/*", apiKeyAuth);
+  app.use("/api/v1/*", (c, next) => (supplierPaths.test(c.req.path) ? next() : apiKeyAuth(c, next)));
   app.use("/admin/v1/*", adminAuth);
 
   app.route("/api/v1", accountRouter);
@@ -51,11 +55,14 @@ export function createApp() {
   app.route("/api/v1", suppliersRouter);
   app.route("/api/v1", rulesRouter);
   app.route("/api/v1", routingRouter);
+  app.route("/api/v1", forwardingRouter);
+  app.route("/api/v1", supplierApiRouter);
   app.route("/admin/v1", adminRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", { type: "apiKey", in: "header", name: "api-key" });
   app.openAPIRegistry.registerComponent("securitySchemes", "AccountId", { type: "apiKey", in: "header", name: "account-id" });
   app.openAPIRegistry.registerComponent("securitySchemes", "AdminToken", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "SupplierKey", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: {

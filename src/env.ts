@@ -8,11 +8,14 @@ export type Bindings = Env & {
 
 export type AuthenticatedAccount = { id: number; name: string; apiKeyId: number };
 
+export type AuthenticatedSupplier = { id: number; accountId: number; name: string };
+
 export type AppEnv = {
   Bindings: Bindings;
   Variables: {
     db: Db;
     requestId: string;
     account: AuthenticatedAccount;
+    supplier: AuthenticatedSupplier;
   };
 };

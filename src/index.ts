@@ -3,7 +3,7 @@ import { createApp } from "./app";
 import type { Bindings } from "./env";
 import { handlePipelineBatch } from "./processing/consumer";
 import type { PipelineMessage } from "./processing/messages";
-import { sweepUnroutedOrders } from "./processing/sweeper";
+import { sweepStuckDispatches, sweepUnroutedOrders } from "./processing/sweeper";
 
 const app = createApp();
 
@@ -11,6 +11,6 @@ export default {
   fetch: app.fetch,
   queue: (batch, env) => handlePipelineBatch(batch, env),
   scheduled: async (_controller, env, ctx) => {
-    ctx.waitUntil(sweepUnroutedOrders(env));
+    ctx.waitUntil(Promise.all([sweepUnroutedOrders(env), sweepStuckDispatches(env)]));
   },
 } satisfies ExportedHandler<Bindings, PipelineMessage>;

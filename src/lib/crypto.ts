@@ -25,12 +25,17 @@ export function timingSafeEqual(a: string, b: string): boolean {
   return crypto.subtle.timingSafeEqual(left, right);
 }
 
-/** An API key: 32 random bytes, base64url, with a readable prefix. */
-export function newApiKeySecret(): string {
+function randomToken(prefix: string): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   const b64 = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  return `oik_${b64}`;
+  return `${prefix}_${b64}`;
 }
+
+/** An account API key: 32 random bytes, base64url, with a readable prefix. */
+export const newApiKeySecret = () => randomToken("oik");
+
+/** A supplier key (scoped to one supplier). */
+export const newSupplierKeySecret = () => randomToken("osk");
 
 /**
  * An order reference: 16 random digits, first digit 1-8, so it is always below

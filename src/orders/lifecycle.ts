@@ -8,7 +8,7 @@ import { orderBlockedEvent, orderCompletedEvent, statusChangedEvent } from "../e
 
 export const TRANSITIONS: Record<LineStatus, readonly LineStatus[]> = {
   pending: ["ruled", "skipped"],
-  ruled: ["completed", "failed", "pending", "skipped"],
+  ruled: ["completed", "failed", "pending", "skipped", "declined", "partially_completed"],
   failed: ["ruled", "completed", "pending"],
   completed: ["partially_completed", "declined"],
   partially_completed: ["completed", "declined"],
@@ -31,8 +31,10 @@ export type Move = {
   from: LineStatus;
   to: LineStatus;
   message: string;
-  /** Set (or clear, with null) the matched supplier in the same UPDATE. */
+  /** Columns set (or cleared, with null) in the same UPDATE. */
   matchedSupplierId?: number | null;
+  dispatchId?: number | null;
+  confirmedQuantity?: number | null;
 };
 
 /** The statements of one move. Throws TransitionError for a move the table does not allow. */
@@ -40,10 +42,12 @@ export function moveStatements(move: Move, now: string): SQL[] {
   if (!canMove(move.from, move.to)) {
     throw new TransitionError(`A line cannot move from ${move.from} to ${move.to}.`);
   }
-  const supplier =
-    move.matchedSupplierId === undefined ? sql`` : sql`, matched_supplier_id = ${move.matchedSupplierId}`;
+  const extra: SQL[] = [];
+  if (move.matchedSupplierId !== undefined) extra.push(sql`, matched_supplier_id = ${move.matchedSupplierId}`);
+  if (move.dispatchId !== undefined) extra.push(sql`, dispatch_id = ${move.dispatchId}`);
+  if (move.confirmedQuantity !== undefined) extra.push(sql`, confirmed_quantity = ${move.confirmedQuantity}`);
   return [
-    sql`UPDATE order_lines SET current_status = ${move.to}, updated_at = ${now}${supplier}
+    sql`UPDATE order_lines SET current_status = ${move.to}, updated_at = ${now}${sql.join(extra)}
         WHERE id = ${move.lineId} AND current_status = ${move.from}`,
     sql`INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at)
         SELECT ${move.lineId}, ${move.orderId}, ${move.to}, ${move.message}, ${now} WHERE changes() = 1`,

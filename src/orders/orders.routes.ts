@@ -2,9 +2,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
 import { pageParam, resourcePage } from "../lib/pagination";
-import { presentOrderDetail, presentOrderSummaries } from "./orders.present";
+import { presentOrderSummaries } from "./orders.present";
 import { CreateOrderBody, CreateOrderResponse, ListOrdersQuery, OrderDetail, OrderPage } from "./orders.schemas";
-import { createOrder, getOrder, listOrders } from "./orders.service";
+import { createOrder, listOrders, showOrder } from "./orders.service";
 import { enqueueBestEffort } from "../processing/messages";
 
 export const ordersRouter = createRouter();
@@ -54,7 +54,7 @@ ordersRouter.openapi(listOrdersRoute, async (c) => {
   const filters = c.req.valid("query");
   const page = { page: pageParam(filters.page), perPage: filters.per_page };
   const result = await listOrders(c.get("db"), c.get("account").id, filters, page);
-  return c.json(resourcePage(c.req.url, page, result.total, presentOrderSummaries(result.orders, result.lines)), 200);
+  return c.json(resourcePage(c.req.url, page, result.total, presentOrderSummaries(result.orders, result.lines, result.shipments)), 200);
 });
 
 const showOrderRoute = createRoute({
@@ -72,6 +72,5 @@ const showOrderRoute = createRoute({
 });
 
 ordersRouter.openapi(showOrderRoute, async (c) => {
-  const { order, lines, logs } = await getOrder(c.get("db"), c.get("account").id, c.req.valid("param").reference);
-  return c.json(presentOrderDetail(order, lines, logs), 200);
+  return c.json(await showOrder(c.get("db"), c.get("account").id, c.req.valid("param").reference), 200);
 });

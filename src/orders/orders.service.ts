@@ -1,12 +1,23 @@
 // The order domain: creating an order atomically and idempotently, listing and fetching orders.
 import { and, asc, desc, eq, gte, inArray, lte, gt, sql, type SQL } from "drizzle-orm";
 import { chunkForParams, toStatement, type Db } from "../db";
-import { orderLineLogs, orderLines, orders, suppliers, type Order, type OrderLine, type OrderLineLog } from "../db/schema";
+import {
+  orderLineLogs,
+  orderLines,
+  orders,
+  shipments,
+  suppliers,
+  type Order,
+  type OrderLine,
+  type OrderLineLog,
+  type Shipment,
+} from "../db/schema";
 import { orderCreatedEvent } from "../events/outbox";
 import { newOrderReference } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
+import { presentOrderDetail } from "./orders.present";
 import type { CreateOrderInput, ListOrdersFilters } from "./orders.schemas";
 
 export type CreateOrderResult = { created: boolean; reference: string; orderId: number };
@@ -158,15 +169,16 @@ export async function listOrders(db: Db, accountId: number, filters: ListOrdersF
     .orderBy(desc(orders.createdAt), desc(orders.id))
     .limit(page.perPage)
     .offset(offsetOf(page));
-  const [countRows, orderRows, lineRows] = await db.batch([
+  const [countRows, orderRows, lineRows, shipmentRows] = await db.batch([
     db.select({ total: sql<number>`count(*)` }).from(orders).where(where),
     db.select().from(orders).where(where).orderBy(desc(orders.createdAt), desc(orders.id)).limit(page.perPage).offset(offsetOf(page)),
     linesWithSupplier(db)
       .where(inArray(orderLines.orderId, pageIds))
       .orderBy(asc(orderLines.orderId), asc(orderLines.position)),
+    db.select().from(shipments).where(inArray(shipments.orderId, pageIds)).orderBy(asc(shipments.id)),
   ]);
   const lines = lineRows.map((r) => ({ ...r.line, supplierName: r.supplierName }));
-  return { total: countRows[0]?.total ?? 0, orders: orderRows, lines };
+  return { total: countRows[0]?.total ?? 0, orders: orderRows, lines, shipments: shipmentRows as Shipment[] };
 }
 
 /** One round trip: the order, its lines with their supplier, and their logs (oldest first). */
@@ -175,16 +187,23 @@ export async function getOrder(db: Db, accountId: number, reference: string) {
     .select({ id: orders.id })
     .from(orders)
     .where(and(eq(orders.reference, reference), eq(orders.accountId, accountId)));
-  const [orderRows, lineRows, logRows] = await db.batch([
+  const [orderRows, lineRows, logRows, shipmentRows] = await db.batch([
     db.select().from(orders).where(and(eq(orders.reference, reference), eq(orders.accountId, accountId))),
     linesWithSupplier(db).where(eq(orderLines.orderId, orderId)).orderBy(asc(orderLines.position)),
     db.select().from(orderLineLogs).where(eq(orderLineLogs.orderId, orderId)).orderBy(asc(orderLineLogs.id)),
+    db.select().from(shipments).where(eq(shipments.orderId, orderId)).orderBy(asc(shipments.id)),
   ]);
   const order = orderRows[0];
   // Another account's reference answers exactly like an unknown one.
   if (!order) throw ApiError.notFound(`Order with reference '${reference}' not found`);
   const lines: LineWithSupplier[] = lineRows.map((r) => ({ ...r.line, supplierName: r.supplierName }));
-  return { order, lines, logs: logRows as OrderLineLog[] };
+  return { order, lines, logs: logRows as OrderLineLog[], shipments: shipmentRows as Shipment[] };
+}
+
+/** The public JSON of one order (the answer of every route that returns an order). */
+export async function showOrder(db: Db, accountId: number, reference: string) {
+  const { order, lines, logs, shipments } = await getOrder(db, accountId, reference);
+  return presentOrderDetail(order, lines, logs, shipments);
 }
 
 export type { Order };

@@ -3,6 +3,7 @@ import { and, asc, eq, gt } from "drizzle-orm";
 import { createDb, type Db } from "../db";
 import { orderLines, orders } from "../db/schema";
 import type { Bindings } from "../env";
+import { dispatchOrder, sendDispatch } from "../forwarding/forwarding.service";
 import { routeOrder } from "../routing/routing.service";
 import { enqueue, type PipelineMessage } from "./messages";
 
@@ -25,12 +26,26 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
 export async function handle(db: Db, env: Bindings, body: PipelineMessage): Promise<void> {
   switch (body.type) {
     case "route_order":
-      await routeOrder(db, body.orderId);
+      await routeAndDispatch(db, env, body.orderId);
       return;
+    case "send_dispatch": {
+      const result = await sendDispatch(db, env, body.dispatchId);
+      // Backoff through the queue: a new delayed message, so supplier outages do not use up the
+      // queue's own retries (those are kept for failures of our code).
+      if (!result.done) await enqueue(env, [body], result.retryInSeconds);
+      return;
+    }
     case "rematch_account":
       await rematchAccount(db, env, body.accountId, body.afterOrderId ?? 0);
       return;
   }
+}
+
+/** Matches the order's pending lines, then queues a send for each supplier's share of the ruled ones. */
+async function routeAndDispatch(db: Db, env: Bindings, orderId: number) {
+  await routeOrder(db, orderId);
+  const waiting = await dispatchOrder(db, orderId);
+  await enqueue(env, waiting.map((dispatchId) => ({ type: "send_dispatch" as const, dispatchId })));
 }
 
 /** Routes the next page of the account's unblocked orders with pending lines, then queues the rest. */
@@ -49,7 +64,7 @@ async function rematchAccount(db: Db, env: Bindings, accountId: number, afterOrd
     )
     .orderBy(asc(orderLines.orderId))
     .limit(REMATCH_PAGE);
-  for (const { orderId } of rows) await routeOrder(db, orderId);
+  for (const { orderId } of rows) await routeAndDispatch(db, env, orderId);
   if (rows.length === REMATCH_PAGE) {
     await enqueue(env, [{ type: "rematch_account", accountId, afterOrderId: rows[rows.length - 1].orderId }]);
   }

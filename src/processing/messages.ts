@@ -5,12 +5,17 @@ export type PipelineMessage =
   /** Match the order's pending lines (after create, unblock, or on demand). */
   | { type: "route_order"; orderId: number }
   /** Rules or suppliers changed: match the account's pending lines again, a page of orders at a time. */
-  | { type: "rematch_account"; accountId: number; afterOrderId?: number };
+  | { type: "rematch_account"; accountId: number; afterOrderId?: number }
+  /** Send one dispatch (an order's lines for one supplier) through the supplier's channel. */
+  | { type: "send_dispatch"; dispatchId: number };
 
-export async function enqueue(env: Bindings, messages: PipelineMessage[]): Promise<void> {
+export async function enqueue(env: Bindings, messages: PipelineMessage[], delaySeconds?: number): Promise<void> {
   // sendBatch takes at most 100 messages.
   for (let i = 0; i < messages.length; i += 100) {
-    await env.PIPELINE.sendBatch(messages.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })));
+    await env.PIPELINE.sendBatch(
+      messages.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })),
+      delaySeconds ? { delaySeconds } : undefined,
+    );
   }
 }
 

@@ -1,7 +1,7 @@
 // The cron sweeper: nothing a client sent is lost between the 200 answer and the pipeline.
-import { and, asc, isNull, lt } from "drizzle-orm";
+import { and, asc, eq, isNull, lt, or } from "drizzle-orm";
 import { createDb } from "../db";
-import { orders } from "../db/schema";
+import { dispatches, orders } from "../db/schema";
 import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
 import { enqueue } from "./messages";
@@ -19,5 +19,25 @@ export async function sweepUnroutedOrders(env: Bindings, now = new Date()): Prom
     .orderBy(asc(orders.createdAt))
     .limit(SWEEP_LIMIT);
   await enqueue(env, rows.map((r) => ({ type: "route_order" as const, orderId: r.id })));
+  return rows.length;
+}
+
+// A queued dispatch untouched this long has lost its message (the longest backoff is an hour).
+const DISPATCH_STALE_MS = 65 * 60 * 1000;
+
+/** Re-queues dispatches whose message was lost, and sends whose lease expired mid-attempt. */
+export async function sweepStuckDispatches(env: Bindings, now = new Date()): Promise<number> {
+  const db = createDb(env.DB);
+  const rows = await db
+    .select({ id: dispatches.id })
+    .from(dispatches)
+    .where(
+      or(
+        and(eq(dispatches.status, "queued"), lt(dispatches.updatedAt, isoMicro(new Date(now.getTime() - DISPATCH_STALE_MS)))),
+        and(eq(dispatches.status, "sending"), lt(dispatches.leaseUntil, isoMicro(now))),
+      ),
+    )
+    .limit(SWEEP_LIMIT);
+  await enqueue(env, rows.map((r) => ({ type: "send_dispatch" as const, dispatchId: r.id })));
   return rows.length;
 }

@@ -2,9 +2,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
 import { field } from "../lib/validation";
-import { presentOrderDetail } from "../orders/orders.present";
 import { OrderDetail } from "../orders/orders.schemas";
-import { getOrder } from "../orders/orders.service";
+import { showOrder } from "../orders/orders.service";
 import { enqueueBestEffort } from "../processing/messages";
 import { routeNow, setBlocked } from "./routing.service";
 
@@ -30,8 +29,7 @@ routingRouter.openapi(
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
     await setBlocked(c.get("db"), accountId, reference, true, c.req.valid("json")?.reason);
-    const { order, lines, logs } = await getOrder(c.get("db"), accountId, reference);
-    return c.json(presentOrderDetail(order, lines, logs), 200);
+    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
   },
 );
 
@@ -50,8 +48,7 @@ routingRouter.openapi(
     const { reference } = c.req.valid("param");
     const orderId = await setBlocked(c.get("db"), accountId, reference, false, c.req.valid("json")?.reason);
     await enqueueBestEffort(c.env, [{ type: "route_order", orderId }]);
-    const { order, lines, logs } = await getOrder(c.get("db"), accountId, reference);
-    return c.json(presentOrderDetail(order, lines, logs), 200);
+    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
   },
 );
 
@@ -68,8 +65,9 @@ routingRouter.openapi(
   async (c) => {
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
-    await routeNow(c.get("db"), accountId, reference);
-    const { order, lines, logs } = await getOrder(c.get("db"), accountId, reference);
-    return c.json(presentOrderDetail(order, lines, logs), 200);
+    const orderId = await routeNow(c.get("db"), accountId, reference);
+    // Lines that became ruled go on to their suppliers through the pipeline.
+    await enqueueBestEffort(c.env, [{ type: "route_order", orderId }]);
+    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
   },
 );

@@ -7,7 +7,16 @@ export function presentSupplier(s: Supplier) {
     code: s.code,
     active: s.active,
     priority: s.priority,
+    channel: s.channel,
+    webhook_url: s.webhookUrl,
+    email: s.email,
+    previous_secret_valid: s.webhookSecretPrevious !== null,
     created_at: s.createdAt,
     updated_at: s.updatedAt,
   };
+}
+
+/** The create and rotate answers: the only ones that show the signing secret. */
+export function presentSupplierWithSecret(s: Supplier) {
+  return { ...presentSupplier(s), webhook_secret: s.webhookSecret };
 }

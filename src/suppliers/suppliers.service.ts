@@ -1,26 +1,61 @@
 // Suppliers of an account. Any change can make waiting lines matchable, so it queues a re-match.
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { suppliers, type Supplier } from "../db/schema";
+import { supplierKeys, suppliers, type Channel, type Supplier } from "../db/schema";
+import { newSupplierKeySecret, sha256Hex } from "../lib/crypto";
+import { newWebhookSecret } from "../lib/signature";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
 
-export type SupplierInput = { name?: string; code?: string | null; active?: boolean; priority?: number };
+export type SupplierInput = {
+  name?: string;
+  code?: string | null;
+  active?: boolean;
+  priority?: number;
+  channel?: Channel;
+  webhook_url?: string | null;
+  email?: string | null;
+};
+
+/** A channel needs its address: a webhook URL or an e-mail address. */
+function checkChannel(s: { channel: Channel; webhookUrl: string | null; email: string | null }) {
+  if (s.channel === "webhook" && !s.webhookUrl) {
+    throw ApiError.validation({ webhook_url: ["The webhook_url field is required when channel is webhook."] });
+  }
+  if (s.channel === "email" && !s.email) {
+    throw ApiError.validation({ email: ["The email field is required when channel is email."] });
+  }
+}
+
+function columns(input: SupplierInput) {
+  return {
+    ...(input.name !== undefined && { name: input.name }),
+    ...(input.code !== undefined && { code: input.code }),
+    ...(input.active !== undefined && { active: input.active }),
+    ...(input.priority !== undefined && { priority: input.priority }),
+    ...(input.channel !== undefined && { channel: input.channel }),
+    ...(input.webhook_url !== undefined && { webhookUrl: input.webhook_url }),
+    ...(input.email !== undefined && { email: input.email }),
+  };
+}
 
 const nameTaken = (error: unknown) => /UNIQUE constraint failed: suppliers\.account_id, suppliers\.name/.test(String(error));
 
 export async function createSupplier(db: Db, accountId: number, input: SupplierInput & { name: string }): Promise<Supplier> {
   const now = isoMicro();
+  const channel = input.channel ?? "manual";
+  checkChannel({ channel, webhookUrl: input.webhook_url ?? null, email: input.email ?? null });
   try {
     const [row] = await db
       .insert(suppliers)
       .values({
+        ...columns(input),
         accountId,
         name: input.name,
-        code: input.code ?? null,
-        active: input.active ?? true,
-        priority: input.priority ?? 100,
+        channel,
+        // Every supplier gets a signing secret: it signs webhooks to it and verifies its callbacks.
+        webhookSecret: newWebhookSecret(),
         createdAt: now,
         updatedAt: now,
       })
@@ -39,10 +74,18 @@ export async function getSupplier(db: Db, accountId: number, id: number): Promis
 }
 
 export async function updateSupplier(db: Db, accountId: number, id: number, input: SupplierInput): Promise<Supplier> {
+  if (input.channel !== undefined || input.webhook_url !== undefined || input.email !== undefined) {
+    const current = await getSupplier(db, accountId, id);
+    checkChannel({
+      channel: input.channel ?? current.channel,
+      webhookUrl: input.webhook_url !== undefined ? input.webhook_url : current.webhookUrl,
+      email: input.email !== undefined ? input.email : current.email,
+    });
+  }
   try {
     const [row] = await db
       .update(suppliers)
-      .set({ ...input, updatedAt: isoMicro() })
+      .set({ ...columns(input), updatedAt: isoMicro() })
       .where(and(eq(suppliers.id, id), eq(suppliers.accountId, accountId)))
       .returning();
     if (!row) throw ApiError.notFound(`Supplier with id '${id}' not found`);
@@ -70,4 +113,43 @@ export async function ownsSuppliers(db: Db, accountId: number, ids: number[]): P
     .from(suppliers)
     .where(and(eq(suppliers.accountId, accountId), sql`${suppliers.id} IN (${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`));
   return rows.length === new Set(ids).size;
+}
+
+/**
+ * A new signing secret; the old one stays valid beside it (both sign outgoing webhooks, either
+ * verifies callbacks) until the next rotation, or at once with expirePrevious.
+ */
+export async function rotateSecret(db: Db, accountId: number, id: number, expirePrevious: boolean): Promise<Supplier> {
+  const secret = newWebhookSecret();
+  const [row] = await db
+    .update(suppliers)
+    .set({
+      webhookSecretPrevious: expirePrevious ? null : sql`${suppliers.webhookSecret}`,
+      webhookSecret: secret,
+      updatedAt: isoMicro(),
+    })
+    .where(and(eq(suppliers.id, id), eq(suppliers.accountId, accountId)))
+    .returning();
+  if (!row) throw ApiError.notFound(`Supplier with id '${id}' not found`);
+  return row;
+}
+
+/** A key scoped to one supplier (pull channel, answers). The secret is shown once. */
+export async function createSupplierKey(db: Db, accountId: number, supplierId: number, name: string | undefined) {
+  await getSupplier(db, accountId, supplierId);
+  const secret = newSupplierKeySecret();
+  const [row] = await db
+    .insert(supplierKeys)
+    .values({ accountId, supplierId, name: name ?? null, keyHash: await sha256Hex(secret), prefix: secret.slice(0, 10), createdAt: isoMicro() })
+    .returning();
+  return { id: row.id, supplier_id: supplierId, name: row.name, key: secret, prefix: row.prefix, created_at: row.createdAt };
+}
+
+export async function revokeSupplierKey(db: Db, accountId: number, supplierId: number, keyId: number) {
+  const rows = await db
+    .update(supplierKeys)
+    .set({ revokedAt: isoMicro() })
+    .where(and(eq(supplierKeys.id, keyId), eq(supplierKeys.supplierId, supplierId), eq(supplierKeys.accountId, accountId)))
+    .returning({ id: supplierKeys.id });
+  if (rows.length === 0) throw ApiError.notFound(`Supplier key with id '${keyId}' not found`);
 }

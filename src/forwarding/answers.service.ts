@@ -1,0 +1,141 @@
+// What suppliers tell us back: accept, decline, partial confirmation, shipments, acknowledgement
+// of a pulled order. All or nothing per call; every move goes through the state machine.
+import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { toStatement, type Db } from "../db";
+import { dispatches, orderLines, orders, type LineStatus, type OrderLine } from "../db/schema";
+import type { AuthenticatedSupplier } from "../env";
+import { lineShippedEvent } from "../events/outbox";
+import { ApiError } from "../lib/errors";
+import { offsetOf, type PageRequest } from "../lib/pagination";
+import { isoMicro } from "../lib/time";
+import { canMove, completionStatements, moveStatements, noteStatement } from "../orders/lifecycle";
+import { buildDocument } from "./document";
+
+export type Answer = {
+  line_id: number;
+  action: "accept" | "decline" | "partial" | "ship";
+  reason?: string;
+  quantity?: number;
+  carrier?: string;
+  tracking_number?: string;
+  tracking_url?: string;
+  shipment_id?: string;
+};
+
+function refuse(line: OrderLine, action: string): never {
+  throw ApiError.conflict(`Order line ${line.id} is ${line.currentStatus}; it cannot be given the answer '${action}'.`);
+}
+
+export async function applyAnswers(db: Db, supplier: AuthenticatedSupplier, answers: Answer[]) {
+  const ids = [...new Set(answers.map((a) => a.line_id))];
+  const lines = await db
+    .select()
+    .from(orderLines)
+    .where(and(inArray(orderLines.id, ids), eq(orderLines.accountId, supplier.accountId), eq(orderLines.matchedSupplierId, supplier.id)));
+  const byId = new Map(lines.map((l) => [l.id, l]));
+  const missing = ids.find((id) => !byId.has(id));
+  // Lines of other suppliers or accounts are indistinguishable from unknown ones.
+  if (missing !== undefined) throw ApiError.notFound(`Order line with id '${missing}' not found`);
+
+  const now = isoMicro();
+  const statements: SQL[] = [];
+  const status = new Map<number, LineStatus>(lines.map((l) => [l.id, l.currentStatus]));
+  const move = (line: OrderLine, to: LineStatus, message: string, extra: { confirmedQuantity?: number } = {}) => {
+    const from = status.get(line.id)!;
+    if (!canMove(from, to)) refuse({ ...line, currentStatus: from }, to);
+    statements.push(...moveStatements({ lineId: line.id, orderId: line.orderId, from, to, message, ...extra }, now));
+    status.set(line.id, to);
+  };
+
+  for (const answer of answers) {
+    const line = byId.get(answer.line_id)!;
+    const current = status.get(line.id)!;
+    switch (answer.action) {
+      case "accept":
+        if (current === "ruled") move(line, "completed", `Accepted by supplier ${supplier.name}`);
+        else if (current === "completed" || current === "partially_completed") statements.push(noteStatement(line.id, line.orderId, `Accepted by supplier ${supplier.name}`, now));
+        else refuse(line, "accept");
+        break;
+      case "decline":
+        move(line, "declined", `Declined by supplier ${supplier.name}: ${answer.reason}`);
+        break;
+      case "partial": {
+        const q = answer.quantity!;
+        if (q >= line.quantity) {
+          throw ApiError.validation({ quantity: [`The quantity field must be less than the line's quantity (${line.quantity}).`] });
+        }
+        move(line, "partially_completed", `Supplier ${supplier.name} confirmed ${q} of ${line.quantity}${answer.reason ? `: ${answer.reason}` : ""}`, {
+          confirmedQuantity: q,
+        });
+        break;
+      }
+      case "ship": {
+        if (current === "ruled") move(line, "completed", `Accepted by supplier ${supplier.name}`);
+        else if (current !== "completed" && current !== "partially_completed") refuse(line, "ship");
+        const shipment = {
+          quantity: answer.quantity ?? line.quantity,
+          carrier: answer.carrier ?? null,
+          trackingNumber: answer.tracking_number ?? null,
+          trackingUrl: answer.tracking_url ?? null,
+        };
+        // A repeated report of the same shipment (same shipment_id, or tracking number) is recorded once.
+        const externalId = answer.shipment_id ?? answer.tracking_number ?? null;
+        statements.push(
+          sql`INSERT INTO shipments (account_id, order_id, order_line_id, quantity, carrier, tracking_number, tracking_url, external_id, created_at)
+              VALUES (${line.accountId}, ${line.orderId}, ${line.id}, ${shipment.quantity}, ${shipment.carrier}, ${shipment.trackingNumber}, ${shipment.trackingUrl}, ${externalId}, ${now})
+              ON CONFLICT (order_line_id, external_id) DO NOTHING`,
+          lineShippedEvent(line.id, shipment, now),
+          noteStatement(
+            line.id,
+            line.orderId,
+            `Shipped ${shipment.quantity} by supplier ${supplier.name}${shipment.carrier ? ` via ${shipment.carrier}` : ""}${shipment.trackingNumber ? ` (tracking ${shipment.trackingNumber})` : ""}`,
+            now,
+          ),
+        );
+        break;
+      }
+    }
+  }
+  for (const orderId of new Set(lines.map((l) => l.orderId))) statements.push(...completionStatements(orderId, now));
+  await db.$client.batch(statements.map((s) => toStatement(db, s)));
+  return ids.map((id) => ({ line_id: id, current_status: status.get(id)! }));
+}
+
+/** Pull channel: the supplier's sends, with the document it would have received by webhook. */
+export async function listSupplierDispatches(db: Db, supplier: AuthenticatedSupplier, statuses: string[], page: PageRequest) {
+  const where = and(eq(dispatches.supplierId, supplier.id), inArray(dispatches.status, statuses as ("awaiting_pickup" | "acknowledged")[]));
+  const [countRows, rows] = await db.batch([
+    db.select({ total: sql<number>`count(*)` }).from(dispatches).where(where),
+    db.select().from(dispatches).where(where).orderBy(asc(dispatches.id)).limit(page.perPage).offset(offsetOf(page)),
+  ]);
+  if (rows.length === 0) return { total: countRows[0]?.total ?? 0, documents: [] };
+  const [orderRows, lineRows] = await db.batch([
+    db.select().from(orders).where(inArray(orders.id, rows.map((d) => d.orderId))),
+    db.select().from(orderLines).where(inArray(orderLines.dispatchId, rows.map((d) => d.id))).orderBy(asc(orderLines.position)),
+  ]);
+  const ordersById = new Map(orderRows.map((o) => [o.id, o]));
+  const documents = rows.map((d) => ({
+    ...buildDocument(d, ordersById.get(d.orderId)!, supplier, lineRows.filter((l) => l.dispatchId === d.id)),
+    status: d.status,
+  }));
+  return { total: countRows[0]?.total ?? 0, documents };
+}
+
+/** Pull channel: the supplier took the order; its lines are completed. Repeating it changes nothing. */
+export async function acknowledgeDispatch(db: Db, supplier: AuthenticatedSupplier, dispatchId: number) {
+  const dispatch = await db.query.dispatches.findFirst({ where: and(eq(dispatches.id, dispatchId), eq(dispatches.supplierId, supplier.id)) });
+  if (!dispatch) throw ApiError.notFound(`Order with dispatch id '${dispatchId}' not found`);
+  if (dispatch.status !== "awaiting_pickup" && dispatch.status !== "acknowledged") {
+    throw ApiError.conflict(`Dispatch ${dispatchId} is ${dispatch.status}; only orders awaiting pickup can be acknowledged.`);
+  }
+  const lines = await db.select().from(orderLines).where(and(eq(orderLines.dispatchId, dispatchId), eq(orderLines.currentStatus, "ruled")));
+  const now = isoMicro();
+  await db.$client.batch(
+    [
+      sql`UPDATE dispatches SET status = 'acknowledged', acknowledged_at = coalesce(acknowledged_at, ${now}), updated_at = ${now} WHERE id = ${dispatchId}`,
+      ...lines.flatMap((l) => moveStatements({ lineId: l.id, orderId: l.orderId, from: "ruled", to: "completed", message: `Acknowledged by supplier ${supplier.name}` }, now)),
+      ...completionStatements(dispatch.orderId, now),
+    ].map((s) => toStatement(db, s)),
+  );
+  return { dispatch_id: dispatchId, status: "acknowledged" as const, acknowledged_at: dispatch.acknowledgedAt ?? now };
+}

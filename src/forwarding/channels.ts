@@ -1,0 +1,74 @@
+// The push channels: a signed webhook POST and an order e-mail. Each returns how the attempt went;
+// the dispatch service decides what that means for the lines.
+import { EmailMessage } from "cloudflare:email";
+import { createMimeMessage } from "mimetext";
+import type { Bindings } from "../env";
+import { SIGNATURE_HEADER, signatureHeader } from "../lib/signature";
+import { csvRows, emailText, toCsv, type DispatchDocument } from "./document";
+
+export type Attempt =
+  | { outcome: "delivered"; detail: string }
+  /** Worth trying again: 408, 429, 5xx, timeouts, network errors. */
+  | { outcome: "retryable"; detail: string }
+  /** The supplier refused it; trying again will not help. */
+  | { outcome: "rejected"; detail: string };
+
+const MAX_DETAIL = 500;
+
+function base64Utf8(text: string): string {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+const truncate = (s: string) => (s.length > MAX_DETAIL ? `${s.slice(0, MAX_DETAIL)}…` : s);
+
+export async function postWebhook(
+  env: Bindings,
+  url: string,
+  secrets: string[],
+  doc: DispatchDocument,
+): Promise<Attempt> {
+  const body = JSON.stringify(doc);
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "OrderIntake/1.0",
+        "idempotency-key": doc.id,
+        [SIGNATURE_HEADER]: await signatureHeader(secrets, body),
+      },
+      body,
+      signal: AbortSignal.timeout(Number(env.OUTBOUND_TIMEOUT_MS) || 10_000),
+    });
+    const answer = truncate(await res.text().catch(() => ""));
+    if (res.ok) return { outcome: "delivered", detail: `HTTP ${res.status}` };
+    if (res.status === 408 || res.status === 429 || res.status >= 500) {
+      return { outcome: "retryable", detail: `HTTP ${res.status}${answer ? `: ${answer}` : ""}` };
+    }
+    return { outcome: "rejected", detail: `HTTP ${res.status}${answer ? `: ${answer}` : ""}` };
+  } catch (error) {
+    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+    return { outcome: "retryable", detail: timedOut ? "timed out" : `network error: ${truncate(String(error))}` };
+  }
+}
+
+export async function sendEmail(env: Bindings, to: string, doc: DispatchDocument): Promise<Attempt> {
+  try {
+    const msg = createMimeMessage();
+    msg.setSender({ name: "Order intake", addr: env.EMAIL_FROM });
+    msg.setRecipient(to);
+    msg.setSubject(`Order ${doc.order.reference} for ${doc.supplier.name}${doc.test ? " (TEST)" : ""}`);
+    msg.setHeader("X-Dispatch-Id", String(doc.dispatch_id));
+    msg.addMessage({ contentType: "text/plain", data: emailText(doc) });
+    msg.addAttachment({
+      filename: `order-${doc.order.reference}.csv`,
+      contentType: "text/csv",
+      data: base64Utf8(toCsv(csvRows(doc))),
+    });
+    await env.SUPPLIER_EMAIL.send(new EmailMessage(env.EMAIL_FROM, to, msg.asRaw()));
+    return { outcome: "delivered", detail: `e-mailed to ${to}` };
+  } catch (error) {
+    return { outcome: "retryable", detail: `e-mail failed: ${truncate(String(error))}` };
+  }
+}

@@ -1,0 +1,138 @@
+// What a supplier receives: one document per (order, supplier) with that supplier's lines,
+// as JSON (webhook, pull), as CSV rows (pull, e-mail attachment) and as plain text (e-mail).
+import type { Dispatch, Order, OrderLine, Supplier } from "../db/schema";
+
+export type DispatchDocument = ReturnType<typeof buildDocument>;
+
+export function buildDocument(dispatch: Dispatch, order: Order, supplier: Pick<Supplier, "id" | "name">, lines: OrderLine[]) {
+  return {
+    id: dispatch.idempotencyKey,
+    type: "order.dispatch" as const,
+    dispatch_id: dispatch.id,
+    created_at: dispatch.createdAt,
+    test: order.test,
+    supplier: { id: supplier.id, name: supplier.name },
+    order: {
+      reference: order.reference,
+      external_id: order.externalId,
+      source: order.source,
+      created_at: order.createdAt,
+      email: order.email,
+      shipping: {
+        name: order.shippingName,
+        description: order.shippingDescription,
+        note: order.shippingNote,
+        delivery_date: order.shippingDeliveryDate,
+      },
+      shipping_address: {
+        first_name: order.firstName,
+        last_name: order.lastName,
+        company_name: order.companyName,
+        address1: order.address1,
+        address2: order.address2,
+        postcode: order.postcode,
+        city: order.city,
+        state: order.state,
+        country: order.country,
+        phone: order.phone,
+        email: order.email,
+      },
+    },
+    lines: lines.map((l) => ({
+      id: l.id,
+      external_id: l.externalId,
+      name: l.name,
+      ean13: l.ean13,
+      reference: l.reference,
+      quantity: l.quantity,
+      purchase_price: l.purchasePrice,
+      brand: l.brand,
+    })),
+  };
+}
+
+export const CSV_COLUMNS = [
+  "dispatch_id",
+  "order_reference",
+  "order_external_id",
+  "line_id",
+  "line_external_id",
+  "sku",
+  "ean13",
+  "name",
+  "quantity",
+  "purchase_price",
+  "ship_to_name",
+  "ship_to_company",
+  "ship_to_address1",
+  "ship_to_address2",
+  "ship_to_postcode",
+  "ship_to_city",
+  "ship_to_state",
+  "ship_to_country",
+  "ship_to_phone",
+  "delivery_date",
+  "note",
+] as const;
+
+function csvCell(value: unknown): string {
+  const s = value === null || value === undefined ? "" : String(value);
+  // Quote when needed; a leading =,+,-,@ is neutralised so spreadsheet imports do not run formulas.
+  const safe = /^[=+\-@]/.test(s) && !/^-?\d/.test(s) ? `'${s}` : s;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function csvRows(doc: DispatchDocument): string[][] {
+  const a = doc.order.shipping_address;
+  return doc.lines.map((l) => [
+    String(doc.dispatch_id),
+    doc.order.reference,
+    doc.order.external_id,
+    String(l.id),
+    l.external_id,
+    l.reference ?? "",
+    l.ean13 ?? "",
+    l.name,
+    String(l.quantity),
+    l.purchase_price === null ? "" : String(l.purchase_price),
+    `${a.first_name} ${a.last_name}`,
+    a.company_name ?? "",
+    a.address1,
+    a.address2 ?? "",
+    a.postcode,
+    a.city,
+    a.state ?? "",
+    a.country,
+    a.phone ?? "",
+    doc.order.shipping.delivery_date ?? "",
+    doc.order.shipping.note ?? "",
+  ]);
+}
+
+export function toCsv(rows: string[][]): string {
+  return [CSV_COLUMNS.join(","), ...rows.map((r) => r.map(csvCell).join(","))].join("\r\n") + "\r\n";
+}
+
+export function emailText(doc: DispatchDocument): string {
+  const a = doc.order.shipping_address;
+  const lines = doc.lines.map((l) => `  ${l.quantity} x ${l.name}  (SKU ${l.reference ?? "-"}, EAN ${l.ean13 ?? "-"}${l.purchase_price !== null ? `, price ${l.purchase_price}` : ""})`);
+  return [
+    `New order ${doc.order.reference} (shop order ${doc.order.external_id}) for ${doc.supplier.name}.`,
+    "",
+    "Please deliver:",
+    ...lines,
+    "",
+    "Ship to:",
+    `  ${a.first_name} ${a.last_name}`,
+    ...(a.company_name ? [`  ${a.company_name}`] : []),
+    `  ${a.address1}`,
+    ...(a.address2 ? [`  ${a.address2}`] : []),
+    `  ${a.postcode} ${a.city}${a.state ? `, ${a.state}` : ""}`,
+    `  ${a.country}`,
+    ...(a.phone ? [`  Phone: ${a.phone}`] : []),
+    ...(doc.order.shipping.delivery_date ? ["", `Delivery date: ${doc.order.shipping.delivery_date}`] : []),
+    ...(doc.order.shipping.note ? [`Note: ${doc.order.shipping.note}`] : []),
+    "",
+    `Reference for your answer: dispatch ${doc.dispatch_id} (${doc.id}). The lines are attached as CSV.`,
+  ].join("\n");
+}

@@ -1,0 +1,24 @@
+// Authentication of the supplier API: Authorization: Bearer <supplier key>, scoped to one supplier.
+import { and, eq, isNull } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import { supplierKeys, suppliers } from "../db/schema";
+import type { AppEnv } from "../env";
+import { sha256Hex, timingSafeEqual } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+
+export const supplierKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
+  const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization")?.trim() ?? "");
+  if (!match) throw ApiError.unauthorized("The Authorization header must carry a supplier key: Bearer <key>.");
+  const digest = await sha256Hex(match[1]);
+  const row = await c
+    .get("db")
+    .select({ keyHash: supplierKeys.keyHash, id: suppliers.id, accountId: suppliers.accountId, name: suppliers.name, active: suppliers.active })
+    .from(supplierKeys)
+    .innerJoin(suppliers, eq(suppliers.id, supplierKeys.supplierId))
+    .where(and(eq(supplierKeys.keyHash, digest), isNull(supplierKeys.revokedAt)))
+    .get();
+  if (!row || !timingSafeEqual(row.keyHash, digest)) throw ApiError.unauthorized("The supplier key is invalid or revoked.");
+  if (!row.active) throw ApiError.unauthorized("The supplier is deactivated.");
+  c.set("supplier", { id: row.id, accountId: row.accountId, name: row.name });
+  await next();
+});
