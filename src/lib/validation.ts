@@ -25,6 +25,8 @@ const TYPE_MESSAGES: Record<string, string> = {
 };
 
 function messageFor(issue: z.core.$ZodIssue, raw: unknown): string {
+  // A message the schema wrote itself (with :attribute) beats the generic wording.
+  if (issue.message.includes(":attribute") && !(issue.code === "invalid_type" && isBlank(raw))) return issue.message;
   switch (issue.code) {
     case "invalid_type":
       if (isBlank(raw)) return "The :attribute field is required.";
@@ -51,12 +53,12 @@ function messageFor(issue: z.core.$ZodIssue, raw: unknown): string {
     }
     case "invalid_format":
       if (issue.format === "email") return "The :attribute field must be a valid email address.";
+      if (issue.format === "url") return "The :attribute field must be a valid URL.";
       return "The :attribute field format is invalid.";
     case "invalid_value":
       return "The selected :attribute is invalid.";
-    case "custom":
     default:
-      return issue.message.includes(":attribute") ? issue.message : "The :attribute field is invalid.";
+      return "The :attribute field is invalid.";
   }
 }
 

@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import { createAccount, createOrder, orderPayload } from "../helpers/factories";
+import { call } from "../helpers/http";
+import { signedHeader, supplierWithRule } from "../helpers/suppliers";
+import { waitFor } from "../helpers/wait";
+
+const threeLines = orderPayload({
+  products: [
+    { external_id: "a", name: "A", quantity: 5, price: 1 },
+    { external_id: "b", name: "B", quantity: 2, price: 1 },
+    { external_id: "c", name: "C", quantity: 1, price: 1 },
+  ],
+});
+
+async function pulledOrder() {
+  const creds = await createAccount();
+  const { supplier } = await supplierWithRule(creds, { channel: "pull" });
+  const key = (await call("POST", `/api/v1/suppliers/${supplier.id}/keys`, { creds, body: {} })).json.key;
+  const { reference } = await createOrder(creds, { ...threeLines, external_id: `x-${Math.random()}` });
+  const order = await waitFor(async () => {
+    const d = await call("GET", `/api/v1/orders/${reference}/dispatches`, { creds });
+    return d.json.data[0]?.status === "awaiting_pickup" ? (await call("GET", `/api/v1/orders/${reference}`, { creds })).json : null;
+  });
+  const lineIds: number[] = order.order_lines.map((l: any) => l.id);
+  return { creds, supplier, key, reference, lineIds };
+}
+
+describe("supplier answers", () => {
+  it("declines, confirms part, accepts and ships; the read model shows it and completed_at follows", async () => {
+    const { creds, supplier, key, reference, lineIds: [a, b, c] } = await pulledOrder();
+    const headers = { authorization: `Bearer ${key}` };
+    const res = await call("POST", "/api/v1/supplier/answers", {
+      headers,
+      body: {
+        answers: [
+          { line_id: a, action: "partial", quantity: 3, reason: "only 3 left" },
+          { line_id: b, action: "decline", reason: "discontinued" },
+          { line_id: c, action: "ship", carrier: "PostNL", tracking_number: "3SABC", tracking_url: "https://track.example/3SABC" },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      results: [
+        { line_id: a, current_status: "partially_completed" },
+        { line_id: b, current_status: "declined" },
+        { line_id: c, current_status: "completed" },
+      ],
+    });
+    // The same shipment reported again is recorded once.
+    await call("POST", "/api/v1/supplier/answers", { headers, body: { answers: [{ line_id: c, action: "ship", carrier: "PostNL", tracking_number: "3SABC" }] } });
+
+    const order = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+    const [la, lb, lc] = order.order_lines;
+    expect(la.confirmed_quantity).toBe(3);
+    expect(la.logs.at(-1)).toMatchObject({ status: "partially_completed", message: `Supplier ${supplier.name} confirmed 3 of 5: only 3 left` });
+    expect(lb.logs.at(-1)).toMatchObject({ status: "declined", message: `Declined by supplier ${supplier.name}: discontinued` });
+    expect(lc.logs.slice(-2).map((l: any) => `${l.status}: ${l.message}`)).toEqual([
+      `completed: Accepted by supplier ${supplier.name}`,
+      `completed: Shipped 1 by supplier ${supplier.name} via PostNL (tracking 3SABC)`,
+    ]);
+    expect(lc.shipments).toEqual([
+      { id: expect.any(Number), quantity: 1, carrier: "PostNL", tracking_number: "3SABC", tracking_url: "https://track.example/3SABC", created_at: expect.any(String) },
+    ]);
+    const completed = await call("GET", `/api/v1/orders?completed_since=2000-01-01T00:00:00Z`, { creds });
+    expect(completed.json.data.map((o: any) => o.reference)).toEqual([reference]);
+  });
+
+  it("refuses answers that do not fit, changing nothing", async () => {
+    const { creds, key, reference, lineIds: [a, b] } = await pulledOrder();
+    const headers = { authorization: `Bearer ${key}` };
+    await call("POST", "/api/v1/supplier/answers", { headers, body: { answers: [{ line_id: b, action: "decline", reason: "no" }] } });
+    const conflict = await call("POST", "/api/v1/supplier/answers", {
+      headers,
+      body: { answers: [{ line_id: a, action: "accept" }, { line_id: b, action: "ship" }] },
+    });
+    expect(conflict).toMatchObject({ status: 409, json: { message: "Conflict", error: `Order line ${b} is declined; it cannot be given the answer 'ship'.` } });
+    const order = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+    expect(order.order_lines[0].current_status).toBe("ruled");
+
+    expect(await call("POST", "/api/v1/supplier/answers", { headers, body: { answers: [{ line_id: a, action: "decline" }, { line_id: a, action: "partial", quantity: 9 }] } })).toMatchObject({
+      status: 422,
+      json: { message: "Errors", errors: { "answers.0.reason": ["The answers.0.reason field is required when action is decline."] } },
+    });
+    expect(await call("POST", "/api/v1/supplier/answers", { headers, body: { answers: [{ line_id: a, action: "partial", quantity: 9 }] } })).toMatchObject({
+      status: 422,
+      json: { message: "Errors", errors: { quantity: ["The quantity field must be less than the line's quantity (5)."] } },
+    });
+    // Another supplier's (or account's) line is not found.
+    const other = await pulledOrder();
+    expect(await call("POST", "/api/v1/supplier/answers", { headers, body: { answers: [{ line_id: other.lineIds[0], action: "accept" }] } })).toMatchObject({
+      status: 404,
+      json: { message: "Not Found", error: `Order line with id '${other.lineIds[0]}' not found` },
+    });
+  });
+});
+
+describe("signed supplier callbacks", () => {
+  it("accepts a correctly signed call and rejects bad or stale signatures", async () => {
+    const creds = await createAccount();
+    const { supplier } = await supplierWithRule(creds, { channel: "manual" });
+    const { reference } = await createOrder(creds);
+    const order = await waitFor(async () => {
+      const o = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+      return o.order_lines[0].current_status === "ruled" ? o : null;
+    });
+    const body = JSON.stringify({ answers: [{ line_id: order.order_lines[0].id, action: "accept" }] });
+    const path = `/api/v1/supplier-callbacks/${supplier.id}`;
+    const send = (signature: string) => call("POST", path, { rawBody: body, headers: { "content-type": "application/json", "x-webhook-signature": signature } });
+
+    expect(await send(await signedHeader("whsec_wrong", body))).toMatchObject({ status: 401, json: { message: "Unauthorized", error: "The signature does not match." } });
+    expect(await send(await signedHeader(supplier.webhook_secret, body, Date.now() - 10 * 60 * 1000))).toMatchObject({
+      status: 401,
+      json: { message: "Unauthorized", error: "The signature timestamp is too old or in the future." },
+    });
+    expect(await send("")).toMatchObject({ status: 401 });
+    const ok = await send(await signedHeader(supplier.webhook_secret, body));
+    expect(ok).toMatchObject({ status: 200, json: { results: [{ line_id: order.order_lines[0].id, current_status: "completed" }] } });
+
+    // After a rotation the previous secret still verifies, until it is expired.
+    await call("POST", `/api/v1/suppliers/${supplier.id}/rotate-secret`, { creds });
+    const accept = JSON.stringify({ answers: [{ line_id: order.order_lines[0].id, action: "accept" }] });
+    const viaOld = await call("POST", path, { rawBody: accept, headers: { "x-webhook-signature": await signedHeader(supplier.webhook_secret, accept) } });
+    expect(viaOld.status).toBe(200);
+    await call("POST", `/api/v1/suppliers/${supplier.id}/rotate-secret`, { creds, body: { expire_previous: true } });
+    const expired = await call("POST", path, { rawBody: accept, headers: { "x-webhook-signature": await signedHeader(supplier.webhook_secret, accept) } });
+    expect(expired.status).toBe(401);
+  });
+});
