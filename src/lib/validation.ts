@@ -28,6 +28,8 @@ function messageFor(issue: z.core.$ZodIssue, raw: unknown): string {
   switch (issue.code) {
     case "invalid_type":
       if (isBlank(raw)) return "The :attribute field is required.";
+      // A schema that names its own type message (integers: a string is "not an integer", not "not a number").
+      if (issue.message.includes(":attribute")) return issue.message;
       return TYPE_MESSAGES[issue.expected] ?? "The :attribute field is invalid.";
     case "too_big": {
       const max = String(issue.maximum);
@@ -117,6 +119,8 @@ const booleanish = (v: unknown) => {
   return blankToUndefined(v);
 };
 
+const integer = () => z.number({ error: TYPE_MESSAGES.int }).int();
+
 type Range = { min?: number; max?: number };
 const ranged = (schema: z.ZodNumber, { min, max }: Range) => {
   let out = schema;
@@ -131,8 +135,8 @@ export const field = {
   number: (range: Range = {}) => z.preprocess((v) => blankToUndefined(parseDecimal(v)), ranged(z.number(), range)),
   optionalNumber: (range: Range = {}) =>
     z.preprocess((v) => blankToUndefined(parseDecimal(v)), ranged(z.number(), range).optional()),
-  int: (range: Range = {}) => z.preprocess(integerish, ranged(z.number().int(), range)),
-  optionalInt: (range: Range = {}) => z.preprocess(integerish, ranged(z.number().int(), range).optional()),
+  int: (range: Range = {}) => z.preprocess(integerish, ranged(integer(), range)),
+  optionalInt: (range: Range = {}) => z.preprocess(integerish, ranged(integer(), range).optional()),
   optionalBoolean: () => z.preprocess(booleanish, z.boolean().optional()),
 };
 
