@@ -28,6 +28,15 @@ export function createApp() {
   const app = new OpenAPIHono<AppEnv>();
 
   app.use("*", requestContext);
+  // Hono hands only Error instances to onError; anything else thrown would escape to the
+  // runtime's own (non-JSON) 500.
+  app.use("*", async (_c, next) => {
+    try {
+      await next();
+    } catch (err) {
+      throw err instanceof Error ? err : new Error(`Non-Error thrown: ${String(err)}`);
+    }
+  });
   app.use(
     "*",
     bodyLimit({
