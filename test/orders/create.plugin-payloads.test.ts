@@ -118,6 +118,27 @@ describe("WooCommerce", () => {
     expect(order.shipping_address.state).toBe("CA");
   });
 
+  it("turns WooCommerce's own country names into the right code", async () => {
+    const creds = await createAccount();
+    const cases: [string, string][] = [
+      ["United Kingdom (UK)", "GB"],
+      ["Virgin Islands (US)", "VI"],
+      ["Virgin Islands (British)", "VG"],
+      ["United States (US) Minor Outlying Islands", "UM"],
+      ["Congo (Kinshasa)", "CD"],
+      ["Congo (Brazzaville)", "CG"],
+      ["Saint Martin (Dutch part)", "SX"],
+      ["Vatican", "VA"],
+      ["Czech Republic", "CZ"],
+      ["Ivory Coast", "CI"],
+    ];
+    for (const [country, code] of cases) {
+      const sent = wooCommerceOrder();
+      const order = await createAndShow(creds, { ...sent, shipping_address: { ...sent.shipping_address, country } });
+      expect(order.shipping_address.country, country).toBe(code);
+    }
+  });
+
   it("treats a re-post of the same order on a status change as the same order", async () => {
     const creds = await createAccount();
     const sent = wooCommerceOrder();
