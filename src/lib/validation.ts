@@ -85,6 +85,10 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, raw: unknown): z.ou
 
 const blankToUndefined = (v: unknown) => (isBlank(v) ? undefined : v);
 
+/** PHP plugins encode an empty associative array as [] (json_encode(array())): an absent object. */
+export const emptyObjectToUndefined = (v: unknown) =>
+  isBlank(v) || (Array.isArray(v) && v.length === 0) ? undefined : v;
+
 /** A string; numbers are accepted and kept as their digits (ids, EANs, phones). */
 const stringish = (v: unknown) => {
   if (isBlank(v)) return undefined;
@@ -143,7 +147,7 @@ export const field = {
 /** A JSON object of key-value pairs, bounded in size and depth. */
 export function jsonObject(maxBytes: number, maxDepth: number) {
   return z.preprocess(
-    blankToUndefined,
+    emptyObjectToUndefined,
     z
       .record(z.string(), z.unknown())
       .superRefine((value, ctx) => {

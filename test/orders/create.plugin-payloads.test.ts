@@ -248,6 +248,22 @@ describe("field leniency", () => {
     products: [{ external_id: "x", name: "y", quantity: 1, price: 10 }],
   });
 
+  it("reads PHP's empty array (json_encode(array())) in custom and shipping as absent", async () => {
+    const creds = await createAccount();
+    const b = base();
+    const order = await createAndShow(creds, { ...b, shipping: [], shipping_cost: "2.50", custom: [], products: [{ ...b.products[0], custom: [] }] });
+    expect(order.custom).toBeNull();
+    expect(order.shipping).toEqual({ cost: 2.5, name: null, description: null, note: null, delivery_date: null });
+    expect(order.order_lines[0].custom).toBeNull();
+    // A list with items is still not an object.
+    const res = await call("POST", "/api/v1/orders", { creds, body: { ...base(), custom: ["a"], shipping: [1] } });
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({
+      message: "Errors",
+      errors: { custom: ["The custom field must be an object."], shipping: ["The shipping field must be an object."] },
+    });
+  });
+
   it("keeps the leading zeros of an EAN sent as a string", async () => {
     const creds = await createAccount();
     const order = await createAndShow(creds, { ...base(), products: [{ ...base().products[0], ean13: "0012345678905" }] });
