@@ -11,10 +11,8 @@ const MiB = 1024 * 1024;
 
 /** A valid order whose JSON is `bytes` long, padded in a custom field. */
 function orderOfSize(bytes: number) {
-  const payload = orderPayload({ custom: { pad: "" } });
-  const base = JSON.stringify(payload).length;
-  payload.custom = { pad: "x".repeat(bytes - base) };
-  const json = JSON.stringify(payload);
+  const base = JSON.stringify(orderPayload({ external_id: "sized", custom: { pad: "" } })).length;
+  const json = JSON.stringify(orderPayload({ external_id: "sized", custom: { pad: "x".repeat(bytes - base) } }));
   expect(json.length).toBe(bytes);
   return json;
 }
@@ -119,7 +117,7 @@ describe("routing errors", () => {
       ["POST", "/openapi.json", ["GET"]],
     ];
     for (const [method, path, allowed] of cases) {
-      const headers = path.startsWith("/admin") ? { authorization: "Bearer test-admin-token" } : {};
+      const headers: Record<string, string> = path.startsWith("/admin") ? { authorization: "Bearer test-admin-token" } : {};
       const res = await call(method, path, { creds, headers });
       expect(res.status, `${method} ${path}`).toBe(405);
       const allow = res.headers.get("allow")!.split(", ").sort();
