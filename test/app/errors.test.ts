@@ -129,6 +129,25 @@ describe("routing errors", () => {
     }
   });
 
+  it("serves a path with a trailing slash as the path without it, as Laravel does", async () => {
+    const creds = await createAccount();
+    const created = await call("POST", "/api/v1/orders/", { creds, body: orderPayload() });
+    expect(created.status).toBe(200);
+    expect(created.json.message).toBe("Order created");
+    const list = await call("GET", "/api/v1/orders/?per_page=1", { creds });
+    expect(list.status).toBe(200);
+    expect(list.json.meta).toMatchObject({ total: 1, path: "http://orders.test/api/v1/orders" });
+    expect(list.json.links.first).toBe("http://orders.test/api/v1/orders?per_page=1&page=1");
+    const shown = await call("GET", `/api/v1/orders/${created.json.reference}/`, { creds });
+    expect(shown.json.reference).toBe(String(created.json.reference));
+    expect((await call("GET", "/api/v1/", { creds })).json).toEqual({ id: creds.accountId, name: creds.name });
+    const products = await call("GET", "/api/v1/products/", { creds });
+    expect(products.json.path).toBe("http://orders.test/api/v1/products");
+    const wrong = await call("DELETE", "/api/v1/orders/", { creds });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")!.split(", ").sort()).toEqual(["GET", "POST"]);
+  });
+
   it("answers JSON 401 before routing on /api/v1 without credentials", async () => {
     const res = await call("DELETE", "/api/v1/orders");
     expect(res.status).toBe(401);
