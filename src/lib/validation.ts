@@ -151,7 +151,7 @@ export function jsonObject(maxBytes: number, maxDepth: number) {
     z
       .record(z.string(), z.unknown())
       .superRefine((value, ctx) => {
-        if (depthOf(value) > maxDepth) {
+        if (depthOf(value, maxDepth) > maxDepth) {
           ctx.addIssue({ code: "custom", message: `The :attribute field must not be nested more than ${maxDepth} levels deep.` });
         } else if (new TextEncoder().encode(JSON.stringify(value)).byteLength > maxBytes) {
           ctx.addIssue({ code: "custom", message: `The :attribute field must not be larger than ${maxBytes / 1024} kilobytes.` });
@@ -161,12 +161,14 @@ export function jsonObject(maxBytes: number, maxDepth: number) {
   );
 }
 
-function depthOf(value: unknown, depth = 1): number {
+/** Nesting depth, looking no deeper than one level past `cap` (a hostile value may nest 100k deep). */
+function depthOf(value: unknown, cap: number, depth = 1): number {
   if (value === null || typeof value !== "object") return depth - 1;
+  if (depth > cap) return depth;
   let max = depth;
   for (const child of Object.values(value)) {
-    if (child !== null && typeof child === "object") max = Math.max(max, depthOf(child, depth + 1));
-    if (max > 64) break;
+    if (child !== null && typeof child === "object") max = Math.max(max, depthOf(child, cap, depth + 1));
+    if (max > cap) break;
   }
   return max;
 }

@@ -214,6 +214,27 @@ describe("POST /api/v1/orders: 422", () => {
     expect(ok.status).toBe(200);
   });
 
+  it("answers 422, never 500, for hostile nesting (100,000 levels) anywhere", async () => {
+    const creds = await createAccount();
+    const deep = (open: string, close: string) => `${open.repeat(100_000)}1${close.repeat(100_000)}`;
+    const objects = deep('{"a":', "}");
+    const arrays = deep("[", "]");
+    const json = (extra: string) => JSON.stringify(orderPayload()).replace(/}$/, `,${extra}}`);
+    const cases: [string, Record<string, string[]>][] = [
+      [`"custom":${objects}`, { custom: ["The custom field must not be nested more than 5 levels deep."] }],
+      [`"custom":{"list":${arrays}}`, { custom: ["The custom field must not be nested more than 5 levels deep."] }],
+      [`"source":${arrays}`, { source: ["The source field must be a string."] }],
+    ];
+    for (const [extra, errors] of cases) {
+      const res = await call("POST", "/api/v1/orders", { creds, rawBody: json(extra), headers: { "content-type": "application/json" } });
+      expect(res.status).toBe(422);
+      expect(res.json).toEqual({ message: "Errors", errors });
+    }
+    // An unknown field is ignored however deep it is.
+    const ignored = await call("POST", "/api/v1/orders", { creds, rawBody: json(`"unknown":${objects}`), headers: { "content-type": "application/json" } });
+    expect(ignored.status).toBe(200);
+  });
+
   it("refuses an unrecognisable country on shipping_address.country", async () => {
     const creds = await createAccount();
     for (const country of ["Atlantis", "XX", "Neverland (NV)", "12"]) {
