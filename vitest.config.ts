@@ -27,6 +27,9 @@ export default defineConfig(async () => {
       setupFiles: ["./test/setup.ts"],
       globalSetup: ["./test/helpers/fake-remote.global.ts"],
       testTimeout: 20_000,
+      // One workerd per file costs ~2 s each; tests are self-seeding (own account each), so
+      // files can share workers and the local D1 safely.
+      isolate: false,
     },
   };
 });

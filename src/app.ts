@@ -30,9 +30,19 @@ const STATUS_MESSAGES: Record<number, string> = {
 };
 
 export function createApp() {
-  const app = new OpenAPIHono<AppEnv>();
+  // strict: false serves /api/v1/orders/ as /api/v1/orders, as Laravel's router does.
+  const app = new OpenAPIHono<AppEnv>({ strict: false });
 
   app.use("*", requestContext);
+  // Hono hands only Error instances to onError; anything else thrown would escape to the
+  // runtime's own (non-JSON) 500.
+  app.use("*", async (_c, next) => {
+    try {
+      await next();
+    } catch (err) {
+      throw err instanceof Error ? err : new Error(`Non-Error thrown: ${String(err)}`);
+    }
+  });
   app.use(
     "*",
     bodyLimit({

@@ -29,18 +29,42 @@ export function toCountryCode(input: string): string | null {
   return code;
 }
 
+// WooCommerce's own English names (its i18n/countries.php) that the library does not know.
+// "Virgin Islands (US)" must not fall through to the "(US)" suffix rule below.
+const WOOCOMMERCE_NAMES: Record<string, string> = {
+  belau: "PW",
+  "bonaire, saint eustatius and saba": "BQ",
+  "congo (brazzaville)": "CG",
+  "congo (kinshasa)": "CD",
+  "falkland islands": "FK",
+  "macao s.a.r., china": "MO",
+  "palestinian territory": "PS",
+  "saint martin (dutch part)": "SX",
+  "south georgia/sandwich islands": "GS",
+  "united kingdom (uk)": "GB",
+  "united states (us)": "US",
+  "united states (us) minor outlying islands": "UM",
+  vatican: "VA",
+  "virgin islands (british)": "VG",
+  "virgin islands (us)": "VI",
+  // ISO 3166-1 reserves UK for the United Kingdom; shops send it.
+  uk: "GB",
+};
+
 function resolve(value: string): string | null {
+  const known = WOOCOMMERCE_NAMES[value.toLowerCase()];
+  if (known) return known;
   if (/^[a-z]{2}$/i.test(value)) return countries.isValid(value) ? value.toUpperCase() : null;
   if (/^[a-z]{3}$/i.test(value)) {
     const alpha2 = countries.alpha3ToAlpha2(value.toUpperCase());
     if (alpha2) return alpha2;
   }
-  // "United States (US)": WooCommerce appends the code to some names.
-  const suffix = /\(([a-z]{2})\)\s*$/i.exec(value);
-  if (suffix && countries.isValid(suffix[1])) return suffix[1].toUpperCase();
   for (const locale of LOCALES) {
     const code = countries.getSimpleAlpha2Code(value, locale.locale);
     if (code) return code;
   }
+  // Other names with the code appended, as WooCommerce does ("United States (US)").
+  const suffix = /\(([a-z]{2})\)\s*$/i.exec(value);
+  if (suffix && countries.isValid(suffix[1])) return suffix[1].toUpperCase();
   return null;
 }

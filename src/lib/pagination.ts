@@ -7,12 +7,17 @@ export function offsetOf({ page, perPage }: PageRequest): number {
   return (page - 1) * perPage;
 }
 
+/** The absolute URL without query or trailing slash, as Laravel's request()->url(). */
+function pathOf(url: URL): string {
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
 function pageUrl(requestUrl: string, page: number): string {
   const url = new URL(requestUrl);
   const params = new URLSearchParams();
   for (const [k, v] of url.searchParams) if (k !== "page") params.append(k, v);
   params.append("page", String(page));
-  return `${url.origin}${url.pathname}?${params.toString()}`;
+  return `${pathOf(url)}?${params.toString()}`;
 }
 
 function window(requestUrl: string, req: PageRequest, total: number, count: number) {
@@ -24,7 +29,7 @@ function window(requestUrl: string, req: PageRequest, total: number, count: numb
     lastPage,
     from,
     to,
-    path: `${url.origin}${url.pathname}`,
+    path: pathOf(url),
     first: pageUrl(requestUrl, 1),
     last: pageUrl(requestUrl, lastPage),
     prev: req.page > 1 ? pageUrl(requestUrl, req.page - 1) : null,

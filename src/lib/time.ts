@@ -12,7 +12,8 @@ export function parseIsoFilter(value: string, endOfDay = false): string | null {
   if (!dateOnly && !/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(trimmed)) {
     return null;
   }
-  if (dateOnly && !isCalendarDate(trimmed)) return null;
+  // Date.parse rolls 2026-02-30T... over into March instead of failing.
+  if (!isCalendarDate(trimmed.slice(0, 10))) return null;
   let normalised = trimmed.replace(" ", "T");
   if (dateOnly) normalised += endOfDay ? "T23:59:59.999Z" : "T00:00:00.000Z";
   else if (!/(Z|[+-]\d{2}:?\d{2})$/i.test(normalised)) normalised += "Z";

@@ -30,6 +30,8 @@ function messageFor(issue: z.core.$ZodIssue, raw: unknown): string {
   switch (issue.code) {
     case "invalid_type":
       if (isBlank(raw)) return "The :attribute field is required.";
+      // A schema that names its own type message (integers: a string is "not an integer", not "not a number").
+      if (issue.message.includes(":attribute")) return issue.message;
       return TYPE_MESSAGES[issue.expected] ?? "The :attribute field is invalid.";
     case "too_big": {
       const max = String(issue.maximum);
@@ -85,6 +87,10 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, raw: unknown): z.ou
 
 const blankToUndefined = (v: unknown) => (isBlank(v) ? undefined : v);
 
+/** PHP plugins encode an empty associative array as [] (json_encode(array())): an absent object. */
+export const emptyObjectToUndefined = (v: unknown) =>
+  isBlank(v) || (Array.isArray(v) && v.length === 0) ? undefined : v;
+
 /** A string; numbers are accepted and kept as their digits (ids, EANs, phones). */
 const stringish = (v: unknown) => {
   if (isBlank(v)) return undefined;
@@ -119,6 +125,8 @@ const booleanish = (v: unknown) => {
   return blankToUndefined(v);
 };
 
+const integer = () => z.number({ error: TYPE_MESSAGES.int }).int();
+
 type Range = { min?: number; max?: number };
 const ranged = (schema: z.ZodNumber, { min, max }: Range) => {
   let out = schema;
@@ -133,19 +141,19 @@ export const field = {
   number: (range: Range = {}) => z.preprocess((v) => blankToUndefined(parseDecimal(v)), ranged(z.number(), range)),
   optionalNumber: (range: Range = {}) =>
     z.preprocess((v) => blankToUndefined(parseDecimal(v)), ranged(z.number(), range).optional()),
-  int: (range: Range = {}) => z.preprocess(integerish, ranged(z.number().int(), range)),
-  optionalInt: (range: Range = {}) => z.preprocess(integerish, ranged(z.number().int(), range).optional()),
+  int: (range: Range = {}) => z.preprocess(integerish, ranged(integer(), range)),
+  optionalInt: (range: Range = {}) => z.preprocess(integerish, ranged(integer(), range).optional()),
   optionalBoolean: () => z.preprocess(booleanish, z.boolean().optional()),
 };
 
 /** A JSON object of key-value pairs, bounded in size and depth. */
 export function jsonObject(maxBytes: number, maxDepth: number) {
   return z.preprocess(
-    blankToUndefined,
+    emptyObjectToUndefined,
     z
       .record(z.string(), z.unknown())
       .superRefine((value, ctx) => {
-        if (depthOf(value) > maxDepth) {
+        if (depthOf(value, maxDepth) > maxDepth) {
           ctx.addIssue({ code: "custom", message: `The :attribute field must not be nested more than ${maxDepth} levels deep.` });
         } else if (new TextEncoder().encode(JSON.stringify(value)).byteLength > maxBytes) {
           ctx.addIssue({ code: "custom", message: `The :attribute field must not be larger than ${maxBytes / 1024} kilobytes.` });
@@ -155,12 +163,14 @@ export function jsonObject(maxBytes: number, maxDepth: number) {
   );
 }
 
-function depthOf(value: unknown, depth = 1): number {
+/** Nesting depth, looking no deeper than one level past `cap` (a hostile value may nest 100k deep). */
+function depthOf(value: unknown, cap: number, depth = 1): number {
   if (value === null || typeof value !== "object") return depth - 1;
+  if (depth > cap) return depth;
   let max = depth;
   for (const child of Object.values(value)) {
-    if (child !== null && typeof child === "object") max = Math.max(max, depthOf(child, depth + 1));
-    if (max > 64) break;
+    if (child !== null && typeof child === "object") max = Math.max(max, depthOf(child, cap, depth + 1));
+    if (max > cap) break;
   }
   return max;
 }

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { LINE_STATUSES } from "../db/schema";
 import { toCountryCode } from "../lib/countries";
 import { isCalendarDate, parseIsoFilter } from "../lib/time";
-import { field, jsonObject } from "../lib/validation";
+import { emptyObjectToUndefined, field, jsonObject } from "../lib/validation";
 
 export const LIMITS = {
   maxLines: 500,
@@ -80,7 +80,7 @@ export const CreateOrderBody = z
     shipping_cost: field.optionalNumber(LIMITS.money),
     shipping: z
       .preprocess(
-        (v) => (v === null ? undefined : v),
+        emptyObjectToUndefined,
         z
           .object({
             name: field.optionalText(255),

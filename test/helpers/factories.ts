@@ -62,7 +62,7 @@ export async function createOrder(creds: Credentials, overrides: Record<string, 
 
 /** Direct row seeding for what has no public write API yet (suppliers, catalogue). */
 export async function seedSupplier(accountId: number, name = unique("supplier")) {
-  const now = new Date().toISOString();
+  const now = isoNow();
   const row = await env.DB.prepare(
     "INSERT INTO suppliers (account_id, name, active, priority, created_at, updated_at) VALUES (?, ?, 1, 100, ?, ?) RETURNING id",
   )
@@ -70,3 +70,70 @@ export async function seedSupplier(accountId: number, name = unique("supplier"))
     .first<{ id: number }>();
   return { id: row!.id, name };
 }
+
+/** Rows straight from D1, for what a client cannot see (hashes, raw columns, counts). */
+export async function rows<T = Record<string, unknown>>(query: string, ...params: unknown[]): Promise<T[]> {
+  const result = await env.DB.prepare(query).bind(...params).all<T>();
+  return result.results;
+}
+
+export async function exec(query: string, ...params: unknown[]) {
+  return env.DB.prepare(query).bind(...params).run();
+}
+
+/** The internal id of an order, for seeding what has no public write API yet. */
+export async function orderIdOf(reference: string): Promise<number> {
+  const [row] = await rows<{ id: number }>("SELECT id FROM orders WHERE reference = ?", reference);
+  if (!row) throw new Error(`no order ${reference}`);
+  return row.id;
+}
+
+/** A product feed of a (new or given) supplier of the account. */
+export async function seedProductFeed(accountId: number, supplierId?: number) {
+  const supplier = supplierId ?? (await seedSupplier(accountId)).id;
+  const now = isoNow();
+  const row = await env.DB.prepare(
+    "INSERT INTO product_feeds (account_id, supplier_id, name, format, active, created_at, updated_at) VALUES (?, ?, ?, 'csv', 1, ?, ?) RETURNING id",
+  )
+    .bind(accountId, supplier, unique("feed"), now, now)
+    .first<{ id: number }>();
+  return { id: row!.id, supplierId: supplier };
+}
+
+export type SeededProduct = {
+  id: number;
+  account_id: number;
+  product_feed_id: number;
+  sku: string;
+  ean13: string | null;
+  name: string;
+  purchase_price: number | null;
+  stock_quantity: number | null;
+  active: number;
+  created_at: string;
+  updated_at: string;
+};
+
+/** `count` catalogue products in one feed, inserted in one statement; returns the rows, ids ascending. */
+export async function seedProducts(accountId: number, count: number, feedId?: number): Promise<SeededProduct[]> {
+  const feed = feedId ?? (await seedProductFeed(accountId)).id;
+  const now = isoNow();
+  await env.DB.prepare(
+    `INSERT INTO products (account_id, product_feed_id, sku, ean13, name, purchase_price, stock_quantity, active, created_at, updated_at)
+     WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ?)
+     SELECT ?, ?, 'SKU-' || n, printf('%013d', n), 'Product ' || n, n + 0.25, n * 2, n % 2, ?, ? FROM seq`,
+  )
+    .bind(count, accountId, feed, now, now)
+    .run();
+  return rows<SeededProduct>(
+    "SELECT * FROM products WHERE product_feed_id = ? ORDER BY id",
+    feed,
+  );
+}
+
+/** A timestamp in the form the service writes: ISO 8601 UTC, six fractional digits. */
+export function isoNow(date = new Date()) {
+  return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+}
+
+export const ISO_MICRO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;

@@ -1,0 +1,49 @@
+// GET /openapi.json: an OpenAPI 3.1 document of every public endpoint, from the validating schemas.
+import { describe, expect, it } from "vitest";
+import { call } from "../helpers/http";
+
+describe("GET /openapi.json", () => {
+  it("is OpenAPI 3.1 and lists every public path with its methods", async () => {
+    const res = await call("GET", "/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.json.openapi).toBe("3.1.0");
+    expect(res.json.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+    const methods = Object.fromEntries(
+      Object.entries(res.json.paths as Record<string, Record<string, unknown>>).map(([path, ops]) => [path, Object.keys(ops).sort()]),
+    );
+    expect(methods).toEqual({
+      "/api/v1": ["get"],
+      "/api/v1/orders": ["get", "post"],
+      "/api/v1/orders/{reference}": ["get"],
+      "/api/v1/products": ["get"],
+      "/admin/v1/accounts": ["post"],
+      "/admin/v1/accounts/{id}/api-keys": ["post"],
+      "/admin/v1/api-keys/{id}": ["delete"],
+    });
+  });
+
+  it("documents responses and errors, and the credentials each endpoint needs", async () => {
+    const doc = (await call("GET", "/openapi.json")).json;
+    const create = doc.paths["/api/v1/orders"].post;
+    expect(Object.keys(create.responses).sort()).toEqual(["200", "400", "401", "413", "422", "429", "500"]);
+    expect(create.security).toEqual([{ ApiKey: [], AccountId: [] }]);
+    expect(create.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/CreateOrderRequest" });
+    expect(Object.keys(doc.paths["/api/v1/orders"].get.responses).sort()).toEqual(["200", "401", "422", "429", "500"]);
+    expect(Object.keys(doc.paths["/api/v1/orders/{reference}"].get.responses).sort()).toEqual(["200", "401", "404", "429", "500"]);
+    expect(doc.paths["/admin/v1/accounts"].post.security).toEqual([{ AdminToken: [] }]);
+    expect(doc.components.securitySchemes).toEqual({
+      ApiKey: { type: "apiKey", in: "header", name: "api-key" },
+      AccountId: { type: "apiKey", in: "header", name: "account-id" },
+      AdminToken: { type: "http", scheme: "bearer" },
+    });
+    const listParams = doc.paths["/api/v1/orders"].get.parameters.map((p: any) => p.name).sort();
+    expect(listParams).toEqual(
+      ["blocked", "completed_since", "date_from", "date_to", "external_id", "include_test", "page", "per_page", "statuses", "supplier_ids", "total_max", "total_min"],
+    );
+    const request = doc.components.schemas.CreateOrderRequest;
+    expect(request.required).toEqual(expect.arrayContaining(["external_id", "source", "total", "shipping_address", "products"]));
+    for (const name of ["Order", "OrderWithLogs", "OrderPage", "ProductPage", "Error", "ValidationError"]) {
+      expect(doc.components.schemas[name], name).toBeDefined();
+    }
+  });
+});
