@@ -25,8 +25,10 @@ const TYPE_MESSAGES: Record<string, string> = {
 };
 
 function messageFor(issue: z.core.$ZodIssue, raw: unknown): string {
-  // A message the schema wrote itself (with :attribute) beats the generic wording.
-  if (issue.message.includes(":attribute") && !(issue.code === "invalid_type" && isBlank(raw))) return issue.message;
+  // A message the schema wrote itself (with :attribute) beats the generic wording for type, format
+  // and custom issues. (A schema's `error` option also lands on its range issues: those keep theirs.)
+  const own = issue.message.includes(":attribute");
+  if (own && (issue.code === "custom" || issue.code === "invalid_format")) return issue.message;
   switch (issue.code) {
     case "invalid_type":
       if (isBlank(raw)) return "The :attribute field is required.";

@@ -1,27 +1,8 @@
 // Rows -> the public JSON of an order, exactly as the original service shows it.
-import type { Order, OrderLineLog, Shipment } from "../db/schema";
+import type { Order, OrderLineLog } from "../db/schema";
 import type { LineWithSupplier } from "./orders.service";
 
-function presentShipment(s: Shipment) {
-  return {
-    id: s.id,
-    quantity: s.quantity,
-    carrier: s.carrier,
-    tracking_number: s.trackingNumber,
-    tracking_url: s.trackingUrl,
-    created_at: s.createdAt,
-  };
-}
-
-type ShipmentsByLine = Map<number, ReturnType<typeof presentShipment>[]>;
-
-function groupShipments(list: Shipment[]): ShipmentsByLine {
-  const map: ShipmentsByLine = new Map();
-  for (const s of list) map.set(s.orderLineId, [...(map.get(s.orderLineId) ?? []), presentShipment(s)]);
-  return map;
-}
-
-function presentLine(line: LineWithSupplier, shipments: ShipmentsByLine) {
+function presentLine(line: LineWithSupplier) {
   return {
     id: line.id,
     external_id: line.externalId,
@@ -41,7 +22,7 @@ function presentLine(line: LineWithSupplier, shipments: ShipmentsByLine) {
       line.matchedSupplierId !== null ? { id: line.matchedSupplierId, name: line.supplierName ?? "" } : null,
     // Beyond the original spec: what the supplier confirmed and shipped (extra fields break no client).
     confirmed_quantity: line.confirmedQuantity,
-    shipments: shipments.get(line.id) ?? [],
+    shipments: line.shipments,
   };
 }
 
@@ -93,8 +74,7 @@ function presentOrder<L>(order: Order, lines: LineWithSupplier[], orderLines: L[
 }
 
 /** An order in a list: lines without logs. `lines` may hold other orders' lines too. */
-export function presentOrderSummaries(orderRows: Order[], lines: LineWithSupplier[], shipmentRows: Shipment[]) {
-  const shipments = groupShipments(shipmentRows);
+export function presentOrderSummaries(orderRows: Order[], lines: LineWithSupplier[]) {
   const byOrder = new Map<number, LineWithSupplier[]>();
   for (const line of lines) {
     const list = byOrder.get(line.orderId);
@@ -103,13 +83,12 @@ export function presentOrderSummaries(orderRows: Order[], lines: LineWithSupplie
   }
   return orderRows.map((order) => {
     const own = byOrder.get(order.id) ?? [];
-    return presentOrder(order, own, own.map((line) => presentLine(line, shipments)));
+    return presentOrder(order, own, own.map(presentLine));
   });
 }
 
 /** A single order: every line with its logs, oldest first. */
-export function presentOrderDetail(order: Order, lines: LineWithSupplier[], logs: OrderLineLog[], shipmentRows: Shipment[]) {
-  const shipments = groupShipments(shipmentRows);
+export function presentOrderDetail(order: Order, lines: LineWithSupplier[], logs: OrderLineLog[]) {
   const logsByLine = new Map<number, ReturnType<typeof presentLog>[]>();
   for (const log of logs) {
     const list = logsByLine.get(log.orderLineId);
@@ -119,6 +98,6 @@ export function presentOrderDetail(order: Order, lines: LineWithSupplier[], logs
   return presentOrder(
     order,
     lines,
-    lines.map((line) => ({ ...presentLine(line, shipments), logs: logsByLine.get(line.id) ?? [] })),
+    lines.map((line) => ({ ...presentLine(line), logs: logsByLine.get(line.id) ?? [] })),
   );
 }

@@ -54,7 +54,7 @@ ordersRouter.openapi(listOrdersRoute, async (c) => {
   const filters = c.req.valid("query");
   const page = { page: pageParam(filters.page), perPage: filters.per_page };
   const result = await listOrders(c.get("db"), c.get("account").id, filters, page);
-  return c.json(resourcePage(c.req.url, page, result.total, presentOrderSummaries(result.orders, result.lines, result.shipments)), 200);
+  return c.json(resourcePage(c.req.url, page, result.total, presentOrderSummaries(result.orders, result.lines)), 200);
 });
 
 const showOrderRoute = createRoute({

@@ -1,16 +1,14 @@
 // The order domain: creating an order atomically and idempotently, listing and fetching orders.
 import { and, asc, desc, eq, gte, inArray, lte, gt, sql, type SQL } from "drizzle-orm";
-import { chunkForParams, toStatement, type Db } from "../db";
+import { toStatement, type Db } from "../db";
 import {
   orderLineLogs,
   orderLines,
   orders,
-  shipments,
   suppliers,
   type Order,
   type OrderLine,
   type OrderLineLog,
-  type Shipment,
 } from "../db/schema";
 import { orderCreatedEvent } from "../events/outbox";
 import { newOrderReference } from "../lib/crypto";
@@ -21,8 +19,6 @@ import { presentOrderDetail } from "./orders.present";
 import type { CreateOrderInput, ListOrdersFilters } from "./orders.schemas";
 
 export type CreateOrderResult = { created: boolean; reference: string; orderId: number };
-
-const LINE_PARAMS = 14;
 
 /**
  * Writes the order, its lines and each line's first log entry in one D1 batch (one transaction).
@@ -76,29 +72,38 @@ async function insertOrderBatch(db: Db, accountId: number, input: CreateOrderInp
     })
     .onConflictDoNothing({ target: [orders.accountId, orders.externalId] });
 
-  const lineInserts = chunkForParams(
-    input.products.map((line, position) => ({ line, position })),
-    LINE_PARAMS,
-    1,
-  ).map((chunk) => {
-    const values = sql.join(
-      chunk.map(
-        ({ line, position }) =>
-          sql`(${position}, ${line.external_id}, ${line.name}, ${line.ean13 ?? null}, ${line.reference ?? null}, ${line.quantity}, ${line.stock_quantity ?? null}, ${line.price}, ${line.purchase_price ?? null}, ${line.brand ?? null}, ${line.category ?? null}, ${line.supplier ?? null}, ${line.image_url ?? null}, ${line.custom ? JSON.stringify(line.custom) : null})`,
-      ),
-      sql`, `,
-    );
-    return sql`
-      INSERT INTO order_lines (order_id, account_id, position, external_id, name, ean13, reference, quantity,
-        stock_quantity, price, purchase_price, brand, category, supplier, image_url, custom,
-        current_status, created_at, updated_at)
-      SELECT o.id, o.account_id, v.column1, v.column2, v.column3, v.column4, v.column5, v.column6,
-        v.column7, v.column8, v.column9, v.column10, v.column11, v.column12, v.column13, v.column14,
-        'pending', o.created_at, o.created_at
-      FROM orders o, (VALUES ${values}) AS v
-      WHERE o.reference = ${reference}
-      ORDER BY v.column1`;
-  });
+  // All lines in one statement, whatever their number: the lines travel as one JSON parameter
+  // (far below D1's 100 bound parameters and its statements-per-invocation limit).
+  const lineDocs = input.products.map((line) =>
+    Object.fromEntries(
+      Object.entries({
+        external_id: line.external_id,
+        name: line.name,
+        ean13: line.ean13,
+        reference: line.reference,
+        quantity: line.quantity,
+        stock_quantity: line.stock_quantity,
+        price: line.price,
+        purchase_price: line.purchase_price,
+        brand: line.brand,
+        category: line.category,
+        supplier: line.supplier,
+        image_url: line.image_url,
+        custom: line.custom,
+      }).filter(([, v]) => v !== undefined && v !== null),
+    ),
+  );
+  const insertLines = sql`
+    INSERT INTO order_lines (order_id, account_id, position, external_id, name, ean13, reference, quantity,
+      stock_quantity, price, purchase_price, brand, category, supplier, image_url, custom,
+      current_status, created_at, updated_at)
+    SELECT o.id, o.account_id, j.key, j.value ->> '$.external_id', j.value ->> '$.name', j.value ->> '$.ean13',
+      j.value ->> '$.reference', j.value ->> '$.quantity', j.value ->> '$.stock_quantity', j.value ->> '$.price',
+      j.value ->> '$.purchase_price', j.value ->> '$.brand', j.value ->> '$.category', j.value ->> '$.supplier',
+      j.value ->> '$.image_url', j.value -> '$.custom', 'pending', o.created_at, o.created_at
+    FROM orders o, json_each(${JSON.stringify(lineDocs)}) AS j
+    WHERE o.reference = ${reference}
+    ORDER BY j.key`;
 
   const insertLogs = sql`
     INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at)
@@ -114,7 +119,7 @@ async function insertOrderBatch(db: Db, accountId: number, input: CreateOrderInp
 
   // Raw D1 batch: Drizzle's batch() cannot carry raw INSERT ... SELECT statements.
   const results = await db.$client.batch<{ id: number; reference: string }>(
-    [insertOrder, ...lineInserts, insertLogs, orderCreatedEvent(reference, now), winner].map((q) => toStatement(db, q)),
+    [insertOrder, insertLines, insertLogs, orderCreatedEvent(reference, now), winner].map((q) => toStatement(db, q)),
   );
   const [row] = results[results.length - 1].results;
   return { created: row.reference === reference, reference: row.reference, orderId: row.id };
@@ -122,7 +127,21 @@ async function insertOrderBatch(db: Db, accountId: number, input: CreateOrderInp
 
 // ---- Reads ----------------------------------------------------------------
 
-export type LineWithSupplier = OrderLine & { supplierName: string | null };
+export type ShipmentJson = {
+  id: number;
+  quantity: number;
+  carrier: string | null;
+  tracking_number: string | null;
+  tracking_url: string | null;
+  created_at: string;
+};
+export type LineWithSupplier = OrderLine & { supplierName: string | null; shipments: ShipmentJson[] };
+
+const toLine = (r: { line: OrderLine; supplierName: string | null; shipmentsJson: string }): LineWithSupplier => ({
+  ...r.line,
+  supplierName: r.supplierName,
+  shipments: JSON.parse(r.shipmentsJson) as ShipmentJson[],
+});
 
 function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -155,7 +174,14 @@ const linesWithSupplier = (db: Db) =>
   db
     // Aliased: in a D1 batch Drizzle maps rows by column name, and suppliers.name would
     // overwrite order_lines.name.
-    .select({ line: orderLines, supplierName: sql<string | null>`${suppliers.name}`.as("matched_supplier_name") })
+    .select({
+      line: orderLines,
+      supplierName: sql<string | null>`${suppliers.name}`.as("matched_supplier_name"),
+      // The line's shipments as one JSON array: no extra query per page or per line.
+      shipmentsJson: sql<string>`(SELECT json_group_array(json_object('id', s.id, 'quantity', s.quantity, 'carrier', s.carrier,
+        'tracking_number', s.tracking_number, 'tracking_url', s.tracking_url, 'created_at', s.created_at))
+        FROM (SELECT * FROM shipments s WHERE s.order_id = ${orderLines.orderId} AND s.order_line_id = ${orderLines.id} ORDER BY s.id) s)`.as("shipments_json"),
+    })
     .from(orderLines)
     .leftJoin(suppliers, eq(suppliers.id, orderLines.matchedSupplierId));
 
@@ -169,16 +195,14 @@ export async function listOrders(db: Db, accountId: number, filters: ListOrdersF
     .orderBy(desc(orders.createdAt), desc(orders.id))
     .limit(page.perPage)
     .offset(offsetOf(page));
-  const [countRows, orderRows, lineRows, shipmentRows] = await db.batch([
+  const [countRows, orderRows, lineRows] = await db.batch([
     db.select({ total: sql<number>`count(*)` }).from(orders).where(where),
     db.select().from(orders).where(where).orderBy(desc(orders.createdAt), desc(orders.id)).limit(page.perPage).offset(offsetOf(page)),
     linesWithSupplier(db)
       .where(inArray(orderLines.orderId, pageIds))
       .orderBy(asc(orderLines.orderId), asc(orderLines.position)),
-    db.select().from(shipments).where(inArray(shipments.orderId, pageIds)).orderBy(asc(shipments.id)),
   ]);
-  const lines = lineRows.map((r) => ({ ...r.line, supplierName: r.supplierName }));
-  return { total: countRows[0]?.total ?? 0, orders: orderRows, lines, shipments: shipmentRows as Shipment[] };
+  return { total: countRows[0]?.total ?? 0, orders: orderRows, lines: lineRows.map(toLine) };
 }
 
 /** One round trip: the order, its lines with their supplier, and their logs (oldest first). */
@@ -187,23 +211,21 @@ export async function getOrder(db: Db, accountId: number, reference: string) {
     .select({ id: orders.id })
     .from(orders)
     .where(and(eq(orders.reference, reference), eq(orders.accountId, accountId)));
-  const [orderRows, lineRows, logRows, shipmentRows] = await db.batch([
+  const [orderRows, lineRows, logRows] = await db.batch([
     db.select().from(orders).where(and(eq(orders.reference, reference), eq(orders.accountId, accountId))),
     linesWithSupplier(db).where(eq(orderLines.orderId, orderId)).orderBy(asc(orderLines.position)),
     db.select().from(orderLineLogs).where(eq(orderLineLogs.orderId, orderId)).orderBy(asc(orderLineLogs.id)),
-    db.select().from(shipments).where(eq(shipments.orderId, orderId)).orderBy(asc(shipments.id)),
   ]);
   const order = orderRows[0];
   // Another account's reference answers exactly like an unknown one.
   if (!order) throw ApiError.notFound(`Order with reference '${reference}' not found`);
-  const lines: LineWithSupplier[] = lineRows.map((r) => ({ ...r.line, supplierName: r.supplierName }));
-  return { order, lines, logs: logRows as OrderLineLog[], shipments: shipmentRows as Shipment[] };
+  return { order, lines: lineRows.map(toLine), logs: logRows as OrderLineLog[] };
 }
 
 /** The public JSON of one order (the answer of every route that returns an order). */
 export async function showOrder(db: Db, accountId: number, reference: string) {
-  const { order, lines, logs, shipments } = await getOrder(db, accountId, reference);
-  return presentOrderDetail(order, lines, logs, shipments);
+  const { order, lines, logs } = await getOrder(db, accountId, reference);
+  return presentOrderDetail(order, lines, logs);
 }
 
 export type { Order };

@@ -101,6 +101,8 @@ describe("WooCommerce", () => {
           custom: null,
           current_status: "pending",
           matched_supplier: null,
+          confirmed_quantity: null,
+          shipments: [],
           logs: [{ id: expect.any(Number), status: "pending", message: "Order line created", created_at: expect.any(String) }],
         },
       ],
@@ -306,6 +308,8 @@ describe("field leniency", () => {
         external_id: "x", name: "y", ean13: null, reference: null, quantity: 1, stock_quantity: null, price: 10,
         purchase_price: null, brand: null, category: null, image_url: null, custom: null, current_status: "pending",
         matched_supplier: null,
+        confirmed_quantity: null,
+        shipments: [],
       });
     }
   });

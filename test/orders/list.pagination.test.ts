@@ -165,6 +165,8 @@ describe("GET /api/v1/orders pagination", () => {
       custom: null,
       current_status: matched ? "ruled" : "pending",
       matched_supplier: matched ? { id: supplier.id, name: "Only Supplier" } : null,
+      confirmed_quantity: null,
+      shipments: [],
     });
     expect(body.data).toEqual([
       {

@@ -52,6 +52,8 @@ describe("GET /api/v1/orders/{reference}", () => {
           custom: { color: "blue" },
           current_status: "pending",
           matched_supplier: null,
+          confirmed_quantity: null,
+          shipments: [],
           logs: [{ id: expect.any(Number), status: "pending", message: "Order line created", created_at: stamp }],
         },
       ],
