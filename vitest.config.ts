@@ -17,6 +17,14 @@ export default defineConfig(async () => {
             RETRY_BASE_SECONDS: "0",
             SEND_MAX_ATTEMPTS: "3",
           },
+          // Generous limits for the suite as a whole (it hammers one address with failed auth on
+          // purpose); test/app/rate-limit.test.ts swaps in the tight ones.
+          ratelimits: {
+            API_RATE_LIMITER: { namespace_id: "1001", simple: { limit: 1_000_000, period: 60 } },
+            AUTH_FAILURE_LIMITER: { namespace_id: "1002", simple: { limit: 1_000_000, period: 60 } },
+            TIGHT_API_LIMITER: { namespace_id: "9001", simple: { limit: 3, period: 60 } },
+            TIGHT_AUTH_FAILURE_LIMITER: { namespace_id: "9002", simple: { limit: 2, period: 60 } },
+          },
           // Deliver queue batches at once instead of after wrangler.toml's 1 s batch window.
           queueConsumers: { "order-pipeline": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 8 } },
         },

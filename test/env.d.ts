@@ -5,6 +5,8 @@ declare global {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
       ADMIN_TOKEN: string;
+      TIGHT_API_LIMITER: RateLimit;
+      TIGHT_AUTH_FAILURE_LIMITER: RateLimit;
     }
     interface GlobalProps {
       mainModule: typeof import("../src/index");

@@ -4,14 +4,23 @@ import { authenticate } from "../accounts/accounts.service";
 import type { AppEnv } from "../env";
 import { timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
+import { countAuthFailure, limitCredential, refuseBlockedAddress } from "./rate-limit";
 
 export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
+  refuseBlockedAddress(c);
   // Header names are case-insensitive (WooCommerce sends Api-Key / Account-Id).
   const apiKey = c.req.header("api-key")?.trim();
   const accountId = c.req.header("account-id")?.trim();
-  if (!apiKey) throw ApiError.unauthorized("The api-key header is missing.");
-  if (!accountId) throw ApiError.unauthorized("The account-id header is missing.");
-  const { account, touch } = await authenticate(c.get("db"), apiKey, accountId);
+  let authenticated: Awaited<ReturnType<typeof authenticate>>;
+  try {
+    if (!apiKey) throw ApiError.unauthorized("The api-key header is missing.");
+    if (!accountId) throw ApiError.unauthorized("The account-id header is missing.");
+    authenticated = await authenticate(c.get("db"), apiKey, accountId);
+  } catch (error) {
+    throw error instanceof ApiError && error.status === 401 ? await countAuthFailure(c, error) : error;
+  }
+  const { account, touch } = authenticated;
+  await limitCredential(c, `key:${account.apiKeyId}`);
   if (touch) c.executionCtx.waitUntil(touch.catch((e) => console.error("last_used_at update failed", e)));
   c.set("account", account);
   await next();

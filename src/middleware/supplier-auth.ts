@@ -1,24 +1,35 @@
 // Authentication of the supplier API: Authorization: Bearer <supplier key>, scoped to one supplier.
 import { and, eq, isNull } from "drizzle-orm";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { supplierKeys, suppliers } from "../db/schema";
 import type { AppEnv } from "../env";
 import { sha256Hex, timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
+import { countAuthFailure, limitCredential, refuseBlockedAddress } from "./rate-limit";
 
 export const supplierKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
+  refuseBlockedAddress(c);
+  const supplier = await identify(c).catch(async (error) => {
+    throw error instanceof ApiError && error.status === 401 ? await countAuthFailure(c, error) : error;
+  });
+  await limitCredential(c, `supplier-key:${supplier.keyId}`);
+  c.set("supplier", { id: supplier.id, accountId: supplier.accountId, name: supplier.name });
+  await next();
+});
+
+async function identify(c: Context<AppEnv>) {
   const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization")?.trim() ?? "");
   if (!match) throw ApiError.unauthorized("The Authorization header must carry a supplier key: Bearer <key>.");
   const digest = await sha256Hex(match[1]);
   const row = await c
     .get("db")
-    .select({ keyHash: supplierKeys.keyHash, id: suppliers.id, accountId: suppliers.accountId, name: suppliers.name, active: suppliers.active })
+    .select({ keyId: supplierKeys.id, keyHash: supplierKeys.keyHash, id: suppliers.id, accountId: suppliers.accountId, name: suppliers.name, active: suppliers.active })
     .from(supplierKeys)
     .innerJoin(suppliers, eq(suppliers.id, supplierKeys.supplierId))
     .where(and(eq(supplierKeys.keyHash, digest), isNull(supplierKeys.revokedAt)))
     .get();
   if (!row || !timingSafeEqual(row.keyHash, digest)) throw ApiError.unauthorized("The supplier key is invalid or revoked.");
   if (!row.active) throw ApiError.unauthorized("The supplier is deactivated.");
-  c.set("supplier", { id: row.id, accountId: row.accountId, name: row.name });
-  await next();
-});
+  return row;
+}
