@@ -149,7 +149,15 @@ export function sniffDelimiter(headerLine: string): string {
   return best;
 }
 
-type CsvInfo = { lines: number; empty_lines: number };
+type CsvInfo = { empty_lines: number };
+
+function lineBreaksIn(record: string[]): number {
+  let breaks = 0;
+  for (const value of record) {
+    if (value.includes("\n") || value.includes("\r")) breaks += value.match(/\r\n|\r|\n/g)!.length;
+  }
+  return breaks;
+}
 
 function columnIndexes(header: string[], mapping: ReadOptions["mapping"]) {
   const indexes: Partial<Record<ProductField, number>> = {};
@@ -203,7 +211,7 @@ async function* csvRecords(text: AsyncGenerator<string>, opts: ReadOptions): Asy
 
   let header: string[] | null = null;
   let indexes: Partial<Record<ProductField, number>> = {};
-  let previousEnd = 0;
+  let nextLine = 1;
   let previousEmpty = 0;
   let batch: FeedRecord[] = [];
   for (;;) {
@@ -211,15 +219,18 @@ async function* csvRecords(text: AsyncGenerator<string>, opts: ReadOptions): Asy
     try {
       next = await reader.read();
     } catch (error) {
+      // The rows read so far still count in the import record.
+      if (batch.length > 0) yield batch;
       if (error instanceof FeedError) throw error;
       throw new FeedError(`The CSV file could not be parsed: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (next.done) break;
     const { record, info } = next.value;
-    // info.lines is where the record ends; it starts after the previous one and any empty lines.
-    const line = previousEnd + 1 + (info.empty_lines - previousEmpty);
-    previousEnd = info.lines;
+    // A record starts after the previous one and the empty lines skipped since. (csv-parse's own
+    // info.lines counts a quoted CRLF twice, so the lines a record spans are counted here.)
+    const line = nextLine + (info.empty_lines - previousEmpty);
     previousEmpty = info.empty_lines;
+    nextLine = line + 1 + lineBreaksIn(record);
     if (record.every((v) => v.trim() === "")) continue; // ";;;;" rows that spreadsheets leave behind
     if (!header) {
       header = record.map((h) => h.trim());
@@ -285,6 +296,7 @@ async function* jsonRecords(text: AsyncGenerator<string>, opts: ReadOptions): As
     try {
       parser.write(chunk);
     } catch (error) {
+      if (batch.length > 0) yield batch;
       throw failed(error);
     }
     if (notAnArray) {
@@ -365,6 +377,7 @@ async function* xmlRecords(text: AsyncGenerator<string>, opts: ReadOptions): Asy
     try {
       parser.write(chunk);
     } catch (error) {
+      if (batch.length > 0) yield batch;
       throw failed(error);
     }
     if (batch.length > 0) {

@@ -76,8 +76,9 @@ function integer(field: string, v: unknown, max: number): Result<number | null> 
   return { value: n };
 }
 
-const TRUE = new Set(["1", "true", "yes", "y", "on", "active"]);
-const FALSE = new Set(["0", "false", "no", "n", "off", "inactive"]);
+// English plus the Dutch and German words supplier exports use.
+const TRUE = new Set(["1", "true", "yes", "y", "on", "active", "ja", "j"]);
+const FALSE = new Set(["0", "false", "no", "n", "off", "inactive", "nee", "nein"]);
 
 function flag(v: unknown): Result<0 | 1> {
   // A feed that does not say otherwise lists what the supplier sells.
