@@ -7,7 +7,8 @@ CREATE TABLE `product_import_rows` (
 	`name` text NOT NULL,
 	`purchase_price` real,
 	`stock_quantity` integer,
-	`active` integer NOT NULL
+	`active` integer NOT NULL,
+	`rejected` integer DEFAULT 0 NOT NULL
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `product_import_rows_import_sku_uq` ON `product_import_rows` (`import_id`,`sku`);--> statement-breakpoint

@@ -161,12 +161,17 @@ async function startImport(db: Db, feed: ProductFeed, trigger: ImportTrigger, re
   return row.id;
 }
 
-const STAGE_SQL = `INSERT INTO product_import_rows (import_id, line, sku, ean13, name, purchase_price, stock_quantity, active)
+// A valid row replaces a rejected row of the same SKU; a rejected row never replaces anything.
+const STAGE_SQL = `INSERT INTO product_import_rows (import_id, line, sku, ean13, name, purchase_price, stock_quantity, active, rejected)
   SELECT ?1, r.value ->> '$[0]', r.value ->> '$[1]', r.value ->> '$[2]', r.value ->> '$[3]',
-         r.value ->> '$[4]', r.value ->> '$[5]', r.value ->> '$[6]'
-  FROM json_each(?2) AS r`;
+         r.value ->> '$[4]', r.value ->> '$[5]', r.value ->> '$[6]', r.value ->> '$[7]'
+  FROM json_each(?2) AS r WHERE true
+  ON CONFLICT (import_id, sku) DO UPDATE SET
+    line = excluded.line, ean13 = excluded.ean13, name = excluded.name, purchase_price = excluded.purchase_price,
+    stock_quantity = excluded.stock_quantity, active = excluded.active, rejected = 0
+  WHERE product_import_rows.rejected = 1 AND excluded.rejected = 0`;
 
-function reject(stats: Stats, line: number, sku: string | null, reason: string) {
+function recordRejection(stats: Stats, line: number, sku: string | null, reason: string) {
   stats.rejected++;
   if (stats.rejections.length < KEPT_REJECTIONS) stats.rejections.push({ line, sku, reason });
 }
@@ -183,13 +188,16 @@ async function stageFile(db: Db, importId: number, file: OpenedFile, feed: Produ
   // First line of every SKU: a repeat in the same file is rejected, pointing at the first.
   const seen = new Map<string, number>();
   let buffer: unknown[][] = [];
+  let valid = 0;
   let bytes = 0;
   // One write in flight while the parser reads on: parsing is CPU, the write is D1's time.
   let inFlight: Promise<void> | null = null;
   const flush = async () => {
     if (buffer.length === 0) return;
     const rows = buffer;
+    const validRows = valid;
     buffer = [];
+    valid = 0;
     bytes = 0;
     if (inFlight) await inFlight;
     // One JSON parameter per statement instead of 8 bound values per row: D1's 100-parameter
@@ -199,34 +207,43 @@ async function stageFile(db: Db, importId: number, file: OpenedFile, feed: Produ
       .bind(importId, JSON.stringify(rows))
       .run()
       .then(() => {
-        stats.staged += rows.length;
+        stats.staged += validRows;
       });
     write.catch(() => undefined); // awaited below; this only marks it handled meanwhile
     inFlight = write;
+  };
+  const stage = async (row: unknown[], rejected: boolean) => {
+    buffer.push(row);
+    if (!rejected) valid++;
+    bytes += String(row[1]).length + String(row[3] ?? "").length + 64;
+    if (buffer.length >= STAGE_ROWS || bytes >= STAGE_BYTES) await flush();
+  };
+  const reject = async (line: number, sku: string | null, reason: string) => {
+    recordRejection(stats, line, sku, reason);
+    // Its SKU is kept aside so that a full sync does not deactivate the product for a bad row.
+    if (sku) await stage([line, sku, null, "", null, null, 0, 1], true);
   };
   try {
     for await (const batch of records) {
       for (const record of batch) {
         stats.read++;
         if ("error" in record) {
-          reject(stats, record.line, record.sku, record.error);
+          await reject(record.line, record.sku, record.error);
           continue;
         }
         const result = toProductRow(record.fields);
         if ("errors" in result) {
-          reject(stats, record.line, result.sku, result.errors.join(" "));
+          await reject(record.line, result.sku, result.errors.join(" "));
           continue;
         }
         const { row } = result;
         const first = seen.get(row.sku);
         if (first !== undefined) {
-          reject(stats, record.line, row.sku, `The sku ${row.sku} is already listed on line ${first}; the first one is kept.`);
+          recordRejection(stats, record.line, row.sku, `The sku ${row.sku} is already listed on line ${first}; the first one is kept.`);
           continue;
         }
         seen.set(row.sku, record.line);
-        buffer.push([record.line, row.sku, row.ean13, row.name, row.purchasePrice, row.stockQuantity, row.active]);
-        bytes += row.sku.length + row.name.length + (row.ean13?.length ?? 0) + 48;
-        if (buffer.length >= STAGE_ROWS || bytes >= STAGE_BYTES) await flush();
+        await stage([record.line, row.sku, row.ean13, row.name, row.purchasePrice, row.stockQuantity, row.active, 0], false);
       }
     }
     await flush();
@@ -251,7 +268,7 @@ async function applyImport(db: Db, feed: ProductFeed, importId: number, replace:
   ).first<{ lo: number; hi: number }>();
   if (!range || range.lo === null) throw new Error(`import ${importId}: staged rows missing`);
 
-  const staged = sql`product_import_rows s WHERE s.import_id = ${importId}`;
+  const staged = sql`product_import_rows s WHERE s.import_id = ${importId} AND s.rejected = 0`;
   const existing = sql`products p WHERE p.product_feed_id = ${feed.id} AND p.sku = s.sku`;
   const differs = (a: string, b: string) =>
     sql.raw(
@@ -275,7 +292,7 @@ async function applyImport(db: Db, feed: ProductFeed, importId: number, replace:
               : sql`0`
           }
         WHERE id = ${importId} AND status = 'running'
-          AND (SELECT count(*) FROM product_import_rows WHERE import_id = ${importId}) = ${stats.staged}`,
+          AND (SELECT count(*) FROM product_import_rows WHERE import_id = ${importId} AND rejected = 0) = ${stats.staged}`,
   ];
   for (let lo = range.lo; lo <= range.hi; lo += APPLY_ROWS) {
     statements.push(sql`

@@ -33,8 +33,10 @@ export async function feedProducts(creds: Credentials, feedId: number) {
   }
 }
 
+export type CatalogueEntry = { ean13: string | null; name: string; purchase_price: number | null; stock_quantity: number | null; active: number };
+
 /** The product fields an import sets, keyed by SKU: what most assertions compare. */
-export async function feedCatalogue(creds: Credentials, feedId: number) {
+export async function feedCatalogue(creds: Credentials, feedId: number): Promise<Record<string, CatalogueEntry>> {
   const rows = await feedProducts(creds, feedId);
   return Object.fromEntries(
     rows.map((p) => [p.sku, { ean13: p.ean13, name: p.name, purchase_price: p.purchase_price, stock_quantity: p.stock_quantity, active: p.active }]),

@@ -137,6 +137,9 @@ export const productImportRows = sqliteTable(
     purchasePrice: real("purchase_price"),
     stockQuantity: integer("stock_quantity"),
     active: integer("active").notNull(),
+    // 1: the SKU's row was rejected. Kept only so that a full sync does not deactivate a product
+    // whose row was bad this time: a bad row is not an unlisted product.
+    rejected: integer("rejected").notNull().default(0),
   },
   (t) => [uniqueIndex("product_import_rows_import_sku_uq").on(t.importId, t.sku)],
 );
