@@ -15,9 +15,12 @@ import { scheduleMinutes } from "./schedule";
 
 /** Largest file read, after gunzip (Workers accept request bodies up to 100 MB). */
 export const MAX_FEED_BYTES = 100 * 1024 * 1024;
-/** Staged rows per statement: they travel as one JSON parameter, far below D1's 2 MB value limit. */
-const STAGE_ROWS = 1000;
-const STAGE_BYTES = 512 * 1024;
+/**
+ * Staged rows per statement. They travel as one JSON parameter, kept to half of D1's 2 MB value
+ * limit; few statements matter too, as D1 caps the queries one Worker invocation may make.
+ */
+const STAGE_ROWS = 5000;
+const STAGE_BYTES = 1024 * 1024;
 /** Staged rows per upsert statement, so no single statement runs long on D1. */
 const APPLY_ROWS = 20_000;
 const KEPT_REJECTIONS = 20;

@@ -201,3 +201,24 @@ describe("DELETE /api/v1/product-feeds/{id}", () => {
     expect(await feedCatalogue(creds, keep.feed.id)).toEqual({ A: { ean13: null, name: "Alpha", purchase_price: null, stock_quantity: null, active: 1 } });
   });
 });
+
+describe("the OpenAPI document", () => {
+  it("describes every product-feed route", async () => {
+    const doc = await call("GET", "/openapi.json");
+    const routes = Object.entries(doc.json.paths as Record<string, object>)
+      .filter(([path]) => path.startsWith("/api/v1/product"))
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(routes).toEqual([
+      "GET /api/v1/products",
+      "POST /api/v1/product-feeds",
+      "GET /api/v1/product-feeds",
+      "GET /api/v1/product-feeds/{id}",
+      "PATCH /api/v1/product-feeds/{id}",
+      "DELETE /api/v1/product-feeds/{id}",
+      "PUT /api/v1/product-feeds/{id}/products",
+      "POST /api/v1/product-feeds/{id}/import",
+      "GET /api/v1/product-feeds/{id}/imports",
+      "GET /api/v1/product-feeds/{id}/imports/{import}",
+    ]);
+  });
+});
