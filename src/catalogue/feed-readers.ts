@@ -195,6 +195,10 @@ async function* csvRecords(text: AsyncGenerator<string>, opts: ReadOptions): Asy
       if (chunk === undefined) controller.close();
       else controller.enqueue(Buffer.from(chunk, "utf8"));
     },
+    // Stopping early (a bad header, a parse error) stops reading the body too.
+    async cancel() {
+      await text.return(undefined);
+    },
   });
   const parser = csvParse({
     delimiter,
@@ -209,6 +213,17 @@ async function* csvRecords(text: AsyncGenerator<string>, opts: ReadOptions): Asy
   });
   const reader = (input.pipeThrough(parser) as ReadableStream<{ record: string[]; info: CsvInfo }>).getReader();
 
+  try {
+    yield* csvRows(reader, opts);
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+async function* csvRows(
+  reader: ReadableStreamDefaultReader<{ record: string[]; info: CsvInfo }>,
+  opts: ReadOptions,
+): AsyncGenerator<FeedRecord[]> {
   let header: string[] | null = null;
   let indexes: Partial<Record<ProductField, number>> = {};
   let nextLine = 1;

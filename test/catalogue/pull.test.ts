@@ -150,6 +150,33 @@ describe("POST /api/v1/product-feeds/{id}/import", () => {
     });
   }
 
+  it("stops downloading as soon as the file is known to be unusable", async () => {
+    const creds = await createAccount();
+    const { feed, url, before } = await seededFeed(creds);
+    let chunksSent = 0;
+    let cancelled = false;
+    served.set(url, () => {
+      const line = new TextEncoder().encode("x,y\n".repeat(1000));
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          // A bounded "endless" file: 10,000 chunks of 4 kB if nobody stops reading it.
+          if (chunksSent++ < 10_000) controller.enqueue(chunksSent === 1 ? new TextEncoder().encode("Code;Title\n") : line);
+          else controller.close();
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+      return new Response(body);
+    });
+    const res = await call("POST", `/api/v1/product-feeds/${feed.id}/import`, { creds });
+    expect(res.status).toBe(502);
+    expect(res.json.error).toBe("The CSV header has no column 'sku' (sku), 'name' (name). Columns found: 'Code', 'Title'.");
+    expect(cancelled).toBe(true);
+    expect(chunksSent).toBeLessThan(100);
+    expect(await feedProducts(creds, feed.id)).toEqual(before);
+  });
+
   it("answers 422 for a feed without a url", async () => {
     const creds = await createAccount();
     const { feed } = await createFeed(creds);
