@@ -4,6 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { accountRouter } from "./accounts/accounts.routes";
 import { adminRouter } from "./admin/admin.routes";
+import { feedsRouter, isFeedUpload } from "./catalogue/feeds.routes";
 import { productsRouter } from "./catalogue/products.routes";
 import type { AppEnv } from "./env";
 import { ApiError, INTERNAL_ERROR_BODY } from "./lib/errors";
@@ -43,15 +44,14 @@ export function createApp() {
       throw err instanceof Error ? err : new Error(`Non-Error thrown: ${String(err)}`);
     }
   });
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new ApiError(413, "Payload Too Large", { error: "The request body must not be larger than 1 MiB." });
-      },
-    }),
-  );
+  const defaultBodyLimit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new ApiError(413, "Payload Too Large", { error: "The request body must not be larger than 1 MiB." });
+    },
+  });
+  // Feed uploads stream their body through a parser with its own, larger limit.
+  app.use("*", (c, next) => (isFeedUpload(c.req.method, c.req.path) ? next() : defaultBodyLimit(c, next)));
 
   // The supplier API has its own credentials (a supplier key, or a signature on callbacks).
   // ("/api/v1/*" also matches "/api/v1" itself.)
@@ -67,6 +67,7 @@ export function createApp() {
   app.route("/api/v1", routingRouter);
   app.route("/api/v1", forwardingRouter);
   app.route("/api/v1", supplierApiRouter);
+  app.route("/api/v1", feedsRouter);
   app.route("/admin/v1", adminRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", { type: "apiKey", in: "header", name: "api-key" });

@@ -1,5 +1,8 @@
-// Worker entry: the HTTP API (fetch), the order pipeline (queue), and the sweeper (scheduled).
+// Worker entry: the HTTP API (fetch), the order pipeline (queue), and the cron tick (scheduled):
+// the pipeline sweepers and the product feeds whose schedule has come.
 import { createApp } from "./app";
+import { runScheduledImports } from "./catalogue/imports.service";
+import { createDb } from "./db";
 import type { Bindings } from "./env";
 import { handlePipelineBatch } from "./processing/consumer";
 import type { PipelineMessage } from "./processing/messages";
@@ -10,7 +13,13 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   queue: (batch, env) => handlePipelineBatch(batch, env),
-  scheduled: async (_controller, env, ctx) => {
-    ctx.waitUntil(Promise.all([sweepUnroutedOrders(env), sweepStuckDispatches(env)]));
+  scheduled: async (controller, env, ctx) => {
+    ctx.waitUntil(
+      Promise.all([
+        sweepUnroutedOrders(env),
+        sweepStuckDispatches(env),
+        runScheduledImports(createDb(env.DB), new Date(controller.scheduledTime)),
+      ]),
+    );
   },
 } satisfies ExportedHandler<Bindings, PipelineMessage>;

@@ -3,6 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { pageParam, plainPage } from "../lib/pagination";
 import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
 import { presentProduct } from "./products.present";
+import { booleanParam, dateParam, idParam, textParam } from "./params";
 import { listProducts, PRODUCTS_PER_PAGE } from "./products.service";
 
 export const productsRouter = createRouter();
@@ -40,18 +41,40 @@ const ProductPage = z
   })
   .openapi("ProductPage");
 
+const ListProductsQuery = z.object({
+  page: z.string().optional(),
+  sku: textParam(255).openapi({ description: "Exact SKU" }),
+  ean13: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === "") return undefined;
+      if (!/^\d{8,14}$/.test(v.trim())) {
+        ctx.addIssue({ code: "custom", message: "The :attribute field must be 8 to 14 digits." });
+        return z.NEVER;
+      }
+      return v.trim();
+    })
+    .openapi({ type: "string", description: "Exact EAN, leading zeros included", example: "8712345678906" }),
+  product_feed_id: idParam,
+  active: booleanParam,
+  updated_since: dateParam.openapi({ description: "Products updated at or after this ISO 8601 date-time" }),
+  search: textParam(255).openapi({ description: "Name contains (case-insensitive)" }),
+});
+
 const listProductsRoute = createRoute({
   method: "get",
   path: "/products",
   tags: ["Catalogue"],
-  summary: "List the account's catalogue products, ids ascending",
+  summary: "List the account's catalogue products, ids ascending, optionally filtered",
   security: apiSecurity,
-  request: { query: z.object({ page: z.string().optional() }) },
-  responses: { 200: responses.json(ProductPage, "A page of products"), ...errorResponses },
+  request: { query: ListProductsQuery },
+  responses: { 200: responses.json(ProductPage, "A page of products"), 422: responses.invalid, ...errorResponses },
 });
 
 productsRouter.openapi(listProductsRoute, async (c) => {
-  const page = { page: pageParam(c.req.valid("query").page), perPage: PRODUCTS_PER_PAGE };
-  const { total, rows } = await listProducts(c.get("db"), c.get("account").id, page);
+  const filters = c.req.valid("query");
+  const page = { page: pageParam(filters.page), perPage: PRODUCTS_PER_PAGE };
+  const { total, rows } = await listProducts(c.get("db"), c.get("account").id, filters, page);
   return c.json(plainPage(c.req.url, page, total, rows.map(presentProduct)), 200);
 });

@@ -1,13 +1,36 @@
 // Reading the account's catalogue. Filling it (feeds, imports) lives beside this file.
-import { asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, gte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
 import { products } from "../db/schema";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 
 export const PRODUCTS_PER_PAGE = 100;
 
-export async function listProducts(db: Db, accountId: number, page: PageRequest) {
-  const where = eq(products.accountId, accountId);
+export type ProductFilters = {
+  sku?: string;
+  ean13?: string;
+  product_feed_id?: number;
+  active?: boolean;
+  updated_since?: string;
+  search?: string;
+};
+
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function conditions(accountId: number, f: ProductFilters): SQL {
+  const where: SQL[] = [eq(products.accountId, accountId)];
+  if (f.sku !== undefined) where.push(eq(products.sku, f.sku));
+  if (f.ean13 !== undefined) where.push(eq(products.ean13, f.ean13));
+  if (f.product_feed_id !== undefined) where.push(eq(products.productFeedId, f.product_feed_id));
+  if (f.active !== undefined) where.push(eq(products.active, f.active ? 1 : 0));
+  if (f.updated_since !== undefined) where.push(gte(products.updatedAt, f.updated_since));
+  // LIKE is case-insensitive for ASCII in SQLite.
+  if (f.search !== undefined) where.push(sql`${products.name} LIKE ${`%${escapeLike(f.search)}%`} ESCAPE '\\'`);
+  return and(...where)!;
+}
+
+export async function listProducts(db: Db, accountId: number, filters: ProductFilters, page: PageRequest) {
+  const where = conditions(accountId, filters);
   const [countRows, rows] = await db.batch([
     db.select({ total: sql<number>`count(*)` }).from(products).where(where),
     db.select().from(products).where(where).orderBy(asc(products.id)).limit(page.perPage).offset(offsetOf(page)),

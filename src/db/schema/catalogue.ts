@@ -1,9 +1,14 @@
-// The catalogue: suppliers' product feeds and the products they carry.
+// The catalogue: suppliers' product feeds, the products they carry, and the record of every import.
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 import { suppliers } from "./suppliers";
 
 export const FEED_FORMATS = ["csv", "json", "xml"] as const;
+export type FeedFormat = (typeof FEED_FORMATS)[number];
+
+/** The product fields a feed's mapping can fill. */
+export const PRODUCT_FIELDS = ["sku", "ean13", "name", "purchase_price", "stock_quantity", "active"] as const;
+export type ProductField = (typeof PRODUCT_FIELDS)[number];
 
 export const productFeeds = sqliteTable(
   "product_feeds",
@@ -20,12 +25,25 @@ export const productFeeds = sqliteTable(
     // Maps product fields (sku, ean13, name, ...) to the feed's column or field names.
     mapping: text("mapping", { mode: "json" }).$type<Record<string, string>>(),
     url: text("url"),
+    // An interval ("hourly", "daily", "30m", "6h", "2d"); null: pulled only on demand.
     schedule: text("schedule"),
     active: integer("active", { mode: "boolean" }).notNull().default(true),
+    // CSV separator; null: detected from the header line.
+    csvDelimiter: text("csv_delimiter"),
+    // JSON: dotted path to the array of products; XML: the element name of one product.
+    recordPath: text("record_path"),
+    // Character encoding of pulled files (a WHATWG label such as "windows-1252"); null: UTF-8
+    // unless the server's Content-Type or the XML declaration names another.
+    encoding: text("encoding"),
+    // When the cron trigger pulls this feed next; null when it has no schedule.
+    nextImportAt: text("next_import_at"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [index("product_feeds_account_idx").on(t.accountId, t.id)],
+  (t) => [
+    index("product_feeds_account_idx").on(t.accountId, t.id),
+    index("product_feeds_next_import_idx").on(t.nextImportAt),
+  ],
 );
 
 export const products = sqliteTable(
@@ -53,8 +71,79 @@ export const products = sqliteTable(
     index("products_account_id_idx").on(t.accountId, t.id),
     index("products_account_ean_idx").on(t.accountId, t.ean13),
     index("products_account_sku_idx").on(t.accountId, t.sku),
+    index("products_feed_id_idx").on(t.productFeedId, t.id),
+    index("products_account_updated_idx").on(t.accountId, t.updatedAt),
   ],
+);
+
+export const IMPORT_STATUSES = ["running", "succeeded", "failed"] as const;
+export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+export const IMPORT_TRIGGERS = ["push", "manual", "schedule"] as const;
+export type ImportTrigger = (typeof IMPORT_TRIGGERS)[number];
+
+export type ImportRejection = { line: number; sku: string | null; reason: string };
+
+/** One run of a feed into the catalogue, kept as its history. */
+export const productImports = sqliteTable(
+  "product_imports",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    productFeedId: integer("product_feed_id")
+      .notNull()
+      .references(() => productFeeds.id),
+    trigger: text("trigger", { enum: IMPORT_TRIGGERS }).notNull(),
+    status: text("status", { enum: IMPORT_STATUSES }).notNull(),
+    // A full sync: products of the feed the file no longer lists are deactivated.
+    replace: integer("replace", { mode: "boolean" }).notNull(),
+    // The URL pulled, or "upload" for a push.
+    source: text("source").notNull(),
+    startedAt: text("started_at").notNull(),
+    finishedAt: text("finished_at"),
+    rowsRead: integer("rows_read").notNull().default(0),
+    rowsCreated: integer("rows_created").notNull().default(0),
+    rowsUpdated: integer("rows_updated").notNull().default(0),
+    rowsUnchanged: integer("rows_unchanged").notNull().default(0),
+    rowsDeactivated: integer("rows_deactivated").notNull().default(0),
+    rowsRejected: integer("rows_rejected").notNull().default(0),
+    // Why the whole import failed (fetch or parse); null when it succeeded.
+    error: text("error"),
+    // The first rejected rows with their line and reason.
+    rejections: text("rejections", { mode: "json" }).$type<ImportRejection[]>().notNull(),
+  },
+  (t) => [
+    index("product_imports_feed_idx").on(t.productFeedId, t.id),
+    index("product_imports_status_idx").on(t.status, t.startedAt),
+  ],
+);
+
+/**
+ * Scratch space of a running import: valid rows are staged here while the file streams in,
+ * and moved into products in one atomic batch only once the whole file has parsed. So a file
+ * that breaks halfway changes no product. Rows are deleted when the import ends.
+ */
+export const productImportRows = sqliteTable(
+  "product_import_rows",
+  {
+    // A rowid alias (no AUTOINCREMENT): ranges of it split the final upsert into statements.
+    id: integer("id").primaryKey(),
+    importId: integer("import_id").notNull(),
+    line: integer("line").notNull(),
+    sku: text("sku").notNull(),
+    ean13: text("ean13"),
+    name: text("name").notNull(),
+    purchasePrice: real("purchase_price"),
+    stockQuantity: integer("stock_quantity"),
+    active: integer("active").notNull(),
+    // 1: the SKU's row was rejected. Kept only so that a full sync does not deactivate a product
+    // whose row was bad this time: a bad row is not an unlisted product.
+    rejected: integer("rejected").notNull().default(0),
+  },
+  (t) => [uniqueIndex("product_import_rows_import_sku_uq").on(t.importId, t.sku)],
 );
 
 export type ProductFeed = typeof productFeeds.$inferSelect;
 export type Product = typeof products.$inferSelect;
+export type ProductImport = typeof productImports.$inferSelect;

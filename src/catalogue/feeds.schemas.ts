@@ -1,0 +1,190 @@
+// The product-feed contract: what a client may send to set a feed up, and what it reads back.
+import { z } from "@hono/zod-openapi";
+import { FEED_FORMATS, IMPORT_STATUSES, IMPORT_TRIGGERS, PRODUCT_FIELDS } from "../db/schema";
+import { field } from "../lib/validation";
+import { CSV_DELIMITERS } from "./feed-readers";
+import { scheduleMinutes } from "./schedule";
+
+const PRODUCT_FIELD_LIST = PRODUCT_FIELDS.join(", ");
+
+/** "" clears a field like null does; undefined leaves it as it is (on update). */
+const emptyToNull = (v: unknown) => (typeof v === "string" && v.trim() === "" ? null : v);
+const nullable = <T extends z.ZodType>(schema: T) => z.preprocess(emptyToNull, schema.nullable().optional());
+
+const mapping = z
+  .record(z.string(), z.unknown())
+  .superRefine((value, ctx) => {
+    for (const [key, column] of Object.entries(value)) {
+      if (!(PRODUCT_FIELDS as readonly string[]).includes(key)) {
+        ctx.addIssue({ code: "custom", path: [key], message: `The :attribute field is not a product field; use ${PRODUCT_FIELD_LIST}.` });
+      } else if (typeof column !== "string" || column.trim() === "") {
+        ctx.addIssue({ code: "custom", path: [key], message: "The :attribute field must be a column or field name." });
+      } else if (column.length > 255) {
+        ctx.addIssue({ code: "custom", path: [key], message: "The :attribute field must not be greater than 255 characters." });
+      }
+    }
+  })
+  .transform((value) => Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v).trim()])))
+  .openapi({
+    description: `Product field -> the file's column (CSV), key or dotted path (JSON), or child element / @attribute path (XML). Fields left out are read from a column or key of their own name (${PRODUCT_FIELD_LIST}).`,
+    example: { sku: "Artikelnummer", ean13: "EAN", name: "Omschrijving", purchase_price: "Inkoopprijs", stock_quantity: "Voorraad" },
+  });
+
+const url = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === "https:" || u.protocol === "http:";
+    } catch {
+      return false;
+    }
+  }, "The :attribute field must be a valid URL.")
+  .openapi({ example: "https://feeds.supplier.example/stock.csv" });
+
+const schedule = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => scheduleMinutes(v) !== null, "The :attribute field must be hourly, daily, weekly or an interval such as 30m, 6h or 2d (from 15m to 30d).")
+  .openapi({ description: "Interval between automatic pulls of url: hourly, daily, weekly, or 15m..30d as <n>m, <n>h, <n>d.", example: "6h" });
+
+const encoding = z
+  .string()
+  .trim()
+  .transform((v, ctx) => {
+    try {
+      return new TextDecoder(v).encoding;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "The :attribute field must be a character encoding such as utf-8 or windows-1252." });
+      return z.NEVER;
+    }
+  })
+  .openapi({ example: "windows-1252" });
+
+const csvDelimiter = z
+  .preprocess((v) => (v === "tab" || v === "\\t" ? "\t" : v), z.enum(CSV_DELIMITERS))
+  .openapi({ description: "CSV separator; detected from the header line when null." });
+
+const recordPath = z
+  .string()
+  .trim()
+  .max(255)
+  .regex(/^[\w:.-]+$/)
+  .openapi({
+    description: 'JSON: dotted path to the array of products ("products", "data.items"; null: the file is the array). XML: element name of one product (null: "product").',
+    example: "products",
+  });
+
+const format = z.preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(FEED_FORMATS));
+
+export const CreateFeedBody = z
+  .object({
+    supplier_id: field.int({ min: 1 }),
+    name: field.text(255),
+    format,
+    mapping: z.preprocess((v) => v ?? undefined, mapping.optional()),
+    url: nullable(url),
+    schedule: nullable(schedule),
+    encoding: nullable(encoding),
+    csv_delimiter: nullable(csvDelimiter),
+    record_path: nullable(recordPath),
+    active: field.optionalBoolean(),
+  })
+  .openapi("CreateProductFeedRequest");
+
+export const UpdateFeedBody = z
+  .object({
+    supplier_id: field.optionalInt({ min: 1 }),
+    name: field.optionalText(255),
+    format: format.optional(),
+    mapping: nullable(mapping),
+    url: nullable(url),
+    schedule: nullable(schedule),
+    encoding: nullable(encoding),
+    csv_delimiter: nullable(csvDelimiter),
+    record_path: nullable(recordPath),
+    active: field.optionalBoolean(),
+  })
+  .openapi("UpdateProductFeedRequest");
+
+export type CreateFeedInput = z.output<typeof CreateFeedBody>;
+export type UpdateFeedInput = z.output<typeof UpdateFeedBody>;
+
+export const ProductFeed = z
+  .object({
+    id: z.number().int(),
+    supplier_id: z.number().int(),
+    name: z.string(),
+    format: z.enum(FEED_FORMATS),
+    mapping: z.record(z.string(), z.string()),
+    url: z.string().nullable(),
+    schedule: z.string().nullable(),
+    next_import_at: z.string().nullable(),
+    encoding: z.string().nullable(),
+    csv_delimiter: z.string().nullable(),
+    record_path: z.string().nullable(),
+    active: z.boolean(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("ProductFeed");
+
+export const ProductImport = z
+  .object({
+    id: z.number().int(),
+    product_feed_id: z.number().int(),
+    trigger: z.enum(IMPORT_TRIGGERS),
+    status: z.enum(IMPORT_STATUSES),
+    replace: z.boolean(),
+    source: z.string(),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+    rows_read: z.number().int(),
+    created: z.number().int(),
+    updated: z.number().int(),
+    unchanged: z.number().int(),
+    deactivated: z.number().int(),
+    rejected: z.number().int(),
+    error: z.string().nullable(),
+    rejections: z
+      .array(z.object({ line: z.number().int(), sku: z.string().nullable(), reason: z.string() }))
+      .openapi({ description: "The first 20 rejected rows. line: the line in a CSV or XML file; the record's position (from 1) in a JSON array." }),
+  })
+  .openapi("ProductImport");
+
+export const PageQuery = z.object({
+  per_page: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return 50;
+      if (!/^\s*\d+\s*$/.test(v) || Number(v) < 1) {
+        ctx.addIssue({ code: "custom", message: "The :attribute field must be an integer of at least 1." });
+        return z.NEVER;
+      }
+      return Math.min(Number(v), 100);
+    }),
+  page: z.string().optional(),
+});
+
+export function resourcePageOf<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({
+      current_page: z.number().int(),
+      data: z.array(item),
+      links: z.object({ first: z.string(), last: z.string(), prev: z.string().nullable(), next: z.string().nullable() }),
+      meta: z.object({
+        current_page: z.number().int(),
+        from: z.number().int().nullable(),
+        last_page: z.number().int(),
+        path: z.string(),
+        per_page: z.number().int(),
+        to: z.number().int().nullable(),
+        total: z.number().int(),
+      }),
+    })
+    .openapi(name);
+}
