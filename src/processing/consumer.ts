@@ -3,6 +3,8 @@ import { and, asc, eq, gt } from "drizzle-orm";
 import { createDb, type Db } from "../db";
 import { orderLines, orders } from "../db/schema";
 import type { Bindings } from "../env";
+import { deliverWebhook } from "../events/delivery.service";
+import { handlePublishMessage, publishAfterPipeline } from "../events/publish.service";
 import { routeOrder } from "../routing/routing.service";
 import { enqueue, type PipelineMessage } from "./messages";
 
@@ -20,6 +22,7 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
       message.retry({ delaySeconds });
     }
   }
+  await publishAfterPipeline(env, batch.messages.map((m) => m.body));
 }
 
 export async function handle(db: Db, env: Bindings, body: PipelineMessage): Promise<void> {
@@ -29,6 +32,12 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage): Prom
       return;
     case "rematch_account":
       await rematchAccount(db, env, body.accountId, body.afterOrderId ?? 0);
+      return;
+    case "publish_events":
+      await handlePublishMessage(db, env);
+      return;
+    case "deliver_webhook":
+      await deliverWebhook(db, env, body.deliveryId);
       return;
   }
 }

@@ -5,7 +5,11 @@ export type PipelineMessage =
   /** Match the order's pending lines (after create, unblock, or on demand). */
   | { type: "route_order"; orderId: number }
   /** Rules or suppliers changed: match the account's pending lines again, a page of orders at a time. */
-  | { type: "rematch_account"; accountId: number; afterOrderId?: number };
+  | { type: "rematch_account"; accountId: number; afterOrderId?: number }
+  /** Turn unpublished events into webhook deliveries (src/events/publish.service.ts). */
+  | { type: "publish_events" }
+  /** Send (or re-send) one webhook delivery to the shop (src/events/delivery.service.ts). */
+  | { type: "deliver_webhook"; deliveryId: number };
 
 export async function enqueue(env: Bindings, messages: PipelineMessage[]): Promise<void> {
   // sendBatch takes at most 100 messages.
