@@ -6,6 +6,8 @@ import { accountRouter } from "./accounts/accounts.routes";
 import { adminRouter } from "./admin/admin.routes";
 import { productsRouter } from "./catalogue/products.routes";
 import type { AppEnv } from "./env";
+import { publishEventsAfterWrites } from "./events/notify.middleware";
+import { webhooksRouter } from "./events/webhooks.routes";
 import { ApiError, INTERNAL_ERROR_BODY } from "./lib/errors";
 import { adminAuth, apiKeyAuth } from "./middleware/auth";
 import { requestContext } from "./middleware/request-id";
@@ -44,6 +46,7 @@ export function createApp() {
   app.use("/api/v1", apiKeyAuth);
   app.use("/api/v1/*", apiKeyAuth);
   app.use("/admin/v1/*", adminAuth);
+  app.use("/api/v1/*", publishEventsAfterWrites);
 
   app.route("/api/v1", accountRouter);
   app.route("/api/v1", ordersRouter);
@@ -51,6 +54,7 @@ export function createApp() {
   app.route("/api/v1", suppliersRouter);
   app.route("/api/v1", rulesRouter);
   app.route("/api/v1", routingRouter);
+  app.route("/api/v1", webhooksRouter);
   app.route("/admin/v1", adminRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", { type: "apiKey", in: "header", name: "api-key" });
