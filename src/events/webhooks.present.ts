@@ -23,7 +23,7 @@ export function presentDelivery({ delivery: d, event: e }: DeliveryRow, attempts
   return {
     id: d.id,
     webhook_id: d.subscriptionId,
-    event: { id: e.id, type: e.type, created_at: e.createdAt, data: e.data },
+    event: { id: e.id, type: e.type, created_at: e.createdAt, data: JSON.parse(e.data) as Record<string, unknown> },
     status: d.status,
     // While pending after a failed attempt, lease_until holds the time of the next one.
     next_attempt_at: d.status === "pending" ? d.leaseUntil : null,

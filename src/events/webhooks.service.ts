@@ -83,12 +83,18 @@ export async function deleteWebhook(db: Db, accountId: number, id: number): Prom
 
 // ---- Deliveries -------------------------------------------------------------
 
+// Aliased: the delivery has created_at too, and D1's batch maps rows by column name.
 const deliveryColumns = {
   delivery: webhookDeliveries,
-  event: { id: events.id, type: events.type, data: events.data, createdAt: events.createdAt },
+  event: {
+    id: sql<string>`${events.id}`.as("event_id_"),
+    type: sql<EventType>`${events.type}`.as("event_type_"),
+    data: sql<string>`${events.data}`.as("event_data_"),
+    createdAt: sql<string>`${events.createdAt}`.as("event_created_at_"),
+  },
 };
 
-export type DeliveryRow = { delivery: typeof webhookDeliveries.$inferSelect; event: { id: string; type: EventType; data: Record<string, unknown>; createdAt: string } };
+export type DeliveryRow = { delivery: typeof webhookDeliveries.$inferSelect; event: { id: string; type: EventType; data: string; createdAt: string } };
 export type AttemptRow = typeof webhookDeliveryAttempts.$inferSelect;
 
 /** Newest first, each with all its attempts: one count, one page, one query for the page's attempts. */
