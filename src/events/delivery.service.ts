@@ -70,7 +70,7 @@ export async function deliverWebhook(db: Db, env: Bindings, deliveryId: number):
   // The lease outlives the request's timeout, so it only runs out when a Worker died mid-send.
   const lease = isoMicro(new Date(started.getTime() + settings.timeoutMs + 60_000));
   const dueBy = isoMicro(new Date(started.getTime() + DUE_TOLERANCE_MS));
-  const [, read] = await db.$client.batch<ClaimedRow>(
+  const [claim, read] = await db.$client.batch<ClaimedRow>(
     [
       sql`UPDATE webhook_deliveries SET status = 'delivering', attempts = attempts + 1, lease_until = ${lease}, updated_at = ${now}
         WHERE id = ${deliveryId}
@@ -87,7 +87,9 @@ export async function deliverWebhook(db: Db, env: Bindings, deliveryId: number):
   );
   const row = read.results[0];
   if (!row) return "skipped"; // deleted with its subscription
-  if (row.status !== "delivering" || row.lease_until !== lease) {
+  // Whether our UPDATE changed the row, not whether the lease looks like ours: two consumers in
+  // one isolate see the same clock, so they compute the same lease_until.
+  if (claim.meta.changes !== 1) {
     // Not ours. A retry that came early, or a send under someone else's lease (a duplicate message,
     // or our own redelivered message after a crash mid-send): look again when it is due or the lease
     // ends, so the delivery never depends on another message surviving. Delivered, failed or a
@@ -113,7 +115,8 @@ export async function deliverWebhook(db: Db, env: Bindings, deliveryId: number):
       sql`INSERT INTO webhook_delivery_attempts (delivery_id, status_code, error, duration_ms, created_at)
         SELECT ${deliveryId}, ${result.statusCode}, ${result.error}, ${result.durationMs}, ${finished}
         WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ${deliveryId})`,
-      // Guarded by our lease: if it ran out and another Worker took over, that one owns the row.
+      // Guarded by our lease: if it ran out and another Worker took over, that one owns the row
+      // (its lease was computed after ours had expired, so it differs).
       sql`UPDATE webhook_deliveries SET
           status = ${outcome === "retrying" ? "pending" : outcome},
           lease_until = ${nextAttemptAt},

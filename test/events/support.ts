@@ -59,3 +59,32 @@ export async function shopVerifies(header: string | undefined, secret: string, b
   const hex = Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("");
   return v1.includes(hex);
 }
+
+const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+
+/** An event as the outbox writes it, for tests that drive publishing or delivery directly. */
+export async function seedEvent(accountId: number, opts: { published: boolean; type?: string }) {
+  const id = `evt_${crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`;
+  await env.DB.prepare("INSERT INTO events (id, account_id, type, data, created_at, published_at) VALUES (?, ?, ?, ?, ?, ?)")
+    .bind(id, accountId, opts.type ?? "order.created", JSON.stringify({ order: { reference: "1000000000000001", external_id: "seeded" } }), iso(), opts.published ? iso() : null)
+    .run();
+  return id;
+}
+
+/** A delivery row in a given state, without any queue message (as if the message was lost). */
+export async function seedDelivery(
+  accountId: number,
+  subscriptionId: number,
+  eventId: string,
+  opts: { status?: string; attempts?: number; leaseUntil?: string | null; updatedAt?: string } = {},
+) {
+  const row = await env.DB.prepare(
+    `INSERT INTO webhook_deliveries (account_id, subscription_id, event_id, status, attempts, lease_until, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  )
+    .bind(accountId, subscriptionId, eventId, opts.status ?? "pending", opts.attempts ?? 0, opts.leaseUntil ?? null, iso(), opts.updatedAt ?? iso())
+    .first<{ id: number }>();
+  return row!.id;
+}
+
+export const minutesFromNow = (minutes: number) => iso(minutes * 60_000);
