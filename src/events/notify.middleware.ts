@@ -1,6 +1,7 @@
 // After any successful write through the API, get the events it recorded out to the shop without
 // waiting for the cron. One place instead of a line in every route that changes state (create,
-// block, match, and the supplier answers to come); it costs one indexed read, after the answer.
+// block, match, and the supplier answers to come). Runs after the answer (waitUntil) and costs
+// one indexed read unless events are waiting.
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { notifyEvents } from "./publish.service";

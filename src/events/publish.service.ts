@@ -1,15 +1,15 @@
 // Publishing: the outbox's unpublished events become one delivery per matching active subscription,
 // and every delivery a queue message. Safe to run anywhere and any number of times at once: the
-// unique (subscription_id, event_id) index keeps one delivery per pair, and a message announced
-// twice by two runs is harmless because a delivery is only ever sent under its lease.
+// unique (subscription_id, event_id) index keeps one delivery per pair, and only the run that
+// created a delivery announces it. The cron re-announces deliveries whose message got lost.
 import { sql } from "drizzle-orm";
-import { chunkForParams, createDb, toStatement, type Db } from "../db";
+import { createDb, toStatement, type Db } from "../db";
 import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
 import { enqueue, type PipelineMessage } from "../processing/messages";
 
-/** Events per publish run; also the number of event ids the final UPDATE binds (D1: 100 parameters). */
-export const PUBLISH_PAGE = 99;
+/** Events per publish run: keeps one run's batch and its messages small. */
+export const PUBLISH_PAGE = 100;
 /** The cron publishes at most this many pages itself, then hands the rest to the queue. */
 const CRON_PAGES = 20;
 /** A pending delivery whose message has not run this long after it was due is assumed lost. */
@@ -24,59 +24,52 @@ const REKICK_WINDOW = 10_000;
 const deliverMessages = (ids: number[]): PipelineMessage[] => ids.map((deliveryId) => ({ type: "deliver_webhook", deliveryId }));
 
 /**
- * One page of unpublished events -> deliveries and their messages; returns how many events it
- * published. An event is marked published only after its messages were sent: a failed send leaves
- * it for the next run, which re-sends the messages of its not yet attempted deliveries.
+ * One page of unpublished events -> deliveries (created and the events marked in one transaction),
+ * then one message per delivery this run created. Concurrent runs create each delivery once, so
+ * they announce it once; if the announcement fails, the delivery waits in D1 for the cron.
  */
 export async function publishEvents(db: Db, env: Bindings): Promise<{ events: number; deliveries: number }> {
   const now = isoMicro();
-  // The same page in all three statements: a D1 batch is one transaction, and inserting
-  // deliveries does not change which events are unpublished.
+  // The same page in both statements: a D1 batch is one transaction, and inserting deliveries
+  // does not change which events are unpublished.
   const page = sql`SELECT id FROM events WHERE published_at IS NULL ORDER BY created_at, id LIMIT ${PUBLISH_PAGE}`;
-  const [, pageRows, waiting] = await db.$client.batch<{ id: string | number }>(
+  const [created, marked] = await db.$client.batch<{ id: number }>(
     [
       sql`INSERT INTO webhook_deliveries (account_id, subscription_id, event_id, status, attempts, created_at, updated_at)
         SELECT e.account_id, s.id, e.id, 'pending', 0, ${now}, ${now}
         FROM events e JOIN webhook_subscriptions s ON s.account_id = e.account_id AND s.active = 1
         WHERE e.id IN (${page}) AND EXISTS (SELECT 1 FROM json_each(s.events) j WHERE j.value = e.type)
         ORDER BY e.created_at, e.id, s.id
-        ON CONFLICT DO NOTHING`,
-      page,
-      // Through the subscriptions, so the lookup uses the (subscription_id, event_id) index.
-      sql`SELECT d.id FROM events e
-        JOIN webhook_subscriptions s ON s.account_id = e.account_id
-        JOIN webhook_deliveries d ON d.subscription_id = s.id AND d.event_id = e.id
-        WHERE e.id IN (${page}) AND d.status = 'pending' AND d.attempts = 0 AND d.lease_until IS NULL
-        ORDER BY d.id`,
+        ON CONFLICT DO NOTHING
+        RETURNING id`,
+      sql`UPDATE events SET published_at = ${now} WHERE id IN (${page})`,
     ].map((q) => toStatement(db, q)),
   );
-  const eventIds = pageRows.results.map((r) => String(r.id));
-  if (eventIds.length === 0) return { events: 0, deliveries: 0 };
-  const deliveryIds = waiting.results.map((r) => Number(r.id));
-  await enqueue(env, deliverMessages(deliveryIds));
-  await db.$client.batch(
-    chunkForParams(eventIds, 1, 1).map((ids) =>
-      toStatement(db, sql`UPDATE events SET published_at = ${now} WHERE published_at IS NULL AND id IN (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`),
-    ),
-  );
-  return { events: eventIds.length, deliveries: deliveryIds.length };
+  const ids = created.results.map((r) => r.id);
+  try {
+    await enqueue(env, deliverMessages(ids));
+  } catch (error) {
+    console.error(JSON.stringify({ level: "warn", event: "webhook_enqueue_failed", deliveries: ids, error: String(error) }));
+  }
+  return { events: marked.meta.changes ?? 0, deliveries: ids.length };
 }
 
 /**
- * Gets events out promptly after a state-changing request: one indexed read, and a publish message
- * only when something waits. Never throws (the cron publishes whatever this misses).
+ * Gets events out promptly after a state-changing request, without waiting for a queue hop: one
+ * indexed read, and a publish run only when something waits. Never throws (the cron publishes
+ * whatever this misses).
  */
 export async function notifyEvents(env: Bindings): Promise<void> {
   try {
     const waiting = await env.DB.prepare("SELECT 1 AS waiting FROM events WHERE published_at IS NULL LIMIT 1").first();
-    if (waiting) await enqueue(env, [{ type: "publish_events" }]);
+    if (waiting) await publishAndContinue(createDb(env.DB), env);
   } catch (error) {
     console.error(JSON.stringify({ level: "warn", event: "notify_events_failed", error: String(error) }));
   }
 }
 
-/** The publish_events message: one page, and a follow-up message while pages are full. */
-export async function handlePublishMessage(db: Db, env: Bindings): Promise<void> {
+/** One page now, and a publish_events message for the rest while pages come back full. */
+export async function publishAndContinue(db: Db, env: Bindings): Promise<void> {
   const { events } = await publishEvents(db, env);
   if (events === PUBLISH_PAGE) await enqueue(env, [{ type: "publish_events" }]);
 }
@@ -90,7 +83,7 @@ const EVENT_MESSAGES = new Set<PipelineMessage["type"]>(["publish_events", "deli
 export async function publishAfterPipeline(env: Bindings, bodies: PipelineMessage[]): Promise<void> {
   if (!bodies.some((b) => !EVENT_MESSAGES.has(b.type))) return;
   try {
-    await handlePublishMessage(createDb(env.DB), env);
+    await publishAndContinue(createDb(env.DB), env);
   } catch (error) {
     console.error(JSON.stringify({ level: "warn", event: "publish_after_pipeline_failed", error: String(error) }));
   }

@@ -4,7 +4,7 @@ import { createDb, type Db } from "../db";
 import { orderLines, orders } from "../db/schema";
 import type { Bindings } from "../env";
 import { deliverWebhook } from "../events/delivery.service";
-import { handlePublishMessage, publishAfterPipeline } from "../events/publish.service";
+import { publishAndContinue, publishAfterPipeline } from "../events/publish.service";
 import { routeOrder } from "../routing/routing.service";
 import { enqueue, type PipelineMessage } from "./messages";
 
@@ -34,7 +34,7 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage): Prom
       await rematchAccount(db, env, body.accountId, body.afterOrderId ?? 0);
       return;
     case "publish_events":
-      await handlePublishMessage(db, env);
+      await publishAndContinue(db, env);
       return;
     case "deliver_webhook":
       await deliverWebhook(db, env, body.deliveryId);

@@ -1,12 +1,12 @@
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { createAccount, createOrder } from "../helpers/factories";
 import { received } from "../helpers/fake-remote";
 import { call } from "../helpers/http";
 import { waitFor } from "../helpers/wait";
 import { allPublished, deliveries, EVENT_ID, ISO, settledDeliveries, shopVerifies, subscribe } from "./support";
 
-describe("events delivered to the shop", () => {
-  it("delivers order.created, signed with the subscription's secret", async () => {
+describe.concurrent("events delivered to the shop", () => {
+  it("delivers order.created, signed with the subscription's secret", async ({ expect }) => {
     const creds = await createAccount();
     const hook = await subscribe(creds, "ok", ["order.created"]);
     const { payload, reference } = await createOrder(creds);
@@ -44,7 +44,7 @@ describe("events delivered to the shop", () => {
     });
   });
 
-  it("delivers order_line.status_changed when a rule matches the line, and only the subscribed types", async () => {
+  it("delivers order_line.status_changed when a rule matches the line, and only the subscribed types", async ({ expect }) => {
     const creds = await createAccount();
     const hook = await subscribe(creds, "ok", ["order_line.status_changed"]);
     const supplier = await call("POST", "/api/v1/suppliers", { creds, body: { name: "Acme Wholesale" } });
@@ -80,7 +80,7 @@ describe("events delivered to the shop", () => {
     expect(sent[0].headers["x-webhook-event"]).toBe("order_line.status_changed");
   });
 
-  it("delivers order.blocked promptly after POST /orders/{reference}/block", async () => {
+  it("delivers order.blocked promptly after POST /orders/{reference}/block", async ({ expect }) => {
     const creds = await createAccount();
     const hook = await subscribe(creds, "ok", ["order.blocked"]);
     const { payload, reference } = await createOrder(creds);
@@ -99,7 +99,7 @@ describe("events delivered to the shop", () => {
     });
   });
 
-  it("sends each subscription its own types, to the account's own subscriptions only", async () => {
+  it("sends each subscription its own types, to the account's own subscriptions only", async ({ expect }) => {
     const shop = await createAccount();
     const neighbour = await createAccount();
     const everything = await subscribe(shop, "ok");
@@ -125,7 +125,7 @@ describe("events delivered to the shop", () => {
     expect(await received(neighbours.url)).toEqual([]);
   });
 
-  it("signs with the new secret after a rotation", async () => {
+  it("signs with the new secret after a rotation", async ({ expect }) => {
     const creds = await createAccount();
     const hook = await subscribe(creds, "ok", ["order.created"]);
     const rotated = await call("PATCH", `/api/v1/webhooks/${hook.id}`, { creds, body: { rotate_secret: true } });
@@ -135,7 +135,7 @@ describe("events delivered to the shop", () => {
     expect(await shopVerifies(request.headers["x-webhook-signature"], hook.secret, request.body)).toBe(false);
   });
 
-  it("deletes a subscription together with its delivery history", async () => {
+  it("deletes a subscription together with its delivery history", async ({ expect }) => {
     const creds = await createAccount();
     const hook = await subscribe(creds, "ok", ["order.created"]);
     await createOrder(creds);
