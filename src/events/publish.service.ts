@@ -78,15 +78,10 @@ const EVENT_MESSAGES = new Set<PipelineMessage["type"]>(["publish_events", "deli
 
 /**
  * After a consumer batch that did pipeline work (which writes events in its batches): publish at
- * once instead of waiting for a message or the cron. Never throws; the cron catches up.
+ * once instead of waiting for the cron. Never throws.
  */
 export async function publishAfterPipeline(env: Bindings, bodies: PipelineMessage[]): Promise<void> {
-  if (!bodies.some((b) => !EVENT_MESSAGES.has(b.type))) return;
-  try {
-    await publishAndContinue(createDb(env.DB), env);
-  } catch (error) {
-    console.error(JSON.stringify({ level: "warn", event: "publish_after_pipeline_failed", error: String(error) }));
-  }
+  if (bodies.some((b) => !EVENT_MESSAGES.has(b.type))) await notifyEvents(env);
 }
 
 /**
