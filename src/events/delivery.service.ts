@@ -111,7 +111,7 @@ export async function deliverWebhook(db: Db, env: Bindings, deliveryId: number):
   const nextAttemptAt = outcome === "retrying" ? isoMicro(new Date(Date.now() + delay * 1000)) : null;
   const [, updated] = await db.$client.batch<{ id: number }>(
     [
-      // The attempt happened even if the subscription was deleted meanwhile; it just has nowhere to go.
+      // Recorded unless the delivery itself was deleted meanwhile (with its subscription).
       sql`INSERT INTO webhook_delivery_attempts (delivery_id, status_code, error, duration_ms, created_at)
         SELECT ${deliveryId}, ${result.statusCode}, ${result.error}, ${result.durationMs}, ${finished}
         WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ${deliveryId})`,
