@@ -7,6 +7,8 @@ import { adminRouter } from "./admin/admin.routes";
 import { feedsRouter, isFeedUpload } from "./catalogue/feeds.routes";
 import { productsRouter } from "./catalogue/products.routes";
 import type { AppEnv } from "./env";
+import { publishEventsAfterWrites } from "./events/notify.middleware";
+import { webhooksRouter } from "./events/webhooks.routes";
 import { ApiError, INTERNAL_ERROR_BODY } from "./lib/errors";
 import { adminAuth, apiKeyAuth } from "./middleware/auth";
 import { requestContext } from "./middleware/request-id";
@@ -58,6 +60,7 @@ export function createApp() {
   const supplierPaths = /^\/api\/v1\/(supplier|supplier-callbacks)(\/|$)/;
   app.use("/api/v1/*", (c, next) => (supplierPaths.test(c.req.path) ? next() : apiKeyAuth(c, next)));
   app.use("/admin/v1/*", adminAuth);
+  app.use("/api/v1/*", publishEventsAfterWrites);
 
   app.route("/api/v1", accountRouter);
   app.route("/api/v1", ordersRouter);
@@ -68,6 +71,7 @@ export function createApp() {
   app.route("/api/v1", forwardingRouter);
   app.route("/api/v1", supplierApiRouter);
   app.route("/api/v1", feedsRouter);
+  app.route("/api/v1", webhooksRouter);
   app.route("/admin/v1", adminRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", { type: "apiKey", in: "header", name: "api-key" });

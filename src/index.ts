@@ -1,9 +1,10 @@
 // Worker entry: the HTTP API (fetch), the order pipeline (queue), and the cron tick (scheduled):
-// the pipeline sweepers and the product feeds whose schedule has come.
+// the pipeline sweepers, event publishing, and the product feeds whose schedule has come.
 import { createApp } from "./app";
 import { runScheduledImports } from "./catalogue/imports.service";
 import { createDb } from "./db";
 import type { Bindings } from "./env";
+import { sweepEvents } from "./events/publish.service";
 import { handlePipelineBatch } from "./processing/consumer";
 import type { PipelineMessage } from "./processing/messages";
 import { sweepStuckDispatches, sweepUnroutedOrders } from "./processing/sweeper";
@@ -18,6 +19,7 @@ export default {
       Promise.all([
         sweepUnroutedOrders(env),
         sweepStuckDispatches(env),
+        sweepEvents(env),
         runScheduledImports(createDb(env.DB), new Date(controller.scheduledTime)),
       ]),
     );

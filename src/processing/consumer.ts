@@ -4,6 +4,8 @@ import { createDb, type Db } from "../db";
 import { orderLines, orders } from "../db/schema";
 import type { Bindings } from "../env";
 import { dispatchOrder, sendDispatch } from "../forwarding/forwarding.service";
+import { deliverWebhook } from "../events/delivery.service";
+import { publishAndContinue, publishAfterPipeline } from "../events/publish.service";
 import { routeOrder } from "../routing/routing.service";
 import { enqueue, type PipelineMessage } from "./messages";
 
@@ -21,6 +23,7 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
       message.retry({ delaySeconds });
     }
   }
+  await publishAfterPipeline(env, batch.messages.map((m) => m.body));
 }
 
 export async function handle(db: Db, env: Bindings, body: PipelineMessage): Promise<void> {
@@ -37,6 +40,12 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage): Prom
     }
     case "rematch_account":
       await rematchAccount(db, env, body.accountId, body.afterOrderId ?? 0);
+      return;
+    case "publish_events":
+      await publishAndContinue(db, env);
+      return;
+    case "deliver_webhook":
+      await deliverWebhook(db, env, body.deliveryId);
       return;
   }
 }

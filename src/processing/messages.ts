@@ -7,7 +7,11 @@ export type PipelineMessage =
   /** Rules or suppliers changed: match the account's pending lines again, a page of orders at a time. */
   | { type: "rematch_account"; accountId: number; afterOrderId?: number }
   /** Send one dispatch (an order's lines for one supplier) through the supplier's channel. */
-  | { type: "send_dispatch"; dispatchId: number };
+  | { type: "send_dispatch"; dispatchId: number }
+  /** Turn unpublished events into webhook deliveries (src/events/publish.service.ts). */
+  | { type: "publish_events" }
+  /** Send (or re-send) one webhook delivery to the shop (src/events/delivery.service.ts). */
+  | { type: "deliver_webhook"; deliveryId: number };
 
 export async function enqueue(env: Bindings, messages: PipelineMessage[], delaySeconds?: number): Promise<void> {
   // sendBatch takes at most 100 messages.

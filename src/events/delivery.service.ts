@@ -1,0 +1,163 @@
+// Sending one webhook delivery to the shop, at least once and never twice at the same time.
+// A delivery is sent only under a lease (status 'delivering' until lease_until), taken with a
+// guarded UPDATE, so a redelivered or duplicated queue message finds it taken and stands back.
+// Every attempt is recorded; failures are retried with exponential backoff through the queue.
+import { sql } from "drizzle-orm";
+import { toStatement, type Db } from "../db";
+import type { EventType } from "../db/schema";
+import type { Bindings } from "../env";
+import { isoMicro } from "../lib/time";
+import { SIGNATURE_HEADER, signatureHeader } from "../lib/signature";
+import type { PipelineMessage } from "../processing/messages";
+
+export const USER_AGENT = "order-intake-webhooks/1";
+/** How much of a failing endpoint's answer is kept in the attempt's error. */
+const ERROR_BODY_CHARS = 500;
+/** Cloudflare Queues delays messages by at most 12 hours. */
+const MAX_DELAY_SECONDS = 12 * 60 * 60;
+/** A retry message may run this much before its due time (clocks, rounding) and still count. */
+const DUE_TOLERANCE_MS = 1000;
+
+export type SendSettings = { timeoutMs: number; retryBaseSeconds: number; maxAttempts: number };
+
+export function sendSettings(env: Bindings): SendSettings {
+  const num = (raw: string | undefined, fallback: number) => {
+    const n = Number(raw);
+    return raw !== undefined && raw !== "" && Number.isFinite(n) && n >= 0 ? n : fallback;
+  };
+  return {
+    timeoutMs: num(env.OUTBOUND_TIMEOUT_MS, 10_000),
+    retryBaseSeconds: num(env.RETRY_BASE_SECONDS, 30),
+    maxAttempts: Math.max(1, num(env.SEND_MAX_ATTEMPTS, 6)),
+  };
+}
+
+/** Seconds before the next attempt, after `attempts` failed ones: base, 2 x base, 4 x base, ... */
+export function retryDelaySeconds(settings: SendSettings, attempts: number): number {
+  return Math.min(MAX_DELAY_SECONDS, Math.round(settings.retryBaseSeconds * 2 ** Math.max(0, attempts - 1)));
+}
+
+/** The document POSTed to the shop; the same bytes on every attempt of an event. */
+export function deliveryBody(event: { id: string; type: string; createdAt: string; data: unknown }): string {
+  return JSON.stringify({ id: event.id, type: event.type, created_at: event.createdAt, data: event.data });
+}
+
+export async function sendDelayed(env: Bindings, body: PipelineMessage, delaySeconds: number): Promise<void> {
+  await env.PIPELINE.send(body, { contentType: "json", delaySeconds: Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds))) });
+}
+
+type ClaimedRow = {
+  id: number;
+  status: string;
+  attempts: number;
+  lease_until: string | null;
+  active: number;
+  url: string;
+  secret: string;
+  event_id: string;
+  type: EventType;
+  data: string;
+  event_created_at: string;
+};
+
+export type DeliveryOutcome = "delivered" | "retrying" | "failed" | "skipped";
+
+/** Handles a deliver_webhook message. Throws only when D1 or the queue fail (the message is retried). */
+export async function deliverWebhook(db: Db, env: Bindings, deliveryId: number): Promise<DeliveryOutcome> {
+  const settings = sendSettings(env);
+  const started = new Date();
+  const now = isoMicro(started);
+  // The lease outlives the request's timeout, so it only runs out when a Worker died mid-send.
+  const lease = isoMicro(new Date(started.getTime() + settings.timeoutMs + 60_000));
+  const dueBy = isoMicro(new Date(started.getTime() + DUE_TOLERANCE_MS));
+  const [claim, read] = await db.$client.batch<ClaimedRow>(
+    [
+      sql`UPDATE webhook_deliveries SET status = 'delivering', attempts = attempts + 1, lease_until = ${lease}, updated_at = ${now}
+        WHERE id = ${deliveryId}
+          AND ((status = 'pending' AND (lease_until IS NULL OR lease_until <= ${dueBy}))
+            OR (status = 'delivering' AND lease_until < ${now}))
+          AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = webhook_deliveries.subscription_id AND s.active = 1)`,
+      sql`SELECT d.id, d.status, d.attempts, d.lease_until, s.active, s.url, s.secret,
+          e.id AS event_id, e.type, e.data, e.created_at AS event_created_at
+        FROM webhook_deliveries d
+        JOIN webhook_subscriptions s ON s.id = d.subscription_id
+        JOIN events e ON e.id = d.event_id
+        WHERE d.id = ${deliveryId}`,
+    ].map((q) => toStatement(db, q)),
+  );
+  const row = read.results[0];
+  if (!row) return "skipped"; // deleted with its subscription
+  // Whether our UPDATE changed the row, not whether the lease looks like ours: two consumers in
+  // one isolate see the same clock, so they compute the same lease_until.
+  if (claim.meta.changes !== 1) {
+    // Not ours. A retry that came early, or a send under someone else's lease (a duplicate message,
+    // or our own redelivered message after a crash mid-send): look again when it is due or the lease
+    // ends, so the delivery never depends on another message surviving. Delivered, failed or a
+    // paused subscription: nothing to do.
+    const inFuture = row.lease_until !== null && row.lease_until > now;
+    if (row.active && inFuture && (row.status === "pending" || row.status === "delivering")) {
+      await sendDelayed(env, { type: "deliver_webhook", deliveryId }, (Date.parse(row.lease_until!) - started.getTime()) / 1000);
+    }
+    return "skipped";
+  }
+
+  const body = deliveryBody({ id: row.event_id, type: row.type, createdAt: row.event_created_at, data: JSON.parse(row.data) });
+  const result = await post(row.url, row.secret, row.event_id, row.type, body, settings.timeoutMs);
+
+  const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+  const outcome: DeliveryOutcome = ok ? "delivered" : row.attempts >= settings.maxAttempts ? "failed" : "retrying";
+  const delay = retryDelaySeconds(settings, row.attempts);
+  const finished = isoMicro();
+  const nextAttemptAt = outcome === "retrying" ? isoMicro(new Date(Date.now() + delay * 1000)) : null;
+  const [, updated] = await db.$client.batch<{ id: number }>(
+    [
+      // Recorded unless the delivery itself was deleted meanwhile (with its subscription).
+      sql`INSERT INTO webhook_delivery_attempts (delivery_id, status_code, error, duration_ms, created_at)
+        SELECT ${deliveryId}, ${result.statusCode}, ${result.error}, ${result.durationMs}, ${finished}
+        WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ${deliveryId})`,
+      // Guarded by our lease: if it ran out and another Worker took over, that one owns the row
+      // (its lease was computed after ours had expired, so it differs).
+      sql`UPDATE webhook_deliveries SET
+          status = ${outcome === "retrying" ? "pending" : outcome},
+          lease_until = ${nextAttemptAt},
+          last_status_code = ${result.statusCode},
+          last_error = ${result.error},
+          delivered_at = ${ok ? finished : null},
+          updated_at = ${finished}
+        WHERE id = ${deliveryId} AND status = 'delivering' AND lease_until = ${lease}
+        RETURNING id`,
+    ].map((q) => toStatement(db, q)),
+  );
+  if (outcome === "retrying" && updated.results.length > 0) {
+    await sendDelayed(env, { type: "deliver_webhook", deliveryId }, delay);
+  }
+  return outcome;
+}
+
+type SendResult = { statusCode: number | null; error: string | null; durationMs: number };
+
+async function post(url: string, secret: string, eventId: string, type: string, body: string, timeoutMs: number): Promise<SendResult> {
+  const started = Date.now();
+  const headers = {
+    "Content-Type": "application/json",
+    "User-Agent": USER_AGENT,
+    [SIGNATURE_HEADER]: await signatureHeader([secret], body),
+    "X-Webhook-Id": eventId,
+    "X-Webhook-Event": type,
+  };
+  try {
+    // A redirect is an answer, not a success: following it could post the event somewhere the shop never configured.
+    const res = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+    if (res.status >= 200 && res.status < 300) {
+      await res.body?.cancel();
+      return { statusCode: res.status, error: null, durationMs: Date.now() - started };
+    }
+    const text = await res.text().catch(() => "");
+    const error = `HTTP ${res.status}${text ? `: ${text.slice(0, ERROR_BODY_CHARS)}` : ""}`;
+    return { statusCode: res.status, error, durationMs: Date.now() - started };
+  } catch (error) {
+    const name = error instanceof Error ? error.name : "";
+    const message = name === "TimeoutError" || name === "AbortError" ? `Timed out after ${timeoutMs} ms` : `Network error: ${error instanceof Error ? error.message : String(error)}`;
+    return { statusCode: null, error: message.slice(0, ERROR_BODY_CHARS), durationMs: Date.now() - started };
+  }
+}

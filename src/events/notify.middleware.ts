@@ -1,0 +1,15 @@
+// After any successful write through the API, get the events it recorded out to the shop without
+// waiting for the cron. One place instead of a line in every route that changes state (create,
+// block, match, and the supplier answers to come). Runs after the answer (waitUntil) and costs
+// one indexed read unless events are waiting.
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../env";
+import { notifyEvents } from "./publish.service";
+
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export const publishEventsAfterWrites = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  if (READS.has(c.req.method) || c.res.status >= 400) return;
+  c.executionCtx.waitUntil(notifyEvents(c.env));
+});

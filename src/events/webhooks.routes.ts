@@ -1,0 +1,256 @@
+// HTTP contract of /api/v1/webhooks: the shop's subscriptions to events, their deliveries, re-sending.
+import { createRoute, z } from "@hono/zod-openapi";
+import { EVENT_TYPES } from "../db/schema";
+import { ApiError } from "../lib/errors";
+import { resourcePage } from "../lib/pagination";
+import { IdParam, PageQuery, pageRequest, parseId } from "../lib/params";
+import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
+import { field } from "../lib/validation";
+import { presentDeliveries, presentDelivery, presentWebhook } from "./webhooks.present";
+import {
+  createWebhook,
+  deleteWebhook,
+  deliveryNotFound,
+  getDelivery,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  redeliver,
+  updateWebhook,
+} from "./webhooks.service";
+
+export const webhooksRouter = createRouter();
+
+const DELIVERY_STATUSES = ["pending", "delivering", "delivered", "failed"] as const;
+const EventTypeJson = z.enum(EVENT_TYPES);
+
+const WebhookJson = z
+  .object({
+    id: z.number().int(),
+    url: z.string(),
+    events: z.array(EventTypeJson),
+    active: z.boolean(),
+    secret: z.string().optional().openapi({ description: "Only in the answer of the request that set it (create, or a PATCH with secret or rotate_secret)" }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Webhook");
+
+const AttemptJson = z
+  .object({
+    status_code: z.number().int().nullable().openapi({ description: "null when no answer came (timeout, network error)" }),
+    error: z.string().nullable(),
+    duration_ms: z.number().int(),
+    created_at: z.string(),
+  })
+  .openapi("WebhookDeliveryAttempt");
+
+const DeliveryJson = z
+  .object({
+    id: z.number().int(),
+    webhook_id: z.number().int(),
+    event: z.object({ id: z.string(), type: EventTypeJson, created_at: z.string(), data: z.record(z.string(), z.unknown()) }),
+    status: z.enum(DELIVERY_STATUSES),
+    next_attempt_at: z.string().nullable().openapi({ description: "When pending after a failed attempt: the time of the next one" }),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    delivered_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    attempts: z.array(AttemptJson).openapi({ description: "Every attempt, oldest first" }),
+  })
+  .openapi("WebhookDelivery");
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+const URL_MESSAGE = "The :attribute field must be a valid URL.";
+const url = field.text(2048).refine(isHttpUrl, URL_MESSAGE);
+// Each type once, in the documented order, however the shop listed them.
+const eventTypes = z
+  .array(EventTypeJson)
+  .min(1)
+  .max(50)
+  .transform((types) => EVENT_TYPES.filter((t) => types.includes(t)));
+// A shop-chosen secret must be long enough to be a secret.
+const secret = z.preprocess((v) => (typeof v === "string" ? v.trim() || undefined : (v ?? undefined)), z.string().min(16).max(255).optional());
+
+const CreateWebhook = z
+  .object({ url, events: eventTypes, secret, active: field.optionalBoolean() })
+  .openapi("CreateWebhookRequest");
+const UpdateWebhook = z
+  .object({
+    url: field.optionalText(2048).refine((v) => v === undefined || isHttpUrl(v), URL_MESSAGE),
+    events: eventTypes.optional(),
+    secret,
+    rotate_secret: field.optionalBoolean().openapi({ description: "true: replace the secret with a new generated one (shown in the answer)" }),
+    active: field.optionalBoolean(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.rotate_secret && v.secret !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["rotate_secret"], message: "The :attribute field cannot be combined with secret." });
+    }
+  })
+  .openapi("UpdateWebhookRequest");
+
+const DeliveryParams = z.object({ id: z.string().openapi({ example: "1" }), deliveryId: z.string().openapi({ example: "1" }) });
+const DeliveriesQuery = PageQuery.extend({ status: z.enum(DELIVERY_STATUSES).optional() });
+
+const tags = ["Webhooks"];
+const jsonBody = <T extends z.ZodType>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
+const idOf = (raw: string) => {
+  const id = parseId(raw);
+  if (id === null) throw ApiError.notFound(`Webhook with id '${raw}' not found`);
+  return id;
+};
+const deliveryIdOf = (raw: string) => {
+  const id = parseId(raw);
+  if (id === null) throw deliveryNotFound(raw);
+  return id;
+};
+
+webhooksRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/webhooks",
+    tags,
+    summary: "Subscribe a URL to events (the answer shows the signing secret)",
+    security: apiSecurity,
+    request: jsonBody(CreateWebhook),
+    responses: { 201: responses.json(WebhookJson, "The subscription, with its secret"), 422: responses.invalid, ...errorResponses },
+  }),
+  async (c) => {
+    const row = await createWebhook(c.get("db"), c.get("account").id, c.req.valid("json"));
+    return c.json(presentWebhook(row, { withSecret: true }), 201);
+  },
+);
+
+webhooksRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/webhooks",
+    tags,
+    summary: "List webhook subscriptions (oldest first)",
+    security: apiSecurity,
+    request: { query: PageQuery },
+    responses: { 200: responses.json(z.object({ data: z.array(WebhookJson) }).passthrough(), "A page of subscriptions"), 422: responses.invalid, ...errorResponses },
+  }),
+  async (c) => {
+    const page = pageRequest(c.req.valid("query"));
+    const { total, rows } = await listWebhooks(c.get("db"), c.get("account").id, page);
+    return c.json(resourcePage(c.req.url, page, total, rows.map((r) => presentWebhook(r))), 200);
+  },
+);
+
+webhooksRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/webhooks/{id}",
+    tags,
+    summary: "Fetch a webhook subscription",
+    security: apiSecurity,
+    request: { params: IdParam },
+    responses: { 200: responses.json(WebhookJson, "The subscription"), 404: responses.notFound, ...errorResponses },
+  }),
+  async (c) => c.json(presentWebhook(await getWebhook(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id))), 200),
+);
+
+webhooksRouter.openapi(
+  createRoute({
+    method: "patch",
+    path: "/webhooks/{id}",
+    tags,
+    summary: "Update a subscription (only the fields sent); rotate its secret; pause it with active=false",
+    security: apiSecurity,
+    request: { params: IdParam, ...jsonBody(UpdateWebhook) },
+    responses: { 200: responses.json(WebhookJson, "The subscription"), 404: responses.notFound, 422: responses.invalid, ...errorResponses },
+  }),
+  async (c) => {
+    const { row, secretChanged } = await updateWebhook(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id), c.req.valid("json"));
+    return c.json(presentWebhook(row, { withSecret: secretChanged }), 200);
+  },
+);
+
+webhooksRouter.openapi(
+  createRoute({
+    method: "delete",
+    path: "/webhooks/{id}",
+    tags,
+    summary: "Delete a subscription with its delivery history",
+    security: apiSecurity,
+    request: { params: IdParam },
+    responses: { 204: { description: "Deleted" }, 404: responses.notFound, ...errorResponses },
+  }),
+  async (c) => {
+    await deleteWebhook(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id));
+    return c.body(null, 204);
+  },
+);
+
+webhooksRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/webhooks/{id}/deliveries",
+    tags,
+    summary: "List a subscription's deliveries, newest first, each with every attempt",
+    security: apiSecurity,
+    request: { params: IdParam, query: DeliveriesQuery },
+    responses: {
+      200: responses.json(z.object({ data: z.array(DeliveryJson) }).passthrough(), "A page of deliveries"),
+      404: responses.notFound,
+      422: responses.invalid,
+      ...errorResponses,
+    },
+  }),
+  async (c) => {
+    const query = c.req.valid("query");
+    const page = pageRequest(query);
+    const { total, rows, attempts } = await listDeliveries(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id), page, query.status);
+    return c.json(resourcePage(c.req.url, page, total, presentDeliveries(rows, attempts)), 200);
+  },
+);
+
+webhooksRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/webhooks/{id}/deliveries/{deliveryId}",
+    tags,
+    summary: "Fetch one delivery with every attempt",
+    security: apiSecurity,
+    request: { params: DeliveryParams },
+    responses: { 200: responses.json(DeliveryJson, "The delivery"), 404: responses.notFound, ...errorResponses },
+  }),
+  async (c) => {
+    const { id, deliveryId } = c.req.valid("param");
+    const { row, attempts } = await getDelivery(c.get("db"), c.get("account").id, idOf(id), deliveryIdOf(deliveryId));
+    return c.json(presentDelivery(row, attempts), 200);
+  },
+);
+
+webhooksRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/webhooks/{id}/deliveries/{deliveryId}/redeliver",
+    tags,
+    summary: "Re-send a delivered or failed delivery (a fresh round of attempts, through the queue)",
+    security: apiSecurity,
+    request: { params: DeliveryParams },
+    responses: {
+      202: responses.json(DeliveryJson, "Queued for sending"),
+      404: responses.notFound,
+      409: responses.json(z.object({ message: z.string(), error: z.string() }), "Already waiting or being sent, or the subscription is paused"),
+      ...errorResponses,
+    },
+  }),
+  async (c) => {
+    const { id, deliveryId } = c.req.valid("param");
+    const { row, attempts } = await redeliver(c.get("db"), c.env, c.get("account").id, idOf(id), deliveryIdOf(deliveryId));
+    return c.json(presentDelivery(row, attempts), 202);
+  },
+);
