@@ -41,7 +41,8 @@ if (!existsSync(devVars)) {
 }
 const adminToken = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(devVars, "utf8"))?.[1]?.trim();
 
-// 3. Migrations on the local D1.
+// 3. /docs assets, and migrations on the local D1.
+run(process.execPath, [join(root, "scripts", "docs-assets.mjs")]);
 console.log("→ Applying migrations to the local D1…");
 run(bin("wrangler"), ["d1", "migrations", "apply", "DB", "--local"], { env: { ...env, CI: "true" } });
 
@@ -97,7 +98,7 @@ if (await waitForServer()) {
     const { account_id, api_key } = await demoCredentials();
     console.log(`
 ────────────────────────────────────────────────────────────────────────
- Order intake API on ${base}   (OpenAPI: ${base}/openapi.json)
+ Order intake API on ${base}   (docs: ${base}/docs  OpenAPI: ${base}/openapi.json)
  Demo account-id: ${account_id}
  Demo api-key:    ${api_key}
  Admin token:     in .dev.vars (ADMIN_TOKEN)

@@ -88,6 +88,10 @@ export function createApp() {
   });
 
   app.get("/health", (c) => c.json({ status: "ok" }));
+  // Static assets answer /docs/* before the Worker runs; these routes cover /docs itself and any
+  // setup where the Worker is called first (tests, run_worker_first). "/docs/*" matches "/docs" too,
+  // and the asset router redirects it to "/docs/".
+  app.get("/docs/*", (c) => c.env.ASSETS.fetch(c.req.raw));
 
   app.notFound((c) => {
     const allowed = allowedMethods(app, c.req.path).filter((m) => m !== c.req.method);
