@@ -13,7 +13,7 @@ export default defineConfig(async () => {
           bindings: {
             TEST_MIGRATIONS: migrations,
             ADMIN_TOKEN: "test-admin-token",
-            OUTBOUND_TIMEOUT_MS: "300",
+            OUTBOUND_TIMEOUT_MS: "1000",
             RETRY_BASE_SECONDS: "0",
             SEND_MAX_ATTEMPTS: "3",
           },

@@ -2,19 +2,19 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { pageParam, resourcePage } from "../lib/pagination";
+import { resourcePage } from "../lib/pagination";
+import { IdParam, PageQuery, pageRequest, resourcePageOf } from "../lib/params";
 import { apiSecurity, createRouter, ErrorBody, errorResponses, responses } from "../lib/router";
 import { parseOrThrow } from "../lib/validation";
 import { booleanParam } from "./params";
 import { presentFeed, presentImport } from "./feeds.present";
-import { CreateFeedBody, PageQuery, ProductFeed, ProductImport, resourcePageOf, UpdateFeedBody } from "./feeds.schemas";
+import { CreateFeedBody, ProductFeed, ProductImport, UpdateFeedBody } from "./feeds.schemas";
 import { createFeed, deleteFeed, getFeed, listFeeds, updateFeed } from "./feeds.service";
 import { getImport, importFromUrl, importUpload, listImports, MAX_FEED_BYTES } from "./imports.service";
 
 export const feedsRouter = createRouter();
 
 const tags = ["Catalogue"];
-const IdParam = z.object({ id: z.string().openapi({ example: "12" }) });
 const ReplaceQuery = z.object({ replace: booleanParam });
 
 /** The upload route streams its body (up to MAX_FEED_BYTES), so the app's 1 MiB limit skips it. */
@@ -52,7 +52,7 @@ feedsRouter.openapi(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const page = { page: pageParam(query.page), perPage: query.per_page };
+    const page = pageRequest(query);
     const { total, rows } = await listFeeds(c.get("db"), c.get("account").id, page);
     return c.json(resourcePage(c.req.url, page, total, rows.map(presentFeed)), 200);
   },
@@ -218,7 +218,7 @@ feedsRouter.openapi(
     const db = c.get("db");
     const feed = await getFeed(db, c.get("account").id, c.req.valid("param").id);
     const query = c.req.valid("query");
-    const page = { page: pageParam(query.page), perPage: query.per_page };
+    const page = pageRequest(query);
     const { total, rows } = await listImports(db, feed, page);
     return c.json(resourcePage(c.req.url, page, total, rows.map(presentImport)), 200);
   },

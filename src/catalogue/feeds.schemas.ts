@@ -155,36 +155,3 @@ export const ProductImport = z
   })
   .openapi("ProductImport");
 
-export const PageQuery = z.object({
-  per_page: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === "") return 50;
-      if (!/^\s*\d+\s*$/.test(v) || Number(v) < 1) {
-        ctx.addIssue({ code: "custom", message: "The :attribute field must be an integer of at least 1." });
-        return z.NEVER;
-      }
-      return Math.min(Number(v), 100);
-    }),
-  page: z.string().optional(),
-});
-
-export function resourcePageOf<T extends z.ZodType>(item: T, name: string) {
-  return z
-    .object({
-      current_page: z.number().int(),
-      data: z.array(item),
-      links: z.object({ first: z.string(), last: z.string(), prev: z.string().nullable(), next: z.string().nullable() }),
-      meta: z.object({
-        current_page: z.number().int(),
-        from: z.number().int().nullable(),
-        last_page: z.number().int(),
-        path: z.string(),
-        per_page: z.number().int(),
-        to: z.number().int().nullable(),
-        total: z.number().int(),
-      }),
-    })
-    .openapi(name);
-}

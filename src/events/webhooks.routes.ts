@@ -3,8 +3,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { EVENT_TYPES } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
-import { IdParam, PageQuery, pageRequest, parseId } from "../lib/params";
-import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
+import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
+import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
 import { presentDeliveries, presentDelivery, presentWebhook } from "./webhooks.present";
 import {
@@ -103,12 +103,7 @@ const DeliveryParams = z.object({ id: z.string().openapi({ example: "1" }), deli
 const DeliveriesQuery = PageQuery.extend({ status: z.enum(DELIVERY_STATUSES).optional() });
 
 const tags = ["Webhooks"];
-const jsonBody = <T extends z.ZodType>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
-const idOf = (raw: string) => {
-  const id = parseId(raw);
-  if (id === null) throw ApiError.notFound(`Webhook with id '${raw}' not found`);
-  return id;
-};
+const idOf = (raw: string) => idOrNotFound(raw, "Webhook");
 const deliveryIdOf = (raw: string) => {
   const id = parseId(raw);
   if (id === null) throw deliveryNotFound(raw);

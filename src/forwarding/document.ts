@@ -1,6 +1,7 @@
 // What a supplier receives: one document per (order, supplier) with that supplier's lines,
 // as JSON (webhook, pull), as CSV rows (pull, e-mail attachment) and as plain text (e-mail).
 import type { Dispatch, Order, OrderLine, Supplier } from "../db/schema";
+import { presentAddress } from "../orders/orders.present";
 
 export type DispatchDocument = ReturnType<typeof buildDocument>;
 
@@ -24,19 +25,7 @@ export function buildDocument(dispatch: Dispatch, order: Order, supplier: Pick<S
         note: order.shippingNote,
         delivery_date: order.shippingDeliveryDate,
       },
-      shipping_address: {
-        first_name: order.firstName,
-        last_name: order.lastName,
-        company_name: order.companyName,
-        address1: order.address1,
-        address2: order.address2,
-        postcode: order.postcode,
-        city: order.city,
-        state: order.state,
-        country: order.country,
-        phone: order.phone,
-        email: order.email,
-      },
+      shipping_address: presentAddress(order),
     },
     lines: lines.map((l) => ({
       id: l.id,

@@ -47,3 +47,8 @@ export const responses = {
 };
 
 export const apiSecurity = [{ ApiKey: [], AccountId: [] }];
+
+/** A required JSON request body for createRoute(). */
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({
+  body: { content: { "application/json": { schema } }, required: true },
+});

@@ -2,6 +2,28 @@
 import type { Order, OrderLineLog } from "../db/schema";
 import type { LineWithSupplier } from "./orders.service";
 
+type AddressColumns = Pick<
+  Order,
+  "email" | "firstName" | "lastName" | "companyName" | "phone" | "address1" | "address2" | "city" | "postcode" | "state" | "country"
+>;
+
+/** The spec's shipping_address (also what suppliers and routing rules see of it). */
+export function presentAddress(order: AddressColumns) {
+  return {
+    email: order.email,
+    first_name: order.firstName,
+    last_name: order.lastName,
+    company_name: order.companyName,
+    phone: order.phone,
+    address1: order.address1,
+    address2: order.address2,
+    city: order.city,
+    postcode: order.postcode,
+    state: order.state,
+    country: order.country,
+  };
+}
+
 function presentLine(line: LineWithSupplier) {
   return {
     id: line.id,
@@ -45,19 +67,7 @@ function presentOrder<L>(order: Order, lines: LineWithSupplier[], orderLines: L[
     test: order.test,
     blocked: order.blocked,
     total: order.total,
-    shipping_address: {
-      email: order.email,
-      first_name: order.firstName,
-      last_name: order.lastName,
-      company_name: order.companyName,
-      phone: order.phone,
-      address1: order.address1,
-      address2: order.address2,
-      city: order.city,
-      postcode: order.postcode,
-      state: order.state,
-      country: order.country,
-    },
+    shipping_address: presentAddress(order),
     shipping: {
       cost: order.shippingCost,
       name: order.shippingName,

@@ -3,6 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { LINE_STATUSES } from "../db/schema";
 import { toCountryCode } from "../lib/countries";
 import { isCalendarDate, parseIsoFilter } from "../lib/time";
+import { perPageParam, resourcePageOf } from "../lib/params";
 import { emptyObjectToUndefined, field, jsonObject } from "../lib/validation";
 
 export const LIMITS = {
@@ -260,44 +261,10 @@ export const ListOrdersQuery = z.object({
   total_max: numberParam,
   blocked: booleanParam,
   include_test: booleanParam,
-  per_page: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === "") return 50;
-      if (!/^\s*\d+\s*$/.test(v) || Number(v) < 1) {
-        ctx.addIssue({ code: "custom", message: "The :attribute field must be an integer of at least 1." });
-        return z.NEVER;
-      }
-      return Math.min(Number(v), 100);
-    }),
+  per_page: perPageParam,
   page: z.string().optional(),
 });
 
 export type ListOrdersFilters = z.output<typeof ListOrdersQuery>;
 
-function pageOf<T extends z.ZodType>(item: T, name: string) {
-  return z
-    .object({
-      current_page: z.number().int(),
-      data: z.array(item),
-      links: z.object({
-        first: z.string(),
-        last: z.string(),
-        prev: z.string().nullable(),
-        next: z.string().nullable(),
-      }),
-      meta: z.object({
-        current_page: z.number().int(),
-        from: z.number().int().nullable(),
-        last_page: z.number().int(),
-        path: z.string(),
-        per_page: z.number().int(),
-        to: z.number().int().nullable(),
-        total: z.number().int(),
-      }),
-    })
-    .openapi(name);
-}
-
-export const OrderPage = pageOf(OrderSummary, "OrderPage");
+export const OrderPage = resourcePageOf(OrderSummary, "OrderPage");

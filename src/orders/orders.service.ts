@@ -38,69 +38,72 @@ export async function createOrder(db: Db, accountId: number, input: CreateOrderI
   }
 }
 
+/** What an order stores of a create-order request (explain builds its subject from this too). */
+export function orderColumns(input: CreateOrderInput) {
+  const address = input.shipping_address;
+  return {
+    externalId: input.external_id,
+    source: input.source,
+    test: input.test ?? false,
+    total: input.total,
+    email: input.email ?? address.email ?? null,
+    shippingCost: input.shipping?.cost ?? input.shipping_cost ?? null,
+    shippingName: input.shipping?.name ?? null,
+    shippingDescription: input.shipping?.description ?? null,
+    shippingNote: input.shipping?.note ?? null,
+    shippingDeliveryDate: input.shipping?.delivery_date ?? null,
+    firstName: address.first_name,
+    lastName: address.last_name,
+    companyName: address.company_name ?? null,
+    address1: address.address1,
+    address2: address.address2 ?? null,
+    postcode: address.postcode,
+    city: address.city,
+    state: address.state ?? null,
+    country: address.country,
+    phone: address.phone ?? null,
+    custom: input.custom ?? null,
+  };
+}
+
+/** What a line stores of a product in the request. */
+export function lineColumns(line: CreateOrderInput["products"][number]) {
+  return {
+    externalId: line.external_id,
+    name: line.name,
+    ean13: line.ean13 ?? null,
+    reference: line.reference ?? null,
+    quantity: line.quantity,
+    stockQuantity: line.stock_quantity ?? null,
+    price: line.price,
+    purchasePrice: line.purchase_price ?? null,
+    brand: line.brand ?? null,
+    category: line.category ?? null,
+    supplier: line.supplier ?? null,
+    imageUrl: line.image_url ?? null,
+    custom: line.custom ?? null,
+  };
+}
+
 async function insertOrderBatch(db: Db, accountId: number, input: CreateOrderInput, reference: string) {
   const now = isoMicro();
-  const address = input.shipping_address;
   const insertOrder = db
     .insert(orders)
-    .values({
-      accountId,
-      reference,
-      externalId: input.external_id,
-      source: input.source,
-      test: input.test ?? false,
-      total: input.total,
-      email: input.email ?? address.email ?? null,
-      shippingCost: input.shipping?.cost ?? input.shipping_cost ?? null,
-      shippingName: input.shipping?.name ?? null,
-      shippingDescription: input.shipping?.description ?? null,
-      shippingNote: input.shipping?.note ?? null,
-      shippingDeliveryDate: input.shipping?.delivery_date ?? null,
-      firstName: address.first_name,
-      lastName: address.last_name,
-      companyName: address.company_name ?? null,
-      address1: address.address1,
-      address2: address.address2 ?? null,
-      postcode: address.postcode,
-      city: address.city,
-      state: address.state ?? null,
-      country: address.country,
-      phone: address.phone ?? null,
-      custom: input.custom ?? null,
-      createdAt: now,
-      updatedAt: now,
-    })
+    .values({ ...orderColumns(input), accountId, reference, createdAt: now, updatedAt: now })
     .onConflictDoNothing({ target: [orders.accountId, orders.externalId] });
 
   // All lines in one statement, whatever their number: the lines travel as one JSON parameter
   // (far below D1's 100 bound parameters and its statements-per-invocation limit).
-  const lineDocs = input.products.map((line) =>
-    Object.fromEntries(
-      Object.entries({
-        external_id: line.external_id,
-        name: line.name,
-        ean13: line.ean13,
-        reference: line.reference,
-        quantity: line.quantity,
-        stock_quantity: line.stock_quantity,
-        price: line.price,
-        purchase_price: line.purchase_price,
-        brand: line.brand,
-        category: line.category,
-        supplier: line.supplier,
-        image_url: line.image_url,
-        custom: line.custom,
-      }).filter(([, v]) => v !== undefined && v !== null),
-    ),
-  );
+  const lineDocs = input.products.map(lineColumns);
   const insertLines = sql`
     INSERT INTO order_lines (order_id, account_id, position, external_id, name, ean13, reference, quantity,
       stock_quantity, price, purchase_price, brand, category, supplier, image_url, custom,
       current_status, created_at, updated_at)
-    SELECT o.id, o.account_id, j.key, j.value ->> '$.external_id', j.value ->> '$.name', j.value ->> '$.ean13',
-      j.value ->> '$.reference', j.value ->> '$.quantity', j.value ->> '$.stock_quantity', j.value ->> '$.price',
-      j.value ->> '$.purchase_price', j.value ->> '$.brand', j.value ->> '$.category', j.value ->> '$.supplier',
-      j.value ->> '$.image_url', j.value -> '$.custom', 'pending', o.created_at, o.created_at
+    SELECT o.id, o.account_id, j.key, j.value ->> '$.externalId', j.value ->> '$.name', j.value ->> '$.ean13',
+      j.value ->> '$.reference', j.value ->> '$.quantity', j.value ->> '$.stockQuantity', j.value ->> '$.price',
+      j.value ->> '$.purchasePrice', j.value ->> '$.brand', j.value ->> '$.category', j.value ->> '$.supplier',
+      j.value ->> '$.imageUrl', CASE WHEN j.value ->> '$.custom' IS NULL THEN NULL ELSE j.value -> '$.custom' END,
+      'pending', o.created_at, o.created_at
     FROM orders o, json_each(${JSON.stringify(lineDocs)}) AS j
     WHERE o.reference = ${reference}
     ORDER BY j.key`;

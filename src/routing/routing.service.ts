@@ -7,6 +7,8 @@ import { blockStatements, completionStatements, moveStatements, noteStatement } 
 import { ApiError } from "../lib/errors";
 import { isoMicro } from "../lib/time";
 import type { CreateOrderInput } from "../orders/orders.schemas";
+import { presentAddress } from "../orders/orders.present";
+import { lineColumns, orderColumns } from "../orders/orders.service";
 import { decideLine, type CatalogueCandidate, type RoutingContext, type SupplierRef } from "./matching";
 import type { RoutingSubject } from "./rules.language";
 
@@ -28,18 +30,7 @@ export function subjectOf(order: OrderLike, line: LineLike): RoutingSubject {
       total: order.total,
       shipping_cost: order.shippingCost,
       email: order.email,
-      shipping_address: {
-        first_name: order.firstName,
-        last_name: order.lastName,
-        company_name: order.companyName,
-        address1: order.address1,
-        address2: order.address2,
-        postcode: order.postcode,
-        city: order.city,
-        state: order.state,
-        country: order.country,
-        phone: order.phone,
-      },
+      shipping_address: presentAddress(order),
     },
     line: {
       external_id: line.externalId,
@@ -196,43 +187,8 @@ export async function explainOrder(db: Db, accountId: number, input: { reference
     order = found;
     lines = await db.select().from(orderLines).where(eq(orderLines.orderId, found.id)).orderBy(asc(orderLines.position));
   } else {
-    const o = input.order!;
-    const a = o.shipping_address;
-    order = {
-      reference: null,
-      blocked: false,
-      externalId: o.external_id,
-      source: o.source,
-      test: o.test ?? false,
-      total: o.total,
-      shippingCost: o.shipping?.cost ?? o.shipping_cost ?? null,
-      email: o.email ?? a.email ?? null,
-      firstName: a.first_name,
-      lastName: a.last_name,
-      companyName: a.company_name ?? null,
-      address1: a.address1,
-      address2: a.address2 ?? null,
-      postcode: a.postcode,
-      city: a.city,
-      state: a.state ?? null,
-      country: a.country,
-      phone: a.phone ?? null,
-    };
-    lines = o.products.map((p) => ({
-      currentStatus: null,
-      externalId: p.external_id,
-      ean13: p.ean13 ?? null,
-      name: p.name,
-      reference: p.reference ?? null,
-      quantity: p.quantity,
-      stockQuantity: p.stock_quantity ?? null,
-      price: p.price,
-      purchasePrice: p.purchase_price ?? null,
-      brand: p.brand ?? null,
-      category: p.category ?? null,
-      supplier: p.supplier ?? null,
-      custom: p.custom ?? null,
-    }));
+    order = { ...orderColumns(input.order!), reference: null, blocked: false };
+    lines = input.order!.products.map((p) => ({ ...lineColumns(p), currentStatus: null }));
   }
   const ctx = await loadRoutingContext(db, accountId, lines);
   const explained = lines.map((line, position) => {

@@ -2,8 +2,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
-import { IdParam, PageQuery, pageRequest, parseId } from "../lib/params";
-import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
+import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
+import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
 import { CreateOrderBody } from "../orders/orders.schemas";
 import { enqueueBestEffort } from "../processing/messages";
@@ -15,12 +15,7 @@ import { explainOrder } from "./routing.service";
 export const rulesRouter = createRouter();
 
 const tags = ["Routing rules"];
-const jsonBody = <T extends z.ZodType>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
-const idOf = (raw: string) => {
-  const id = parseId(raw);
-  if (id === null) throw ApiError.notFound(`Routing rule with id '${raw}' not found`);
-  return id;
-};
+const idOf = (raw: string) => idOrNotFound(raw, "Routing rule");
 
 rulesRouter.openapi(
   createRoute({

@@ -3,8 +3,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { CHANNELS } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
-import { IdParam, PageQuery, pageRequest, parseId } from "../lib/params";
-import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
+import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
+import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
 import { enqueueBestEffort } from "../processing/messages";
 import { presentSupplier, presentSupplierWithSecret } from "./suppliers.present";
@@ -63,12 +63,7 @@ const CreateSupplier = z.object(fields).openapi("CreateSupplierRequest");
 const UpdateSupplier = z.object({ ...fields, name: field.optionalText(255) }).openapi("UpdateSupplierRequest");
 
 const tags = ["Suppliers"];
-const jsonBody = <T extends z.ZodType>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
-const idOf = (raw: string) => {
-  const id = parseId(raw);
-  if (id === null) throw ApiError.notFound(`Supplier with id '${raw}' not found`);
-  return id;
-};
+const idOf = (raw: string) => idOrNotFound(raw, "Supplier");
 
 suppliersRouter.openapi(
   createRoute({
