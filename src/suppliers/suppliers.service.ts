@@ -8,7 +8,10 @@ import { isoMicro } from "../lib/time";
 
 export type SupplierInput = { name?: string; code?: string | null; active?: boolean; priority?: number };
 
-const nameTaken = (error: unknown) => /UNIQUE constraint failed: suppliers\.account_id, suppliers\.name/.test(String(error));
+// Drizzle wraps the driver's error ("Failed query: ..."); the constraint is named in its cause.
+const nameTaken = (error: unknown): boolean =>
+  error instanceof Error &&
+  (/UNIQUE constraint failed: suppliers\.account_id, suppliers\.name/.test(error.message) || nameTaken(error.cause));
 
 export async function createSupplier(db: Db, accountId: number, input: SupplierInput & { name: string }): Promise<Supplier> {
   const now = isoMicro();
