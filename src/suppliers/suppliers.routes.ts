@@ -30,7 +30,14 @@ const fields = {
   priority: field.optionalInt({ min: 0, max: 1_000_000 }),
 };
 const CreateSupplier = z.object(fields).openapi("CreateSupplierRequest");
-const UpdateSupplier = z.object({ ...fields, name: field.optionalText(255) }).openapi("UpdateSupplierRequest");
+const UpdateSupplier = z
+  .object({
+    ...fields,
+    name: field.optionalText(255),
+    // In an update, null (or "") clears the code; leaving the field out keeps it.
+    code: z.preprocess((v) => (v === "" ? null : v), z.null().or(field.optionalText(64))),
+  })
+  .openapi("UpdateSupplierRequest");
 
 const tags = ["Suppliers"];
 const jsonBody = <T extends z.ZodType>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
