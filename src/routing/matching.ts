@@ -52,6 +52,8 @@ export type RoutingContext = {
   rules: RoutingRule[];
   suppliers: Map<number, SupplierRef>;
   catalogue: CatalogueCandidate[];
+  /** The order was unblocked by hand: that decision stands, block rules no longer apply to it. */
+  unblockedByHand?: boolean;
 };
 
 const ruleLabel = (rule: RoutingRule) => `rule #${rule.id} '${rule.name}'`;
@@ -92,6 +94,8 @@ export function decideLine(subject: RoutingSubject, ctx: RoutingContext): { deci
     } else if (action.type === "skip") {
       entry.matched = true;
       decision = { action: "skip", decidedBy: "rule", rule, message: `Skipped by ${ruleLabel(rule)}` };
+    } else if (ctx.unblockedByHand) {
+      entry.note = "conditions hold, but the order was unblocked by hand";
     } else {
       entry.matched = true;
       decision = { action: "block", decidedBy: "rule", rule, message: `Order blocked by ${ruleLabel(rule)}` };
