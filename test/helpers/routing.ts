@@ -63,3 +63,22 @@ export async function logRows(reference: string) {
 }
 
 export { unique };
+
+/**
+ * A rule inserted straight into the table: unlike POST /routing-rules it queues no re-match, so a
+ * test can tell which queue message matched a line.
+ */
+export async function seedRule(
+  accountId: number,
+  rule: { name?: string; priority: number; match?: "all" | "any"; conditions?: unknown[]; action: unknown; active?: boolean },
+) {
+  const now = new Date().toISOString();
+  const name = rule.name ?? unique("rule");
+  const row = await env.DB.prepare(
+    `INSERT INTO routing_rules (account_id, name, priority, match, conditions, action, active, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  )
+    .bind(accountId, name, rule.priority, rule.match ?? "all", JSON.stringify(rule.conditions ?? []), JSON.stringify(rule.action), rule.active === false ? 0 : 1, now, now)
+    .first<{ id: number }>();
+  return { id: row!.id, name };
+}

@@ -1,8 +1,9 @@
 // Blocking and unblocking by hand (POST /orders/{reference}/block, /unblock), and /match on demand.
 import { describe, expect, it } from "vitest";
-import { createAccount, createOrder, orderPayload } from "../helpers/factories";
+import { createAccount, createOrder, orderPayload, seedSupplier } from "../helpers/factories";
 import { call } from "../helpers/http";
-import { assignTo, createRule, createSupplier, getOrder, logsOf, matchNow, waitForLineStatus } from "../helpers/routing";
+import { assignTo, createRule, createSupplier, getOrder, logsOf, matchNow, seedRule, waitForLineStatus, waitRouted } from "../helpers/routing";
+import { waitFor } from "../helpers/wait";
 
 const CREATED = ["pending", "Order line created"];
 const NO_MATCH = ["pending", "No supplier matched: no routing rules; no catalogue product with this EAN or SKU; no active supplier named 'MugSupplier'"];
@@ -67,9 +68,10 @@ describe("unblocking by hand", () => {
   it("clears blocked, logs it, and resumes processing through the queue", async () => {
     const creds = await createAccount();
     const { reference } = await createOrder(creds);
-    await matchNow(creds, reference);
+    await waitRouted(creds, reference); // its own message is consumed
     await call("POST", `/api/v1/orders/${reference}/block`, { creds });
-    const s = await createSupplier(creds, { name: "MugSupplier" });
+    // Seeded straight into the table: no re-match queued, only the unblock can resume it.
+    const s = await seedSupplier(creds.accountId, "MugSupplier");
 
     const res = await call("POST", `/api/v1/orders/${reference}/unblock`, { creds, body: { reason: "checked by phone" } });
     expect(res.status).toBe(200);
@@ -103,11 +105,11 @@ describe("unblocking by hand", () => {
 
   it("an order blocked by a rule and unblocked by hand is processed on, not blocked again by the same rule", async () => {
     const creds = await createAccount();
-    const s = await createSupplier(creds, { name: "Acme" });
-    const block = await createRule(creds, { name: "big", conditions: [{ variable: "order.total", operator: "greater_than", value: 1000 }], action: { type: "block" } });
-    const rest = await createRule(creds, { name: "rest", action: assignTo(s.id) });
+    const s = await seedSupplier(creds.accountId, "Acme");
+    const block = await seedRule(creds.accountId, { name: "big", priority: 10, conditions: [{ variable: "order.total", operator: "greater_than", value: 1000 }], action: { type: "block" } });
+    const rest = await seedRule(creds.accountId, { name: "rest", priority: 20, action: assignTo(s.id) });
     const { reference } = await createOrder(creds, { total: 5000 });
-    const blocked = await matchNow(creds, reference);
+    const blocked = await waitRouted(creds, reference);
     expect(blocked.blocked).toBe(true);
 
     const res = await call("POST", `/api/v1/orders/${reference}/unblock`, { creds, body: { reason: "customer verified" } });
@@ -136,11 +138,16 @@ describe("unblocking by hand", () => {
     await matchNow(creds, reference);
     await call("POST", `/api/v1/orders/${reference}/block`, { creds });
     await call("POST", `/api/v1/orders/${reference}/unblock`, { creds });
+    // Processing resumed: the line still waits, and says so again after the unblock entry.
+    await waitFor(async () => logsOf((await getOrder(creds, reference)).order_lines[0]).length === 5);
     const res = await call("POST", `/api/v1/orders/${reference}/block`, { creds, body: { reason: "again" } });
     expect(res.json.blocked).toBe(true);
-    expect(logsOf(res.json.order_lines[0]).slice(2)).toEqual([
+    expect(logsOf(res.json.order_lines[0])).toEqual([
+      CREATED,
+      NO_MATCH,
       ["pending", "Order blocked by hand"],
       ["pending", "Order unblocked"],
+      NO_MATCH,
       ["pending", "Order blocked by hand: again"],
     ]);
   });

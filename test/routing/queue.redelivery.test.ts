@@ -7,7 +7,7 @@ import worker from "../../src/index";
 import type { PipelineMessage } from "../../src/processing/messages";
 import { createAccount, createOrder, orderPayload, seedSupplier } from "../helpers/factories";
 import type { Credentials } from "../helpers/http";
-import { getOrder, logRows, logsOf, matchNow } from "../helpers/routing";
+import { getOrder, logRows, logsOf, matchNow, waitRouted } from "../helpers/routing";
 
 const CREATED = ["pending", "Order line created"];
 const NO_MATCH = ["pending", "No supplier matched: no routing rules; no catalogue product with this EAN or SKU; no active supplier named 'MugSupplier'"];
@@ -32,7 +32,8 @@ async function waitingOrder(creds: Credentials, lines = 1) {
   const base = orderPayload().products[0];
   const products = Array.from({ length: lines }, (_, i) => ({ ...base, external_id: `sku-${i}` }));
   const { reference } = await createOrder(creds, { products });
-  const pending = await matchNow(creds, reference);
+  // Its own queue message is consumed (routed_at set): only our deliveries can route it from here.
+  const pending = await waitRouted(creds, reference);
   const supplier = await seedSupplier(creds.accountId, "MugSupplier");
   return { reference, orderId: pending.id as number, supplier, updatedAt: pending.updated_at as string };
 }
@@ -96,13 +97,13 @@ describe("duplicate delivery of rematch_account", () => {
     const creds = await createAccount();
     const one = await createOrder(creds);
     const { reference: twoRef } = await createOrder(creds);
-    await matchNow(creds, one.reference);
-    await matchNow(creds, twoRef);
+    await waitRouted(creds, one.reference);
+    await waitRouted(creds, twoRef);
     await seedSupplier(creds.accountId, "MugSupplier");
     // Another account's waiting order with the same supplier field stays untouched.
     const other = await createAccount();
     const { reference: otherRef } = await createOrder(other);
-    const otherBefore = await matchNow(other, otherRef);
+    const otherBefore = await waitRouted(other, otherRef);
 
     const message: PipelineMessage = { type: "rematch_account", accountId: creds.accountId };
     await deliver([message]);
