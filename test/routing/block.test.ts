@@ -8,7 +8,7 @@ import { waitFor } from "../helpers/wait";
 const CREATED = ["pending", "Order line created"];
 const NO_MATCH = ["pending", "No supplier matched: no routing rules; no catalogue product with this EAN or SKU; no active supplier named 'MugSupplier'"];
 
-describe("blocking by hand", () => {
+describe.concurrent("blocking by hand", () => {
   it("sets blocked, logs once on every line, and answers the order JSON", async () => {
     const creds = await createAccount();
     const base = orderPayload().products[0];
@@ -64,7 +64,7 @@ describe("blocking by hand", () => {
   });
 });
 
-describe("unblocking by hand", () => {
+describe.concurrent("unblocking by hand", () => {
   it("clears blocked, logs it, and resumes processing through the queue", async () => {
     const creds = await createAccount();
     const { reference } = await createOrder(creds);
@@ -153,7 +153,7 @@ describe("unblocking by hand", () => {
   });
 });
 
-describe("order actions and tenancy", () => {
+describe.concurrent("order actions and tenancy", () => {
   it("block, unblock and match answer 404 for an unknown reference and for another account's order", async () => {
     const creds = await createAccount();
     const other = await createOrder(await createAccount());

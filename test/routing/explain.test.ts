@@ -16,7 +16,7 @@ async function ordersRowCount(accountId: number) {
   return row!.n;
 }
 
-describe("explain an order payload", () => {
+describe.concurrent("explain an order payload", () => {
   it("answers the decision, every rule with per-condition results, every catalogue candidate with its reason, and the supplier field", async () => {
     const creds = await createAccount();
     const target = await createSupplier(creds, { name: "Rule target" });
@@ -230,7 +230,7 @@ async function snapshot(reference: string) {
   return { order, lines: lines.results, logs: await logRows(reference) };
 }
 
-describe("explain a stored order by reference", () => {
+describe.concurrent("explain a stored order by reference", () => {
   it("explains what matching would do now and writes nothing (no log, status or timestamp changes)", async () => {
     const creds = await createAccount();
     const { reference } = await createOrder(creds);

@@ -6,7 +6,7 @@ import { call } from "../helpers/http";
 import { seedFeed, seedProduct } from "../helpers/catalogue";
 import { assignTo, createRule, createSupplier, logsOf, matchNow, waitRouted } from "../helpers/routing";
 
-describe("suppliers of another account", () => {
+describe.concurrent("suppliers of another account", () => {
   it("answer 404 on GET, PATCH and DELETE, exactly like an unknown id, and stay unchanged", async () => {
     const mine = await createAccount();
     const theirs = await createAccount();
@@ -35,7 +35,7 @@ describe("suppliers of another account", () => {
   });
 });
 
-describe("rules of another account", () => {
+describe.concurrent("rules of another account", () => {
   it("answer 404 on GET, PATCH and DELETE and are not listed", async () => {
     const mine = await createAccount();
     const theirs = await createAccount();

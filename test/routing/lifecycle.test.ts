@@ -34,7 +34,7 @@ const ALLOWED: [LineStatus, LineStatus][] = [
 ];
 const allowed = (from: LineStatus, to: LineStatus) => ALLOWED.some(([f, t]) => f === from && t === to);
 
-describe("the transition table", () => {
+describe.concurrent("the transition table", () => {
   it("allows exactly the listed moves and refuses every other one, with a TransitionError", () => {
     for (const from of LINE_STATUSES) {
       for (const to of LINE_STATUSES) {
@@ -62,7 +62,7 @@ async function orderWithLines(creds: Credentials, lines = 1) {
   return { reference, orderId: order.id as number, lineIds: order.order_lines.map((l: { id: number }) => l.id) as number[] };
 }
 
-describe("guarded writes", () => {
+describe.concurrent("guarded writes", () => {
   it("a move changes the status and logs once; repeating it, or a move from a status the line is not in, does nothing", async () => {
     const creds = await createAccount();
     const { reference, orderId, lineIds } = await orderWithLines(creds);
@@ -108,7 +108,7 @@ describe("guarded writes", () => {
   });
 });
 
-describe("completed_at and the completed_since filter", () => {
+describe.concurrent("completed_at and the completed_since filter", () => {
   const completedSince = async (creds: Credentials, since: string) => {
     const res = await call("GET", `/api/v1/orders?completed_since=${encodeURIComponent(since)}`, { creds });
     expect(res.status).toBe(200);

@@ -31,7 +31,7 @@ async function orderAndMatch(creds: Credentials, line: Record<string, unknown> =
   return order.order_lines[0];
 }
 
-describe("catalogue lookup", () => {
+describe.concurrent("catalogue lookup", () => {
   it("matches a product with the same EAN-13 and logs which product decided", async () => {
     const creds = await createAccount();
     const s = await supplierWithProducts(creds, { name: "Ean Co" }, [{ ean13: EAN, sku: "OTHER", purchasePrice: 5, stockQuantity: 10 }]);
@@ -126,7 +126,7 @@ describe("catalogue lookup", () => {
   });
 });
 
-describe("the order of the steps", () => {
+describe.concurrent("the order of the steps", () => {
   it("a rule beats the catalogue", async () => {
     const creds = await createAccount();
     await supplierWithProducts(creds, { name: "Catalogue" }, [{ ean13: EAN, purchasePrice: 1 }]);

@@ -7,7 +7,7 @@ import { assignTo, createRule, createSupplier, logsOf, matchNow, waitForLineStat
 const brandIs = (value: string) => ({ variable: "line.brand", operator: "is", value });
 const CREATED = ["pending", "Order line created"];
 
-describe("rule priority", () => {
+describe.concurrent("rule priority", () => {
   it("the rule with the lowest priority number decides when several hold", async () => {
     const creds = await createAccount();
     const first = await createSupplier(creds, { name: "First" });
@@ -50,7 +50,7 @@ describe("rule priority", () => {
   });
 });
 
-describe("conditions combined with all / any", () => {
+describe.concurrent("conditions combined with all / any", () => {
   const holds = { variable: "line.brand", operator: "is", value: "Mugs Inc" };
   const fails = { variable: "line.quantity", operator: "greater_than", value: 100 };
 
@@ -83,7 +83,7 @@ describe("conditions combined with all / any", () => {
   });
 });
 
-describe("rules that are passed over", () => {
+describe.concurrent("rules that are passed over", () => {
   it("an inactive rule never applies", async () => {
     const creds = await createAccount();
     const a = await createSupplier(creds, { name: "A" });
@@ -107,7 +107,7 @@ describe("rules that are passed over", () => {
   });
 });
 
-describe("actions", () => {
+describe.concurrent("actions", () => {
   it("assign_supplier: the line is ruled, matched_supplier set, the order lists the supplier", async () => {
     const creds = await createAccount();
     const s = await createSupplier(creds, { name: "Acme" });
@@ -179,7 +179,7 @@ describe("actions", () => {
   });
 });
 
-describe("test orders", () => {
+describe.concurrent("test orders", () => {
   it("are matched like real ones, through the queue", async () => {
     const creds = await createAccount();
     const s = await createSupplier(creds, { name: "Acme" });

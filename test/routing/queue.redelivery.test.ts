@@ -38,7 +38,7 @@ async function waitingOrder(creds: Credentials, lines = 1) {
   return { reference, orderId: pending.id as number, supplier, updatedAt: pending.updated_at as string };
 }
 
-describe("duplicate delivery of route_order", () => {
+describe.concurrent("duplicate delivery of route_order", () => {
   it("the second delivery of the same message changes nothing, down to updated_at", async () => {
     const creds = await createAccount();
     const { reference, orderId, supplier, updatedAt } = await waitingOrder(creds, 2);
@@ -92,7 +92,7 @@ describe("duplicate delivery of route_order", () => {
   });
 });
 
-describe("duplicate delivery of rematch_account", () => {
+describe.concurrent("duplicate delivery of rematch_account", () => {
   it("routes the account's waiting orders once, and only that account's", async () => {
     const creds = await createAccount();
     const one = await createOrder(creds);

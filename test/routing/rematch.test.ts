@@ -12,7 +12,7 @@ import { assignTo, createRule, createSupplier, getOrder, logsOf, seedRule, waitF
 const CREATED = ["pending", "Order line created"];
 const brandIs = (value: string) => ({ variable: "line.brand", operator: "is", value });
 
-describe("re-matching waiting lines", () => {
+describe.concurrent("re-matching waiting lines", () => {
   it("after a rule is created", async () => {
     const creds = await createAccount();
     const s = await seedSupplier(creds.accountId, "Acme");

@@ -6,7 +6,7 @@ import { assignTo, createRule, createSupplier } from "../helpers/routing";
 const ISO_MICRO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
 const brandIs = (value: string) => ({ variable: "line.brand", operator: "is", value });
 
-describe("POST /api/v1/routing-rules", () => {
+describe.concurrent("POST /api/v1/routing-rules", () => {
   it("creates a rule and answers 201 with its JSON; without a priority it goes last (10, 20, ...)", async () => {
     const creds = await createAccount();
     const supplier = await createSupplier(creds);
@@ -51,7 +51,7 @@ describe("POST /api/v1/routing-rules", () => {
   });
 });
 
-describe("422 on bad rule bodies", () => {
+describe.concurrent("422 on bad rule bodies", () => {
   const post = async (body: Record<string, unknown>) => {
     const creds = await createAccount();
     return call("POST", "/api/v1/routing-rules", { creds, body });
@@ -146,7 +146,7 @@ describe("422 on bad rule bodies", () => {
   });
 });
 
-describe("GET /api/v1/routing-rules", () => {
+describe.concurrent("GET /api/v1/routing-rules", () => {
   it("lists the account's rules in evaluation order (priority, then id), paginated", async () => {
     const creds = await createAccount();
     const late = await createRule(creds, { name: "late", priority: 50, action: { type: "skip" } });
@@ -172,7 +172,7 @@ describe("GET /api/v1/routing-rules", () => {
   });
 });
 
-describe("GET/PATCH/DELETE /api/v1/routing-rules/{id}", () => {
+describe.concurrent("GET/PATCH/DELETE /api/v1/routing-rules/{id}", () => {
   it("fetches, updates only the fields sent, and deletes", async () => {
     const creds = await createAccount();
     const supplier = await createSupplier(creds);
@@ -235,7 +235,7 @@ describe("GET/PATCH/DELETE /api/v1/routing-rules/{id}", () => {
   });
 });
 
-describe("POST /api/v1/routing-rules/reorder", () => {
+describe.concurrent("POST /api/v1/routing-rules/reorder", () => {
   it("gives the listed rules priorities 10, 20, 30 in the order given and answers the new order", async () => {
     const creds = await createAccount();
     const a = await createRule(creds, { name: "a", action: { type: "skip" } });

@@ -129,7 +129,7 @@ const CASES: Case[] = [
   ["line.custom.missing", "is_not", "x", true],
 ];
 
-describe("the rule language, operator by operator", () => {
+describe.concurrent("the rule language, operator by operator", () => {
   it("evaluates every case as expected (explain's per-condition results)", async () => {
     const creds = await createAccount();
     const rules = await Promise.all(
@@ -171,7 +171,7 @@ describe("the rule language, operator by operator", () => {
   });
 });
 
-describe("each variable kind decides real orders", () => {
+describe.concurrent("each variable kind decides real orders", () => {
   it("text, number, boolean, line.custom.<key> and order address fields route lines to their suppliers", async () => {
     const creds = await createAccount();
     const [custom, number, text, bool, address] = await Promise.all(

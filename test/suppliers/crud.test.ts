@@ -5,7 +5,7 @@ import { createSupplier } from "../helpers/routing";
 
 const ISO_MICRO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
 
-describe("POST /api/v1/suppliers", () => {
+describe.concurrent("POST /api/v1/suppliers", () => {
   it("creates a supplier with defaults and answers 201 with its JSON", async () => {
     const creds = await createAccount();
     const res = await call("POST", "/api/v1/suppliers", { creds, body: { name: "Acme Wholesale" } });
@@ -66,7 +66,7 @@ describe("POST /api/v1/suppliers", () => {
   });
 });
 
-describe("GET /api/v1/suppliers", () => {
+describe.concurrent("GET /api/v1/suppliers", () => {
   it("lists the account's suppliers by priority then id, paginated like the order list", async () => {
     const creds = await createAccount();
     const c = await createSupplier(creds, { name: "C", priority: 100 });
@@ -103,7 +103,7 @@ describe("GET /api/v1/suppliers", () => {
   });
 });
 
-describe("GET/PATCH/DELETE /api/v1/suppliers/{id}", () => {
+describe.concurrent("GET/PATCH/DELETE /api/v1/suppliers/{id}", () => {
   it("fetches one supplier", async () => {
     const creds = await createAccount();
     const s = await createSupplier(creds, { name: "Acme", code: "ACME" });
