@@ -109,13 +109,15 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
     await finish("dry_run", [{ from: "ruled", to: "completed", message: `Test order: dry run, nothing was sent to supplier ${supplier.name}` }]);
     return { done: true };
   }
-  if (claimed.channel === "pull" || claimed.channel === "manual") {
-    const note =
-      claimed.channel === "pull"
-        ? `Waiting for supplier ${supplier.name} to fetch and acknowledge the order`
-        : `Waiting to be completed by hand (supplier ${supplier.name} uses the manual channel)`;
+  if (claimed.channel === "manual") {
+    // Nothing is sent and nothing is logged: the lines wait, ruled, for POST .../complete.
+    await run(db, [sql`UPDATE dispatches SET status = 'manual', lease_until = NULL, payload = ${payload}, updated_at = ${nowIso} WHERE id = ${claimed.id}`]);
+    return { done: true };
+  }
+  if (claimed.channel === "pull") {
+    const note = `Waiting for supplier ${supplier.name} to fetch and acknowledge the order`;
     await run(db, [
-      sql`UPDATE dispatches SET status = ${claimed.channel === "pull" ? "awaiting_pickup" : "manual"}, lease_until = NULL, payload = ${payload}, updated_at = ${nowIso} WHERE id = ${claimed.id}`,
+      sql`UPDATE dispatches SET status = 'awaiting_pickup', lease_until = NULL, payload = ${payload}, updated_at = ${nowIso} WHERE id = ${claimed.id}`,
       ...lines.map((line) => noteStatement(line.id, order.id, note, nowIso)),
     ]);
     return { done: true };

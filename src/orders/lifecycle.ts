@@ -66,13 +66,18 @@ export function noteStatement(lineId: number, orderId: number, message: string, 
 
 /**
  * Keeps orders.completed_at true to the lines: set when no line is open any more, cleared
- * when one moves back. Run after the moves, in the same batch.
+ * when one moves back. Run after the moves, in the same batch (with the same `now`).
+ * updated_at moves only when something did: completed_at changed, or this batch logged a change
+ * (every change logs, stamped `now`), so a redelivered message leaves the order as it was.
  */
 export function completionStatements(orderId: number, now: string): SQL[] {
+  const completedAt = sql`CASE WHEN EXISTS (SELECT 1 FROM order_lines WHERE order_id = ${orderId}
+        AND current_status IN (${sql.join(OPEN_STATES.map((s) => sql`${s}`), sql`, `)})) THEN NULL ELSE coalesce(completed_at, ${now}) END`;
   return [orderCompletedEvent(orderId, OPEN_STATES, now), sql`UPDATE orders SET
-      completed_at = CASE WHEN EXISTS (SELECT 1 FROM order_lines WHERE order_id = ${orderId}
-        AND current_status IN (${sql.join(OPEN_STATES.map((s) => sql`${s}`), sql`, `)})) THEN NULL ELSE coalesce(completed_at, ${now}) END,
-      updated_at = ${now}
+      completed_at = ${completedAt},
+      updated_at = CASE WHEN completed_at IS NOT ${completedAt}
+        OR EXISTS (SELECT 1 FROM order_line_logs WHERE order_id = ${orderId} AND created_at = ${now})
+        THEN ${now} ELSE updated_at END
     WHERE id = ${orderId}`];
 }
 

@@ -42,6 +42,8 @@ export type CatalogueTrace = {
   stock_quantity: number | null;
   eligible: boolean;
   reason: string | null;
+  /** Why an eligible product did not win (only then). */
+  note?: string;
 };
 
 export type LineTrace = { rules: RuleTrace[]; catalogue: CatalogueTrace[]; supplier_field: { value: string | null; supplier: { id: number; name: string } | null } };
@@ -50,6 +52,8 @@ export type RoutingContext = {
   rules: RoutingRule[];
   suppliers: Map<number, SupplierRef>;
   catalogue: CatalogueCandidate[];
+  /** The order was unblocked by hand: that decision stands, block rules no longer apply to it. */
+  unblockedByHand?: boolean;
 };
 
 const ruleLabel = (rule: RoutingRule) => `rule #${rule.id} '${rule.name}'`;
@@ -72,7 +76,12 @@ export function decideLine(subject: RoutingSubject, ctx: RoutingContext): { deci
       conditions.length === 0 || (rule.match === "any" ? conditions.some((c) => c.result) : conditions.every((c) => c.result));
     const entry: RuleTrace = { id: rule.id, name: rule.name, priority: rule.priority, matched: false, conditions };
     trace.rules.push(entry);
-    if (decision || !holds) continue;
+    if (!holds) continue;
+    if (decision) {
+      // Only a rule can have decided yet.
+      if ("rule" in decision) entry.note = `conditions hold, but rule #${decision.rule.id} decided first`;
+      continue;
+    }
     const action = rule.action;
     if (action.type === "assign_supplier") {
       const supplier = ctx.suppliers.get(action.supplier_id);
@@ -85,6 +94,8 @@ export function decideLine(subject: RoutingSubject, ctx: RoutingContext): { deci
     } else if (action.type === "skip") {
       entry.matched = true;
       decision = { action: "skip", decidedBy: "rule", rule, message: `Skipped by ${ruleLabel(rule)}` };
+    } else if (ctx.unblockedByHand) {
+      entry.note = "conditions hold, but the order was unblocked by hand";
     } else {
       entry.matched = true;
       decision = { action: "block", decidedBy: "rule", rule, message: `Order blocked by ${ruleLabel(rule)}` };
@@ -116,7 +127,7 @@ export function decideLine(subject: RoutingSubject, ctx: RoutingContext): { deci
         reason,
       };
       trace.catalogue.push(t);
-      return { p, supplier, eligible: reason === null };
+      return { p, supplier, eligible: reason === null, trace: t };
     });
   const cheapest = (list: ReturnType<typeof evaluate>) =>
     list
@@ -128,9 +139,20 @@ export function decideLine(subject: RoutingSubject, ctx: RoutingContext): { deci
           a.supplier!.id - b.supplier!.id ||
           a.p.productId - b.p.productId,
       )[0];
-  const eanWinner = cheapest(evaluate(byEan, "ean13"));
-  const skuWinner = cheapest(evaluate(bySku.filter((p) => !byEan.includes(p)), "sku"));
+  const eanCandidates = evaluate(byEan, "ean13");
+  const skuCandidates = evaluate(bySku.filter((p) => !byEan.includes(p)), "sku");
+  const eanWinner = cheapest(eanCandidates);
+  const skuWinner = cheapest(skuCandidates);
   const winner = eanWinner ?? skuWinner;
+  // The explain endpoint says why each eligible product that did not win lost.
+  for (const c of [...eanCandidates, ...skuCandidates]) {
+    if (!c.eligible) continue;
+    if (decision && "rule" in decision) c.trace.note = `rule #${decision.rule.id} decided first`;
+    else if (!winner || c === winner) continue;
+    else if (c.trace.matched_on === "sku" && eanWinner) c.trace.note = `an EAN match comes first (product #${winner.p.productId})`;
+    else if ((c.p.purchasePrice ?? Infinity) > (winner.p.purchasePrice ?? Infinity)) c.trace.note = `dearer than product #${winner.p.productId}`;
+    else c.trace.note = `same price as product #${winner.p.productId}, whose supplier comes first`;
+  }
   if (!decision && winner) {
     const { p, supplier } = winner;
     const on = eanWinner ? `EAN ${p.ean13}` : `SKU ${p.sku}`;

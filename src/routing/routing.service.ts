@@ -1,8 +1,8 @@
 // Routing an order: load what the decisions need (in one round trip), decide each pending line,
 // and write every outcome through the state machine in one batch.
-import { and, asc, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import { chunkForParams, toStatement, type Db } from "../db";
-import { orderLines, orders, productFeeds, products, routingRules, suppliers, type Order, type OrderLine } from "../db/schema";
+import { orderLineLogs, orderLines, orders, productFeeds, products, routingRules, suppliers, type Order, type OrderLine } from "../db/schema";
 import { blockStatements, completionStatements, moveStatements, noteStatement } from "../orders/lifecycle";
 import { ApiError } from "../lib/errors";
 import { isoMicro } from "../lib/time";
@@ -97,6 +97,16 @@ export async function loadRoutingContext(db: Db, accountId: number, lines: LineL
   };
 }
 
+/** The log message of an unblock by hand; an order that has one is no longer blocked by rules. */
+const UNBLOCKED_BY_HAND = "Order unblocked";
+
+const unblockedByHand = (db: Db, orderId: number) =>
+  db
+    .select({ id: orderLineLogs.id })
+    .from(orderLineLogs)
+    .where(and(eq(orderLineLogs.orderId, orderId), like(orderLineLogs.message, `${UNBLOCKED_BY_HAND}%`)))
+    .limit(1);
+
 export type RouteOutcome = { status: "not_found" | "blocked" | "routed"; ruled: number; skipped: number; unmatched: number; blockedNow: boolean };
 
 /**
@@ -104,9 +114,10 @@ export type RouteOutcome = { status: "not_found" | "blocked" | "routed"; ruled: 
  * write is guarded by the line's current status, so a repeat changes and logs nothing.
  */
 export async function routeOrder(db: Db, orderId: number): Promise<RouteOutcome> {
-  const [orderRows, lineRows] = await db.batch([
+  const [orderRows, lineRows, unblockedRows] = await db.batch([
     db.select().from(orders).where(eq(orders.id, orderId)),
     db.select().from(orderLines).where(eq(orderLines.orderId, orderId)).orderBy(asc(orderLines.position)),
+    unblockedByHand(db, orderId),
   ]);
   const order = orderRows[0];
   const outcome: RouteOutcome = { status: "routed", ruled: 0, skipped: 0, unmatched: 0, blockedNow: false };
@@ -121,7 +132,7 @@ export async function routeOrder(db: Db, orderId: number): Promise<RouteOutcome>
   const statements: SQL[] = [];
 
   if (pending.length > 0) {
-    const ctx = await loadRoutingContext(db, order.accountId, pending);
+    const ctx = { ...(await loadRoutingContext(db, order.accountId, pending)), unblockedByHand: unblockedRows.length > 0 };
     const decisions = pending.map((line) => ({ line, ...decideLine(subjectOf(order, line), ctx) }));
     const blocker = decisions.find((d) => d.decision.action === "block");
     if (blocker) {
@@ -165,7 +176,7 @@ async function findOrder(db: Db, accountId: number, reference: string) {
 /** Blocks or unblocks by hand; logs once on every line. Returns the order's id. */
 export async function setBlocked(db: Db, accountId: number, reference: string, blocked: boolean, reason?: string) {
   const order = await findOrder(db, accountId, reference);
-  const message = blocked ? `Order blocked by hand${reason ? `: ${reason}` : ""}` : `Order unblocked${reason ? `: ${reason}` : ""}`;
+  const message = blocked ? `Order blocked by hand${reason ? `: ${reason}` : ""}` : `${UNBLOCKED_BY_HAND}${reason ? `: ${reason}` : ""}`;
   await db.$client.batch(blockStatements(order.id, blocked, message, isoMicro()).map((s) => toStatement(db, s)));
   return order.id;
 }
@@ -182,15 +193,21 @@ export async function routeNow(db: Db, accountId: number, reference: string) {
 export async function explainOrder(db: Db, accountId: number, input: { reference?: string; order?: CreateOrderInput }) {
   let order: OrderLike & { reference: string | null; blocked: boolean };
   let lines: (LineLike & { currentStatus: string | null })[];
+  let unblocked = false;
   if (input.reference !== undefined) {
     const found = await findOrder(db, accountId, input.reference);
     order = found;
-    lines = await db.select().from(orderLines).where(eq(orderLines.orderId, found.id)).orderBy(asc(orderLines.position));
+    const [lineRows, unblockedRows] = await db.batch([
+      db.select().from(orderLines).where(eq(orderLines.orderId, found.id)).orderBy(asc(orderLines.position)),
+      unblockedByHand(db, found.id),
+    ]);
+    lines = lineRows;
+    unblocked = unblockedRows.length > 0;
   } else {
     order = { ...orderColumns(input.order!), reference: null, blocked: false };
     lines = input.order!.products.map((p) => ({ ...lineColumns(p), currentStatus: null }));
   }
-  const ctx = await loadRoutingContext(db, accountId, lines);
+  const ctx = { ...(await loadRoutingContext(db, accountId, lines)), unblockedByHand: unblocked };
   const explained = lines.map((line, position) => {
     const { decision, trace } = decideLine(subjectOf(order, line), ctx);
     return {

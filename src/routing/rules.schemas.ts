@@ -9,6 +9,12 @@ const Condition = z
     operator: z.string().max(50).openapi({ example: "is", description: OPERATORS.join(", ") }),
     value: z.unknown().optional().openapi({ example: "Acme" }),
   })
+  // Checked per condition, so its errors are reported together with those of the other fields
+  // (a refinement on the whole rule only runs once everything else is valid).
+  .superRefine((condition, ctx) => {
+    const problem = checkCondition(condition);
+    if (problem) ctx.addIssue({ code: "custom", path: [problem.field], message: problem.message });
+  })
   .openapi("RuleCondition");
 
 const Action = z
@@ -28,17 +34,8 @@ const ruleFields = {
   active: field.optionalBoolean(),
 };
 
-type ConditionsHolder = { conditions?: { variable: string; operator: string; value?: unknown }[] };
-
-function checkConditions(rule: ConditionsHolder, ctx: z.RefinementCtx) {
-  rule.conditions?.forEach((condition, i) => {
-    const problem = checkCondition(condition);
-    if (problem) ctx.addIssue({ code: "custom", path: ["conditions", i, problem.field], message: problem.message });
-  });
-}
-
-export const CreateRuleBody = z.object(ruleFields).superRefine(checkConditions).openapi("CreateRoutingRuleRequest");
-export const UpdateRuleBody = z.object(ruleFields).partial().superRefine(checkConditions).openapi("UpdateRoutingRuleRequest");
+export const CreateRuleBody = z.object(ruleFields).openapi("CreateRoutingRuleRequest");
+export const UpdateRuleBody = z.object(ruleFields).partial().openapi("UpdateRoutingRuleRequest");
 export type CreateRuleInput = z.output<typeof CreateRuleBody>;
 export type UpdateRuleInput = z.output<typeof UpdateRuleBody>;
 

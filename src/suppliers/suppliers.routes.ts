@@ -60,7 +60,14 @@ const fields = {
   email,
 };
 const CreateSupplier = z.object(fields).openapi("CreateSupplierRequest");
-const UpdateSupplier = z.object({ ...fields, name: field.optionalText(255) }).openapi("UpdateSupplierRequest");
+const UpdateSupplier = z
+  .object({
+    ...fields,
+    name: field.optionalText(255),
+    // In an update, null (or "") clears the code; leaving the field out keeps it.
+    code: z.preprocess((v) => (v === "" ? null : v), z.null().or(field.optionalText(64))),
+  })
+  .openapi("UpdateSupplierRequest");
 
 const tags = ["Suppliers"];
 const idOf = (raw: string) => idOrNotFound(raw, "Supplier");

@@ -40,7 +40,10 @@ function columns(input: SupplierInput) {
   };
 }
 
-const nameTaken = (error: unknown) => /UNIQUE constraint failed: suppliers\.account_id, suppliers\.name/.test(String(error));
+// Drizzle wraps the driver's error ("Failed query: ..."); the constraint is named in its cause.
+const nameTaken = (error: unknown): boolean =>
+  error instanceof Error &&
+  (/UNIQUE constraint failed: suppliers\.account_id, suppliers\.name/.test(error.message) || nameTaken(error.cause));
 
 export async function createSupplier(db: Db, accountId: number, input: SupplierInput & { name: string }): Promise<Supplier> {
   const now = isoMicro();
