@@ -10,7 +10,8 @@ import { enqueue } from "./messages";
 const GRACE_MS = 2 * 60 * 1000;
 const SWEEP_LIMIT = 1000;
 
-export async function sweepUnroutedOrders(env: Bindings, now = new Date()): Promise<number> {
+/** Returns the ids of the orders it re-queued. */
+export async function sweepUnroutedOrders(env: Bindings, now = new Date()): Promise<number[]> {
   const db = createDb(env.DB);
   const rows = await db
     .select({ id: orders.id })
@@ -19,7 +20,7 @@ export async function sweepUnroutedOrders(env: Bindings, now = new Date()): Prom
     .orderBy(asc(orders.createdAt))
     .limit(SWEEP_LIMIT);
   await enqueue(env, rows.map((r) => ({ type: "route_order" as const, orderId: r.id })));
-  return rows.length;
+  return rows.map((r) => r.id);
 }
 
 // A queued dispatch untouched this long has lost its message (the longest backoff is an hour).
