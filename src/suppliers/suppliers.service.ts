@@ -40,7 +40,10 @@ function columns(input: SupplierInput) {
   };
 }
 
-const nameTaken = (error: unknown) => /UNIQUE constraint failed: suppliers\.account_id, suppliers\.name/.test(String(error));
+// Drizzle wraps the driver's error (DrizzleQueryError: "Failed query: ..."); D1's message, which
+// names the constraint, is its cause.
+const nameTaken = (error: unknown) =>
+  /UNIQUE constraint failed: suppliers\.account_id, suppliers\.name/.test(`${String(error)} ${error instanceof Error ? String(error.cause) : ""}`);
 
 export async function createSupplier(db: Db, accountId: number, input: SupplierInput & { name: string }): Promise<Supplier> {
   const now = isoMicro();
