@@ -11,6 +11,7 @@ const line = (i: number) => ({ ...orderPayload().products[0], external_id: `sku-
 const base = (lines: number) => orderPayload({ external_id: "base", products: Array.from({ length: lines }, (_, i) => line(i)) });
 const PATHS = pathsOf(base(2));
 const BATCH = 10;
+const RUNS = 50;
 
 /** What an account holds: orders, lines, and lines' first log entries. */
 async function counts(accountId: number) {
@@ -58,8 +59,11 @@ async function postAndCheck(creds: Credentials, batch: Sent[], known: Map<number
   expect(await counts(creds.accountId), batch.map((s) => s.body.slice(0, 200)).join("\n")).toEqual(expected);
 }
 
-/** Every stored order of the account is whole: the lines it was sent with, each with one first log. */
-async function expectOnlyWholeOrders(accountId: number, known: Map<number, number>) {
+/**
+ * Every stored order of the account is whole: the lines it was sent with, each with one first log
+ * as its first entry; and the client reads back exactly those orders, whatever they hold.
+ */
+async function expectOnlyWholeOrders(creds: Credentials, known: Map<number, number>) {
   const stored = await rows<{ reference: string; lines: number; first_logs: number; first_is_created: number }>(
     `SELECT o.reference,
        (SELECT count(*) FROM order_lines l WHERE l.order_id = o.id) AS lines,
@@ -67,10 +71,20 @@ async function expectOnlyWholeOrders(accountId: number, known: Map<number, numbe
        (SELECT count(*) FROM order_lines l WHERE l.order_id = o.id AND (SELECT g.message FROM order_line_logs g
           WHERE g.order_line_id = l.id ORDER BY g.id LIMIT 1) = 'Order line created') AS first_is_created
      FROM orders o WHERE o.account_id = ?`,
-    accountId,
+    creds.accountId,
   );
-  expect(stored.map((o) => [Number(o.reference), o.lines]).sort()).toEqual([...known.entries()].sort());
+  const expected = [...known.entries()].sort();
+  expect(stored.map((o) => [Number(o.reference), o.lines]).sort()).toEqual(expected);
   for (const o of stored) expect([o.first_logs, o.first_is_created]).toEqual([o.lines, o.lines]);
+
+  const listed: [number, number][] = [];
+  for (let page = 1; ; page++) {
+    const res = await call("GET", `/api/v1/orders?include_test=true&per_page=100&page=${page}`, { creds });
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    for (const order of res.json.data) listed.push([Number(order.reference), order.order_lines.length]);
+    if (res.json.links.next === null) break;
+  }
+  expect(listed.sort()).toEqual(expected);
 }
 
 describe("POST /api/v1/orders with generated bad input", () => {
@@ -79,14 +93,14 @@ describe("POST /api/v1/orders with generated bad input", () => {
     const known = new Map<number, number>();
     const one = fc.record({ lines: fc.integer({ min: 1, max: 3 }), mutations: mutations(PATHS) });
     let sent = 0;
-    await fuzz(fc.array(one, { minLength: BATCH, maxLength: BATCH }), 80, async (list) => {
+    await fuzz(fc.array(one, { minLength: BATCH, maxLength: BATCH }), RUNS, async (list) => {
       const bodies = list.map(({ lines, mutations: m }) => mutate({ ...base(lines), external_id: unique("fz") }, m) as Record<string, unknown>);
       await postAndCheck(creds, bodies.map((b) => ({ body: JSON.stringify(b), lines: () => (b.products as unknown[]).length })), known);
       sent += list.length;
     });
-    await expectOnlyWholeOrders(creds.accountId, known);
+    await expectOnlyWholeOrders(creds, known);
     // Guard against a generator that only ever produces refusals (or only successes).
-    expect(sent).toBeGreaterThanOrEqual(80 * BATCH);
+    expect(sent).toBeGreaterThanOrEqual(RUNS * BATCH);
     expect(known.size).toBeGreaterThan(sent * 0.05);
     expect(known.size).toBeLessThan(sent * 0.8);
   });
@@ -99,7 +113,7 @@ describe("POST /api/v1/orders with generated bad input", () => {
     for (let i = 0; i < cases.length; i += 25) {
       await postAndCheck(creds, cases.slice(i, i + 25).map((b) => ({ body: JSON.stringify(b), lines: () => 2 })), known);
     }
-    await expectOnlyWholeOrders(creds.accountId, known);
+    await expectOnlyWholeOrders(creds, known);
   });
 
   it("answers random JSON and non-JSON bodies with a documented 4xx, writing nothing", async () => {
@@ -115,6 +129,6 @@ describe("POST /api/v1/orders with generated bad input", () => {
       await postAndCheck(creds, raws.map((raw) => ({ body: raw, lines: () => 0 })), known);
     });
     expect(known.size).toBe(0);
-    await expectOnlyWholeOrders(creds.accountId, known);
+    await expectOnlyWholeOrders(creds, known);
   });
 });
