@@ -7,7 +7,7 @@ import { fuzz, HOSTILE_STRINGS, junk, mutate, mutations, pathsOf, text, type Mut
 import { ADMIN, authHeaders, call, type Credentials } from "../helpers/http";
 import { expectNoServerError } from "../helpers/invariants";
 import { signedHeader, supplierWithRule } from "../helpers/suppliers";
-import { waitFor } from "../helpers/wait";
+import { settled, waitFor } from "../helpers/wait";
 
 type Target = {
   method: string;
@@ -38,18 +38,6 @@ function recipes(valid: unknown): fc.Arbitrary<Recipe> {
 }
 
 const render = (recipe: Recipe, valid: unknown) => ("raw" in recipe ? recipe.raw : JSON.stringify(mutate(valid, recipe.mutations)));
-
-/** The state once the pipeline is done with the account: two reads 100 ms apart agree. */
-async function settled(state: () => Promise<unknown>) {
-  let last = await state();
-  for (let i = 0; i < 50; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    const now = await state();
-    if (JSON.stringify(now) === JSON.stringify(last)) return now;
-    last = now;
-  }
-  throw new Error("the account's state did not settle");
-}
 
 async function send(target: Target, body: string) {
   return call(target.method, target.path, {
