@@ -10,7 +10,9 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   queue: (batch, env) => handlePipelineBatch(batch, env),
-  scheduled: async (_controller, env, ctx) => {
-    ctx.waitUntil(Promise.all([sweepUnroutedOrders(env), sweepStuckDispatches(env)]));
+  scheduled: async (controller, env, ctx) => {
+    // Ages are measured from the time the cron fired for, not from when this invocation got to run.
+    const now = new Date(controller.scheduledTime);
+    ctx.waitUntil(Promise.all([sweepUnroutedOrders(env, now), sweepStuckDispatches(env, now)]));
   },
 } satisfies ExportedHandler<Bindings, PipelineMessage>;
