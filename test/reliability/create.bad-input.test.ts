@@ -11,7 +11,7 @@ const line = (i: number) => ({ ...orderPayload().products[0], external_id: `sku-
 const base = (lines: number) => orderPayload({ external_id: "base", products: Array.from({ length: lines }, (_, i) => line(i)) });
 const PATHS = pathsOf(base(2));
 const BATCH = 10;
-const RUNS = 50;
+const RUNS = 30;
 
 /** What an account holds: orders, lines, and lines' first log entries. */
 async function counts(accountId: number) {
@@ -108,10 +108,11 @@ describe("POST /api/v1/orders with generated bad input", () => {
   it("survives every hostile string in every field of an otherwise valid order, one field at a time", async () => {
     const creds = await createAccount();
     const known = new Map<number, number>();
-    const leaves = PATHS.filter((p) => !PATHS.some((q) => q.length > p.length && p.every((k, i) => q[i] === k)));
-    const cases = leaves.flatMap((path) => HOSTILE_STRINGS.map((value) => mutate({ ...base(2), external_id: unique("nasty") }, [{ kind: "set", path, value }])));
+    const paths = pathsOf(base(1));
+    const leaves = paths.filter((p) => !paths.some((q) => q.length > p.length && p.every((k, i) => q[i] === k)));
+    const cases = leaves.flatMap((path) => HOSTILE_STRINGS.map((value) => mutate({ ...base(1), external_id: unique("nasty") }, [{ kind: "set", path, value }])));
     for (let i = 0; i < cases.length; i += 25) {
-      await postAndCheck(creds, cases.slice(i, i + 25).map((b) => ({ body: JSON.stringify(b), lines: () => 2 })), known);
+      await postAndCheck(creds, cases.slice(i, i + 25).map((b) => ({ body: JSON.stringify(b), lines: () => 1 })), known);
     }
     await expectOnlyWholeOrders(creds, known);
   });
@@ -125,7 +126,7 @@ describe("POST /api/v1/orders with generated bad input", () => {
       text,
       fc.constantFrom("{", "[", '{"external_id": "x",', "{'a': 1}", '{"a":1}{"b":2}', "\u0000", "\ufeff{}", '"\\ud800"', "1e999999"),
     );
-    await fuzz(fc.array(body, { minLength: BATCH, maxLength: BATCH }), 40, async (raws) => {
+    await fuzz(fc.array(body, { minLength: BATCH, maxLength: BATCH }), 25, async (raws) => {
       await postAndCheck(creds, raws.map((raw) => ({ body: raw, lines: () => 0 })), known);
     });
     expect(known.size).toBe(0);

@@ -117,10 +117,10 @@ describe("write endpoints with generated bad input", () => {
     });
     const to = (method: string, path: (a: (typeof accounts)[number]) => string, valid: unknown) =>
       accounts.map((a) => ({ method, path: path(a), headers: a.headers, valid, state: a.state }));
-    await hammer(to("POST", () => "/api/v1/suppliers", validSupplier()), 15);
-    await hammer(to("PATCH", (a) => `/api/v1/suppliers/${a.supplier.id}`, validSupplier()), 10);
-    await hammer(to("POST", (a) => `/api/v1/suppliers/${a.supplier.id}/keys`, { name: "warehouse" }), 4);
-    await hammer(to("POST", (a) => `/api/v1/suppliers/${a.supplier.id}/rotate-secret`, { expire_previous: true }), 4);
+    await hammer(to("POST", () => "/api/v1/suppliers", validSupplier()), 10);
+    await hammer(to("PATCH", (a) => `/api/v1/suppliers/${a.supplier.id}`, validSupplier()), 6);
+    await hammer(to("POST", (a) => `/api/v1/suppliers/${a.supplier.id}/keys`, { name: "warehouse" }), 3);
+    await hammer(to("POST", (a) => `/api/v1/suppliers/${a.supplier.id}/rotate-secret`, { expire_previous: true }), 3);
   });
 
   it("routing rules: create, update, reorder, explain", async () => {
@@ -135,14 +135,16 @@ describe("write endpoints with generated bad input", () => {
     });
     type Lane = (typeof accounts)[number];
     const to = (method: string, path: (a: Lane) => string, valid: (a: Lane) => unknown, readOnly = false) =>
-      accounts.map((a) => ({ method, path: path(a), headers: a.headers, valid: valid(a), state: a.state, readOnly, queues: !readOnly }));
-    await hammer(to("POST", () => "/api/v1/routing-rules", (a) => validRule(a.supplier.id)), 15);
-    await hammer(to("PATCH", (a) => `/api/v1/routing-rules/${a.rule.id}`, (a) => validRule(a.supplier.id)), 10);
+      // Rule changes queue a re-match, but the account's only order is routed and dispatched, so it
+      // finds nothing pending and writes nothing: no need to wait for the pipeline.
+      accounts.map((a) => ({ method, path: path(a), headers: a.headers, valid: valid(a), state: a.state, readOnly }));
+    await hammer(to("POST", () => "/api/v1/routing-rules", (a) => validRule(a.supplier.id)), 10);
+    await hammer(to("PATCH", (a) => `/api/v1/routing-rules/${a.rule.id}`, (a) => validRule(a.supplier.id)), 6);
     const ids = async (a: Lane) => (await rows<{ id: number }>("SELECT id FROM routing_rules WHERE account_id = ? ORDER BY id DESC", a.creds.accountId)).map((r) => r.id);
     const allIds = new Map(await Promise.all(accounts.map(async (a) => [a, await ids(a)] as const)));
-    await hammer(to("POST", () => "/api/v1/routing-rules/reorder", (a) => ({ ids: allIds.get(a) })), 4);
+    await hammer(to("POST", () => "/api/v1/routing-rules/reorder", (a) => ({ ids: allIds.get(a) })), 8);
     // Explain writes nothing, ever: the state is compared after answered requests too.
-    await hammer(to("POST", () => "/api/v1/routing-rules/explain", (a) => ({ order: orderPayload(), reference: a.reference }), true), 10);
+    await hammer(to("POST", () => "/api/v1/routing-rules/explain", (a) => ({ order: orderPayload(), reference: a.reference }), true), 6);
   });
 
   it("every hostile string in every field of a rule and a supplier", async () => {
@@ -196,18 +198,18 @@ describe("write endpoints with generated bad input", () => {
         state: a.state,
         sign: signed ? async (body: string) => ({ "x-webhook-signature": await signedHeader(a.supplier.webhook_secret, body) }) : undefined,
       }));
-    await hammer(lanesTo(() => "/api/v1/supplier/answers", (a) => ({ authorization: `Bearer ${a.key}` }), false), 15);
-    await hammer(lanesTo((a) => `/api/v1/supplier-callbacks/${a.supplier.id}`, () => ({}), true), 10);
+    await hammer(lanesTo(() => "/api/v1/supplier/answers", (a) => ({ authorization: `Bearer ${a.key}` }), false), 10);
+    await hammer(lanesTo((a) => `/api/v1/supplier-callbacks/${a.supplier.id}`, () => ({}), true), 6);
 
     // The shop's actions on the same orders.
     const shop = accounts.map((a) => ({ ...a, headers: authHeaders(a.creds) }));
     const to = (action: string, valid: unknown) =>
       shop.map((a) => ({ method: "POST", path: `/api/v1/orders/${a.reference}/${action}`, headers: a.headers, valid, state: a.state, queues: action === "unblock" }));
-    await hammer(to("block", { reason: "fraud check" }), 5);
-    await hammer(to("unblock", { reason: "checked" }), 5);
+    await hammer(to("block", { reason: "fraud check" }), 4);
+    await hammer(to("unblock", { reason: "checked" }), 4);
     await hammer(
       shop.map((a) => ({ method: "POST", path: `/api/v1/orders/${a.reference}/complete`, headers: a.headers, valid: { line_ids: a.lineIds.slice(0, 1) }, state: a.state })),
-      5,
+      4,
     );
   });
 
