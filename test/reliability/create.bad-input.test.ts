@@ -25,7 +25,9 @@ async function counts(accountId: number) {
   return row;
 }
 
-type Sent = { body: string; lines: () => number };
+type Sent = { body: string | Uint8Array; lines: () => number; contentType?: string };
+
+const show = (body: string | Uint8Array, n: number) => (typeof body === "string" ? body : `bytes ${JSON.stringify([...body.slice(0, n)])}`).slice(0, n);
 
 /**
  * Sends bodies at once (as concurrent clients do) and checks the invariants: each answer is a
@@ -35,12 +37,12 @@ type Sent = { body: string; lines: () => number };
 async function postAndCheck(creds: Credentials, batch: Sent[], known: Map<number, number>) {
   const before = await counts(creds.accountId);
   const answers = await Promise.all(
-    batch.map((s) => call("POST", "/api/v1/orders", { creds, rawBody: s.body, headers: { "content-type": "application/json" } })),
+    batch.map((s) => call("POST", "/api/v1/orders", { creds, rawBody: s.body, headers: { "content-type": s.contentType ?? "application/json" } })),
   );
   const expected = { ...before };
   const repeats: [number, string][] = [];
   answers.forEach((res, i) => {
-    const label = `POST ${batch[i].body.slice(0, 500)}`;
+    const label = `POST (${batch[i].contentType ?? "application/json"}) ${show(batch[i].body, 500)}`;
     if (res.status !== 200) return expectDocumentedError(res, label);
     expect(res.headers.get("content-type"), label).toMatch(/^application\/json/);
     expect(Object.keys(res.json).sort(), label).toEqual(["message", "reference"]);
@@ -56,7 +58,7 @@ async function postAndCheck(creds: Credentials, batch: Sent[], known: Map<number
     expected.first_logs += n;
   });
   for (const [reference, label] of repeats) expect(known.has(reference), label).toBe(true);
-  expect(await counts(creds.accountId), batch.map((s) => s.body.slice(0, 200)).join("\n")).toEqual(expected);
+  expect(await counts(creds.accountId), batch.map((s) => show(s.body, 200)).join("\n")).toEqual(expected);
 }
 
 /**
@@ -125,9 +127,24 @@ describe("POST /api/v1/orders with generated bad input", () => {
       fc.dictionary(text, junk, { maxKeys: 8 }).map((v) => JSON.stringify(v)),
       text,
       fc.constantFrom("{", "[", '{"external_id": "x",', "{'a': 1}", '{"a":1}{"b":2}', "\u0000", "\ufeff{}", '"\\ud800"', "1e999999"),
+      // Bytes that are no UTF-8 at all, bare or inside a JSON string.
+      fc.uint8Array({ maxLength: 64 }),
+      fc.uint8Array({ minLength: 1, maxLength: 8 }).map((b) => new Uint8Array([...new TextEncoder().encode('{"external_id":"'), ...b.map((x) => x | 0x80), ...new TextEncoder().encode('"}')])),
     );
-    await fuzz(fc.array(body, { minLength: BATCH, maxLength: BATCH }), 25, async (raws) => {
-      await postAndCheck(creds, raws.map((raw) => ({ body: raw, lines: () => 0 })), known);
+    const contentType = fc.constantFrom(
+      "application/json",
+      "application/json; charset=utf-8",
+      "application/json; charset=latin1",
+      "APPLICATION/JSON",
+      "application/vnd.api+json",
+      "text/json",
+      "text/plain",
+      "multipart/form-data; boundary=x",
+      "application/json, text/plain",
+      "",
+    );
+    await fuzz(fc.array(fc.tuple(body, contentType), { minLength: BATCH, maxLength: BATCH }), 25, async (list) => {
+      await postAndCheck(creds, list.map(([raw, type]) => ({ body: raw, contentType: type, lines: () => 0 })), known);
     });
     expect(known.size).toBe(0);
     await expectOnlyWholeOrders(creds, known);
