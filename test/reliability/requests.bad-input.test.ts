@@ -1,12 +1,12 @@
 // Generated query strings, credentials headers, paths and methods. Whatever arrives, the answer
 // is a success or a documented 4xx, and credentials are judged exactly.
+import { exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createAccount, createOrder, orderPayload, rows, seedProducts } from "../helpers/factories";
-import { fuzz, nastyString, text } from "../helpers/fuzz";
+import { fuzz, text } from "../helpers/fuzz";
 import { ADMIN, BASE, call, type Credentials } from "../helpers/http";
 import { expectDocumentedError, expectNoServerError } from "../helpers/invariants";
-import { exports } from "cloudflare:workers";
 
 const BATCH = 10;
 

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { accountState, createAccount, createOrder, orderPayload, rows, unique } from "../helpers/factories";
 import { fuzz, HOSTILE_STRINGS, junk, mutate, mutations, pathsOf, text, type Mutation } from "../helpers/fuzz";
-import { ADMIN, authHeaders, call, type Credentials } from "../helpers/http";
+import { ADMIN, authHeaders, call } from "../helpers/http";
 import { expectNoServerError } from "../helpers/invariants";
 import { signedHeader, supplierWithRule } from "../helpers/suppliers";
 import { settled, waitFor } from "../helpers/wait";
