@@ -34,6 +34,9 @@ export default defineConfig(async () => {
       include: ["test/**/*.test.ts"],
       setupFiles: ["./test/setup.ts"],
       globalSetup: ["./test/helpers/fake-remote.global.ts"],
+      // Property-based tests (test/helpers/fuzz.ts): a fixed seed, so a run is reproducible;
+      // FUZZ_SEED explores other inputs and FUZZ_SCALE multiplies the number of runs.
+      provide: { fuzzSeed: Number(process.env.FUZZ_SEED || 20_261_106), fuzzScale: Math.max(1, Number(process.env.FUZZ_SCALE || 1)) },
       testTimeout: 20_000,
       // One workerd per file costs ~2 s each; tests are self-seeding (own account each), so
       // files can share workers and the local D1 safely.

@@ -15,12 +15,14 @@ export default {
   fetch: app.fetch,
   queue: (batch, env) => handlePipelineBatch(batch, env),
   scheduled: async (controller, env, ctx) => {
+    // Ages are measured from the time the cron fired for, not from when this invocation got to run.
+    const now = new Date(controller.scheduledTime);
     ctx.waitUntil(
       Promise.all([
-        sweepUnroutedOrders(env),
-        sweepStuckDispatches(env),
+        sweepUnroutedOrders(env, now),
+        sweepStuckDispatches(env, now),
         sweepEvents(env),
-        runScheduledImports(createDb(env.DB), new Date(controller.scheduledTime)),
+        runScheduledImports(createDb(env.DB), now),
       ]),
     );
   },

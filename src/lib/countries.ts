@@ -31,7 +31,9 @@ export function toCountryCode(input: string): string | null {
 
 // WooCommerce's own English names (its i18n/countries.php) that the library does not know.
 // "Virgin Islands (US)" must not fall through to the "(US)" suffix rule below.
-const WOOCOMMERCE_NAMES: Record<string, string> = {
+// A Map, not an object literal: a country sent as "constructor" or "__proto__" must not find
+// Object.prototype's members.
+const WOOCOMMERCE_NAMES = new Map<string, string>(Object.entries({
   belau: "PW",
   "bonaire, saint eustatius and saba": "BQ",
   "congo (brazzaville)": "CG",
@@ -49,10 +51,10 @@ const WOOCOMMERCE_NAMES: Record<string, string> = {
   "virgin islands (us)": "VI",
   // ISO 3166-1 reserves UK for the United Kingdom; shops send it.
   uk: "GB",
-};
+}));
 
 function resolve(value: string): string | null {
-  const known = WOOCOMMERCE_NAMES[value.toLowerCase()];
+  const known = WOOCOMMERCE_NAMES.get(value.toLowerCase());
   if (known) return known;
   if (/^[a-z]{2}$/i.test(value)) return countries.isValid(value) ? value.toUpperCase() : null;
   if (/^[a-z]{3}$/i.test(value)) {

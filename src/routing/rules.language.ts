@@ -92,7 +92,8 @@ const CUSTOM_KEY = /^line\.custom\.[A-Za-z0-9_\-.]{1,100}$/;
 
 export function typeOf(variable: string): VariableType | undefined {
   if (CUSTOM_KEY.test(variable)) return "any";
-  return VARIABLES[variable];
+  // Own keys only: a variable named "constructor" or "__proto__" must not find Object.prototype's members.
+  return Object.hasOwn(VARIABLES, variable) ? VARIABLES[variable] : undefined;
 }
 
 /** Checks a condition on write; returns a message (with :attribute) or null when it is valid. */
@@ -138,7 +139,8 @@ export function readVariable(subject: RoutingSubject, variable: string): unknown
   if (variable.startsWith("line.custom.")) {
     let cur: unknown = subject.line.custom;
     for (const key of variable.slice("line.custom.".length).split(".")) {
-      if (cur === null || typeof cur !== "object") return undefined;
+      // The shop's own keys only: line.custom.constructor is absent unless the shop sent it.
+      if (cur === null || typeof cur !== "object" || !Object.hasOwn(cur, key)) return undefined;
       cur = (cur as Record<string, unknown>)[key];
     }
     return cur;

@@ -137,3 +137,25 @@ export function isoNow(date = new Date()) {
 }
 
 export const ISO_MICRO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/**
+ * Everything of an account a request could change, read in one statement: compare it before and
+ * after to prove a refused request changed nothing.
+ */
+export const accountState = (accountId: number) => async () =>
+  (
+    await rows<{ state: string }>(
+      `SELECT json_array(
+        (SELECT json_group_array(json_array(id, name, code, active, priority, channel, webhook_url, webhook_secret, email, updated_at)) FROM suppliers WHERE account_id = ?1),
+        (SELECT json_group_array(json_array(id, revoked_at)) FROM supplier_keys WHERE account_id = ?1),
+        (SELECT json_group_array(json_array(id, name, priority, conditions, action, active, updated_at)) FROM routing_rules WHERE account_id = ?1),
+        (SELECT json_group_array(json_array(id, blocked, completed_at, routed_at, updated_at)) FROM orders WHERE account_id = ?1),
+        (SELECT json_group_array(json_array(id, current_status, matched_supplier_id, confirmed_quantity, dispatch_id)) FROM order_lines WHERE account_id = ?1),
+        (SELECT count(*) FROM order_line_logs g JOIN orders o ON o.id = g.order_id WHERE o.account_id = ?1),
+        (SELECT count(*) FROM shipments s JOIN orders o ON o.id = s.order_id WHERE o.account_id = ?1),
+        (SELECT json_group_array(json_array(id, status)) FROM dispatches WHERE account_id = ?1),
+        (SELECT json_group_array(json_array(id, revoked_at)) FROM api_keys WHERE account_id = ?1)
+      ) AS state`,
+      accountId,
+    )
+  )[0].state;

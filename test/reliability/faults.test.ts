@@ -1,0 +1,205 @@
+// Faults of the platform, injected for real: a D1 failure in the middle of a write (a test-only
+// SQLite trigger that aborts, scoped to this test's own account, dropped in a finally), and a crash
+// between the 200 answer and the queue. Nothing is half-written, nothing is lost, nothing doubles.
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createDb } from "../../src/db";
+import worker from "../../src/index";
+import { INTERNAL_ERROR_BODY } from "../../src/lib/errors";
+import { CreateOrderBody } from "../../src/orders/orders.schemas";
+import { createOrder as createOrderInD1 } from "../../src/orders/orders.service";
+import { accountState, createAccount, exec, isoNow, orderPayload, rows } from "../helpers/factories";
+import { call, type Credentials } from "../helpers/http";
+import { supplierWithRule } from "../helpers/suppliers";
+import { settled, waitFor } from "../helpers/wait";
+
+/** Runs `body` while a trigger makes D1 abort the statements it matches; always drops it. */
+async function withFault<T>(name: string, trigger: string, body: () => Promise<T>): Promise<T> {
+  await exec(`DROP TRIGGER IF EXISTS ${name}`);
+  await exec(`CREATE TRIGGER ${name} ${trigger} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`);
+  try {
+    return await body();
+  } finally {
+    await exec(`DROP TRIGGER IF EXISTS ${name}`);
+  }
+}
+
+/** Records events for the account (as a webhook subscription does), so the outbox is checked too. */
+async function subscribe(accountId: number) {
+  await exec(
+    "INSERT INTO webhook_subscriptions (account_id, url, secret, events, active, created_at, updated_at) VALUES (?, 'https://shop.example/hook', 'whsec_test', '[]', 1, ?, ?)",
+    accountId,
+    isoNow(),
+    isoNow(),
+  );
+}
+
+/** Everything stored for an account's orders, per order: lines, logs, dispatches, events. */
+async function stored(accountId: number) {
+  const [row] = await rows<{ orders: number; lines: number; logs: number; dispatches: number; events: number }>(
+    `SELECT (SELECT count(*) FROM orders WHERE account_id = ?1) AS orders,
+            (SELECT count(*) FROM order_lines WHERE account_id = ?1) AS lines,
+            (SELECT count(*) FROM order_line_logs g JOIN orders o ON o.id = g.order_id WHERE o.account_id = ?1) AS logs,
+            (SELECT count(*) FROM dispatches WHERE account_id = ?1) AS dispatches,
+            (SELECT count(*) FROM events WHERE account_id = ?1 AND type <> 'order.created') AS events`,
+    accountId,
+  );
+  return row;
+}
+
+const threeLines = () => orderPayload({ products: ["a", "b", "c"].map((id) => ({ ...orderPayload().products[0], external_id: id })) });
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("a D1 failure while an order is created", () => {
+  // The create batch writes the order, its lines, their first logs and the order.created event:
+  // a failure at any of its statements must leave none of them.
+  const faults: [string, (accountId: number) => string][] = [
+    ["the lines", (id) => `BEFORE INSERT ON order_lines WHEN NEW.account_id = ${id}`],
+    ["the first log entries", (id) => `BEFORE INSERT ON order_line_logs WHEN NEW.message = 'Order line created' AND NEW.order_id IN (SELECT id FROM orders WHERE account_id = ${id})`],
+    ["the order.created event", (id) => `BEFORE INSERT ON events WHEN NEW.account_id = ${id} AND NEW.type = 'order.created'`],
+  ];
+
+  for (const [where, trigger] of faults) {
+    it(`at ${where}: the client gets the documented 500 and nothing of the order exists; a retry creates it whole`, async () => {
+      const creds = await createAccount();
+      await subscribe(creds.accountId);
+      const payload = threeLines();
+      const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+      await withFault(`fault_create_${creds.accountId}`, trigger(creds.accountId), async () => {
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const res = await call("POST", "/api/v1/orders", { creds, body: payload });
+          expect(res.status).toBe(500);
+          expect(res.json).toEqual(INTERNAL_ERROR_BODY);
+          expect(res.text).not.toMatch(/injected|SQL|INSERT/i);
+        }
+        expect(await stored(creds.accountId)).toEqual({ orders: 0, lines: 0, logs: 0, dispatches: 0, events: 0 });
+        expect(await rows("SELECT id FROM events WHERE account_id = ?", creds.accountId)).toEqual([]);
+        expect((await call("GET", "/api/v1/orders", { creds })).json.meta.total).toBe(0);
+      });
+      // The cause went to the server log, with the request id.
+      expect(logged.mock.calls.some(([line]) => /injected fault/.test(String(line)) && /requestId/.test(String(line)))).toBe(true);
+      logged.mockRestore();
+
+      // The shop retries: it is a new order (nothing of the failed attempts is in the way), stored whole.
+      const retried = await call("POST", "/api/v1/orders", { creds, body: payload });
+      expect(retried.status).toBe(200);
+      expect(retried.json.message).toBe("Order created");
+      const order = (await call("GET", `/api/v1/orders/${retried.json.reference}`, { creds })).json;
+      expect(order.order_lines.map((l: { external_id: string; logs: { message: string }[] }) => [l.external_id, l.logs[0].message])).toEqual([
+        ["a", "Order line created"],
+        ["b", "Order line created"],
+        ["c", "Order line created"],
+      ]);
+      expect((await rows("SELECT type FROM events WHERE account_id = ? AND type = 'order.created'", creds.accountId)).length).toBe(1);
+    });
+  }
+});
+
+describe("a D1 failure while an order is matched", () => {
+  it("leaves nothing half-written, and the queue's retry completes the work once", async () => {
+    const creds = await createAccount();
+    await subscribe(creds.accountId);
+    const { supplier, rule } = await supplierWithRule(creds, { channel: "pull" });
+    // The re-matches that creating the supplier and rule queued are done before the fault.
+    await settled(accountState(creds.accountId));
+    const seen = vi.spyOn(console, "error");
+
+    const reference = await withFault(
+      `fault_match_${creds.accountId}`,
+      `BEFORE INSERT ON order_line_logs WHEN NEW.message LIKE 'Matched%' AND NEW.order_id IN (SELECT id FROM orders WHERE account_id = ${creds.accountId})`,
+      async () => {
+        const res = await call("POST", "/api/v1/orders", { creds, body: threeLines() });
+        expect(res.json.message).toBe("Order created");
+        const orderId = (await rows<{ id: number }>("SELECT id FROM orders WHERE reference = ?", String(res.json.reference)))[0].id;
+        // The consumer tried, and D1 failed it in the middle of its batch (after the first line's move).
+        await waitFor(async () =>
+          seen.mock.calls.some(([line]) => /pipeline_failed/.test(String(line)) && String(line).includes(`"orderId":${orderId}`) && /injected fault/.test(String(line))),
+        );
+        // Nothing of that attempt is left: no line moved, no log, no dispatch, no event, not marked routed.
+        const order = (await call("GET", `/api/v1/orders/${res.json.reference}`, { creds })).json;
+        expect(order.order_lines.map((l: { current_status: string; matched_supplier: unknown; logs: unknown[] }) => [l.current_status, l.matched_supplier, l.logs.length])).toEqual([
+          ["pending", null, 1],
+          ["pending", null, 1],
+          ["pending", null, 1],
+        ]);
+        expect(order.suppliers).toEqual([]);
+        expect(await stored(creds.accountId)).toEqual({ orders: 1, lines: 3, logs: 3, dispatches: 0, events: 0 });
+        expect(await rows("SELECT routed_at FROM orders WHERE id = ?", orderId)).toEqual([{ routed_at: null }]);
+        return String(res.json.reference);
+      },
+    );
+    seen.mockRestore();
+
+    // The fault is gone; the queue's retry (after its backoff) matches every line exactly once.
+    await waitFor(async () => {
+      const res = await call("GET", `/api/v1/orders/${reference}`, { creds });
+      return res.json.order_lines.every((l: { current_status: string }) => l.current_status === "ruled");
+    }, 25_000);
+    await waitFor(async () => (await call("GET", `/api/v1/orders/${reference}/dispatches`, { creds })).json.data[0]?.status === "awaiting_pickup");
+    const after = await settled(() => stored(creds.accountId));
+    // One move per line and one event per move: nothing doubled by the failed attempt or the retry.
+    expect(after).toEqual({ orders: 1, lines: 3, logs: 9, dispatches: 1, events: 3 });
+    const final = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+    for (const line of final.order_lines) {
+      expect(line.matched_supplier).toEqual({ id: supplier.id, name: supplier.name });
+      expect(line.logs.map((l: { status: string; message: string }) => [l.status, l.message])).toEqual([
+        ["pending", "Order line created"],
+        ["ruled", `Matched to supplier ${supplier.name} by rule #${rule.id} 'to ${supplier.name}'`],
+        ["ruled", `Waiting for supplier ${supplier.name} to fetch and acknowledge the order`],
+      ]);
+    }
+    expect(await rows("SELECT DISTINCT type FROM events WHERE account_id = ? AND type <> 'order.created'", creds.accountId)).toEqual([
+      { type: "order_line.status_changed" },
+    ]);
+    // The queue's backoff is 5 s, behind whatever else the pipeline has to do.
+  }, 40_000);
+});
+
+describe("a crash between the answer and the queue", () => {
+  async function createWithoutQueue(creds: Credentials) {
+    // The real create batch, then no queue message: exactly what a crash after the answer leaves.
+    const result = await createOrderInD1(createDb(env.DB), creds.accountId, CreateOrderBody.parse(threeLines()));
+    const [row] = await rows<{ created_at: string; routed_at: string | null }>("SELECT created_at, routed_at FROM orders WHERE id = ?", result.orderId);
+    return { ...result, createdAt: Date.parse(row.created_at), routedAt: row.routed_at };
+  }
+
+  async function cron(scheduledTime: number) {
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ scheduledTime, cron: "* * * * *" }), env, ctx);
+    await waitOnExecutionContext(ctx);
+  }
+
+  const statuses = async (creds: Credentials, reference: string) =>
+    (await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines.map((l: { current_status: string }) => l.current_status);
+
+  it("loses no order: the sweeper routes it once it is over 2 minutes old, and not before", async () => {
+    const creds = await createAccount();
+    const { supplier } = await supplierWithRule(creds, { channel: "pull" });
+    await settled(accountState(creds.accountId));
+    const order = await createWithoutQueue(creds);
+    expect(order.created).toBe(true);
+    expect(order.routedAt).toBeNull();
+
+    // Within the grace period the sweeper leaves it to the queue.
+    await cron(order.createdAt + 60_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await statuses(creds, order.reference)).toEqual(["pending", "pending", "pending"]);
+
+    // Past it, the sweeper queues it and the pipeline matches and dispatches it.
+    await cron(order.createdAt + 2 * 60_000 + 1_000);
+    await waitFor(async () => (await statuses(creds, order.reference)).every((s: string) => s === "ruled"));
+    const shown = (await call("GET", `/api/v1/orders/${order.reference}`, { creds })).json;
+    expect(shown.suppliers).toEqual([{ id: supplier.id, name: supplier.name }]);
+    await waitFor(async () => (await call("GET", `/api/v1/orders/${order.reference}/dispatches`, { creds })).json.data[0]?.status === "awaiting_pickup");
+    expect((await rows<{ routed_at: string | null }>("SELECT routed_at FROM orders WHERE id = ?", order.orderId))[0].routed_at).not.toBeNull();
+
+    // A later sweep finds nothing to do for it: no second match, no second dispatch.
+    const before = await settled(accountState(creds.accountId));
+    await cron(order.createdAt + 3 * 60_000);
+    expect(await settled(accountState(creds.accountId))).toEqual(before);
+  });
+});
