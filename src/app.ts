@@ -54,8 +54,8 @@ export function createApp() {
   );
 
   // The supplier API has its own credentials (a supplier key, or a signature on callbacks).
+  // "/api/v1/*" matches "/api/v1" itself too: one use() authenticates every path exactly once.
   const supplierPaths = /^\/api\/v1\/(supplier|supplier-callbacks)(\/|$)/;
-  app.use("/api/v1", apiKeyAuth);
   app.use("/api/v1/*", (c, next) => (supplierPaths.test(c.req.path) ? next() : apiKeyAuth(c, next)));
   app.use("/admin/v1/*", adminAuth);
 

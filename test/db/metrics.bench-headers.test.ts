@@ -29,6 +29,14 @@ describe("D1 metering for the benchmark", () => {
     expect((await res.json()) as { reference: string }).toMatchObject({ reference });
   });
 
+  it("authenticates GET /api/v1 with exactly one query", async () => {
+    const creds = await createAccount();
+    await call("GET", "/api/v1", { creds }); // the first use writes last_used_at
+    const res = await fetchWith({ BENCH_METRICS: "1" }, "/api/v1", authHeaders(creds));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("X-D1-Queries")).toBe("1");
+  });
+
   it("adds nothing when it is off", async () => {
     const creds = await createAccount();
     const res = await call("GET", "/api/v1", { creds });
