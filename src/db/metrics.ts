@@ -13,6 +13,8 @@ export type D1Metrics = {
   rowsRead: number;
   /** Statements run through raw() or first(), whose result carries no meta (no rows_read). */
   unmetered: number;
+  /** When set, every statement's SQL and parameters (for the benchmark's EXPLAIN QUERY PLAN check). */
+  statements?: { sql: string; params: unknown[] }[];
 };
 
 const current = new AsyncLocalStorage<D1Metrics>();
@@ -28,40 +30,45 @@ export function withD1Metrics<T>(m: D1Metrics, fn: () => T): T {
   return current.run(m, fn);
 }
 
-function record(statements: number, results: { meta?: { rows_read?: number } }[] | null) {
+type Text = { sql: string; params: unknown[] };
+const textOf = new WeakMap<object, Text>();
+
+function record(statements: number, results: { meta?: { rows_read?: number } }[] | null, texts: (Text | undefined)[]) {
   const m = current.getStore();
   if (!m) return;
+  if (m.statements) for (const t of texts) if (t) m.statements.push(t);
   m.roundTrips += 1;
   m.queries += statements;
   if (!results) m.unmetered += statements;
   else for (const r of results) m.rowsRead += r.meta?.rows_read ?? 0;
 }
 
-function wrapStatement(inner: D1PreparedStatement): D1PreparedStatement {
+function wrapStatement(inner: D1PreparedStatement, text: Text): D1PreparedStatement {
   const stmt = {
-    bind: (...values: unknown[]) => wrapStatement(inner.bind(...values)),
+    bind: (...values: unknown[]) => wrapStatement(inner.bind(...values), { sql: text.sql, params: values }),
     all: async () => {
       const r = await inner.all();
-      record(1, [r]);
+      record(1, [r], [text]);
       return r;
     },
     run: async () => {
       const r = await inner.run();
-      record(1, [r]);
+      record(1, [r], [text]);
       return r;
     },
     first: async (col?: string) => {
       const r = col === undefined ? await inner.first() : await inner.first(col);
-      record(1, null);
+      record(1, null, [text]);
       return r;
     },
     raw: async (options?: { columnNames?: boolean }) => {
       const r = await inner.raw(options as { columnNames: true });
-      record(1, null);
+      record(1, null, [text]);
       return r;
     },
   } as unknown as D1PreparedStatement;
   innerOf.set(stmt, inner);
+  textOf.set(stmt, text);
   return stmt;
 }
 
@@ -70,10 +77,10 @@ export function meteredD1(d1: D1Database): D1Database {
   let view = metered.get(d1);
   if (!view) {
     view = {
-      prepare: (query: string) => wrapStatement(d1.prepare(query)),
+      prepare: (query: string) => wrapStatement(d1.prepare(query), { sql: query, params: [] }),
       batch: async <T>(statements: D1PreparedStatement[]) => {
         const results = await d1.batch<T>(statements.map((s) => innerOf.get(s) ?? s));
-        record(statements.length, results);
+        record(statements.length, results, statements.map((s) => textOf.get(s)));
         return results;
       },
       exec: (query: string) => d1.exec(query),

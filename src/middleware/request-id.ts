@@ -11,12 +11,18 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   if (c.env.BENCH_METRICS === "1") {
     // Benchmark runs only: count this request's D1 statements and rows read (see db/metrics.ts).
     const metrics = newD1Metrics();
+    const capture = c.req.header("x-bench-capture-sql") === "1";
+    if (capture) metrics.statements = [];
     c.set("db", createDb(meteredD1(c.env.DB)));
     await withD1Metrics(metrics, next);
     c.header("X-D1-Queries", String(metrics.queries));
     c.header("X-D1-Round-Trips", String(metrics.roundTrips));
     c.header("X-D1-Rows-Read", String(metrics.rowsRead));
     c.header("X-D1-Unmetered", String(metrics.unmetered));
+    if (metrics.statements) {
+      const bytes = new TextEncoder().encode(JSON.stringify(metrics.statements));
+      c.header("X-D1-SQL", btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join("")));
+    }
   } else {
     c.set("db", createDb(c.env.DB));
     await next();
