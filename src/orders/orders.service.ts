@@ -2,7 +2,6 @@
 import { and, asc, desc, eq, gte, inArray, lte, gt, sql, type SQL } from "drizzle-orm";
 import { toStatement, type Db } from "../db";
 import {
-  orderLineLogs,
   orderLines,
   orders,
   suppliers,
@@ -170,11 +169,12 @@ function listConditions(accountId: number, f: ListOrdersFilters): SQL {
   return and(...conditions)!;
 }
 
-const linesWithSupplier = (db: Db) =>
+const linesWithSupplier = <X extends Record<string, SQL.Aliased>>(db: Db, extra?: X) =>
   db
     // Aliased: in a D1 batch Drizzle maps rows by column name, and suppliers.name would
     // overwrite order_lines.name.
     .select({
+      ...(extra as X),
       line: orderLines,
       supplierName: sql<string | null>`${suppliers.name}`.as("matched_supplier_name"),
       // The line's shipments as one JSON array: no extra query per page or per line.
@@ -205,21 +205,33 @@ export async function listOrders(db: Db, accountId: number, filters: ListOrdersF
   return { total: countRows[0]?.total ?? 0, orders: orderRows, lines: lineRows.map(toLine) };
 }
 
-/** One round trip: the order, its lines with their supplier, and their logs (oldest first). */
+/**
+ * One round trip of two statements: the order, and its lines with their supplier, shipments and
+ * logs (oldest first; each line's logs as one JSON array, like its shipments).
+ */
 export async function getOrder(db: Db, accountId: number, reference: string) {
-  const orderId = db
-    .select({ id: orders.id })
-    .from(orders)
-    .where(and(eq(orders.reference, reference), eq(orders.accountId, accountId)));
-  const [orderRows, lineRows, logRows] = await db.batch([
-    db.select().from(orders).where(and(eq(orders.reference, reference), eq(orders.accountId, accountId))),
-    linesWithSupplier(db).where(eq(orderLines.orderId, orderId)).orderBy(asc(orderLines.position)),
-    db.select().from(orderLineLogs).where(eq(orderLineLogs.orderId, orderId)).orderBy(asc(orderLineLogs.id)),
+  const byReference = and(eq(orders.reference, reference), eq(orders.accountId, accountId));
+  const orderId = db.select({ id: orders.id }).from(orders).where(byReference);
+  const [orderRows, lineRows] = await db.batch([
+    db.select().from(orders).where(byReference),
+    linesWithSupplier(db, {
+      logsJson: sql<string>`(SELECT json_group_array(json_object('id', g.id, 'status', g.status, 'message', g.message, 'created_at', g.created_at))
+        FROM (SELECT * FROM order_line_logs g WHERE g.order_id = ${orderLines.orderId} AND g.order_line_id = ${orderLines.id} ORDER BY g.id) g)`.as("logs_json"),
+    })
+      .where(eq(orderLines.orderId, orderId))
+      .orderBy(asc(orderLines.position)),
   ]);
   const order = orderRows[0];
   // Another account's reference answers exactly like an unknown one.
   if (!order) throw ApiError.notFound(`Order with reference '${reference}' not found`);
-  return { order, lines: lineRows.map(toLine), logs: logRows as OrderLineLog[] };
+  const logs: OrderLineLog[] = [];
+  for (const row of lineRows) {
+    const entries = JSON.parse(row.logsJson) as { id: number; status: OrderLineLog["status"]; message: string; created_at: string }[];
+    for (const e of entries) {
+      logs.push({ id: e.id, orderLineId: row.line.id, orderId: order.id, status: e.status, message: e.message, createdAt: e.created_at });
+    }
+  }
+  return { order, lines: lineRows.map(toLine), logs };
 }
 
 /** The public JSON of one order (the answer of every route that returns an order). */
