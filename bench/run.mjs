@@ -148,6 +148,19 @@ function drive(base, headers, w, seconds) {
   });
 }
 
+/** The consumer's "bench:pipeline {json}" log lines (BENCH_METRICS=1). */
+function pipelineLines(output) {
+  const out = [];
+  for (const line of output.replace(/\x1b\[[0-9;]*m/g, "").split("\n")) {
+    const i = line.indexOf("bench:pipeline ");
+    if (i < 0) continue;
+    try {
+      out.push(JSON.parse(line.slice(i + "bench:pipeline ".length)));
+    } catch {}
+  }
+  return out;
+}
+
 // ---- Query plans ---------------------------------------------------------------
 
 const BIG_TABLES = ["orders", "order_lines", "order_line_logs", "products", "shipments"];
@@ -235,12 +248,14 @@ async function runSize(size) {
   const worker = await startWorker(persist);
   const results = [];
   const plans = [];
+  const pipeline = [];
   try {
     await drive(worker.base, headers, floorW, Number(opts.warmup)); // JIT and caches warm
     // The floor opens and closes the run, so a change in background load shows up as a gap between the two.
     const sequence = [...all, { ...floorW, name: "floor again (end)" }];
     for (const w of sequence) {
       const metrics = await sampleMetrics(worker.base, headers, w);
+      const logStart = worker.output().length;
       if (["list", "single", "products"].includes(w.kind)) {
         const statements = await capturedStatements(worker.base, headers, w);
         plans.push({ w, statements });
@@ -251,6 +266,19 @@ async function runSize(size) {
       const r = { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, bad, metrics };
       console.log(`${fmt(r.rps).padStart(6)} req/s  p50 ${fmt(r.p50, 1)} ms  p99 ${fmt(r.p99, 1)} ms${bad ? `  (${bad} failed requests!)` : ""}`);
       results.push({ w, r });
+      if (w.kind === "create") {
+        // Let the queue drain before the next workload (quiet for 3 s, at most 3 minutes).
+        const drainStart = Date.now();
+        let seen = -1;
+        for (let quiet = 0; quiet < 3 && Date.now() - drainStart < 180_000; ) {
+          await new Promise((res) => setTimeout(res, 1000));
+          const n = pipelineLines(worker.output().slice(logStart)).length;
+          quiet = n === seen ? quiet + 1 : 0;
+          seen = n;
+        }
+        pipeline.push(...pipelineLines(worker.output().slice(logStart)));
+        console.log(`  (queue drained: ${pipeline.length} pipeline messages handled, ${Math.round((Date.now() - drainStart) / 1000)} s after the load)`);
+      }
     }
   } finally {
     await worker.stop();
@@ -264,6 +292,14 @@ async function runSize(size) {
     const entry = results.find((x) => x.w.name === p.w.name);
     if (entry) entry.r.plan = { problems: explained.flatMap((e) => e.problems) };
   }
+  // The queue consumer's statements, one plan per distinct SQL text.
+  const pipelinePlans = new Map();
+  for (const m of pipeline) {
+    for (const st of m.statements) {
+      if (pipelinePlans.has(st.sql)) continue;
+      pipelinePlans.set(st.sql, { type: m.type, sql: st.sql, ...explain(db, st) });
+    }
+  }
   db.close();
 
   const floors = results.filter(({ w }) => w.kind === "floor");
@@ -271,7 +307,7 @@ async function runSize(size) {
     rps: floors.reduce((s, { r }) => s + r.rps, 0) / floors.length,
     p99: floors.reduce((s, { r }) => s + r.p99, 0) / floors.length,
   };
-  return { size, marker, results, floor, plans, loadBefore, loadAfter: machine().loadavg };
+  return { size, marker, results, floor, plans, pipeline, pipelinePlans: [...pipelinePlans.values()], loadBefore, loadAfter: machine().loadavg };
 }
 
 function report(run) {
@@ -284,6 +320,19 @@ function report(run) {
   lines.push(table(size, results, floor));
   const failed = results.filter(({ r }) => r.bad > 0);
   if (failed.length) lines.push(`\nFailed requests during the load: ${failed.map(({ w, r }) => `${w.name} ${r.bad}`).join(", ")}`);
+  if (run.pipeline.length) {
+    lines.push("");
+    lines.push(`Queue consumer during the create workload (in the same workerd; per message):`);
+    lines.push("");
+    lines.push("| message | handled | queries | round trips | rows read |");
+    lines.push("|---|---:|---:|---:|---:|");
+    const byType = new Map();
+    for (const m of run.pipeline) byType.set(m.type, [...(byType.get(m.type) ?? []), m]);
+    for (const [type, ms] of byType) {
+      const mean = (k) => ms.reduce((a, m) => a + m[k], 0) / ms.length;
+      lines.push(`| ${type} | ${ms.length} | ${fmt(mean("queries"), 1)} | ${fmt(mean("roundTrips"), 1)} | ${fmt(mean("rowsRead"))}${ms.some((m) => m.unmetered) ? ` (+${fmt(mean("unmetered"), 1)} unmetered)` : ""} |`);
+    }
+  }
   lines.push("");
   lines.push(`#### Query plans (${size.toLocaleString("en-US")} orders)`);
   let scanFailures = 0;
@@ -297,6 +346,14 @@ function report(run) {
       scanFailures += e.problems.length;
     });
   }
+  const pipelineScans = run.pipelinePlans.filter((p) => p.problems.length);
+  lines.push("");
+  lines.push(`Queue consumer: ${run.pipelinePlans.length} distinct statements explained, ${pipelineScans.length} with a full scan of a large table${pipelineScans.length ? ":" : "."}`);
+  for (const p of pipelineScans) {
+    lines.push(`  ✗ ${p.type}: ${p.sql.replace(/\s+/g, " ").slice(0, 300)}`);
+    for (const l of p.lines) lines.push(`    ${l}`);
+  }
+  scanFailures += pipelineScans.length;
   return { text: lines.join("\n"), scanFailures };
 }
 
