@@ -11,6 +11,8 @@ export type D1Metrics = {
   roundTrips: number;
   /** Sum of meta.rows_read over the statements that report it. */
   rowsRead: number;
+  /** Sum of meta.duration (ms spent in the database) over the statements that report it. */
+  durationMs: number;
   /** Statements run through raw() or first(), whose result carries no meta (no rows_read). */
   unmetered: number;
   /** When set, every statement's SQL and parameters (for the benchmark's EXPLAIN QUERY PLAN check). */
@@ -22,7 +24,7 @@ const metered = new WeakMap<D1Database, D1Database>();
 const innerOf = new WeakMap<object, D1PreparedStatement>();
 
 export function newD1Metrics(): D1Metrics {
-  return { queries: 0, roundTrips: 0, rowsRead: 0, unmetered: 0 };
+  return { queries: 0, roundTrips: 0, rowsRead: 0, durationMs: 0, unmetered: 0 };
 }
 
 /** Runs fn with metrics collecting into m for every statement of a metered binding. */
@@ -33,14 +35,19 @@ export function withD1Metrics<T>(m: D1Metrics, fn: () => T): T {
 type Text = { sql: string; params: unknown[] };
 const textOf = new WeakMap<object, Text>();
 
-function record(statements: number, results: { meta?: { rows_read?: number } }[] | null, texts: (Text | undefined)[]) {
+function record(statements: number, results: { meta?: { rows_read?: number; duration?: number } }[] | null, texts: (Text | undefined)[]) {
   const m = current.getStore();
   if (!m) return;
   if (m.statements) for (const t of texts) if (t) m.statements.push(t);
   m.roundTrips += 1;
   m.queries += statements;
   if (!results) m.unmetered += statements;
-  else for (const r of results) m.rowsRead += r.meta?.rows_read ?? 0;
+  else {
+    for (const r of results) {
+      m.rowsRead += r.meta?.rows_read ?? 0;
+      m.durationMs += r.meta?.duration ?? 0;
+    }
+  }
 }
 
 function wrapStatement(inner: D1PreparedStatement, text: Text): D1PreparedStatement {

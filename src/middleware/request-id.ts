@@ -18,6 +18,7 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
     c.header("X-D1-Queries", String(metrics.queries));
     c.header("X-D1-Round-Trips", String(metrics.roundTrips));
     c.header("X-D1-Rows-Read", String(metrics.rowsRead));
+    c.header("X-D1-Duration-Ms", metrics.durationMs.toFixed(2));
     c.header("X-D1-Unmetered", String(metrics.unmetered));
     if (metrics.statements) {
       const bytes = new TextEncoder().encode(JSON.stringify(metrics.statements));
