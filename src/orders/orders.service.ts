@@ -1,6 +1,6 @@
 // The order domain: creating an order atomically and idempotently, listing and fetching orders.
 import { and, asc, desc, eq, gte, inArray, lte, gt, sql, type SQL } from "drizzle-orm";
-import { toStatement, type Db } from "../db";
+import { rawBatch, rowMapper, toStatement, type Db, type Row } from "../db";
 import {
   orderLines,
   orders,
@@ -136,10 +136,14 @@ export type ShipmentJson = {
 };
 export type LineWithSupplier = OrderLine & { supplierName: string | null; shipments: ShipmentJson[] };
 
-const toLine = (r: { line: OrderLine; supplierName: string | null; shipmentsJson: string }): LineWithSupplier => ({
-  ...r.line,
-  supplierName: r.supplierName,
-  shipments: JSON.parse(r.shipmentsJson) as ShipmentJson[],
+// Rows of the reads are mapped by these (built once per isolate), not by Drizzle's per-field mapping.
+const toOrder = rowMapper(orders);
+const toOrderLine = rowMapper(orderLines);
+
+const toLine = (row: Row): LineWithSupplier => ({
+  ...toOrderLine(row),
+  supplierName: row.matched_supplier_name as string | null,
+  shipments: JSON.parse(row.shipments_json as string) as ShipmentJson[],
 });
 
 function escapeLike(value: string): string {
@@ -171,8 +175,8 @@ function listConditions(accountId: number, f: ListOrdersFilters): SQL {
 
 const linesWithSupplier = <X extends Record<string, SQL.Aliased>>(db: Db, extra?: X) =>
   db
-    // Aliased: in a D1 batch Drizzle maps rows by column name, and suppliers.name would
-    // overwrite order_lines.name.
+    // Aliased: D1 answers rows keyed by column name, and suppliers.name would overwrite
+    // order_lines.name.
     .select({
       ...(extra as X),
       line: orderLines,
@@ -199,14 +203,14 @@ export async function listOrders(db: Db, accountId: number, filters: ListOrdersF
     .orderBy(desc(orders.createdAt), desc(orders.id))
     .limit(page.perPage)
     .offset(offsetOf(page));
-  const [countRows, orderRows, lineRows] = await db.batch([
-    db.select({ total: sql<number>`count(*)` }).from(orders).where(where),
+  const [countRows, orderRows, lineRows] = await rawBatch(db, [
+    db.select({ total: sql<number>`count(*)`.as("total") }).from(orders).where(where),
     db.select().from(orders).where(inArray(orders.id, pageIds)).orderBy(desc(orders.createdAt), desc(orders.id)),
     linesWithSupplier(db)
       .where(inArray(orderLines.orderId, pageIds))
       .orderBy(asc(orderLines.orderId), asc(orderLines.position)),
   ]);
-  return { total: countRows[0]?.total ?? 0, orders: orderRows, lines: lineRows.map(toLine) };
+  return { total: Number(countRows[0]?.total ?? 0), orders: orderRows.map(toOrder), lines: lineRows.map(toLine) };
 }
 
 /**
@@ -216,7 +220,7 @@ export async function listOrders(db: Db, accountId: number, filters: ListOrdersF
 export async function getOrder(db: Db, accountId: number, reference: string) {
   const byReference = and(eq(orders.reference, reference), eq(orders.accountId, accountId));
   const orderId = db.select({ id: orders.id }).from(orders).where(byReference);
-  const [orderRows, lineRows] = await db.batch([
+  const [orderRows, lineRows] = await rawBatch(db, [
     db.select().from(orders).where(byReference),
     linesWithSupplier(db, {
       logsJson: sql<string>`(SELECT json_group_array(json_object('id', g.id, 'status', g.status, 'message', g.message, 'created_at', g.created_at))
@@ -225,17 +229,18 @@ export async function getOrder(db: Db, accountId: number, reference: string) {
       .where(eq(orderLines.orderId, orderId))
       .orderBy(asc(orderLines.position)),
   ]);
-  const order = orderRows[0];
   // Another account's reference answers exactly like an unknown one.
-  if (!order) throw ApiError.notFound(`Order with reference '${reference}' not found`);
+  if (!orderRows[0]) throw ApiError.notFound(`Order with reference '${reference}' not found`);
+  const order = toOrder(orderRows[0]);
+  const lines = lineRows.map(toLine);
   const logs: OrderLineLog[] = [];
-  for (const row of lineRows) {
-    const entries = JSON.parse(row.logsJson) as { id: number; status: OrderLineLog["status"]; message: string; created_at: string }[];
+  lineRows.forEach((row, i) => {
+    const entries = JSON.parse(row.logs_json as string) as { id: number; status: OrderLineLog["status"]; message: string; created_at: string }[];
     for (const e of entries) {
-      logs.push({ id: e.id, orderLineId: row.line.id, orderId: order.id, status: e.status, message: e.message, createdAt: e.created_at });
+      logs.push({ id: e.id, orderLineId: lines[i].id, orderId: order.id, status: e.status, message: e.message, createdAt: e.created_at });
     }
-  }
-  return { order, lines: lineRows.map(toLine), logs };
+  });
+  return { order, lines, logs };
 }
 
 /** The public JSON of one order (the answer of every route that returns an order). */
