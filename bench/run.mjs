@@ -259,8 +259,16 @@ function machine() {
 }
 
 /** Runs workloads one after the other on one `wrangler dev`; returns their results and what the queue consumer logged. */
+async function alive(worker) {
+  try {
+    return (await fetch(`${worker.base}/health`)).ok;
+  } catch {
+    return false;
+  }
+}
+
 async function runPhase(persist, headers, sequence, { pipeline: attached }) {
-  const worker = await startWorker(persist, { pipeline: attached });
+  let worker = await startWorker(persist, { pipeline: attached });
   const results = [];
   const plans = [];
   const pipeline = [];
@@ -268,7 +276,16 @@ async function runPhase(persist, headers, sequence, { pipeline: attached }) {
     // Warm-up: a moment of every workload (JIT, SQLite's page cache, the isolate's caches).
     for (const w of sequence) await drive(worker.base, headers, w, Number(opts.warmup));
     const floorW = sequence.find((w) => w.kind === "floor");
-    for (const w of sequence) {
+    for (let i = 0; i < sequence.length; i++) {
+      const w = sequence[i];
+      if (!(await alive(worker))) {
+        // Seen once on the shared machine: the dev server went away mid-run. Start it again and
+        // measure the workload from scratch rather than report a half-dead run.
+        console.log(`  (wrangler dev stopped answering; starting it again)`);
+        await worker.stop();
+        worker = await startWorker(persist, { pipeline: attached });
+        for (const x of sequence) await drive(worker.base, headers, x, Number(opts.warmup));
+      }
       // A floor right before each workload: the machine's load drifts within minutes, so each
       // workload is compared with the floor measured next to it.
       let paired = null;
@@ -278,10 +295,15 @@ async function runPhase(persist, headers, sequence, { pipeline: attached }) {
       }
       const metrics = await sampleMetrics(worker.base, headers, w);
       const logStart = worker.output().length;
-      if (["list", "single", "products"].includes(w.kind)) plans.push({ w, statements: await capturedStatements(worker.base, headers, w) });
+      if (!w.retried && ["list", "single", "products"].includes(w.kind)) plans.push({ w, statements: await capturedStatements(worker.base, headers, w) });
       process.stdout.write(`  ${w.name.padEnd(34)} `);
       const result = await drive(worker.base, headers, w, duration);
       const bad = result.non2xx + result.errors + result.timeouts;
+      if (bad > 0 && !(await alive(worker)) && !w.retried) {
+        console.log(`${bad} failed requests, the dev server is gone: again`);
+        sequence.splice(i + 1, 0, { ...w, retried: true });
+        continue;
+      }
       const r = { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, bad, metrics };
       r.floor = paired ?? { rps: r.rps, p99: r.p99 };
       console.log(
