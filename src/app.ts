@@ -56,7 +56,7 @@ export function createApp() {
   app.use("*", (c, next) => (isFeedUpload(c.req.method, c.req.path) ? next() : defaultBodyLimit(c, next)));
 
   // The supplier API has its own credentials (a supplier key, or a signature on callbacks).
-  // ("/api/v1/*" also matches "/api/v1" itself.)
+  // "/api/v1/*" matches "/api/v1" itself too: one use() authenticates every path exactly once.
   const supplierPaths = /^\/api\/v1\/(supplier|supplier-callbacks)(\/|$)/;
   app.use("/api/v1/*", (c, next) => (supplierPaths.test(c.req.path) ? next() : apiKeyAuth(c, next)));
   app.use("/admin/v1/*", adminAuth);

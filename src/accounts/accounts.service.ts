@@ -1,5 +1,6 @@
 // Accounts and API keys: issuing, revoking, and authenticating a request's credentials.
-import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
 import { accounts, apiKeys } from "../db/schema";
 import { newApiKeySecret, sha256Hex, timingSafeEqual } from "../lib/crypto";
@@ -61,32 +62,47 @@ export type Authenticated = {
 };
 
 /** Checks an api-key / account-id pair; throws the 401 that names what is wrong. */
+// The lookup runs on every request: its SQL is built once per isolate, each request binds the digest.
+const keyLookupSql = new QueryBuilder()
+  .select({
+    id: apiKeys.id,
+    keyHash: apiKeys.keyHash,
+    accountId: apiKeys.accountId,
+    expiresAt: apiKeys.expiresAt,
+    revokedAt: apiKeys.revokedAt,
+    lastUsedAt: apiKeys.lastUsedAt,
+    accountName: accounts.name,
+  })
+  .from(apiKeys)
+  .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+  .where(eq(apiKeys.keyHash, sql.placeholder("digest")))
+  .toSQL().sql;
+
+/** The lookup's row as D1 answers it (keyed by column name). */
+type KeyLookupRow = {
+  id: number;
+  key_hash: string;
+  account_id: number;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  name: string;
+};
+
 export async function authenticate(db: Db, apiKey: string, accountIdHeader: string): Promise<Authenticated> {
   const digest = await sha256Hex(apiKey);
-  const row = await db
-    .select({
-      id: apiKeys.id,
-      keyHash: apiKeys.keyHash,
-      accountId: apiKeys.accountId,
-      expiresAt: apiKeys.expiresAt,
-      revokedAt: apiKeys.revokedAt,
-      lastUsedAt: apiKeys.lastUsedAt,
-      accountName: accounts.name,
-    })
-    .from(apiKeys)
-    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .where(eq(apiKeys.keyHash, digest))
-    .get();
-  if (!row || !timingSafeEqual(row.keyHash, digest)) throw ApiError.unauthorized("The api-key header is invalid.");
-  if (row.revokedAt) throw ApiError.unauthorized("The api-key header holds a revoked key.");
+  const { results } = await db.$client.prepare(keyLookupSql).bind(digest).all<KeyLookupRow>();
+  const row = results[0];
+  if (!row || !timingSafeEqual(row.key_hash, digest)) throw ApiError.unauthorized("The api-key header is invalid.");
+  if (row.revoked_at) throw ApiError.unauthorized("The api-key header holds a revoked key.");
   const now = new Date();
-  if (row.expiresAt && Date.parse(row.expiresAt) <= now.getTime()) {
+  if (row.expires_at && Date.parse(row.expires_at) <= now.getTime()) {
     throw ApiError.unauthorized("The api-key header holds an expired key.");
   }
-  if (accountIdHeader.trim() !== String(row.accountId)) {
+  if (accountIdHeader.trim() !== String(row.account_id)) {
     throw ApiError.unauthorized("The account-id header does not match the api-key.");
   }
-  const stale = !row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS;
+  const stale = !row.last_used_at || now.getTime() - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS;
   const touch = stale
     ? db
         .update(apiKeys)
@@ -99,5 +115,5 @@ export async function authenticate(db: Db, apiKey: string, accountIdHeader: stri
         )
         .run()
     : null;
-  return { account: { id: row.accountId, name: row.accountName, apiKeyId: row.id }, touch };
+  return { account: { id: row.account_id, name: row.name, apiKeyId: row.id }, touch };
 }

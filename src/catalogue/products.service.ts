@@ -1,6 +1,6 @@
 // Reading the account's catalogue. Filling it (feeds, imports) lives beside this file.
 import { and, asc, eq, gte, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../db";
+import { rawBatch, rowMapper, type Db } from "../db";
 import { products } from "../db/schema";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 
@@ -29,11 +29,14 @@ function conditions(accountId: number, f: ProductFilters): SQL {
   return and(...where)!;
 }
 
+// Built once per isolate (see rowMapper).
+const toProduct = rowMapper(products);
+
 export async function listProducts(db: Db, accountId: number, filters: ProductFilters, page: PageRequest) {
   const where = conditions(accountId, filters);
-  const [countRows, rows] = await db.batch([
-    db.select({ total: sql<number>`count(*)` }).from(products).where(where),
+  const [countRows, rows] = await rawBatch(db, [
+    db.select({ total: sql<number>`count(*)`.as("total") }).from(products).where(where),
     db.select().from(products).where(where).orderBy(asc(products.id)).limit(page.perPage).offset(offsetOf(page)),
   ]);
-  return { total: countRows[0]?.total ?? 0, rows };
+  return { total: Number(countRows[0]?.total ?? 0), rows: rows.map(toProduct) };
 }

@@ -1,5 +1,5 @@
 // Database access: one Drizzle instance per D1 binding, and helpers that respect D1's limits.
-import { SQL } from "drizzle-orm";
+import { getTableColumns, SQL, type Table } from "drizzle-orm";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
@@ -34,4 +34,33 @@ const dialect = new SQLiteAsyncDialect();
 export function toStatement(db: Db, query: SQL | { toSQL(): { sql: string; params: unknown[] } }): D1PreparedStatement {
   const built = query instanceof SQL ? dialect.sqlToQuery(query) : query.toSQL();
   return db.$client.prepare(built.sql).bind(...built.params);
+}
+
+/**
+ * Maps D1's rows (objects keyed by column name) to a table's row type. Built once per table and
+ * isolate: Drizzle's own mapping checks every field's class on every row, which was the largest
+ * share of a list page's CPU time (bench/RESULTS.md).
+ */
+export function rowMapper<T extends Table>(table: T): (row: Row) => T["$inferSelect"] {
+  const columns = Object.entries(getTableColumns(table)).map(([key, column]) => ({
+    key,
+    name: column.name,
+    decode: column.mapFromDriverValue.bind(column) as (value: unknown) => unknown,
+  }));
+  return (row) => {
+    const out: Record<string, unknown> = {};
+    for (const { key, name, decode } of columns) {
+      const value = row[name];
+      out[key] = value === null || value === undefined ? null : decode(value);
+    }
+    return out as T["$inferSelect"];
+  };
+}
+
+export type Row = Record<string, unknown>;
+
+/** Runs Drizzle-built queries as one raw D1 batch (one round trip); each statement's rows as D1 returns them. */
+export async function rawBatch(db: Db, queries: { toSQL(): { sql: string; params: unknown[] } }[]): Promise<Row[][]> {
+  const results = await db.$client.batch<Row>(queries.map((q) => toStatement(db, q)));
+  return results.map((r) => r.results);
 }

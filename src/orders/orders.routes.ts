@@ -28,8 +28,9 @@ const createOrderRoute = createRoute({
 ordersRouter.openapi(createOrderRoute, async (c) => {
   const input = c.req.valid("json");
   const result = await createOrder(c.get("db"), c.get("account").id, input);
-  // Matching runs after the answer, through the queue.
-  if (result.created) await enqueueBestEffort(c.env, [{ type: "route_order", orderId: result.orderId }]);
+  // Matching runs after the answer, through the queue; the send need not hold the answer up
+  // either: a lost send is the sweeper's case (routed_at stays null), as a failed one already is.
+  if (result.created) c.executionCtx.waitUntil(enqueueBestEffort(c.env, [{ type: "route_order", orderId: result.orderId }]));
   return c.json(
     { message: result.created ? ("Order created" as const) : ("Order already exists" as const), reference: Number(result.reference) },
     200,

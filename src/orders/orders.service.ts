@@ -1,8 +1,7 @@
 // The order domain: creating an order atomically and idempotently, listing and fetching orders.
 import { and, asc, desc, eq, gte, inArray, lte, gt, sql, type SQL } from "drizzle-orm";
-import { toStatement, type Db } from "../db";
+import { rawBatch, rowMapper, toStatement, type Db, type Row } from "../db";
 import {
-  orderLineLogs,
   orderLines,
   orders,
   suppliers,
@@ -140,10 +139,14 @@ export type ShipmentJson = {
 };
 export type LineWithSupplier = OrderLine & { supplierName: string | null; shipments: ShipmentJson[] };
 
-const toLine = (r: { line: OrderLine; supplierName: string | null; shipmentsJson: string }): LineWithSupplier => ({
-  ...r.line,
-  supplierName: r.supplierName,
-  shipments: JSON.parse(r.shipmentsJson) as ShipmentJson[],
+// Rows of the reads are mapped by these (built once per isolate), not by Drizzle's per-field mapping.
+const toOrder = rowMapper(orders);
+const toOrderLine = rowMapper(orderLines);
+
+const toLine = (row: Row): LineWithSupplier => ({
+  ...toOrderLine(row),
+  supplierName: row.matched_supplier_name as string | null,
+  shipments: JSON.parse(row.shipments_json as string) as ShipmentJson[],
 });
 
 function listConditions(accountId: number, f: ListOrdersFilters): SQL {
@@ -171,11 +174,12 @@ function listConditions(accountId: number, f: ListOrdersFilters): SQL {
   return and(...conditions)!;
 }
 
-const linesWithSupplier = (db: Db) =>
+const linesWithSupplier = <X extends Record<string, SQL.Aliased>>(db: Db, extra?: X) =>
   db
-    // Aliased: in a D1 batch Drizzle maps rows by column name, and suppliers.name would
-    // overwrite order_lines.name.
+    // Aliased: D1 answers rows keyed by column name, and suppliers.name would overwrite
+    // order_lines.name.
     .select({
+      ...(extra as X),
       line: orderLines,
       supplierName: sql<string | null>`${suppliers.name}`.as("matched_supplier_name"),
       // The line's shipments as one JSON array: no extra query per page or per line.
@@ -186,7 +190,11 @@ const linesWithSupplier = (db: Db) =>
     .from(orderLines)
     .leftJoin(suppliers, eq(suppliers.id, orderLines.matchedSupplierId));
 
-/** One round trip: the count, the page, and the lines of exactly that page. */
+/**
+ * One round trip: the count, the page, and the lines of exactly that page. The page's ids are
+ * picked from an index (every filter's index carries created_at), so only the page's own rows
+ * are read from the table, however many orders match.
+ */
 export async function listOrders(db: Db, accountId: number, filters: ListOrdersFilters, page: PageRequest) {
   const where = listConditions(accountId, filters);
   const pageIds = db
@@ -196,31 +204,44 @@ export async function listOrders(db: Db, accountId: number, filters: ListOrdersF
     .orderBy(desc(orders.createdAt), desc(orders.id))
     .limit(page.perPage)
     .offset(offsetOf(page));
-  const [countRows, orderRows, lineRows] = await db.batch([
-    db.select({ total: sql<number>`count(*)` }).from(orders).where(where),
-    db.select().from(orders).where(where).orderBy(desc(orders.createdAt), desc(orders.id)).limit(page.perPage).offset(offsetOf(page)),
+  const [countRows, orderRows, lineRows] = await rawBatch(db, [
+    db.select({ total: sql<number>`count(*)`.as("total") }).from(orders).where(where),
+    db.select().from(orders).where(inArray(orders.id, pageIds)).orderBy(desc(orders.createdAt), desc(orders.id)),
     linesWithSupplier(db)
       .where(inArray(orderLines.orderId, pageIds))
       .orderBy(asc(orderLines.orderId), asc(orderLines.position)),
   ]);
-  return { total: countRows[0]?.total ?? 0, orders: orderRows, lines: lineRows.map(toLine) };
+  return { total: Number(countRows[0]?.total ?? 0), orders: orderRows.map(toOrder), lines: lineRows.map(toLine) };
 }
 
-/** One round trip: the order, its lines with their supplier, and their logs (oldest first). */
+/**
+ * One round trip of two statements: the order, and its lines with their supplier, shipments and
+ * logs (oldest first; each line's logs as one JSON array, like its shipments).
+ */
 export async function getOrder(db: Db, accountId: number, reference: string) {
-  const orderId = db
-    .select({ id: orders.id })
-    .from(orders)
-    .where(and(eq(orders.reference, reference), eq(orders.accountId, accountId)));
-  const [orderRows, lineRows, logRows] = await db.batch([
-    db.select().from(orders).where(and(eq(orders.reference, reference), eq(orders.accountId, accountId))),
-    linesWithSupplier(db).where(eq(orderLines.orderId, orderId)).orderBy(asc(orderLines.position)),
-    db.select().from(orderLineLogs).where(eq(orderLineLogs.orderId, orderId)).orderBy(asc(orderLineLogs.id)),
+  const byReference = and(eq(orders.reference, reference), eq(orders.accountId, accountId));
+  const orderId = db.select({ id: orders.id }).from(orders).where(byReference);
+  const [orderRows, lineRows] = await rawBatch(db, [
+    db.select().from(orders).where(byReference),
+    linesWithSupplier(db, {
+      logsJson: sql<string>`(SELECT json_group_array(json_object('id', g.id, 'status', g.status, 'message', g.message, 'created_at', g.created_at))
+        FROM (SELECT * FROM order_line_logs g WHERE g.order_id = ${orderLines.orderId} AND g.order_line_id = ${orderLines.id} ORDER BY g.id) g)`.as("logs_json"),
+    })
+      .where(eq(orderLines.orderId, orderId))
+      .orderBy(asc(orderLines.position)),
   ]);
-  const order = orderRows[0];
   // Another account's reference answers exactly like an unknown one.
-  if (!order) throw ApiError.notFound(`Order with reference '${reference}' not found`);
-  return { order, lines: lineRows.map(toLine), logs: logRows as OrderLineLog[] };
+  if (!orderRows[0]) throw ApiError.notFound(`Order with reference '${reference}' not found`);
+  const order = toOrder(orderRows[0]);
+  const lines = lineRows.map(toLine);
+  const logs: OrderLineLog[] = [];
+  lineRows.forEach((row, i) => {
+    const entries = JSON.parse(row.logs_json as string) as { id: number; status: OrderLineLog["status"]; message: string; created_at: string }[];
+    for (const e of entries) {
+      logs.push({ id: e.id, orderLineId: lines[i].id, orderId: order.id, status: e.status, message: e.message, createdAt: e.created_at });
+    }
+  });
+  return { order, lines, logs };
 }
 
 /** The public JSON of one order (the answer of every route that returns an order). */

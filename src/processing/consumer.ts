@@ -1,6 +1,7 @@
 // The queue consumer: runs each pipeline message; failures are retried with exponential backoff.
 import { and, asc, eq, gt } from "drizzle-orm";
 import { createDb, type Db } from "../db";
+import { meteredD1, newD1Metrics, withD1Metrics } from "../db/metrics";
 import { orderLines, orders } from "../db/schema";
 import type { Bindings } from "../env";
 import { dispatchOrder, sendDispatch } from "../forwarding/forwarding.service";
@@ -12,10 +13,18 @@ import { enqueue, type PipelineMessage } from "./messages";
 const REMATCH_PAGE = 50;
 
 export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, env: Bindings): Promise<void> {
-  const db = createDb(env.DB);
+  // Benchmark runs meter the pipeline too: one log line per message with its D1 statements.
+  const bench = env.BENCH_METRICS === "1";
+  const db = createDb(bench ? meteredD1(env.DB) : env.DB);
   for (const message of batch.messages) {
     try {
-      await handle(db, env, message.body);
+      if (bench) {
+        const metrics = { ...newD1Metrics(), statements: [] };
+        await withD1Metrics(metrics, () => handle(db, env, message.body));
+        console.warn(`bench:pipeline ${JSON.stringify({ type: message.body.type, ...metrics })}`);
+      } else {
+        await handle(db, env, message.body);
+      }
       message.ack();
     } catch (error) {
       const delaySeconds = Math.min(600, 5 * 2 ** Math.max(0, message.attempts - 1));

@@ -53,17 +53,10 @@ export function subjectOf(order: OrderLike, line: LineLike): RoutingSubject {
 export async function loadRoutingContext(db: Db, accountId: number, lines: LineLike[]): Promise<RoutingContext> {
   const eans = [...new Set(lines.map((l) => l.ean13).filter((v): v is string => !!v))];
   const skus = [...new Set(lines.map((l) => l.reference).filter((v): v is string => !!v))];
-  const keys: { column: "ean13" | "sku"; value: string }[] = [
-    ...eans.map((value) => ({ column: "ean13" as const, value })),
-    ...skus.map((value) => ({ column: "sku" as const, value })),
-  ];
-  const catalogueQueries = chunkForParams(keys, 1, 10).map((chunk) => {
-    const eanList = chunk.filter((k) => k.column === "ean13").map((k) => k.value);
-    const skuList = chunk.filter((k) => k.column === "sku").map((k) => k.value);
-    const match: SQL[] = [];
-    if (eanList.length) match.push(inArray(products.ean13, eanList));
-    if (skuList.length) match.push(inArray(products.sku, skuList));
-    return db
+  // One query per column (in the same batch): with an OR of both lists SQLite reads every
+  // product of the account through products_account_id_idx instead of the ean13 / sku indexes.
+  const catalogueQuery = (match: SQL) =>
+    db
       .select({
         productId: products.id,
         sku: products.sku,
@@ -74,8 +67,11 @@ export async function loadRoutingContext(db: Db, accountId: number, lines: LineL
       })
       .from(products)
       .innerJoin(productFeeds, eq(productFeeds.id, products.productFeedId))
-      .where(and(eq(products.accountId, accountId), eq(products.active, 1), eq(productFeeds.active, true), or(...match)));
-  });
+      .where(and(eq(products.accountId, accountId), eq(products.active, 1), eq(productFeeds.active, true), match));
+  const catalogueQueries = [
+    ...chunkForParams(eans, 1, 10).map((chunk) => catalogueQuery(inArray(products.ean13, chunk))),
+    ...chunkForParams(skus, 1, 10).map((chunk) => catalogueQuery(inArray(products.sku, chunk))),
+  ];
   const [ruleRows, supplierRows, ...catalogueRows] = await db.batch([
     db
       .select()

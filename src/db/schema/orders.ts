@@ -62,6 +62,11 @@ export const orders = sqliteTable(
     index("orders_account_completed_idx").on(t.accountId, t.completedAt),
     index("orders_account_blocked_created_idx").on(t.accountId, t.blocked, t.createdAt),
     index("orders_unrouted_idx").on(t.routedAt, t.createdAt),
+    // The list filters without include_test (test = 0): each answers its count from the index
+    // alone and its page ids by created_at without reading the table (see listOrders).
+    index("orders_account_test_total_idx").on(t.accountId, t.test, t.total, t.createdAt),
+    index("orders_account_test_completed_idx").on(t.accountId, t.test, t.completedAt, t.createdAt),
+    index("orders_account_test_blocked_idx").on(t.accountId, t.test, t.blocked, t.createdAt),
   ],
 );
 
@@ -101,6 +106,8 @@ export const orderLines = sqliteTable(
     index("order_lines_order_idx").on(t.orderId, t.position),
     index("order_lines_account_status_idx").on(t.accountId, t.currentStatus, t.orderId),
     index("order_lines_account_supplier_idx").on(t.accountId, t.matchedSupplierId, t.orderId),
+    // Sending a dispatch reads its lines: without this, a scan of every line of every account.
+    index("order_lines_dispatch_idx").on(t.dispatchId),
   ],
 );
 

@@ -1,0 +1,481 @@
+#!/usr/bin/env node
+// `npm run bench`: seeds (or reuses) a local D1 at each size, serves the Worker with `wrangler dev`
+// on a copy of it, drives every workload with autocannon at a fixed concurrency, samples D1
+// queries and rows read per request from the X-D1-* headers (BENCH_METRICS=1), checks the query
+// plans of the reads, and prints one table per size with each workload's ratio to the floor.
+import autocannon from "autocannon";
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { cpus, freemem, loadavg, totalmem } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { d1File, ensureSeeded, runCopy } from "./seed.mjs";
+import { workloads } from "./workloads.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+const { values: opts } = parseArgs({
+  allowNegative: true,
+  options: {
+    sizes: { type: "string", default: "10000,100000" },
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "10" },
+    warmup: { type: "string", default: "1" },
+    only: { type: "string" },
+    reseed: { type: "boolean", default: false },
+    pipeline: { type: "boolean", default: true },
+    samples: { type: "string", default: "3" },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+if (opts.help) {
+  console.log(`Usage: npm run bench -- [--sizes 10000,100000] [--duration 10] [--connections 10] [--warmup 1]
+                        [--only <regex of workload names>] [--samples 3] [--reseed] [--no-pipeline]`);
+  process.exit(0);
+}
+const sizes = opts.sizes.split(",").map(Number);
+const duration = Number(opts.duration);
+const connections = Number(opts.connections);
+const only = opts.only ? new RegExp(opts.only, "i") : null;
+
+// ---- The Worker under test -------------------------------------------------
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * wrangler.toml without the queue consumer, beside the bench data: the pipeline is measured on its
+ * own (see --pipeline), so that the create workload measures the request path and not the matching
+ * and forwarding that production runs in other invocations.
+ */
+function detachedConfig() {
+  const dir = join(root, "bench", ".data");
+  const out = [];
+  let skipping = false;
+  for (const line of readFileSync(join(root, "wrangler.toml"), "utf8").split("\n")) {
+    if (/^\s*\[/.test(line)) skipping = /^\s*\[\[queues\.consumers\]\]/.test(line);
+    if (skipping) continue;
+    out.push(line.replace(/^(\s*(?:main|migrations_dir)\s*=\s*)"([^"]+)"/, (_, k, v) => `${k}"${relative(dir, join(root, v))}"`));
+  }
+  const file = join(dir, "wrangler.detached.toml");
+  writeFileSync(file, out.join("\n"));
+  return file;
+}
+
+async function startWorker(persistDir, { pipeline }) {
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  const logFile = join(root, "bench", ".data", "wrangler-dev.log");
+  const args = [
+    "dev", ...(pipeline ? [] : ["--config", detachedConfig()]), "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(inspectorPort),
+    "--persist-to", persistDir, "--var", "BENCH_METRICS:1", "--show-interactive-dev-session=false", "--log-level", "warn",
+  ];
+  const child = spawn(join(root, "node_modules", ".bin", "wrangler"), args, {
+    cwd: root,
+    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // its own process group, so stopping it stops workerd too
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const base = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    writeFileSync(logFile, output);
+    if (child.exitCode !== null) return;
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {}
+    await new Promise((r) => {
+      const t = setTimeout(() => {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {}
+        r();
+      }, 5000);
+      child.on("exit", () => (clearTimeout(t), r()));
+    });
+  };
+  for (let i = 0; i < 240; i++) {
+    if (child.exitCode !== null) break;
+    try {
+      if ((await fetch(`${base}/health`)).ok) return { base, stop, output: () => output };
+    } catch {}
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  await stop();
+  throw new Error(`wrangler dev did not come up:\n${output}`);
+}
+
+// ---- Measuring ---------------------------------------------------------------
+
+function requestOf(w) {
+  return w.request ? w.request() : { method: "GET", path: w.path };
+}
+
+/** A few plain requests: checks the answer and reads the X-D1-* headers. */
+async function sampleMetrics(base, headers, w) {
+  const rows = [];
+  let matched = null;
+  for (let i = 0; i < Number(opts.samples); i++) {
+    const req = requestOf(w);
+    const res = await fetch(base + req.path, { method: req.method, headers, body: req.body });
+    const text = await res.text();
+    let json;
+    try {
+      json = JSON.parse(text);
+    } catch {}
+    if (!w.check(res.status, json)) throw new Error(`${w.name}: unexpected answer ${res.status} ${text.slice(0, 300)}`);
+    if (w.kind === "list") matched = json.meta.total;
+    else if (w.kind === "products") matched = json.total;
+    rows.push({
+      queries: Number(res.headers.get("x-d1-queries")),
+      roundTrips: Number(res.headers.get("x-d1-round-trips")),
+      rowsRead: Number(res.headers.get("x-d1-rows-read")),
+      unmetered: Number(res.headers.get("x-d1-unmetered")),
+      durationMs: Number(res.headers.get("x-d1-duration-ms")),
+    });
+  }
+  if (rows.some((r) => Number.isNaN(r.queries))) throw new Error("no X-D1-* headers: is BENCH_METRICS on?");
+  const max = (k) => Math.max(...rows.map((r) => r[k]));
+  const mean = (k) => rows.reduce((s, r) => s + r[k], 0) / rows.length;
+  return { queries: max("queries"), roundTrips: max("roundTrips"), rowsRead: Math.round(mean("rowsRead")), durationMs: mean("durationMs"), unmetered: max("unmetered"), matched };
+}
+
+function drive(base, headers, w, seconds) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: base,
+        connections,
+        duration: seconds,
+        headers,
+        requests: [{ setupRequest: (req) => ({ ...req, ...requestOf(w) }) }],
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+  });
+}
+
+/** The consumer's "bench:pipeline {json}" log lines (BENCH_METRICS=1). */
+function pipelineLines(output) {
+  const out = [];
+  for (const line of output.replace(/\x1b\[[0-9;]*m/g, "").split("\n")) {
+    const i = line.indexOf("bench:pipeline ");
+    if (i < 0) continue;
+    try {
+      out.push(JSON.parse(line.slice(i + "bench:pipeline ".length)));
+    } catch {}
+  }
+  return out;
+}
+
+// ---- Query plans ---------------------------------------------------------------
+
+const BIG_TABLES = ["orders", "order_lines", "order_line_logs", "products", "shipments"];
+
+async function capturedStatements(base, headers, w) {
+  const req = requestOf(w);
+  const res = await fetch(base + req.path, { method: req.method, headers: { ...headers, "x-bench-capture-sql": "1" }, body: req.body });
+  await res.text();
+  const encoded = res.headers.get("x-d1-sql");
+  if (!encoded) throw new Error(`${w.name}: no X-D1-SQL header`);
+  return JSON.parse(Buffer.from(encoded, "base64").toString("utf8"));
+}
+
+function explain(db, stmt) {
+  const rows = db.prepare(`EXPLAIN QUERY PLAN ${stmt.sql}`).all(...stmt.params.map((p) => (typeof p === "boolean" ? Number(p) : p)));
+  const depth = new Map([[0, -1]]);
+  const lines = rows.map((r) => {
+    const d = (depth.get(r.parent) ?? -1) + 1;
+    depth.set(r.id, d);
+    return `${"  ".repeat(d)}${r.detail}`;
+  });
+  const problems = rows
+    .map((r) => r.detail)
+    .filter((d) => {
+      const m = /^SCAN (\w+)(?: AS \w+)?(?! VIRTUAL)/.exec(d);
+      return m && BIG_TABLES.includes(m[1]);
+    });
+  return { lines, problems, sorts: rows.filter((r) => /TEMP B-TREE/.test(r.detail)).map((r) => r.detail) };
+}
+
+// ---- The run -------------------------------------------------------------------
+
+const fmt = (n, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? "–" : n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+
+function targetOf(w, r) {
+  const rpsRatio = r.rps / r.floor.rps;
+  const p99Ratio = r.p99 / r.floor.p99;
+  switch (w.kind) {
+    case "create":
+      return { text: `rps ≥ 0.70×, 1 batch + auth`, ok: rpsRatio >= 0.7 && r.metrics.roundTrips === 2 };
+    case "list":
+      return { text: "p99 ≤ 3×, ≤ 4 queries", ok: p99Ratio <= 3 && r.metrics.queries <= 4 && r.plan?.problems.length === 0 };
+    case "single":
+      return { text: "p99 ≤ 3×, ≤ 3 queries", ok: p99Ratio <= 3 && r.metrics.queries <= 3 };
+    default:
+      return { text: "", ok: null };
+  }
+}
+
+function table(results) {
+  const head = ["workload", "req/s", "p50 ms", "p99 ms", "D1 queries", "round trips", "rows read", "D1 ms", "matched", "floor req/s", "floor p99", "req/s ÷ floor", "p99 ÷ floor", "target", ""];
+  const rows = results.map(({ w, r }) => {
+    const t = targetOf(w, r);
+    const paired = w.kind !== "floor";
+    return [
+      w.name, fmt(r.rps), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.metrics.queries), fmt(r.metrics.roundTrips),
+      fmt(r.metrics.rowsRead) + (r.metrics.unmetered ? ` (+${r.metrics.unmetered} unmetered)` : ""), fmt(r.metrics.durationMs, 0),
+      fmt(r.metrics.matched), paired ? fmt(r.floor.rps) : "", paired ? fmt(r.floor.p99, 1) : "",
+      paired ? fmt(r.rps / r.floor.rps, 2) : "", paired ? fmt(r.p99 / r.floor.p99, 2) : "", t.text, t.ok === null ? "" : t.ok ? "ok" : "MISSED",
+    ];
+  });
+  const out = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i === 0 || i >= 13 ? "---" : "---:")).join("|")}|`];
+  for (const row of rows) out.push(`| ${row.join(" | ")} |`);
+  return out.join("\n");
+}
+
+function machine() {
+  return {
+    cpus: cpus().length,
+    memory: `${(totalmem() / 2 ** 30).toFixed(1)} GiB total, ${(freemem() / 2 ** 30).toFixed(1)} GiB free`,
+    loadavg: loadavg().map((l) => l.toFixed(2)).join(" "),
+    node: process.version,
+  };
+}
+
+/** Runs workloads one after the other on one `wrangler dev`; returns their results and what the queue consumer logged. */
+async function alive(worker) {
+  try {
+    return (await fetch(`${worker.base}/health`)).ok;
+  } catch {
+    return false;
+  }
+}
+
+async function runPhase(persist, headers, sequence, { pipeline: attached }) {
+  let worker = await startWorker(persist, { pipeline: attached });
+  const results = [];
+  const plans = [];
+  const pipeline = [];
+  try {
+    // Warm-up: a moment of every workload (JIT, SQLite's page cache, the isolate's caches).
+    for (const w of sequence) await drive(worker.base, headers, w, Number(opts.warmup));
+    const floorW = sequence.find((w) => w.kind === "floor");
+    for (let i = 0; i < sequence.length; i++) {
+      const w = sequence[i];
+      if (!(await alive(worker))) {
+        // Seen once on the shared machine: the dev server went away mid-run. Start it again and
+        // measure the workload from scratch rather than report a half-dead run.
+        console.log(`  (wrangler dev stopped answering; starting it again)`);
+        await worker.stop();
+        worker = await startWorker(persist, { pipeline: attached });
+        for (const x of sequence) await drive(worker.base, headers, x, Number(opts.warmup));
+      }
+      // A floor right before each workload: the machine's load drifts within minutes, so each
+      // workload is compared with the floor measured next to it.
+      let paired = null;
+      if (w.kind !== "floor") {
+        const f = await drive(worker.base, headers, floorW, Math.max(2, Math.round(duration / 2)));
+        paired = { rps: f.requests.average, p99: f.latency.p99 };
+      }
+      const metrics = await sampleMetrics(worker.base, headers, w);
+      const logStart = worker.output().length;
+      if (!w.retried && ["list", "single", "products"].includes(w.kind)) plans.push({ w, statements: await capturedStatements(worker.base, headers, w) });
+      process.stdout.write(`  ${w.name.padEnd(34)} `);
+      const result = await drive(worker.base, headers, w, duration);
+      const bad = result.non2xx + result.errors + result.timeouts;
+      if (bad > 0 && !(await alive(worker)) && !w.retried) {
+        console.log(`${bad} failed requests, the dev server is gone: again`);
+        sequence.splice(i + 1, 0, { ...w, retried: true });
+        continue;
+      }
+      const r = { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, bad, metrics };
+      r.floor = paired ?? { rps: r.rps, p99: r.p99 };
+      console.log(
+        `${fmt(r.rps).padStart(6)} req/s  p50 ${fmt(r.p50, 1)} ms  p99 ${fmt(r.p99, 1)} ms` +
+          (paired ? `   (floor next to it: ${fmt(paired.rps)} req/s, p99 ${fmt(paired.p99, 1)} ms)` : "") +
+          (bad ? `  (${bad} failed requests!)` : ""),
+      );
+      results.push({ w, r });
+      if (attached && w.kind === "create") {
+        // Let the queue drain before the next workload (quiet for 3 s, at most 3 minutes).
+        const drainStart = Date.now();
+        let seen = -1;
+        for (let quiet = 0; quiet < 3 && Date.now() - drainStart < 180_000; ) {
+          await new Promise((res) => setTimeout(res, 1000));
+          const n = pipelineLines(worker.output().slice(logStart)).length;
+          quiet = n === seen ? quiet + 1 : 0;
+          seen = n;
+        }
+        pipeline.push(...pipelineLines(worker.output().slice(logStart)));
+        r.drainSeconds = Math.max(0, Math.round((Date.now() - drainStart) / 1000) - 3);
+        console.log(`  (queue drained ${r.drainSeconds} s after the load: ${pipeline.length} pipeline messages handled)`);
+      }
+    }
+  } finally {
+    await worker.stop();
+  }
+  return { results, plans, pipeline };
+}
+
+async function runSize(size) {
+  const { dir: seeded, marker } = ensureSeeded(root, size, { force: opts.reseed });
+  const persist = runCopy(root, size, seeded);
+  const account = marker.accounts[0];
+  const headers = { "api-key": account.apiKey, "account-id": String(account.id), accept: "application/json", "content-type": "application/json" };
+  const runId = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
+  const all = workloads(marker, runId).filter((w) => w.kind === "floor" || !only || only.test(w.name));
+  const floorW = all.find((w) => w.kind === "floor");
+  const createW = all.find((w) => w.kind === "create");
+  const loadBefore = machine().loadavg;
+
+  // Phase 1: the request paths, queue consumer detached.
+  console.log(`\n→ ${size} orders: wrangler dev on a copy of the seeded D1, queue consumer detached…`);
+  const main = await runPhase(persist, headers, all, { pipeline: false });
+
+  // Phase 2: creates with the queue consumer in the same workerd (matching and forwarding every
+  // new order), next to a floor of its own.
+  let pipelinePhase = null;
+  if (opts.pipeline && createW) {
+    console.log(`→ ${size} orders: wrangler dev again, queue consumer attached…`);
+    pipelinePhase = await runPhase(
+      persist,
+      headers,
+      [{ ...floorW, name: "floor (pipeline phase)" }, { ...createW, name: "create order + pipeline in-process", kind: "create" }],
+      { pipeline: true },
+    );
+  }
+
+  // Plans: on the pristine seeded file (same schema; the running copy belongs to workerd).
+  const db = new DatabaseSync(d1File(seeded), { readOnly: true });
+  for (const p of main.plans) {
+    p.explained = p.statements.map((st) => ({ sql: st.sql, ...explain(db, st) }));
+    const entry = main.results.find((x) => x.w.name === p.w.name);
+    if (entry) entry.r.plan = { problems: p.explained.flatMap((e) => e.problems) };
+  }
+  // The queue consumer's statements, one plan per distinct SQL text.
+  const pipelinePlans = new Map();
+  for (const m of pipelinePhase?.pipeline ?? []) {
+    for (const st of m.statements) {
+      if (!pipelinePlans.has(st.sql)) pipelinePlans.set(st.sql, { type: m.type, sql: st.sql, ...explain(db, st) });
+    }
+  }
+  db.close();
+
+  return {
+    size,
+    marker,
+    results: main.results,
+
+    plans: main.plans,
+    pipelineResults: pipelinePhase?.results ?? [],
+
+    pipeline: pipelinePhase?.pipeline ?? [],
+    pipelinePlans: [...pipelinePlans.values()],
+    loadBefore,
+    loadAfter: machine().loadavg,
+  };
+}
+
+function report(run) {
+  const { size, marker, results, plans } = run;
+  const lines = [];
+  lines.push(`### ${size.toLocaleString("en-US")} orders (${marker.counts.order_lines.toLocaleString("en-US")} lines, ${marker.counts.order_line_logs.toLocaleString("en-US")} logs, ${marker.counts.products.toLocaleString("en-US")} products)`);
+  lines.push("");
+  const floors = results.filter(({ w }) => w.kind !== "floor").map(({ r }) => r.floor.rps);
+  lines.push(
+    `${connections} connections, ${duration} s per workload, each right after ${Math.max(2, Math.round(duration / 2))} s of the floor it is compared with ` +
+      `(the floor ranged from ${fmt(Math.min(...floors))} to ${fmt(Math.max(...floors))} req/s during the run); load average ${run.loadBefore} before, ${run.loadAfter} after.`,
+  );
+  lines.push("");
+  lines.push(table(results));
+  const failed = results.filter(({ r }) => r.bad > 0);
+  if (failed.length) lines.push(`\nFailed requests during the load: ${failed.map(({ w, r }) => `${w.name} ${r.bad}`).join(", ")}`);
+  if (run.pipelineResults.length) {
+    lines.push("");
+    lines.push(`With the queue consumer attached (matching and forwarding each new order in the same workerd), against a floor measured in that phase:`);
+    lines.push("");
+    lines.push(table(run.pipelineResults).split("\n").map((l) => l.replace(/\| (rps ≥ 0\.70×, 1 batch \+ auth) \| (ok|MISSED) \|$/, "| (information) |  |")).join("\n"));
+    const drained = run.pipelineResults.find(({ r }) => r.drainSeconds !== undefined);
+    if (drained) lines.push(`\nThe queue drained ${drained.r.drainSeconds} s after the load ended.`);
+  }
+  if (run.pipeline.length) {
+    lines.push("");
+    lines.push(`Queue consumer during that create workload (per message):`);
+    lines.push("");
+    lines.push("| message | handled | queries | round trips | rows read |");
+    lines.push("|---|---:|---:|---:|---:|");
+    const byType = new Map();
+    for (const m of run.pipeline) byType.set(m.type, [...(byType.get(m.type) ?? []), m]);
+    for (const [type, ms] of byType) {
+      const mean = (k) => ms.reduce((a, m) => a + m[k], 0) / ms.length;
+      lines.push(`| ${type} | ${ms.length} | ${fmt(mean("queries"), 1)} | ${fmt(mean("roundTrips"), 1)} | ${fmt(mean("rowsRead"))}${ms.some((m) => m.unmetered) ? ` (+${fmt(mean("unmetered"), 1)} unmetered)` : ""} |`);
+    }
+  }
+  lines.push("");
+  lines.push(`#### Query plans (${size.toLocaleString("en-US")} orders)`);
+  let scanFailures = 0;
+  for (const p of plans) {
+    lines.push("");
+    lines.push(`${p.w.name}:`);
+    p.explained.forEach((e, i) => {
+      const label = /FROM\s+"?api_keys"?/i.test(e.sql) ? "auth" : `statement ${i}`;
+      lines.push(`  ${label}${e.problems.length ? "   ✗ FULL SCAN" : ""}`);
+      for (const l of e.lines) lines.push(`    ${l}`);
+      scanFailures += e.problems.length;
+    });
+  }
+  const pipelineScans = run.pipelinePlans.filter((p) => p.problems.length);
+  lines.push("");
+  lines.push(`Queue consumer: ${run.pipelinePlans.length} distinct statements explained, ${pipelineScans.length} with a full scan of a large table${pipelineScans.length ? ":" : "."}`);
+  for (const p of pipelineScans) {
+    lines.push(`  ✗ ${p.type}: ${p.sql.replace(/\s+/g, " ").slice(0, 300)}`);
+    for (const l of p.lines) lines.push(`    ${l}`);
+  }
+  scanFailures += pipelineScans.length;
+  return { text: lines.join("\n"), scanFailures };
+}
+
+const runs = [];
+for (const size of sizes) runs.push(await runSize(size));
+
+const m = machine();
+const texts = [];
+let scanFailures = 0;
+let missed = 0;
+for (const run of runs) {
+  const { text, scanFailures: s } = report(run);
+  texts.push(text);
+  scanFailures += s;
+  missed += run.results.filter(({ w, r }) => targetOf(w, r).ok === false).length;
+}
+const summary = `Machine: ${m.cpus} CPUs, ${m.memory}, Node ${m.node}, load average now ${m.loadavg}.`;
+const full = [summary, "", ...texts].join("\n");
+console.log(`\n${full}`);
+mkdirSync(join(root, "bench", ".data"), { recursive: true });
+writeFileSync(join(root, "bench", ".data", "last-run.md"), full + "\n");
+writeFileSync(
+  join(root, "bench", ".data", "last-run.json"),
+  JSON.stringify(runs.map((run) => ({ size: run.size, results: run.results.map(({ w, r }) => ({ name: w.name, kind: w.kind, ...r })) })), null, 2),
+);
+console.log(`\n(also written to bench/.data/last-run.md)`);
+if (scanFailures) {
+  console.error(`\n✗ ${scanFailures} full scan(s) of a large table in the query plans above.`);
+  process.exit(1);
+}
+if (missed) console.log(`\n${missed} target(s) missed (see the table).`);

@@ -1,0 +1,312 @@
+// Seeds a local D1 for the benchmark: the real migrations through wrangler, then a bulk load of
+// rows in the shape the service writes them (orders, lines, one log entry per status move,
+// accounts and hashed api keys, suppliers, product feeds and products), straight into the
+// local D1's SQLite file with node:sqlite. Deterministic (seeded PRNG), reused between runs: a
+// marker records the migrations' hash and the seeder's version, and a change to either reseeds.
+import { spawnSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+
+const SEED_VERSION = 1;
+/** The data ends here and spans the year before it; filters in workloads.mjs are relative to it. */
+export const ANCHOR = Date.parse("2026-11-01T00:00:00.000Z");
+const DAY = 86_400_000;
+const SPAN_DAYS = 365;
+export const PRODUCTS_MAIN = 50_000;
+const PRODUCTS_OTHER = 2_000;
+const SUPPLIERS_MAIN = 20;
+const SUPPLIERS_OTHER = 5;
+/** Share of orders that belong to the benchmarked account (the rest to a second account). */
+const MAIN_SHARE = 0.9;
+
+export const iso = (ms) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function schemaHash(root) {
+  const dir = join(root, "drizzle");
+  const h = createHash("sha256");
+  h.update(`seed-v${SEED_VERSION}\n`);
+  for (const f of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) {
+    h.update(f);
+    h.update(readFileSync(join(dir, f)));
+  }
+  return h.digest("hex").slice(0, 16);
+}
+
+export function d1File(persistDir) {
+  const dir = join(persistDir, "v3", "d1", "miniflare-D1DatabaseObject");
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite") : [];
+  if (files.length !== 1) throw new Error(`expected one D1 database file in ${dir}, found ${files.length}`);
+  return join(dir, files[0]);
+}
+
+/**
+ * Returns the seeded state for `size` orders: { dir, marker } where dir/state is the pristine
+ * persisted state (copy it before a run that writes). Seeds only when the marker is missing or stale.
+ */
+export function ensureSeeded(root, size, { force = false, log = console.log } = {}) {
+  const base = join(root, "bench", ".data", String(size));
+  const markerFile = join(base, "seed.json");
+  const hash = schemaHash(root);
+  if (!force && existsSync(markerFile)) {
+    const marker = JSON.parse(readFileSync(markerFile, "utf8"));
+    if (marker.schemaHash === hash && marker.size === size) {
+      log(`→ ${size} orders: reusing the seeded D1 in ${base} (schema ${hash})`);
+      return { dir: join(base, "state"), marker };
+    }
+    log(`→ ${size} orders: schema or seeder changed (${marker.schemaHash} → ${hash}), seeding again`);
+  }
+  rmSync(base, { recursive: true, force: true });
+  mkdirSync(base, { recursive: true });
+  const state = join(base, "state");
+  const started = Date.now();
+  log(`→ ${size} orders: applying migrations to a fresh local D1 (${state})`);
+  const wrangler = join(root, "node_modules", ".bin", "wrangler");
+  const r = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], {
+    cwd: root,
+    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+    encoding: "utf8",
+  });
+  if (r.status !== 0) throw new Error(`wrangler d1 migrations apply failed:\n${r.stdout}\n${r.stderr}`);
+  log(`→ ${size} orders: loading rows…`);
+  const marker = load(d1File(state), size);
+  marker.schemaHash = hash;
+  marker.seedSeconds = Math.round((Date.now() - started) / 1000);
+  writeFileSync(markerFile, JSON.stringify(marker, null, 2) + "\n");
+  log(`→ ${size} orders: seeded in ${marker.seedSeconds} s (${marker.counts.orders} orders, ${marker.counts.order_lines} lines, ${marker.counts.order_line_logs} logs, ${marker.counts.products} products)`);
+  return { dir: state, marker };
+}
+
+/** A fresh copy of the pristine state for one run (the create workload writes into it). */
+export function runCopy(root, size, seededDir) {
+  const dir = join(root, "bench", ".data", String(size), "run");
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(seededDir, dir, { recursive: true });
+  return dir;
+}
+
+const FIRST = ["Jan", "Anna", "Pieter", "Sophie", "Lukas", "Emma", "Noah", "Julia", "Finn", "Mila", "Thomas", "Sara"];
+const LAST = ["Jansen", "de Vries", "Bakker", "Visser", "Müller", "Schmidt", "Peeters", "Dubois", "Smit", "Meijer"];
+const CITIES = [
+  ["Amsterdam", "NL", "1012LG"],
+  ["Utrecht", "NL", "3511AB"],
+  ["Berlin", "DE", "10115"],
+  ["Antwerpen", "BE", "2000"],
+  ["Lyon", "FR", "69001"],
+];
+const SOURCES = ["WooCommerce", "Shopware", "Magento", "PrestaShop"];
+const CARRIERS = ["PostNL", "DHL", "DPD", "UPS"];
+const BRANDS = ["Acme", "Nordic Home", "Brewmaster", "Kitchenly", null];
+const CATEGORIES = ["Kitchen", "Garden", "Toys", "Electronics", null];
+
+function ean13(rand) {
+  let digits = "";
+  for (let i = 0; i < 12; i++) digits += Math.floor(rand() * 10);
+  let sum = 0;
+  for (let i = 0; i < 12; i++) sum += Number(digits[i]) * (i % 2 ? 3 : 1);
+  return digits + ((10 - (sum % 10)) % 10);
+}
+
+function load(file, size) {
+  const rand = mulberry32(size);
+  const pick = (list) => list[Math.floor(rand() * list.length)];
+  const int = (min, max) => min + Math.floor(rand() * (max - min + 1));
+  const money = (min, max) => Math.round((min + rand() * (max - min)) * 100) / 100;
+
+  const db = new DatabaseSync(file);
+  db.exec("PRAGMA foreign_keys = ON");
+  db.exec("BEGIN");
+  const created = iso(ANCHOR - SPAN_DAYS * DAY - 30 * DAY);
+
+  // Accounts and their keys (stored as the service stores them: SHA-256 hex, a readable prefix).
+  const accounts = [];
+  for (const name of ["Bench shop", "Other shop"]) {
+    const { lastInsertRowid: id } = db.prepare("INSERT INTO accounts (name, created_at) VALUES (?, ?)").run(name, created);
+    const secret = `oik_${randomBytes(32).toString("base64url")}`;
+    db.prepare(
+      "INSERT INTO api_keys (account_id, name, key_hash, prefix, last_used_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    ).run(id, "bench", createHash("sha256").update(secret).digest("hex"), secret.slice(0, 10), null, created);
+    accounts.push({ id: Number(id), name, apiKey: secret });
+  }
+  const [main, other] = accounts;
+
+  // Suppliers, one product feed each, and the catalogue.
+  const insertSupplier = db.prepare(
+    "INSERT INTO suppliers (account_id, name, code, active, priority, channel, created_at, updated_at) VALUES (?, ?, ?, 1, ?, 'manual', ?, ?)",
+  );
+  const insertFeed = db.prepare(
+    "INSERT INTO product_feeds (account_id, supplier_id, name, format, mapping, url, active, created_at, updated_at) VALUES (?, ?, ?, 'csv', ?, ?, 1, ?, ?)",
+  );
+  const insertProduct = db.prepare(
+    `INSERT INTO products (account_id, product_feed_id, sku, ean13, name, purchase_price, stock_quantity, active, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const suppliersOf = new Map();
+  const catalogueOf = new Map();
+  for (const [account, supplierCount, productCount] of [
+    [main, SUPPLIERS_MAIN, PRODUCTS_MAIN],
+    [other, SUPPLIERS_OTHER, PRODUCTS_OTHER],
+  ]) {
+    const suppliers = [];
+    const feeds = [];
+    for (let s = 1; s <= supplierCount; s++) {
+      const name = `Supplier ${String(s).padStart(2, "0")} of ${account.name}`;
+      const sid = Number(insertSupplier.run(account.id, name, `S${s}`, 100 + s, created, created).lastInsertRowid);
+      suppliers.push({ id: sid, name });
+      const mapping = JSON.stringify({ sku: "SKU", ean13: "EAN", name: "Title", purchase_price: "Price", stock_quantity: "Stock" });
+      feeds.push(Number(insertFeed.run(account.id, sid, `${name} feed`, mapping, `https://feeds.example.com/${account.id}/${s}.csv`, created, created).lastInsertRowid));
+    }
+    const catalogue = [];
+    for (let p = 0; p < productCount; p++) {
+      const feed = feeds[p % feeds.length];
+      const product = { sku: `SKU-${account.id}-${p + 1}`, ean13: ean13(rand), name: `Product ${p + 1}`, price: money(2, 400) };
+      const ts = iso(ANCHOR - SPAN_DAYS * DAY - int(0, 29) * DAY);
+      insertProduct.run(account.id, feed, product.sku, product.ean13, product.name, product.price, int(0, 500), rand() < 0.95 ? 1 : 0, ts, ts);
+      catalogue.push(product);
+    }
+    suppliersOf.set(account.id, suppliers);
+    catalogueOf.set(account.id, catalogue);
+  }
+
+  // Orders, newest last (ids grow with created_at, as they do in service).
+  const insertOrder = db.prepare(
+    `INSERT INTO orders (account_id, reference, external_id, source, test, blocked, total, email, shipping_cost, shipping_name,
+       shipping_description, shipping_note, shipping_delivery_date, first_name, last_name, company_name, address1, address2,
+       postcode, city, state, country, phone, custom, completed_at, routed_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertLine = db.prepare(
+    `INSERT INTO order_lines (order_id, account_id, position, external_id, name, ean13, reference, quantity, stock_quantity, price,
+       purchase_price, brand, category, supplier, image_url, custom, current_status, matched_supplier_id, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertLog = db.prepare(
+    "INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at) VALUES (?, ?, ?, ?, ?)",
+  );
+  const references = new Set();
+  const newReference = () => {
+    for (;;) {
+      const ref = `${int(1, 8)}${String(Math.floor(rand() * 1e7)).padStart(7, "0")}${String(Math.floor(rand() * 1e8)).padStart(8, "0")}`;
+      if (!references.has(ref)) {
+        references.add(ref);
+        return ref;
+      }
+    }
+  };
+  const nextExternal = new Map([[main.id, 100000], [other.id, 500000]]);
+  const sample = { references: [], externalIds: [] };
+  const counts = { orders: 0, order_lines: 0, order_line_logs: 0, products: PRODUCTS_MAIN + PRODUCTS_OTHER };
+  const start = ANCHOR - SPAN_DAYS * DAY;
+  const step = (SPAN_DAYS * DAY) / size;
+
+  for (let i = 0; i < size; i++) {
+    const account = rand() < MAIN_SHARE ? main : other;
+    const suppliers = suppliersOf.get(account.id);
+    const catalogue = catalogueOf.get(account.id);
+    const createdMs = Math.floor(start + i * step + rand() * step * 0.9);
+    const createdAt = iso(createdMs);
+    const ageDays = (ANCHOR - createdMs) / DAY;
+    const externalId = String(nextExternal.get(account.id));
+    nextExternal.set(account.id, nextExternal.get(account.id) + 1);
+    const reference = newReference();
+    const test = rand() < 0.03;
+    const blocked = !test && rand() < 0.02;
+    const [city, country, postcode] = pick(CITIES);
+    const shippingCost = pick([0, 4.95, 6.95, 9.95]);
+
+    // The lines and what happened to them since, by the order's age.
+    const lineCount = int(1, 5);
+    const lines = [];
+    for (let p = 0; p < lineCount; p++) {
+      const fromCatalogue = rand() < 0.7;
+      const product = fromCatalogue ? pick(catalogue) : null;
+      const price = product ? Math.round(product.price * 1.6 * 100) / 100 : money(1, 500);
+      let status;
+      const r = rand();
+      if (blocked) status = "pending";
+      else if (ageDays > 3) status = r < 0.86 ? "completed" : r < 0.89 ? "partially_completed" : r < 0.91 ? "declined" : r < 0.94 ? "skipped" : r < 0.96 ? "failed" : r < 0.98 ? "ruled" : "pending";
+      else status = r < 0.3 ? "pending" : r < 0.75 ? "ruled" : r < 0.95 ? "completed" : "failed";
+      lines.push({
+        externalId: product ? product.sku : `P${int(1, 99999)}`,
+        name: product ? product.name : `Custom item ${int(1, 999)}`,
+        ean13: product ? product.ean13 : rand() < 0.5 ? ean13(rand) : null,
+        reference: product ? product.sku : null,
+        quantity: int(1, 3),
+        price,
+        purchasePrice: product ? product.price : null,
+        status,
+        supplier: status === "pending" || status === "skipped" ? null : pick(suppliers),
+      });
+    }
+    const total = Math.round((lines.reduce((s, l) => s + l.price * l.quantity, 0) + shippingCost) * 100) / 100;
+    const open = lines.some((l) => ["pending", "ruled", "failed"].includes(l.status));
+    const doneMs = createdMs + int(1, 72) * 3_600_000;
+    const completedAt = open ? null : iso(doneMs);
+    const updatedAt = open ? iso(createdMs + 60_000) : completedAt;
+
+    const orderId = Number(
+      insertOrder.run(
+        account.id, reference, externalId, pick(SOURCES), test ? 1 : 0, blocked ? 1 : 0, total,
+        `customer${i}@example.com`, shippingCost, pick(CARRIERS), "Standard delivery", rand() < 0.1 ? "Leave at the door" : null,
+        rand() < 0.2 ? new Date(createdMs + 3 * DAY).toISOString().slice(0, 10) : null,
+        pick(FIRST), pick(LAST), rand() < 0.15 ? "Example BV" : null, `Main street ${int(1, 300)}`, rand() < 0.2 ? "2nd floor" : null,
+        postcode, city, null, country, rand() < 0.7 ? `06${int(10000000, 99999999)}` : null,
+        rand() < 0.3 ? JSON.stringify({ payment_method: pick(["ideal", "paypal", "creditcard"]) }) : null,
+        completedAt, iso(createdMs + 2_000), createdAt, updatedAt,
+      ).lastInsertRowid,
+    );
+    counts.orders++;
+    if (account === main && i % Math.max(1, Math.floor(size / 2000)) === 0 && !test) {
+      sample.references.push(reference);
+      sample.externalIds.push(externalId);
+    }
+
+    lines.forEach((l, position) => {
+      const lineId = Number(
+        insertLine.run(
+          orderId, account.id, position, l.externalId, l.name, l.ean13, l.reference, l.quantity, rand() < 0.5 ? int(0, 200) : null,
+          l.price, l.purchasePrice, pick(BRANDS), pick(CATEGORIES), null, null, null, l.status, l.supplier?.id ?? null, createdAt,
+          l.status === "pending" ? createdAt : updatedAt ?? createdAt,
+        ).lastInsertRowid,
+      );
+      counts.order_lines++;
+      // The log as the state machine writes it: one entry per move.
+      const moves = [["pending", "Order line created"]];
+      if (l.status === "skipped") moves.push(["skipped", "Skipped by routing rule"]);
+      else if (l.status !== "pending") {
+        moves.push(["ruled", `Matched to ${l.supplier.name}`]);
+        if (l.status !== "ruled") moves.push([l.status, l.status === "failed" ? "Sending failed: supplier answered 503" : `Supplier reported ${l.status.replace("_", " ")}`]);
+      }
+      moves.forEach(([status, message], k) => {
+        const at = k === 0 ? createdMs : k === moves.length - 1 && !open ? doneMs : createdMs + k * 2_000;
+        insertLog.run(lineId, orderId, status, message, iso(at));
+        counts.order_line_logs++;
+      });
+    });
+  }
+  db.exec("COMMIT");
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  db.close();
+
+  return {
+    size,
+    seedVersion: SEED_VERSION,
+    anchor: iso(ANCHOR),
+    accounts,
+    counts,
+    suppliers: suppliersOf.get(main.id).map((s) => s.id),
+    sample,
+  };
+}

@@ -1,0 +1,94 @@
+// The benchmark's workloads: one request shape each, driven at a fixed concurrency. Filter values
+// are relative to the seeded data (seed.mjs: a year of orders ending at ANCHOR).
+import { ANCHOR, iso } from "./seed.mjs";
+
+const DAY = 86_400_000;
+
+/** A realistic 3-line order, as the WooCommerce plugin sends it. */
+export function orderBody(externalId) {
+  return {
+    external_id: externalId,
+    source: "WooCommerce",
+    total: "107.35",
+    shipping_cost: "4.95",
+    shipping: { name: "PostNL", description: "Standard delivery", note: "", delivery_date: "30-11-2026" },
+    email: "jan@example.com",
+    shipping_address: {
+      first_name: "Jan",
+      last_name: "Jansen",
+      company_name: "",
+      address1: "Damrak 1",
+      address2: "",
+      postcode: "1012LG",
+      city: "Amsterdam",
+      state: "",
+      country: "Netherlands",
+      phone: "0612345678",
+    },
+    products: [
+      { external_id: 101, name: "Blue mug", ean13: "0012345678905", reference: "SKU-1-1", quantity: 2, price: "12.50", brand: "", supplier: null },
+      { external_id: 102, name: "Teapot", ean13: "4006381333931", reference: "SKU-1-2", quantity: 1, price: "45.00", purchase_price: "22.00" },
+      { external_id: 103, name: "Tea towel", quantity: 4, price: "8.10", category: "Kitchen", custom: { color: "red" } },
+    ],
+  };
+}
+
+/**
+ * Every workload: name, kind (floor | create | repeat | list | single | products), and either a fixed
+ * path or a request() that autocannon's setupRequest calls for each request.
+ * `check(status, json)` tells whether a sampled answer is the one the workload means to measure.
+ */
+export function workloads(marker, runId) {
+  const { sample, suppliers } = marker;
+  const ok200 = (status) => status === 200;
+  const list = (name, query, extra = {}) => ({
+    name: `list ${name}`,
+    kind: "list",
+    path: `/api/v1/orders${query ? `?${query}` : ""}`,
+    check: (status, json) => status === 200 && Array.isArray(json?.data),
+    ...extra,
+  });
+  let created = 0;
+  let repeated = 0;
+  let fetched = 0;
+  return [
+    { name: "floor (GET /api/v1)", kind: "floor", path: "/api/v1", check: (s, j) => s === 200 && typeof j?.id === "number" },
+    list("default", ""),
+    list("external_id", "external_id=1234"),
+    list("date_from", `date_from=${iso(ANCHOR - 30 * DAY)}`),
+    list("date_to", `date_to=${iso(ANCHOR - 335 * DAY)}`),
+    list("completed_since", `completed_since=${iso(ANCHOR - 7 * DAY)}`),
+    list("statuses", "statuses=failed,declined"),
+    list("supplier_ids", `supplier_ids=${suppliers[2]},${suppliers[6]}`),
+    list("total_min", "total_min=4000"),
+    list("total_max", "total_max=200"),
+    list("blocked", "blocked=true"),
+    list("include_test", "include_test=true"),
+    list("per_page=50", "per_page=50"),
+    list("per_page=100", "per_page=100"),
+    {
+      name: "single order",
+      kind: "single",
+      request: () => ({ method: "GET", path: `/api/v1/orders/${sample.references[fetched++ % sample.references.length]}` }),
+      check: (status, json) => status === 200 && Array.isArray(json?.order_lines?.[0]?.logs),
+    },
+    { name: "products page 1", kind: "products", path: "/api/v1/products?page=1", check: (s, j) => s === 200 && j?.data?.length === 100 },
+    { name: "products page 500", kind: "products", path: "/api/v1/products?page=500", check: (s, j) => s === 200 && j?.data?.length === 100 },
+    {
+      name: "create order (3 lines)",
+      kind: "create",
+      request: () => ({ method: "POST", path: "/api/v1/orders", body: JSON.stringify(orderBody(`bench-${runId}-${created++}`)) }),
+      check: (status, json) => status === 200 && json?.message === "Order created",
+    },
+    {
+      name: "repeat existing order",
+      kind: "repeat",
+      request: () => ({
+        method: "POST",
+        path: "/api/v1/orders",
+        body: JSON.stringify(orderBody(sample.externalIds[repeated++ % sample.externalIds.length])),
+      }),
+      check: (status, json) => status === 200 && json?.message === "Order already exists",
+    },
+  ].map((w) => ({ check: ok200, ...w }));
+}

@@ -1,0 +1,100 @@
+// Opt-in D1 metering for the benchmark (BENCH_METRICS=1): counts the statements each request runs
+// and sums D1's meta.rows_read, answered in X-D1-* headers. Off, nothing here runs at all.
+// One metered binding per D1 binding (so createDb's per-binding Drizzle cache still holds) and the
+// counters of the current request in an AsyncLocalStorage, so concurrent requests never mix.
+import { AsyncLocalStorage } from "node:async_hooks";
+
+export type D1Metrics = {
+  /** Statements run: each one of a batch counts. */
+  queries: number;
+  /** batch() calls and single-statement calls: the round trips to the database. */
+  roundTrips: number;
+  /** Sum of meta.rows_read over the statements that report it. */
+  rowsRead: number;
+  /** Sum of meta.duration (ms spent in the database) over the statements that report it. */
+  durationMs: number;
+  /** Statements run through raw() or first(), whose result carries no meta (no rows_read). */
+  unmetered: number;
+  /** When set, every statement's SQL and parameters (for the benchmark's EXPLAIN QUERY PLAN check). */
+  statements?: { sql: string; params: unknown[] }[];
+};
+
+const current = new AsyncLocalStorage<D1Metrics>();
+const metered = new WeakMap<D1Database, D1Database>();
+const innerOf = new WeakMap<object, D1PreparedStatement>();
+
+export function newD1Metrics(): D1Metrics {
+  return { queries: 0, roundTrips: 0, rowsRead: 0, durationMs: 0, unmetered: 0 };
+}
+
+/** Runs fn with metrics collecting into m for every statement of a metered binding. */
+export function withD1Metrics<T>(m: D1Metrics, fn: () => T): T {
+  return current.run(m, fn);
+}
+
+type Text = { sql: string; params: unknown[] };
+const textOf = new WeakMap<object, Text>();
+
+function record(statements: number, results: { meta?: { rows_read?: number; duration?: number } }[] | null, texts: (Text | undefined)[]) {
+  const m = current.getStore();
+  if (!m) return;
+  if (m.statements) for (const t of texts) if (t) m.statements.push(t);
+  m.roundTrips += 1;
+  m.queries += statements;
+  if (!results) m.unmetered += statements;
+  else {
+    for (const r of results) {
+      m.rowsRead += r.meta?.rows_read ?? 0;
+      m.durationMs += r.meta?.duration ?? 0;
+    }
+  }
+}
+
+function wrapStatement(inner: D1PreparedStatement, text: Text): D1PreparedStatement {
+  const stmt = {
+    bind: (...values: unknown[]) => wrapStatement(inner.bind(...values), { sql: text.sql, params: values }),
+    all: async () => {
+      const r = await inner.all();
+      record(1, [r], [text]);
+      return r;
+    },
+    run: async () => {
+      const r = await inner.run();
+      record(1, [r], [text]);
+      return r;
+    },
+    first: async (col?: string) => {
+      const r = col === undefined ? await inner.first() : await inner.first(col);
+      record(1, null, [text]);
+      return r;
+    },
+    raw: async (options?: { columnNames?: boolean }) => {
+      const r = await inner.raw(options as { columnNames: true });
+      record(1, null, [text]);
+      return r;
+    },
+  } as unknown as D1PreparedStatement;
+  innerOf.set(stmt, inner);
+  textOf.set(stmt, text);
+  return stmt;
+}
+
+/** The metered view of a D1 binding (cached, so Drizzle instances built on it are reused). */
+export function meteredD1(d1: D1Database): D1Database {
+  let view = metered.get(d1);
+  if (!view) {
+    view = {
+      prepare: (query: string) => wrapStatement(d1.prepare(query), { sql: query, params: [] }),
+      batch: async <T>(statements: D1PreparedStatement[]) => {
+        const results = await d1.batch<T>(statements.map((s) => innerOf.get(s) ?? s));
+        record(statements.length, results, statements.map((s) => textOf.get(s)));
+        return results;
+      },
+      exec: (query: string) => d1.exec(query),
+      withSession: (constraint?: string) => d1.withSession(constraint),
+      dump: () => (d1 as unknown as { dump(): Promise<ArrayBuffer> }).dump(),
+    } as unknown as D1Database;
+    metered.set(d1, view);
+  }
+  return view;
+}

@@ -1,0 +1,46 @@
+// The benchmark's opt-in D1 metering: X-D1-* headers only when BENCH_METRICS is "1".
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { createAccount, createOrder } from "../helpers/factories";
+import { authHeaders, BASE, call } from "../helpers/http";
+
+const app = createApp();
+
+async function fetchWith(vars: Record<string, string>, path: string, headers: Record<string, string>) {
+  const ctx = createExecutionContext();
+  const res = await app.fetch(new Request(`${BASE}${path}`, { headers }), { ...env, ...vars }, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+describe("D1 metering for the benchmark", () => {
+  it("counts statements and rows read per request when BENCH_METRICS is 1", async () => {
+    const creds = await createAccount();
+    const { reference } = await createOrder(creds);
+    const res = await fetchWith({ BENCH_METRICS: "1" }, `/api/v1/orders/${reference}`, authHeaders(creds));
+    expect(res.status).toBe(200);
+    // The auth lookup and the order's one batch of two.
+    expect(res.headers.get("X-D1-Queries")).toBe("3");
+    expect(res.headers.get("X-D1-Round-Trips")).toBe("2");
+    expect(res.headers.get("X-D1-Unmetered")).toBe("0");
+    expect(Number(res.headers.get("X-D1-Rows-Read"))).toBeGreaterThan(0);
+    expect((await res.json()) as { reference: string }).toMatchObject({ reference });
+  });
+
+  it("authenticates GET /api/v1 with exactly one query", async () => {
+    const creds = await createAccount();
+    await call("GET", "/api/v1", { creds }); // the first use writes last_used_at
+    const res = await fetchWith({ BENCH_METRICS: "1" }, "/api/v1", authHeaders(creds));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("X-D1-Queries")).toBe("1");
+  });
+
+  it("adds nothing when it is off", async () => {
+    const creds = await createAccount();
+    const res = await call("GET", "/api/v1", { creds });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("X-D1-Queries")).toBeNull();
+  });
+});
