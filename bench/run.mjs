@@ -276,6 +276,11 @@ async function runPhase(persist, headers, sequence, { pipeline: attached }) {
     // Warm-up: a moment of every workload (JIT, SQLite's page cache, the isolate's caches).
     for (const w of sequence) await drive(worker.base, headers, w, Number(opts.warmup));
     const floorW = sequence.find((w) => w.kind === "floor");
+    const floorRun = async () => {
+      const f = await drive(worker.base, headers, floorW, duration);
+      return { rps: f.requests.average, p99: f.latency.p99 };
+    };
+    let previous = null; // the last workload's result, waiting for the floor after it
     for (let i = 0; i < sequence.length; i++) {
       const w = sequence[i];
       if (!(await alive(worker))) {
@@ -286,12 +291,12 @@ async function runPhase(persist, headers, sequence, { pipeline: attached }) {
         worker = await startWorker(persist, { pipeline: attached });
         for (const x of sequence) await drive(worker.base, headers, x, Number(opts.warmup));
       }
-      // A floor right before each workload: the machine's load drifts within minutes, so each
-      // workload is compared with the floor measured next to it.
+      // Floors between the workloads: the machine's load drifts within minutes, so each workload is
+      // compared with the mean of the floor run right before it and the one right after it.
       let paired = null;
       if (w.kind !== "floor") {
-        const f = await drive(worker.base, headers, floorW, Math.max(2, Math.round(duration / 2)));
-        paired = { rps: f.requests.average, p99: f.latency.p99 };
+        paired = await floorRun();
+        if (previous) previous.after = paired;
       }
       const metrics = await sampleMetrics(worker.base, headers, w);
       const logStart = worker.output().length;
@@ -306,9 +311,11 @@ async function runPhase(persist, headers, sequence, { pipeline: attached }) {
       }
       const r = { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, bad, metrics };
       r.floor = paired ?? { rps: r.rps, p99: r.p99 };
+      r.before = paired;
+      previous = paired ? r : null;
       console.log(
         `${fmt(r.rps).padStart(6)} req/s  p50 ${fmt(r.p50, 1)} ms  p99 ${fmt(r.p99, 1)} ms` +
-          (paired ? `   (floor next to it: ${fmt(paired.rps)} req/s, p99 ${fmt(paired.p99, 1)} ms)` : "") +
+          (paired ? `   (floor before it: ${fmt(paired.rps)} req/s, p99 ${fmt(paired.p99, 1)} ms)` : "") +
           (bad ? `  (${bad} failed requests!)` : ""),
       );
       results.push({ w, r });
@@ -326,6 +333,11 @@ async function runPhase(persist, headers, sequence, { pipeline: attached }) {
         r.drainSeconds = Math.max(0, Math.round((Date.now() - drainStart) / 1000) - 3);
         console.log(`  (queue drained ${r.drainSeconds} s after the load: ${pipeline.length} pipeline messages handled)`);
       }
+    }
+    if (previous) previous.after = await floorRun();
+    for (const { r } of results) {
+      if (!r.before || !r.after) continue;
+      r.floor = { rps: (r.before.rps + r.after.rps) / 2, p99: (r.before.p99 + r.after.p99) / 2 };
     }
   } finally {
     await worker.stop();
@@ -397,13 +409,33 @@ function report(run) {
   const lines = [];
   lines.push(`### ${size.toLocaleString("en-US")} orders (${marker.counts.order_lines.toLocaleString("en-US")} lines, ${marker.counts.order_line_logs.toLocaleString("en-US")} logs, ${marker.counts.products.toLocaleString("en-US")} products)`);
   lines.push("");
-  const floors = results.filter(({ w }) => w.kind !== "floor").map(({ r }) => r.floor.rps);
+  const floors = results.filter(({ w }) => w.kind !== "floor").flatMap(({ r }) => [r.before?.rps, r.after?.rps]).filter((x) => x !== undefined);
   lines.push(
-    `${connections} connections, ${duration} s per workload, each right after ${Math.max(2, Math.round(duration / 2))} s of the floor it is compared with ` +
+    `${connections} connections, ${duration} s per workload, each between two ${duration} s runs of the floor and compared with their mean ` +
       `(the floor ranged from ${fmt(Math.min(...floors))} to ${fmt(Math.max(...floors))} req/s during the run); load average ${run.loadBefore} before, ${run.loadAfter} after.`,
   );
   lines.push("");
   lines.push(table(results));
+  // Rows read against what the request is about: the matching orders and the page.
+  const lists = results.filter(({ w }) => w.kind === "list");
+  if (lists.length) {
+    lines.push("");
+    lines.push("Rows read per list request against the matching count and the page (auth's row included):");
+    lines.push("");
+    lines.push("| workload | rows read | matched | rows ÷ (matched + page) | bounded |");
+    lines.push("|---|---:|---:|---:|---|");
+    for (const { w, r } of lists) {
+      const perPage = Number(/per_page=(\d+)/.exec(w.path)?.[1] ?? 50);
+      const ratio = r.metrics.rowsRead / (r.metrics.matched + perPage);
+      lines.push(`| ${w.name} | ${fmt(r.metrics.rowsRead)} | ${fmt(r.metrics.matched)} | ${fmt(ratio, 1)} | ${ratio <= 6 ? "yes" : "no: grows with the account's orders"} |`);
+    }
+    const p50 = results.find(({ w }) => w.name === "list per_page=50");
+    const p100 = results.find(({ w }) => w.name === "list per_page=100");
+    if (p50 && p100) {
+      lines.push("");
+      lines.push(`D1 statements per list request: ${p50.r.metrics.queries} at per_page=50, ${p100.r.metrics.queries} at per_page=100 (${p50.r.metrics.queries === p100.r.metrics.queries ? "constant" : "NOT constant"}).`);
+    }
+  }
   const failed = results.filter(({ r }) => r.bad > 0);
   if (failed.length) lines.push(`\nFailed requests during the load: ${failed.map(({ w, r }) => `${w.name} ${r.bad}`).join(", ")}`);
   if (run.pipelineResults.length) {
