@@ -6,10 +6,10 @@
 import autocannon from "autocannon";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, freemem, loadavg, totalmem } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -57,22 +57,21 @@ function freePort() {
 }
 
 /**
- * wrangler.toml without the queue consumer, beside the bench data: the pipeline is measured on its
- * own (see --pipeline), so that the create workload measures the request path and not the matching
- * and forwarding that production runs in other invocations.
+ * wrangler.toml without the queue consumer: the pipeline is measured on its own (the second phase),
+ * so that the create workload measures the request path and not the matching and forwarding that
+ * production runs in other invocations. Written beside wrangler.toml, so that every relative path in
+ * it (main, migrations, assets) still resolves; gitignored, and removed when the phase ends.
  */
+const detachedConfigFile = join(root, ".wrangler-bench.toml");
 function detachedConfig() {
-  const dir = join(root, "bench", ".data");
   const out = [];
   let skipping = false;
   for (const line of readFileSync(join(root, "wrangler.toml"), "utf8").split("\n")) {
     if (/^\s*\[/.test(line)) skipping = /^\s*\[\[queues\.consumers\]\]/.test(line);
-    if (skipping) continue;
-    out.push(line.replace(/^(\s*(?:main|migrations_dir)\s*=\s*)"([^"]+)"/, (_, k, v) => `${k}"${relative(dir, join(root, v))}"`));
+    if (!skipping) out.push(line);
   }
-  const file = join(dir, "wrangler.detached.toml");
-  writeFileSync(file, out.join("\n"));
-  return file;
+  writeFileSync(detachedConfigFile, out.join("\n"));
+  return detachedConfigFile;
 }
 
 async function startWorker(persistDir, { pipeline }) {
@@ -95,19 +94,21 @@ async function startWorker(persistDir, { pipeline }) {
   const base = `http://127.0.0.1:${port}`;
   const stop = async () => {
     writeFileSync(logFile, output);
-    if (child.exitCode !== null) return;
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {}
-    await new Promise((r) => {
-      const t = setTimeout(() => {
-        try {
-          process.kill(-child.pid, "SIGKILL");
-        } catch {}
-        r();
-      }, 5000);
-      child.on("exit", () => (clearTimeout(t), r()));
-    });
+    if (child.exitCode === null) {
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {}
+      await new Promise((r) => {
+        const t = setTimeout(() => {
+          try {
+            process.kill(-child.pid, "SIGKILL");
+          } catch {}
+          r();
+        }, 5000);
+        child.on("exit", () => (clearTimeout(t), r()));
+      });
+    }
+    if (!pipeline) rmSync(detachedConfigFile, { force: true });
   };
   for (let i = 0; i < 240; i++) {
     if (child.exitCode !== null) break;
@@ -132,7 +133,7 @@ async function sampleMetrics(base, headers, w) {
   let matched = null;
   for (let i = 0; i < Number(opts.samples); i++) {
     const req = requestOf(w);
-    const res = await fetch(base + req.path, { method: req.method, headers, body: req.body });
+    const res = await fetch(base + req.path, { method: req.method, headers: headers(), body: req.body });
     const text = await res.text();
     let json;
     try {
@@ -162,8 +163,8 @@ function drive(base, headers, w, seconds) {
         url: base,
         connections,
         duration: seconds,
-        headers,
-        requests: [{ setupRequest: (req) => ({ ...req, ...requestOf(w) }) }],
+        headers: headers(),
+        requests: [{ setupRequest: (req) => ({ ...req, ...requestOf(w), headers: headers() }) }],
       },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
@@ -189,7 +190,7 @@ const BIG_TABLES = ["orders", "order_lines", "order_line_logs", "products", "shi
 
 async function capturedStatements(base, headers, w) {
   const req = requestOf(w);
-  const res = await fetch(base + req.path, { method: req.method, headers: { ...headers, "x-bench-capture-sql": "1" }, body: req.body });
+  const res = await fetch(base + req.path, { method: req.method, headers: { ...headers(), "x-bench-capture-sql": "1" }, body: req.body });
   await res.text();
   const encoded = res.headers.get("x-d1-sql");
   if (!encoded) throw new Error(`${w.name}: no X-D1-SQL header`);
@@ -349,7 +350,14 @@ async function runSize(size) {
   const { dir: seeded, marker } = ensureSeeded(root, size, { force: opts.reseed });
   const persist = runCopy(root, size, seeded);
   const account = marker.accounts[0];
-  const headers = { "api-key": account.apiKey, "account-id": String(account.id), accept: "application/json", "content-type": "application/json" };
+  // Every request takes the next of the account's keys (see BENCH_KEYS in seed.mjs).
+  let keyTurn = 0;
+  const headers = () => ({
+    "api-key": account.apiKeys[keyTurn++ % account.apiKeys.length],
+    "account-id": String(account.id),
+    accept: "application/json",
+    "content-type": "application/json",
+  });
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
   const all = workloads(marker, runId).filter((w) => w.kind === "floor" || !only || only.test(w.name));
   const floorW = all.find((w) => w.kind === "floor");

@@ -9,7 +9,12 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
-const SEED_VERSION = 1;
+const SEED_VERSION = 2;
+/**
+ * API keys of the benchmarked account. The load rotates over them, as many shops' plugins would,
+ * so a per-key rate limit (1,200 a minute where one is configured) does not throttle the run.
+ */
+export const BENCH_KEYS = 40;
 /** The data ends here and spans the year before it; filters in workloads.mjs are relative to it. */
 export const ANCHOR = Date.parse("2026-11-01T00:00:00.000Z");
 const DAY = 86_400_000;
@@ -132,13 +137,17 @@ function load(file, size) {
 
   // Accounts and their keys (stored as the service stores them: SHA-256 hex, a readable prefix).
   const accounts = [];
-  for (const name of ["Bench shop", "Other shop"]) {
+  for (const [name, keyCount] of [["Bench shop", BENCH_KEYS], ["Other shop", 1]]) {
     const { lastInsertRowid: id } = db.prepare("INSERT INTO accounts (name, created_at) VALUES (?, ?)").run(name, created);
-    const secret = `oik_${randomBytes(32).toString("base64url")}`;
-    db.prepare(
-      "INSERT INTO api_keys (account_id, name, key_hash, prefix, last_used_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-    ).run(id, "bench", createHash("sha256").update(secret).digest("hex"), secret.slice(0, 10), null, created);
-    accounts.push({ id: Number(id), name, apiKey: secret });
+    const apiKeys = [];
+    for (let k = 0; k < keyCount; k++) {
+      const secret = `oik_${randomBytes(32).toString("base64url")}`;
+      db.prepare(
+        "INSERT INTO api_keys (account_id, name, key_hash, prefix, last_used_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      ).run(id, `bench ${k + 1}`, createHash("sha256").update(secret).digest("hex"), secret.slice(0, 10), null, created);
+      apiKeys.push(secret);
+    }
+    accounts.push({ id: Number(id), name, apiKey: apiKeys[0], apiKeys });
   }
   const [main, other] = accounts;
 
