@@ -2,14 +2,12 @@
 // `npm start`: from a fresh clone to a running API on an embedded local D1.
 // Runs on whatever Node the machine has (it may be older than wrangler needs); the project's own
 // Node (the `node` devDependency) runs wrangler once dependencies are installed.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { bin, childEnv as env, ensureDependencies, root, run } from "./lib/setup.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const bin = (name) => join(root, "node_modules", ".bin", name);
 const args = process.argv.slice(2);
 const portIndex = args.indexOf("--port");
 const port = portIndex >= 0 ? Number(args[portIndex + 1]) : 8787;
@@ -17,21 +15,9 @@ if (!Number.isInteger(port) || port < 1 || port > 65535) {
   console.error("Usage: npm start -- [--port N]");
   process.exit(2);
 }
-const env = { ...process.env, WRANGLER_SEND_METRICS: "false", PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH}` };
-
-function run(cmd, cmdArgs, extra = {}) {
-  const result = spawnSync(cmd, cmdArgs, { cwd: root, stdio: "inherit", env, ...extra });
-  if (result.status !== 0) {
-    console.error(`\n✗ ${cmd} ${cmdArgs.join(" ")} failed (exit ${result.status}).`);
-    process.exit(result.status ?? 1);
-  }
-}
 
 // 1. Dependencies.
-if (!existsSync(bin("wrangler")) || !existsSync(bin("node"))) {
-  console.log("→ Installing dependencies (first run)…");
-  run("npm", [existsSync(join(root, "package-lock.json")) ? "ci" : "install", "--no-audit", "--no-fund"]);
-}
+ensureDependencies();
 
 // 2. Local secrets.
 const devVars = join(root, ".dev.vars");
