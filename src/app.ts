@@ -10,6 +10,7 @@ import type { AppEnv } from "./env";
 import { publishEventsAfterWrites } from "./events/notify.middleware";
 import { webhooksRouter } from "./events/webhooks.routes";
 import { ApiError, INTERNAL_ERROR_BODY } from "./lib/errors";
+import { unsupportedMediaType } from "./lib/request-body";
 import { adminAuth, apiKeyAuth } from "./middleware/auth";
 import { requestContext } from "./middleware/request-id";
 import { forwardingRouter } from "./forwarding/forwarding.routes";
@@ -107,6 +108,11 @@ export function createApp() {
 
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(err.body, err.status, err.headers);
+    // @hono/zod-openapi's body gate: name what this route takes instead of repeating the status.
+    if (err instanceof HTTPException && err.status === 415) {
+      const e = unsupportedMediaType(acceptedBodyTypes(app, c.req.method, c.req.path));
+      return c.json(e.body, e.status);
+    }
     if (err instanceof HTTPException) {
       const status = err.status;
       const message = STATUS_MESSAGES[status] ?? "Error";
@@ -117,6 +123,27 @@ export function createApp() {
   });
 
   return app;
+}
+
+type BodyTypes = { method: string; regex: RegExp; types: string[] };
+const bodyTypes = new WeakMap<object, BodyTypes[]>();
+
+/** The request body types the OpenAPI document declares for a route (JSON when it declares none). */
+function acceptedBodyTypes(app: OpenAPIHono<AppEnv>, method: string, path: string): string[] {
+  let list = bodyTypes.get(app);
+  if (!list) {
+    list = app.openAPIRegistry.definitions.flatMap((d) =>
+      d.type === "route" && d.route.request?.body
+        ? [{
+            method: d.route.method.toUpperCase(),
+            regex: new RegExp(`^${d.route.path.replace(/\{[^/]+\}/g, "[^/]+")}/?$`),
+            types: Object.keys(d.route.request.body.content),
+          }]
+        : [],
+    );
+    bodyTypes.set(app, list);
+  }
+  return list.find((r) => r.method === method && r.regex.test(path))?.types ?? ["application/json"];
 }
 
 type RoutePattern = { method: string; regex: RegExp };

@@ -1,6 +1,8 @@
 // HTTP contract of /api/v1/orders: create, list, show.
 import { createRoute, z } from "@hono/zod-openapi";
-import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
+import { apiSecurity, createRouter, ErrorBody, errorResponses, responses } from "../lib/router";
+import { FORM_TYPES, JSON_TYPE, readBody } from "../lib/request-body";
+import { parseOrThrow } from "../lib/validation";
 import { pageParam, resourcePage } from "../lib/pagination";
 import { presentOrderSummaries } from "./orders.present";
 import { CreateOrderBody, CreateOrderResponse, ListOrdersQuery, OrderDetail, OrderPage } from "./orders.schemas";
@@ -9,24 +11,39 @@ import { enqueueBestEffort } from "../processing/messages";
 
 export const ordersRouter = createRouter();
 
-const createOrderRoute = createRoute({
-  method: "post",
-  path: "/orders",
-  tags: ["Orders"],
-  summary: "Create an order (idempotent per external_id)",
-  security: apiSecurity,
-  request: { body: { content: { "application/json": { schema: CreateOrderBody } }, required: true } },
-  responses: {
-    200: responses.json(CreateOrderResponse, "Created, or already existed"),
-    400: responses.badRequest,
-    413: responses.tooLarge,
-    422: responses.invalid,
-    ...errorResponses,
-  },
-});
+// The Magento module posts its orders form-encoded (PHP bracket keys); Laravel, which the
+// original service runs on, reads JSON, urlencoded and multipart bodies alike. All three decode to
+// the same object and meet the same schema, so each gives the same order.
+const orderBodyTypes = Object.fromEntries(
+  [JSON_TYPE, ...FORM_TYPES].map((type) => [type, { schema: CreateOrderBody }]),
+);
 
-ordersRouter.openapi(createOrderRoute, async (c) => {
-  const input = c.req.valid("json");
+// Registered for the OpenAPI document; the handler reads the body by its Content-Type itself
+// (a zod-openapi body validator reads JSON, or flat form fields, but not PHP's bracket keys).
+ordersRouter.openAPIRegistry.registerPath(
+  createRoute({
+    method: "post",
+    path: "/orders",
+    tags: ["Orders"],
+    summary: "Create an order (idempotent per external_id)",
+    description:
+      "The body is JSON, or a form (application/x-www-form-urlencoded or multipart/form-data) with PHP bracket keys " +
+      "such as products[0][external_id]; a form gives exactly the order its JSON twin gives.",
+    security: apiSecurity,
+    request: { body: { content: orderBodyTypes, required: true } },
+    responses: {
+      200: responses.json(CreateOrderResponse, "Created, or already existed"),
+      400: responses.badRequest,
+      413: responses.tooLarge,
+      415: responses.json(ErrorBody, "A Content-Type other than JSON or a form"),
+      422: responses.invalid,
+      ...errorResponses,
+    },
+  }),
+);
+
+ordersRouter.post("/orders", async (c) => {
+  const input = parseOrThrow(CreateOrderBody, await readBody(c, { forms: true }));
   const result = await createOrder(c.get("db"), c.get("account").id, input);
   // Matching runs after the answer, through the queue; the send need not hold the answer up
   // either: a lost send is the sweeper's case (routed_at stays null), as a failed one already is.

@@ -5,7 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { createAccount, orderPayload, rows } from "../helpers/factories";
-import { call } from "../helpers/http";
+import { authHeaders, call } from "../helpers/http";
 
 const MiB = 1024 * 1024;
 
@@ -85,12 +85,27 @@ describe("malformed requests", () => {
     }
   });
 
-  it("answers 415 JSON for a body that is not JSON", async () => {
+  it("answers 415 JSON naming the accepted types for a body of another type", async () => {
     const creds = await createAccount();
-    for (const headers of [{ "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, {} as Record<string, string>]) {
+    for (const headers of [{ "content-type": "text/plain" }, { "content-type": "application/xml" }, {} as Record<string, string>]) {
       const res = await call("POST", "/api/v1/orders", { creds, rawBody: JSON.stringify(orderPayload()), headers });
       expect(res.status, JSON.stringify(headers)).toBe(415);
-      expect(res.json).toEqual({ message: "Unsupported Media Type", error: "Unsupported Media Type" });
+      expect(res.json).toEqual({
+        message: "Unsupported Media Type",
+        error: "Send the body as application/json, application/x-www-form-urlencoded or multipart/form-data.",
+      });
+    }
+    // The other write endpoints take JSON only (no plugin sends them a form), and say so.
+    for (const [path, headers] of [
+      ["/api/v1/suppliers", authHeaders(creds)],
+      ["/api/v1/routing-rules", authHeaders(creds)],
+      ["/admin/v1/accounts", { authorization: "Bearer test-admin-token" }],
+    ] as const) {
+      for (const type of ["application/x-www-form-urlencoded", "text/plain"]) {
+        const res = await call("POST", path, { rawBody: "name=x", headers: { ...headers, "content-type": type } });
+        expect(res.status, `${path} ${type}`).toBe(415);
+        expect(res.json).toEqual({ message: "Unsupported Media Type", error: "Send the body as application/json." });
+      }
     }
   });
 });
