@@ -36,6 +36,11 @@ export function buildDocument(dispatch: Dispatch, order: Order, supplier: Pick<S
       quantity: l.quantity,
       purchase_price: l.purchasePrice,
       brand: l.brand,
+      // The shop's own units (PrestaShop: its dimension and weight units), as it sent them.
+      height: l.height,
+      width: l.width,
+      length: l.length,
+      weight: l.weight,
     })),
   };
 }
@@ -51,6 +56,10 @@ export const CSV_COLUMNS = [
   "name",
   "quantity",
   "purchase_price",
+  "height",
+  "width",
+  "length",
+  "weight",
   "ship_to_name",
   "ship_to_company",
   "ship_to_address1",
@@ -84,6 +93,7 @@ export function csvRows(doc: DispatchDocument): string[][] {
     l.name,
     String(l.quantity),
     l.purchase_price === null ? "" : String(l.purchase_price),
+    ...[l.height, l.width, l.length, l.weight].map((v) => (v === null ? "" : String(v))),
     `${a.first_name} ${a.last_name}`,
     a.company_name ?? "",
     a.address1,
@@ -102,9 +112,18 @@ export function toCsv(rows: string[][]): string {
   return [CSV_COLUMNS.join(","), ...rows.map((r) => r.map(csvCell).join(","))].join("\r\n") + "\r\n";
 }
 
+/** ", size 10 x 20 x 30, weight 1.5" (height x width x length), or nothing when the shop sent none. */
+function sizeText(l: DispatchDocument["lines"][number]): string {
+  const dims = [l.height, l.width, l.length];
+  const size = dims.some((v) => v !== null) ? `, size ${dims.map((v) => v ?? "-").join(" x ")} (h x w x l)` : "";
+  return `${size}${l.weight !== null ? `, weight ${l.weight}` : ""}`;
+}
+
 export function emailText(doc: DispatchDocument): string {
   const a = doc.order.shipping_address;
-  const lines = doc.lines.map((l) => `  ${l.quantity} x ${l.name}  (SKU ${l.reference ?? "-"}, EAN ${l.ean13 ?? "-"}${l.purchase_price !== null ? `, price ${l.purchase_price}` : ""})`);
+  const lines = doc.lines.map(
+    (l) => `  ${l.quantity} x ${l.name}  (SKU ${l.reference ?? "-"}, EAN ${l.ean13 ?? "-"}${l.purchase_price !== null ? `, price ${l.purchase_price}` : ""}${sizeText(l)})`,
+  );
   return [
     `New order ${doc.order.reference} (shop order ${doc.order.external_id}) for ${doc.supplier.name}.`,
     "",

@@ -45,6 +45,10 @@ function presentLine(line: LineWithSupplier) {
     // Beyond the original spec: what the supplier confirmed and shipped (extra fields break no client).
     confirmed_quantity: line.confirmedQuantity,
     shipments: line.shipments,
+    height: line.height,
+    width: line.width,
+    length: line.length,
+    weight: line.weight,
   };
 }
 

@@ -11,6 +11,8 @@ export const LIMITS = {
   customBytes: 16 * 1024,
   customDepth: 5,
   money: { min: 0, max: 1e12 },
+  // Height, width, length and weight of a line's product, in the shop's own units.
+  dimension: { min: 0, max: 1_000_000 },
 } as const;
 
 const custom = () => jsonObject(LIMITS.customBytes, LIMITS.customDepth);
@@ -69,6 +71,10 @@ export const CreateOrderLine = z.object({
   category: field.optionalText(255),
   supplier: field.optionalText(255),
   custom: custom(),
+  height: field.optionalNumber(LIMITS.dimension),
+  width: field.optionalNumber(LIMITS.dimension),
+  length: field.optionalNumber(LIMITS.dimension),
+  weight: field.optionalNumber(LIMITS.dimension),
 });
 
 export const CreateOrderBody = z
@@ -145,6 +151,11 @@ const orderLineFields = {
   custom: z.record(z.string(), z.unknown()).nullable(),
   current_status: z.enum(LINE_STATUSES),
   matched_supplier: Supplier.nullable(),
+  // Beyond the spec, after its fields (extra fields break no client).
+  height: z.number().nullable().openapi({ description: "The product's height as the shop sent it, in the shop's unit" }),
+  width: z.number().nullable(),
+  length: z.number().nullable(),
+  weight: z.number().nullable().openapi({ description: "The product's weight as the shop sent it, in the shop's unit" }),
 };
 
 export const OrderLine = z.object(orderLineFields).openapi("OrderLine");
@@ -252,6 +263,11 @@ const listParam = <T extends string>(allowed?: readonly T[]) =>
 
 export const ListOrdersQuery = z.object({
   external_id: z.string().max(255).optional(),
+  source: z
+    .string()
+    .max(255)
+    .optional()
+    .openapi({ description: "Orders whose source is exactly this, ignoring ASCII case (as the Laravel client's MySQL compares)" }),
   date_from: dateParam(false),
   date_to: dateParam(true),
   completed_since: dateParam(false),

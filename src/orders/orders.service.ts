@@ -81,6 +81,10 @@ export function lineColumns(line: CreateOrderInput["products"][number]) {
     supplier: line.supplier ?? null,
     imageUrl: line.image_url ?? null,
     custom: line.custom ?? null,
+    height: line.height ?? null,
+    width: line.width ?? null,
+    length: line.length ?? null,
+    weight: line.weight ?? null,
   };
 }
 
@@ -97,11 +101,12 @@ async function insertOrderBatch(db: Db, accountId: number, input: CreateOrderInp
   const insertLines = sql`
     INSERT INTO order_lines (order_id, account_id, position, external_id, name, ean13, reference, quantity,
       stock_quantity, price, purchase_price, brand, category, supplier, image_url, custom,
-      current_status, created_at, updated_at)
+      height, width, length, weight, current_status, created_at, updated_at)
     SELECT o.id, o.account_id, j.key, j.value ->> '$.externalId', j.value ->> '$.name', j.value ->> '$.ean13',
       j.value ->> '$.reference', j.value ->> '$.quantity', j.value ->> '$.stockQuantity', j.value ->> '$.price',
       j.value ->> '$.purchasePrice', j.value ->> '$.brand', j.value ->> '$.category', j.value ->> '$.supplier',
       j.value ->> '$.imageUrl', CASE WHEN j.value ->> '$.custom' IS NULL THEN NULL ELSE j.value -> '$.custom' END,
+      j.value ->> '$.height', j.value ->> '$.width', j.value ->> '$.length', j.value ->> '$.weight',
       'pending', o.created_at, o.created_at
     FROM orders o, json_each(${JSON.stringify(lineDocs)}) AS j
     WHERE o.reference = ${reference}
@@ -155,6 +160,9 @@ function listConditions(accountId: number, f: ListOrdersFilters): SQL {
   // A substring match, ASCII case-insensitive like LIKE, but without a pattern: D1 refuses LIKE
   // patterns over 50 bytes, and an external_id may be 255 characters. % and _ are plain text.
   if (f.external_id) conditions.push(sql`instr(lower(${orders.externalId}), lower(${f.external_id})) > 0`);
+  // Exact but ASCII case-insensitive, like the original service's MySQL; orders_account(_test)_source_idx
+  // carry the same collation, so they serve it.
+  if (f.source) conditions.push(sql`${orders.source} = ${f.source} COLLATE NOCASE`);
   if (f.date_from) conditions.push(gte(orders.createdAt, f.date_from));
   if (f.date_to) conditions.push(lte(orders.createdAt, f.date_to));
   if (f.completed_since) conditions.push(gt(orders.completedAt, f.completed_since));

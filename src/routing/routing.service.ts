@@ -14,7 +14,7 @@ import type { RoutingSubject } from "./rules.language";
 
 type LineLike = Pick<
   OrderLine,
-  "externalId" | "ean13" | "name" | "reference" | "quantity" | "stockQuantity" | "price" | "purchasePrice" | "brand" | "category" | "supplier" | "custom"
+  "externalId" | "ean13" | "name" | "reference" | "quantity" | "stockQuantity" | "price" | "purchasePrice" | "brand" | "category" | "supplier" | "custom" | "height" | "width" | "length" | "weight"
 >;
 type OrderLike = Pick<
   Order,
@@ -45,6 +45,10 @@ export function subjectOf(order: OrderLike, line: LineLike): RoutingSubject {
       category: line.category,
       supplier: line.supplier,
       custom: line.custom ?? null,
+      height: line.height,
+      width: line.width,
+      length: line.length,
+      weight: line.weight,
     },
   };
 }

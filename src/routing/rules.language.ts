@@ -28,6 +28,10 @@ export type RoutingSubject = {
     category: string | null;
     supplier: string | null;
     custom: Record<string, unknown> | null;
+    height: number | null;
+    width: number | null;
+    length: number | null;
+    weight: number | null;
   };
 };
 
@@ -56,6 +60,10 @@ export const VARIABLES: Record<string, VariableType> = {
   "line.brand": "text",
   "line.category": "text",
   "line.supplier": "text",
+  "line.height": "number",
+  "line.width": "number",
+  "line.length": "number",
+  "line.weight": "number",
   "order.external_id": "text",
   "order.source": "text",
   "order.test": "boolean",

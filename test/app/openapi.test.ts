@@ -55,9 +55,11 @@ describe("GET /openapi.json", () => {
   it("documents responses and errors, and the credentials each endpoint needs", async () => {
     const doc = (await call("GET", "/openapi.json")).json;
     const create = doc.paths["/api/v1/orders"].post;
-    expect(Object.keys(create.responses).sort()).toEqual(["200", "400", "401", "413", "422", "429", "500"]);
+    expect(Object.keys(create.responses).sort()).toEqual(["200", "400", "401", "413", "415", "422", "429", "500"]);
     expect(create.security).toEqual([{ ApiKey: [], AccountId: [] }]);
-    expect(create.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/CreateOrderRequest" });
+    for (const type of ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]) {
+      expect(create.requestBody.content[type].schema, type).toEqual({ $ref: "#/components/schemas/CreateOrderRequest" });
+    }
     expect(Object.keys(doc.paths["/api/v1/orders"].get.responses).sort()).toEqual(["200", "401", "422", "429", "500"]);
     expect(Object.keys(doc.paths["/api/v1/orders/{reference}"].get.responses).sort()).toEqual(["200", "401", "404", "429", "500"]);
     expect(doc.paths["/admin/v1/accounts"].post.security).toEqual([{ AdminToken: [] }]);
@@ -69,7 +71,7 @@ describe("GET /openapi.json", () => {
     });
     const listParams = doc.paths["/api/v1/orders"].get.parameters.map((p: any) => p.name).sort();
     expect(listParams).toEqual(
-      ["blocked", "completed_since", "date_from", "date_to", "external_id", "include_test", "page", "per_page", "statuses", "supplier_ids", "total_max", "total_min"],
+      ["blocked", "completed_since", "date_from", "date_to", "external_id", "include_test", "page", "per_page", "source", "statuses", "supplier_ids", "total_max", "total_min"],
     );
     const request = doc.components.schemas.CreateOrderRequest;
     expect(request.required).toEqual(expect.arrayContaining(["external_id", "source", "total", "shipping_address", "products"]));

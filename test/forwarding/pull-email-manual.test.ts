@@ -36,10 +36,10 @@ describe("pull channel", () => {
     expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     const rows = csv.text.trim().split("\r\n");
     expect(rows[0]).toBe(
-      "dispatch_id,order_reference,order_external_id,line_id,line_external_id,sku,ean13,name,quantity,purchase_price,ship_to_name,ship_to_company,ship_to_address1,ship_to_address2,ship_to_postcode,ship_to_city,ship_to_state,ship_to_country,ship_to_phone,delivery_date,note",
+      "dispatch_id,order_reference,order_external_id,line_id,line_external_id,sku,ean13,name,quantity,purchase_price,height,width,length,weight,ship_to_name,ship_to_company,ship_to_address1,ship_to_address2,ship_to_postcode,ship_to_city,ship_to_state,ship_to_country,ship_to_phone,delivery_date,note",
     );
     expect(rows[1]).toBe(
-      `${dispatch.id},${reference},${waiting.json.external_id},${waiting.json.order_lines[0].id},sku-1,MUG-BLUE,0012345678905,Blue mug,2,6.25,Jan Jansen,Jansen BV,Damrak 1,3hoog,1012LG,Amsterdam,Noord-Holland,NL,0612345678,2026-11-30,Ring twice`,
+      `${dispatch.id},${reference},${waiting.json.external_id},${waiting.json.order_lines[0].id},sku-1,MUG-BLUE,0012345678905,Blue mug,2,6.25,,,,,Jan Jansen,Jansen BV,Damrak 1,3hoog,1012LG,Amsterdam,Noord-Holland,NL,0612345678,2026-11-30,Ring twice`,
     );
 
     const ack = await call("POST", `/api/v1/supplier/orders/${dispatch.id}/ack`, { headers: bearer(key.json.key) });

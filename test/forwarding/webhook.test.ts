@@ -72,8 +72,8 @@ describe("webhook channel", () => {
         },
       },
       lines: [
-        { id: order.order_lines[0].id, external_id: "a", name: "Mug", ean13: "0012345678905", reference: "MUG", quantity: 2, purchase_price: 4, brand: null },
-        { id: order.order_lines[1].id, external_id: "b", name: "Cup", ean13: null, reference: null, quantity: 1, purchase_price: 2, brand: "Cups" },
+        { id: order.order_lines[0].id, external_id: "a", name: "Mug", ean13: "0012345678905", reference: "MUG", quantity: 2, purchase_price: 4, brand: null, height: null, width: null, length: null, weight: null },
+        { id: order.order_lines[1].id, external_id: "b", name: "Cup", ean13: null, reference: null, quantity: 1, purchase_price: 2, brand: "Cups", height: null, width: null, length: null, weight: null },
       ],
     });
 

@@ -103,6 +103,10 @@ describe("WooCommerce", () => {
           matched_supplier: null,
           confirmed_quantity: null,
           shipments: [],
+          height: null,
+          width: null,
+          length: null,
+          weight: null,
           logs: [{ id: expect.any(Number), status: "pending", message: "Order line created", created_at: expect.any(String) }],
         },
       ],
@@ -310,6 +314,10 @@ describe("field leniency", () => {
         matched_supplier: null,
         confirmed_quantity: null,
         shipments: [],
+        height: null,
+        width: null,
+        length: null,
+        weight: null,
       });
     }
   });

@@ -21,6 +21,10 @@ const line = (i: number) => ({
   category: `Category ${i % 5}`,
   supplier: `Supplier ${i % 2}`,
   custom: { i },
+  height: i,
+  width: i + 0.25,
+  length: 2 * i,
+  weight: i / 8,
 });
 
 describe("POST /api/v1/orders", () => {

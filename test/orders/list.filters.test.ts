@@ -57,6 +57,40 @@ describe("GET /api/v1/orders filters", () => {
     expect(await listed(creds, "external_id=nothing")).toEqual([]);
   });
 
+  it("matches source exactly, ignoring ASCII case, as the Laravel client's MySQL does", async () => {
+    const creds = await createAccount();
+    const other = await createAccount();
+    const sources = ["WooCommerce", "woocommerce", "WooCommerce Shop", "Woo", "Magento", "WOOCOMMERCE", "Ünïcode"];
+    await orders(creds, sources.map((_, i) => `s${i}`), (i) => ({ source: sources[i], test: i === 5 }));
+    await orders(other, ["theirs"], () => ({ source: "WooCommerce" }));
+    expect(await listed(creds, "source=WooCommerce")).toEqual(["s1", "s0"]);
+    expect(await listed(creds, "source=wOOcOMMERCE&include_test=true")).toEqual(["s5", "s1", "s0"]);
+    expect(await listed(creds, "source=Woo")).toEqual(["s3"]);
+    expect(await listed(creds, "source=Commerce")).toEqual([]);
+    expect(await listed(creds, "source=WooCommerce%20Shop")).toEqual(["s2"]);
+    expect(await listed(creds, "source=%C3%9Cn%C3%AFcode")).toEqual(["s6"]);
+    // ASCII case only (SQLite's NOCASE): other letters compare exactly.
+    expect(await listed(creds, "source=%C3%BCn%C3%AFcode")).toEqual([]);
+    expect(await listed(creds, "source=woocommerce&external_id=s1")).toEqual(["s1"]);
+    expect(await listed(creds, "source=Magento&total_min=100")).toEqual([]);
+    expect(await listed(other, "source=woocommerce")).toEqual(["theirs"]);
+    // In the pagination links, with every other parameter.
+    const page = await call("GET", "/api/v1/orders?source=woocommerce&per_page=1", { creds });
+    expect(page.json.meta.total).toBe(2);
+    expect(page.json.links.next).toBe("http://orders.test/api/v1/orders?source=woocommerce&per_page=1&page=2");
+    const long = await call("GET", `/api/v1/orders?source=${"x".repeat(256)}`, { creds });
+    expect(long.json).toEqual({ message: "Errors", errors: { source: ["The source field must not be greater than 255 characters."] } });
+  });
+
+  it("serves the source filter from an index with its collation, with and without test orders", async () => {
+    const plan = async (where: string) =>
+      (await rows<{ detail: string }>(`EXPLAIN QUERY PLAN SELECT id FROM orders WHERE ${where} ORDER BY created_at DESC`, 1, "Shop"))
+        .map((r) => r.detail)
+        .join("; ");
+    expect(await plan(`account_id = ? AND test = 0 AND source = ? COLLATE NOCASE`)).toMatch(/USING (COVERING )?INDEX orders_account_test_source_idx \(account_id=\? AND test=\? AND source=\?\)/);
+    expect(await plan(`account_id = ? AND source = ? COLLATE NOCASE`)).toMatch(/USING (COVERING )?INDEX orders_account_source_idx \(account_id=\? AND source=\?\)/);
+  });
+
   it("filters on created_at with date_from and date_to, inclusive, date-only meaning the whole UTC day", async () => {
     const creds = await createAccount();
     const refs = await orders(creds, ["jan-10", "jan-15-start", "jan-15-mid", "jan-20-end"]);

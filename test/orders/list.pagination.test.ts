@@ -167,6 +167,10 @@ describe("GET /api/v1/orders pagination", () => {
       matched_supplier: matched ? { id: supplier.id, name: "Only Supplier" } : null,
       confirmed_quantity: null,
       shipments: [],
+      height: null,
+      width: null,
+      length: null,
+      weight: null,
     });
     expect(body.data).toEqual([
       {

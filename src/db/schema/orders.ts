@@ -1,4 +1,5 @@
 // The order aggregate: an order, its lines, and each line's status log.
+import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 import { suppliers } from "./suppliers";
@@ -67,6 +68,10 @@ export const orders = sqliteTable(
     index("orders_account_test_total_idx").on(t.accountId, t.test, t.total, t.createdAt),
     index("orders_account_test_completed_idx").on(t.accountId, t.test, t.completedAt, t.createdAt),
     index("orders_account_test_blocked_idx").on(t.accountId, t.test, t.blocked, t.createdAt),
+    // The source filter compares case-insensitively (as the original service's MySQL collation
+    // does): the index carries the same collation, so it serves the comparison.
+    index("orders_account_source_idx").on(t.accountId, sql`${t.source} COLLATE NOCASE`, t.createdAt),
+    index("orders_account_test_source_idx").on(t.accountId, t.test, sql`${t.source} COLLATE NOCASE`, t.createdAt),
   ],
 );
 
@@ -93,6 +98,11 @@ export const orderLines = sqliteTable(
     supplier: text("supplier"),
     imageUrl: text("image_url"),
     custom: text("custom", { mode: "json" }).$type<Record<string, unknown>>(),
+    // The product's size and weight as the shop sends them (PrestaShop 1.7), in the shop's own units.
+    height: real("height"),
+    width: real("width"),
+    length: real("length"),
+    weight: real("weight"),
     currentStatus: text("current_status", { enum: LINE_STATUSES }).notNull().default("pending"),
     matchedSupplierId: integer("matched_supplier_id").references(() => suppliers.id),
     // The send that carries this line to its supplier (null until forwarded).
