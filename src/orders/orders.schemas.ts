@@ -32,6 +32,18 @@ const country = z.preprocess(
     }),
 );
 
+/**
+ * PrestaShop's Spanish install data names the United Kingdom "RU" (CLDR's short form), which is
+ * Russia's ISO code. A Russian postcode is six digits; with a UK postcode "RU" is the United Kingdom.
+ */
+const UK_POSTCODE = /^[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}$/i;
+const ukNamedRu = (v: unknown) => {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+  const { country, postcode } = v as Record<string, unknown>;
+  const ru = typeof country === "string" && country.trim().toUpperCase() === "RU";
+  return ru && typeof postcode === "string" && UK_POSTCODE.test(postcode.trim()) ? { ...v, country: "GB" } : v;
+};
+
 /** DD-MM-YYYY as the spec sends it (YYYY-MM-DD is accepted too); read back as YYYY-MM-DD. */
 const deliveryDate = z.preprocess(
   (v) => (v === "" || v === null ? undefined : v),
@@ -99,7 +111,7 @@ export const CreateOrderBody = z
           .optional(),
       ),
     email,
-    shipping_address: z.object({
+    shipping_address: z.preprocess(ukNamedRu, z.object({
       first_name: field.text(255),
       last_name: field.text(255),
       company_name: field.optionalText(255),
@@ -112,7 +124,7 @@ export const CreateOrderBody = z
       phone: field.optionalText(64),
       // Some plugins put the e-mail in the address; the top-level email wins.
       email,
-    }),
+    })),
     products: z.array(CreateOrderLine).min(1).max(LIMITS.maxLines),
     custom: custom(),
   })
