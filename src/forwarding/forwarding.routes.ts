@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
 import { field } from "../lib/validation";
 import { OrderDetail } from "../orders/orders.schemas";
-import { showOrder } from "../orders/orders.service";
+import { showOrder } from "../orders/orders.present";
 import { enqueueBestEffort } from "../processing/messages";
 import { completeByHand, listDispatches, retryFailedLines } from "./forwarding.service";
 

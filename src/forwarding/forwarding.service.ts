@@ -8,6 +8,7 @@ import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
 import { isoMicro } from "../lib/time";
 import { completionStatements, moveStatements, noteStatement, type Move } from "../orders/lifecycle";
+import { findOrder } from "../orders/orders.service";
 import { postWebhook, sendEmail, type Attempt } from "./channels";
 import { buildDocument } from "./document";
 
@@ -156,12 +157,6 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
 }
 
 // ---- Shop and operator actions -------------------------------------------------
-
-async function findOrder(db: Db, accountId: number, reference: string) {
-  const order = await db.query.orders.findFirst({ where: and(eq(orders.reference, reference), eq(orders.accountId, accountId)) });
-  if (!order) throw ApiError.notFound(`Order with reference '${reference}' not found`);
-  return order;
-}
 
 /** Failed lines go back to ruled (a new send); returns the order id and how many lines were retried. */
 export async function retryFailedLines(db: Db, accountId: number, reference: string) {

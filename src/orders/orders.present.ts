@@ -1,28 +1,10 @@
-// Rows -> the public JSON of an order, exactly as the original service shows it.
+// Rows -> the public JSON of an order, exactly as the original service shows it (the API's face).
+import type { Db } from "../db";
 import type { Order, OrderLineLog } from "../db/schema";
-import type { LineWithSupplier } from "./orders.service";
-
-type AddressColumns = Pick<
-  Order,
-  "email" | "firstName" | "lastName" | "companyName" | "phone" | "address1" | "address2" | "city" | "postcode" | "state" | "country"
->;
+import { getOrder, shippingAddressOf, type LineWithSupplier } from "./orders.service";
 
 /** The spec's shipping_address (also what suppliers and routing rules see of it). */
-export function presentAddress(order: AddressColumns) {
-  return {
-    email: order.email,
-    first_name: order.firstName,
-    last_name: order.lastName,
-    company_name: order.companyName,
-    phone: order.phone,
-    address1: order.address1,
-    address2: order.address2,
-    city: order.city,
-    postcode: order.postcode,
-    state: order.state,
-    country: order.country,
-  };
-}
+export const presentAddress = shippingAddressOf;
 
 function presentLine(line: LineWithSupplier) {
   return {
@@ -114,4 +96,10 @@ export function presentOrderDetail(order: Order, lines: LineWithSupplier[], logs
     lines,
     lines.map((line) => ({ ...presentLine(line), logs: logsByLine.get(line.id) ?? [] })),
   );
+}
+
+/** The public JSON of one order, read fresh: the answer of every API route that returns an order. */
+export async function showOrder(db: Db, accountId: number, reference: string) {
+  const { order, lines, logs } = await getOrder(db, accountId, reference);
+  return presentOrderDetail(order, lines, logs);
 }

@@ -4,9 +4,9 @@ import { apiSecurity, createRouter, ErrorBody, errorResponses, responses } from 
 import { FORM_TYPES, JSON_TYPE, readBody } from "../lib/request-body";
 import { parseOrThrow } from "../lib/validation";
 import { pageParam, resourcePage } from "../lib/pagination";
-import { presentOrderSummaries } from "./orders.present";
+import { presentOrderSummaries, showOrder } from "./orders.present";
 import { CreateOrderBody, CreateOrderResponse, ListOrdersQuery, OrderDetail, OrderPage } from "./orders.schemas";
-import { createOrder, listOrders, showOrder } from "./orders.service";
+import { createOrder, listOrders } from "./orders.service";
 import { enqueueBestEffort } from "../processing/messages";
 
 export const ordersRouter = createRouter();

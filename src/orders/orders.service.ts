@@ -2,9 +2,11 @@
 import { and, asc, desc, eq, gte, inArray, lte, gt, sql, type SQL } from "drizzle-orm";
 import { rawBatch, rowMapper, toStatement, type Db, type Row } from "../db";
 import {
+  dispatches,
   orderLines,
   orders,
   suppliers,
+  type Dispatch,
   type Order,
   type OrderLine,
   type OrderLineLog,
@@ -14,7 +16,6 @@ import { newOrderReference } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
-import { presentOrderDetail } from "./orders.present";
 import type { CreateOrderInput, ListOrdersFilters } from "./orders.schemas";
 
 export type CreateOrderResult = { created: boolean; reference: string; orderId: number };
@@ -134,6 +135,38 @@ async function insertOrderBatch(db: Db, accountId: number, input: CreateOrderInp
 
 // ---- Reads ----------------------------------------------------------------
 
+/** The order with this reference in this account; another account's answers exactly like an unknown one. */
+export async function findOrder(db: Db, accountId: number, reference: string): Promise<Order> {
+  const order = await db.query.orders.findFirst({ where: and(eq(orders.reference, reference), eq(orders.accountId, accountId)) });
+  if (!order) throw ApiError.notFound(`Order with reference '${reference}' not found`);
+  return order;
+}
+
+type AddressColumns = Pick<
+  Order,
+  "email" | "firstName" | "lastName" | "companyName" | "phone" | "address1" | "address2" | "city" | "postcode" | "state" | "country"
+>;
+
+/**
+ * The shipping address in the contract's field names: what the API shows, what routing rules test
+ * (order.shipping_address.<field>) and what suppliers receive.
+ */
+export function shippingAddressOf(order: AddressColumns) {
+  return {
+    email: order.email,
+    first_name: order.firstName,
+    last_name: order.lastName,
+    company_name: order.companyName,
+    phone: order.phone,
+    address1: order.address1,
+    address2: order.address2,
+    city: order.city,
+    postcode: order.postcode,
+    state: order.state,
+    country: order.country,
+  };
+}
+
 export type ShipmentJson = {
   id: number;
   quantity: number;
@@ -222,14 +255,20 @@ export async function listOrders(db: Db, accountId: number, filters: ListOrdersF
   return { total: Number(countRows[0]?.total ?? 0), orders: orderRows.map(toOrder), lines: lineRows.map(toLine) };
 }
 
+export type DispatchWithSupplier = Dispatch & { supplierName: string };
+
+const toDispatch = rowMapper(dispatches);
+
 /**
  * One round trip of two statements: the order, and its lines with their supplier, shipments and
- * logs (oldest first; each line's logs as one JSON array, like its shipments).
+ * logs (oldest first; each line's logs as one JSON array, like its shipments). With `dispatches`,
+ * a third statement in the same round trip: the order's sends to its suppliers (the console's
+ * order page shows them beside the lines).
  */
-export async function getOrder(db: Db, accountId: number, reference: string) {
+export async function getOrder(db: Db, accountId: number, reference: string, options: { dispatches?: boolean } = {}) {
   const byReference = and(eq(orders.reference, reference), eq(orders.accountId, accountId));
   const orderId = db.select({ id: orders.id }).from(orders).where(byReference);
-  const [orderRows, lineRows] = await rawBatch(db, [
+  const [orderRows, lineRows, dispatchRows = []] = await rawBatch(db, [
     db.select().from(orders).where(byReference),
     linesWithSupplier(db, {
       logsJson: sql<string>`(SELECT json_group_array(json_object('id', g.id, 'status', g.status, 'message', g.message, 'created_at', g.created_at))
@@ -237,6 +276,16 @@ export async function getOrder(db: Db, accountId: number, reference: string) {
     })
       .where(eq(orderLines.orderId, orderId))
       .orderBy(asc(orderLines.position)),
+    ...(options.dispatches
+      ? [
+          db
+            .select({ dispatch: dispatches, supplierName: sql<string>`${suppliers.name}`.as("dispatch_supplier_name") })
+            .from(dispatches)
+            .innerJoin(suppliers, eq(suppliers.id, dispatches.supplierId))
+            .where(eq(dispatches.orderId, orderId))
+            .orderBy(asc(dispatches.id)),
+        ]
+      : []),
   ]);
   // Another account's reference answers exactly like an unknown one.
   if (!orderRows[0]) throw ApiError.notFound(`Order with reference '${reference}' not found`);
@@ -249,13 +298,10 @@ export async function getOrder(db: Db, accountId: number, reference: string) {
       logs.push({ id: e.id, orderLineId: lines[i].id, orderId: order.id, status: e.status, message: e.message, createdAt: e.created_at });
     }
   });
-  return { order, lines, logs };
+  const sends: DispatchWithSupplier[] = dispatchRows.map((row) => ({ ...toDispatch(row), supplierName: row.dispatch_supplier_name as string }));
+  return { order, lines, logs, dispatches: sends };
 }
 
-/** The public JSON of one order (the answer of every route that returns an order). */
-export async function showOrder(db: Db, accountId: number, reference: string) {
-  const { order, lines, logs } = await getOrder(db, accountId, reference);
-  return presentOrderDetail(order, lines, logs);
-}
+export type OrderDetail = Awaited<ReturnType<typeof getOrder>>;
 
 export type { Order };

@@ -4,11 +4,9 @@ import { and, asc, eq, inArray, isNull, like, or, sql, type SQL } from "drizzle-
 import { chunkForParams, toStatement, type Db } from "../db";
 import { orderLineLogs, orderLines, orders, productFeeds, products, routingRules, suppliers, type Order, type OrderLine } from "../db/schema";
 import { blockStatements, completionStatements, moveStatements, noteStatement } from "../orders/lifecycle";
-import { ApiError } from "../lib/errors";
 import { isoMicro } from "../lib/time";
 import type { CreateOrderInput } from "../orders/orders.schemas";
-import { presentAddress } from "../orders/orders.present";
-import { lineColumns, orderColumns } from "../orders/orders.service";
+import { findOrder, lineColumns, orderColumns, shippingAddressOf } from "../orders/orders.service";
 import { decideLine, type CatalogueCandidate, type RoutingContext, type SupplierRef } from "./matching";
 import type { RoutingSubject } from "./rules.language";
 
@@ -30,7 +28,7 @@ export function subjectOf(order: OrderLike, line: LineLike): RoutingSubject {
       total: order.total,
       shipping_cost: order.shippingCost,
       email: order.email,
-      shipping_address: presentAddress(order),
+      shipping_address: shippingAddressOf(order),
     },
     line: {
       external_id: line.externalId,
@@ -166,12 +164,6 @@ export async function routeOrder(db: Db, orderId: number): Promise<RouteOutcome>
 }
 
 // ---- Operator and shop actions on one order ----------------------------------
-
-async function findOrder(db: Db, accountId: number, reference: string) {
-  const order = await db.query.orders.findFirst({ where: and(eq(orders.reference, reference), eq(orders.accountId, accountId)) });
-  if (!order) throw ApiError.notFound(`Order with reference '${reference}' not found`);
-  return order;
-}
 
 /** Blocks or unblocks by hand; logs once on every line. Returns the order's id. */
 export async function setBlocked(db: Db, accountId: number, reference: string, blocked: boolean, reason?: string) {
