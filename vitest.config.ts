@@ -1,46 +1,71 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
+// Two projects, both run by `npm test`:
+// - workers: every test/**/*.test.ts inside workerd (the Workers pool), real local D1 and Queues;
+// - browser: test/**/*.browser.test.ts in Node, driving Chromium against the real Worker that
+//   test/browser/console.global.ts starts (see the README's Console section).
 export default defineConfig(async () => {
   // The real drizzle-kit migrations, applied inside workerd by test/setup.ts.
   const migrations = await readD1Migrations("./drizzle");
   return {
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: "./wrangler.toml" },
-        miniflare: {
-          // Short timeouts and immediate retries keep the failure-path tests fast.
-          bindings: {
-            TEST_MIGRATIONS: migrations,
-            ADMIN_TOKEN: "test-admin-token",
-            OUTBOUND_TIMEOUT_MS: "1000",
-            RETRY_BASE_SECONDS: "0",
-            SEND_MAX_ATTEMPTS: "3",
-          },
-          // Generous limits for the suite as a whole (it hammers one address with failed auth on
-          // purpose); test/app/rate-limit.test.ts swaps in the tight ones.
-          ratelimits: {
-            API_RATE_LIMITER: { namespace_id: "1001", simple: { limit: 1_000_000, period: 60 } },
-            AUTH_FAILURE_LIMITER: { namespace_id: "1002", simple: { limit: 1_000_000, period: 60 } },
-            TIGHT_API_LIMITER: { namespace_id: "9001", simple: { limit: 3, period: 60 } },
-            TIGHT_AUTH_FAILURE_LIMITER: { namespace_id: "9002", simple: { limit: 2, period: 60 } },
-          },
-          // Deliver queue batches at once instead of after wrangler.toml's 1 s batch window.
-          queueConsumers: { "order-pipeline": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 8 } },
-        },
-      }),
-    ],
     test: {
-      include: ["test/**/*.test.ts"],
-      setupFiles: ["./test/setup.ts"],
-      globalSetup: ["./test/helpers/fake-remote.global.ts"],
-      // Property-based tests (test/helpers/fuzz.ts): a fixed seed, so a run is reproducible;
-      // FUZZ_SEED explores other inputs and FUZZ_SCALE multiplies the number of runs.
-      provide: { fuzzSeed: Number(process.env.FUZZ_SEED || 20_261_106), fuzzScale: Math.max(1, Number(process.env.FUZZ_SCALE || 1)) },
-      testTimeout: 20_000,
-      // One workerd per file costs ~2 s each; tests are self-seeding (own account each), so
-      // files can share workers and the local D1 safely.
-      isolate: false,
+      projects: [
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                // Short timeouts and immediate retries keep the failure-path tests fast.
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  ADMIN_TOKEN: "test-admin-token",
+                  OUTBOUND_TIMEOUT_MS: "1000",
+                  RETRY_BASE_SECONDS: "0",
+                  SEND_MAX_ATTEMPTS: "3",
+                },
+                // Generous limits for the suite as a whole (it hammers one address with failed auth on
+                // purpose); test/app/rate-limit.test.ts swaps in the tight ones.
+                ratelimits: {
+                  API_RATE_LIMITER: { namespace_id: "1001", simple: { limit: 1_000_000, period: 60 } },
+                  AUTH_FAILURE_LIMITER: { namespace_id: "1002", simple: { limit: 1_000_000, period: 60 } },
+                  TIGHT_API_LIMITER: { namespace_id: "9001", simple: { limit: 3, period: 60 } },
+                  TIGHT_AUTH_FAILURE_LIMITER: { namespace_id: "9002", simple: { limit: 2, period: 60 } },
+                },
+                // Deliver queue batches at once instead of after wrangler.toml's 1 s batch window.
+                queueConsumers: { "order-pipeline": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 8 } },
+              },
+            }),
+          ],
+          test: {
+            name: "workers",
+            include: ["test/**/*.test.ts"],
+            exclude: [...configDefaults.exclude, "test/**/*.browser.test.ts"],
+            setupFiles: ["./test/setup.ts"],
+            globalSetup: ["./test/helpers/fake-remote.global.ts"],
+            // Property-based tests (test/helpers/fuzz.ts): a fixed seed, so a run is reproducible;
+            // FUZZ_SEED explores other inputs and FUZZ_SCALE multiplies the number of runs.
+            provide: { fuzzSeed: Number(process.env.FUZZ_SEED || 20_261_106), fuzzScale: Math.max(1, Number(process.env.FUZZ_SCALE || 1)) },
+            testTimeout: 20_000,
+            // One workerd per file costs ~2 s each; tests are self-seeding (own account each), so
+            // files can share workers and the local D1 safely.
+            isolate: false,
+          },
+        },
+        {
+          test: {
+            name: "browser",
+            include: ["test/**/*.browser.test.ts"],
+            environment: "node",
+            globalSetup: ["./test/browser/console.global.ts"],
+            // One Worker and one Chromium for the run; files one after another keep the shared
+            // two-core machine responsive (each file still gets fresh browser contexts).
+            fileParallelism: false,
+            testTimeout: 60_000,
+            hookTimeout: 90_000,
+          },
+        },
+      ],
     },
   };
 });

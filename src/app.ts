@@ -19,6 +19,9 @@ import { ordersRouter } from "./orders/orders.routes";
 import { routingRouter } from "./routing/routing.routes";
 import { rulesRouter } from "./routing/rules.routes";
 import { suppliersRouter } from "./suppliers/suppliers.routes";
+import { mountConsole } from "./console/app";
+import { areaOfPath } from "./console/areas";
+import { renderNotFound } from "./console/errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -88,6 +91,16 @@ export function createApp() {
     },
   });
 
+  // The browser face: /console (shop), /supplier (portal), /operator (src/console).
+  mountConsole(app);
+
+  // A browser at the root is sent to the console's sign-in; an API client learns where things are.
+  app.get("/", (c) => {
+    c.header("Vary", "Accept");
+    if (/\btext\/html\b/i.test(c.req.header("accept") ?? "")) return c.redirect("/console", 302);
+    return c.json({ message: "Order intake API", api: "/api/v1", docs: "/docs", openapi: "/openapi.json", console: "/console" }, 200);
+  });
+
   app.get("/health", (c) => c.json({ status: "ok" }));
   // Static assets answer /docs/* before the Worker runs; these routes cover /docs itself and any
   // setup where the Worker is called first (tests, run_worker_first). "/docs/*" matches "/docs" too,
@@ -95,6 +108,8 @@ export function createApp() {
   app.get("/docs/*", (c) => c.env.ASSETS.fetch(c.req.raw));
 
   app.notFound((c) => {
+    // The console's own 404 page (its area's middleware has run, so the page layout is set).
+    if (areaOfPath(c.req.path)) return renderNotFound(c);
     const allowed = allowedMethods(app, c.req.path).filter((m) => m !== c.req.method);
     if (allowed.length > 0) {
       return c.json(

@@ -12,6 +12,19 @@ export type AuthenticatedAccount = { id: number; name: string; apiKeyId: number 
 
 export type AuthenticatedSupplier = { id: number; accountId: number; name: string };
 
+/** Who is signed in to the console, the supplier portal or the operator pages (src/console). */
+export type ConsoleSignedIn = {
+  role: "shop" | "supplier" | "operator";
+  sessionId: number;
+  /** The session's CSRF token: every form and htmx request of the session carries it. */
+  csrfToken: string;
+  /** How the header names who is signed in ("Demo shop", "Acme (supplier)", "Operator"). */
+  label: string;
+};
+
+/** A message shown once on the next page (after POST/redirect/GET). */
+export type Flash = { kind: "success" | "error" | "info"; text: string };
+
 export type AppEnv = {
   Bindings: Bindings;
   Variables: {
@@ -19,5 +32,9 @@ export type AppEnv = {
     requestId: string;
     account: AuthenticatedAccount;
     supplier: AuthenticatedSupplier;
+    session: ConsoleSignedIn;
+    flash: Flash | undefined;
+    /** Set by the layout when it showed the flash, so the cookie is cleared only then. */
+    flashShown: boolean;
   };
 };

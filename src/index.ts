@@ -1,6 +1,8 @@
 // Worker entry: the HTTP API (fetch), the order pipeline (queue), and the cron tick (scheduled):
-// the pipeline sweepers, event publishing, and the product feeds whose schedule has come.
+// the pipeline sweepers, event publishing, the product feeds whose schedule has come, and the
+// cleanup of ended console sessions.
 import { createApp } from "./app";
+import { deleteEndedSessions } from "./console/sessions";
 import { runScheduledImports } from "./catalogue/imports.service";
 import { createDb } from "./db";
 import type { Bindings } from "./env";
@@ -23,6 +25,7 @@ export default {
         sweepStuckDispatches(env, now),
         sweepEvents(env),
         runScheduledImports(createDb(env.DB), now),
+        deleteEndedSessions(createDb(env.DB), now),
       ]),
     );
   },

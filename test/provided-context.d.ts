@@ -7,6 +7,16 @@ declare module "vitest" {
     fuzzSeed: number;
     /** Multiplier of their run counts (FUZZ_SCALE, at least 1). */
     fuzzScale: number;
+    /** The browser suite (test/browser/console.global.ts): the Worker's origin, e.g. http://127.0.0.1:41234. */
+    consoleUrl: string;
+    /** Its ADMIN_TOKEN (random per run). */
+    adminToken: string;
+    /** The shared Chromium's playwright endpoint. */
+    browserEndpoint: string;
+    /** The Worker's local D1 file (to age a session past its expiry). */
+    d1File: string;
+    /** Where each run writes its screenshots (gitignored). */
+    screenshotsDir: string;
   }
 }
 export {};

@@ -1,10 +1,11 @@
 // Accounts and API keys: issuing, revoking, and authenticating a request's credentials.
-import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
 import { accounts, apiKeys } from "../db/schema";
 import { newApiKeySecret, sha256Hex, timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
+import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
 
 // last_used_at is refreshed at most this often, so authentication does not write on every request.
@@ -14,6 +15,30 @@ export async function createAccount(db: Db, name: string) {
   const now = isoMicro();
   const [row] = await db.insert(accounts).values({ name, createdAt: now }).returning();
   return { id: row.id, name: row.name, created_at: row.createdAt };
+}
+
+/**
+ * Every account, ids ascending, one page: one round trip of two statements. `activeApiKeys`
+ * counts keys neither revoked nor expired (one indexed subquery in the page's statement).
+ */
+export async function listAccounts(db: Db, page: PageRequest) {
+  const now = isoMicro();
+  const [countRows, rows] = await db.batch([
+    db.select({ total: sql<number>`count(*)` }).from(accounts),
+    db
+      .select({
+        id: accounts.id,
+        name: accounts.name,
+        createdAt: accounts.createdAt,
+        activeApiKeys: sql<number>`(SELECT count(*) FROM ${apiKeys} WHERE ${apiKeys.accountId} = ${accounts.id}
+          AND ${apiKeys.revokedAt} IS NULL AND (${apiKeys.expiresAt} IS NULL OR ${apiKeys.expiresAt} > ${now}))`,
+      })
+      .from(accounts)
+      .orderBy(asc(accounts.id))
+      .limit(page.perPage)
+      .offset(offsetOf(page)),
+  ]);
+  return { total: countRows[0]?.total ?? 0, rows };
 }
 
 export async function createApiKey(db: Db, accountId: number, input: { name?: string; expires_at?: string }) {

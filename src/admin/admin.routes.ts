@@ -1,6 +1,8 @@
 // The operator's API (/admin/v1), behind Authorization: Bearer <ADMIN_TOKEN>.
 import { createRoute, z } from "@hono/zod-openapi";
-import { createAccount, createApiKey, revokeApiKey } from "../accounts/accounts.service";
+import { createAccount, createApiKey, listAccounts, revokeApiKey } from "../accounts/accounts.service";
+import { resourcePage } from "../lib/pagination";
+import { PageQuery, pageRequest, resourcePageOf } from "../lib/params";
 import { createRouter, ErrorBody, responses } from "../lib/router";
 import { parseIsoFilter } from "../lib/time";
 import { field } from "../lib/validation";
@@ -33,6 +35,33 @@ adminRouter.openapi(
     responses: { 201: responses.json(AccountResponse, "The new account"), ...adminErrors },
   }),
   async (c) => c.json(await createAccount(c.get("db"), c.req.valid("json").name), 201),
+);
+
+const AccountItem = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    created_at: z.string(),
+    active_api_keys: z.number().int().openapi({ description: "Keys neither revoked nor expired" }),
+  })
+  .openapi("AccountListItem");
+
+adminRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/accounts",
+    tags: ["Admin"],
+    summary: "List accounts, ids ascending (page, per_page up to 100)",
+    security: adminSecurity,
+    request: { query: PageQuery },
+    responses: { 200: responses.json(resourcePageOf(AccountItem, "AccountPage"), "A page of accounts"), ...adminErrors },
+  }),
+  async (c) => {
+    const page = pageRequest(c.req.valid("query"));
+    const { total, rows } = await listAccounts(c.get("db"), page);
+    const data = rows.map((a) => ({ id: a.id, name: a.name, created_at: a.createdAt, active_api_keys: a.activeApiKeys }));
+    return c.json(resourcePage(c.req.url, page, total, data), 200);
+  },
 );
 
 const ApiKeyBody = z

@@ -66,16 +66,30 @@ function messageFor(issue: z.core.$ZodIssue, raw: unknown): string {
   }
 }
 
-/** All issues at once, keyed by dotted path with zero-based indexes (products.0.external_id). */
-export function toValidationErrors(error: z.ZodError, raw: unknown): ValidationErrors {
+/**
+ * All issues at once, keyed by dotted path with zero-based indexes (products.0.external_id). The
+ * console passes its fields' labels, so a form reads "The Account ID field is required." in the
+ * API's own wording.
+ */
+export function toValidationErrors(error: z.ZodError, raw: unknown, labels: Record<string, string> = {}): ValidationErrors {
   const errors: ValidationErrors = {};
   for (const issue of error.issues) {
     const key = issue.path.map(String).join(".") || "body";
-    const message = messageFor(issue, valueAt(raw, issue.path)).replace(":attribute", key);
+    const message = messageFor(issue, valueAt(raw, issue.path)).replace(":attribute", labels[key] ?? key);
     const list = (errors[key] ??= []);
     if (!list.includes(message)) list.push(message);
   }
   return errors;
+}
+
+/** A form's fields checked by the API's schema: the data, or the errors in the fields' own labels. */
+export function validateForm<S extends z.ZodType>(
+  schema: S,
+  raw: unknown,
+  labels: Record<string, string> = {},
+): { ok: true; data: z.output<S> } | { ok: false; errors: ValidationErrors } {
+  const result = schema.safeParse(raw);
+  return result.success ? { ok: true, data: result.data } : { ok: false, errors: toValidationErrors(result.error, raw, labels) };
 }
 
 export function parseOrThrow<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {

@@ -32,6 +32,11 @@ export const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header("authorization") ?? "";
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
   if (!match) throw ApiError.unauthorized("The Authorization header is missing or is not a Bearer token.");
-  if (!timingSafeEqual(match[1], token)) throw ApiError.unauthorized("The admin token is invalid.");
+  verifyAdminToken(token, match[1]);
   await next();
 });
+
+/** The operator's credential (the admin API's bearer token, the operator pages' sign-in); the 401 when it is wrong. */
+export function verifyAdminToken(configured: string, given: string): void {
+  if (!timingSafeEqual(given, configured)) throw ApiError.unauthorized("The admin token is invalid.");
+}

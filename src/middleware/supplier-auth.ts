@@ -3,6 +3,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { supplierKeys, suppliers } from "../db/schema";
+import type { Db } from "../db";
 import type { AppEnv } from "../env";
 import { sha256Hex, timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
@@ -21,9 +22,13 @@ export const supplierKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
 async function identify(c: Context<AppEnv>) {
   const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization")?.trim() ?? "");
   if (!match) throw ApiError.unauthorized("The Authorization header must carry a supplier key: Bearer <key>.");
-  const digest = await sha256Hex(match[1]);
-  const row = await c
-    .get("db")
+  return findSupplierKey(c.get("db"), match[1]);
+}
+
+/** The supplier a key belongs to (the API's bearer key, the portal's sign-in); the 401 when it is not a live key. */
+export async function findSupplierKey(db: Db, key: string) {
+  const digest = await sha256Hex(key);
+  const row = await db
     .select({ keyId: supplierKeys.id, keyHash: supplierKeys.keyHash, id: suppliers.id, accountId: suppliers.accountId, name: suppliers.name, active: suppliers.active })
     .from(supplierKeys)
     .innerJoin(suppliers, eq(suppliers.id, supplierKeys.supplierId))

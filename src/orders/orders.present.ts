@@ -1,6 +1,7 @@
 // Rows -> the public JSON of an order, exactly as the original service shows it (the API's face).
 import type { Db } from "../db";
 import type { Order, OrderLineLog } from "../db/schema";
+import { groupBy } from "../lib/group";
 import { getOrder, shippingAddressOf, type LineWithSupplier } from "./orders.service";
 
 /** The spec's shipping_address (also what suppliers and routing rules see of it). */
@@ -71,12 +72,7 @@ function presentOrder<L>(order: Order, lines: LineWithSupplier[], orderLines: L[
 
 /** An order in a list: lines without logs. `lines` may hold other orders' lines too. */
 export function presentOrderSummaries(orderRows: Order[], lines: LineWithSupplier[]) {
-  const byOrder = new Map<number, LineWithSupplier[]>();
-  for (const line of lines) {
-    const list = byOrder.get(line.orderId);
-    if (list) list.push(line);
-    else byOrder.set(line.orderId, [line]);
-  }
+  const byOrder = groupBy(lines, (line) => line.orderId);
   return orderRows.map((order) => {
     const own = byOrder.get(order.id) ?? [];
     return presentOrder(order, own, own.map(presentLine));
@@ -85,16 +81,11 @@ export function presentOrderSummaries(orderRows: Order[], lines: LineWithSupplie
 
 /** A single order: every line with its logs, oldest first. */
 export function presentOrderDetail(order: Order, lines: LineWithSupplier[], logs: OrderLineLog[]) {
-  const logsByLine = new Map<number, ReturnType<typeof presentLog>[]>();
-  for (const log of logs) {
-    const list = logsByLine.get(log.orderLineId);
-    if (list) list.push(presentLog(log));
-    else logsByLine.set(log.orderLineId, [presentLog(log)]);
-  }
+  const logsByLine = groupBy(logs, (log) => log.orderLineId);
   return presentOrder(
     order,
     lines,
-    lines.map((line) => ({ ...presentLine(line), logs: logsByLine.get(line.id) ?? [] })),
+    lines.map((line) => ({ ...presentLine(line), logs: (logsByLine.get(line.id) ?? []).map(presentLog) })),
   );
 }
 

@@ -304,4 +304,11 @@ export async function getOrder(db: Db, accountId: number, reference: string, opt
 
 export type OrderDetail = Awaited<ReturnType<typeof getOrder>>;
 
+/** Why a blocked order is blocked: the newest block entry of its logs (a rule's or a person's). */
+export function blockReasonOf(logs: Pick<OrderLineLog, "message" | "id">[]): string | null {
+  let found: Pick<OrderLineLog, "message" | "id"> | null = null;
+  for (const log of logs) if (log.message.startsWith("Order blocked") && (!found || log.id > found.id)) found = log;
+  return found?.message ?? null;
+}
+
 export type { Order };

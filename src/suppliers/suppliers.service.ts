@@ -108,6 +108,15 @@ export async function listSuppliers(db: Db, accountId: number, page: PageRequest
   return { total: countRows[0]?.total ?? 0, rows };
 }
 
+/** Every supplier of the account by name, for a choice of suppliers (the orders page's filter). */
+export async function supplierChoices(db: Db, accountId: number) {
+  return db
+    .select({ id: suppliers.id, name: suppliers.name, active: suppliers.active })
+    .from(suppliers)
+    .where(eq(suppliers.accountId, accountId))
+    .orderBy(asc(suppliers.name), asc(suppliers.id));
+}
+
 /** Whether every id is a supplier of this account (rules may only name the account's own). */
 export async function ownsSuppliers(db: Db, accountId: number, ids: number[]): Promise<boolean> {
   if (ids.length === 0) return true;

@@ -69,6 +69,8 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     uniqueIndex("webhook_deliveries_subscription_event_uq").on(t.subscriptionId, t.eventId),
     index("webhook_deliveries_subscription_idx").on(t.subscriptionId, t.id),
+    // The console's "Needs attention": an account's failing deliveries, newest first.
+    index("webhook_deliveries_account_status_idx").on(t.accountId, t.status, t.id),
   ],
 );
 

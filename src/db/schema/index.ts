@@ -5,3 +5,4 @@ export * from "./catalogue";
 export * from "./routing";
 export * from "./forwarding";
 export * from "./events";
+export * from "./console";

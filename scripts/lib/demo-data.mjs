@@ -1,0 +1,97 @@
+// Demo data through the public API only: suppliers on three channels, routing rules, and orders
+// that end in every state a line can be in (pending with its reason, ruled, completed, partially
+// completed, declined, failed, skipped; blocked and test orders; a shipment with tracking).
+// Used by `npm start` on first run and by the browser tests, so both show the same console.
+
+const ORDER_STATES_TIMEOUT_MS = 30_000;
+
+/**
+ * @param {string} base the Worker's URL, e.g. http://localhost:8787
+ * @param {{ accountId: number, apiKey: string }} creds
+ */
+export async function seedDemo(base, creds) {
+  const headers = { "api-key": creds.apiKey, "account-id": String(creds.accountId), "content-type": "application/json", accept: "application/json" };
+  async function api(method, path, body, extraHeaders = {}) {
+    const res = await fetch(`${base}${path}`, { method, headers: { ...headers, ...extraHeaders }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : null;
+  }
+  const order = (externalId, products, extra = {}) => ({
+    external_id: externalId,
+    source: "Demo webshop",
+    total: products.reduce((sum, p) => sum + p.price * p.quantity, 0),
+    email: "jan@example.com",
+    shipping: { name: "PostNL", description: "Standard delivery", cost: 4.95, note: "Ring twice" },
+    shipping_address: { first_name: "Jan", last_name: "Jansen", address1: "Damrak 1", postcode: "1012LG", city: "Amsterdam", country: "NL", phone: "0612345678" },
+    products,
+    ...extra,
+  });
+  const line = (id, name, category, price, quantity = 1, extra = {}) => ({ external_id: id, name, category, price, quantity, ...extra });
+
+  // Suppliers: one handled by hand, one that fetches its orders (pull), one whose endpoint refuses.
+  const garden = await api("POST", "/api/v1/suppliers", { name: "Tuinhout", code: "TH", channel: "manual" });
+  const kitchen = await api("POST", "/api/v1/suppliers", { name: "Keukenhuis", code: "KH", channel: "pull" });
+  const broken = await api("POST", "/api/v1/suppliers", { name: "Lampenlab", code: "LL", channel: "webhook", webhook_url: `${base}/demo-supplier-endpoint-that-refuses` });
+  const supplierKey = (await api("POST", `/api/v1/suppliers/${kitchen.id}/keys`, { name: "demo portal" })).key;
+
+  const rule = (name, conditions, action) => api("POST", "/api/v1/routing-rules", { name, conditions, action });
+  await rule("Hold big orders for review", [{ variable: "order.total", operator: "greater_than", value: 2500 }], { type: "block" });
+  await rule("Gift wrap is a service", [{ variable: "line.external_id", operator: "begins_with", value: "GIFT-" }], { type: "skip" });
+  await rule("Garden furniture from Tuinhout", [{ variable: "line.category", operator: "is", value: "garden" }], { type: "assign_supplier", supplier_id: garden.id });
+  await rule("Kitchen from Keukenhuis", [{ variable: "line.category", operator: "is", value: "kitchen" }], { type: "assign_supplier", supplier_id: kitchen.id });
+  await rule("Lamps from Lampenlab", [{ variable: "line.category", operator: "is", value: "lamps" }], { type: "assign_supplier", supplier_id: broken.id });
+
+  const create = async (payload) => String((await api("POST", "/api/v1/orders", payload)).reference);
+  const refs = {
+    ruled: await create(order("DEMO-1001", [line("CHAIR-1", "Garden chair", "garden", 79.5, 2), line("GIFT-WRAP", "Gift wrap", "service", 2.5)])),
+    completed: await create(order("DEMO-1002", [line("TABLE-1", "Garden table", "garden", 349)])),
+    answered: await create(
+      order("DEMO-1003", [line("MUG-1", "Blue mug", "kitchen", 12.5, 4), line("PAN-1", "Frying pan", "kitchen", 39.95), line("KNIFE-1", "Chef's knife", "kitchen", 89, 3)]),
+    ),
+    pending: await create(order("DEMO-1004", [line("RUG-1", "Wool rug", "textile", 199, 1, { supplier: "Tapijtfabriek" })])),
+    blocked: await create(order("DEMO-1005", [line("LOUNGE-1", "Lounge set", "garden", 2999)])),
+    failed: await create(order("DEMO-1006", [line("LAMP-1", "Floor lamp", "lamps", 149)])),
+    test: await create(order("DEMO-1007", [line("CHAIR-2", "Folding chair", "garden", 29)], { test: true })),
+  };
+
+  // Wait for the pipeline (matching and sending run after the answer, through the queue).
+  const lines = async (ref) => (await api("GET", `/api/v1/orders/${ref}`)).order_lines;
+  async function until(ref, done) {
+    const deadline = Date.now() + ORDER_STATES_TIMEOUT_MS;
+    for (;;) {
+      const current = await lines(ref);
+      if (done(current)) return current;
+      if (Date.now() > deadline) throw new Error(`order ${ref} did not reach the expected states: ${current.map((l) => l.current_status).join(", ")}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  const dispatched = (ls) => ls.every((l) => l.current_status !== "pending");
+  await until(refs.ruled, dispatched);
+  await until(refs.completed, dispatched);
+  await api("POST", `/api/v1/orders/${refs.completed}/complete`, {});
+  const answered = await until(refs.answered, dispatched);
+  await until(refs.failed, (ls) => ls[0].current_status === "failed");
+  await until(refs.test, (ls) => ls[0].current_status === "completed");
+  await until(refs.pending, (ls) => ls.length > 0);
+
+  // The kitchen supplier answers in the supplier API: one shipped with tracking, one declined, one in part.
+  await api(
+    "POST",
+    "/api/v1/supplier/answers",
+    {
+      answers: [
+        { line_id: answered[0].id, action: "ship", quantity: 4, carrier: "PostNL", tracking_number: "3SDEMO1234567", tracking_url: "https://postnl.nl/tracktrace/3SDEMO1234567" },
+        { line_id: answered[1].id, action: "decline", reason: "discontinued" },
+        { line_id: answered[2].id, action: "partial", quantity: 2, reason: "only 2 in stock" },
+      ],
+    },
+    { authorization: `Bearer ${supplierKey}` },
+  );
+
+  // One more pull order, left waiting for the supplier (its portal shows it).
+  refs.awaitingPickup = await create(order("DEMO-1008", [line("BOARD-1", "Cutting board", "kitchen", 24.95, 2)]));
+  await until(refs.awaitingPickup, dispatched);
+
+  return { supplierKey, supplierName: kitchen.name, references: refs };
+}

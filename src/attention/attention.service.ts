@@ -1,0 +1,100 @@
+// "Needs attention": everything of an account that waits for a person, newest first, with counts.
+// A read model across capabilities (orders, forwarding, events, catalogue), answered in one round
+// trip of seven statements, each a count (a window over the matches) and its five newest items.
+import { sql, type SQL } from "drizzle-orm";
+import { toStatement, type Db, type Row } from "../db";
+import type { LineStatus } from "../db/schema";
+import { isoMicro } from "../lib/time";
+
+/** A line still pending this long after it became pending did not match: someone must look. */
+export const PENDING_AFTER_MS = 15 * 60 * 1000;
+/** A pulled order the supplier has not fetched for this long is overdue. */
+export const PICKUP_OVERDUE_MS = 24 * 60 * 60 * 1000;
+const SHOWN = 5;
+
+export type LineItem = { reference: string; externalId: string; lineName: string; status: LineStatus; since: string; reason: string | null };
+export type Group<T> = { count: number; items: T[] };
+
+export type Attention = {
+  blocked: Group<{ reference: string; externalId: string; createdAt: string; reason: string | null }>;
+  pending: Group<LineItem>;
+  failed: Group<LineItem>;
+  answered: Group<LineItem>;
+  overduePickups: Group<{ reference: string; supplierName: string; dispatchId: number; createdAt: string }>;
+  webhooks: Group<{ deliveryId: number; subscriptionId: number; url: string; eventType: string; status: string; lastError: string | null; updatedAt: string }>;
+  imports: Group<{ feedId: number; feedName: string; importId: number; status: string; rejected: number; error: string | null; startedAt: string }>;
+};
+
+const lastLog = sql`(SELECT g.message FROM order_line_logs g WHERE g.order_id = l.order_id AND g.order_line_id = l.id ORDER BY g.id DESC LIMIT 1)`;
+
+/** Lines of live (not test, not blocked) orders in these states, newest change first. */
+const lines = (accountId: number, statuses: LineStatus[], before?: string) => sql`
+  SELECT o.reference, o.external_id, l.name AS line_name, l.current_status, l.updated_at AS since, ${lastLog} AS reason, count(*) OVER () AS total
+  FROM order_lines l JOIN orders o ON o.id = l.order_id
+  WHERE l.account_id = ${accountId} AND l.current_status IN (${sql.join(statuses.map((s) => sql`${s}`), sql`, `)})
+    AND o.test = 0 AND o.blocked = 0 ${before ? sql`AND l.updated_at < ${before}` : sql``}
+  ORDER BY l.updated_at DESC, l.id DESC LIMIT ${SHOWN}`;
+
+export async function needsAttention(db: Db, accountId: number, now = new Date()): Promise<Attention> {
+  const statements: SQL[] = [
+    sql`SELECT o.reference, o.external_id, o.created_at,
+          (SELECT g.message FROM order_line_logs g WHERE g.order_id = o.id AND g.message LIKE 'Order blocked%' ORDER BY g.id DESC LIMIT 1) AS reason,
+          count(*) OVER () AS total
+        FROM orders o WHERE o.account_id = ${accountId} AND o.test = 0 AND o.blocked = 1
+        ORDER BY o.created_at DESC, o.id DESC LIMIT ${SHOWN}`,
+    lines(accountId, ["pending"], isoMicro(new Date(now.getTime() - PENDING_AFTER_MS))),
+    lines(accountId, ["failed"]),
+    lines(accountId, ["declined", "partially_completed"]),
+    sql`SELECT o.reference, s.name AS supplier_name, d.id AS dispatch_id, d.created_at, count(*) OVER () AS total
+        FROM dispatches d JOIN suppliers s ON s.id = d.supplier_id JOIN orders o ON o.id = d.order_id
+        WHERE d.supplier_id IN (SELECT id FROM suppliers WHERE account_id = ${accountId}) AND d.status = 'awaiting_pickup'
+          AND d.created_at < ${isoMicro(new Date(now.getTime() - PICKUP_OVERDUE_MS))}
+        ORDER BY d.id DESC LIMIT ${SHOWN}`,
+    // Failing: given up, or waiting for a retry after a failed attempt.
+    sql`SELECT d.id AS delivery_id, d.subscription_id, w.url, e.type AS event_type, d.status, d.last_error, d.updated_at, count(*) OVER () AS total
+        FROM webhook_deliveries d JOIN webhook_subscriptions w ON w.id = d.subscription_id JOIN events e ON e.id = d.event_id
+        WHERE d.account_id = ${accountId} AND (d.status = 'failed' OR (d.status = 'pending' AND d.attempts > 0))
+        ORDER BY d.id DESC LIMIT ${SHOWN}`,
+    // Each feed's latest import, when it failed or rejected rows (a later good import settles it).
+    sql`SELECT f.id AS feed_id, f.name AS feed_name, i.id AS import_id, i.status, i.rows_rejected, i.error, i.started_at, count(*) OVER () AS total
+        FROM product_feeds f JOIN product_imports i ON i.id = (SELECT max(id) FROM product_imports WHERE product_feed_id = f.id)
+        WHERE f.account_id = ${accountId} AND (i.status = 'failed' OR i.rows_rejected > 0)
+        ORDER BY i.id DESC LIMIT ${SHOWN}`,
+  ];
+  const results = await db.$client.batch<Row>(statements.map((s) => toStatement(db, s)));
+  const [blocked, pending, failed, answered, pickups, webhooks, imports] = results.map((r) => r.results);
+  const group = <T>(rows: Row[], map: (r: Row) => T): Group<T> => ({ count: Number(rows[0]?.total ?? 0), items: rows.map(map) });
+  const line = (r: Row): LineItem => ({
+    reference: r.reference as string,
+    externalId: r.external_id as string,
+    lineName: r.line_name as string,
+    status: r.current_status as LineStatus,
+    since: r.since as string,
+    reason: r.reason as string | null,
+  });
+  return {
+    blocked: group(blocked, (r) => ({ reference: r.reference as string, externalId: r.external_id as string, createdAt: r.created_at as string, reason: r.reason as string | null })),
+    pending: group(pending, line),
+    failed: group(failed, line),
+    answered: group(answered, line),
+    overduePickups: group(pickups, (r) => ({ reference: r.reference as string, supplierName: r.supplier_name as string, dispatchId: r.dispatch_id as number, createdAt: r.created_at as string })),
+    webhooks: group(webhooks, (r) => ({
+      deliveryId: r.delivery_id as number,
+      subscriptionId: r.subscription_id as number,
+      url: r.url as string,
+      eventType: r.event_type as string,
+      status: r.status as string,
+      lastError: r.last_error as string | null,
+      updatedAt: r.updated_at as string,
+    })),
+    imports: group(imports, (r) => ({
+      feedId: r.feed_id as number,
+      feedName: r.feed_name as string,
+      importId: r.import_id as number,
+      status: r.status as string,
+      rejected: r.rows_rejected as number,
+      error: r.error as string | null,
+      startedAt: r.started_at as string,
+    })),
+  };
+}

@@ -1,0 +1,89 @@
+// The browser face: the shop console (/console), the supplier portal (/supplier) and the operator
+// (/operator), as app.ts is the API's. Each area is its own router with the same middleware:
+// security headers, the flash, the page layout, CSRF checks, sign-in, and a session for the rest.
+// The pages themselves live beside each capability's API routes (src/orders/orders.pages.tsx, ...).
+import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { jsxRenderer } from "hono/jsx-renderer";
+import type { AppEnv } from "../env";
+import { Layout } from "../ui/layout";
+import { AREAS, type Area } from "./areas";
+import { requireSession } from "./auth";
+import { clearFlash, readFlash } from "./cookies";
+import { originCheck, sessionToken } from "./csrf";
+import { renderError } from "./errors";
+import { signInPages } from "./sign-in.pages";
+import { ordersPages } from "../orders/orders.pages";
+import { supplierPortalPages } from "../forwarding/supplier-portal.pages";
+import { operatorPages } from "../admin/admin.pages";
+import { attentionPages } from "../attention/attention.pages";
+import { routingPages } from "../routing/routing.pages";
+
+declare module "hono" {
+  interface ContextRenderer {
+    (content: string | Promise<string>, props: { title: string }): Response | Promise<Response>;
+  }
+}
+
+// Everything the pages load comes from the Worker's own assets; no inline script or style.
+const CSP = [
+  "default-src 'self'",
+  "img-src 'self' data:",
+  "style-src 'self'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  c.header("Content-Security-Policy", CSP);
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("Referrer-Policy", "same-origin");
+  c.header("X-Frame-Options", "DENY");
+};
+
+const flash: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set("flash", readFlash(c));
+  await next();
+  if (c.get("flashShown")) clearFlash(c);
+};
+
+const renderer = (area: Area) =>
+  jsxRenderer<AppEnv>(({ children, title }, c: Context<AppEnv>) => {
+    const session = c.get("session");
+    const shownFlash = c.get("flash");
+    if (shownFlash) c.set("flashShown", true);
+    return (
+      <Layout
+        title={title ?? area.name}
+        area={area.name}
+        home={area.home}
+        nav={session ? area.nav : []}
+        path={c.req.path}
+        flash={shownFlash}
+        signedIn={session ? { label: session.label, csrfToken: session.csrfToken, signOutAction: `${area.path}/sign-out` } : undefined}
+      >
+        {children}
+      </Layout>
+    );
+  });
+
+function area(a: Area, pages: Hono<AppEnv>[]) {
+  const app = new Hono<AppEnv>({ strict: false });
+  app.use("*", securityHeaders, flash, renderer(a), originCheck);
+  // Sign-in pages answer before the session check below runs (handlers run in the order added).
+  app.route("/", signInPages(a));
+  app.use("*", requireSession(a), sessionToken);
+  for (const p of pages) app.route("/", p);
+  app.onError(renderError);
+  return app;
+}
+
+export function mountConsole(app: Hono<AppEnv>) {
+  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, routingPages]));
+  app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages]));
+  app.route(AREAS.operator.path, area(AREAS.operator, [operatorPages]));
+}

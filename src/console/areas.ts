@@ -1,0 +1,41 @@
+// The three signed-in areas of the browser face: where each lives, what its navigation offers.
+import type { ConsoleRole } from "../db/schema";
+import type { NavItem } from "../ui/layout";
+
+export type Area = { role: ConsoleRole; path: string; name: string; home: string; nav: NavItem[] };
+
+export const AREAS: Record<ConsoleRole, Area> = {
+  shop: {
+    role: "shop",
+    path: "/console",
+    name: "Shop console",
+    home: "/console",
+    nav: [
+      { href: "/console", label: "Needs attention" },
+      { href: "/console/orders", label: "Orders" },
+    ],
+  },
+  supplier: {
+    role: "supplier",
+    path: "/supplier",
+    name: "Supplier portal",
+    home: "/supplier",
+    nav: [{ href: "/supplier", label: "Open dispatches" }],
+  },
+  operator: {
+    role: "operator",
+    path: "/operator",
+    name: "Operator",
+    home: "/operator/accounts",
+    nav: [{ href: "/operator/accounts", label: "Accounts" }],
+  },
+};
+
+export const areaOfPath = (path: string): Area | undefined =>
+  Object.values(AREAS).find((a) => path === a.path || path.startsWith(`${a.path}/`));
+
+/** A `next` target after sign-in: only a path inside the same area (never another site). */
+export function safeNext(area: Area, next: string | undefined): string {
+  if (!next || !/^\/[\w\-./?=&%]*$/.test(next) || next.startsWith("//")) return area.home;
+  return next === area.path || next.startsWith(`${area.path}/`) || next.startsWith(`${area.path}?`) ? next : area.home;
+}

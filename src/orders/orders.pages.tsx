@@ -1,0 +1,439 @@
+// The console face of orders: the list with every filter of the API, and one order with its lines,
+// timelines, shipments and dispatches. As thin as orders.routes.ts: read the request, call the
+// same services, render. The list is GET /api/v1/orders's query (one batch of three statements)
+// plus the account's suppliers for the supplier filter; an order is GET /api/v1/orders/{reference}
+// with its dispatches in the same round trip.
+import { Hono } from "hono";
+import type { LineStatus } from "../db/schema";
+import { LINE_STATUSES } from "../db/schema";
+import type { AppEnv } from "../env";
+import type { ValidationErrors } from "../lib/errors";
+import { groupBy } from "../lib/group";
+import { pageParam } from "../lib/pagination";
+import { validateForm } from "../lib/validation";
+import { supplierChoices } from "../suppliers/suppliers.service";
+import { Badge, DispatchStatusBadge, LineStatusBadge } from "../ui/badge";
+import { Checkbox, CheckboxGroup, Field, SelectField } from "../ui/field";
+import { countryName, money, orDash } from "../ui/format";
+import { wantsFragment } from "../ui/htmx";
+import { EmptyState } from "../ui/notice";
+import { Pagination } from "../ui/pagination";
+import { DataTable } from "../ui/table";
+import { LocalTime } from "../ui/time";
+import { ListOrdersQuery, type ListOrdersFilters } from "./orders.schemas";
+import { blockReasonOf, getOrder, listOrders, type LineWithSupplier, type Order, type OrderDetail } from "./orders.service";
+
+export const ordersPages = new Hono<AppEnv>();
+
+// ---- The list -------------------------------------------------------------------
+
+const LIST_KEYS = ["statuses", "supplier_ids"] as const;
+const SINGLE_KEYS = ["external_id", "date_from", "date_to", "completed_since", "total_min", "total_max", "blocked", "include_test", "per_page", "page"] as const;
+
+const LABELS: Record<string, string> = {
+  external_id: "External ID",
+  date_from: "Created from",
+  date_to: "Created up to",
+  completed_since: "Completed since",
+  statuses: "Line status",
+  supplier_ids: "Supplier",
+  total_min: "Total from",
+  total_max: "Total up to",
+  blocked: "Blocked",
+  include_test: "Test orders",
+  per_page: "Orders per page",
+};
+
+/** The URL's filters in the API's form: repeated checkboxes (statuses=a&statuses=b) become "a,b". */
+function filtersOf(url: URL): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of LIST_KEYS) {
+    const values = url.searchParams.getAll(key).flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+    if (values.length) out[key] = values.join(",");
+  }
+  for (const key of SINGLE_KEYS) {
+    const value = url.searchParams.get(key);
+    if (value !== null && value !== "") out[key] = value;
+  }
+  return out;
+}
+
+type ListView = {
+  raw: Record<string, string>;
+  query: URLSearchParams;
+  errors: ValidationErrors;
+  suppliers: { id: number; name: string; active: boolean }[];
+  result?: { total: number; orders: Order[]; lines: LineWithSupplier[]; page: number; perPage: number };
+};
+
+ordersPages.get("/orders", async (c) => {
+  const db = c.get("db");
+  const accountId = c.get("account").id;
+  const url = new URL(c.req.url);
+  const raw = filtersOf(url);
+  const checked = validateForm(ListOrdersQuery, raw, LABELS);
+  const view: ListView = { raw, query: url.searchParams, errors: checked.ok ? {} : checked.errors, suppliers: [] };
+  if (checked.ok) {
+    const filters: ListOrdersFilters = checked.data;
+    const page = { page: pageParam(filters.page), perPage: filters.per_page };
+    const [result, suppliers] = await Promise.all([listOrders(db, accountId, filters, page), supplierChoices(db, accountId)]);
+    view.suppliers = suppliers;
+    view.result = { ...result, ...page };
+  } else {
+    view.suppliers = await supplierChoices(db, accountId);
+    c.status(422);
+  }
+  if (wantsFragment(c, "orders-view")) return c.html(<OrdersView {...view} />);
+  return c.render(
+    <>
+      <h1>Orders</h1>
+      <OrdersView {...view} />
+    </>,
+    { title: "Orders" },
+  );
+});
+
+function Filters({ raw, errors, suppliers }: ListView) {
+  const list = (key: string) => (raw[key] ?? "").split(",").filter(Boolean);
+  const active = Object.keys(raw).filter((k) => k !== "page" && k !== "per_page" && k !== "external_id").length;
+  const invalid = Object.keys(errors).length > 0;
+  return (
+    <form method="get" action="/console/orders" class="filters" hx-get="/console/orders" hx-target="#orders-view" hx-swap="outerHTML" hx-push-url="true">
+      <div class="search-row">
+        <Field name="external_id" label="External ID contains" type="search" value={raw.external_id} errors={errors} />
+        <button type="submit">Apply filters</button>
+        <a href="/console/orders" role="button" class="secondary outline">
+          Clear filters
+        </a>
+      </div>
+      <details open={active > 0 || invalid}>
+        <summary>More filters{active > 0 ? ` (${active} active)` : ""}</summary>
+        <div class="filter-grid">
+          <Field name="date_from" label={LABELS.date_from} type="date" value={raw.date_from} errors={errors} />
+          <Field name="date_to" label={LABELS.date_to} type="date" value={raw.date_to} errors={errors} />
+          <Field name="completed_since" label={LABELS.completed_since} type="date" value={raw.completed_since} errors={errors} />
+          <Field name="total_min" label={LABELS.total_min} type="number" step="0.01" min="0" inputmode="decimal" value={raw.total_min} errors={errors} />
+          <Field name="total_max" label={LABELS.total_max} type="number" step="0.01" min="0" inputmode="decimal" value={raw.total_max} errors={errors} />
+          <SelectField
+            name="blocked"
+            label={LABELS.blocked}
+            value={raw.blocked}
+            errors={errors}
+            options={[
+              { value: "", label: "Blocked or not" },
+              { value: "true", label: "Blocked only" },
+              { value: "false", label: "Not blocked" },
+            ]}
+          />
+          {/* i9 (issue 9) adds the API's `source` filter: its field goes here, a Field named "source". */}
+          <SelectField
+            name="per_page"
+            label={LABELS.per_page}
+            value={raw.per_page ?? "50"}
+            errors={errors}
+            options={["25", "50", "100"].map((n) => ({ value: n, label: n }))}
+          />
+        </div>
+        <div class="filter-grid">
+          <CheckboxGroup
+            name="statuses"
+            label="Any line with status"
+            errors={errors}
+            checked={list("statuses")}
+            options={LINE_STATUSES.map((s) => ({ value: s, label: <LineStatusBadge status={s} /> }))}
+          />
+          {suppliers.length > 0 ? (
+            <CheckboxGroup
+              name="supplier_ids"
+              label="Any line matched to"
+              errors={errors}
+              scroll
+              checked={list("supplier_ids")}
+              options={suppliers.map((s) => ({ value: String(s.id), label: s.active ? s.name : `${s.name} (inactive)` }))}
+            />
+          ) : null}
+          <fieldset class="checkbox-group">
+            <legend>Test orders</legend>
+            <Checkbox name="include_test" label="Include test orders" checked={raw.include_test === "true"} />
+          </fieldset>
+        </div>
+      </details>
+    </form>
+  );
+}
+
+function statusCounts(lines: LineWithSupplier[]) {
+  const counts = new Map<LineStatus, number>();
+  for (const line of lines) counts.set(line.currentStatus, (counts.get(line.currentStatus) ?? 0) + 1);
+  return LINE_STATUSES.filter((s) => counts.has(s)).map((s) => ({ status: s, count: counts.get(s)! }));
+}
+
+function OrdersView(view: ListView) {
+  const filtered = Object.keys(view.raw).some((k) => k !== "page" && k !== "per_page");
+  return (
+    <div id="orders-view">
+      <Filters {...view} />
+      {view.result ? <OrdersTable view={view} result={view.result} filtered={filtered} /> : null}
+    </div>
+  );
+}
+
+function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNullable<ListView["result"]>; filtered: boolean }) {
+  if (result.total === 0) {
+    return filtered ? (
+      <EmptyState title="No orders match these filters">
+        <p>
+          Widen the dates or totals, untick a status, or <a href="/console/orders">clear the filters</a>.
+        </p>
+      </EmptyState>
+    ) : (
+      <EmptyState title="No orders yet">
+        <p>
+          Orders arrive from your shop's plugin or through the API: <code>POST /api/v1/orders</code> with your account ID and API key (see{" "}
+          <a href="/docs">the API documentation</a>). Test orders are hidden unless you tick “Include test orders”.
+        </p>
+      </EmptyState>
+    );
+  }
+  const linesOf = groupBy(result.lines, (l) => l.orderId);
+  type Row = { order: Order; lines: LineWithSupplier[] };
+  const rows: Row[] = result.orders.map((order) => ({ order, lines: linesOf.get(order.id) ?? [] }));
+  return (
+    <section aria-label="Results">
+      <DataTable<Row>
+        caption="Orders, newest first"
+        rows={rows}
+        columns={[
+          { header: "Reference", cell: ({ order }) => <a href={`/console/orders/${order.reference}`}>{order.reference}</a> },
+          { header: "External ID", cell: ({ order }) => order.externalId },
+          { header: "Created", cell: ({ order }) => <LocalTime iso={order.createdAt} /> },
+          { header: "Ship to", cell: ({ order }) => `${order.firstName} ${order.lastName}, ${order.city} (${order.country})` },
+          { header: "Total", numeric: true, cell: ({ order }) => money(order.total) },
+          {
+            header: "Lines",
+            cell: ({ lines }) => (
+              <span class="badges">
+                {statusCounts(lines).map((s) => (
+                  <LineStatusBadge status={s.status} count={s.count} />
+                ))}
+              </span>
+            ),
+          },
+          { header: "Suppliers", cell: ({ lines }) => orDash([...new Set(lines.map((l) => l.supplierName).filter(Boolean))].join(", ")) },
+          {
+            header: "Flags",
+            cell: ({ order }) => (
+              <span class="badges">
+                {order.blocked ? <Badge tone="red">Blocked</Badge> : null}
+                {order.test ? <Badge tone="grey">Test</Badge> : null}
+              </span>
+            ),
+          },
+        ]}
+      />
+      <Pagination path="/console/orders" query={view.query} noun="orders" window={{ page: result.page, perPage: result.perPage, total: result.total, shown: result.orders.length }} />
+    </section>
+  );
+}
+
+// ---- One order ------------------------------------------------------------------
+
+ordersPages.get("/orders/:reference", async (c) => {
+  const reference = c.req.param("reference");
+  const detail = await getOrder(c.get("db"), c.get("account").id, reference, { dispatches: true });
+  return c.render(<OrderPage detail={detail} />, { title: `Order ${reference}` });
+});
+
+function OrderPage({ detail }: { detail: OrderDetail }) {
+  const { order, lines, logs, dispatches } = detail;
+  const logsOf = groupBy(logs, (l) => l.orderLineId);
+  const blockReason = order.blocked ? blockReasonOf(logs) : null;
+  return (
+    <>
+      <nav aria-label="Breadcrumb" class="breadcrumb">
+        <a href="/console/orders">Orders</a> / <span aria-current="page">{order.reference}</span>
+      </nav>
+      <hgroup>
+        <h1>Order {order.reference}</h1>
+        <p>
+          External ID <strong>{order.externalId}</strong> from {order.source} · created <LocalTime iso={order.createdAt} />
+          {order.completedAt ? (
+            <>
+              {" "}
+              · completed <LocalTime iso={order.completedAt} />
+            </>
+          ) : null}
+        </p>
+      </hgroup>
+      <p class="badges">
+        {order.blocked ? <Badge tone="red">Blocked</Badge> : null}
+        {order.test ? <Badge tone="grey">Test order</Badge> : null}
+      </p>
+      {order.blocked ? (
+        <p class="callout" role="note">
+          <strong>Blocked:</strong> {blockReason ?? "no reason was logged"}. Nothing of this order is matched or sent until it is unblocked.
+        </p>
+      ) : null}
+
+      <section aria-labelledby="shipping-heading">
+        <h2 id="shipping-heading">Shipping</h2>
+        <div class="grid two">
+          <address>
+            {order.firstName} {order.lastName}
+            <br />
+            {order.companyName ? (
+              <>
+                {order.companyName}
+                <br />
+              </>
+            ) : null}
+            {order.address1}
+            {order.address2 ? ` ${order.address2}` : ""}
+            <br />
+            {order.postcode} {order.city}
+            {order.state ? `, ${order.state}` : ""}
+            <br />
+            {countryName(order.country)}
+            <br />
+            {order.phone ? <>Phone {order.phone}</> : null}
+            {order.phone && order.email ? <br /> : null}
+            {order.email ? <a href={`mailto:${order.email}`}>{order.email}</a> : null}
+          </address>
+          <dl class="facts">
+            <dt>Method</dt>
+            <dd>{orDash([order.shippingName, order.shippingDescription].filter(Boolean).join(" · "))}</dd>
+            <dt>Shipping cost</dt>
+            <dd>{money(order.shippingCost)}</dd>
+            <dt>Delivery date</dt>
+            <dd>{orDash(order.shippingDeliveryDate)}</dd>
+            <dt>Note</dt>
+            <dd>{orDash(order.shippingNote)}</dd>
+            <dt>Order total</dt>
+            <dd>{money(order.total)}</dd>
+          </dl>
+        </div>
+      </section>
+
+      <section aria-labelledby="lines-heading">
+        <h2 id="lines-heading">Lines</h2>
+        {lines.map((line) => (
+          <LineCard line={line} logs={logsOf.get(line.id) ?? []} />
+        ))}
+      </section>
+
+      <section aria-labelledby="dispatches-heading">
+        <h2 id="dispatches-heading">Sent to suppliers</h2>
+        <Dispatches detail={detail} />
+      </section>
+
+      <section aria-labelledby="explain-heading">
+        <h2 id="explain-heading">Why these suppliers</h2>
+        <details class="explain" hx-get={`/console/orders/${order.reference}/explain`} hx-trigger="toggle once" hx-target="find .explain-body" hx-swap="innerHTML">
+          <summary>Show how each line is matched now: every rule, catalogue product and the supplier field</summary>
+          <div class="explain-body" id="explain-body">
+            <p>
+              <a href={`/console/orders/${order.reference}/explain`}>Open the explanation</a>
+            </p>
+          </div>
+        </details>
+      </section>
+    </>
+  );
+}
+
+function LineCard({ line, logs }: { line: LineWithSupplier; logs: OrderDetail["logs"] }) {
+  return (
+    <article class="line" aria-labelledby={`line-${line.id}`}>
+      <header>
+        <h3 id={`line-${line.id}`}>
+          {line.name} <small class="muted">× {line.quantity}</small>
+        </h3>
+        <LineStatusBadge status={line.currentStatus} />
+      </header>
+      <dl class="facts">
+        <dt>External ID</dt>
+        <dd>{line.externalId}</dd>
+        <dt>EAN / SKU</dt>
+        <dd>
+          {orDash(line.ean13)} / {orDash(line.reference)}
+        </dd>
+        <dt>Price</dt>
+        <dd>
+          {money(line.price)} (purchase {money(line.purchasePrice)})
+        </dd>
+        <dt>Supplier</dt>
+        <dd>{line.supplierName ?? <span class="muted">not matched yet</span>}</dd>
+        <dt>Confirmed quantity</dt>
+        <dd>{line.confirmedQuantity !== null ? `${line.confirmedQuantity} of ${line.quantity}` : "—"}</dd>
+        <dt>Shipments</dt>
+        <dd>
+          {line.shipments.length === 0 ? (
+            "—"
+          ) : (
+            <ul class="plain">
+              {line.shipments.map((s) => (
+                <li>
+                  {s.quantity} via {s.carrier ?? "unknown carrier"}
+                  {s.tracking_number ? (
+                    <>
+                      {" "}
+                      · tracking{" "}
+                      {s.tracking_url && /^https?:\/\//i.test(s.tracking_url) ? (
+                        <a href={s.tracking_url} rel="noopener noreferrer" target="_blank">
+                          {s.tracking_number}
+                        </a>
+                      ) : (
+                        s.tracking_number
+                      )}
+                    </>
+                  ) : null}{" "}
+                  · <LocalTime iso={s.created_at} />
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
+      </dl>
+      <details class="timeline" open={logs.length <= 6}>
+        <summary>Timeline ({logs.length} entries)</summary>
+        <ol>
+          {logs.map((log) => (
+            <li>
+              <LocalTime iso={log.createdAt} /> <LineStatusBadge status={log.status} /> {log.message}
+            </li>
+          ))}
+        </ol>
+      </details>
+    </article>
+  );
+}
+
+function Dispatches({ detail }: { detail: OrderDetail }) {
+  if (detail.dispatches.length === 0) {
+    return (
+      <p class="muted">
+        Nothing has been sent yet: lines are sent once they are matched to a supplier{detail.order.blocked ? " and the order is unblocked" : ""}.
+      </p>
+    );
+  }
+  const linesOf = groupBy(detail.lines, (l) => l.dispatchId);
+  type D = OrderDetail["dispatches"][number];
+  return (
+    <DataTable<D>
+      caption="Dispatches to suppliers, oldest first"
+      rows={detail.dispatches}
+      columns={[
+        { header: "Supplier", cell: (d) => d.supplierName },
+        { header: "Channel", cell: (d) => d.channel },
+        { header: "Status", cell: (d) => <DispatchStatusBadge status={d.status} /> },
+        { header: "Attempts", numeric: true, cell: (d) => d.attempts },
+        { header: "Lines", cell: (d) => orDash((linesOf.get(d.id) ?? []).map((l) => l.externalId).join(", ")) },
+        { header: "Supplier's response", cell: (d) => (d.lastError ? <span class="response">{d.lastError}</span> : d.status === "sent" || d.status === "acknowledged" ? "Accepted" : "—") },
+        { header: "Created", cell: (d) => <LocalTime iso={d.createdAt} /> },
+        { header: "Sent", cell: (d) => <LocalTime iso={d.sentAt} /> },
+        { header: "Acknowledged", cell: (d) => <LocalTime iso={d.acknowledgedAt} /> },
+      ]}
+    />
+  );
+}
+

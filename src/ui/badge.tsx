@@ -1,0 +1,56 @@
+// The one place that decides how a status looks: each line state and each dispatch state has one
+// label and one colour, the same on every page (the colours are the tone-* classes of console.css).
+import type { Child } from "hono/jsx";
+import type { DispatchStatus, LineStatus } from "../db/schema";
+
+export type Tone = "amber" | "blue" | "green" | "orange" | "red" | "purple" | "grey";
+
+const LINE_STATES: Record<LineStatus, { label: string; tone: Tone }> = {
+  pending: { label: "Pending", tone: "amber" },
+  ruled: { label: "Ruled", tone: "blue" },
+  completed: { label: "Completed", tone: "green" },
+  partially_completed: { label: "Partially completed", tone: "orange" },
+  failed: { label: "Failed", tone: "red" },
+  declined: { label: "Declined", tone: "purple" },
+  skipped: { label: "Skipped", tone: "grey" },
+};
+
+const DISPATCH_STATES: Record<DispatchStatus, { label: string; tone: Tone }> = {
+  queued: { label: "Queued", tone: "blue" },
+  sending: { label: "Sending", tone: "blue" },
+  sent: { label: "Sent", tone: "green" },
+  awaiting_pickup: { label: "Awaiting pickup", tone: "amber" },
+  acknowledged: { label: "Acknowledged", tone: "green" },
+  manual: { label: "Manual", tone: "amber" },
+  dry_run: { label: "Dry run", tone: "grey" },
+  failed: { label: "Failed", tone: "red" },
+};
+
+export const lineStatusLabel = (status: LineStatus) => LINE_STATES[status].label;
+
+export function Badge({ tone, children, title }: { tone: Tone; children: Child; title?: string }) {
+  return (
+    <span class={`badge tone-${tone}`} title={title}>
+      {children}
+    </span>
+  );
+}
+
+/** A line's status; `count` prefixes how many lines are in it (the orders list). */
+export function LineStatusBadge({ status, count }: { status: LineStatus; count?: number }) {
+  const { label, tone } = LINE_STATES[status];
+  return (
+    <span class={`badge tone-${tone}`} data-status={status}>
+      {count !== undefined ? `${count} × ${label}` : label}
+    </span>
+  );
+}
+
+export function DispatchStatusBadge({ status }: { status: DispatchStatus }) {
+  const { label, tone } = DISPATCH_STATES[status];
+  return (
+    <span class={`badge tone-${tone}`} data-status={status}>
+      {label}
+    </span>
+  );
+}

@@ -1,0 +1,39 @@
+// Previous / next page links that keep every other query parameter (the URL holds the view).
+export type PageWindow = { page: number; perPage: number; total: number; shown: number };
+
+export function pageHref(path: string, query: URLSearchParams, page: number): string {
+  const params = new URLSearchParams(query);
+  params.delete("page");
+  if (page > 1) params.set("page", String(page));
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+export function Pagination({ path, query, window: w, noun }: { path: string; query: URLSearchParams; window: PageWindow; noun: string }) {
+  const lastPage = Math.max(1, Math.ceil(w.total / w.perPage));
+  const from = w.shown ? (w.page - 1) * w.perPage + 1 : 0;
+  const to = w.shown ? from + w.shown - 1 : 0;
+  return (
+    <nav class="pagination" aria-label={`Pages of ${noun}`}>
+      <p>
+        {w.total === 0 ? `No ${noun}` : `${from}–${to} of ${w.total} ${noun}`} · page {w.page} of {lastPage}
+      </p>
+      <ul>
+        <li>
+          {w.page > 1 ? (
+            <a href={pageHref(path, query, w.page - 1)} rel="prev">
+              ← Newer
+            </a>
+          ) : null}
+        </li>
+        <li>
+          {w.page < lastPage ? (
+            <a href={pageHref(path, query, w.page + 1)} rel="next">
+              Older →
+            </a>
+          ) : null}
+        </li>
+      </ul>
+    </nav>
+  );
+}

@@ -1,0 +1,114 @@
+// What the browser tests share: the Chromium of the run (one per run, a fresh context per test),
+// seeding through the public APIs, signing in as a person does, axe, screenshots.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { chromium, type Browser, type BrowserContextOptions, type Page } from "playwright-core";
+import { expect, inject } from "vitest";
+
+export const BASE = inject("consoleUrl");
+const ADMIN = { authorization: `Bearer ${inject("adminToken")}`, "content-type": "application/json", accept: "application/json" };
+
+let browser: Promise<Browser> | undefined;
+
+/** A new page in a fresh context (its own cookies): one person in one browser. */
+export async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
+  browser ??= chromium.connect(inject("browserEndpoint"));
+  const context = await (await browser).newContext({ baseURL: BASE, viewport: { width: 1280, height: 900 }, ...options });
+  return context.newPage();
+}
+
+export async function closeBrowser() {
+  if (browser) await (await browser).close();
+  browser = undefined;
+}
+
+export type Shop = { accountId: number; apiKey: string; apiKeyId: number; name: string };
+
+let counter = 0;
+export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+
+export async function admin(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${BASE}/admin/v1${path}`, { method, headers: ADMIN, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+export async function createShop(name = unique("Shop")): Promise<Shop> {
+  const account = await admin("POST", "/accounts", { name });
+  const key = await admin("POST", `/accounts/${account.json.id}/api-keys`, { name: "console test" });
+  return { accountId: account.json.id, apiKey: key.json.api_key, apiKeyId: key.json.id, name };
+}
+
+/** The API as the shop's developer calls it. */
+export async function api(shop: Shop, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${BASE}${path}`, {
+    method,
+    headers: { "api-key": shop.apiKey, "account-id": String(shop.accountId), "content-type": "application/json", accept: "application/json", ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+export async function signInShop(page: Page, shop: Pick<Shop, "accountId" | "apiKey">) {
+  await page.goto("/console/sign-in");
+  await page.getByLabel("Account ID").fill(String(shop.accountId));
+  await page.getByLabel("API key").fill(shop.apiKey);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForLoadState("domcontentloaded");
+}
+
+export async function signInSupplier(page: Page, key: string) {
+  await page.goto("/supplier/sign-in");
+  await page.getByLabel("Supplier key").fill(key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForLoadState("domcontentloaded");
+}
+
+export async function signInOperator(page: Page, token = inject("adminToken")) {
+  await page.goto("/operator/sign-in");
+  await page.getByLabel("Admin token").fill(token);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForLoadState("domcontentloaded");
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+type AxeViolation = { id: string; impact: string | null; help: string; nodes: { target: string[] }[] };
+
+/** axe-core on the page as it is now: no serious or critical violation (WCAG 2.x A/AA and best practices). */
+export async function expectAccessible(page: Page) {
+  // Evaluated through the DevTools protocol: the page's CSP (script-src 'self') does not apply.
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5) }));
+  });
+  expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical"), `axe on ${page.url()}`).toEqual([]);
+}
+
+/** A full-page screenshot into test-results/screenshots (gitignored), named after the page. */
+export async function screenshot(page: Page, name: string) {
+  await page.screenshot({ path: join(inject("screenshotsDir"), `${name}.png`), fullPage: true });
+}
+
+/** Ages the console sessions matching `where` in the Worker's D1 (the only way to be 12 hours later now). */
+export function ageSessions(where: string, params: (string | number)[], set: string) {
+  const db = new DatabaseSync(inject("d1File"));
+  try {
+    db.prepare(`UPDATE console_sessions SET ${set} WHERE ${where}`).run(...params);
+  } finally {
+    db.close();
+  }
+}
+
+/** The text of every cell of a table column, by its header. */
+export async function columnTexts(page: Page, header: string): Promise<string[]> {
+  const headers = await page.locator("table thead th").allTextContents();
+  const index = headers.indexOf(header);
+  if (index < 0) throw new Error(`no column ${header}: ${headers.join(", ")}`);
+  return page.locator(`table tbody tr td:nth-child(${index + 1})`).allTextContents();
+}
