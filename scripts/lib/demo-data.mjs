@@ -91,7 +91,13 @@ export async function seedDemo(base, creds) {
 
   // One more pull order, left waiting for the supplier (its portal shows it).
   refs.awaitingPickup = await create(order("DEMO-1008", [line("BOARD-1", "Cutting board", "kitchen", 24.95, 2)]));
-  await until(refs.awaitingPickup, dispatched);
+  for (const ref of [refs.answered, refs.awaitingPickup]) {
+    const deadline = Date.now() + ORDER_STATES_TIMEOUT_MS;
+    while ((await api("GET", `/api/v1/orders/${ref}/dispatches`)).data[0]?.status !== "awaiting_pickup") {
+      if (Date.now() > deadline) throw new Error(`order ${ref} was not sent to its pull supplier`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 
   return { supplierKey, supplierName: kitchen.name, references: refs };
 }

@@ -83,7 +83,7 @@ attentionPages.get("/", async (c) => {
         {(i) => (
           <>
             Feed “{i.feedName}” · import #{i.importId} · <LocalTime iso={i.startedAt} /> ·{" "}
-            {i.status === "failed" ? <Badge tone="red">Failed</Badge> : <Badge tone="amber">{`${i.rejected} rows rejected`}</Badge>}
+            {i.status === "failed" ? <Badge tone="red">Failed</Badge> : <Badge tone="amber">{`${i.rejected} ${i.rejected === 1 ? "row" : "rows"} rejected`}</Badge>}
             <br />
             <small>{i.error ?? ""}</small>
           </>

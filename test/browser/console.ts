@@ -95,15 +95,20 @@ export async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: join(inject("screenshotsDir"), `${name}.png`), fullPage: true });
 }
 
-/** Ages the console sessions matching `where` in the Worker's D1 (the only way to be 12 hours later now). */
-export function ageSessions(where: string, params: (string | number)[], set: string) {
+/**
+ * Moves rows of the Worker's local D1 back in time (the only way to be twelve hours later now):
+ * an UPDATE straight into its SQLite file, which the running Worker reads on its next statement.
+ */
+export function ageRows(update: string, params: (string | number)[] = []) {
   const db = new DatabaseSync(inject("d1File"));
   try {
-    db.prepare(`UPDATE console_sessions SET ${set} WHERE ${where}`).run(...params);
+    db.prepare(update).run(...params);
   } finally {
     db.close();
   }
 }
+
+export const ageSessions = (where: string, params: (string | number)[], set: string) => ageRows(`UPDATE console_sessions SET ${set} WHERE ${where}`, params);
 
 /** The text of every cell of a table column, by its header. */
 export async function columnTexts(page: Page, header: string): Promise<string[]> {

@@ -57,7 +57,7 @@ describe("the shop console", () => {
 
     await signInShop(page, shop);
     expect(pathOf(page)).toBe("/console");
-    expect(await page.locator("header").innerText()).toContain(shop.name);
+    expect(await page.getByRole("banner").innerText()).toContain(shop.name);
     const cookie = (await page.context().cookies()).find((c) => c.name === "oi_shop_session")!;
     expect({ httpOnly: cookie.httpOnly, sameSite: cookie.sameSite, secure: cookie.secure }).toEqual({ httpOnly: true, sameSite: "Lax", secure: false });
 
