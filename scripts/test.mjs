@@ -1,11 +1,46 @@
 #!/usr/bin/env node
-// `npm test`: from a fresh clone with nothing done before it. Installs what is missing, then
-// type-checks and runs the whole suite (extra arguments go to vitest: `npm test -- test/orders`).
+// `npm test`: from a fresh clone with nothing done before it. Installs what is missing (the
+// dependencies; Debian's Chromium for the browser tests, where it can), then type-checks and runs
+// both test projects, the Workers suite and the browser suite (extra arguments go to vitest:
+// `npm test -- test/orders`, `npm test -- --project workers`).
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { bin, ensureDependencies, root, run } from "./lib/setup.mjs";
 
+const CHROMIUM = "/usr/bin/chromium";
+const args = process.argv.slice(2);
+
+/** Whether this run includes the browser project (everything, unless the arguments leave it out). */
+function runsBrowserTests() {
+  const project = args.indexOf("--project");
+  if (project >= 0) return args[project + 1] === "browser";
+  const files = args.filter((a) => !a.startsWith("-"));
+  return files.length === 0 || files.some((f) => !/\.test\.ts$/.test(f) || /\.browser\.test\.ts$/.test(f));
+}
+
+/** The browser tests drive Debian's Chromium: install it when we can, or say how; never skip them. */
+function ensureChromium() {
+  if (existsSync(CHROMIUM)) return;
+  const isRoot = process.getuid?.() === 0;
+  const hasApt = spawnSync("sh", ["-c", "command -v apt-get"], { stdio: "ignore" }).status === 0;
+  if (!isRoot || !hasApt) {
+    console.error(`✗ The browser tests need Debian's Chromium at ${CHROMIUM}: run \`sudo apt-get install -y chromium\`, then npm test again.`);
+    process.exit(1);
+  }
+  console.log("→ Installing Debian's chromium for the browser tests (apt-get)…");
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  run("apt-get", ["update"], { env });
+  run("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], { env });
+  if (!existsSync(CHROMIUM)) {
+    console.error(`✗ apt-get installed chromium, but ${CHROMIUM} is still missing.`);
+    process.exit(1);
+  }
+}
+
 ensureDependencies();
+if (runsBrowserTests()) ensureChromium();
 run(bin("node"), [join(root, "scripts", "docs-assets.mjs")]);
 run(bin("node"), [bin("tsc"), "--noEmit", "-p", "tsconfig.json"]);
 run(bin("node"), [bin("tsc"), "--noEmit", "-p", "tsconfig.node.json"]);
-run(bin("node"), [bin("vitest"), "run", ...process.argv.slice(2)]);
+run(bin("node"), [bin("vitest"), "run", ...args]);

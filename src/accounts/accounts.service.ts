@@ -30,8 +30,9 @@ export async function listAccounts(db: Db, page: PageRequest) {
         id: accounts.id,
         name: accounts.name,
         createdAt: accounts.createdAt,
-        activeApiKeys: sql<number>`(SELECT count(*) FROM ${apiKeys} WHERE ${apiKeys.accountId} = ${accounts.id}
-          AND ${apiKeys.revokedAt} IS NULL AND (${apiKeys.expiresAt} IS NULL OR ${apiKeys.expiresAt} > ${now}))`,
+        // Table-qualified by hand: inside a one-table select Drizzle writes column names bare.
+        activeApiKeys: sql<number>`(SELECT count(*) FROM api_keys k WHERE k.account_id = accounts.id
+          AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ${now}))`,
       })
       .from(accounts)
       .orderBy(asc(accounts.id))
