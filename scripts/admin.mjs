@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `npm run admin -- <command>`: a thin CLI over the admin API.
+//   accounts:list [--page N]
 //   accounts:create <name>
 //   keys:create <account-id> [--name N] [--expires-at ISO]
 //   keys:revoke <key-id>
@@ -32,6 +33,9 @@ async function call(method, path, body) {
 }
 
 switch (command) {
+  case "accounts:list":
+    await call("GET", `/accounts?per_page=100&page=${option("page") ?? 1}`);
+    break;
   case "accounts:create":
     await call("POST", "/accounts", { name: rest[0] });
     break;
@@ -42,6 +46,6 @@ switch (command) {
     await call("DELETE", `/api-keys/${rest[0]}`);
     break;
   default:
-    console.error("Usage: npm run admin -- accounts:create <name> | keys:create <account-id> [--name N] [--expires-at ISO] | keys:revoke <key-id>");
+    console.error("Usage: npm run admin -- accounts:list [--page N] | accounts:create <name> | keys:create <account-id> [--name N] [--expires-at ISO] | keys:revoke <key-id>");
     process.exit(2);
 }

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { seedDemo } from "./lib/demo-data.mjs";
 import { bin, childEnv as env, ensureDependencies, root, run } from "./lib/setup.mjs";
 
 const args = process.argv.slice(2);
@@ -74,20 +75,28 @@ async function demoCredentials() {
   }
   const account = await admin("/accounts", { name: "Demo shop" });
   const key = await admin(`/accounts/${account.id}/api-keys`, { name: "demo" });
-  const saved = { account_id: account.id, api_key: key.api_key };
+  // Orders in every state, suppliers on three channels, rules: through the public API, as a shop would.
+  console.log("→ Creating demo data (suppliers, routing rules, orders in every state)…");
+  const demo = await seedDemo(base, { accountId: account.id, apiKey: key.api_key });
+  const saved = { account_id: account.id, api_key: key.api_key, supplier_key: demo.supplierKey, supplier_name: demo.supplierName };
   writeFileSync(credentialsFile, JSON.stringify(saved, null, 2) + "\n", { mode: 0o600 });
   return saved;
 }
 
 if (await waitForServer()) {
   try {
-    const { account_id, api_key } = await demoCredentials();
+    const { account_id, api_key, supplier_key, supplier_name } = await demoCredentials();
     console.log(`
 ────────────────────────────────────────────────────────────────────────
  Order intake API on ${base}   (docs: ${base}/docs  OpenAPI: ${base}/openapi.json)
  Demo account-id: ${account_id}
  Demo api-key:    ${api_key}
  Admin token:     in .dev.vars (ADMIN_TOKEN)
+
+ Console:         ${base}/console    sign in with Account ID ${account_id} and the api-key above
+ Supplier portal: ${base}/supplier   ${supplier_key ? `supplier key of ${supplier_name}: ${supplier_key}` : "(a supplier key: POST /api/v1/suppliers/{id}/keys)"}
+ Operator:        ${base}/operator   sign in with the admin token
+ (kept in .demo-credentials.json)
 
  Try it:
  curl -s -X POST ${base}/api/v1/orders \\
