@@ -362,7 +362,7 @@ function LineCard({ line, logs }: { line: LineWithSupplier; logs: OrderDetail["l
           {money(line.price)} (purchase {money(line.purchasePrice)})
         </dd>
         <dt>Supplier</dt>
-        <dd>{line.supplierName ?? <span class="muted">not matched yet</span>}</dd>
+        <dd>{line.supplierName ?? <span class="muted">{line.currentStatus === "skipped" ? "none: skipped" : "not matched yet"}</span>}</dd>
         <dt>Confirmed quantity</dt>
         <dd>{line.confirmedQuantity !== null ? `${line.confirmedQuantity} of ${line.quantity}` : "—"}</dd>
         <dt>Shipments</dt>

@@ -38,6 +38,11 @@ describe("the shop console", () => {
     expect(await page.getByLabel("API key").getAttribute("type")).toBe("password");
     await screenshot(page, "sign-in");
     await expectAccessible(page);
+    const phone = await newPage({ viewport: { width: 360, height: 740 }, isMobile: true });
+    for (const path of ["/console/sign-in", "/supplier/sign-in", "/operator/sign-in"]) {
+      await phone.goto(path);
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(360);
+    }
   });
 
   it("refuses a wrong key beside the field, keeps what was typed, then signs in and out", async () => {
