@@ -29,7 +29,7 @@ const lastLog = sql`(SELECT g.message FROM order_line_logs g WHERE g.order_id = 
 
 /** Lines of live (not test, not blocked) orders in these states, newest change first. */
 const lines = (accountId: number, statuses: LineStatus[], before?: string) => sql`
-  SELECT o.reference, o.external_id, l.name AS line_name, l.current_status, l.updated_at AS since, ${lastLog} AS reason, count(*) OVER () AS total
+  SELECT o.reference, o.external_id, l.name AS line_name, l.current_status AS status, l.updated_at AS since, ${lastLog} AS reason, count(*) OVER () AS total
   FROM order_lines l JOIN orders o ON o.id = l.order_id
   WHERE l.account_id = ${accountId} AND l.current_status IN (${sql.join(statuses.map((s) => sql`${s}`), sql`, `)})
     AND o.test = 0 AND o.blocked = 0 ${before ? sql`AND l.updated_at < ${before}` : sql``}
@@ -56,45 +56,28 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
         WHERE d.account_id = ${accountId} AND (d.status = 'failed' OR (d.status = 'pending' AND d.attempts > 0))
         ORDER BY d.id DESC LIMIT ${SHOWN}`,
     // Each feed's latest import, when it failed or rejected rows (a later good import settles it).
-    sql`SELECT f.id AS feed_id, f.name AS feed_name, i.id AS import_id, i.status, i.rows_rejected, i.error, i.started_at, count(*) OVER () AS total
+    sql`SELECT f.id AS feed_id, f.name AS feed_name, i.id AS import_id, i.status, i.rows_rejected AS rejected, i.error, i.started_at, count(*) OVER () AS total
         FROM product_feeds f JOIN product_imports i ON i.id = (SELECT max(id) FROM product_imports WHERE product_feed_id = f.id)
         WHERE f.account_id = ${accountId} AND (i.status = 'failed' OR i.rows_rejected > 0)
         ORDER BY i.id DESC LIMIT ${SHOWN}`,
   ];
   const results = await db.$client.batch<Row>(statements.map((s) => toStatement(db, s)));
   const [blocked, pending, failed, answered, pickups, webhooks, imports] = results.map((r) => r.results);
-  const group = <T>(rows: Row[], map: (r: Row) => T): Group<T> => ({ count: Number(rows[0]?.total ?? 0), items: rows.map(map) });
-  const line = (r: Row): LineItem => ({
-    reference: r.reference as string,
-    externalId: r.external_id as string,
-    lineName: r.line_name as string,
-    status: r.current_status as LineStatus,
-    since: r.since as string,
-    reason: r.reason as string | null,
-  });
   return {
-    blocked: group(blocked, (r) => ({ reference: r.reference as string, externalId: r.external_id as string, createdAt: r.created_at as string, reason: r.reason as string | null })),
-    pending: group(pending, line),
-    failed: group(failed, line),
-    answered: group(answered, line),
-    overduePickups: group(pickups, (r) => ({ reference: r.reference as string, supplierName: r.supplier_name as string, dispatchId: r.dispatch_id as number, createdAt: r.created_at as string })),
-    webhooks: group(webhooks, (r) => ({
-      deliveryId: r.delivery_id as number,
-      subscriptionId: r.subscription_id as number,
-      url: r.url as string,
-      eventType: r.event_type as string,
-      status: r.status as string,
-      lastError: r.last_error as string | null,
-      updatedAt: r.updated_at as string,
-    })),
-    imports: group(imports, (r) => ({
-      feedId: r.feed_id as number,
-      feedName: r.feed_name as string,
-      importId: r.import_id as number,
-      status: r.status as string,
-      rejected: r.rows_rejected as number,
-      error: r.error as string | null,
-      startedAt: r.started_at as string,
-    })),
+    blocked: group(blocked),
+    pending: group(pending),
+    failed: group(failed),
+    answered: group(answered),
+    overduePickups: group(pickups),
+    webhooks: group(webhooks),
+    imports: group(imports),
   };
+}
+
+/** A statement's rows as items (snake_case columns become the items' camelCase fields) with the window's count. */
+function group<T>(rows: Row[]): Group<T> {
+  const items = rows.map(
+    (row) => Object.fromEntries(Object.entries(row).filter(([k]) => k !== "total").map(([k, v]) => [k.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()), v])) as T,
+  );
+  return { count: Number(rows[0]?.total ?? 0), items };
 }

@@ -5,7 +5,8 @@ import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { pageParam } from "../lib/pagination";
 import { DispatchStatusBadge } from "../ui/badge";
-import { countryName, money, orDash } from "../ui/format";
+import { ShippingAddress } from "../ui/address";
+import { money, orDash } from "../ui/format";
 import { EmptyState } from "../ui/notice";
 import { Pagination } from "../ui/pagination";
 import { LocalTime } from "../ui/time";
@@ -49,7 +50,6 @@ supplierPortalPages.get("/", async (c) => {
 });
 
 function DispatchCard({ doc }: { doc: OpenDispatch }) {
-  const a = doc.order.shipping_address;
   return (
     <article class="dispatch" aria-labelledby={`dispatch-${doc.dispatch_id}`}>
       <header>
@@ -65,29 +65,7 @@ function DispatchCard({ doc }: { doc: OpenDispatch }) {
       <div class="grid two">
         <section aria-label="Ship to">
           <h3>Ship to</h3>
-          <address>
-            {a.first_name} {a.last_name}
-            <br />
-            {a.company_name ? (
-              <>
-                {a.company_name}
-                <br />
-              </>
-            ) : null}
-            {a.address1}
-            {a.address2 ? ` ${a.address2}` : ""}
-            <br />
-            {a.postcode} {a.city}
-            {a.state ? `, ${a.state}` : ""}
-            <br />
-            {countryName(a.country)}
-            {a.phone ? (
-              <>
-                <br />
-                Phone {a.phone}
-              </>
-            ) : null}
-          </address>
+          <ShippingAddress address={doc.order.shipping_address} withEmail={false} />
         </section>
         <section aria-label="Delivery">
           <h3>Delivery</h3>

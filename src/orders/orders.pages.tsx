@@ -14,24 +14,26 @@ import { validateForm } from "../lib/validation";
 import { supplierChoices } from "../suppliers/suppliers.service";
 import { Badge, DispatchStatusBadge, LineStatusBadge } from "../ui/badge";
 import { Checkbox, CheckboxGroup, Field, SelectField } from "../ui/field";
-import { countryName, money, orDash } from "../ui/format";
+import { ShippingAddress } from "../ui/address";
+import { money, orDash } from "../ui/format";
 import { wantsFragment } from "../ui/htmx";
 import { EmptyState } from "../ui/notice";
 import { Pagination } from "../ui/pagination";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import { ListOrdersQuery, type ListOrdersFilters } from "./orders.schemas";
-import { blockReasonOf, getOrder, listOrders, type LineWithSupplier, type Order, type OrderDetail } from "./orders.service";
+import { blockReasonOf, getOrder, listOrders, shippingAddressOf, type LineWithSupplier, type Order, type OrderDetail } from "./orders.service";
 
 export const ordersPages = new Hono<AppEnv>();
 
 // ---- The list -------------------------------------------------------------------
 
 const LIST_KEYS = ["statuses", "supplier_ids"] as const;
-const SINGLE_KEYS = ["external_id", "date_from", "date_to", "completed_since", "total_min", "total_max", "blocked", "include_test", "per_page", "page"] as const;
+const SINGLE_KEYS = ["external_id", "source", "date_from", "date_to", "completed_since", "total_min", "total_max", "blocked", "include_test", "per_page", "page"] as const;
 
 const LABELS: Record<string, string> = {
   external_id: "External ID",
+  source: "Source",
   date_from: "Created from",
   date_to: "Created up to",
   completed_since: "Completed since",
@@ -125,7 +127,7 @@ function Filters({ raw, errors, suppliers }: ListView) {
               { value: "false", label: "Not blocked" },
             ]}
           />
-          {/* i9 (issue 9) adds the API's `source` filter: its field goes here, a Field named "source". */}
+          <Field name="source" label={LABELS.source} value={raw.source} errors={errors} hint="Exactly, ignoring case" />
           <SelectField
             name="per_page"
             label={LABELS.per_page}
@@ -278,27 +280,7 @@ function OrderPage({ detail }: { detail: OrderDetail }) {
       <section aria-labelledby="shipping-heading">
         <h2 id="shipping-heading">Shipping</h2>
         <div class="grid two">
-          <address>
-            {order.firstName} {order.lastName}
-            <br />
-            {order.companyName ? (
-              <>
-                {order.companyName}
-                <br />
-              </>
-            ) : null}
-            {order.address1}
-            {order.address2 ? ` ${order.address2}` : ""}
-            <br />
-            {order.postcode} {order.city}
-            {order.state ? `, ${order.state}` : ""}
-            <br />
-            {countryName(order.country)}
-            <br />
-            {order.phone ? <>Phone {order.phone}</> : null}
-            {order.phone && order.email ? <br /> : null}
-            {order.email ? <a href={`mailto:${order.email}`}>{order.email}</a> : null}
-          </address>
+          <ShippingAddress address={shippingAddressOf(order)} />
           <dl class="facts">
             <dt>Method</dt>
             <dd>{orDash([order.shippingName, order.shippingDescription].filter(Boolean).join(" · "))}</dd>

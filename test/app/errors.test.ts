@@ -128,7 +128,7 @@ describe("routing errors", () => {
       ["POST", "/api/v1/orders/1234567890123456", ["GET"]],
       ["DELETE", "/api/v1/products", ["GET"]],
       ["POST", "/api/v1", ["GET"]],
-      ["GET", "/admin/v1/accounts", ["POST"]],
+      ["DELETE", "/admin/v1/accounts", ["GET", "POST"]],
       ["POST", "/openapi.json", ["GET"]],
     ];
     for (const [method, path, allowed] of cases) {

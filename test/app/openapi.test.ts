@@ -46,7 +46,7 @@ describe("GET /openapi.json", () => {
       "/api/v1/supplier/orders/{dispatchId}/ack": ["post"],
       "/api/v1/supplier/answers": ["post"],
       "/api/v1/supplier-callbacks/{supplierId}": ["post"],
-      "/admin/v1/accounts": ["post"],
+      "/admin/v1/accounts": ["get", "post"],
       "/admin/v1/accounts/{id}/api-keys": ["post"],
       "/admin/v1/api-keys/{id}": ["delete"],
     });

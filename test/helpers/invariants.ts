@@ -49,3 +49,16 @@ export function expectNoServerError(res: Answer, label = "") {
   expect(res.status, `${label} -> ${res.status} ${res.text.slice(0, 300)}`).toBeLessThan(500);
   if (res.status >= 400) expectDocumentedError(res, label);
 }
+
+/** The browser face's areas (src/console): they answer in HTML, not in the API's JSON. */
+export const isConsolePath = (path: string) => /^\/(console|supplier|operator)(\/|$|\?)/.test(path);
+
+/** Any answer of a console area: a page, a redirect, or a documented error page (HTML with its heading). Never a 5xx. */
+export function expectConsoleAnswer(res: Answer, label = "") {
+  const where = `${label} -> ${res.status} ${res.text.slice(0, 300)}`;
+  expect(res.status, where).toBeLessThan(500);
+  if (res.status >= 400) {
+    expect(res.headers.get("content-type") ?? "", where).toMatch(/^text\/html/);
+    expect(res.text, where).toMatch(/<h1>[^<]+<\/h1>/);
+  }
+}

@@ -54,6 +54,11 @@ describe("the orders page", () => {
     expect(await columnTexts(shared, "Reference")).toEqual([refs.blocked]);
     await shared.goto(`/console/orders?total_min=300&total_max=400`);
     expect(await columnTexts(shared, "Reference")).toEqual([refs.answered, refs.completed]);
+    await shared.goto(`/console/orders?source=demo%20WEBSHOP&per_page=2`);
+    expect(await columnTexts(shared, "Reference")).toEqual([refs.awaitingPickup, refs.failed]);
+    expect(await shared.getByLabel("Source").inputValue()).toBe("demo WEBSHOP");
+    await shared.goto(`/console/orders?source=another%20shop`);
+    expect(await shared.locator("table").count()).toBe(0);
     await shared.goto(`/console/orders?external_id=DEMO-1007`);
     expect(await shared.getByRole("heading", { name: "No orders match these filters" }).isVisible()).toBe(true);
     await shared.goto(`/console/orders?external_id=DEMO-1007&include_test=true`);

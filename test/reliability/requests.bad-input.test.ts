@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createAccount, createOrder, orderPayload, rows, seedProducts } from "../helpers/factories";
 import { fuzz, text } from "../helpers/fuzz";
 import { ADMIN, BASE, call, type Credentials } from "../helpers/http";
-import { expectDocumentedError, expectNoServerError } from "../helpers/invariants";
+import { expectConsoleAnswer, expectDocumentedError, expectNoServerError, isConsolePath } from "../helpers/invariants";
 
 const BATCH = 10;
 
@@ -272,6 +272,7 @@ describe("generated paths and methods", () => {
       answers.forEach((res, i) => {
         const label = `${batch[i].method} ${batch[i].path} ${batch[i].authenticated ? "(authenticated)" : ""}`;
         if (batch[i].method === "HEAD") expect(res.status, label).toBeLessThan(500);
+        else if (isConsolePath(batch[i].path)) expectConsoleAnswer(res, label);
         else expectNoServerError(res, label);
       });
     });
