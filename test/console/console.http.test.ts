@@ -100,6 +100,21 @@ describe("console sessions over HTTP", () => {
     expect(apiCall.status).toBe(429);
   });
 
+  it("checks the sign-in fields at their limits: a 255-character key is checked, one more is refused beside the field", async () => {
+    const creds = await createAccount();
+    const at = await signIn({ account_id: "9".repeat(15), api_key: "k".repeat(255) });
+    expect(at.res.status).toBe(401);
+    const past = await signIn({ account_id: "9".repeat(16), api_key: "k".repeat(256) });
+    expect(past.res.status).toBe(422);
+    const html = await past.res.text();
+    expect(html).toContain('<small id="field-account_id-error" class="field-error">The Account ID field must be a number.</small>');
+    expect(html).toContain('<small id="field-api_key-error" class="field-error">The API key field must not be greater than 255 characters.</small>');
+    // What was typed stays in the form (but never the secret).
+    expect(html).toContain(`value="${"9".repeat(16)}"`);
+    expect(html).not.toContain("k".repeat(256));
+    expect(await rows("SELECT id FROM console_sessions WHERE account_id = ?", creds.accountId)).toEqual([]);
+  });
+
   it("answers an unknown console page with the console's 404 page, and the API's 404 stays JSON", async () => {
     const creds = await createAccount();
     const { jar } = await signIn({ account_id: String(creds.accountId), api_key: creds.apiKey });
