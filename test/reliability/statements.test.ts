@@ -1,0 +1,89 @@
+// What the pipeline costs D1 at the maximum order size, counted (statements do not swing with the
+// machine's load): a 500-line order is routed, dispatched, sent and answered in a handful of
+// statements each, and no statement of it, nor the sweepers', scans a whole table.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db";
+import { meteredD1, newD1Metrics, withD1Metrics, type D1Metrics } from "../../src/db/metrics";
+import { applyAnswers } from "../../src/forwarding/answers.service";
+import { dispatchOrder, sendDispatch } from "../../src/forwarding/forwarding.service";
+import { CreateOrderBody } from "../../src/orders/orders.schemas";
+import { createOrder } from "../../src/orders/orders.service";
+import { sweepStuckDispatches, sweepUnroutedOrders } from "../../src/processing/sweeper";
+import { routeOrder } from "../../src/routing/routing.service";
+import { createAccount, exec, orderPayload, rows, seedSupplier } from "../helpers/factories";
+import { seedRule } from "../helpers/routing";
+
+type Captured = { sql: string; params: unknown[] };
+
+async function metered<T>(fn: () => Promise<T>): Promise<{ result: T; metrics: D1Metrics & { statements: Captured[] } }> {
+  const metrics = { ...newD1Metrics(), statements: [] as Captured[] };
+  const result = await withD1Metrics(metrics, fn);
+  return { result, metrics };
+}
+
+/** Plan lines that read a whole table (or a whole index of it) of the order pipeline. */
+async function fullScans(statements: Captured[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const s of statements) {
+    if (!/^\s*(SELECT|UPDATE|INSERT|DELETE|WITH)/i.test(s.sql)) continue;
+    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${s.sql}`).bind(...s.params).all<{ detail: string }>();
+    for (const { detail } of plan.results) {
+      if (/^SCAN (order_line_logs|order_lines|orders|dispatches|events|shipments|products|accounts)\b/.test(detail)) found.push(`${detail}  <-  ${s.sql.replace(/\s+/g, " ").slice(0, 160)}`);
+    }
+  }
+  return found;
+}
+
+const MAX_LINES = 500;
+
+describe("a 500-line order through the pipeline, counted", () => {
+  it("is routed, dispatched, sent and answered in a constant handful of statements, none scanning a table", async () => {
+    const creds = await createAccount();
+    // Seeded straight into the tables: no re-match message may route the order behind our back.
+    const supplier = await seedSupplier(creds.accountId);
+    await exec("UPDATE suppliers SET channel = 'pull' WHERE id = ?", supplier.id);
+    await seedRule(creds.accountId, { priority: 10, action: { type: "assign_supplier", supplier_id: supplier.id } });
+    const products = Array.from({ length: MAX_LINES }, (_, i) => ({
+      external_id: `l${i}`,
+      name: `Line ${i}`,
+      // A third of the lines name an EAN and a SKU, so the catalogue lookup runs at full size too.
+      ...(i % 3 === 0 ? { ean13: String(1_000_000_000_000 + i), reference: `SKU-${i}` } : {}),
+      quantity: 2,
+      price: 1.5,
+    }));
+    const db = createDb(meteredD1(env.DB));
+    const { orderId } = await createOrder(createDb(env.DB), creds.accountId, CreateOrderBody.parse(orderPayload({ products })));
+
+    const routed = await metered(() => routeOrder(db, orderId));
+    const dispatched = await metered(() => dispatchOrder(db, orderId));
+    const [dispatchId] = dispatched.result;
+    const sent = await metered(() => sendDispatch(db, env, dispatchId));
+    const lineIds = (await rows<{ id: number }>("SELECT id FROM order_lines WHERE order_id = ? ORDER BY position", orderId)).map((r) => r.id);
+    const answered = await metered(() =>
+      applyAnswers(db, { id: supplier.id, accountId: creds.accountId, name: supplier.name }, lineIds.map((id) => ({ line_id: id, action: "accept" as const }))),
+    );
+    const counts = {
+      route: routed.metrics.queries,
+      dispatch: dispatched.metrics.queries,
+      send: sent.metrics.queries,
+      answer: answered.metrics.queries,
+    };
+    console.log(`statements for a ${MAX_LINES}-line order: ${JSON.stringify(counts)}`);
+
+    expect(await rows("SELECT DISTINCT current_status FROM order_lines WHERE order_id = ?", orderId)).toEqual([{ current_status: "completed" }]);
+    expect(counts.route).toBeLessThanOrEqual(14);
+    expect(counts.dispatch).toBeLessThanOrEqual(6);
+    expect(counts.send).toBeLessThanOrEqual(10);
+    expect(counts.answer).toBeLessThanOrEqual(10);
+    const statements = [routed, dispatched, sent, answered].flatMap((r) => r.metrics.statements);
+    expect(await fullScans(statements)).toEqual([]);
+  }, 30_000);
+
+  it("the sweepers read only what they re-queue, through an index", async () => {
+    const view = { ...env, DB: meteredD1(env.DB) };
+    const unrouted = await metered(() => sweepUnroutedOrders(view));
+    const stuck = await metered(() => sweepStuckDispatches(view));
+    expect(await fullScans([...unrouted.metrics.statements, ...stuck.metrics.statements])).toEqual([]);
+  });
+});
