@@ -23,6 +23,8 @@ export default defineConfig(async () => {
                   OUTBOUND_TIMEOUT_MS: "1000",
                   RETRY_BASE_SECONDS: "0",
                   SEND_MAX_ATTEMPTS: "3",
+                  PIPELINE_RETRY_BASE_SECONDS: "0",
+                  ROUTING_MAX_ATTEMPTS: "5",
                 },
                 // Generous limits for the suite as a whole (it hammers one address with failed auth on
                 // purpose); test/app/rate-limit.test.ts swaps in the tight ones.
@@ -32,8 +34,16 @@ export default defineConfig(async () => {
                   TIGHT_API_LIMITER: { namespace_id: "9001", simple: { limit: 3, period: 60 } },
                   TIGHT_AUTH_FAILURE_LIMITER: { namespace_id: "9002", simple: { limit: 2, period: 60 } },
                 },
-                // Deliver queue batches at once instead of after wrangler.toml's 1 s batch window.
-                queueConsumers: { "order-pipeline": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 8 } },
+                // Deliver queue batches at once instead of after wrangler.toml's 1 s batch window, and give
+                // a failing message up after three deliveries (retried at once: PIPELINE_RETRY_BASE_SECONDS
+                // above) into the real dead-letter queue, whose consumer records it.
+                queueConsumers: {
+                  "order-pipeline": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, deadLetterQueue: "order-pipeline-dlq" },
+                  "order-pipeline-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2 },
+                },
+                // A scratch database for the migration test (test/db/migrations.money.test.ts), which
+                // applies the migrations one by one with rows in between.
+                d1Databases: { MIGRATION_DB: "migration-test" },
               },
             }),
           ],

@@ -11,7 +11,7 @@ const instances = new WeakMap<D1Database, Db>();
 export function createDb(d1: D1Database): Db {
   let db = instances.get(d1);
   if (!db) {
-    db = drizzle(d1, { schema });
+    db = drizzle(guardedD1(d1), { schema });
     instances.set(d1, db);
   }
   return db;
@@ -19,6 +19,48 @@ export function createDb(d1: D1Database): Db {
 
 /** D1 allows at most 100 bound parameters per statement. */
 export const D1_MAX_PARAMS = 100;
+
+/**
+ * A statement that binds more parameters than D1 accepts. Thrown before the statement reaches D1,
+ * always (not only in tests), naming the statement: a set of ids must travel as one JSON parameter
+ * (`IN (SELECT value FROM json_each(?))`), never one parameter per element.
+ */
+export class TooManyParametersError extends Error {
+  constructor(readonly count: number, sqlText: string) {
+    super(
+      `A statement binds ${count} parameters; D1 accepts at most ${D1_MAX_PARAMS}. Pass sets as one JSON parameter (json_each). Statement: ${sqlText.replace(/\s+/g, " ").slice(0, 200)}`,
+    );
+    this.name = "TooManyParametersError";
+  }
+}
+
+export function checkParamCount(sqlText: string, count: number): void {
+  if (count > D1_MAX_PARAMS) throw new TooManyParametersError(count, sqlText);
+}
+
+/**
+ * Every statement prepared through this view (Drizzle's query builder, toStatement, raw prepare on
+ * db.$client) checks its parameter count when it is bound. The statement stays D1's own object
+ * (only its bind is wrapped), so batch() takes it as before.
+ */
+function guardedD1(d1: D1Database): D1Database {
+  const prepare = (query: string) => {
+    const stmt = d1.prepare(query);
+    const bind = stmt.bind;
+    stmt.bind = (...values: unknown[]) => {
+      checkParamCount(query, values.length);
+      return bind.apply(stmt, values);
+    };
+    return stmt;
+  };
+  return new Proxy(d1, {
+    get(target, prop) {
+      if (prop === "prepare") return prepare;
+      const value = Reflect.get(target, prop) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
 
 /** Splits rows so that each multi-row statement stays within D1's bound-parameter limit. */
 export function chunkForParams<T>(rows: T[], paramsPerRow: number, reserved = 0): T[][] {
@@ -33,7 +75,14 @@ const dialect = new SQLiteAsyncDialect();
 /** A D1 statement from a Drizzle query builder or a raw sql`` template. */
 export function toStatement(db: Db, query: SQL | { toSQL(): { sql: string; params: unknown[] } }): D1PreparedStatement {
   const built = query instanceof SQL ? dialect.sqlToQuery(query) : query.toSQL();
+  checkParamCount(built.sql, built.params.length);
   return db.$client.prepare(built.sql).bind(...built.params);
+}
+
+/** Runs statements as one D1 batch (one transaction, one round trip); nothing when there are none. */
+export async function runBatch(db: Db, statements: SQL[]): Promise<D1Result[]> {
+  if (statements.length === 0) return [];
+  return db.$client.batch(statements.map((s) => toStatement(db, s)));
 }
 
 /**
@@ -63,4 +112,9 @@ export type Row = Record<string, unknown>;
 export async function rawBatch(db: Db, queries: { toSQL(): { sql: string; params: unknown[] } }[]): Promise<Row[][]> {
   const results = await db.$client.batch<Row>(queries.map((q) => toStatement(db, q)));
   return results.map((r) => r.results);
+}
+
+/** A set of values as one bound parameter, for `IN (SELECT value FROM json_each(?))` and joins. */
+export function jsonParam(values: readonly unknown[]): string {
+  return JSON.stringify(values);
 }

@@ -1,11 +1,19 @@
 // Tenants and their credentials. An account is the spec's "user or project".
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-export const accounts = sqliteTable("accounts", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  name: text("name").notNull(),
-  createdAt: text("created_at").notNull(),
-});
+export const accounts = sqliteTable(
+  "accounts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    name: text("name").notNull(),
+    createdAt: text("created_at").notNull(),
+    // Rules or suppliers changed and the account's waiting lines must be matched again: set with
+    // the change, cleared by the re-match that finished for exactly this request. The sweeper
+    // re-queues the re-match when its message was lost.
+    rematchRequestedAt: text("rematch_requested_at"),
+  },
+  (t) => [index("accounts_rematch_idx").on(t.rematchRequestedAt)],
+);
 
 export const apiKeys = sqliteTable(
   "api_keys",

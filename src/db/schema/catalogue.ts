@@ -1,6 +1,7 @@
 // The catalogue: suppliers' product feeds, the products they carry, and the record of every import.
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
+import { money } from "./columns";
 import { suppliers } from "./suppliers";
 
 export const FEED_FORMATS = ["csv", "json", "xml"] as const;
@@ -60,7 +61,7 @@ export const products = sqliteTable(
     sku: text("sku").notNull(),
     ean13: text("ean13"),
     name: text("name").notNull(),
-    purchasePrice: real("purchase_price"),
+    purchasePrice: money("purchase_price"),
     stockQuantity: integer("stock_quantity"),
     active: integer("active").notNull().default(1),
     createdAt: text("created_at").notNull(),
@@ -134,7 +135,7 @@ export const productImportRows = sqliteTable(
     sku: text("sku").notNull(),
     ean13: text("ean13"),
     name: text("name").notNull(),
-    purchasePrice: real("purchase_price"),
+    purchasePrice: money("purchase_price"),
     stockQuantity: integer("stock_quantity"),
     active: integer("active").notNull(),
     // 1: the SKU's row was rejected. Kept only so that a full sync does not deactivate a product

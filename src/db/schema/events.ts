@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   "order_line.status_changed",
   "order_line.shipped",
   "order.completed",
+  "order.parked",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -46,6 +46,9 @@ export const dispatches = sqliteTable(
   (t) => [
     index("dispatches_order_idx").on(t.orderId),
     index("dispatches_supplier_status_idx").on(t.supplierId, t.status, t.id),
+    // The dispatch sweeper's two questions: queued and untouched for long, sending past its lease.
+    index("dispatches_status_updated_idx").on(t.status, t.updatedAt),
+    index("dispatches_status_lease_idx").on(t.status, t.leaseUntil),
   ],
 );
 
@@ -68,6 +71,9 @@ export const shipments = sqliteTable(
     trackingUrl: text("tracking_url"),
     // The supplier's own id for the shipment, so a repeated report is recorded once.
     externalId: text("external_id"),
+    // The random token of the answer batch that recorded it: its order_line.shipped event follows
+    // exactly the shipments that batch inserted.
+    batchToken: text("batch_token"),
     createdAt: text("created_at").notNull(),
   },
   (t) => [

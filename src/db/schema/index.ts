@@ -6,3 +6,4 @@ export * from "./routing";
 export * from "./forwarding";
 export * from "./events";
 export * from "./console";
+export * from "./pipeline";

@@ -2,6 +2,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
+import { money } from "./columns";
 import { suppliers } from "./suppliers";
 
 export const LINE_STATUSES = [
@@ -28,9 +29,10 @@ export const orders = sqliteTable(
     source: text("source").notNull(),
     test: integer("test", { mode: "boolean" }).notNull().default(false),
     blocked: integer("blocked", { mode: "boolean" }).notNull().default(false),
-    total: real("total").notNull(),
+    // Money columns hold exact INTEGER ten-thousandths (./columns.ts, src/lib/money.ts).
+    total: money("total").notNull(),
     email: text("email"),
-    shippingCost: real("shipping_cost"),
+    shippingCost: money("shipping_cost"),
     shippingName: text("shipping_name"),
     shippingDescription: text("shipping_description"),
     shippingNote: text("shipping_note"),
@@ -49,8 +51,17 @@ export const orders = sqliteTable(
     phone: text("phone"),
     custom: text("custom", { mode: "json" }).$type<Record<string, unknown>>(),
     completedAt: text("completed_at"),
-    // Last time matching ran for this order; null means it never reached the pipeline (the sweeper re-queues it).
+    // When the pipeline last finished with the order (matched, sends queued). Null while the pipeline
+    // owes it work: since create, or since an unblock, retry or match by hand cleared it in the same
+    // batch as its own change. The sweeper re-queues such orders once route_requested_at is old.
     routedAt: text("routed_at"),
+    routeRequestedAt: text("route_requested_at").notNull(),
+    // Routing attempts since the last success; past ROUTING_MAX_ATTEMPTS the order is parked.
+    routingAttempts: integer("routing_attempts").notNull().default(0),
+    // Set when the order was parked (it failed too often): the sweeper leaves it to an operator.
+    parkedAt: text("parked_at"),
+    // The last error of a failed routing attempt (for the operator).
+    routingError: text("routing_error"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -62,7 +73,8 @@ export const orders = sqliteTable(
     index("orders_account_total_idx").on(t.accountId, t.total),
     index("orders_account_completed_idx").on(t.accountId, t.completedAt),
     index("orders_account_blocked_created_idx").on(t.accountId, t.blocked, t.createdAt),
-    index("orders_unrouted_idx").on(t.routedAt, t.createdAt),
+    index("orders_unrouted_idx").on(t.routedAt, t.routeRequestedAt),
+    index("orders_parked_idx").on(t.parkedAt).where(sql`${t.parkedAt} IS NOT NULL`),
     // The list filters without include_test (test = 0): each answers its count from the index
     // alone and its page ids by created_at without reading the table (see listOrders).
     index("orders_account_test_total_idx").on(t.accountId, t.test, t.total, t.createdAt),
@@ -90,8 +102,8 @@ export const orderLines = sqliteTable(
     reference: text("reference"),
     quantity: integer("quantity").notNull(),
     stockQuantity: integer("stock_quantity"),
-    price: real("price").notNull(),
-    purchasePrice: real("purchase_price"),
+    price: money("price").notNull(),
+    purchasePrice: money("purchase_price"),
     brand: text("brand"),
     category: text("category"),
     // The supplier the shop named on the line (free text), not the matched one.
@@ -109,6 +121,9 @@ export const orderLines = sqliteTable(
     dispatchId: integer("dispatch_id"),
     // What the supplier confirmed when it confirmed only part of the quantity.
     confirmedQuantity: integer("confirmed_quantity"),
+    // The random token of the last batch that changed this line's status (lifecycle.ts): that
+    // batch logs exactly the lines carrying its token, so a repeat or a lost race logs nothing.
+    moveToken: text("move_token"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
