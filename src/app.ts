@@ -4,6 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { accountRouter } from "./accounts/accounts.routes";
 import { adminRouter } from "./admin/admin.routes";
+import { pipelineAdminRouter } from "./admin/pipeline.routes";
 import { feedsRouter, isFeedUpload } from "./catalogue/feeds.routes";
 import { productsRouter } from "./catalogue/products.routes";
 import type { AppEnv } from "./env";
@@ -77,6 +78,7 @@ export function createApp() {
   app.route("/api/v1", feedsRouter);
   app.route("/api/v1", webhooksRouter);
   app.route("/admin/v1", adminRouter);
+  app.route("/admin/v1", pipelineAdminRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", { type: "apiKey", in: "header", name: "api-key" });
   app.openAPIRegistry.registerComponent("securitySchemes", "AccountId", { type: "apiKey", in: "header", name: "account-id" });

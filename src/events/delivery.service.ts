@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import { toStatement, type Db } from "../db";
 import type { EventType } from "../db/schema";
 import type { Bindings } from "../env";
+import { leaseUntil, sendSettings, type SendSettings } from "../lib/outbound";
 import { isoMicro } from "../lib/time";
 import { SIGNATURE_HEADER, signatureHeader } from "../lib/signature";
 import type { PipelineMessage } from "../processing/messages";
@@ -17,20 +18,6 @@ const ERROR_BODY_CHARS = 500;
 const MAX_DELAY_SECONDS = 12 * 60 * 60;
 /** A retry message may run this much before its due time (clocks, rounding) and still count. */
 const DUE_TOLERANCE_MS = 1000;
-
-export type SendSettings = { timeoutMs: number; retryBaseSeconds: number; maxAttempts: number };
-
-export function sendSettings(env: Bindings): SendSettings {
-  const num = (raw: string | undefined, fallback: number) => {
-    const n = Number(raw);
-    return raw !== undefined && raw !== "" && Number.isFinite(n) && n >= 0 ? n : fallback;
-  };
-  return {
-    timeoutMs: num(env.OUTBOUND_TIMEOUT_MS, 10_000),
-    retryBaseSeconds: num(env.RETRY_BASE_SECONDS, 30),
-    maxAttempts: Math.max(1, num(env.SEND_MAX_ATTEMPTS, 6)),
-  };
-}
 
 /** Seconds before the next attempt, after `attempts` failed ones: base, 2 x base, 4 x base, ... */
 export function retryDelaySeconds(settings: SendSettings, attempts: number): number {
@@ -68,7 +55,7 @@ export async function deliverWebhook(db: Db, env: Bindings, deliveryId: number):
   const started = new Date();
   const now = isoMicro(started);
   // The lease outlives the request's timeout, so it only runs out when a Worker died mid-send.
-  const lease = isoMicro(new Date(started.getTime() + settings.timeoutMs + 60_000));
+  const lease = isoMicro(leaseUntil(started, settings.timeoutMs));
   const dueBy = isoMicro(new Date(started.getTime() + DUE_TOLERANCE_MS));
   const [claim, read] = await db.$client.batch<ClaimedRow>(
     [

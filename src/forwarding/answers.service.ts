@@ -1,14 +1,18 @@
 // What suppliers tell us back: accept, decline, partial confirmation, shipments, acknowledgement
-// of a pulled order. All or nothing per call; every move goes through the state machine.
-import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { toStatement, type Db } from "../db";
+// of a pulled order. All or nothing per call, against the state it was judged by: if another
+// answer changed one of its lines first, nothing of it is written and it is judged again against
+// what won (applied, or refused with a 409 naming the line's state). Every move goes through the
+// state machine; any number of answers costs the same few statements.
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { runBatch, type Db } from "../db";
+import { LOST, retryLostRaces, runGuarded } from "../db/guards";
 import { dispatches, orderLines, orders, type LineStatus, type OrderLine } from "../db/schema";
 import type { AuthenticatedSupplier } from "../env";
-import { lineShippedEvent } from "../events/outbox";
+import { shipmentStatements, type ShipmentRecord } from "../events/outbox";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
-import { canMove, completionStatements, moveStatements, noteStatement } from "../orders/lifecycle";
+import { canMove, completionStatements, lineStatements, moveLinesStatements, type LineChange } from "../orders/lifecycle";
 import { buildDocument } from "./document";
 
 export type Answer = {
@@ -28,77 +32,87 @@ function refuse(line: OrderLine, action: string): never {
 
 export async function applyAnswers(db: Db, supplier: AuthenticatedSupplier, answers: Answer[]) {
   const ids = [...new Set(answers.map((a) => a.line_id))];
-  const lines = await db
-    .select()
-    .from(orderLines)
-    .where(and(inArray(orderLines.id, ids), eq(orderLines.accountId, supplier.accountId), eq(orderLines.matchedSupplierId, supplier.id)));
-  const byId = new Map(lines.map((l) => [l.id, l]));
-  const missing = ids.find((id) => !byId.has(id));
-  // Lines of other suppliers or accounts are indistinguishable from unknown ones.
-  if (missing !== undefined) throw ApiError.notFound(`Order line with id '${missing}' not found`);
+  return retryLostRaces(async () => {
+    const lines = await db
+      .select()
+      .from(orderLines)
+      .where(
+        and(
+          sql`${orderLines.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
+          eq(orderLines.accountId, supplier.accountId),
+          eq(orderLines.matchedSupplierId, supplier.id),
+        ),
+      );
+    const byId = new Map(lines.map((l) => [l.id, l]));
+    const missing = ids.find((id) => !byId.has(id));
+    // Lines of other suppliers or accounts are indistinguishable from unknown ones.
+    if (missing !== undefined) throw ApiError.notFound(`Order line with id '${missing}' not found`);
 
-  const now = isoMicro();
-  const statements: SQL[] = [];
-  const status = new Map<number, LineStatus>(lines.map((l) => [l.id, l.currentStatus]));
-  const move = (line: OrderLine, to: LineStatus, message: string, extra: { confirmedQuantity?: number } = {}) => {
-    const from = status.get(line.id)!;
-    if (!canMove(from, to)) refuse({ ...line, currentStatus: from }, to);
-    statements.push(...moveStatements({ lineId: line.id, orderId: line.orderId, from, to, message, ...extra }, now));
-    status.set(line.id, to);
-  };
+    const now = isoMicro();
+    const changes: LineChange[] = [];
+    const shipments: ShipmentRecord[] = [];
+    const status = new Map<number, LineStatus>(lines.map((l) => [l.id, l.currentStatus]));
+    const move = (line: OrderLine, action: Answer["action"], to: LineStatus, message: string, extra: { confirmedQuantity?: number } = {}) => {
+      const from = status.get(line.id)!;
+      if (!canMove(from, to)) refuse({ ...line, currentStatus: from }, action);
+      changes.push({ kind: "move", lineId: line.id, orderId: line.orderId, from, to, message, ...extra });
+      status.set(line.id, to);
+    };
+    const note = (line: OrderLine, message: string) =>
+      changes.push({ kind: "note", lineId: line.id, orderId: line.orderId, message, status: status.get(line.id)! });
 
-  for (const answer of answers) {
-    const line = byId.get(answer.line_id)!;
-    const current = status.get(line.id)!;
-    switch (answer.action) {
-      case "accept":
-        if (current === "ruled") move(line, "completed", `Accepted by supplier ${supplier.name}`);
-        else if (current === "completed" || current === "partially_completed") statements.push(noteStatement(line.id, line.orderId, `Accepted by supplier ${supplier.name}`, now));
-        else refuse(line, "accept");
-        break;
-      case "decline":
-        move(line, "declined", `Declined by supplier ${supplier.name}: ${answer.reason}`);
-        break;
-      case "partial": {
-        const q = answer.quantity!;
-        if (q >= line.quantity) {
-          throw ApiError.validation({ quantity: [`The quantity field must be less than the line's quantity (${line.quantity}).`] });
+    for (const answer of answers) {
+      const line = byId.get(answer.line_id)!;
+      const current = status.get(line.id)!;
+      switch (answer.action) {
+        case "accept":
+          if (current === "ruled") move(line, "accept", "completed", `Accepted by supplier ${supplier.name}`);
+          else if (current === "completed" || current === "partially_completed") note(line, `Accepted by supplier ${supplier.name}`);
+          else refuse({ ...line, currentStatus: current }, "accept");
+          break;
+        case "decline":
+          move(line, "decline", "declined", `Declined by supplier ${supplier.name}: ${answer.reason}`);
+          break;
+        case "partial": {
+          const q = answer.quantity!;
+          if (q >= line.quantity) {
+            throw ApiError.validation({ quantity: [`The quantity field must be less than the line's quantity (${line.quantity}).`] });
+          }
+          move(line, "partial", "partially_completed", `Supplier ${supplier.name} confirmed ${q} of ${line.quantity}${answer.reason ? `: ${answer.reason}` : ""}`, {
+            confirmedQuantity: q,
+          });
+          break;
         }
-        move(line, "partially_completed", `Supplier ${supplier.name} confirmed ${q} of ${line.quantity}${answer.reason ? `: ${answer.reason}` : ""}`, {
-          confirmedQuantity: q,
-        });
-        break;
-      }
-      case "ship": {
-        if (current === "ruled") move(line, "completed", `Accepted by supplier ${supplier.name}`);
-        else if (current !== "completed" && current !== "partially_completed") refuse(line, "ship");
-        const shipment = {
-          quantity: answer.quantity ?? line.quantity,
-          carrier: answer.carrier ?? null,
-          trackingNumber: answer.tracking_number ?? null,
-          trackingUrl: answer.tracking_url ?? null,
-        };
-        // A repeated report of the same shipment (same shipment_id, or tracking number) is recorded once.
-        const externalId = answer.shipment_id ?? answer.tracking_number ?? null;
-        statements.push(
-          sql`INSERT INTO shipments (account_id, order_id, order_line_id, quantity, carrier, tracking_number, tracking_url, external_id, created_at)
-              VALUES (${line.accountId}, ${line.orderId}, ${line.id}, ${shipment.quantity}, ${shipment.carrier}, ${shipment.trackingNumber}, ${shipment.trackingUrl}, ${externalId}, ${now})
-              ON CONFLICT (order_line_id, external_id) DO NOTHING`,
-          lineShippedEvent(line.id, shipment, now),
-          noteStatement(
-            line.id,
-            line.orderId,
+        case "ship": {
+          if (current === "ruled") move(line, "ship", "completed", `Accepted by supplier ${supplier.name}`);
+          else if (current !== "completed" && current !== "partially_completed") refuse({ ...line, currentStatus: current }, "ship");
+          const shipment = {
+            lineId: line.id,
+            orderId: line.orderId,
+            accountId: line.accountId,
+            quantity: answer.quantity ?? line.quantity,
+            carrier: answer.carrier ?? null,
+            trackingNumber: answer.tracking_number ?? null,
+            trackingUrl: answer.tracking_url ?? null,
+            // A repeated report of the same shipment (same shipment_id, or tracking number) is recorded once.
+            externalId: answer.shipment_id ?? answer.tracking_number ?? null,
+          };
+          shipments.push(shipment);
+          note(
+            line,
             `Shipped ${shipment.quantity} by supplier ${supplier.name}${shipment.carrier ? ` via ${shipment.carrier}` : ""}${shipment.trackingNumber ? ` (tracking ${shipment.trackingNumber})` : ""}`,
-            now,
-          ),
-        );
-        break;
+          );
+          break;
+        }
       }
     }
-  }
-  for (const orderId of new Set(lines.map((l) => l.orderId))) statements.push(...completionStatements(orderId, now));
-  await db.$client.batch(statements.map((s) => toStatement(db, s)));
-  return ids.map((id) => ({ line_id: id, current_status: status.get(id)! }));
+    const written = await runGuarded(db, [
+      ...lineStatements(changes, now, { allOrNothing: true }),
+      ...shipmentStatements(shipments, now),
+      ...completionStatements(lines.map((l) => l.orderId), now),
+    ]);
+    return written ? ids.map((id) => ({ line_id: id, current_status: status.get(id)! })) : LOST;
+  });
 }
 
 /** Pull channel: the supplier's sends, with the document it would have received by webhook. */
@@ -110,8 +124,12 @@ export async function listSupplierDispatches(db: Db, supplier: AuthenticatedSupp
   ]);
   if (rows.length === 0) return { total: countRows[0]?.total ?? 0, documents: [] };
   const [orderRows, lineRows] = await db.batch([
-    db.select().from(orders).where(inArray(orders.id, rows.map((d) => d.orderId))),
-    db.select().from(orderLines).where(inArray(orderLines.dispatchId, rows.map((d) => d.id))).orderBy(asc(orderLines.position)),
+    db.select().from(orders).where(sql`${orders.id} IN (SELECT value FROM json_each(${JSON.stringify(rows.map((d) => d.orderId))}))`),
+    db
+      .select()
+      .from(orderLines)
+      .where(sql`${orderLines.dispatchId} IN (SELECT value FROM json_each(${JSON.stringify(rows.map((d) => d.id))}))`)
+      .orderBy(asc(orderLines.position)),
   ]);
   const ordersById = new Map(orderRows.map((o) => [o.id, o]));
   const documents = rows.map((d) => ({
@@ -130,12 +148,15 @@ export async function acknowledgeDispatch(db: Db, supplier: AuthenticatedSupplie
   }
   const lines = await db.select().from(orderLines).where(and(eq(orderLines.dispatchId, dispatchId), eq(orderLines.currentStatus, "ruled")));
   const now = isoMicro();
-  await db.$client.batch(
-    [
-      sql`UPDATE dispatches SET status = 'acknowledged', acknowledged_at = coalesce(acknowledged_at, ${now}), updated_at = ${now} WHERE id = ${dispatchId}`,
-      ...lines.flatMap((l) => moveStatements({ lineId: l.id, orderId: l.orderId, from: "ruled", to: "completed", message: `Acknowledged by supplier ${supplier.name}` }, now)),
-      ...completionStatements(dispatch.orderId, now),
-    ].map((s) => toStatement(db, s)),
-  );
+  // Repeating it (or two at once) changes nothing more: the moves are guarded by the lines' state.
+  await runBatch(db, [
+    sql`UPDATE dispatches SET status = 'acknowledged', acknowledged_at = coalesce(acknowledged_at, ${now}), updated_at = ${now}
+        WHERE id = ${dispatchId} AND status IN ('awaiting_pickup', 'acknowledged')`,
+    ...moveLinesStatements(
+      lines.map((l) => ({ lineId: l.id, orderId: l.orderId, from: "ruled", to: "completed", message: `Acknowledged by supplier ${supplier.name}` })),
+      now,
+    ),
+    ...completionStatements([dispatch.orderId], now),
+  ]);
   return { dispatch_id: dispatchId, status: "acknowledged" as const, acknowledged_at: dispatch.acknowledgedAt ?? now };
 }

@@ -1,8 +1,10 @@
 // The push channels: a signed webhook POST and an order e-mail. Each returns how the attempt went;
-// the dispatch service decides what that means for the lines.
+// the dispatch service decides what that means for the lines. Each attempt as a whole (the answer's
+// body included) is time-boxed to `timeoutMs`, below the dispatch's lease.
 import { EmailMessage } from "cloudflare:email";
 import { createMimeMessage } from "mimetext";
 import type { Bindings } from "../env";
+import { withTimeout } from "../lib/outbound";
 import { SIGNATURE_HEADER, signatureHeader } from "../lib/signature";
 import { csvRows, emailText, toCsv, type DispatchDocument } from "./document";
 
@@ -22,14 +24,11 @@ function base64Utf8(text: string): string {
 }
 const truncate = (s: string) => (s.length > MAX_DETAIL ? `${s.slice(0, MAX_DETAIL)}…` : s);
 
-export async function postWebhook(
-  env: Bindings,
-  url: string,
-  secrets: string[],
-  doc: DispatchDocument,
-): Promise<Attempt> {
+const timedOut = (error: unknown) => error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+
+export async function postWebhook(url: string, secrets: string[], doc: DispatchDocument, timeoutMs: number): Promise<Attempt> {
   const body = JSON.stringify(doc);
-  try {
+  const attempt = async (): Promise<Attempt> => {
     const res = await fetch(url, {
       method: "POST",
       headers: {
@@ -39,7 +38,7 @@ export async function postWebhook(
         [SIGNATURE_HEADER]: await signatureHeader(secrets, body),
       },
       body,
-      signal: AbortSignal.timeout(Number(env.OUTBOUND_TIMEOUT_MS) || 10_000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     const answer = truncate(await res.text().catch(() => ""));
     if (res.ok) return { outcome: "delivered", detail: `HTTP ${res.status}` };
@@ -47,13 +46,15 @@ export async function postWebhook(
       return { outcome: "retryable", detail: `HTTP ${res.status}${answer ? `: ${answer}` : ""}` };
     }
     return { outcome: "rejected", detail: `HTTP ${res.status}${answer ? `: ${answer}` : ""}` };
+  };
+  try {
+    return await withTimeout(attempt(), timeoutMs);
   } catch (error) {
-    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    return { outcome: "retryable", detail: timedOut ? "timed out" : `network error: ${truncate(String(error))}` };
+    return { outcome: "retryable", detail: timedOut(error) ? "timed out" : `network error: ${truncate(String(error))}` };
   }
 }
 
-export async function sendEmail(env: Bindings, to: string, doc: DispatchDocument): Promise<Attempt> {
+export async function sendEmail(env: Bindings, to: string, doc: DispatchDocument, timeoutMs: number): Promise<Attempt> {
   try {
     const msg = createMimeMessage();
     msg.setSender({ name: "Order intake", addr: env.EMAIL_FROM });
@@ -66,9 +67,9 @@ export async function sendEmail(env: Bindings, to: string, doc: DispatchDocument
       contentType: "text/csv",
       data: base64Utf8(toCsv(csvRows(doc))),
     });
-    await env.SUPPLIER_EMAIL.send(new EmailMessage(env.EMAIL_FROM, to, msg.asRaw()));
+    await withTimeout(env.SUPPLIER_EMAIL.send(new EmailMessage(env.EMAIL_FROM, to, msg.asRaw())), timeoutMs);
     return { outcome: "delivered", detail: `e-mailed to ${to}` };
   } catch (error) {
-    return { outcome: "retryable", detail: `e-mail failed: ${truncate(String(error))}` };
+    return { outcome: "retryable", detail: timedOut(error) ? "e-mail timed out" : `e-mail failed: ${truncate(String(error))}` };
   }
 }

@@ -1,74 +1,88 @@
 // Forwarding: ruled lines become one dispatch per (order, supplier), and each dispatch is sent
-// through its supplier's channel. Sending is at-most-once per attempt (a lease on the dispatch)
-// and retried with backoff; a redelivered queue message or a double retry click never sends twice.
-import { and, asc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
-import { toStatement, type Db } from "../db";
+// through its supplier's channel. Sending is at-most-once per attempt (a lease on the dispatch,
+// longer than the time-boxed call), every write after the call is guarded by that lease, and a
+// retry by hand sends the same dispatch with the same idempotency key: a redelivered queue message,
+// a double click or a Worker that died mid-send never makes the supplier see an order twice
+// without the means to tell.
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { runBatch, type Db } from "../db";
+import { expectChanges, LOST, retryLostRaces, runGuarded } from "../db/guards";
 import { dispatches, orderLines, orders, suppliers, type Dispatch, type OrderLine } from "../db/schema";
 import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
+import { leaseUntil, sendSettings } from "../lib/outbound";
 import { isoMicro } from "../lib/time";
-import { completionStatements, moveStatements, noteStatement, type Move } from "../orders/lifecycle";
+import { completionStatements, moveLinesStatements, noteLinesStatements, type Move } from "../orders/lifecycle";
 import { findOrder } from "../orders/orders.service";
 import { postWebhook, sendEmail, type Attempt } from "./channels";
 import { buildDocument } from "./document";
 
-const LEASE_MS = 2 * 60 * 1000;
-
-async function run(db: Db, statements: SQL[]) {
-  if (statements.length > 0) await db.$client.batch(statements.map((s) => toStatement(db, s)));
-}
-
 /**
- * Claims the order's ruled, not yet dispatched lines into one dispatch per supplier, and returns
- * every dispatch of the order that waits to be sent (new ones and ones a block held back).
- * One batch per supplier; D1 runs batches one at a time, so a concurrent run finds the lines claimed.
+ * Claims the order's ruled, not yet dispatched lines into one dispatch per supplier, marks the
+ * pipeline's work on the order done, and returns every dispatch of the order that waits to be sent
+ * (new ones, ones a block held back, ones a retry queued again). Two batches, whatever the number
+ * of lines and suppliers; D1 runs batches one at a time, so a concurrent run finds the lines claimed.
  */
 export async function dispatchOrder(db: Db, orderId: number): Promise<number[]> {
-  const order = await db.query.orders.findFirst({ where: eq(orders.id, orderId) });
-  if (!order || order.blocked) return [];
-  const [lines, supplierRows] = await db.batch([
+  const [orderRows, lines] = await db.batch([
+    db.select().from(orders).where(eq(orders.id, orderId)),
     db
-      .select({ id: orderLines.id, supplierId: orderLines.matchedSupplierId })
+      .select({ supplierId: orderLines.matchedSupplierId, channel: suppliers.channel })
       .from(orderLines)
-      .where(and(eq(orderLines.orderId, orderId), eq(orderLines.currentStatus, "ruled"), isNull(orderLines.dispatchId))),
-    db.select({ id: suppliers.id, channel: suppliers.channel }).from(suppliers).where(eq(suppliers.accountId, order.accountId)),
+      .leftJoin(suppliers, eq(suppliers.id, orderLines.matchedSupplierId))
+      .where(and(eq(orderLines.orderId, orderId), eq(orderLines.currentStatus, "ruled"), sql`${orderLines.dispatchId} IS NULL`)),
   ]);
-  const channels = new Map(supplierRows.map((s) => [s.id, s.channel]));
-  const bySupplier = new Map<number, number[]>();
-  for (const line of lines) {
-    if (line.supplierId === null) continue;
-    bySupplier.set(line.supplierId, [...(bySupplier.get(line.supplierId) ?? []), line.id]);
-  }
+  const order = orderRows[0];
+  if (!order || order.parkedAt) return [];
   const now = isoMicro();
-  for (const [supplierId, lineIds] of bySupplier) {
-    const key = crypto.randomUUID();
-    const unclaimed = sql`EXISTS (SELECT 1 FROM order_lines WHERE id IN (${sql.join(lineIds.map((i) => sql`${i}`), sql`, `)})
-      AND current_status = 'ruled' AND dispatch_id IS NULL)`;
-    await run(db, [
-      sql`INSERT INTO dispatches (account_id, order_id, supplier_id, channel, status, idempotency_key, attempts, created_at, updated_at)
-          SELECT ${order.accountId}, ${orderId}, ${supplierId}, ${channels.get(supplierId) ?? "manual"}, 'queued', ${key}, 0, ${now}, ${now}
-          WHERE ${unclaimed}`,
-      sql`UPDATE order_lines SET dispatch_id = (SELECT id FROM dispatches WHERE idempotency_key = ${key}), updated_at = ${now}
-          WHERE id IN (${sql.join(lineIds.map((i) => sql`${i}`), sql`, `)}) AND current_status = 'ruled' AND dispatch_id IS NULL
-            AND EXISTS (SELECT 1 FROM dispatches WHERE idempotency_key = ${key})`,
-    ]);
+  const claims = new Map<number, { supplier: number; channel: string; key: string }>();
+  if (!order.blocked) {
+    for (const line of lines) {
+      if (line.supplierId === null || claims.has(line.supplierId)) continue;
+      claims.set(line.supplierId, { supplier: line.supplierId, channel: line.channel ?? "manual", key: crypto.randomUUID() });
+    }
   }
-  const waiting = await db
-    .select({ id: dispatches.id })
-    .from(dispatches)
-    .where(and(eq(dispatches.orderId, orderId), eq(dispatches.status, "queued")));
-  return waiting.map((d) => d.id);
+  const claimsJson = JSON.stringify([...claims.values()]);
+  const statements: SQL[] = [];
+  if (claims.size > 0) {
+    statements.push(
+      // A dispatch only for a supplier that still has unclaimed lines (a concurrent run claimed them otherwise).
+      sql`INSERT INTO dispatches (account_id, order_id, supplier_id, channel, status, idempotency_key, attempts, created_at, updated_at)
+          SELECT ${order.accountId}, ${orderId}, j.value ->> '$.supplier', j.value ->> '$.channel', 'queued', j.value ->> '$.key', 0, ${now}, ${now}
+          FROM json_each(${claimsJson}) AS j
+          WHERE EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = ${orderId} AND l.matched_supplier_id = j.value ->> '$.supplier'
+            AND l.current_status = 'ruled' AND l.dispatch_id IS NULL)
+          ORDER BY j.key`,
+      sql`UPDATE order_lines SET dispatch_id = d.id, updated_at = ${now}
+          FROM dispatches d
+          WHERE d.idempotency_key IN (SELECT j.value ->> '$.key' FROM json_each(${claimsJson}) AS j)
+            AND order_lines.order_id = ${orderId} AND order_lines.matched_supplier_id = d.supplier_id
+            AND order_lines.current_status = 'ruled' AND order_lines.dispatch_id IS NULL`,
+    );
+  }
+  // Done with the order, unless someone handed it to the pipeline again since it was read (then the
+  // sweeper must still see it): attempts start over.
+  statements.push(
+    sql`UPDATE orders SET routed_at = ${now}, routing_attempts = 0, routing_error = NULL
+        WHERE id = ${orderId} AND route_requested_at = ${order.routeRequestedAt} AND parked_at IS NULL`,
+  );
+  // A blocked order's dispatches wait (unblocking hands the order to the pipeline again).
+  if (!order.blocked) statements.push(sql`SELECT id FROM dispatches WHERE order_id = ${orderId} AND status = 'queued' ORDER BY id`);
+  const results = await runBatch(db, statements);
+  return order.blocked ? [] : (results[results.length - 1].results as { id: number }[]).map((r) => r.id);
 }
 
 export type SendResult = { done: true } | { done: false; retryInSeconds: number };
 
 /** One attempt at sending a dispatch. Safe to call for a dispatch that is done or being sent. */
 export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): Promise<SendResult> {
-  const now = new Date();
-  const nowIso = isoMicro(now);
+  const settings = sendSettings(env);
+  const started = new Date();
+  const nowIso = isoMicro(started);
+  const lease = isoMicro(leaseUntil(started, settings.timeoutMs));
   const [claimed] = await db
     .update(dispatches)
-    .set({ status: "sending", leaseUntil: isoMicro(new Date(now.getTime() + LEASE_MS)), attempts: sql`${dispatches.attempts} + 1`, updatedAt: nowIso })
+    .set({ status: "sending", leaseUntil: lease, attempts: sql`${dispatches.attempts} + 1`, updatedAt: nowIso })
     .where(
       and(
         eq(dispatches.id, dispatchId),
@@ -85,42 +99,53 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
   ]);
   const order = orderRows[0];
   const supplier = supplierRows[0];
-  if (order.blocked) {
-    // Held back; unblocking routes the order again, which re-queues this dispatch.
-    await db.update(dispatches).set({ status: "queued", leaseUntil: null, attempts: sql`${dispatches.attempts} - 1`, updatedAt: nowIso }).where(eq(dispatches.id, claimed.id));
-    return { done: true };
-  }
   const doc = buildDocument(claimed, order, supplier, lines);
   const payload = JSON.stringify(doc);
-  const finish = (status: Dispatch["status"], lineMoves: Omit<Move, "lineId" | "orderId">[], extra: SQL[] = []) =>
-    run(db, [
-      sql`UPDATE dispatches SET status = ${status}, lease_until = NULL, payload = ${payload}, last_error = ${status === "failed" ? lineMoves[0]?.message ?? null : null},
-          sent_at = CASE WHEN ${status} IN ('sent', 'dry_run') THEN ${nowIso} ELSE sent_at END, updated_at = ${nowIso}
-          WHERE id = ${claimed.id}`,
-      ...lines.flatMap((line, i) => moveStatements({ lineId: line.id, orderId: order.id, ...lineMoves[Math.min(i, lineMoves.length - 1)] }, nowIso)),
-      ...extra,
-      ...completionStatements(order.id, nowIso),
-    ]);
 
+  /**
+   * Every write after the claim: the dispatch's own UPDATE, only while this attempt still holds
+   * its lease, then whatever goes with it. When the lease is gone (it ran out and another attempt
+   * took over), the batch aborts and nothing of it is written.
+   */
+  const underLease = (set: SQL, then: SQL[] = []) =>
+    runGuarded(db, [
+      sql`UPDATE dispatches SET ${set}, updated_at = ${isoMicro()} WHERE id = ${claimed.id} AND status = 'sending' AND lease_until = ${lease}`,
+      expectChanges(1),
+      ...then,
+    ]);
+  const finish = (status: Dispatch["status"], move: Omit<Move, "lineId" | "orderId">, lastError: string | null = null) => {
+    const at = isoMicro();
+    return underLease(
+      sql`status = ${status}, lease_until = NULL, payload = ${payload}, last_error = ${lastError},
+          sent_at = ${status === "sent" || status === "dry_run" ? sql`${at}` : sql`sent_at`}`,
+      [...moveLinesStatements(lines.map((l) => ({ lineId: l.id, orderId: order.id, ...move })), at), ...completionStatements([order.id], at)],
+    );
+  };
+
+  if (order.blocked) {
+    // Held back; unblocking hands the order to the pipeline again, which re-queues this dispatch.
+    await underLease(sql`status = 'queued', lease_until = NULL, attempts = attempts - 1`);
+    return { done: true };
+  }
   if (lines.length === 0) {
-    await run(db, [sql`UPDATE dispatches SET status = 'sent', lease_until = NULL, updated_at = ${nowIso} WHERE id = ${claimed.id}`]);
+    await underLease(sql`status = 'sent', lease_until = NULL`);
     return { done: true };
   }
   if (order.test) {
-    await finish("dry_run", [{ from: "ruled", to: "completed", message: `Test order: dry run, nothing was sent to supplier ${supplier.name}` }]);
+    await finish("dry_run", { from: "ruled", to: "completed", message: `Test order: dry run, nothing was sent to supplier ${supplier.name}` });
     return { done: true };
   }
   if (claimed.channel === "manual") {
     // Nothing is sent and nothing is logged: the lines wait, ruled, for POST .../complete.
-    await run(db, [sql`UPDATE dispatches SET status = 'manual', lease_until = NULL, payload = ${payload}, updated_at = ${nowIso} WHERE id = ${claimed.id}`]);
+    await underLease(sql`status = 'manual', lease_until = NULL, payload = ${payload}`);
     return { done: true };
   }
   if (claimed.channel === "pull") {
     const note = `Waiting for supplier ${supplier.name} to fetch and acknowledge the order`;
-    await run(db, [
-      sql`UPDATE dispatches SET status = 'awaiting_pickup', lease_until = NULL, payload = ${payload}, updated_at = ${nowIso} WHERE id = ${claimed.id}`,
-      ...lines.map((line) => noteStatement(line.id, order.id, note, nowIso)),
-    ]);
+    await underLease(sql`status = 'awaiting_pickup', lease_until = NULL, payload = ${payload}`, noteLinesStatements(
+      lines.map((l) => ({ lineId: l.id, orderId: order.id, message: note })),
+      nowIso,
+    ));
     return { done: true };
   }
 
@@ -128,74 +153,88 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
   if (claimed.channel === "webhook") {
     const secrets = [supplier.webhookSecret, supplier.webhookSecretPrevious].filter((s): s is string => !!s);
     attempt = supplier.webhookUrl
-      ? await postWebhook(env, supplier.webhookUrl, secrets, doc)
+      ? await postWebhook(supplier.webhookUrl, secrets, doc, settings.timeoutMs)
       : { outcome: "rejected", detail: "the supplier has no webhook URL" };
   } else {
-    attempt = supplier.email ? await sendEmail(env, supplier.email, doc) : { outcome: "rejected", detail: "the supplier has no e-mail address" };
+    attempt = supplier.email ? await sendEmail(env, supplier.email, doc, settings.timeoutMs) : { outcome: "rejected", detail: "the supplier has no e-mail address" };
   }
 
   if (attempt.outcome === "delivered") {
     const message = claimed.channel === "email" ? `Successfully sent to supplier ${supplier.name} by e-mail` : "Successfully sent to supplier";
-    await finish("sent", [{ from: "ruled", to: "completed", message }]);
+    await finish("sent", { from: "ruled", to: "completed", message });
     return { done: true };
   }
-  const maxAttempts = Number(env.SEND_MAX_ATTEMPTS) || 6;
-  if (attempt.outcome === "rejected" || claimed.attempts >= maxAttempts) {
+  if (attempt.outcome === "rejected" || claimed.attempts >= settings.maxAttempts) {
     const message =
       attempt.outcome === "rejected"
         ? `Supplier ${supplier.name} rejected the order: ${attempt.detail}`
         : `Sending to supplier ${supplier.name} failed after ${claimed.attempts} attempts: ${attempt.detail}`;
-    await finish("failed", [{ from: "ruled", to: "failed", message }]);
+    await finish("failed", { from: "ruled", to: "failed", message }, message);
     return { done: true };
   }
-  await db
-    .update(dispatches)
-    .set({ status: "queued", leaseUntil: null, lastError: attempt.detail, payload, updatedAt: nowIso })
-    .where(eq(dispatches.id, claimed.id));
-  const base = Number(env.RETRY_BASE_SECONDS);
-  return { done: false, retryInSeconds: Math.min(3600, (Number.isFinite(base) ? base : 30) * 2 ** (claimed.attempts - 1)) };
+  const requeued = await underLease(sql`status = 'queued', lease_until = NULL, last_error = ${attempt.detail}, payload = ${payload}`);
+  // Not ours any more: whoever took the lease over carries the dispatch on.
+  if (!requeued) return { done: true };
+  return { done: false, retryInSeconds: Math.min(3600, settings.retryBaseSeconds * 2 ** (claimed.attempts - 1)) };
 }
 
 // ---- Shop and operator actions -------------------------------------------------
 
-/** Failed lines go back to ruled (a new send); returns the order id and how many lines were retried. */
+/**
+ * Failed lines go back to ruled in the same dispatch, which is queued again with its idempotency
+ * key: the supplier can recognise the repeat. The order is handed to the pipeline in the same batch
+ * (routed_at cleared), so the sweeper sends it even if the queue message is lost.
+ */
 export async function retryFailedLines(db: Db, accountId: number, reference: string) {
   const order = await findOrder(db, accountId, reference);
   const failed = await db.select().from(orderLines).where(and(eq(orderLines.orderId, order.id), eq(orderLines.currentStatus, "failed")));
+  if (failed.length === 0) return { orderId: order.id, retried: 0 };
   const now = isoMicro();
-  await run(db, [
-    ...failed.flatMap((line) =>
-      moveStatements({ lineId: line.id, orderId: order.id, from: "failed", to: "ruled", message: "Retry requested: sending again", dispatchId: null }, now),
+  const dispatchIds = [...new Set(failed.map((l) => l.dispatchId).filter((id): id is number => id !== null))];
+  await runBatch(db, [
+    ...moveLinesStatements(
+      failed.map((line) => ({ lineId: line.id, orderId: order.id, from: "failed", to: "ruled", message: "Retry requested: sending again" })),
+      now,
     ),
-    ...(failed.length ? completionStatements(order.id, now) : []),
+    sql`UPDATE dispatches SET status = 'queued', attempts = 0, lease_until = NULL, updated_at = ${now}
+        WHERE id IN (SELECT value FROM json_each(${JSON.stringify(dispatchIds)})) AND order_id = ${order.id} AND status = 'failed'`,
+    sql`UPDATE orders SET routed_at = NULL, route_requested_at = ${now} WHERE id = ${order.id}`,
+    ...completionStatements([order.id], now),
   ]);
   return { orderId: order.id, retried: failed.length };
 }
 
-/** Manual channel: the shop or operator marks ruled lines completed (all of them, or the ids given). */
+/**
+ * Manual channel: the shop or operator marks ruled lines completed (all of them, or the ids given).
+ * With ids, all or nothing: a listed line that is not ruled, now or by the time the batch runs
+ * (a concurrent completion or answer), is a 409 and nothing is written.
+ */
 export async function completeByHand(db: Db, accountId: number, reference: string, lineIds?: number[]) {
   const order = await findOrder(db, accountId, reference);
-  const lines: OrderLine[] = await db
-    .select()
-    .from(orderLines)
-    .where(and(eq(orderLines.orderId, order.id), lineIds ? inArray(orderLines.id, lineIds) : undefined));
-  if (lineIds && lines.length !== new Set(lineIds).size) {
-    throw ApiError.validation({ line_ids: ["The selected line_ids is invalid."] });
-  }
-  const open = lines.filter((l) => l.currentStatus === "ruled");
-  if (lineIds && open.length !== lines.length) {
-    const stuck = lines.find((l) => l.currentStatus !== "ruled")!;
-    throw ApiError.conflict(`Order line ${stuck.id} is ${stuck.currentStatus}; only ruled lines can be completed by hand.`);
-  }
-  const now = isoMicro();
-  await run(db, [
-    ...open.flatMap((line) => moveStatements({ lineId: line.id, orderId: order.id, from: "ruled", to: "completed", message: "Completed by hand" }, now)),
-    sql`UPDATE dispatches SET status = 'sent', sent_at = ${now}, updated_at = ${now}
-        WHERE order_id = ${order.id} AND status = 'manual'
-          AND NOT EXISTS (SELECT 1 FROM order_lines WHERE dispatch_id = dispatches.id AND current_status = 'ruled')`,
-    ...completionStatements(order.id, now),
-  ]);
-  return order.id;
+  return retryLostRaces(async () => {
+    const lines: OrderLine[] = await db
+      .select()
+      .from(orderLines)
+      .where(and(eq(orderLines.orderId, order.id), lineIds ? sql`${orderLines.id} IN (SELECT value FROM json_each(${JSON.stringify(lineIds)}))` : undefined));
+    if (lineIds && lines.length !== new Set(lineIds).size) {
+      throw ApiError.validation({ line_ids: ["The selected line_ids is invalid."] });
+    }
+    const open = lines.filter((l) => l.currentStatus === "ruled");
+    if (lineIds && open.length !== lines.length) {
+      const stuck = lines.find((l) => l.currentStatus !== "ruled")!;
+      throw ApiError.conflict(`Order line ${stuck.id} is ${stuck.currentStatus}; only ruled lines can be completed by hand.`);
+    }
+    const now = isoMicro();
+    const moves = open.map((line) => ({ lineId: line.id, orderId: order.id, from: "ruled" as const, to: "completed" as const, message: "Completed by hand" }));
+    const written = await runGuarded(db, [
+      ...moveLinesStatements(moves, now, { allOrNothing: lineIds !== undefined }),
+      sql`UPDATE dispatches SET status = 'sent', sent_at = ${now}, updated_at = ${now}
+          WHERE order_id = ${order.id} AND status = 'manual'
+            AND NOT EXISTS (SELECT 1 FROM order_lines WHERE dispatch_id = dispatches.id AND current_status = 'ruled')`,
+      ...completionStatements([order.id], now),
+    ]);
+    return written ? order.id : LOST;
+  });
 }
 
 export async function listDispatches(db: Db, accountId: number, reference: string) {

@@ -1,10 +1,12 @@
 // The order-line state machine: the one table of allowed moves, and the only way to change a
-// line's status. Every change is a guarded UPDATE plus its log entry, written in the caller's
-// batch; the log is inserted only when the UPDATE changed the row (SQLite's changes()), so a
-// redelivered queue message or a double click never doubles a status change or a log entry.
+// line's status. Every change is written in the caller's batch as a constant number of set-based
+// statements, whatever the number of lines: one guarded UPDATE that stamps this batch's random
+// token on exactly the lines it changed, then the log entries and events of exactly those lines.
+// A redelivered queue message, a double click or a lost race changes and logs nothing.
 import { sql, type SQL } from "drizzle-orm";
+import { expectChanges, expectCount } from "../db/guards";
 import type { LineStatus } from "../db/schema";
-import { orderBlockedEvent, orderCompletedEvent, statusChangedEvent } from "../events/outbox";
+import { linesStatusChangedEvents, ordersCompletedEvent, orderBlockedEvent, orderParkedEvent } from "../events/outbox";
 
 export const TRANSITIONS: Record<LineStatus, readonly LineStatus[]> = {
   pending: ["ruled", "skipped"],
@@ -31,66 +33,180 @@ export type Move = {
   from: LineStatus;
   to: LineStatus;
   message: string;
-  /** Columns set (or cleared, with null) in the same UPDATE. */
+  /** Columns set (or cleared, with null) in the same UPDATE; left as they are when undefined. */
   matchedSupplierId?: number | null;
   dispatchId?: number | null;
   confirmedQuantity?: number | null;
 };
 
-/** The statements of one move. Throws TransitionError for a move the table does not allow. */
-export function moveStatements(move: Move, now: string): SQL[] {
-  if (!canMove(move.from, move.to)) {
-    throw new TransitionError(`A line cannot move from ${move.from} to ${move.to}.`);
+/** A log entry that changes no status. `status`: what the line is then (default: what it is after the batch). */
+export type Note = { lineId: number; orderId: number; message: string; status?: LineStatus };
+
+export type LineChange = ({ kind: "move" } & Move) | ({ kind: "note" } & Note);
+
+export type LineStatementsOptions = {
+  /**
+   * Abort the whole batch (src/db/guards.ts) unless every moved line was still in the state the
+   * caller read: for writes whose caller answers a client with what it wrote.
+   */
+  allOrNothing?: boolean;
+};
+
+const newToken = () => crypto.randomUUID();
+
+/**
+ * The statements of any number of moves and notes, in their order: at most four, whatever their
+ * number. Several moves of one line chain (ruled -> completed -> declined): the UPDATE goes from
+ * the first state to the last, and every step is logged and evented. Notes are skipped when they
+ * would repeat the line's last log entry (unless the line moved in this batch).
+ * Throws TransitionError for a move the table does not allow.
+ */
+export function lineStatements(changes: LineChange[], now: string, options: LineStatementsOptions = {}): SQL[] {
+  if (changes.length === 0) return [];
+  const token = newToken();
+  // Per line: the first state, the last, and the columns set along the way (the last one wins).
+  const updates = new Map<number, { i: number; o: number; f: LineStatus; t: LineStatus; ms?: number | null; d?: number | null; q?: number | null }>();
+  for (const c of changes) {
+    if (c.kind !== "move") continue;
+    if (!canMove(c.from, c.to)) throw new TransitionError(`A line cannot move from ${c.from} to ${c.to}.`);
+    const u = updates.get(c.lineId) ?? { i: c.lineId, o: c.orderId, f: c.from, t: c.from };
+    if (u.t !== c.from) throw new TransitionError(`Line ${c.lineId} is moved from ${c.from} after a move to ${u.t}.`);
+    u.t = c.to;
+    if (c.matchedSupplierId !== undefined) u.ms = c.matchedSupplierId;
+    if (c.dispatchId !== undefined) u.d = c.dispatchId;
+    if (c.confirmedQuantity !== undefined) u.q = c.confirmedQuantity;
+    updates.set(c.lineId, u);
   }
-  const extra: SQL[] = [];
-  if (move.matchedSupplierId !== undefined) extra.push(sql`, matched_supplier_id = ${move.matchedSupplierId}`);
-  if (move.dispatchId !== undefined) extra.push(sql`, dispatch_id = ${move.dispatchId}`);
-  if (move.confirmedQuantity !== undefined) extra.push(sql`, confirmed_quantity = ${move.confirmedQuantity}`);
-  return [
-    sql`UPDATE order_lines SET current_status = ${move.to}, updated_at = ${now}${sql.join(extra)}
-        WHERE id = ${move.lineId} AND current_status = ${move.from}`,
-    sql`INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at)
-        SELECT ${move.lineId}, ${move.orderId}, ${move.to}, ${move.message}, ${now} WHERE changes() = 1`,
-    statusChangedEvent(move.lineId, move.from, move.to, move.message, now),
-  ];
+  // k: m(ove) or n(ote); s: the status logged (a note without one logs the line's status); f: from.
+  // A note that repeats the line's previous entry of this same set is dropped here.
+  const previous = new Map<number, string>();
+  const kept = changes.filter((c) => {
+    const repeat = c.kind === "note" && previous.get(c.lineId) === c.message;
+    previous.set(c.lineId, c.message);
+    return !repeat;
+  });
+  const entries = kept.map((c) =>
+    c.kind === "move"
+      ? { k: "m", i: c.lineId, o: c.orderId, f: c.from, s: c.to, m: c.message }
+      : { k: "n", i: c.lineId, o: c.orderId, s: c.status ?? null, m: c.message },
+  );
+  const statements: SQL[] = [];
+  if (updates.size > 0) {
+    // A key absent from the JSON leaves its column as it is; present (null included) sets it.
+    const column = (name: string, key: string) =>
+      sql.raw(`${name} = CASE WHEN json_type(j.value, '$.${key}') IS NULL THEN order_lines.${name} ELSE j.value ->> '$.${key}' END`);
+    statements.push(sql`UPDATE order_lines SET current_status = j.value ->> '$.t', updated_at = ${now}, move_token = ${token},
+        ${column("matched_supplier_id", "ms")}, ${column("dispatch_id", "d")}, ${column("confirmed_quantity", "q")}
+      FROM json_each(${JSON.stringify([...updates.values()])}) AS j
+      WHERE order_lines.id = j.value ->> '$.i' AND order_lines.order_id = j.value ->> '$.o'
+        AND order_lines.current_status = j.value ->> '$.f'`);
+    if (options.allOrNothing) statements.push(expectChanges(updates.size));
+  }
+  if (options.allOrNothing) {
+    // Lines that are only noted must still be in the state the caller judged them by.
+    const held = new Map<number, { i: number; o: number; s: LineStatus }>();
+    for (const c of changes) if (c.kind === "note" && c.status && !updates.has(c.lineId)) held.set(c.lineId, { i: c.lineId, o: c.orderId, s: c.status });
+    if (held.size > 0) {
+      statements.push(
+        expectCount(
+          sql`SELECT count(*) FROM json_each(${JSON.stringify([...held.values()])}) AS j
+            JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = j.value ->> '$.o' AND l.current_status = j.value ->> '$.s'`,
+          held.size,
+        ),
+      );
+    }
+  }
+  // The log is keyed (order_id, order_line_id) like its index, so the lookups never leave the order.
+  const lastMessage = sql`(SELECT g.message FROM order_line_logs g WHERE g.id =
+      (SELECT max(id) FROM order_line_logs WHERE order_id = l.order_id AND order_line_id = l.id))`;
+  statements.push(sql`INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at)
+    SELECT l.id, l.order_id, coalesce(j.value ->> '$.s', l.current_status), j.value ->> '$.m', ${now}
+    FROM json_each(${JSON.stringify(entries)}) AS j
+    JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = j.value ->> '$.o'
+    WHERE CASE WHEN j.value ->> '$.k' = 'm' THEN l.move_token IS ${token}
+      ELSE l.move_token IS ${token} OR ${lastMessage} IS NOT j.value ->> '$.m' END
+    ORDER BY j.key`);
+  if (updates.size > 0) statements.push(linesStatusChangedEvents(JSON.stringify(entries.filter((e) => e.k === "m")), token, now));
+  return statements;
 }
 
-/** A log entry that changes no status (a note), skipped when it would repeat the line's last entry. */
-export function noteStatement(lineId: number, orderId: number, message: string, now: string): SQL {
-  return sql`INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at)
-    SELECT l.id, l.order_id, l.current_status, ${message}, ${now} FROM order_lines l
-    WHERE l.id = ${lineId} AND l.order_id = ${orderId}
-      AND NOT EXISTS (SELECT 1 FROM order_line_logs g WHERE g.id =
-        (SELECT max(id) FROM order_line_logs WHERE order_line_id = ${lineId}) AND g.message = ${message})`;
+/** Moves only (see lineStatements). */
+export function moveLinesStatements(moves: Move[], now: string, options?: LineStatementsOptions): SQL[] {
+  return lineStatements(moves.map((m) => ({ kind: "move" as const, ...m })), now, options);
 }
+
+/** Notes only (see lineStatements). */
+export function noteLinesStatements(notes: Note[], now: string): SQL[] {
+  return lineStatements(notes.map((n) => ({ kind: "note" as const, ...n })), now);
+}
+
+const openStates = sql.join(OPEN_STATES.map((s) => sql`${s}`), sql`, `);
 
 /**
  * Keeps orders.completed_at true to the lines: set when no line is open any more, cleared
  * when one moves back. Run after the moves, in the same batch (with the same `now`).
  * updated_at moves only when something did: completed_at changed, or this batch logged a change
  * (every change logs, stamped `now`), so a redelivered message leaves the order as it was.
+ * Any number of orders in two statements.
  */
-export function completionStatements(orderId: number, now: string): SQL[] {
-  const completedAt = sql`CASE WHEN EXISTS (SELECT 1 FROM order_lines WHERE order_id = ${orderId}
-        AND current_status IN (${sql.join(OPEN_STATES.map((s) => sql`${s}`), sql`, `)})) THEN NULL ELSE coalesce(completed_at, ${now}) END`;
-  return [orderCompletedEvent(orderId, OPEN_STATES, now), sql`UPDATE orders SET
+export function completionStatements(orderIds: readonly number[], now: string): SQL[] {
+  const ids = JSON.stringify([...new Set(orderIds)]);
+  const completedAt = sql`CASE WHEN EXISTS (SELECT 1 FROM order_lines WHERE order_id = orders.id
+        AND current_status IN (${openStates})) THEN NULL ELSE coalesce(completed_at, ${now}) END`;
+  return [
+    ordersCompletedEvent(ids, OPEN_STATES, now),
+    sql`UPDATE orders SET
       completed_at = ${completedAt},
       updated_at = CASE WHEN completed_at IS NOT ${completedAt}
-        OR EXISTS (SELECT 1 FROM order_line_logs WHERE order_id = ${orderId} AND created_at = ${now})
+        OR EXISTS (SELECT 1 FROM order_line_logs WHERE order_id = orders.id AND created_at = ${now})
         THEN ${now} ELSE updated_at END
-    WHERE id = ${orderId}`];
+    WHERE id IN (SELECT value FROM json_each(${ids}))`,
+  ];
 }
+
+/** A log entry on every line of the order, only when the statement just before changed the order. */
+const logOnEveryLineIfChanged = (orderId: number, message: string, now: string) =>
+  sql`INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at)
+      SELECT id, order_id, current_status, ${message}, ${now} FROM order_lines
+      WHERE order_id = ${orderId} AND changes() = 1 ORDER BY position`;
 
 /**
  * Sets (or clears) the order's blocked flag and logs it on every line, once: the log insert runs
- * only when the flag actually changed.
+ * only when the flag actually changed. Unblocking hands the order back to the pipeline in the
+ * same statement (routed_at cleared), so a lost queue message cannot strand it.
  */
 export function blockStatements(orderId: number, blocked: boolean, message: string, now: string): SQL[] {
   return [
-    sql`UPDATE orders SET blocked = ${blocked ? 1 : 0}, updated_at = ${now} WHERE id = ${orderId} AND blocked = ${blocked ? 0 : 1}`,
-    sql`INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at)
-        SELECT id, order_id, current_status, ${message}, ${now} FROM order_lines
-        WHERE order_id = ${orderId} AND changes() = 1 ORDER BY position`,
+    blocked
+      ? sql`UPDATE orders SET blocked = 1, updated_at = ${now} WHERE id = ${orderId} AND blocked = 0`
+      : sql`UPDATE orders SET blocked = 0, updated_at = ${now}, routed_at = NULL, route_requested_at = ${now} WHERE id = ${orderId} AND blocked = 1`,
+    logOnEveryLineIfChanged(orderId, message, now),
     ...(blocked ? [orderBlockedEvent(orderId, message, now)] : []),
+  ];
+}
+
+/**
+ * Parks an order whose routing failed too often: the sweeper leaves it (routed_at set), every line
+ * logs why, and the shop gets order.parked. Only the first park writes anything.
+ */
+export function parkStatements(orderId: number, message: string, now: string): SQL[] {
+  return [
+    sql`UPDATE orders SET parked_at = ${now}, routed_at = ${now}, updated_at = ${now} WHERE id = ${orderId} AND parked_at IS NULL`,
+    logOnEveryLineIfChanged(orderId, message, now),
+    orderParkedEvent(orderId, message, now),
+  ];
+}
+
+/**
+ * An operator's replay of a parked (or failing) order: attempts start again from zero and the
+ * pipeline owes the order its routing (routed_at cleared), so the sweeper sees it if the queue
+ * message is lost. Logged on every line once.
+ */
+export function replayStatements(orderId: number, message: string, now: string): SQL[] {
+  return [
+    sql`UPDATE orders SET parked_at = NULL, routing_attempts = 0, routing_error = NULL, routed_at = NULL,
+          route_requested_at = ${now}, updated_at = ${now}
+        WHERE id = ${orderId}`,
+    logOnEveryLineIfChanged(orderId, message, now),
   ];
 }

@@ -1,16 +1,15 @@
-// The queue consumer: runs each pipeline message; failures are retried with exponential backoff.
-import { and, asc, eq, gt } from "drizzle-orm";
-import { createDb, type Db } from "../db";
+// The queue consumer: runs each pipeline message; failures are retried with exponential backoff
+// and, past the queue's max_retries, land in the dead-letter queue (./dead-letters.ts).
+import { sql } from "drizzle-orm";
+import { createDb, runBatch, type Db } from "../db";
 import { meteredD1, newD1Metrics, withD1Metrics } from "../db/metrics";
-import { orderLines, orders } from "../db/schema";
 import type { Bindings } from "../env";
-import { dispatchOrder, sendDispatch } from "../forwarding/forwarding.service";
 import { deliverWebhook } from "../events/delivery.service";
-import { publishAndContinue, publishAfterPipeline } from "../events/publish.service";
+import { publishAfterPipeline, publishAndContinue } from "../events/publish.service";
+import { dispatchOrder, sendDispatch } from "../forwarding/forwarding.service";
 import { routeOrder } from "../routing/routing.service";
-import { enqueue, type PipelineMessage } from "./messages";
-
-const REMATCH_PAGE = 50;
+import { enqueue, maxRoutingAttempts, pipelineRetryDelay, type PipelineMessage } from "./messages";
+import { rematchAccount } from "./rematch";
 
 export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, env: Bindings): Promise<void> {
   // Benchmark runs meter the pipeline too: one log line per message with its D1 statements.
@@ -27,12 +26,21 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
       }
       message.ack();
     } catch (error) {
-      const delaySeconds = Math.min(600, 5 * 2 ** Math.max(0, message.attempts - 1));
       console.error(JSON.stringify({ level: "error", event: "pipeline_failed", body: message.body, attempts: message.attempts, error: String(error) }));
-      message.retry({ delaySeconds });
+      if (message.body.type === "route_order") await recordRoutingError(db, message.body.orderId, error);
+      message.retry({ delaySeconds: pipelineRetryDelay(env, message.attempts) });
     }
   }
   await publishAfterPipeline(env, batch.messages.map((m) => m.body));
+}
+
+/** Best effort (D1 may be what failed): the operator sees it on a parked order. */
+async function recordRoutingError(db: Db, orderId: number, error: unknown) {
+  try {
+    await runBatch(db, [sql`UPDATE orders SET routing_error = ${String(error).slice(0, 500)} WHERE id = ${orderId}`]);
+  } catch {
+    // Already logged above.
+  }
 }
 
 export async function handle(db: Db, env: Bindings, body: PipelineMessage): Promise<void> {
@@ -48,7 +56,7 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage): Prom
       return;
     }
     case "rematch_account":
-      await rematchAccount(db, env, body.accountId, body.afterOrderId ?? 0);
+      await rematchAccount(db, env, body, (orderId) => routeAndDispatch(db, env, orderId));
       return;
     case "publish_events":
       await publishAndContinue(db, env);
@@ -59,32 +67,13 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage): Prom
   }
 }
 
-/** Matches the order's pending lines, then queues a send for each supplier's share of the ruled ones. */
+/**
+ * Matches the order's pending lines (one counted attempt; past the limit the order is parked),
+ * then claims the ruled ones into dispatches, marks the order done and queues each waiting send.
+ */
 async function routeAndDispatch(db: Db, env: Bindings, orderId: number) {
-  await routeOrder(db, orderId);
+  const outcome = await routeOrder(db, orderId, { maxAttempts: maxRoutingAttempts(env) });
+  if (outcome.status === "not_found" || outcome.status === "parked") return;
   const waiting = await dispatchOrder(db, orderId);
   await enqueue(env, waiting.map((dispatchId) => ({ type: "send_dispatch" as const, dispatchId })));
 }
-
-/** Routes the next page of the account's unblocked orders with pending lines, then queues the rest. */
-async function rematchAccount(db: Db, env: Bindings, accountId: number, afterOrderId: number) {
-  const rows = await db
-    .selectDistinct({ orderId: orderLines.orderId })
-    .from(orderLines)
-    .innerJoin(orders, eq(orders.id, orderLines.orderId))
-    .where(
-      and(
-        eq(orderLines.accountId, accountId),
-        eq(orderLines.currentStatus, "pending"),
-        gt(orderLines.orderId, afterOrderId),
-        eq(orders.blocked, false),
-      ),
-    )
-    .orderBy(asc(orderLines.orderId))
-    .limit(REMATCH_PAGE);
-  for (const { orderId } of rows) await routeAndDispatch(db, env, orderId);
-  if (rows.length === REMATCH_PAGE) {
-    await enqueue(env, [{ type: "rematch_account", accountId, afterOrderId: rows[rows.length - 1].orderId }]);
-  }
-}
-

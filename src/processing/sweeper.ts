@@ -1,44 +1,68 @@
-// The cron sweeper: nothing a client sent is lost between the 200 answer and the pipeline.
-import { and, asc, eq, isNull, lt, or } from "drizzle-orm";
-import { createDb } from "../db";
-import { dispatches, orders } from "../db/schema";
+// The cron sweeper: nothing a client sent is lost between the 200 answer and the pipeline. Every
+// piece of work the pipeline owes is a durable mark in D1 (an order with routed_at null, a queued
+// or leased dispatch, an account's rematch request); the sweeper re-queues what has waited too long.
+import { sql } from "drizzle-orm";
+import { createDb, runBatch } from "../db";
 import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
 import { enqueue } from "./messages";
 
-// Orders younger than this are normally still on their way through the queue.
+// Work younger than this is normally still on its way through the queue.
 const GRACE_MS = 2 * 60 * 1000;
 const SWEEP_LIMIT = 1000;
 
-/** Returns the ids of the orders it re-queued. */
+const ids = (rows: unknown[]) => (rows as { id: number }[]).map((r) => r.id);
+
+/**
+ * Re-queues orders the pipeline owes work (routed_at null: never routed, or handed back by an
+ * unblock, retry, match or replay) for longer than the grace period, and restarts their grace
+ * period (the next sweep waits for this message). Parked orders are left to the operator.
+ * Returns the ids it re-queued.
+ */
 export async function sweepUnroutedOrders(env: Bindings, now = new Date()): Promise<number[]> {
   const db = createDb(env.DB);
-  const rows = await db
-    .select({ id: orders.id })
-    .from(orders)
-    .where(and(isNull(orders.routedAt), lt(orders.createdAt, isoMicro(new Date(now.getTime() - GRACE_MS)))))
-    .orderBy(asc(orders.createdAt))
-    .limit(SWEEP_LIMIT);
-  await enqueue(env, rows.map((r) => ({ type: "route_order" as const, orderId: r.id })));
-  return rows.map((r) => r.id);
+  const [swept] = await runBatch(db, [
+    sql`UPDATE orders SET route_requested_at = ${isoMicro(now)}
+        WHERE id IN (SELECT id FROM orders WHERE routed_at IS NULL AND route_requested_at < ${isoMicro(new Date(now.getTime() - GRACE_MS))}
+                     ORDER BY route_requested_at LIMIT ${SWEEP_LIMIT})
+        RETURNING id`,
+  ]);
+  const orderIds = ids(swept.results);
+  await enqueue(env, orderIds.map((orderId) => ({ type: "route_order" as const, orderId })));
+  return orderIds;
 }
 
 // A queued dispatch untouched this long has lost its message (the longest backoff is an hour).
 const DISPATCH_STALE_MS = 65 * 60 * 1000;
 
-/** Re-queues dispatches whose message was lost, and sends whose lease expired mid-attempt. */
-export async function sweepStuckDispatches(env: Bindings, now = new Date()): Promise<number> {
+/** Re-queues dispatches whose message was lost, and sends whose lease expired mid-attempt; returns their ids. */
+export async function sweepStuckDispatches(env: Bindings, now = new Date()): Promise<number[]> {
   const db = createDb(env.DB);
-  const rows = await db
-    .select({ id: dispatches.id })
-    .from(dispatches)
-    .where(
-      or(
-        and(eq(dispatches.status, "queued"), lt(dispatches.updatedAt, isoMicro(new Date(now.getTime() - DISPATCH_STALE_MS)))),
-        and(eq(dispatches.status, "sending"), lt(dispatches.leaseUntil, isoMicro(now))),
-      ),
-    )
-    .limit(SWEEP_LIMIT);
-  await enqueue(env, rows.map((r) => ({ type: "send_dispatch" as const, dispatchId: r.id })));
-  return rows.length;
+  // Two index ranges (dispatches_status_updated_idx, dispatches_status_lease_idx), never the table.
+  const [stuck] = await runBatch(db, [
+    sql`SELECT id FROM dispatches WHERE status = 'queued' AND updated_at < ${isoMicro(new Date(now.getTime() - DISPATCH_STALE_MS))}
+        UNION ALL
+        SELECT id FROM dispatches WHERE status = 'sending' AND lease_until < ${isoMicro(now)}
+        LIMIT ${SWEEP_LIMIT}`,
+  ]);
+  const dispatchIds = ids(stuck.results);
+  await enqueue(env, dispatchIds.map((dispatchId) => ({ type: "send_dispatch" as const, dispatchId })));
+  return dispatchIds;
+}
+
+/**
+ * Re-queues re-matches requested longer ago than the grace period and not finished (their message
+ * was lost): under a new request time, which the new message clears when it is done.
+ */
+export async function sweepRematches(env: Bindings, now = new Date()): Promise<number[]> {
+  const db = createDb(env.DB);
+  const requestedAt = isoMicro(now);
+  const [swept] = await runBatch(db, [
+    sql`UPDATE accounts SET rematch_requested_at = ${requestedAt}
+        WHERE rematch_requested_at < ${isoMicro(new Date(now.getTime() - GRACE_MS))}
+        RETURNING id`,
+  ]);
+  const accountIds = ids(swept.results);
+  await enqueue(env, accountIds.map((accountId) => ({ type: "rematch_account" as const, accountId, requestedAt })));
+  return accountIds;
 }

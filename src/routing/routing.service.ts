@@ -1,9 +1,9 @@
 // Routing an order: load what the decisions need (in one round trip), decide each pending line,
 // and write every outcome through the state machine in one batch.
-import { and, asc, eq, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
-import { chunkForParams, toStatement, type Db } from "../db";
+import { and, asc, eq, isNull, like, sql, type SQL } from "drizzle-orm";
+import { runBatch, type Db } from "../db";
 import { orderLineLogs, orderLines, orders, productFeeds, products, routingRules, suppliers, type Order, type OrderLine } from "../db/schema";
-import { blockStatements, completionStatements, moveStatements, noteStatement } from "../orders/lifecycle";
+import { blockStatements, completionStatements, lineStatements, parkStatements, type LineChange } from "../orders/lifecycle";
 import { isoMicro } from "../lib/time";
 import type { CreateOrderInput } from "../orders/orders.schemas";
 import { findOrder, lineColumns, orderColumns, shippingAddressOf } from "../orders/orders.service";
@@ -70,9 +70,10 @@ export async function loadRoutingContext(db: Db, accountId: number, lines: LineL
       .from(products)
       .innerJoin(productFeeds, eq(productFeeds.id, products.productFeedId))
       .where(and(eq(products.accountId, accountId), eq(products.active, 1), eq(productFeeds.active, true), match));
+  // Each set travels as one JSON parameter, whatever the number of lines.
   const catalogueQueries = [
-    ...chunkForParams(eans, 1, 10).map((chunk) => catalogueQuery(inArray(products.ean13, chunk))),
-    ...chunkForParams(skus, 1, 10).map((chunk) => catalogueQuery(inArray(products.sku, chunk))),
+    ...(eans.length ? [catalogueQuery(sql`${products.ean13} IN (SELECT value FROM json_each(${JSON.stringify(eans)}))`)] : []),
+    ...(skus.length ? [catalogueQuery(sql`${products.sku} IN (SELECT value FROM json_each(${JSON.stringify(skus)}))`)] : []),
   ];
   const [ruleRows, supplierRows, ...catalogueRows] = await db.batch([
     db
@@ -105,28 +106,60 @@ const unblockedByHand = (db: Db, orderId: number) =>
     .where(and(eq(orderLineLogs.orderId, orderId), like(orderLineLogs.message, `${UNBLOCKED_BY_HAND}%`)))
     .limit(1);
 
-export type RouteOutcome = { status: "not_found" | "blocked" | "routed"; ruled: number; skipped: number; unmatched: number; blockedNow: boolean };
+export type RouteOutcome = {
+  status: "not_found" | "blocked" | "parked" | "routed";
+  ruled: number;
+  skipped: number;
+  unmatched: number;
+  blockedNow: boolean;
+};
+
+export type RouteOptions = {
+  /**
+   * Set by the pipeline: this run counts as a routing attempt, and an order past this many attempts
+   * in a row is parked instead (the pipeline's dispatch step resets the count when all went well).
+   * Unset (matching on demand): the order is handed to the pipeline to be dispatched instead.
+   */
+  maxAttempts?: number;
+};
 
 /**
  * Matches the order's pending lines. Safe to run any number of times, concurrently too: every
- * write is guarded by the line's current status, so a repeat changes and logs nothing.
+ * write is guarded by the line's current status, so a repeat changes and logs nothing. Any
+ * number of lines costs the same few statements (lifecycle.ts).
  */
-export async function routeOrder(db: Db, orderId: number): Promise<RouteOutcome> {
-  const [orderRows, lineRows, unblockedRows] = await db.batch([
+export async function routeOrder(db: Db, orderId: number, options: RouteOptions = {}): Promise<RouteOutcome> {
+  const pipeline = options.maxAttempts !== undefined;
+  const now = isoMicro();
+  const reads = [
     db.select().from(orders).where(eq(orders.id, orderId)),
     db.select().from(orderLines).where(eq(orderLines.orderId, orderId)).orderBy(asc(orderLines.position)),
     unblockedByHand(db, orderId),
-  ]);
+  ] as const;
+  let orderRows: Order[], lineRows: OrderLine[], unblockedRows: { id: number }[];
+  if (pipeline) {
+    // The attempt is counted in the read's own transaction, before anything can fail.
+    const attempt = db
+      .update(orders)
+      .set({ routingAttempts: sql`${orders.routingAttempts} + 1` })
+      .where(and(eq(orders.id, orderId), isNull(orders.parkedAt)));
+    [, orderRows, lineRows, unblockedRows] = await db.batch([attempt, ...reads]);
+  } else {
+    [orderRows, lineRows, unblockedRows] = await db.batch(reads);
+  }
   const order = orderRows[0];
   const outcome: RouteOutcome = { status: "routed", ruled: 0, skipped: 0, unmatched: 0, blockedNow: false };
   if (!order) return { ...outcome, status: "not_found" };
-  if (order.blocked) {
-    // Recorded as seen, so the sweeper leaves it alone; unblocking queues it again.
-    await db.update(orders).set({ routedAt: isoMicro() }).where(and(eq(orders.id, order.id), isNull(orders.routedAt)));
-    return { ...outcome, status: "blocked" };
+  if (order.parkedAt) return { ...outcome, status: "parked" };
+  if (pipeline && order.routingAttempts > options.maxAttempts!) {
+    const failed = order.routingAttempts - 1;
+    const message = `Order parked after ${failed} failed routing attempts${order.routingError ? ` (last error: ${order.routingError})` : ""}; an operator can replay it`;
+    await runBatch(db, parkStatements(order.id, message, now));
+    return { ...outcome, status: "parked" };
   }
+  // Held: unblocking hands the order back to the pipeline.
+  if (order.blocked) return { ...outcome, status: "blocked" };
   const pending = lineRows.filter((l) => l.currentStatus === "pending");
-  const now = isoMicro();
   const statements: SQL[] = [];
 
   if (pending.length > 0) {
@@ -138,28 +171,27 @@ export async function routeOrder(db: Db, orderId: number): Promise<RouteOutcome>
       statements.push(...blockStatements(order.id, true, blocker.decision.message, now));
       outcome.blockedNow = true;
     } else {
+      const changes: LineChange[] = [];
       for (const { line, decision } of decisions) {
+        const base = { lineId: line.id, orderId: order.id, message: decision.message };
         if (decision.action === "assign_supplier") {
           outcome.ruled++;
-          statements.push(
-            ...moveStatements(
-              { lineId: line.id, orderId: order.id, from: "pending", to: "ruled", message: decision.message, matchedSupplierId: decision.supplier.id },
-              now,
-            ),
-          );
+          changes.push({ kind: "move", ...base, from: "pending", to: "ruled", matchedSupplierId: decision.supplier.id });
         } else if (decision.action === "skip") {
           outcome.skipped++;
-          statements.push(...moveStatements({ lineId: line.id, orderId: order.id, from: "pending", to: "skipped", message: decision.message }, now));
+          changes.push({ kind: "move", ...base, from: "pending", to: "skipped" });
         } else {
           outcome.unmatched++;
-          statements.push(noteStatement(line.id, order.id, decision.message, now));
+          changes.push({ kind: "note", ...base });
         }
       }
+      statements.push(...lineStatements(changes, now));
     }
   }
-  statements.push(sql`UPDATE orders SET routed_at = ${now} WHERE id = ${order.id}`);
-  statements.push(...completionStatements(order.id, now));
-  await db.$client.batch(statements.map((s) => toStatement(db, s)));
+  // On demand, the pipeline still owes the order its dispatch: marked in the same batch.
+  if (!pipeline) statements.push(sql`UPDATE orders SET routed_at = NULL, route_requested_at = ${now} WHERE id = ${order.id}`);
+  statements.push(...completionStatements([order.id], now));
+  await runBatch(db, statements);
   return outcome;
 }
 
@@ -169,7 +201,7 @@ export async function routeOrder(db: Db, orderId: number): Promise<RouteOutcome>
 export async function setBlocked(db: Db, accountId: number, reference: string, blocked: boolean, reason?: string) {
   const order = await findOrder(db, accountId, reference);
   const message = blocked ? `Order blocked by hand${reason ? `: ${reason}` : ""}` : `${UNBLOCKED_BY_HAND}${reason ? `: ${reason}` : ""}`;
-  await db.$client.batch(blockStatements(order.id, blocked, message, isoMicro()).map((s) => toStatement(db, s)));
+  await runBatch(db, blockStatements(order.id, blocked, message, isoMicro()));
   return order.id;
 }
 

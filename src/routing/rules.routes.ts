@@ -6,7 +6,7 @@ import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/p
 import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
 import { CreateOrderBody } from "../orders/orders.schemas";
-import { enqueueBestEffort } from "../processing/messages";
+import { requestRematch } from "../processing/rematch";
 import { presentRule } from "./rules.present";
 import { CreateRuleBody, ReorderBody, RuleJson, UpdateRuleBody } from "./rules.schemas";
 import { createRule, deleteRule, getRule, listRules, reorderRules, updateRule } from "./rules.service";
@@ -30,7 +30,7 @@ rulesRouter.openapi(
   async (c) => {
     const accountId = c.get("account").id;
     const rule = await createRule(c.get("db"), accountId, c.req.valid("json"));
-    await enqueueBestEffort(c.env, [{ type: "rematch_account", accountId }]);
+    await requestRematch(c.get("db"), c.env, accountId);
     return c.json(presentRule(rule), 201);
   },
 );
@@ -65,7 +65,7 @@ rulesRouter.openapi(
   async (c) => {
     const accountId = c.get("account").id;
     const rules = await reorderRules(c.get("db"), accountId, c.req.valid("json").ids);
-    await enqueueBestEffort(c.env, [{ type: "rematch_account", accountId }]);
+    await requestRematch(c.get("db"), c.env, accountId);
     return c.json({ data: rules.map(presentRule) }, 200);
   },
 );
@@ -123,7 +123,7 @@ rulesRouter.openapi(
   async (c) => {
     const accountId = c.get("account").id;
     const rule = await updateRule(c.get("db"), accountId, idOf(c.req.valid("param").id), c.req.valid("json"));
-    await enqueueBestEffort(c.env, [{ type: "rematch_account", accountId }]);
+    await requestRematch(c.get("db"), c.env, accountId);
     return c.json(presentRule(rule), 200);
   },
 );
@@ -141,7 +141,7 @@ rulesRouter.openapi(
   async (c) => {
     const accountId = c.get("account").id;
     await deleteRule(c.get("db"), accountId, idOf(c.req.valid("param").id));
-    await enqueueBestEffort(c.env, [{ type: "rematch_account", accountId }]);
+    await requestRematch(c.get("db"), c.env, accountId);
     return c.body(null, 204);
   },
 );

@@ -6,7 +6,7 @@ import { resourcePage } from "../lib/pagination";
 import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
 import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
-import { enqueueBestEffort } from "../processing/messages";
+import { requestRematch } from "../processing/rematch";
 import { presentSupplier, presentSupplierWithSecret } from "./suppliers.present";
 import {
   createSupplier,
@@ -84,7 +84,7 @@ suppliersRouter.openapi(
   }),
   async (c) => {
     const supplier = await createSupplier(c.get("db"), c.get("account").id, c.req.valid("json"));
-    await enqueueBestEffort(c.env, [{ type: "rematch_account", accountId: c.get("account").id }]);
+    await requestRematch(c.get("db"), c.env, c.get("account").id);
     return c.json(presentSupplierWithSecret(supplier), 201);
   },
 );
@@ -132,7 +132,7 @@ suppliersRouter.openapi(
   async (c) => {
     const accountId = c.get("account").id;
     const supplier = await updateSupplier(c.get("db"), accountId, idOf(c.req.valid("param").id), c.req.valid("json"));
-    await enqueueBestEffort(c.env, [{ type: "rematch_account", accountId }]);
+    await requestRematch(c.get("db"), c.env, accountId);
     return c.json(presentSupplier(supplier), 200);
   },
 );

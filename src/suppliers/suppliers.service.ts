@@ -123,7 +123,7 @@ export async function ownsSuppliers(db: Db, accountId: number, ids: number[]): P
   const rows = await db
     .select({ id: suppliers.id })
     .from(suppliers)
-    .where(and(eq(suppliers.accountId, accountId), sql`${suppliers.id} IN (${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`));
+    .where(and(eq(suppliers.accountId, accountId), sql`${suppliers.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`));
   return rows.length === new Set(ids).size;
 }
 

@@ -49,6 +49,10 @@ describe("GET /openapi.json", () => {
       "/admin/v1/accounts": ["get", "post"],
       "/admin/v1/accounts/{id}/api-keys": ["post"],
       "/admin/v1/api-keys/{id}": ["delete"],
+      "/admin/v1/parked-orders": ["get"],
+      "/admin/v1/parked-orders/{reference}/replay": ["post"],
+      "/admin/v1/dead-letters": ["get"],
+      "/admin/v1/dead-letters/{id}/replay": ["post"],
     });
   });
 

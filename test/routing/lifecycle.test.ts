@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { createDb, toStatement } from "../../src/db";
 import { LINE_STATUSES, type LineStatus } from "../../src/db/schema";
-import { blockStatements, canMove, completionStatements, moveStatements, noteStatement, TransitionError } from "../../src/orders/lifecycle";
+import { blockStatements, canMove, completionStatements, moveLinesStatements, noteLinesStatements, TransitionError, type Move } from "../../src/orders/lifecycle";
 import { isoMicro } from "../../src/lib/time";
 import { createAccount, createOrder, orderPayload } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
@@ -13,6 +13,8 @@ import { createRule, getOrder, logsOf, matchNow, waitRouted } from "../helpers/r
 const db = createDb(env.DB);
 const run = (statements: Parameters<typeof toStatement>[1][]) => env.DB.batch(statements.map((s) => toStatement(db, s)));
 const CREATED = ["pending", "Order line created"];
+const moveStatements = (move: Move, now: string) => moveLinesStatements([move], now);
+const noteStatement = (lineId: number, orderId: number, message: string, now: string) => noteLinesStatements([{ lineId, orderId, message }], now);
 
 /** The moves the issue and the spec describe, written out independently of the code's table. */
 const ALLOWED: [LineStatus, LineStatus][] = [
@@ -70,9 +72,11 @@ describe.concurrent("guarded writes", () => {
     const creds = await createAccount();
     const { reference, orderId, lineIds } = await orderWithLines(creds);
     const lineId = lineIds[0];
-    const move = moveStatements({ lineId, orderId, from: "pending", to: "skipped", message: "Skipped by hand" }, isoMicro());
-    await run(move);
-    await run(move);
+    // Each delivery builds its batch anew (the statements carry that batch's token), as a
+    // redelivered queue message does.
+    const move = () => moveStatements({ lineId, orderId, from: "pending", to: "skipped", message: "Skipped by hand" }, isoMicro());
+    await run(move());
+    await run(move());
     await run(moveStatements({ lineId, orderId, from: "pending", to: "ruled", message: "Should not appear" }, isoMicro()));
     const order = await getOrder(creds, reference);
     expect(order.order_lines[0].current_status).toBe("skipped");
@@ -83,13 +87,16 @@ describe.concurrent("guarded writes", () => {
     const creds = await createAccount();
     const { reference, orderId, lineIds } = await orderWithLines(creds);
     const now = isoMicro();
-    await run([noteStatement(lineIds[0], orderId, "Waiting for stock", now), noteStatement(lineIds[0], orderId, "Waiting for stock", now)]);
-    await run([noteStatement(lineIds[0], orderId, "Something else", now), noteStatement(lineIds[0], orderId, "Waiting for stock", now)]);
+    await run([...noteStatement(lineIds[0], orderId, "Waiting for stock", now), ...noteStatement(lineIds[0], orderId, "Waiting for stock", now)]);
+    await run([...noteStatement(lineIds[0], orderId, "Something else", now), ...noteStatement(lineIds[0], orderId, "Waiting for stock", now)]);
+    // Within one set of changes too.
+    await run(noteLinesStatements([{ lineId: lineIds[0], orderId, message: "Twice" }, { lineId: lineIds[0], orderId, message: "Twice" }], now));
     const logs = logsOf((await getOrder(creds, reference)).order_lines[0]).slice(2);
     expect(logs).toEqual([
       ["pending", "Waiting for stock"],
       ["pending", "Something else"],
       ["pending", "Waiting for stock"],
+      ["pending", "Twice"],
     ]);
   });
 
@@ -161,7 +168,7 @@ describe.concurrent("completed_at and the completed_since filter", () => {
     const now = isoMicro();
     await run([
       ...moveStatements({ lineId: order.order_lines[0].id, orderId: order.id, from: "skipped", to: "pending", message: "Back to pending" }, now),
-      ...completionStatements(order.id, now),
+      ...completionStatements([order.id], now),
     ]);
     expect(await completedSince(creds, start)).toEqual([]);
     const after = await getOrder(creds, reference);

@@ -1,5 +1,5 @@
-// The cron sweeper re-queues orders that never reached the pipeline (routed_at null, older than
-// two minutes). Each test file has its own database, so the counts below are this file's orders.
+// The cron sweeper re-queues orders the pipeline owes work (routed_at null, requested more than two
+// minutes ago).
 import { describe, expect, it } from "vitest";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -70,7 +70,7 @@ describe("the scheduled handler", () => {
     const reference = await lostOrder(creds);
     await seedSupplier(creds.accountId, "MugSupplier");
     const old = new Date(Date.now() - 10 * 60_000).toISOString();
-    await env.DB.prepare("UPDATE orders SET created_at = ? WHERE reference = ?").bind(old, reference).run();
+    await env.DB.prepare("UPDATE orders SET route_requested_at = ? WHERE reference = ?").bind(old, reference).run();
 
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController({ cron: "* * * * *", scheduledTime: Date.now() }), env, ctx);

@@ -1,0 +1,116 @@
+// The operator's view of what the pipeline gave up on (/admin/v1): parked orders and dead letters,
+// each replayable. Thin: the domain is src/processing/recovery.service.ts.
+import { createRoute, z } from "@hono/zod-openapi";
+import { DEAD_LETTER_STATUSES } from "../db/schema";
+import { resourcePage } from "../lib/pagination";
+import { idOrNotFound, PageQuery, pageRequest, resourcePageOf } from "../lib/params";
+import { createRouter, ErrorBody, responses } from "../lib/router";
+import { presentDeadLetter, presentParkedOrder } from "../processing/recovery.present";
+import { listDeadLetters, listParkedOrders, replayDeadLetter, replayParkedOrder } from "../processing/recovery.service";
+
+export const pipelineAdminRouter = createRouter();
+
+const tags = ["Admin"];
+const security = [{ AdminToken: [] }];
+const adminErrors = { 401: responses.json(ErrorBody, "Missing or wrong admin token"), 422: responses.invalid };
+const conflict = responses.json(ErrorBody, "Not in a state that can be replayed");
+
+const ParkedOrder = z
+  .object({
+    id: z.number().int(),
+    account_id: z.number().int(),
+    reference: z.string(),
+    external_id: z.string(),
+    routing_attempts: z.number().int(),
+    routing_error: z.string().nullable(),
+    parked_at: z.string(),
+    created_at: z.string(),
+  })
+  .openapi("ParkedOrder");
+
+const DeadLetter = z
+  .object({
+    id: z.number().int(),
+    queue: z.string(),
+    type: z.string(),
+    body: z.record(z.string(), z.unknown()),
+    account_id: z.number().int().nullable(),
+    order_id: z.number().int().nullable(),
+    dispatch_id: z.number().int().nullable(),
+    status: z.enum(DEAD_LETTER_STATUSES),
+    received_at: z.string(),
+    replayed_at: z.string().nullable(),
+  })
+  .openapi("DeadLetter");
+
+pipelineAdminRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/parked-orders",
+    tags,
+    summary: "Orders parked after too many failed routing attempts, most recent first",
+    security,
+    request: { query: PageQuery },
+    responses: { 200: responses.json(resourcePageOf(ParkedOrder, "ParkedOrderPage"), "A page of parked orders"), ...adminErrors },
+  }),
+  async (c) => {
+    const page = pageRequest(c.req.valid("query"));
+    const { total, rows } = await listParkedOrders(c.get("db"), page);
+    return c.json(resourcePage(c.req.url, page, total, rows.map(presentParkedOrder)), 200);
+  },
+);
+
+pipelineAdminRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/parked-orders/{reference}/replay",
+    tags,
+    summary: "Hand a parked order back to the pipeline, its attempts counted from zero",
+    security,
+    request: { params: z.object({ reference: z.string().openapi({ example: "4812039475610234" }) }) },
+    responses: {
+      200: responses.json(z.object({ reference: z.string(), replayed_at: z.string() }), "Replayed"),
+      404: responses.notFound,
+      409: conflict,
+      ...adminErrors,
+    },
+  }),
+  async (c) => {
+    const result = await replayParkedOrder(c.get("db"), c.env, c.req.valid("param").reference);
+    return c.json({ reference: result.reference, replayed_at: result.replayedAt }, 200);
+  },
+);
+
+pipelineAdminRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/dead-letters",
+    tags,
+    summary: "Messages the pipeline gave up on (status=open by default, replayed, all), newest first",
+    security,
+    request: { query: PageQuery.extend({ status: z.enum([...DEAD_LETTER_STATUSES, "all"]).optional() }) },
+    responses: { 200: responses.json(resourcePageOf(DeadLetter, "DeadLetterPage"), "A page of dead letters"), ...adminErrors },
+  }),
+  async (c) => {
+    const query = c.req.valid("query");
+    const page = pageRequest(query);
+    const { total, rows } = await listDeadLetters(c.get("db"), query.status ?? "open", page);
+    return c.json(resourcePage(c.req.url, page, total, rows.map(presentDeadLetter)), 200);
+  },
+);
+
+pipelineAdminRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/dead-letters/{id}/replay",
+    tags,
+    summary: "Send a dead letter's message to the pipeline again",
+    security,
+    request: { params: z.object({ id: z.string().openapi({ example: "1" }) }) },
+    responses: { 200: responses.json(DeadLetter, "The dead letter, replayed"), 404: responses.notFound, 409: conflict, ...adminErrors },
+  }),
+  async (c) => {
+    const id = idOrNotFound(c.req.valid("param").id, "Dead letter");
+    return c.json(presentDeadLetter(await replayDeadLetter(c.get("db"), c.env, id)), 200);
+  },
+);

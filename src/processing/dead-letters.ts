@@ -1,0 +1,54 @@
+// The dead-letter queue's consumer: every message the pipeline gave up on is recorded in D1, with
+// what it was about, so nothing dies silently. Operators list and replay them (recovery.service.ts).
+import { sql, type SQL } from "drizzle-orm";
+import { createDb, runBatch } from "../db";
+import type { Bindings } from "../env";
+import { isoMicro } from "../lib/time";
+import type { PipelineMessage } from "./messages";
+
+/** The order-pipeline's dead-letter queue (wrangler.toml). */
+export const DEAD_LETTER_QUEUE = "order-pipeline-dlq";
+
+/** account_id, order_id and dispatch_id of what the message names, looked up in the same statement. */
+function subjectOf(body: PipelineMessage): { account: SQL; order: SQL; dispatch: SQL } {
+  const none = sql`NULL`;
+  switch (body.type) {
+    case "route_order":
+      return { account: sql`(SELECT account_id FROM orders WHERE id = ${body.orderId})`, order: sql`${body.orderId}`, dispatch: none };
+    case "send_dispatch":
+      return {
+        account: sql`(SELECT account_id FROM dispatches WHERE id = ${body.dispatchId})`,
+        order: sql`(SELECT order_id FROM dispatches WHERE id = ${body.dispatchId})`,
+        dispatch: sql`${body.dispatchId}`,
+      };
+    case "rematch_account":
+      return { account: sql`${body.accountId}`, order: none, dispatch: none };
+    case "deliver_webhook":
+      return { account: sql`(SELECT account_id FROM webhook_deliveries WHERE id = ${body.deliveryId})`, order: none, dispatch: none };
+    default:
+      return { account: none, order: none, dispatch: none };
+  }
+}
+
+export async function handleDeadLetterBatch(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
+  const db = createDb(env.DB);
+  const now = isoMicro();
+  const statements = batch.messages.map((message) => {
+    const body = (message.body && typeof message.body === "object" ? message.body : { type: "unknown", body: message.body }) as PipelineMessage;
+    const subject = subjectOf(body);
+    console.error(JSON.stringify({ level: "error", event: "dead_letter", queue: batch.queue, id: message.id, body, attempts: message.attempts }));
+    // A redelivered dead letter is recorded once (its message id).
+    return sql`INSERT INTO dead_letters (message_id, queue, type, body, account_id, order_id, dispatch_id, status, received_at)
+      VALUES (${message.id}, ${batch.queue}, ${String(body.type ?? "unknown")}, ${JSON.stringify(body)}, ${subject.account}, ${subject.order},
+        ${subject.dispatch}, 'open', ${now})
+      ON CONFLICT (message_id) DO NOTHING`;
+  });
+  try {
+    await runBatch(db, statements);
+    batch.ackAll();
+  } catch (error) {
+    // D1 is down: the dead-letter queue tries again (its own retries) rather than drop them.
+    console.error(JSON.stringify({ level: "error", event: "dead_letter_record_failed", error: String(error) }));
+    batch.retryAll({ delaySeconds: 30 });
+  }
+}
