@@ -129,6 +129,8 @@ function load(file, size) {
   const pick = (list) => list[Math.floor(rand() * list.length)];
   const int = (min, max) => min + Math.floor(rand() * (max - min + 1));
   const money = (min, max) => Math.round((min + rand() * (max - min)) * 100) / 100;
+  // Money columns hold exact ten-thousandths (src/lib/money.ts); the amounts here have 2 decimals.
+  const units = (amount) => (amount === null ? null : Math.round(amount * 10_000));
 
   const db = new DatabaseSync(file);
   db.exec("PRAGMA foreign_keys = ON");
@@ -182,7 +184,7 @@ function load(file, size) {
       const feed = feeds[p % feeds.length];
       const product = { sku: `SKU-${account.id}-${p + 1}`, ean13: ean13(rand), name: `Product ${p + 1}`, price: money(2, 400) };
       const ts = iso(ANCHOR - SPAN_DAYS * DAY - int(0, 29) * DAY);
-      insertProduct.run(account.id, feed, product.sku, product.ean13, product.name, product.price, int(0, 500), rand() < 0.95 ? 1 : 0, ts, ts);
+      insertProduct.run(account.id, feed, product.sku, product.ean13, product.name, units(product.price), int(0, 500), rand() < 0.95 ? 1 : 0, ts, ts);
       catalogue.push(product);
     }
     suppliersOf.set(account.id, suppliers);
@@ -193,8 +195,8 @@ function load(file, size) {
   const insertOrder = db.prepare(
     `INSERT INTO orders (account_id, reference, external_id, source, test, blocked, total, email, shipping_cost, shipping_name,
        shipping_description, shipping_note, shipping_delivery_date, first_name, last_name, company_name, address1, address2,
-       postcode, city, state, country, phone, custom, completed_at, routed_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       postcode, city, state, country, phone, custom, completed_at, routed_at, route_requested_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertLine = db.prepare(
     `INSERT INTO order_lines (order_id, account_id, position, external_id, name, ean13, reference, quantity, stock_quantity, price,
@@ -267,13 +269,13 @@ function load(file, size) {
 
     const orderId = Number(
       insertOrder.run(
-        account.id, reference, externalId, pick(SOURCES), test ? 1 : 0, blocked ? 1 : 0, total,
-        `customer${i}@example.com`, shippingCost, pick(CARRIERS), "Standard delivery", rand() < 0.1 ? "Leave at the door" : null,
+        account.id, reference, externalId, pick(SOURCES), test ? 1 : 0, blocked ? 1 : 0, units(total),
+        `customer${i}@example.com`, units(shippingCost), pick(CARRIERS), "Standard delivery", rand() < 0.1 ? "Leave at the door" : null,
         rand() < 0.2 ? new Date(createdMs + 3 * DAY).toISOString().slice(0, 10) : null,
         pick(FIRST), pick(LAST), rand() < 0.15 ? "Example BV" : null, `Main street ${int(1, 300)}`, rand() < 0.2 ? "2nd floor" : null,
         postcode, city, null, country, rand() < 0.7 ? `06${int(10000000, 99999999)}` : null,
         rand() < 0.3 ? JSON.stringify({ payment_method: pick(["ideal", "paypal", "creditcard"]) }) : null,
-        completedAt, iso(createdMs + 2_000), createdAt, updatedAt,
+        completedAt, iso(createdMs + 2_000), createdAt, createdAt, updatedAt,
       ).lastInsertRowid,
     );
     counts.orders++;
@@ -286,7 +288,7 @@ function load(file, size) {
       const lineId = Number(
         insertLine.run(
           orderId, account.id, position, l.externalId, l.name, l.ean13, l.reference, l.quantity, rand() < 0.5 ? int(0, 200) : null,
-          l.price, l.purchasePrice, pick(BRANDS), pick(CATEGORIES), null, null, null, l.status, l.supplier?.id ?? null, createdAt,
+          units(l.price), units(l.purchasePrice), pick(BRANDS), pick(CATEGORIES), null, null, null, l.status, l.supplier?.id ?? null, createdAt,
           l.status === "pending" ? createdAt : updatedAt ?? createdAt,
         ).lastInsertRowid,
       );

@@ -9,6 +9,7 @@ import type { FeedFormat, ProductField } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
+import { numberToUnits } from "../lib/money";
 import { FeedError, readFeed } from "./feed-readers";
 import { toProductRow } from "./product-row";
 import { scheduleMinutes } from "./schedule";
@@ -246,7 +247,9 @@ async function stageFile(db: Db, importId: number, file: OpenedFile, feed: Produ
           continue;
         }
         seen.set(row.sku, record.line);
-        await stage([record.line, row.sku, row.ean13, row.name, row.purchasePrice, row.stockQuantity, row.active, 0], false);
+        // Raw SQL: the price in its stored form (ten-thousandths, src/lib/money.ts).
+        const price = row.purchasePrice === null ? null : numberToUnits(row.purchasePrice);
+        await stage([record.line, row.sku, row.ean13, row.name, price, row.stockQuantity, row.active, 0], false);
       }
     }
     await flush();

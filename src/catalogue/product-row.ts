@@ -2,7 +2,8 @@
 // systems, so values are read leniently (decimal commas, "yes"/"no", numbers as text) but
 // never guessed: a value that does not clearly mean something rejects the row.
 import type { ProductField } from "../db/schema";
-import { parseDecimal } from "../lib/validation";
+import { roundMoney } from "../lib/money";
+import { AMBIGUOUS, parseDecimal } from "../lib/validation";
 
 export type RawFields = Partial<Record<ProductField, unknown>>;
 
@@ -59,18 +60,24 @@ function ean(v: unknown): Result<string | null> {
   return { value: s };
 }
 
+const ambiguous = (field: string, v: unknown) =>
+  `The ${field} field "${String(v).slice(0, 40)}" is ambiguous (thousands or decimals?): the file should hold a plain decimal number such as 1234.50.`;
+
+/** An amount: rounded half away from zero to 4 decimals, the stored scale (src/lib/money.ts). */
 function decimal(field: string, v: unknown, max: number): Result<number | null> {
   if (isBlank(v)) return { value: null };
   const n = parseDecimal(v);
+  if (n === AMBIGUOUS) return { error: ambiguous(field, v) };
   if (typeof n !== "number" || !Number.isFinite(n)) return { error: `The ${field} field must be a number.` };
   if (n < 0) return { error: `The ${field} field must be at least 0.` };
   if (n > max) return { error: `The ${field} field must not be greater than ${max}.` };
-  return { value: n };
+  return { value: roundMoney(n) };
 }
 
 function integer(field: string, v: unknown, max: number): Result<number | null> {
   if (isBlank(v)) return { value: null };
   const n = parseDecimal(v);
+  if (n === AMBIGUOUS) return { error: ambiguous(field, v) };
   if (typeof n !== "number" || !Number.isInteger(n)) return { error: `The ${field} field must be an integer.` };
   if (Math.abs(n) > max) return { error: `The ${field} field must be between -${max} and ${max}.` };
   return { value: n };

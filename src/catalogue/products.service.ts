@@ -15,8 +15,6 @@ export type ProductFilters = {
   search?: string;
 };
 
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 function conditions(accountId: number, f: ProductFilters): SQL {
   const where: SQL[] = [eq(products.accountId, accountId)];
   if (f.sku !== undefined) where.push(eq(products.sku, f.sku));
@@ -24,8 +22,9 @@ function conditions(accountId: number, f: ProductFilters): SQL {
   if (f.product_feed_id !== undefined) where.push(eq(products.productFeedId, f.product_feed_id));
   if (f.active !== undefined) where.push(eq(products.active, f.active ? 1 : 0));
   if (f.updated_since !== undefined) where.push(gte(products.updatedAt, f.updated_since));
-  // LIKE is case-insensitive for ASCII in SQLite.
-  if (f.search !== undefined) where.push(sql`${products.name} LIKE ${`%${escapeLike(f.search)}%`} ESCAPE '\\'`);
+  // A substring match, ASCII case-insensitive like LIKE, but without a pattern: D1 refuses LIKE
+  // patterns over 50 bytes, and a search may be 255 characters. % and _ are plain text.
+  if (f.search !== undefined) where.push(sql`instr(lower(${products.name}), lower(${f.search})) > 0`);
   return and(...where)!;
 }
 

@@ -2,6 +2,7 @@
 // that accept what the real webshop plugins send.
 import { z } from "zod";
 import { ApiError, type ValidationErrors } from "./errors";
+import { AMBIGUOUS_DECIMAL_MESSAGE, MONEY_MAX, readDecimal, roundMoney } from "./money";
 
 const isBlank = (v: unknown) => v === undefined || v === null || (typeof v === "string" && v.trim() === "");
 
@@ -115,20 +116,36 @@ const stringish = (v: unknown) => {
 };
 
 /**
- * Money and other decimals: numbers, or strings such as "435.45", "1,234.50" (thousands
- * separators, as Magento formats totals) or "435,45" (a decimal comma).
+ * A decimal as a shop or a feed sends it (src/lib/money.ts, readDecimal: one separator rule):
+ * the number, undefined when blank, AMBIGUOUS for digit groups that could be thousands or
+ * decimals ("1,234"), or the value itself when it is not a decimal at all (the schema refuses it).
  */
-export function parseDecimal(v: unknown): unknown {
-  if (typeof v !== "string") return v;
-  const s = v.trim().replace(/\s/g, "");
-  if (s === "") return undefined;
-  if (/^[-+]?\d+(\.\d+)?$/.test(s)) return Number(s);
-  if (/^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$/.test(s)) return Number(s.replace(/,/g, ""));
-  if (/^[-+]?\d{1,3}(\.\d{3})+,\d+$/.test(s)) return Number(s.replace(/\./g, "").replace(",", "."));
-  if (/^[-+]?\d+,\d+$/.test(s)) return Number(s.replace(",", "."));
-  if (/^[-+]?\.\d+$/.test(s)) return Number(s);
-  return v;
+export const AMBIGUOUS: unique symbol = Symbol("ambiguous decimal");
+export function parseDecimal(v: unknown, round: (n: number) => number = (n) => n): unknown {
+  if (typeof v !== "string" && typeof v !== "number") return v;
+  if (typeof v === "string" && v.trim() === "") return undefined;
+  const reading = readDecimal(v);
+  if (reading.ok) {
+    const n = Number(reading.text);
+    return Number.isFinite(n) ? round(n) : v;
+  }
+  return reading.ambiguous ? AMBIGUOUS : v;
 }
+
+/** The preprocess of a decimal field: AMBIGUOUS becomes its own 422 message. */
+const decimalInput =
+  (round?: (n: number) => number) =>
+  (v: unknown, ctx: z.RefinementCtx): unknown => {
+    const parsed = blankToUndefined(parseDecimal(v, round));
+    if (parsed === AMBIGUOUS) {
+      ctx.addIssue({ code: "custom", message: AMBIGUOUS_DECIMAL_MESSAGE });
+      return z.NEVER;
+    }
+    return parsed;
+  };
+
+/** An amount of money: rounded half away from zero to 4 decimals, the stored scale (src/lib/money.ts). */
+const moneyRound = (n: number) => (Math.abs(n) > MONEY_MAX * 10 ? n : roundMoney(n));
 
 const integerish = (v: unknown) => {
   if (typeof v === "string" && /^\s*[-+]?\d+(\.0+)?\s*$/.test(v)) return Number(v);
@@ -154,9 +171,10 @@ const ranged = (schema: z.ZodNumber, { min, max }: Range) => {
 export const field = {
   text: (max: number) => z.preprocess(stringish, z.string().max(max)),
   optionalText: (max: number) => z.preprocess(stringish, z.string().max(max).optional()),
-  number: (range: Range = {}) => z.preprocess((v) => blankToUndefined(parseDecimal(v)), ranged(z.number(), range)),
-  optionalNumber: (range: Range = {}) =>
-    z.preprocess((v) => blankToUndefined(parseDecimal(v)), ranged(z.number(), range).optional()),
+  number: (range: Range = {}) => z.preprocess(decimalInput(), ranged(z.number(), range)),
+  optionalNumber: (range: Range = {}) => z.preprocess(decimalInput(), ranged(z.number(), range).optional()),
+  money: (range: Range = {}) => z.preprocess(decimalInput(moneyRound), ranged(z.number(), range)),
+  optionalMoney: (range: Range = {}) => z.preprocess(decimalInput(moneyRound), ranged(z.number(), range).optional()),
   int: (range: Range = {}) => z.preprocess(integerish, ranged(integer(), range)),
   optionalInt: (range: Range = {}) => z.preprocess(integerish, ranged(integer(), range).optional()),
   optionalBoolean: () => z.preprocess(booleanish, z.boolean().optional()),

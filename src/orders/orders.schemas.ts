@@ -4,13 +4,15 @@ import { LINE_STATUSES } from "../db/schema";
 import { toCountryCode } from "../lib/countries";
 import { isCalendarDate, parseIsoFilter } from "../lib/time";
 import { perPageParam, resourcePageOf } from "../lib/params";
+import { decimalToUnits, MONEY_MAX } from "../lib/money";
 import { emptyObjectToUndefined, field, jsonObject } from "../lib/validation";
 
 export const LIMITS = {
   maxLines: 500,
   customBytes: 16 * 1024,
   customDepth: 5,
-  money: { min: 0, max: 1e12 },
+  // Exact to 4 decimals (src/lib/money.ts); the maximum keeps every amount exact in JS.
+  money: { min: 0, max: MONEY_MAX },
   // Height, width, length and weight of a line's product, in the shop's own units.
   dimension: { min: 0, max: 1_000_000 },
 } as const;
@@ -76,8 +78,8 @@ export const CreateOrderLine = z.object({
   reference: field.optionalText(255),
   quantity: field.int({ min: 1, max: 1_000_000 }),
   stock_quantity: field.optionalInt({ min: -1e9, max: 1e9 }),
-  price: field.number(LIMITS.money),
-  purchase_price: field.optionalNumber(LIMITS.money),
+  price: field.money(LIMITS.money),
+  purchase_price: field.optionalMoney(LIMITS.money),
   image_url: field.optionalText(2048),
   brand: field.optionalText(255),
   category: field.optionalText(255),
@@ -94,9 +96,9 @@ export const CreateOrderBody = z
     external_id: field.text(255),
     source: field.text(255),
     test: field.optionalBoolean(),
-    total: field.number(LIMITS.money),
+    total: field.money(LIMITS.money),
     // Sent by WooCommerce next to (or instead of) shipping.cost; shipping.cost wins when both are there.
-    shipping_cost: field.optionalNumber(LIMITS.money),
+    shipping_cost: field.optionalMoney(LIMITS.money),
     shipping: z
       .preprocess(
         emptyObjectToUndefined,
@@ -104,7 +106,7 @@ export const CreateOrderBody = z
           .object({
             name: field.optionalText(255),
             description: field.optionalText(1000),
-            cost: field.optionalNumber(LIMITS.money),
+            cost: field.optionalMoney(LIMITS.money),
             note: field.optionalText(2000),
             delivery_date: deliveryDate,
           })
@@ -238,18 +240,24 @@ const dateParam = (endOfDay: boolean) =>
       return iso;
     });
 
-const numberParam = z
-  .string()
-  .optional()
-  .transform((v, ctx) => {
-    if (v === undefined || v === "") return undefined;
-    const n = Number(v);
-    if (!/^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/.test(v) || !Number.isFinite(n)) {
-      ctx.addIssue({ code: "custom", message: "The :attribute field must be a number." });
-      return z.NEVER;
-    }
-    return n;
-  });
+/**
+ * An amount filter, as the stored units (ten-thousandths): a lower bound rounds up and an upper
+ * bound down, so that the comparison is exact (total_min=10.00001 does not match 10).
+ */
+const amountParam = (bound: "ceil" | "floor") =>
+  z
+    .string()
+    .optional()
+    .openapi({ type: "string", example: "49.95" })
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return undefined;
+      const units = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/.test(v) ? decimalToUnits(v.trim(), bound) : null;
+      if (units === null) {
+        ctx.addIssue({ code: "custom", message: "The :attribute field must be a number." });
+        return z.NEVER;
+      }
+      return units;
+    });
 
 const listParam = <T extends string>(allowed?: readonly T[]) =>
   z
@@ -285,8 +293,8 @@ export const ListOrdersQuery = z.object({
   completed_since: dateParam(false),
   statuses: listParam(LINE_STATUSES).openapi({ example: "pending,ruled" }),
   supplier_ids: listParam().openapi({ example: "1,2" }),
-  total_min: numberParam,
-  total_max: numberParam,
+  total_min: amountParam("ceil"),
+  total_max: amountParam("floor"),
   blocked: booleanParam,
   include_test: booleanParam,
   per_page: perPageParam,

@@ -14,6 +14,7 @@ import {
 import { orderCreatedEvent } from "../events/outbox";
 import { newOrderReference } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
+import { numberToUnits } from "../lib/money";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
 import type { CreateOrderInput, ListOrdersFilters } from "./orders.schemas";
@@ -93,12 +94,16 @@ async function insertOrderBatch(db: Db, accountId: number, input: CreateOrderInp
   const now = isoMicro();
   const insertOrder = db
     .insert(orders)
-    .values({ ...orderColumns(input), accountId, reference, createdAt: now, updatedAt: now })
+    .values({ ...orderColumns(input), accountId, reference, routeRequestedAt: now, createdAt: now, updatedAt: now })
     .onConflictDoNothing({ target: [orders.accountId, orders.externalId] });
 
   // All lines in one statement, whatever their number: the lines travel as one JSON parameter
-  // (far below D1's 100 bound parameters and its statements-per-invocation limit).
-  const lineDocs = input.products.map(lineColumns);
+  // (far below D1's 100 bound parameters and its statements-per-invocation limit). Raw SQL, so the
+  // money columns get their stored form (ten-thousandths) here.
+  const lineDocs = input.products.map((p) => {
+    const line = lineColumns(p);
+    return { ...line, price: numberToUnits(line.price), purchasePrice: line.purchasePrice === null ? null : numberToUnits(line.purchasePrice) };
+  });
   const insertLines = sql`
     INSERT INTO order_lines (order_id, account_id, position, external_id, name, ean13, reference, quantity,
       stock_quantity, price, purchase_price, brand, category, supplier, image_url, custom,
@@ -199,17 +204,21 @@ function listConditions(accountId: number, f: ListOrdersFilters): SQL {
   if (f.date_from) conditions.push(gte(orders.createdAt, f.date_from));
   if (f.date_to) conditions.push(lte(orders.createdAt, f.date_to));
   if (f.completed_since) conditions.push(gt(orders.completedAt, f.completed_since));
-  if (f.total_min !== undefined) conditions.push(gte(orders.total, f.total_min));
-  if (f.total_max !== undefined) conditions.push(lte(orders.total, f.total_max));
+  // Exact comparisons in the stored units (the filters are parsed to units: ListOrdersQuery).
+  if (f.total_min !== undefined) conditions.push(sql`${orders.total} >= ${f.total_min}`);
+  if (f.total_max !== undefined) conditions.push(sql`${orders.total} <= ${f.total_max}`);
   if (f.blocked !== undefined) conditions.push(eq(orders.blocked, f.blocked));
+  // Each list travels as one JSON parameter, whatever its length (up to 100 values).
   if (f.statuses) {
     conditions.push(
-      sql`${orders.id} IN (SELECT ${orderLines.orderId} FROM ${orderLines} WHERE ${orderLines.accountId} = ${accountId} AND ${inArray(orderLines.currentStatus, f.statuses)})`,
+      sql`${orders.id} IN (SELECT ${orderLines.orderId} FROM ${orderLines} WHERE ${orderLines.accountId} = ${accountId}
+        AND ${orderLines.currentStatus} IN (SELECT value FROM json_each(${JSON.stringify(f.statuses)})))`,
     );
   }
   if (f.supplier_ids) {
     conditions.push(
-      sql`${orders.id} IN (SELECT ${orderLines.orderId} FROM ${orderLines} WHERE ${orderLines.accountId} = ${accountId} AND ${inArray(orderLines.matchedSupplierId, f.supplier_ids.map(Number))})`,
+      sql`${orders.id} IN (SELECT ${orderLines.orderId} FROM ${orderLines} WHERE ${orderLines.accountId} = ${accountId}
+        AND ${orderLines.matchedSupplierId} IN (SELECT value FROM json_each(${JSON.stringify(f.supplier_ids.map(Number))})))`,
     );
   }
   return and(...conditions)!;

@@ -33,7 +33,8 @@ export async function seedProduct(accountId: number, feedId: number, p: SeedProd
       p.sku ?? unique("sku"),
       p.ean13 === undefined ? null : p.ean13,
       p.name ?? "Seeded product",
-      p.purchasePrice === undefined ? null : p.purchasePrice,
+      // Stored in ten-thousandths, as the service stores money (src/lib/money.ts).
+      p.purchasePrice === undefined || p.purchasePrice === null ? null : Math.round(p.purchasePrice * 10_000),
       p.stockQuantity === undefined ? null : p.stockQuantity,
       p.active === false ? 0 : 1,
       now,

@@ -121,12 +121,13 @@ export async function seedProducts(accountId: number, count: number, feedId?: nu
   await env.DB.prepare(
     `INSERT INTO products (account_id, product_feed_id, sku, ean13, name, purchase_price, stock_quantity, active, created_at, updated_at)
      WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ?)
-     SELECT ?, ?, 'SKU-' || n, printf('%013d', n), 'Product ' || n, n + 0.25, n * 2, n % 2, ?, ? FROM seq`,
+     SELECT ?, ?, 'SKU-' || n, printf('%013d', n), 'Product ' || n, n * 10000 + 2500, n * 2, n % 2, ?, ? FROM seq`,
   )
     .bind(count, accountId, feed, now, now)
     .run();
+  // Money as the API shows it (stored in ten-thousandths: n + 0.25).
   return rows<SeededProduct>(
-    "SELECT * FROM products WHERE product_feed_id = ? ORDER BY id",
+    "SELECT id, account_id, product_feed_id, sku, ean13, name, purchase_price / 10000.0 AS purchase_price, stock_quantity, active, created_at, updated_at FROM products WHERE product_feed_id = ? ORDER BY id",
     feed,
   );
 }

@@ -113,7 +113,8 @@ describe("POST /api/v1/orders idempotency", () => {
     expect(stored.logs).toHaveLength(1);
     // The winner's payload is the one stored.
     const winner = answers.findIndex((a) => a.json.message === "Order created");
-    expect(stored.orders[0].total).toBe(winner + 1);
+    // Stored in ten-thousandths (src/lib/money.ts).
+    expect(stored.orders[0].total).toBe((winner + 1) * 10_000);
   });
 
   it("creates every order when many distinct orders arrive at once", async () => {

@@ -35,7 +35,7 @@ describe("POST /api/v1/orders under concurrency", () => {
 
     // D1: exactly the 50 orders, each with exactly its lines, each line with one first log entry.
     const stored = await rows<{ external_id: string; reference: string; total: number; lines: string; first_logs: number }>(
-      `SELECT o.external_id, o.reference, o.total,
+      `SELECT o.external_id, o.reference, o.total / 10000.0 AS total,
          (SELECT json_group_array(json_array(l.external_id, l.quantity)) FROM (SELECT * FROM order_lines WHERE order_id = o.id ORDER BY position) l) AS lines,
          (SELECT count(*) FROM order_line_logs g WHERE g.order_id = o.id AND g.status = 'pending' AND g.message = 'Order line created') AS first_logs
        FROM orders o WHERE o.account_id = ? ORDER BY o.id`,
