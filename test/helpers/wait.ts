@@ -1,3 +1,5 @@
+import { env } from "cloudflare:workers";
+
 /** Polls until `check` returns a value (the queue consumer runs asynchronously in workerd). */
 export async function waitFor<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 8000): Promise<T> {
   const started = Date.now();
@@ -14,15 +16,36 @@ export async function waitFor<T>(check: () => Promise<T | undefined | null | fal
   throw new Error(`waitFor timed out${last ? `: ${String(last)}` : ""}`);
 }
 
-/** A value once it stops changing (two reads 100 ms apart agree): the pipeline is done with it. */
-export async function settled<T>(read: () => Promise<T>, timeoutMs = 5000): Promise<T> {
-  const started = Date.now();
-  let last = await read();
-  while (Date.now() - started < timeoutMs) {
-    await new Promise((r) => setTimeout(r, 100));
-    const now = await read();
-    if (JSON.stringify(now) === JSON.stringify(last)) return now;
-    last = now;
+/**
+ * What the pipeline still owes the account, from the durable marks it keeps in D1 (the same ones
+ * the sweeper reads): orders to route (routed_at null, not parked), sends queued or under a lease
+ * (of orders that are not held by a block), a requested re-match, unpublished events, and webhook
+ * deliveries not yet final. Zero can only be true once that work is really done.
+ */
+export async function pipelineBacklog(accountId: number): Promise<Record<string, number>> {
+  const row = await env.DB.prepare(
+    `SELECT
+      (SELECT count(*) FROM orders WHERE account_id = ?1 AND routed_at IS NULL AND parked_at IS NULL) AS orders,
+      (SELECT count(*) FROM dispatches d JOIN orders o ON o.id = d.order_id
+        WHERE d.account_id = ?1 AND (d.status = 'sending' OR (d.status = 'queued' AND o.blocked = 0))) AS dispatches,
+      (SELECT count(*) FROM accounts WHERE id = ?1 AND rematch_requested_at IS NOT NULL) AS rematch,
+      (SELECT count(*) FROM events WHERE account_id = ?1 AND published_at IS NULL) AS events,
+      (SELECT count(*) FROM webhook_deliveries WHERE account_id = ?1 AND status IN ('pending', 'delivering')) AS deliveries`,
+  )
+    .bind(accountId)
+    .first<Record<string, number>>();
+  return row!;
+}
+
+/** Waits until the pipeline owes the account nothing (pipelineBacklog all zero). */
+export async function pipelineIdle(accountId: number, timeoutMs = 15_000): Promise<void> {
+  let last: Record<string, number> = {};
+  try {
+    await waitFor(async () => {
+      last = await pipelineBacklog(accountId);
+      return Object.values(last).every((n) => n === 0);
+    }, timeoutMs);
+  } catch {
+    throw new Error(`pipelineIdle timed out; still owed: ${JSON.stringify(last)}`);
   }
-  throw new Error("settled timed out: the value kept changing");
 }

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { accountState, createAccount, createOrder } from "../helpers/factories";
 import { ADMIN, call, type Credentials } from "../helpers/http";
 import { supplierWithRule } from "../helpers/suppliers";
-import { settled, waitFor } from "../helpers/wait";
+import { pipelineIdle, waitFor } from "../helpers/wait";
 
 const unauthorized = (error: string) => ({ message: "Unauthorized", error });
 
@@ -63,7 +63,7 @@ beforeAll(async () => {
     return d?.status === "awaiting_pickup" ? d : null;
   });
   // Nothing of the pipeline is still on its way: the refusals below must find the state as it is.
-  await settled(accountState(a.accountId));
+  await pipelineIdle(a.accountId);
   all = await endpoints({
     reference,
     "suppliers.id": String(supplier.id),

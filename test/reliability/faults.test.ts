@@ -1,6 +1,7 @@
 // Faults of the platform, injected for real: a D1 failure in the middle of a write (a test-only
 // SQLite trigger that aborts, scoped to this test's own account, dropped in a finally), and a crash
-// between the 200 answer and the queue. Nothing is half-written, nothing is lost, nothing doubles.
+// between the 200 answer and the queue. Nothing is half-written, nothing is lost, nothing doubles,
+// and what the queue gives up on is recorded (the real dead-letter queue) and recovered.
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -12,7 +13,8 @@ import { createOrder as createOrderInD1 } from "../../src/orders/orders.service"
 import { accountState, createAccount, exec, isoNow, orderPayload, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
 import { supplierWithRule } from "../helpers/suppliers";
-import { settled, waitFor } from "../helpers/wait";
+import { sweepUnroutedOrders } from "../../src/processing/sweeper";
+import { pipelineIdle, waitFor } from "../helpers/wait";
 
 /** Runs `body` while a trigger makes D1 abort the statements it matches; always drops it. */
 async function withFault<T>(name: string, trigger: string, body: () => Promise<T>): Promise<T> {
@@ -100,26 +102,32 @@ describe("a D1 failure while an order is created", () => {
 });
 
 describe("a D1 failure while an order is matched", () => {
-  it("leaves nothing half-written, and the queue's retry completes the work once", async () => {
+  it("leaves nothing half-written; the dead letter is recorded, and the sweeper's retry completes the work once", async () => {
     const creds = await createAccount();
     await subscribe(creds.accountId);
     const { supplier, rule } = await supplierWithRule(creds, { channel: "pull" });
-    // The re-matches that creating the supplier and rule queued are done before the fault.
-    await settled(accountState(creds.accountId));
-    const seen = vi.spyOn(console, "error");
+    // The re-matches that creating the supplier and rule requested are done before the fault.
+    await pipelineIdle(creds.accountId);
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
 
-    const reference = await withFault(
+    const { reference, orderId } = await withFault(
       `fault_match_${creds.accountId}`,
       `BEFORE INSERT ON order_line_logs WHEN NEW.message LIKE 'Matched%' AND NEW.order_id IN (SELECT id FROM orders WHERE account_id = ${creds.accountId})`,
       async () => {
         const res = await call("POST", "/api/v1/orders", { creds, body: threeLines() });
         expect(res.json.message).toBe("Order created");
         const orderId = (await rows<{ id: number }>("SELECT id FROM orders WHERE reference = ?", String(res.json.reference)))[0].id;
-        // The consumer tried, and D1 failed it in the middle of its batch (after the first line's move).
-        await waitFor(async () =>
-          seen.mock.calls.some(([line]) => /pipeline_failed/.test(String(line)) && String(line).includes(`"orderId":${orderId}`) && /injected fault/.test(String(line))),
-        );
-        // Nothing of that attempt is left: no line moved, no log, no dispatch, no event, not marked routed.
+        // The consumer tried as often as the queue allows; D1 failed each attempt in the middle of its
+        // batch; the queue gave the message up to the dead-letter queue, whose consumer recorded it.
+        const [letter] = await waitFor(async () => {
+          const found = await rows<{ type: string; account_id: number; status: string }>(
+            "SELECT type, account_id, status FROM dead_letters WHERE order_id = ?",
+            orderId,
+          );
+          return found.length ? found : null;
+        });
+        expect(letter).toEqual({ type: "route_order", account_id: creds.accountId, status: "open" });
+        // Nothing of those attempts is left: no line moved, no log, no dispatch, no event, not marked routed.
         const order = (await call("GET", `/api/v1/orders/${res.json.reference}`, { creds })).json;
         expect(order.order_lines.map((l: { current_status: string; matched_supplier: unknown; logs: unknown[] }) => [l.current_status, l.matched_supplier, l.logs.length])).toEqual([
           ["pending", null, 1],
@@ -128,21 +136,25 @@ describe("a D1 failure while an order is matched", () => {
         ]);
         expect(order.suppliers).toEqual([]);
         expect(await stored(creds.accountId)).toEqual({ orders: 1, lines: 3, logs: 3, dispatches: 0, events: 0 });
-        expect(await rows("SELECT routed_at FROM orders WHERE id = ?", orderId)).toEqual([{ routed_at: null }]);
-        return String(res.json.reference);
+        const [state] = await rows<{ routed_at: string | null; routing_attempts: number; routing_error: string }>(
+          "SELECT routed_at, routing_attempts, routing_error FROM orders WHERE id = ?",
+          orderId,
+        );
+        expect(state).toMatchObject({ routed_at: null, routing_attempts: 3 });
+        expect(state.routing_error).toMatch(/injected fault/);
+        return { reference: String(res.json.reference), orderId };
       },
     );
-    seen.mockRestore();
+    expect(logged.mock.calls.some(([line]) => /pipeline_failed/.test(String(line)) && /injected fault/.test(String(line)))).toBe(true);
+    logged.mockRestore();
 
-    // The fault is gone; the queue's retry (after its backoff) matches every line exactly once.
-    await waitFor(async () => {
-      const res = await call("GET", `/api/v1/orders/${reference}`, { creds });
-      return res.json.order_lines.every((l: { current_status: string }) => l.current_status === "ruled");
-    }, 25_000);
+    // The fault is gone; the order still waits (routed_at null), so the next sweep queues it and
+    // the pipeline matches every line exactly once.
+    expect(await sweepUnroutedOrders(env, new Date(Date.now() + 3 * 60_000))).toContain(orderId);
     await waitFor(async () => (await call("GET", `/api/v1/orders/${reference}/dispatches`, { creds })).json.data[0]?.status === "awaiting_pickup");
-    const after = await settled(() => stored(creds.accountId));
-    // One move per line and one event per move: nothing doubled by the failed attempt or the retry.
-    expect(after).toEqual({ orders: 1, lines: 3, logs: 9, dispatches: 1, events: 3 });
+    await pipelineIdle(creds.accountId);
+    // One move per line and one event per move: nothing doubled by the failed attempts or the retry.
+    expect(await stored(creds.accountId)).toEqual({ orders: 1, lines: 3, logs: 9, dispatches: 1, events: 3 });
     const final = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
     for (const line of final.order_lines) {
       expect(line.matched_supplier).toEqual({ id: supplier.id, name: supplier.name });
@@ -155,8 +167,8 @@ describe("a D1 failure while an order is matched", () => {
     expect(await rows("SELECT DISTINCT type FROM events WHERE account_id = ? AND type <> 'order.created'", creds.accountId)).toEqual([
       { type: "order_line.status_changed" },
     ]);
-    // The queue's backoff is 5 s, behind whatever else the pipeline has to do.
-  }, 40_000);
+    expect(await rows("SELECT routing_attempts, routing_error FROM orders WHERE id = ?", orderId)).toEqual([{ routing_attempts: 0, routing_error: null }]);
+  });
 });
 
 describe("a crash between the answer and the queue", () => {
@@ -179,14 +191,13 @@ describe("a crash between the answer and the queue", () => {
   it("loses no order: the sweeper routes it once it is over 2 minutes old, and not before", async () => {
     const creds = await createAccount();
     const { supplier } = await supplierWithRule(creds, { channel: "pull" });
-    await settled(accountState(creds.accountId));
+    await pipelineIdle(creds.accountId);
     const order = await createWithoutQueue(creds);
     expect(order.created).toBe(true);
     expect(order.routedAt).toBeNull();
 
-    // Within the grace period the sweeper leaves it to the queue.
-    await cron(order.createdAt + 60_000);
-    await new Promise((r) => setTimeout(r, 300));
+    // Within the grace period the sweeper leaves it to the queue: it queues nothing for it.
+    expect(await sweepUnroutedOrders(env, new Date(order.createdAt + 60_000))).not.toContain(order.orderId);
     expect(await statuses(creds, order.reference)).toEqual(["pending", "pending", "pending"]);
 
     // Past it, the sweeper queues it and the pipeline matches and dispatches it.
@@ -197,9 +208,10 @@ describe("a crash between the answer and the queue", () => {
     await waitFor(async () => (await call("GET", `/api/v1/orders/${order.reference}/dispatches`, { creds })).json.data[0]?.status === "awaiting_pickup");
     expect((await rows<{ routed_at: string | null }>("SELECT routed_at FROM orders WHERE id = ?", order.orderId))[0].routed_at).not.toBeNull();
 
-    // A later sweep finds nothing to do for it: no second match, no second dispatch.
-    const before = await settled(accountState(creds.accountId));
-    await cron(order.createdAt + 3 * 60_000);
-    expect(await settled(accountState(creds.accountId))).toEqual(before);
+    // Done with it: a later sweep queues nothing for it, so no second match, no second dispatch.
+    await pipelineIdle(creds.accountId);
+    const before = await accountState(creds.accountId)();
+    expect(await sweepUnroutedOrders(env, new Date(order.createdAt + 3 * 60_000))).not.toContain(order.orderId);
+    expect(await accountState(creds.accountId)()).toEqual(before);
   });
 });

@@ -7,7 +7,7 @@ import { fuzz, HOSTILE_STRINGS, junk, mutate, mutations, pathsOf, text, type Mut
 import { ADMIN, authHeaders, call } from "../helpers/http";
 import { expectNoServerError } from "../helpers/invariants";
 import { signedHeader, supplierWithRule } from "../helpers/suppliers";
-import { settled, waitFor } from "../helpers/wait";
+import { pipelineIdle, waitFor } from "../helpers/wait";
 
 type Target = {
   method: string;
@@ -21,6 +21,8 @@ type Target = {
   readOnly?: boolean;
   /** A success queues work for the pipeline (a re-match, a routing), which changes state later. */
   queues?: boolean;
+  /** The lane's account: its state is read once the pipeline owes it nothing. */
+  accountId?: number;
   /** Signs each body (the supplier callbacks). */
   sign?: (body: string) => Promise<Record<string, string>>;
 };
@@ -55,14 +57,19 @@ async function hammer(lanes: Target[], numRuns: number) {
   const label = `${lanes[0].method} ${lanes[0].path}`;
   let refused = 0;
   let pastValidation = 0;
-  const states = await Promise.all(lanes.map((t) => settled(t.state)));
+  // Read once the pipeline is done with each account, as after every success that queued work.
+  const settledState = async (t: Target) => {
+    if (t.accountId !== undefined) await pipelineIdle(t.accountId);
+    return t.state();
+  };
+  const states = await Promise.all(lanes.map(settledState));
   await fuzz(fc.array(recipes(lanes[0].valid), { minLength: lanes.length, maxLength: lanes.length }), numRuns, async (batch) => {
     await Promise.all(
       lanes.map(async (target, i) => {
         const body = render(batch[i], target.valid);
         const res = await send(target, body);
         expectNoServerError(res, `${target.method} ${target.path} ${body.slice(0, 400)}`);
-        const after = res.status < 400 && target.queues ? await settled(target.state) : await target.state();
+        const after = res.status < 400 && target.queues ? await settledState(target) : await target.state();
         if (res.status >= 400 || target.readOnly) {
           expect(after, `${target.method} ${target.path} ${body.slice(0, 400)} changed state`).toEqual(states[i]);
         }
@@ -116,7 +123,7 @@ describe("write endpoints with generated bad input", () => {
       return { creds, supplier, headers: authHeaders(creds), state: accountState(creds.accountId) };
     });
     const to = (method: string, path: (a: (typeof accounts)[number]) => string, valid: unknown) =>
-      accounts.map((a) => ({ method, path: path(a), headers: a.headers, valid, state: a.state }));
+      accounts.map((a) => ({ method, path: path(a), headers: a.headers, valid, state: a.state, accountId: a.creds.accountId }));
     await hammer(to("POST", () => "/api/v1/suppliers", validSupplier()), 10);
     await hammer(to("PATCH", (a) => `/api/v1/suppliers/${a.supplier.id}`, validSupplier()), 6);
     await hammer(to("POST", (a) => `/api/v1/suppliers/${a.supplier.id}/keys`, { name: "warehouse" }), 3);
@@ -137,7 +144,7 @@ describe("write endpoints with generated bad input", () => {
     const to = (method: string, path: (a: Lane) => string, valid: (a: Lane) => unknown, readOnly = false) =>
       // Rule changes queue a re-match, but the account's only order is routed and dispatched, so it
       // finds nothing pending and writes nothing: no need to wait for the pipeline.
-      accounts.map((a) => ({ method, path: path(a), headers: a.headers, valid: valid(a), state: a.state, readOnly }));
+      accounts.map((a) => ({ method, path: path(a), headers: a.headers, valid: valid(a), state: a.state, readOnly, accountId: a.creds.accountId }));
     await hammer(to("POST", () => "/api/v1/routing-rules", (a) => validRule(a.supplier.id)), 10);
     await hammer(to("PATCH", (a) => `/api/v1/routing-rules/${a.rule.id}`, (a) => validRule(a.supplier.id)), 6);
     const ids = async (a: Lane) => (await rows<{ id: number }>("SELECT id FROM routing_rules WHERE account_id = ? ORDER BY id DESC", a.creds.accountId)).map((r) => r.id);
@@ -196,6 +203,7 @@ describe("write endpoints with generated bad input", () => {
         headers: headers(a),
         valid: a.answers,
         state: a.state,
+        accountId: a.creds.accountId,
         sign: signed ? async (body: string) => ({ "x-webhook-signature": await signedHeader(a.supplier.webhook_secret, body) }) : undefined,
       }));
     await hammer(lanesTo(() => "/api/v1/supplier/answers", (a) => ({ authorization: `Bearer ${a.key}` }), false), 10);
@@ -204,11 +212,26 @@ describe("write endpoints with generated bad input", () => {
     // The shop's actions on the same orders.
     const shop = accounts.map((a) => ({ ...a, headers: authHeaders(a.creds) }));
     const to = (action: string, valid: unknown) =>
-      shop.map((a) => ({ method: "POST", path: `/api/v1/orders/${a.reference}/${action}`, headers: a.headers, valid, state: a.state, queues: action === "unblock" }));
+      shop.map((a) => ({
+        method: "POST",
+        path: `/api/v1/orders/${a.reference}/${action}`,
+        headers: a.headers,
+        valid,
+        state: a.state,
+        queues: action === "unblock",
+        accountId: a.creds.accountId,
+      }));
     await hammer(to("block", { reason: "fraud check" }), 4);
     await hammer(to("unblock", { reason: "checked" }), 4);
     await hammer(
-      shop.map((a) => ({ method: "POST", path: `/api/v1/orders/${a.reference}/complete`, headers: a.headers, valid: { line_ids: a.lineIds.slice(0, 1) }, state: a.state })),
+      shop.map((a) => ({
+        method: "POST",
+        path: `/api/v1/orders/${a.reference}/complete`,
+        headers: a.headers,
+        valid: { line_ids: a.lineIds.slice(0, 1) },
+        state: a.state,
+        accountId: a.creds.accountId,
+      })),
       4,
     );
   });
