@@ -166,6 +166,10 @@ describe("sends that race", () => {
     const db = createDb(env.DB);
     const first = sendDispatch(db, env, dispatch.id);
     await waitFor(async () => (await received(slowUrl)).length === 1);
+    // The lease of the attempt covers its time-boxed call and a margin (src/lib/outbound.ts).
+    const [claim] = await rows<{ status: string; lease_until: string; updated_at: string }>("SELECT status, lease_until, updated_at FROM dispatches WHERE id = ?", dispatch.id);
+    expect(claim.status).toBe("sending");
+    expect(Date.parse(claim.lease_until) - Date.parse(claim.updated_at)).toBe(Number(env.OUTBOUND_TIMEOUT_MS) + 60_000);
     // As if the first Worker had died: its lease runs out and another attempt takes over and succeeds.
     await exec("UPDATE dispatches SET lease_until = '2000-01-01T00:00:00.000000Z' WHERE id = ?", dispatch.id);
     const okUrl = remoteUrl("ok");

@@ -4,13 +4,13 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import { retryFailedLines } from "../../src/forwarding/forwarding.service";
-import { sweepUnroutedOrders } from "../../src/processing/sweeper";
-import { setBlocked } from "../../src/routing/routing.service";
-import { createAccount, createOrder, exec, orderIdOf, orderPayload } from "../helpers/factories";
+import { sweepRematches, sweepUnroutedOrders } from "../../src/processing/sweeper";
+import { routeNow, setBlocked } from "../../src/routing/routing.service";
+import { createAccount, createOrder, exec, orderIdOf, orderPayload, rows, seedSupplier } from "../helpers/factories";
 import { received, remoteUrl } from "../helpers/fake-remote";
 import { call } from "../helpers/http";
 import { orderSettled, supplierWithRule } from "../helpers/suppliers";
-import { waitFor } from "../helpers/wait";
+import { pipelineIdle, waitFor } from "../helpers/wait";
 
 const later = () => new Date(Date.now() + 10 * 60_000);
 
@@ -49,5 +49,36 @@ describe("an action whose queue message is lost", () => {
     expect(await sweepUnroutedOrders(env, later())).toContain(await orderIdOf(reference));
     await orderSettled(creds, reference, ["completed"]);
     expect(await received(goodUrl)).toHaveLength(1);
+  });
+
+  it("match by hand: the sweeper dispatches what it matched", async () => {
+    const creds = await createAccount();
+    const { reference } = await createOrder(creds);
+    await pipelineIdle(creds.accountId);
+    // A supplier the line names, inserted straight into the table (no re-match queued).
+    const supplier = await seedSupplier(creds.accountId, "MugSupplier");
+    await exec("UPDATE suppliers SET channel = 'pull' WHERE id = ?", supplier.id);
+
+    // The match itself, without its queue message.
+    await routeNow(createDb(env.DB), creds.accountId, reference);
+    expect((await call("GET", `/api/v1/orders/${reference}/dispatches`, { creds })).json.data).toEqual([]);
+    expect(await sweepUnroutedOrders(env, later())).toContain(await orderIdOf(reference));
+    await waitFor(async () => (await call("GET", `/api/v1/orders/${reference}/dispatches`, { creds })).json.data[0]?.status === "awaiting_pickup");
+  });
+
+  it("a re-match after a rule change: the sweeper re-queues the request, and it is cleared once done", async () => {
+    const creds = await createAccount();
+    const { reference } = await createOrder(creds);
+    await pipelineIdle(creds.accountId);
+    const supplier = await seedSupplier(creds.accountId, "MugSupplier");
+    // What a rule or supplier change leaves when its queue message is lost.
+    await exec("UPDATE accounts SET rematch_requested_at = ? WHERE id = ?", new Date().toISOString(), creds.accountId);
+
+    expect(await sweepRematches(env, later())).toContain(creds.accountId);
+    await pipelineIdle(creds.accountId);
+    const order = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+    expect(order.order_lines[0]).toMatchObject({ current_status: "ruled", matched_supplier: { id: supplier.id, name: "MugSupplier" } });
+    expect(await rows("SELECT rematch_requested_at FROM accounts WHERE id = ?", creds.accountId)).toEqual([{ rematch_requested_at: null }]);
+    expect(await sweepRematches(env, later())).not.toContain(creds.accountId);
   });
 });
