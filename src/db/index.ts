@@ -39,9 +39,23 @@ export function checkParamCount(sqlText: string, count: number): void {
 }
 
 /**
+ * D1 counts every statement of a batch against the queries one Worker invocation may run (1,000 on
+ * the paid plan): a bigger batch can never succeed in production, even where local D1 runs it.
+ * Work on many rows is set-based instead (one statement over a JSON parameter).
+ */
+export const D1_MAX_QUERIES_PER_INVOCATION = 1000;
+
+export class TooManyStatementsError extends Error {
+  constructor(readonly count: number) {
+    super(`A batch of ${count} statements; D1 runs at most ${D1_MAX_QUERIES_PER_INVOCATION} queries per Worker invocation. Write sets in one statement (json_each).`);
+    this.name = "TooManyStatementsError";
+  }
+}
+
+/**
  * Every statement prepared through this view (Drizzle's query builder, toStatement, raw prepare on
- * db.$client) checks its parameter count when it is bound. The statement stays D1's own object
- * (only its bind is wrapped), so batch() takes it as before.
+ * db.$client) checks its parameter count when it is bound, and every batch its size. The statement
+ * stays D1's own object (only its bind is wrapped), so batch() takes it as before.
  */
 function guardedD1(d1: D1Database): D1Database {
   const prepare = (query: string) => {
@@ -53,9 +67,14 @@ function guardedD1(d1: D1Database): D1Database {
     };
     return stmt;
   };
+  const batch = async <T>(statements: D1PreparedStatement[]) => {
+    if (statements.length > D1_MAX_QUERIES_PER_INVOCATION) throw new TooManyStatementsError(statements.length);
+    return d1.batch<T>(statements);
+  };
   return new Proxy(d1, {
     get(target, prop) {
       if (prop === "prepare") return prepare;
+      if (prop === "batch") return batch;
       const value = Reflect.get(target, prop) as unknown;
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

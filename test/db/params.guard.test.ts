@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { createDb, D1_MAX_PARAMS, toStatement, TooManyParametersError } from "../../src/db";
+import { createDb, D1_MAX_PARAMS, toStatement, TooManyParametersError, TooManyStatementsError } from "../../src/db";
 import { orders } from "../../src/db/schema";
 
 const db = createDb(env.DB);
@@ -46,5 +46,11 @@ describe("the bound-parameter guard", () => {
       .bind(JSON.stringify(ids(10_000)))
       .first<{ n: number }>();
     expect(rows).toEqual({ n: 10_000 });
+  });
+
+  it("refuses a batch of more statements than D1 runs in one invocation (local D1 would run it)", async () => {
+    const one = () => db.$client.prepare("SELECT 1");
+    expect((await db.$client.batch(Array.from({ length: 1000 }, one))).length).toBe(1000);
+    await expect(db.$client.batch(Array.from({ length: 1001 }, one))).rejects.toThrow(TooManyStatementsError);
   });
 });
