@@ -9,11 +9,11 @@ import { field } from "../lib/validation";
 
 export const adminRouter = createRouter();
 
-const adminErrors = {
+export const adminErrors = {
   401: responses.json(ErrorBody, "Missing or wrong admin token"),
   422: responses.invalid,
 };
-const adminSecurity = [{ AdminToken: [] }];
+export const adminSecurity = [{ AdminToken: [] }];
 const idParam = (name: string) =>
   z.object({ [name]: z.string().regex(/^\d{1,15}$/).openapi({ example: "1" }) }) as z.ZodObject<
     Record<string, z.ZodString>

@@ -5,14 +5,14 @@ import { DEAD_LETTER_STATUSES } from "../db/schema";
 import { resourcePage } from "../lib/pagination";
 import { idOrNotFound, PageQuery, pageRequest, resourcePageOf } from "../lib/params";
 import { createRouter, ErrorBody, responses } from "../lib/router";
+import { adminErrors, adminSecurity } from "./admin.routes";
 import { presentDeadLetter, presentParkedOrder } from "../processing/recovery.present";
 import { listDeadLetters, listParkedOrders, replayDeadLetter, replayParkedOrder } from "../processing/recovery.service";
 
 export const pipelineAdminRouter = createRouter();
 
 const tags = ["Admin"];
-const security = [{ AdminToken: [] }];
-const adminErrors = { 401: responses.json(ErrorBody, "Missing or wrong admin token"), 422: responses.invalid };
+const security = adminSecurity;
 const conflict = responses.json(ErrorBody, "Not in a state that can be replayed");
 
 const ParkedOrder = z

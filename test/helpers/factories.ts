@@ -81,6 +81,19 @@ export async function exec(query: string, ...params: unknown[]) {
   return env.DB.prepare(query).bind(...params).run();
 }
 
+/**
+ * Makes the account record events (a subscription to no event type: nothing is delivered), so a
+ * test can count the outbox rows a change wrote.
+ */
+export async function recordEvents(accountId: number) {
+  await exec(
+    "INSERT INTO webhook_subscriptions (account_id, url, secret, events, active, created_at, updated_at) VALUES (?, 'https://shop.example/hook', 'whsec_test', '[]', 1, ?, ?)",
+    accountId,
+    isoNow(),
+    isoNow(),
+  );
+}
+
 /** The internal id of an order, for seeding what has no public write API yet. */
 export async function orderIdOf(reference: string): Promise<number> {
   const [row] = await rows<{ id: number }>("SELECT id FROM orders WHERE reference = ?", reference);

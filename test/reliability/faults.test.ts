@@ -10,7 +10,7 @@ import worker from "../../src/index";
 import { INTERNAL_ERROR_BODY } from "../../src/lib/errors";
 import { CreateOrderBody } from "../../src/orders/orders.schemas";
 import { createOrder as createOrderInD1 } from "../../src/orders/orders.service";
-import { accountState, createAccount, exec, isoNow, orderPayload, rows } from "../helpers/factories";
+import { accountState, createAccount, exec, orderPayload, recordEvents, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
 import { supplierWithRule } from "../helpers/suppliers";
 import { sweepUnroutedOrders } from "../../src/processing/sweeper";
@@ -27,15 +27,6 @@ async function withFault<T>(name: string, trigger: string, body: () => Promise<T
   }
 }
 
-/** Records events for the account (as a webhook subscription does), so the outbox is checked too. */
-async function subscribe(accountId: number) {
-  await exec(
-    "INSERT INTO webhook_subscriptions (account_id, url, secret, events, active, created_at, updated_at) VALUES (?, 'https://shop.example/hook', 'whsec_test', '[]', 1, ?, ?)",
-    accountId,
-    isoNow(),
-    isoNow(),
-  );
-}
 
 /** Everything stored for an account's orders, per order: lines, logs, dispatches, events. */
 async function stored(accountId: number) {
@@ -68,7 +59,7 @@ describe("a D1 failure while an order is created", () => {
   for (const [where, trigger] of faults) {
     it(`at ${where}: the client gets the documented 500 and nothing of the order exists; a retry creates it whole`, async () => {
       const creds = await createAccount();
-      await subscribe(creds.accountId);
+      await recordEvents(creds.accountId);
       const payload = threeLines();
       const logged = vi.spyOn(console, "error").mockImplementation(() => {});
       await withFault(`fault_create_${creds.accountId}`, trigger(creds.accountId), async () => {
@@ -104,7 +95,7 @@ describe("a D1 failure while an order is created", () => {
 describe("a D1 failure while an order is matched", () => {
   it("leaves nothing half-written; the dead letter is recorded, and the sweeper's retry completes the work once", async () => {
     const creds = await createAccount();
-    await subscribe(creds.accountId);
+    await recordEvents(creds.accountId);
     const { supplier, rule } = await supplierWithRule(creds, { channel: "pull" });
     // The re-matches that creating the supplier and rule requested are done before the fault.
     await pipelineIdle(creds.accountId);

@@ -5,21 +5,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sweepUnroutedOrders } from "../../src/processing/sweeper";
-import { createAccount, exec, isoNow, orderIdOf, orderPayload, rows } from "../helpers/factories";
+import { createAccount, exec, orderIdOf, orderPayload, recordEvents, rows } from "../helpers/factories";
 import { ADMIN, call } from "../helpers/http";
 import { supplierWithRule } from "../helpers/suppliers";
 import { pipelineIdle, waitFor } from "../helpers/wait";
 
 const later = () => new Date(Date.now() + 10 * 60_000);
 
-async function subscribe(accountId: number) {
-  await exec(
-    "INSERT INTO webhook_subscriptions (account_id, url, secret, events, active, created_at, updated_at) VALUES (?, 'https://shop.example/hook', 'whsec_test', '[]', 1, ?, ?)",
-    accountId,
-    isoNow(),
-    isoNow(),
-  );
-}
 
 const routingState = async (orderId: number) =>
   (await rows<{ routing_attempts: number; parked_at: string | null; routed_at: string | null }>("SELECT routing_attempts, parked_at, routed_at FROM orders WHERE id = ?", orderId))[0];
@@ -27,7 +19,7 @@ const routingState = async (orderId: number) =>
 describe("an order whose routing always fails", () => {
   it("is dead-lettered, parked after the cap, listed for the operator, and replayed once fixed", async () => {
     const creds = await createAccount();
-    await subscribe(creds.accountId);
+    await recordEvents(creds.accountId);
     const { supplier } = await supplierWithRule(creds, { channel: "pull" });
     await pipelineIdle(creds.accountId);
     const trigger = `fault_park_${creds.accountId}`;

@@ -7,26 +7,17 @@ import { createDb } from "../../src/db";
 import { sendDispatch } from "../../src/forwarding/forwarding.service";
 import worker from "../../src/index";
 import type { PipelineMessage } from "../../src/processing/messages";
-import { createAccount, createOrder, exec, isoNow, orderPayload, rows } from "../helpers/factories";
+import { createAccount, createOrder, exec, orderPayload, recordEvents, rows } from "../helpers/factories";
 import { received, remoteUrl } from "../helpers/fake-remote";
 import { call, type Credentials } from "../helpers/http";
 import { orderSettled, signedHeader, supplierWithRule } from "../helpers/suppliers";
 import { pipelineIdle, waitFor } from "../helpers/wait";
 
-/** Records events for the account, so the outbox is counted too. */
-async function subscribe(accountId: number) {
-  await exec(
-    "INSERT INTO webhook_subscriptions (account_id, url, secret, events, active, created_at, updated_at) VALUES (?, 'https://shop.example/hook', 'whsec_test', '[]', 1, ?, ?)",
-    accountId,
-    isoNow(),
-    isoNow(),
-  );
-}
 
 /** An order whose lines wait, ruled, for a manual-channel supplier's answers. */
 async function ruledOrder(lineCount = 1) {
   const creds = await createAccount();
-  await subscribe(creds.accountId);
+  await recordEvents(creds.accountId);
   const { supplier } = await supplierWithRule(creds, { channel: "manual" });
   const products = Array.from({ length: lineCount }, (_, i) => ({ external_id: `l${i}`, name: `Line ${i}`, quantity: 3, price: 1 }));
   const { reference } = await createOrder(creds, { products });
