@@ -8,7 +8,8 @@ import { meteredD1, newD1Metrics, withD1Metrics, type D1Metrics } from "../../sr
 import { applyAnswers } from "../../src/forwarding/answers.service";
 import { dispatchOrder, sendDispatch } from "../../src/forwarding/forwarding.service";
 import { CreateOrderBody } from "../../src/orders/orders.schemas";
-import { createOrder } from "../../src/orders/orders.service";
+import { createOrder, listOrders } from "../../src/orders/orders.service";
+import { ListOrdersQuery } from "../../src/orders/orders.schemas";
 import { sweepStuckDispatches, sweepUnroutedOrders } from "../../src/processing/sweeper";
 import { routeOrder } from "../../src/routing/routing.service";
 import { createAccount, exec, orderPayload, rows, seedSupplier } from "../helpers/factories";
@@ -85,5 +86,18 @@ describe("a 500-line order through the pipeline, counted", () => {
     const unrouted = await metered(() => sweepUnroutedOrders(view));
     const stuck = await metered(() => sweepStuckDispatches(view));
     expect(await fullScans([...unrouted.metrics.statements, ...stuck.metrics.statements])).toEqual([]);
+  });
+
+  it("the order list filters by 100 supplier ids and every status through indexes, in one round trip", async () => {
+    const creds = await createAccount();
+    const db = createDb(meteredD1(env.DB));
+    const filters = ListOrdersQuery.parse({
+      supplier_ids: Array.from({ length: 100 }, (_, i) => i + 1).join(","),
+      statuses: "pending,ruled,completed,partially_completed,failed,declined,skipped",
+    });
+    const listed = await metered(() => listOrders(db, creds.accountId, filters, { page: 1, perPage: 50 }));
+    expect(listed.result.total).toBe(0);
+    expect(listed.metrics.roundTrips).toBe(1);
+    expect(await fullScans(listed.metrics.statements)).toEqual([]);
   });
 });
