@@ -112,12 +112,13 @@ describe("line dimensions", () => {
       id: 1, accountId: 1, reference: "4812039475610234", externalId: "1001", source: "Shop", test: false, blocked: false, total: 10,
       email: null, shippingCost: null, shippingName: null, shippingDescription: null, shippingNote: null, shippingDeliveryDate: null,
       firstName: "A", lastName: "B", companyName: null, address1: "C 1", address2: null, postcode: "1000AA", city: "D", state: null,
-      country: "NL", phone: null, custom: null, completedAt: null, routedAt: null, createdAt: at, updatedAt: at,
+      country: "NL", phone: null, custom: null, completedAt: null, routedAt: null, routeRequestedAt: at, routingAttempts: 0, parkedAt: null,
+      routingError: null, createdAt: at, updatedAt: at,
     };
     const line = {
       id: 7, orderId: 1, accountId: 1, position: 0, externalId: "sofa", name: "Sofa", ean13: null, reference: "SOFA-1", quantity: 1,
       stockQuantity: null, price: 10, purchasePrice: 6, brand: null, category: null, supplier: null, imageUrl: null, custom: null,
-      currentStatus: "ruled" as const, matchedSupplierId: 3, dispatchId: 5, confirmedQuantity: null, createdAt: at, updatedAt: at,
+      currentStatus: "ruled" as const, matchedSupplierId: 3, dispatchId: 5, confirmedQuantity: null, moveToken: null, createdAt: at, updatedAt: at,
     };
     const dispatch = { id: 5, idempotencyKey: "dsp_5", createdAt: at } as Parameters<typeof buildDocument>[0];
     const doc = buildDocument(dispatch, order, { id: 3, name: "Freight" }, [
