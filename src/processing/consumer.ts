@@ -15,22 +15,26 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
   // Benchmark runs meter the pipeline too: one log line per message with its D1 statements.
   const bench = env.BENCH_METRICS === "1";
   const db = createDb(bench ? meteredD1(env.DB) : env.DB);
-  for (const message of batch.messages) {
-    try {
-      if (bench) {
-        const metrics = { ...newD1Metrics(), statements: [] };
-        await withD1Metrics(metrics, () => handle(db, env, message.body));
-        console.warn(`bench:pipeline ${JSON.stringify({ type: message.body.type, ...metrics })}`);
-      } else {
-        await handle(db, env, message.body);
+  // The messages of a batch run side by side: a supplier whose endpoint takes its whole time box
+  // holds up its own send, not the routing of other orders. Each message is acked or retried alone.
+  await Promise.all(
+    batch.messages.map(async (message) => {
+      try {
+        if (bench) {
+          const metrics = { ...newD1Metrics(), statements: [] };
+          await withD1Metrics(metrics, () => handle(db, env, message.body, message.attempts > 1));
+          console.warn(`bench:pipeline ${JSON.stringify({ type: message.body.type, ...metrics })}`);
+        } else {
+          await handle(db, env, message.body, message.attempts > 1);
+        }
+        message.ack();
+      } catch (error) {
+        console.error(JSON.stringify({ level: "error", event: "pipeline_failed", body: message.body, attempts: message.attempts, error: String(error) }));
+        if (message.body.type === "route_order") await recordRoutingError(db, message.body.orderId, error);
+        message.retry({ delaySeconds: pipelineRetryDelay(env, message.attempts) });
       }
-      message.ack();
-    } catch (error) {
-      console.error(JSON.stringify({ level: "error", event: "pipeline_failed", body: message.body, attempts: message.attempts, error: String(error) }));
-      if (message.body.type === "route_order") await recordRoutingError(db, message.body.orderId, error);
-      message.retry({ delaySeconds: pipelineRetryDelay(env, message.attempts) });
-    }
-  }
+    }),
+  );
   await publishAfterPipeline(env, batch.messages.map((m) => m.body));
 }
 
@@ -43,10 +47,11 @@ async function recordRoutingError(db: Db, orderId: number, error: unknown) {
   }
 }
 
-export async function handle(db: Db, env: Bindings, body: PipelineMessage): Promise<void> {
+/** `redelivered`: the queue delivers this message again because an attempt at it failed. */
+export async function handle(db: Db, env: Bindings, body: PipelineMessage, redelivered = false): Promise<void> {
   switch (body.type) {
     case "route_order":
-      await routeAndDispatch(db, env, body.orderId);
+      await routeAndDispatch(db, env, body.orderId, redelivered);
       return;
     case "send_dispatch": {
       const result = await sendDispatch(db, env, body.dispatchId);
@@ -56,7 +61,7 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage): Prom
       return;
     }
     case "rematch_account":
-      await rematchAccount(db, env, body, (orderId) => routeAndDispatch(db, env, orderId));
+      await rematchAccount(db, env, body, (orderId) => routeAndDispatch(db, env, orderId, false));
       return;
     case "publish_events":
       await publishAndContinue(db, env);
@@ -68,11 +73,12 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage): Prom
 }
 
 /**
- * Matches the order's pending lines (one counted attempt; past the limit the order is parked),
- * then claims the ruled ones into dispatches, marks the order done and queues each waiting send.
+ * Matches the order's pending lines (a redelivery counts the failed attempt before it; past the
+ * limit the order is parked), then claims the ruled ones into dispatches, marks the order done
+ * and queues each waiting send.
  */
-async function routeAndDispatch(db: Db, env: Bindings, orderId: number) {
-  const outcome = await routeOrder(db, orderId, { maxAttempts: maxRoutingAttempts(env) });
+async function routeAndDispatch(db: Db, env: Bindings, orderId: number, redelivered: boolean) {
+  const outcome = await routeOrder(db, orderId, { maxAttempts: maxRoutingAttempts(env), countAttempt: redelivered });
   if (outcome.status === "not_found" || outcome.status === "parked") return;
   const waiting = await dispatchOrder(db, orderId);
   await enqueue(env, waiting.map((dispatchId) => ({ type: "send_dispatch" as const, dispatchId })));

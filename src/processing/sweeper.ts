@@ -16,13 +16,14 @@ const ids = (rows: unknown[]) => (rows as { id: number }[]).map((r) => r.id);
 /**
  * Re-queues orders the pipeline owes work (routed_at null: never routed, or handed back by an
  * unblock, retry, match or replay) for longer than the grace period, and restarts their grace
- * period (the next sweep waits for this message). Parked orders are left to the operator.
+ * period (the next sweep waits for this message). The wait counts as a failed routing attempt
+ * (the queue gave up on it, or lost it). Parked orders are left to the operator.
  * Returns the ids it re-queued.
  */
 export async function sweepUnroutedOrders(env: Bindings, now = new Date()): Promise<number[]> {
   const db = createDb(env.DB);
   const [swept] = await runBatch(db, [
-    sql`UPDATE orders SET route_requested_at = ${isoMicro(now)}
+    sql`UPDATE orders SET route_requested_at = ${isoMicro(now)}, routing_attempts = routing_attempts + 1
         WHERE id IN (SELECT id FROM orders WHERE routed_at IS NULL AND route_requested_at < ${isoMicro(new Date(now.getTime() - GRACE_MS))}
                      ORDER BY route_requested_at LIMIT ${SWEEP_LIMIT})
         RETURNING id`,

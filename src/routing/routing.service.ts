@@ -116,11 +116,17 @@ export type RouteOutcome = {
 
 export type RouteOptions = {
   /**
-   * Set by the pipeline: this run counts as a routing attempt, and an order past this many attempts
-   * in a row is parked instead (the pipeline's dispatch step resets the count when all went well).
+   * Set by the pipeline: an order that has failed this many routing attempts in a row is parked
+   * instead of routed (the pipeline's dispatch step resets the count when all went well).
    * Unset (matching on demand): the order is handed to the pipeline to be dispatched instead.
    */
   maxAttempts?: number;
+  /**
+   * This run follows a failed attempt (a redelivery of its queue message): counted in the read's
+   * own transaction, before anything can fail, so even an attempt that crashed the Worker counts.
+   * First deliveries do not count, so concurrent runs that all succeed never add up.
+   */
+  countAttempt?: boolean;
 };
 
 /**
@@ -137,8 +143,7 @@ export async function routeOrder(db: Db, orderId: number, options: RouteOptions 
     unblockedByHand(db, orderId),
   ] as const;
   let orderRows: Order[], lineRows: OrderLine[], unblockedRows: { id: number }[];
-  if (pipeline) {
-    // The attempt is counted in the read's own transaction, before anything can fail.
+  if (pipeline && options.countAttempt) {
     const attempt = db
       .update(orders)
       .set({ routingAttempts: sql`${orders.routingAttempts} + 1` })
@@ -151,9 +156,8 @@ export async function routeOrder(db: Db, orderId: number, options: RouteOptions 
   const outcome: RouteOutcome = { status: "routed", ruled: 0, skipped: 0, unmatched: 0, blockedNow: false };
   if (!order) return { ...outcome, status: "not_found" };
   if (order.parkedAt) return { ...outcome, status: "parked" };
-  if (pipeline && order.routingAttempts > options.maxAttempts!) {
-    const failed = order.routingAttempts - 1;
-    const message = `Order parked after ${failed} failed routing attempts${order.routingError ? ` (last error: ${order.routingError})` : ""}; an operator can replay it`;
+  if (pipeline && order.routingAttempts >= options.maxAttempts!) {
+    const message = `Order parked after ${order.routingAttempts} failed routing attempts${order.routingError ? ` (last error: ${order.routingError})` : ""}; an operator can replay it`;
     await runBatch(db, parkStatements(order.id, message, now));
     return { ...outcome, status: "parked" };
   }

@@ -2,7 +2,10 @@
 // it is parked, visibly (a log entry on its lines, order.parked, the operator's list), and what the
 // queue gave up on is in the dead letters. An operator replays either once the cause is fixed.
 // Driven through the real local Queue, its dead-letter queue and the sweeper.
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import worker from "../../src/index";
+import type { PipelineMessage } from "../../src/processing/messages";
 import { describe, expect, it } from "vitest";
 import { sweepUnroutedOrders } from "../../src/processing/sweeper";
 import { createAccount, exec, orderIdOf, orderPayload, recordEvents, rows } from "../helpers/factories";
@@ -53,12 +56,14 @@ describe("an order whose routing always fails", () => {
         received_at: expect.any(String),
         replayed_at: null,
       });
-      expect(await routingState(orderId)).toMatchObject({ routing_attempts: 3, parked_at: null, routed_at: null });
+      // Each redelivery counts the failed attempt before it: two of the three failures so far.
+      expect(await routingState(orderId)).toMatchObject({ routing_attempts: 2, parked_at: null, routed_at: null });
 
-      // The sweeper hands it to the queue again; two more attempts fail, and the next one parks it.
+      // The sweeper counts the third and hands the order to the queue again; two more attempts fail,
+      // and the delivery after them, counting the fifth failure, parks the order instead of routing it.
       expect(await sweepUnroutedOrders(env, later())).toContain(orderId);
       await waitFor(async () => (await routingState(orderId)).parked_at !== null);
-      expect(await routingState(orderId)).toMatchObject({ routing_attempts: 6, routed_at: expect.any(String) });
+      expect(await routingState(orderId)).toMatchObject({ routing_attempts: 5, routed_at: expect.any(String) });
       // Parked: the sweeper leaves it alone from now on.
       expect(await sweepUnroutedOrders(env, later())).not.toContain(orderId);
 
@@ -80,7 +85,7 @@ describe("an order whose routing always fails", () => {
         account_id: creds.accountId,
         reference,
         external_id: order.external_id,
-        routing_attempts: 6,
+        routing_attempts: 5,
         routing_error: expect.stringMatching(/injected fault/),
         parked_at: expect.any(String),
         created_at: order.created_at,
@@ -140,5 +145,24 @@ describe("an order whose routing always fails", () => {
       json: { message: "Not Found", error: "Dead letter with id '999999999' not found" },
     });
     expect((await call("GET", "/admin/v1/dead-letters?status=lost", { headers: ADMIN })).status).toBe(422);
+  });
+
+  it("runs that succeed never add up to a park, however many run at once", async () => {
+    const creds = await createAccount();
+    await supplierWithRule(creds, { channel: "pull" });
+    await pipelineIdle(creds.accountId);
+    const created = await call("POST", "/api/v1/orders", { creds, body: orderPayload() });
+    const orderId = await orderIdOf(String(created.json.reference));
+    // Twelve first deliveries of the order's message at once (more than ROUTING_MAX_ATTEMPTS = 5).
+    const deliveries = Array.from({ length: 12 }, async (_, i) => {
+      const batch = createMessageBatch<PipelineMessage>("order-pipeline", [{ id: `burst-${orderId}-${i}`, timestamp: new Date(), attempts: 1, body: { type: "route_order", orderId } }]);
+      const ctx = createExecutionContext();
+      await worker.queue(batch, env);
+      return getQueueResult(batch, ctx);
+    });
+    for (const result of await Promise.all(deliveries)) expect(result.retryMessages).toEqual([]);
+    await pipelineIdle(creds.accountId);
+    expect(await routingState(orderId)).toMatchObject({ routing_attempts: 0, parked_at: null, routed_at: expect.any(String) });
+    expect((await call("GET", `/api/v1/orders/${created.json.reference}/dispatches`, { creds })).json.data).toHaveLength(1);
   });
 });
