@@ -1,5 +1,6 @@
 // The Worker's bindings and the per-request variables handlers can read.
 import type { Db } from "./db";
+import type { Pipeline } from "./lib/queue";
 
 export type Bindings = Env & {
   /** Operator secret for /admin/v1; admin routes are off when it is unset. */
@@ -29,6 +30,8 @@ export type AppEnv = {
   Bindings: Bindings;
   Variables: {
     db: Db;
+    /** The queue, for services that hand work to the pipeline (src/lib/queue.ts). */
+    pipeline: Pipeline;
     requestId: string;
     account: AuthenticatedAccount;
     supplier: AuthenticatedSupplier;

@@ -9,7 +9,7 @@ import type { Bindings } from "./env";
 import { sweepEvents } from "./events/publish.service";
 import { handlePipelineBatch } from "./processing/consumer";
 import { DEAD_LETTER_QUEUE, handleDeadLetterBatch } from "./processing/dead-letters";
-import type { PipelineMessage } from "./processing/messages";
+import type { PipelineMessage } from "./lib/queue";
 import { sweepRematches, sweepStuckDispatches, sweepUnroutedOrders } from "./processing/sweeper";
 
 const app = createApp();

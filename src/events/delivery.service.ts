@@ -9,7 +9,7 @@ import type { Bindings } from "../env";
 import { leaseUntil, sendSettings, type SendSettings } from "../lib/outbound";
 import { isoMicro } from "../lib/time";
 import { SIGNATURE_HEADER, signatureHeader } from "../lib/signature";
-import type { PipelineMessage } from "../processing/messages";
+import type { PipelineMessage } from "../lib/queue";
 
 export const USER_AGENT = "order-intake-webhooks/1";
 /** How much of a failing endpoint's answer is kept in the attempt's error. */

@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { createDb, toStatement, type Db } from "../db";
 import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
-import { enqueue, type PipelineMessage } from "../processing/messages";
+import { enqueue, type PipelineMessage } from "../lib/queue";
 
 /** Events per publish run: keeps one run's batch and its messages small. */
 export const PUBLISH_PAGE = 100;

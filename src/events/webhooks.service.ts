@@ -7,7 +7,7 @@ import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { newWebhookSecret } from "../lib/signature";
 import { isoMicro } from "../lib/time";
-import { enqueue } from "../processing/messages";
+import { enqueue } from "../lib/queue";
 
 export type WebhookInput = { url?: string; events?: EventType[]; active?: boolean; secret?: string; rotate_secret?: boolean };
 export type DeliveryStatus = (typeof webhookDeliveries.$inferSelect)["status"];

@@ -6,14 +6,13 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { runBatch, type Db } from "../db";
 import { LOST, retryLostRaces, runGuarded } from "../db/guards";
-import { dispatches, orderLines, orders, type LineStatus, type OrderLine } from "../db/schema";
+import { dispatches, orderLines, orders, type Dispatch, type LineStatus, type Order, type OrderLine } from "../db/schema";
 import type { AuthenticatedSupplier } from "../env";
 import { shipmentStatements, type ShipmentRecord } from "../events/outbox";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
 import { canMove, completionStatements, lineStatements, moveLinesStatements, type LineChange } from "../orders/lifecycle";
-import { buildDocument } from "./document";
 
 export type Answer = {
   line_id: number;
@@ -115,14 +114,21 @@ export async function applyAnswers(db: Db, supplier: AuthenticatedSupplier, answ
   });
 }
 
-/** Pull channel: the supplier's sends, with the document it would have received by webhook. */
-export async function listSupplierDispatches(db: Db, supplier: AuthenticatedSupplier, statuses: string[], page: PageRequest) {
+export type SupplierDispatch = { dispatch: Dispatch; order: Order; lines: OrderLine[] };
+
+/** The supplier's dispatches in these states, oldest first, each with its order and lines (document.ts presents them). */
+export async function listSupplierDispatches(
+  db: Db,
+  supplier: AuthenticatedSupplier,
+  statuses: string[],
+  page: PageRequest,
+): Promise<{ total: number; dispatches: SupplierDispatch[] }> {
   const where = and(eq(dispatches.supplierId, supplier.id), inArray(dispatches.status, statuses as ("awaiting_pickup" | "acknowledged")[]));
   const [countRows, rows] = await db.batch([
     db.select({ total: sql<number>`count(*)` }).from(dispatches).where(where),
     db.select().from(dispatches).where(where).orderBy(asc(dispatches.id)).limit(page.perPage).offset(offsetOf(page)),
   ]);
-  if (rows.length === 0) return { total: countRows[0]?.total ?? 0, documents: [] };
+  if (rows.length === 0) return { total: countRows[0]?.total ?? 0, dispatches: [] };
   const [orderRows, lineRows] = await db.batch([
     db.select().from(orders).where(sql`${orders.id} IN (SELECT value FROM json_each(${JSON.stringify(rows.map((d) => d.orderId))}))`),
     db
@@ -132,11 +138,10 @@ export async function listSupplierDispatches(db: Db, supplier: AuthenticatedSupp
       .orderBy(asc(orderLines.position)),
   ]);
   const ordersById = new Map(orderRows.map((o) => [o.id, o]));
-  const documents = rows.map((d) => ({
-    ...buildDocument(d, ordersById.get(d.orderId)!, supplier, lineRows.filter((l) => l.dispatchId === d.id)),
-    status: d.status,
-  }));
-  return { total: countRows[0]?.total ?? 0, documents };
+  return {
+    total: countRows[0]?.total ?? 0,
+    dispatches: rows.map((dispatch) => ({ dispatch, order: ordersById.get(dispatch.orderId)!, lines: lineRows.filter((l) => l.dispatchId === dispatch.id) })),
+  };
 }
 
 /** Pull channel: the supplier took the order; its lines are completed. Repeating it changes nothing. */

@@ -2,8 +2,14 @@
 // as JSON (webhook, pull), as CSV rows (pull, e-mail attachment) and as plain text (e-mail).
 import type { Dispatch, Order, OrderLine, Supplier } from "../db/schema";
 import { presentAddress } from "../orders/orders.present";
+import type { SupplierDispatch } from "./answers.service";
 
 export type DispatchDocument = ReturnType<typeof buildDocument>;
+
+/** A dispatch as the supplier lists it (the pull API, the supplier portal): its document and its status. */
+export function presentSupplierDispatch({ dispatch, order, lines }: SupplierDispatch, supplier: Pick<Supplier, "id" | "name">) {
+  return { ...buildDocument(dispatch, order, supplier, lines), status: dispatch.status };
+}
 
 export function buildDocument(dispatch: Dispatch, order: Order, supplier: Pick<Supplier, "id" | "name">, lines: OrderLine[]) {
   return {

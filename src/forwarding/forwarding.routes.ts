@@ -4,7 +4,7 @@ import { apiSecurity, createRouter, errorResponses, responses } from "../lib/rou
 import { field } from "../lib/validation";
 import { OrderDetail } from "../orders/orders.schemas";
 import { showOrder } from "../orders/orders.present";
-import { enqueueBestEffort } from "../processing/messages";
+import { presentDispatch } from "./forwarding.present";
 import { completeByHand, listDispatches, retryFailedLines } from "./forwarding.service";
 
 export const forwardingRouter = createRouter();
@@ -25,8 +25,7 @@ forwardingRouter.openapi(
   async (c) => {
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
-    const { orderId, retried } = await retryFailedLines(c.get("db"), accountId, reference);
-    if (retried > 0) await enqueueBestEffort(c.env, [{ type: "route_order", orderId }]);
+    await retryFailedLines(c.get("db"), c.get("pipeline"), accountId, reference);
     return c.json(await showOrder(c.get("db"), accountId, reference), 200);
   },
 );
@@ -71,5 +70,5 @@ forwardingRouter.openapi(
     request: { params },
     responses: { 200: responses.json(z.object({ data: z.array(z.object({}).passthrough()) }), "The dispatches"), 404: responses.notFound, ...errorResponses },
   }),
-  async (c) => c.json({ data: await listDispatches(c.get("db"), c.get("account").id, c.req.valid("param").reference) }, 200),
+  async (c) => c.json({ data: (await listDispatches(c.get("db"), c.get("account").id, c.req.valid("param").reference)).map(presentDispatch) }, 200),
 );

@@ -10,6 +10,7 @@ import { expectChanges, LOST, retryLostRaces, runGuarded } from "../db/guards";
 import { dispatches, orderLines, orders, suppliers, type Dispatch, type OrderLine } from "../db/schema";
 import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
+import type { Pipeline } from "../lib/queue";
 import { leaseUntil, sendSettings } from "../lib/outbound";
 import { isoMicro } from "../lib/time";
 import { completionStatements, moveLinesStatements, noteLinesStatements, type Move } from "../orders/lifecycle";
@@ -185,7 +186,7 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
  * key: the supplier can recognise the repeat. The order is handed to the pipeline in the same batch
  * (routed_at cleared), so the sweeper sends it even if the queue message is lost.
  */
-export async function retryFailedLines(db: Db, accountId: number, reference: string) {
+export async function retryFailedLines(db: Db, pipeline: Pipeline, accountId: number, reference: string) {
   const order = await findOrder(db, accountId, reference);
   const failed = await db.select().from(orderLines).where(and(eq(orderLines.orderId, order.id), eq(orderLines.currentStatus, "failed")));
   if (failed.length === 0) return { orderId: order.id, retried: 0 };
@@ -201,6 +202,7 @@ export async function retryFailedLines(db: Db, accountId: number, reference: str
     sql`UPDATE orders SET routed_at = NULL, route_requested_at = ${now} WHERE id = ${order.id}`,
     ...completionStatements([order.id], now),
   ]);
+  await pipeline.send([{ type: "route_order", orderId: order.id }]);
   return { orderId: order.id, retried: failed.length };
 }
 
@@ -237,24 +239,14 @@ export async function completeByHand(db: Db, accountId: number, reference: strin
   });
 }
 
-export async function listDispatches(db: Db, accountId: number, reference: string) {
+export type DispatchWithLines = { dispatch: Dispatch; lineIds: number[] };
+
+/** The order's dispatches, oldest first, each with the ids of the lines it carries. */
+export async function listDispatches(db: Db, accountId: number, reference: string): Promise<DispatchWithLines[]> {
   const order = await findOrder(db, accountId, reference);
   const [rows, lines] = await db.batch([
     db.select().from(dispatches).where(eq(dispatches.orderId, order.id)).orderBy(asc(dispatches.id)),
     db.select({ id: orderLines.id, dispatchId: orderLines.dispatchId }).from(orderLines).where(eq(orderLines.orderId, order.id)),
   ]);
-  return rows.map((d) => ({
-    id: d.id,
-    supplier_id: d.supplierId,
-    channel: d.channel,
-    status: d.status,
-    idempotency_key: d.idempotencyKey,
-    attempts: d.attempts,
-    last_error: d.lastError,
-    line_ids: lines.filter((l) => l.dispatchId === d.id).map((l) => l.id),
-    payload: d.payload ? (JSON.parse(d.payload) as unknown) : null,
-    created_at: d.createdAt,
-    sent_at: d.sentAt,
-    acknowledged_at: d.acknowledgedAt,
-  }));
+  return rows.map((dispatch) => ({ dispatch, lineIds: lines.filter((l) => l.dispatchId === dispatch.id).map((l) => l.id) }));
 }

@@ -11,7 +11,7 @@ import { verifySignature } from "../lib/signature";
 import { field, parseOrThrow } from "../lib/validation";
 import { supplierKeyAuth } from "../middleware/supplier-auth";
 import { acknowledgeDispatch, applyAnswers, listSupplierDispatches } from "./answers.service";
-import { csvRows, toCsv } from "./document";
+import { csvRows, presentSupplierDispatch, toCsv } from "./document";
 
 export const supplierApiRouter = createRouter();
 
@@ -73,7 +73,9 @@ supplierApiRouter.openapi(
   async (c) => {
     const q = c.req.valid("query");
     const page = pageRequest(q);
-    const { total, documents } = await listSupplierDispatches(c.get("db"), c.get("supplier"), STATUS_FILTERS[q.status ?? "awaiting_pickup"], page);
+    const supplier = c.get("supplier");
+    const { total, dispatches } = await listSupplierDispatches(c.get("db"), supplier, STATUS_FILTERS[q.status ?? "awaiting_pickup"], page);
+    const documents = dispatches.map((d) => presentSupplierDispatch(d, supplier));
     const wantsCsv = q.format === "csv" || (q.format === undefined && /text\/csv/i.test(c.req.header("accept") ?? ""));
     if (wantsCsv) {
       return c.body(toCsv(documents.flatMap(csvRows)), 200, { "content-type": "text/csv; charset=utf-8" });

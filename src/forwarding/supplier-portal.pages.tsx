@@ -11,7 +11,7 @@ import { EmptyState } from "../ui/notice";
 import { Pagination } from "../ui/pagination";
 import { LocalTime } from "../ui/time";
 import { listSupplierDispatches } from "./answers.service";
-import type { DispatchDocument } from "./document";
+import { presentSupplierDispatch, type DispatchDocument } from "./document";
 
 export const supplierPortalPages = new Hono<AppEnv>();
 
@@ -24,7 +24,8 @@ type OpenDispatch = DispatchDocument & { status: string };
 supplierPortalPages.get("/", async (c) => {
   const supplier = c.get("supplier");
   const page = { page: pageParam(c.req.query("page")), perPage: PER_PAGE };
-  const { total, documents } = await listSupplierDispatches(c.get("db"), supplier, OPEN_STATUSES, page);
+  const { total, dispatches } = await listSupplierDispatches(c.get("db"), supplier, OPEN_STATUSES, page);
+  const documents = dispatches.map((d) => presentSupplierDispatch(d, supplier));
   const url = new URL(c.req.url);
   return c.render(
     <>

@@ -2,12 +2,14 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { createDb } from "../db";
 import { meteredD1, newD1Metrics, withD1Metrics } from "../db/metrics";
+import { pipelineFor } from "../lib/queue";
 
-/** Gives every request an id (echoed as X-Request-Id, used in server logs) and the database. */
+/** Gives every request an id (echoed as X-Request-Id, used in server logs), the database and the pipeline. */
 export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   const incoming = c.req.header("x-request-id");
   const id = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : crypto.randomUUID();
   c.set("requestId", id);
+  c.set("pipeline", pipelineFor(c.env, (promise) => c.executionCtx.waitUntil(promise)));
   if (c.env.BENCH_METRICS === "1") {
     // Benchmark runs only: count this request's D1 statements and rows read (see db/metrics.ts).
     const metrics = newD1Metrics();

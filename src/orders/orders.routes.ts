@@ -7,7 +7,6 @@ import { pageParam, resourcePage } from "../lib/pagination";
 import { presentOrderSummaries, showOrder } from "./orders.present";
 import { CreateOrderBody, CreateOrderResponse, ListOrdersQuery, OrderDetail, OrderPage } from "./orders.schemas";
 import { createOrder, listOrders } from "./orders.service";
-import { enqueueBestEffort } from "../processing/messages";
 
 export const ordersRouter = createRouter();
 
@@ -44,10 +43,7 @@ ordersRouter.openAPIRegistry.registerPath(
 
 ordersRouter.post("/orders", async (c) => {
   const input = parseOrThrow(CreateOrderBody, await readBody(c, { forms: true }));
-  const result = await createOrder(c.get("db"), c.get("account").id, input);
-  // Matching runs after the answer, through the queue; the send need not hold the answer up
-  // either: a lost send is the sweeper's case (routed_at stays null), as a failed one already is.
-  if (result.created) c.executionCtx.waitUntil(enqueueBestEffort(c.env, [{ type: "route_order", orderId: result.orderId }]));
+  const result = await createOrder(c.get("db"), c.get("pipeline"), c.get("account").id, input);
   return c.json(
     { message: result.created ? ("Order created" as const) : ("Order already exists" as const), reference: Number(result.reference) },
     200,

@@ -14,6 +14,7 @@ import {
 import { orderCreatedEvent } from "../events/outbox";
 import { newOrderReference } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
+import type { Pipeline } from "../lib/queue";
 import { numberToUnits } from "../lib/money";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
@@ -26,11 +27,15 @@ export type CreateOrderResult = { created: boolean; reference: string; orderId: 
  * Idempotency lives in the database: the order insert does nothing when (account, external_id)
  * exists, the line and log inserts select through the new reference and so insert nothing then,
  * and the last statement reads whichever order won. Safe under any number of concurrent repeats.
+ * A new order is handed to the pipeline for matching without holding up the caller: a lost message
+ * is the sweeper's case (routed_at stays null), as a failed one already is.
  */
-export async function createOrder(db: Db, accountId: number, input: CreateOrderInput): Promise<CreateOrderResult> {
+export async function createOrder(db: Db, pipeline: Pipeline, accountId: number, input: CreateOrderInput): Promise<CreateOrderResult> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await insertOrderBatch(db, accountId, input, newOrderReference());
+      const result = await insertOrderBatch(db, accountId, input, newOrderReference());
+      if (result.created) pipeline.sendAfterResponse([{ type: "route_order", orderId: result.orderId }]);
+      return result;
     } catch (error) {
       // A reference collision (16 random digits) is astronomically rare; draw another.
       if (attempt < 3 && /UNIQUE constraint failed: orders\.reference/.test(String(error))) continue;

@@ -8,8 +8,9 @@ import { deliverWebhook } from "../events/delivery.service";
 import { publishAfterPipeline, publishAndContinue } from "../events/publish.service";
 import { dispatchOrder, sendDispatch } from "../forwarding/forwarding.service";
 import { routeOrder } from "../routing/routing.service";
-import { enqueue, maxRoutingAttempts, pipelineRetryDelay, type PipelineMessage } from "./messages";
-import { rematchAccount } from "./rematch";
+import { enqueue, type PipelineMessage } from "../lib/queue";
+import { maxRoutingAttempts, pipelineRetryDelay } from "./settings";
+import { rematchAccount } from "../routing/rematch";
 
 export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, env: Bindings): Promise<void> {
   // Benchmark runs meter the pipeline too: one log line per message with its D1 statements.

@@ -4,7 +4,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { createDb, runBatch } from "../db";
 import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
-import type { PipelineMessage } from "./messages";
+import type { PipelineMessage } from "../lib/queue";
 
 /** The order-pipeline's dead-letter queue (wrangler.toml). */
 export const DEAD_LETTER_QUEUE = "order-pipeline-dlq";

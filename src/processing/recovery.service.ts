@@ -9,7 +9,7 @@ import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
 import { replayStatements } from "../orders/lifecycle";
-import { enqueue, type PipelineMessage } from "./messages";
+import { enqueue, type PipelineMessage } from "../lib/queue";
 
 export type ParkedOrder = {
   id: number;

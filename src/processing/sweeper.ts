@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import { createDb, runBatch } from "../db";
 import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
-import { enqueue } from "./messages";
+import { enqueue } from "../lib/queue";
 
 // Work younger than this is normally still on its way through the queue.
 const GRACE_MS = 2 * 60 * 1000;

@@ -4,7 +4,6 @@ import { apiSecurity, createRouter, errorResponses, responses } from "../lib/rou
 import { field } from "../lib/validation";
 import { OrderDetail } from "../orders/orders.schemas";
 import { showOrder } from "../orders/orders.present";
-import { enqueueBestEffort } from "../processing/messages";
 import { routeNow, setBlocked } from "./routing.service";
 
 export const routingRouter = createRouter();
@@ -28,7 +27,7 @@ routingRouter.openapi(
   async (c) => {
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
-    await setBlocked(c.get("db"), accountId, reference, true, c.req.valid("json")?.reason);
+    await setBlocked(c.get("db"), c.get("pipeline"), accountId, reference, true, c.req.valid("json")?.reason);
     return c.json(await showOrder(c.get("db"), accountId, reference), 200);
   },
 );
@@ -46,8 +45,7 @@ routingRouter.openapi(
   async (c) => {
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
-    const orderId = await setBlocked(c.get("db"), accountId, reference, false, c.req.valid("json")?.reason);
-    await enqueueBestEffort(c.env, [{ type: "route_order", orderId }]);
+    await setBlocked(c.get("db"), c.get("pipeline"), accountId, reference, false, c.req.valid("json")?.reason);
     return c.json(await showOrder(c.get("db"), accountId, reference), 200);
   },
 );
@@ -65,9 +63,7 @@ routingRouter.openapi(
   async (c) => {
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
-    const orderId = await routeNow(c.get("db"), accountId, reference);
-    // Lines that became ruled go on to their suppliers through the pipeline.
-    await enqueueBestEffort(c.env, [{ type: "route_order", orderId }]);
+    await routeNow(c.get("db"), c.get("pipeline"), accountId, reference);
     return c.json(await showOrder(c.get("db"), accountId, reference), 200);
   },
 );

@@ -4,6 +4,7 @@ import { and, asc, eq, isNull, like, sql, type SQL } from "drizzle-orm";
 import { runBatch, type Db } from "../db";
 import { orderLineLogs, orderLines, orders, productFeeds, products, routingRules, suppliers, type Order, type OrderLine } from "../db/schema";
 import { blockStatements, completionStatements, lineStatements, parkStatements, type LineChange } from "../orders/lifecycle";
+import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
 import type { CreateOrderInput } from "../orders/orders.schemas";
 import { findOrder, lineColumns, orderColumns, shippingAddressOf } from "../orders/orders.service";
@@ -201,18 +202,24 @@ export async function routeOrder(db: Db, orderId: number, options: RouteOptions 
 
 // ---- Operator and shop actions on one order ----------------------------------
 
-/** Blocks or unblocks by hand; logs once on every line. Returns the order's id. */
-export async function setBlocked(db: Db, accountId: number, reference: string, blocked: boolean, reason?: string) {
+/**
+ * Blocks or unblocks by hand; logs once on every line. An unblocked order goes back to the
+ * pipeline (marked in the same batch, so the sweeper routes it should the message be lost).
+ * Returns the order's id.
+ */
+export async function setBlocked(db: Db, pipeline: Pipeline, accountId: number, reference: string, blocked: boolean, reason?: string) {
   const order = await findOrder(db, accountId, reference);
   const message = blocked ? `Order blocked by hand${reason ? `: ${reason}` : ""}` : `${UNBLOCKED_BY_HAND}${reason ? `: ${reason}` : ""}`;
   await runBatch(db, blockStatements(order.id, blocked, message, isoMicro()));
+  if (!blocked) await pipeline.send([{ type: "route_order", orderId: order.id }]);
   return order.id;
 }
 
-/** Matches the order now (on demand) and returns its id. */
-export async function routeNow(db: Db, accountId: number, reference: string) {
+/** Matches the order now (on demand); the lines that became ruled go on to their suppliers through the pipeline. Returns the order's id. */
+export async function routeNow(db: Db, pipeline: Pipeline, accountId: number, reference: string) {
   const order = await findOrder(db, accountId, reference);
   await routeOrder(db, order.id);
+  await pipeline.send([{ type: "route_order", orderId: order.id }]);
   return order.id;
 }
 

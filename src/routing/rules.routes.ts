@@ -6,7 +6,6 @@ import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/p
 import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
 import { CreateOrderBody } from "../orders/orders.schemas";
-import { requestRematch } from "../processing/rematch";
 import { presentRule } from "./rules.present";
 import { CreateRuleBody, ReorderBody, RuleJson, UpdateRuleBody } from "./rules.schemas";
 import { createRule, deleteRule, getRule, listRules, reorderRules, updateRule } from "./rules.service";
@@ -29,8 +28,7 @@ rulesRouter.openapi(
   }),
   async (c) => {
     const accountId = c.get("account").id;
-    const rule = await createRule(c.get("db"), accountId, c.req.valid("json"));
-    await requestRematch(c.get("db"), c.env, accountId);
+    const rule = await createRule(c.get("db"), c.get("pipeline"), accountId, c.req.valid("json"));
     return c.json(presentRule(rule), 201);
   },
 );
@@ -64,8 +62,7 @@ rulesRouter.openapi(
   }),
   async (c) => {
     const accountId = c.get("account").id;
-    const rules = await reorderRules(c.get("db"), accountId, c.req.valid("json").ids);
-    await requestRematch(c.get("db"), c.env, accountId);
+    const rules = await reorderRules(c.get("db"), c.get("pipeline"), accountId, c.req.valid("json").ids);
     return c.json({ data: rules.map(presentRule) }, 200);
   },
 );
@@ -122,8 +119,7 @@ rulesRouter.openapi(
   }),
   async (c) => {
     const accountId = c.get("account").id;
-    const rule = await updateRule(c.get("db"), accountId, idOf(c.req.valid("param").id), c.req.valid("json"));
-    await requestRematch(c.get("db"), c.env, accountId);
+    const rule = await updateRule(c.get("db"), c.get("pipeline"), accountId, idOf(c.req.valid("param").id), c.req.valid("json"));
     return c.json(presentRule(rule), 200);
   },
 );
@@ -140,8 +136,7 @@ rulesRouter.openapi(
   }),
   async (c) => {
     const accountId = c.get("account").id;
-    await deleteRule(c.get("db"), accountId, idOf(c.req.valid("param").id));
-    await requestRematch(c.get("db"), c.env, accountId);
+    await deleteRule(c.get("db"), c.get("pipeline"), accountId, idOf(c.req.valid("param").id));
     return c.body(null, 204);
   },
 );

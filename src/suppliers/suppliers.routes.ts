@@ -6,7 +6,6 @@ import { resourcePage } from "../lib/pagination";
 import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
 import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
-import { requestRematch } from "../processing/rematch";
 import { presentSupplier, presentSupplierWithSecret } from "./suppliers.present";
 import {
   createSupplier,
@@ -83,8 +82,7 @@ suppliersRouter.openapi(
     responses: { 201: responses.json(SupplierWithSecret, "The supplier, with its signing secret"), 422: responses.invalid, ...errorResponses },
   }),
   async (c) => {
-    const supplier = await createSupplier(c.get("db"), c.get("account").id, c.req.valid("json"));
-    await requestRematch(c.get("db"), c.env, c.get("account").id);
+    const supplier = await createSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.valid("json"));
     return c.json(presentSupplierWithSecret(supplier), 201);
   },
 );
@@ -131,8 +129,7 @@ suppliersRouter.openapi(
   }),
   async (c) => {
     const accountId = c.get("account").id;
-    const supplier = await updateSupplier(c.get("db"), accountId, idOf(c.req.valid("param").id), c.req.valid("json"));
-    await requestRematch(c.get("db"), c.env, accountId);
+    const supplier = await updateSupplier(c.get("db"), c.get("pipeline"), accountId, idOf(c.req.valid("param").id), c.req.valid("json"));
     return c.json(presentSupplier(supplier), 200);
   },
 );
@@ -148,7 +145,7 @@ suppliersRouter.openapi(
     responses: { 200: responses.json(SupplierJson, "The deactivated supplier"), 404: responses.notFound, ...errorResponses },
   }),
   async (c) => {
-    const supplier = await updateSupplier(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id), { active: false });
+    const supplier = await updateSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, idOf(c.req.valid("param").id), { active: false });
     return c.json(presentSupplier(supplier), 200);
   },
 );

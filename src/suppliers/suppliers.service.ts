@@ -1,12 +1,15 @@
-// Suppliers of an account. Any change can make waiting lines matchable, so it queues a re-match.
+// Suppliers of an account. A new or changed supplier can make waiting lines matchable, so creating
+// and updating one requests a re-match in the same transaction (src/routing/rematch.ts).
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { supplierKeys, suppliers, type Channel, type Supplier } from "../db/schema";
 import { newSupplierKeySecret, sha256Hex } from "../lib/crypto";
 import { newWebhookSecret } from "../lib/signature";
 import { ApiError } from "../lib/errors";
+import type { Pipeline } from "../lib/queue";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
+import { changeAndRematch } from "../routing/rematch";
 
 export type SupplierInput = {
   name?: string;
@@ -45,12 +48,12 @@ const nameTaken = (error: unknown): boolean =>
   error instanceof Error &&
   (/UNIQUE constraint failed: suppliers\.account_id, suppliers\.name/.test(error.message) || nameTaken(error.cause));
 
-export async function createSupplier(db: Db, accountId: number, input: SupplierInput & { name: string }): Promise<Supplier> {
+export async function createSupplier(db: Db, pipeline: Pipeline, accountId: number, input: SupplierInput & { name: string }): Promise<Supplier> {
   const now = isoMicro();
   const channel = input.channel ?? "manual";
   checkChannel({ channel, webhookUrl: input.webhook_url ?? null, email: input.email ?? null });
   try {
-    const [row] = await db
+    const insert = db
       .insert(suppliers)
       .values({
         ...columns(input),
@@ -63,6 +66,7 @@ export async function createSupplier(db: Db, accountId: number, input: SupplierI
         updatedAt: now,
       })
       .returning();
+    const [row] = await changeAndRematch(db, pipeline, accountId, insert);
     return row;
   } catch (error) {
     if (nameTaken(error)) throw ApiError.validation({ name: ["The name has already been taken."] });
@@ -76,7 +80,7 @@ export async function getSupplier(db: Db, accountId: number, id: number): Promis
   return row;
 }
 
-export async function updateSupplier(db: Db, accountId: number, id: number, input: SupplierInput): Promise<Supplier> {
+export async function updateSupplier(db: Db, pipeline: Pipeline, accountId: number, id: number, input: SupplierInput): Promise<Supplier> {
   if (input.channel !== undefined || input.webhook_url !== undefined || input.email !== undefined) {
     const current = await getSupplier(db, accountId, id);
     checkChannel({
@@ -86,11 +90,12 @@ export async function updateSupplier(db: Db, accountId: number, id: number, inpu
     });
   }
   try {
-    const [row] = await db
+    const update = db
       .update(suppliers)
       .set({ ...columns(input), updatedAt: isoMicro() })
       .where(and(eq(suppliers.id, id), eq(suppliers.accountId, accountId)))
       .returning();
+    const [row] = await changeAndRematch(db, pipeline, accountId, update);
     if (!row) throw ApiError.notFound(`Supplier with id '${id}' not found`);
     return row;
   } catch (error) {
@@ -115,16 +120,6 @@ export async function supplierChoices(db: Db, accountId: number) {
     .from(suppliers)
     .where(eq(suppliers.accountId, accountId))
     .orderBy(asc(suppliers.name), asc(suppliers.id));
-}
-
-/** Whether every id is a supplier of this account (rules may only name the account's own). */
-export async function ownsSuppliers(db: Db, accountId: number, ids: number[]): Promise<boolean> {
-  if (ids.length === 0) return true;
-  const rows = await db
-    .select({ id: suppliers.id })
-    .from(suppliers)
-    .where(and(eq(suppliers.accountId, accountId), sql`${suppliers.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`));
-  return rows.length === new Set(ids).size;
 }
 
 /**

@@ -6,7 +6,7 @@ import { createExecutionContext, createMessageBatch, createScheduledController, 
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import worker from "../../src/index";
-import type { PipelineMessage } from "../../src/processing/messages";
+import type { PipelineMessage } from "../../src/lib/queue";
 import { createAccount } from "../helpers/factories";
 import { received } from "../helpers/fake-remote";
 import { waitFor } from "../helpers/wait";

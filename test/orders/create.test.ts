@@ -6,6 +6,7 @@ import { createOrder as createOrderService } from "../../src/orders/orders.servi
 import type { CreateOrderInput } from "../../src/orders/orders.schemas";
 import { ISO_MICRO, createAccount, orderPayload, rows, unique } from "../helpers/factories";
 import { call } from "../helpers/http";
+import { losingPipeline } from "../helpers/pipeline";
 
 const line = (i: number) => ({
   external_id: `p-${i}`,
@@ -138,13 +139,13 @@ describe("POST /api/v1/orders", () => {
       i === 250 ? { ...l, name: null as unknown as string } : l,
     );
     const input = { ...orderPayload({ external_id: externalId, products }), shipping: { delivery_date: "2026-11-30" } } as unknown as CreateOrderInput;
-    await expect(createOrderService(createDb(env.DB), creds.accountId, input)).rejects.toThrow(/NOT NULL/);
+    await expect(createOrderService(createDb(env.DB), losingPipeline(), creds.accountId, input)).rejects.toThrow(/NOT NULL/);
     expect(await rows("SELECT id FROM orders WHERE account_id = ?", creds.accountId)).toEqual([]);
     expect(await rows("SELECT id FROM order_lines WHERE account_id = ?", creds.accountId)).toEqual([]);
 
     // And the same order without the fault goes through whole.
     products[250] = line(250);
-    const ok = await createOrderService(createDb(env.DB), creds.accountId, { ...input, products } as CreateOrderInput);
+    const ok = await createOrderService(createDb(env.DB), losingPipeline(), creds.accountId, { ...input, products } as CreateOrderInput);
     expect(ok.created).toBe(true);
     expect(await rows("SELECT id FROM order_lines WHERE account_id = ?", creds.accountId)).toHaveLength(300);
     expect(await rows("SELECT g.id FROM order_line_logs g WHERE g.order_id = ?", ok.orderId)).toHaveLength(300);

@@ -15,6 +15,7 @@ import { call, type Credentials } from "../helpers/http";
 import { supplierWithRule } from "../helpers/suppliers";
 import { sweepUnroutedOrders } from "../../src/processing/sweeper";
 import { pipelineIdle, waitFor } from "../helpers/wait";
+import { losingPipeline } from "../helpers/pipeline";
 
 /** Runs `body` while a trigger makes D1 abort the statements it matches; always drops it. */
 async function withFault<T>(name: string, trigger: string, body: () => Promise<T>): Promise<T> {
@@ -166,7 +167,7 @@ describe("a D1 failure while an order is matched", () => {
 describe("a crash between the answer and the queue", () => {
   async function createWithoutQueue(creds: Credentials) {
     // The real create batch, then no queue message: exactly what a crash after the answer leaves.
-    const result = await createOrderInD1(createDb(env.DB), creds.accountId, CreateOrderBody.parse(threeLines()));
+    const result = await createOrderInD1(createDb(env.DB), losingPipeline(), creds.accountId, CreateOrderBody.parse(threeLines()));
     const [row] = await rows<{ created_at: string; routed_at: string | null }>("SELECT created_at, routed_at FROM orders WHERE id = ?", result.orderId);
     return { ...result, createdAt: Date.parse(row.created_at), routedAt: row.routed_at };
   }

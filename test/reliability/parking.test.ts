@@ -5,7 +5,7 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
-import type { PipelineMessage } from "../../src/processing/messages";
+import type { PipelineMessage } from "../../src/lib/queue";
 import { describe, expect, it } from "vitest";
 import { sweepUnroutedOrders } from "../../src/processing/sweeper";
 import { createAccount, exec, orderIdOf, orderPayload, recordEvents, rows } from "../helpers/factories";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import { sendDispatch } from "../../src/forwarding/forwarding.service";
 import worker from "../../src/index";
-import type { PipelineMessage } from "../../src/processing/messages";
+import type { PipelineMessage } from "../../src/lib/queue";
 import { createAccount, createOrder, exec, orderPayload, recordEvents, rows } from "../helpers/factories";
 import { received, remoteUrl } from "../helpers/fake-remote";
 import { call, type Credentials } from "../helpers/http";

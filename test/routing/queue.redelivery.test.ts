@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
-import type { PipelineMessage } from "../../src/processing/messages";
+import type { PipelineMessage } from "../../src/lib/queue";
 import { createAccount, createOrder, orderPayload, seedSupplier } from "../helpers/factories";
 import type { Credentials } from "../helpers/http";
 import { getOrder, logRows, logsOf, matchNow, waitRouted } from "../helpers/routing";

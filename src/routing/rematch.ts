@@ -1,20 +1,36 @@
 // Re-matching an account's waiting lines after its rules or suppliers changed. The request is a
-// durable mark on the account (rematch_requested_at), written before its queue message is sent:
-// the message that finishes the re-match clears exactly the request it answered, and the sweeper
-// re-queues a request whose message was lost.
+// durable mark on the account (rematch_requested_at), written in the same batch as the change and
+// before its queue message is sent: the message that finishes the re-match clears exactly the
+// request it answered, and the sweeper re-queues a request whose message was lost.
 import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
 import { accounts, orderLines, orders } from "../db/schema";
 import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
-import { enqueue, enqueueBestEffort } from "./messages";
+import { enqueue, type Pipeline } from "../lib/queue";
 
 const REMATCH_PAGE = 50;
 
-export async function requestRematch(db: Db, env: Bindings, accountId: number): Promise<void> {
+/**
+ * Runs a change of the account's rules or suppliers (a query returning the changed rows) and, in
+ * the same transaction, the request to re-match its waiting lines, written only when the change
+ * changed a row; then hands the request to the pipeline. Returns the change's rows.
+ */
+export async function changeAndRematch<T>(
+  db: Db,
+  pipeline: Pipeline,
+  accountId: number,
+  change: BatchItem<"sqlite"> & PromiseLike<T[]>,
+): Promise<T[]> {
   const requestedAt = isoMicro();
-  await db.update(accounts).set({ rematchRequestedAt: requestedAt }).where(eq(accounts.id, accountId));
-  await enqueueBestEffort(env, [{ type: "rematch_account", accountId, requestedAt }]);
+  const [rows] = (await db.batch([
+    change,
+    // changes(): the rows the change just changed (SQLite updates it when a statement completes).
+    db.update(accounts).set({ rematchRequestedAt: requestedAt }).where(and(eq(accounts.id, accountId), sql`changes() > 0`)),
+  ])) as [T[], unknown];
+  if (rows.length > 0) await pipeline.send([{ type: "rematch_account", accountId, requestedAt }]);
+  return rows;
 }
 
 /** Routes the next page of the account's waiting orders (each through `route`), then queues the rest. */

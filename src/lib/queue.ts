@@ -1,4 +1,6 @@
-// What travels on the order pipeline queue, and the one place that sends it.
+// What travels on the order pipeline queue, and the one place that sends it. Services hand work
+// to the pipeline through a Pipeline (the API and the console pass the request's, see
+// src/middleware/request-id.ts), so no route or page handler sends messages itself.
 import type { Bindings } from "../env";
 
 export type PipelineMessage =
@@ -39,14 +41,17 @@ export async function enqueueBestEffort(env: Bindings, messages: PipelineMessage
   }
 }
 
-const positive = (raw: string | undefined, fallback: number) => {
-  const n = Number(raw);
-  return raw !== undefined && raw !== "" && Number.isFinite(n) && n >= 0 ? n : fallback;
+/** How a service hands work to the pipeline. Both never throw: the work's durable mark in D1 is already written, and the sweeper picks it up should the message be lost. */
+export type Pipeline = {
+  /** Sends now and waits for the queue to take it. */
+  send(messages: PipelineMessage[]): Promise<void>;
+  /** Sends without holding up the caller (after the response, on the request path). */
+  sendAfterResponse(messages: PipelineMessage[]): void;
 };
 
-/** Routing attempts in a row before an order is parked for an operator. */
-export const maxRoutingAttempts = (env: Bindings) => Math.max(1, positive(env.ROUTING_MAX_ATTEMPTS, 20));
-
-/** Seconds before the queue redelivers a message whose handling failed, after `attempts` deliveries. */
-export const pipelineRetryDelay = (env: Bindings, attempts: number) =>
-  Math.min(600, positive(env.PIPELINE_RETRY_BASE_SECONDS, 5) * 2 ** Math.max(0, attempts - 1));
+export function pipelineFor(env: Bindings, waitUntil: (promise: Promise<unknown>) => void): Pipeline {
+  return {
+    send: (messages) => enqueueBestEffort(env, messages),
+    sendAfterResponse: (messages) => waitUntil(enqueueBestEffort(env, messages)),
+  };
+}
