@@ -10,8 +10,8 @@ import { productsRouter } from "./catalogue/products.routes";
 import type { AppEnv } from "./env";
 import { publishEventsAfterWrites } from "./events/notify.middleware";
 import { webhooksRouter } from "./events/webhooks.routes";
-import { ApiError, INTERNAL_ERROR_BODY } from "./lib/errors";
-import { unsupportedMediaType } from "./lib/request-body";
+import { ApiError, INTERNAL_ERROR_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
+import { emptyBodyIsNoBody, unsupportedMediaType } from "./lib/request-body";
 import { adminAuth, apiKeyAuth } from "./middleware/auth";
 import { requestContext } from "./middleware/request-id";
 import { forwardingRouter } from "./forwarding/forwarding.routes";
@@ -25,17 +25,6 @@ import { areaOfPath } from "./console/areas";
 import { renderNotFound } from "./console/errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-const STATUS_MESSAGES: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  413: "Payload Too Large",
-  415: "Unsupported Media Type",
-  429: "Too Many Requests",
-};
 
 export function createApp() {
   // strict: false serves /api/v1/orders/ as /api/v1/orders, as Laravel's router does.
@@ -54,11 +43,13 @@ export function createApp() {
   const defaultBodyLimit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
-      throw new ApiError(413, "Payload Too Large", { error: "The request body must not be larger than 1 MiB." });
+      throw new ApiError(413, PAYLOAD_TOO_LARGE_BODY.message, { error: PAYLOAD_TOO_LARGE_BODY.error });
     },
   });
   // Feed uploads stream their body through a parser with its own, larger limit.
   app.use("*", (c, next) => (isFeedUpload(c.req.method, c.req.path) ? next() : defaultBodyLimit(c, next)));
+  // An empty body is no body, whatever its Content-Type says (feed uploads report an empty file themselves).
+  app.use("*", (c, next) => (isFeedUpload(c.req.method, c.req.path) ? next() : emptyBodyIsNoBody(c, next)));
 
   // The supplier API has its own credentials (a supplier key, or a signature on callbacks).
   // "/api/v1/*" matches "/api/v1" itself too: one use() authenticates every path exactly once.
@@ -66,6 +57,12 @@ export function createApp() {
   app.use("/api/v1/*", (c, next) => (supplierPaths.test(c.req.path) ? next() : apiKeyAuth(c, next)));
   app.use("/admin/v1/*", adminAuth);
   app.use("/api/v1/*", publishEventsAfterWrites);
+  // A fixed path is never an id: GET /api/v1/routing-rules/explain is that route's 405, not rule 'explain'.
+  app.use("*", async (c, next) => {
+    const methods = staticRouteMethods(app, c.req.path);
+    if (methods && !methods.includes(c.req.method === "HEAD" ? "GET" : c.req.method)) return c.notFound();
+    await next();
+  });
 
   app.route("/api/v1", accountRouter);
   app.route("/api/v1", ordersRouter);
@@ -163,20 +160,39 @@ function acceptedBodyTypes(app: OpenAPIHono<AppEnv>, method: string, path: strin
   return list.find((r) => r.method === method && r.regex.test(path))?.types ?? ["application/json"];
 }
 
-type RoutePattern = { method: string; regex: RegExp };
-const patterns = new WeakMap<object, RoutePattern[]>();
+type RouteTable = { fixed: Map<string, string[]>; patterns: { method: string; regex: RegExp }[] };
+const tables = new WeakMap<object, RouteTable>();
+const withoutTrailingSlash = (path: string) => (path.length > 1 ? path.replace(/\/+$/, "") : path);
 
-/** Methods registered for a path, so an existing path with the wrong method answers 405, not 404. */
-function allowedMethods(app: OpenAPIHono<AppEnv>, path: string): string[] {
-  let list = patterns.get(app);
-  if (!list) {
-    list = app.routes
-      .filter((r) => r.method !== "ALL")
-      .map((r) => ({
-        method: r.method,
-        regex: new RegExp(`^${r.path.replace(/\/$/, "").replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*")}/?$`),
-      }));
-    patterns.set(app, list);
+function routeTable(app: OpenAPIHono<AppEnv>): RouteTable {
+  let table = tables.get(app);
+  if (!table) {
+    table = { fixed: new Map(), patterns: [] };
+    for (const r of app.routes) {
+      if (r.method === "ALL") continue;
+      if (/[:*]/.test(r.path)) {
+        table.patterns.push({ method: r.method, regex: new RegExp(`^${r.path.replace(/\/$/, "").replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*")}/?$`) });
+      } else {
+        const key = withoutTrailingSlash(r.path);
+        table.fixed.set(key, [...new Set([...(table.fixed.get(key) ?? []), r.method])]);
+      }
+    }
+    tables.set(app, table);
   }
-  return [...new Set(list.filter((p) => p.regex.test(path)).map((p) => p.method))];
+  return table;
+}
+
+/** The methods of the route whose path is exactly this one (no parameter), if there is one. */
+function staticRouteMethods(app: OpenAPIHono<AppEnv>, path: string): string[] | undefined {
+  return routeTable(app).fixed.get(withoutTrailingSlash(path));
+}
+
+/**
+ * Methods registered for a path, so an existing path with the wrong method answers 405, not 404.
+ * A fixed path answers with its own methods only: a parameter never stands for a fixed segment.
+ */
+function allowedMethods(app: OpenAPIHono<AppEnv>, path: string): string[] {
+  const fixed = staticRouteMethods(app, path);
+  if (fixed) return fixed;
+  return [...new Set(routeTable(app).patterns.filter((p) => p.regex.test(path)).map((p) => p.method))];
 }

@@ -34,6 +34,24 @@ export class ApiError extends Error {
   }
 }
 
+/** The `message` of each error status: Laravel's reason phrases, as the original service answers. */
+export const STATUS_MESSAGES: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Payload Too Large",
+  415: "Unsupported Media Type",
+  429: "Too Many Requests",
+};
+
+export const PAYLOAD_TOO_LARGE_BODY = {
+  message: "Payload Too Large",
+  error: "The request body must not be larger than 1 MiB.",
+} as const;
+
 export const INTERNAL_ERROR_BODY = {
   message: "Internal Server Error",
   error: "Something went wrong on our side, please retry later.",

@@ -61,10 +61,23 @@ function messageFor(issue: z.core.$ZodIssue, raw: unknown): string {
       if (issue.format === "url") return "The :attribute field must be a valid URL.";
       return "The :attribute field format is invalid.";
     case "invalid_value":
-      return "The selected :attribute is invalid.";
+      return `The selected :attribute is invalid. ${allowedValues(issue.values)}`;
+    case "invalid_union": {
+      // A discriminated union's tag (a rule's action.type): what it may be.
+      const options = (issue as { options?: unknown[] }).options;
+      if (!options) return "The :attribute field is invalid.";
+      return isBlank(raw) ? "The :attribute field is required." : `The selected :attribute is invalid. ${allowedValues(options)}`;
+    }
     default:
       return "The :attribute field is invalid.";
   }
+}
+
+/** The sentence that ends the 422 of an enumerated value: what it may be. */
+export function allowedValues(values: readonly unknown[]): string {
+  // Quoted when a value is punctuation (a CSV delimiter), so that the list stays readable.
+  const plain = values.every((v) => /^[\w.<>:-]+$/.test(String(v)));
+  return `Allowed values: ${values.map((v) => (plain ? String(v) : JSON.stringify(v))).join(", ")}.`;
 }
 
 /**

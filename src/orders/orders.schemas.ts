@@ -5,7 +5,7 @@ import { toCountryCode } from "../lib/countries";
 import { isCalendarDate, parseIsoFilter } from "../lib/time";
 import { perPageParam, resourcePageOf } from "../lib/params";
 import { decimalToUnits, MONEY_MAX } from "../lib/money";
-import { emptyObjectToUndefined, field, jsonObject } from "../lib/validation";
+import { allowedValues, emptyObjectToUndefined, field, jsonObject } from "../lib/validation";
 
 export const LIMITS = {
   maxLines: 500,
@@ -19,6 +19,9 @@ export const LIMITS = {
 
 const custom = () => jsonObject(LIMITS.customBytes, LIMITS.customDepth);
 
+const COUNTRY_MESSAGE =
+  "The selected :attribute is invalid. Send an ISO 3166-1 code (NL, NLD) or the country's name; a name that could mean two countries (Congo, Korea) needs its qualifier.";
+
 const country = z.preprocess(
   (v) => (typeof v === "string" ? v.trim() || undefined : v ?? undefined),
   z
@@ -27,7 +30,7 @@ const country = z.preprocess(
     .transform((value, ctx) => {
       const code = toCountryCode(value);
       if (!code) {
-        ctx.addIssue({ code: "custom", message: "The selected :attribute is invalid." });
+        ctx.addIssue({ code: "custom", message: COUNTRY_MESSAGE });
         return z.NEVER;
       }
       return code;
@@ -271,7 +274,7 @@ const listParam = <T extends string>(allowed?: readonly T[]) =>
         return z.NEVER;
       }
       if (allowed && items.some((s) => !allowed.includes(s as T))) {
-        ctx.addIssue({ code: "custom", message: "The selected :attribute is invalid." });
+        ctx.addIssue({ code: "custom", message: `The selected :attribute is invalid. ${allowedValues(allowed)}` });
         return z.NEVER;
       }
       if (!allowed && items.some((s) => !/^\d{1,15}$/.test(s))) {

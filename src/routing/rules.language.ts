@@ -1,6 +1,7 @@
 // The rule language: which variables a condition can read, which operators fit them, and how a
 // condition is evaluated against an order line. Pure: no database, no HTTP.
 import type { RuleCondition } from "../db/schema";
+import { allowedValues } from "../lib/validation";
 
 export type VariableType = "text" | "number" | "boolean" | "any";
 
@@ -107,9 +108,9 @@ export function typeOf(variable: string): VariableType | undefined {
 /** Checks a condition on write; returns a message (with :attribute) or null when it is valid. */
 export function checkCondition(c: RuleCondition): { field: "variable" | "operator" | "value"; message: string } | null {
   const type = typeOf(c.variable);
-  if (!type) return { field: "variable", message: "The selected :attribute is invalid." };
+  if (!type) return { field: "variable", message: `The selected :attribute is invalid. ${allowedValues([...Object.keys(VARIABLES), "line.custom.<key>"])}` };
   if (!(OPERATORS as readonly string[]).includes(c.operator)) {
-    return { field: "operator", message: "The selected :attribute is invalid." };
+    return { field: "operator", message: `The selected :attribute is invalid. ${allowedValues(FITS[type])}` };
   }
   const op = c.operator as Operator;
   if (!FITS[type].includes(op)) {

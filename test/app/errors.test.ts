@@ -78,7 +78,8 @@ describe("request body limits", () => {
 describe("malformed requests", () => {
   it("answers 400 JSON for malformed JSON", async () => {
     const creds = await createAccount();
-    for (const rawBody of ['{"external_id": "x",', "not json", "", "{'a': 1}"]) {
+    // (An empty body is no body: test/app/bodies.empty.test.ts.)
+    for (const rawBody of ['{"external_id": "x",', "not json", " ", "{'a': 1}"]) {
       const res = await call("POST", "/api/v1/orders", { creds, rawBody, headers: { "content-type": "application/json" } });
       expect(res.status, JSON.stringify(rawBody)).toBe(400);
       expect(res.json).toEqual({ message: "Bad Request", error: "Malformed JSON in request body" });
@@ -130,6 +131,11 @@ describe("routing errors", () => {
       ["POST", "/api/v1", ["GET"]],
       ["DELETE", "/admin/v1/accounts", ["GET", "POST"]],
       ["POST", "/openapi.json", ["GET"]],
+      // A fixed path is its own route, never an id of the route beside it.
+      ["GET", "/api/v1/routing-rules/explain", ["POST"]],
+      ["GET", "/api/v1/routing-rules/reorder", ["POST"]],
+      ["PATCH", "/api/v1/routing-rules/reorder/", ["POST"]],
+      ["DELETE", "/api/v1/routing-rules/explain", ["POST"]],
     ];
     for (const [method, path, allowed] of cases) {
       const headers: Record<string, string> = path.startsWith("/admin") ? { authorization: "Bearer test-admin-token" } : {};
@@ -141,6 +147,15 @@ describe("routing errors", () => {
         message: "Method Not Allowed",
         error: `The ${method} method is not supported for this route. Supported: ${res.headers.get("allow")}.`,
       });
+    }
+  });
+
+  it("still reads any other segment in an id's place as an id", async () => {
+    const creds = await createAccount();
+    for (const id of ["123456", "explains", "reorder-me"]) {
+      const res = await call("GET", `/api/v1/routing-rules/${id}`, { creds });
+      expect(res.status, id).toBe(404);
+      expect(res.json).toEqual({ message: "Not Found", error: `Routing rule with id '${id}' not found` });
     }
   });
 

@@ -31,7 +31,11 @@ describe("countries in orders", () => {
     const creds = await createAccount();
     expect(await countryOf(creds, { country: "Congo" })).toEqual({
       message: "Errors",
-      errors: { "shipping_address.country": ["The selected shipping_address.country is invalid."] },
+      errors: {
+        "shipping_address.country": [
+          "The selected shipping_address.country is invalid. Send an ISO 3166-1 code (NL, NLD) or the country's name; a name that could mean two countries (Congo, Korea) needs its qualifier.",
+        ],
+      },
     });
   });
 

@@ -35,6 +35,9 @@ function nested(depth: number): Record<string, unknown> {
   return value;
 }
 
+const COUNTRY_MESSAGE =
+  "The selected shipping_address.country is invalid. Send an ISO 3166-1 code (NL, NLD) or the country's name; a name that could mean two countries (Congo, Korea) needs its qualifier.";
+
 describe("POST /api/v1/orders: 422", () => {
   it("names every missing required field at once", async () => {
     const creds = await createAccount();
@@ -239,7 +242,7 @@ describe("POST /api/v1/orders: 422", () => {
     const creds = await createAccount();
     for (const country of ["Atlantis", "XX", "Neverland (NV)", "12"]) {
       await expectErrors(creds, withAddress({ country }), {
-        "shipping_address.country": ["The selected shipping_address.country is invalid."],
+        "shipping_address.country": [COUNTRY_MESSAGE],
       });
     }
   });
@@ -264,7 +267,7 @@ describe("POST /api/v1/orders: 422", () => {
         email: ["The email field must be a valid email address."],
         "shipping.delivery_date": ["The shipping.delivery_date field must be a valid date in the format DD-MM-YYYY."],
         "shipping_address.last_name": ["The shipping_address.last_name field is required."],
-        "shipping_address.country": ["The selected shipping_address.country is invalid."],
+        "shipping_address.country": [COUNTRY_MESSAGE],
         "products.1.quantity": ["The products.1.quantity field must be at least 1."],
         "products.2.external_id": ["The products.2.external_id field is required."],
       },

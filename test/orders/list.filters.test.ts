@@ -214,7 +214,7 @@ describe("GET /api/v1/orders filters", () => {
     expect(res.json).toEqual({
       message: "Errors",
       errors: {
-        statuses: ["The selected statuses is invalid."],
+        statuses: ["The selected statuses is invalid. Allowed values: pending, ruled, completed, partially_completed, failed, declined, skipped."],
         supplier_ids: ["The supplier_ids field must be a comma-separated list of ids."],
         date_from: ["The date_from field must be a valid ISO 8601 date."],
         date_to: ["The date_to field must be a valid ISO 8601 date."],
@@ -231,7 +231,7 @@ describe("GET /api/v1/orders filters", () => {
   it("answers 422 for each kind of bad value on its own", async () => {
     const creds = await createAccount();
     const cases: [string, string, string][] = [
-      ["statuses", "PENDING", "The selected statuses is invalid."],
+      ["statuses", "PENDING", "The selected statuses is invalid. Allowed values: pending, ruled, completed, partially_completed, failed, declined, skipped."],
       ["supplier_ids", "-1", "The supplier_ids field must be a comma-separated list of ids."],
       ["supplier_ids", ",,", "The supplier_ids field must list between 1 and 100 values."],
       ["date_from", "2026-01-01T10", "The date_from field must be a valid ISO 8601 date."],

@@ -4,6 +4,9 @@ import { BASE, call } from "../helpers/http";
 import { assignTo, createRule, createSupplier } from "../helpers/routing";
 
 const ISO_MICRO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+// What a 422 on an unknown rule variable lists.
+const VARIABLES =
+  "Allowed values: line.external_id, line.ean13, line.name, line.reference, line.quantity, line.stock_quantity, line.price, line.purchase_price, line.brand, line.category, line.supplier, line.height, line.width, line.length, line.weight, order.external_id, order.source, order.test, order.total, order.shipping_cost, order.email, order.shipping_address.first_name, order.shipping_address.last_name, order.shipping_address.company_name, order.shipping_address.address1, order.shipping_address.address2, order.shipping_address.postcode, order.shipping_address.city, order.shipping_address.state, order.shipping_address.country, order.shipping_address.phone, line.custom.<key>.";
 const brandIs = (value: string) => ({ variable: "line.brand", operator: "is", value });
 
 describe.concurrent("POST /api/v1/routing-rules", () => {
@@ -93,16 +96,16 @@ describe.concurrent("422 on bad rule bodies", () => {
     expect(res.json).toEqual({
       message: "Errors",
       errors: {
-        "conditions.0.variable": ["The selected conditions.0.variable is invalid."],
+        "conditions.0.variable": [`The selected conditions.0.variable is invalid. ${VARIABLES}`],
         "conditions.1.operator": ["The conditions.1.operator greater_than does not fit the text variable line.brand."],
         "conditions.2.operator": ["The conditions.2.operator contains does not fit the number variable line.quantity."],
         "conditions.3.operator": ["The conditions.3.operator is_empty does not fit the boolean variable order.test."],
-        "conditions.4.operator": ["The selected conditions.4.operator is invalid."],
+        "conditions.4.operator": ["The selected conditions.4.operator is invalid. Allowed values: is, is_not, contains, does_not_contain, begins_with, ends_with, in_list, not_in_list, is_empty, is_not_empty."],
         "conditions.5.value": ["The conditions.5.value field must be a number."],
         "conditions.6.value": ["The conditions.6.value field must be true or false."],
         "conditions.7.value": ["The conditions.7.value field must be a non-empty list of strings or numbers."],
         "conditions.8.value": ["The conditions.8.value field is required."],
-        "conditions.9.variable": ["The selected conditions.9.variable is invalid."],
+        "conditions.9.variable": [`The selected conditions.9.variable is invalid. ${VARIABLES}`],
         "conditions.10.value": ["The conditions.10.value field must list numbers."],
         "conditions.11.value": ["The conditions.11.value field must be a string, number or boolean."],
       },
@@ -119,9 +122,9 @@ describe.concurrent("422 on bad rule bodies", () => {
       message: "Errors",
       errors: {
         name: ["The name field is required."],
-        "conditions.0.variable": ["The selected conditions.0.variable is invalid."],
+        "conditions.0.variable": [`The selected conditions.0.variable is invalid. ${VARIABLES}`],
         "conditions.1.variable": ["The conditions.1.variable field is required."],
-        "action.type": ["The action.type field is invalid."],
+        "action.type": ["The selected action.type is invalid. Allowed values: assign_supplier, skip, block."],
       },
     });
   });
@@ -132,7 +135,7 @@ describe.concurrent("422 on bad rule bodies", () => {
     expect(res.json).toEqual({
       message: "Errors",
       errors: {
-        match: ["The selected match is invalid."],
+        match: ["The selected match is invalid. Allowed values: all, any."],
         conditions: ["The conditions field must be an array."],
         "action.supplier_id": ["The action.supplier_id field is required."],
       },
