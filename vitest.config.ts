@@ -25,6 +25,8 @@ export default defineConfig(async () => {
                   SEND_MAX_ATTEMPTS: "3",
                   PIPELINE_RETRY_BASE_SECONDS: "0",
                   ROUTING_MAX_ATTEMPTS: "5",
+                  // A feed pull that hangs fails after 1.5 s (test/catalogue/pull.network.test.ts).
+                  FEED_TIMEOUT_MS: "1500",
                 },
                 // Generous limits for the suite as a whole (it hammers one address with failed auth on
                 // purpose); test/app/rate-limit.test.ts swaps in the tight ones.

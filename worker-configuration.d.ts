@@ -13,6 +13,7 @@ interface __BaseEnv_Env {
 	SEND_MAX_ATTEMPTS: string;
 	PIPELINE_RETRY_BASE_SECONDS: string;
 	ROUTING_MAX_ATTEMPTS: string;
+	FEED_TIMEOUT_MS: string;
 	EMAIL_FROM: string;
 	ADMIN_TOKEN: string;
 }
@@ -27,7 +28,7 @@ type StringifyValues<EnvType extends Record<string, unknown>> = {
 	[Binding in keyof EnvType]: EnvType[Binding] extends string ? EnvType[Binding] : string;
 };
 declare namespace NodeJS {
-	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "OUTBOUND_TIMEOUT_MS" | "RETRY_BASE_SECONDS" | "SEND_MAX_ATTEMPTS" | "PIPELINE_RETRY_BASE_SECONDS" | "ROUTING_MAX_ATTEMPTS" | "EMAIL_FROM" | "ADMIN_TOKEN">> {}
+	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "OUTBOUND_TIMEOUT_MS" | "RETRY_BASE_SECONDS" | "SEND_MAX_ATTEMPTS" | "PIPELINE_RETRY_BASE_SECONDS" | "ROUTING_MAX_ATTEMPTS" | "FEED_TIMEOUT_MS" | "EMAIL_FROM" | "ADMIN_TOKEN">> {}
 }
 declare module "*.txt" {
 	const value: string;

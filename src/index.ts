@@ -3,7 +3,7 @@
 // come, and the cleanup of ended console sessions.
 import { createApp } from "./app";
 import { deleteEndedSessions } from "./console/sessions";
-import { runScheduledImports } from "./catalogue/imports.service";
+import { feedTimeoutMs, runScheduledImports } from "./catalogue/imports.service";
 import { createDb } from "./db";
 import type { Bindings } from "./env";
 import { sweepEvents } from "./events/publish.service";
@@ -26,7 +26,7 @@ export default {
         sweepStuckDispatches(env, now),
         sweepRematches(env, now),
         sweepEvents(env),
-        runScheduledImports(createDb(env.DB), now),
+        runScheduledImports(createDb(env.DB), now, feedTimeoutMs(env)),
         deleteEndedSessions(createDb(env.DB), now),
       ]),
     );

@@ -3,6 +3,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     /** Base URL of the fake remote server (test/helpers/fake-remote.global.ts). */
     fakeRemoteUrl: string;
+    /** A loopback URL whose port nothing listens on: a connection there is refused. */
+    closedPortUrl: string;
     /** Seed of the property-based tests (FUZZ_SEED; fixed by default). */
     fuzzSeed: number;
     /** Multiplier of their run counts (FUZZ_SCALE, at least 1). */

@@ -10,7 +10,7 @@ import { booleanParam } from "./params";
 import { presentFeed, presentImport } from "./feeds.present";
 import { CreateFeedBody, ProductFeed, ProductImport, UpdateFeedBody } from "./feeds.schemas";
 import { createFeed, deleteFeed, getFeed, listFeeds, updateFeed } from "./feeds.service";
-import { getImport, importFromUrl, importUpload, listImports, MAX_FEED_BYTES } from "./imports.service";
+import { feedTimeoutMs, getImport, importFromUrl, importUpload, listImports, MAX_FEED_BYTES } from "./imports.service";
 
 export const feedsRouter = createRouter();
 
@@ -188,7 +188,7 @@ feedsRouter.openapi(
   async (c) => {
     const db = c.get("db");
     const feed = await getFeed(db, c.get("account").id, c.req.valid("param").id);
-    const { record, failure } = await importFromUrl(db, feed, "manual", c.req.valid("query").replace ?? true);
+    const { record, failure } = await importFromUrl(db, feed, "manual", c.req.valid("query").replace ?? true, feedTimeoutMs(c.env));
     if (failure === "internal") throw new Error(`import ${record.id} failed`);
     if (failure === "file") {
       return c.json({ message: "Bad Gateway", error: record.error ?? "The feed could not be imported.", import: presentImport(record) }, 502);

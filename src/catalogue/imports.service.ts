@@ -8,6 +8,7 @@ import { productFeeds, productImports, type ImportRejection, type ImportTrigger,
 import type { FeedFormat, ProductField } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
+import { explainFetchFailure, isTimeout, seconds } from "../lib/fetch-failure";
 import { isoMicro } from "../lib/time";
 import { numberToUnits } from "../lib/money";
 import { FeedError, readFeed } from "./feed-readers";
@@ -27,7 +28,13 @@ const APPLY_ROWS = 20_000;
 const KEPT_REJECTIONS = 20;
 /** A running import older than this is taken for dead (its Worker stopped). */
 export const STALE_IMPORT_MS = 60 * 60 * 1000;
-const FETCH_TIMEOUT_MS = 5 * 60 * 1000;
+/** How long a pull may take, answer and whole file (FEED_TIMEOUT_MS overrides it). */
+export const FEED_TIMEOUT_MS = 5 * 60 * 1000;
+
+export function feedTimeoutMs(env: { FEED_TIMEOUT_MS?: string }): number {
+  const ms = Number(env.FEED_TIMEOUT_MS);
+  return Number.isFinite(ms) && ms > 0 ? ms : FEED_TIMEOUT_MS;
+}
 /** Feeds pulled per cron tick; the rest stay due and go at the next tick. */
 const FEEDS_PER_TICK = 10;
 
@@ -39,6 +46,8 @@ type OpenedFile = {
   charset: string | null;
   /** The feed's mapping applies to files in the feed's own format; others use the field names. */
   useMapping: boolean;
+  /** What to add to a message about a file that could not be read (a pulled file's Content-Type). */
+  hint?: string;
 };
 
 type Stats = { read: number; staged: number; rejected: number; rejections: ImportRejection[] };
@@ -84,18 +93,45 @@ export function importUpload(
 }
 
 /** A pull is a full sync by default: the supplier's file is its whole catalogue. */
-export function importFromUrl(db: Db, feed: ProductFeed, trigger: ImportTrigger, replace = true): Promise<ImportOutcome> {
+export function importFromUrl(
+  db: Db,
+  feed: ProductFeed,
+  trigger: ImportTrigger,
+  replace = true,
+  timeoutMs = FEED_TIMEOUT_MS,
+): Promise<ImportOutcome> {
   const url = feed.url;
   if (!url) throw ApiError.validation({ url: ["The feed has no url to import from."] });
   return runImport(db, feed, trigger, replace, url, async () => {
-    const response = await fetchFeed(url);
-    const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(response.headers.get("content-type") ?? "")?.[1] ?? null;
+    const { response, body } = await fetchFeed(url, feed.format, timeoutMs);
+    const contentType = response.headers.get("content-type") ?? "";
+    const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1] ?? null;
+    const labelled = UPLOAD_TYPES[contentType.split(";")[0].trim().toLowerCase()];
+    const hint =
+      labelled && labelled !== feed.format
+        ? `The server sent it as ${contentType}, a ${labelled.toUpperCase()} file, where the feed's format is ${feed.format}: check the feed's url and format.`
+        : undefined;
     // A charset set on the feed wins: it exists for servers that declare the wrong one.
-    return { body: response.body!, format: feed.format, charset: feed.encoding ?? charset, useMapping: true };
+    return { body, format: feed.format, charset: feed.encoding ?? charset, useMapping: true, hint };
   });
 }
 
-async function fetchFeed(url: string): Promise<Response> {
+/** What an HTTP error status asks of whoever set the feed up. */
+function statusHint(status: number): string {
+  if (status === 401 || status === 403) return "Check the credentials in the url (https://user:password@host/… is sent as Basic auth).";
+  if (status === 404 || status === 410) return "Check the url.";
+  if (status === 429 || status >= 500) return "The supplier's server is busy or failing: try again later.";
+  return "Check the url and what its server expects.";
+}
+
+const HTML_START = /^(\uFEFF)?\s*<(!doctype\s+html|html[\s>])/i;
+
+/**
+ * The feed's file as a stream whose failures say what happened (a connection dropped mid-file, a
+ * download over the time limit). A first chunk that is an HTML page (a sign-in or error page
+ * answered with 200) fails at once.
+ */
+async function fetchFeed(url: string, format: FeedFormat, timeoutMs: number): Promise<{ response: Response; body: ReadableStream<Uint8Array> }> {
   const target = new URL(url);
   const headers: Record<string, string> = { accept: "*/*", "user-agent": "order-intake-feed-importer/1.0" };
   // https://user:secret@host/feed.csv: fetch refuses credentials in the URL, so send them as Basic auth.
@@ -106,16 +142,52 @@ async function fetchFeed(url: string): Promise<Response> {
   }
   let response: Response;
   try {
-    response = await fetch(target.toString(), { headers, redirect: "follow", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    response = await fetch(target.toString(), { headers, redirect: "follow", signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    throw new FeedError(`The feed URL could not be fetched: ${error instanceof Error ? error.message : String(error)}`);
+    throw new FeedError(`The feed URL could not be fetched: ${await explainFetchFailure(target, error, timeoutMs)}; nothing was changed.`);
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
-    throw new FeedError(`The feed URL answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}; nothing was changed.`);
+    const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+    throw new FeedError(`The feed URL answered ${status}; nothing was changed. ${statusHint(response.status)}`);
   }
   if (!response.body) throw new FeedError("The feed URL answered with an empty body; nothing was changed.");
-  return response;
+
+  const reader = response.body.getReader();
+  let received = 0;
+  const read = async () => {
+    try {
+      const chunk = await reader.read();
+      received += chunk.value?.byteLength ?? 0;
+      return chunk;
+    } catch (error) {
+      const why = isTimeout(error)
+        ? `the download from ${target.host} did not finish within ${seconds(timeoutMs)}`
+        : `the connection to ${target.host} dropped after ${received} bytes, before the whole file arrived (${error instanceof Error ? error.message : String(error)})`;
+      throw new FeedError(`The file could not be read to the end: ${why}; nothing was changed.`);
+    }
+  };
+  const first = await read();
+  if (!first.done && HTML_START.test(new TextDecoder().decode(first.value.subarray(0, 256)))) {
+    reader.cancel().catch(() => undefined);
+    throw new FeedError(
+      `The feed URL answered an HTML page (${response.headers.get("content-type") ?? "no Content-Type"}), not a ${format.toUpperCase()} file: ` +
+        "check that the url points at the file itself, not at a sign-in or download page; nothing was changed.",
+    );
+  }
+  let pending: ReadableStreamReadResult<Uint8Array> | null = first;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const chunk = pending ?? (await read());
+      pending = null;
+      if (chunk.done) controller.close();
+      else controller.enqueue(chunk.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return { response, body };
 }
 
 // ---- The run ------------------------------------------------------------------
@@ -131,8 +203,9 @@ async function runImport(
   const importId = await startImport(db, feed, trigger, replace, source);
   const stats: Stats = { read: 0, staged: 0, rejected: 0, rejections: [] };
   let failure: ImportOutcome["failure"] = null;
+  let file: OpenedFile | undefined;
   try {
-    const file = await open();
+    file = await open();
     await stageFile(db, importId, file, feed, stats);
     if (stats.read === 0) throw new FeedError("The file contains no product records; nothing was changed.");
     if (stats.staged === 0) throw new FeedError(`None of the file's ${stats.read} rows is valid; nothing was changed.`);
@@ -142,7 +215,10 @@ async function runImport(
     if (failure === "internal") {
       console.error(JSON.stringify({ level: "error", msg: "feed import failed", feedId: feed.id, importId, error: String(error) }));
     }
-    const message = error instanceof FeedError ? error.message : "The import failed on our side; nothing was changed. Please retry later.";
+    const message =
+      error instanceof FeedError
+        ? [error.message, file?.hint].filter(Boolean).join(" ")
+        : "The import failed on our side; nothing was changed. Please retry later.";
     await failImport(db, importId, stats, message);
   }
   const [record] = await db.select().from(productImports).where(eq(productImports.id, importId));
@@ -358,7 +434,7 @@ export async function sweepStaleImports(db: Db, now: Date) {
  * One cron tick: pulls the feeds whose next_import_at has come. Each is claimed by moving its
  * next_import_at on (only if nobody moved it first), so overlapping ticks never pull a feed twice.
  */
-export async function runScheduledImports(db: Db, now = new Date()) {
+export async function runScheduledImports(db: Db, now = new Date(), timeoutMs = FEED_TIMEOUT_MS) {
   await sweepStaleImports(db, now);
   const due = await db
     .select()
@@ -389,7 +465,7 @@ export async function runScheduledImports(db: Db, now = new Date()) {
   // One after another: each import streams its file and needs the Worker's memory to itself.
   for (const feed of claimed) {
     try {
-      outcomes.push(await importFromUrl(db, feed, "schedule"));
+      outcomes.push(await importFromUrl(db, feed, "schedule", true, timeoutMs));
     } catch (error) {
       // A conflict (a manual import is running) skips this tick; anything else must not stop the others.
       if (!(error instanceof ApiError)) console.error(JSON.stringify({ level: "error", msg: "scheduled import", feedId: feed.id, error: String(error) }));

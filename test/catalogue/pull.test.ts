@@ -91,12 +91,16 @@ describe("POST /api/v1/product-feeds/{id}/import", () => {
   });
 
   const failures: [string, () => Response | Promise<Response>, string][] = [
-    ["answers 404", () => new Response("gone", { status: 404, statusText: "Not Found" }), "The feed URL answered HTTP 404 Not Found; nothing was changed."],
-    ["answers 500", () => new Response("oops", { status: 500, statusText: "Internal Server Error" }), "The feed URL answered HTTP 500 Internal Server Error; nothing was changed."],
+    ["answers 404", () => new Response("gone", { status: 404, statusText: "Not Found" }), "The feed URL answered HTTP 404 Not Found; nothing was changed. Check the url."],
     [
-      "cannot be reached",
-      () => Promise.reject(new TypeError("Network connection lost.")),
-      "The feed URL could not be fetched: Network connection lost.",
+      "answers 500",
+      () => new Response("oops", { status: 500, statusText: "Internal Server Error" }),
+      "The feed URL answered HTTP 500 Internal Server Error; nothing was changed. The supplier's server is busy or failing: try again later.",
+    ],
+    [
+      "answers 403",
+      () => new Response("no", { status: 403, statusText: "Forbidden" }),
+      "The feed URL answered HTTP 403 Forbidden; nothing was changed. Check the credentials in the url (https://user:password@host/… is sent as Basic auth).",
     ],
     [
       "drops the connection halfway through the file",
@@ -113,9 +117,15 @@ describe("POST /api/v1/product-feeds/{id}/import", () => {
         });
         return new Response(body, { headers: { "content-type": "text/csv" } });
       },
-      "The file could not be read to the end: Connection reset by peer",
+      "The file could not be read to the end: the connection to feeds.supplier.test dropped after 32 bytes, before the whole file arrived " +
+        "(Connection reset by peer); nothing was changed.",
     ],
-    ["serves an HTML error page with 200", csv("<!DOCTYPE html><html><body>Maintenance</body></html>"), "The CSV header has no column 'sku' (sku), 'name' (name). Columns found: '<!DOCTYPE html><html><body>Maintenance</body></html>'."],
+    [
+      "serves an HTML error page with 200",
+      csv("<!DOCTYPE html><html><body>Maintenance</body></html>"),
+      "The feed URL answered an HTML page (text/csv), not a CSV file: check that the url points at the file itself, not at a sign-in or " +
+        "download page; nothing was changed.",
+    ],
   ];
 
   for (const [what, answer, error] of failures) {
@@ -222,7 +232,11 @@ describe("the cron trigger", () => {
       B: { ean13: null, name: "Beta", purchase_price: 2.5, stock_quantity: 20, active: 0 },
     });
     const failedImports = await call("GET", `/api/v1/product-feeds/${failing.feed.id}/imports`, { creds });
-    expect(failedImports.json.data[0]).toMatchObject({ trigger: "schedule", status: "failed", error: "The feed URL answered HTTP 503 Service Unavailable; nothing was changed." });
+    expect(failedImports.json.data[0]).toMatchObject({
+      trigger: "schedule",
+      status: "failed",
+      error: "The feed URL answered HTTP 503 Service Unavailable; nothing was changed. The supplier's server is busy or failing: try again later.",
+    });
     expect(await feedProducts(creds, failing.feed.id)).toEqual(failing.before);
 
     const isoAt = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");

@@ -5,6 +5,13 @@
 //   /status-NNN/...  answers NNN with {"error": "status NNN"}   (e.g. /status-422/..., /status-503/...)
 //   /flaky-N/...     500 for the first N requests to this exact path, then 200
 //   /slow/...        never answers in time (the caller's timeout fires)
+//   /reset/...       resets the connection without answering
+//   /not-http/...    answers with bytes that are not HTTP (an SSH server's greeting: a wrong port)
+//   /truncated/...   200 text/csv announcing 4 KiB, then drops the connection after the first line
+//   /html/...        200 text/html: a sign-in page where a file was expected
+//   /json/...        200 application/json {"data": []}
+//   /csv/...         200 text/csv with two products (sku,name,purchase_price,stock_quantity)
+// A port nothing listens on is provided as closedPortUrl (a connection there is refused).
 // GET /__log/<prefix> returns every recorded request whose path starts with /<prefix>.
 import http from "node:http";
 import type { TestProject } from "vitest/node";
@@ -36,6 +43,20 @@ export default async function setup(project: TestProject) {
         res.end(JSON.stringify(body));
       };
       if (scenario === "ok") return reply(200, { received: true });
+      if (scenario === "reset") return void req.socket.resetAndDestroy();
+      if (scenario === "not-http") return void req.socket.end("SSH-2.0-OpenSSH_9.6\r\n");
+      if (scenario === "truncated") {
+        res.writeHead(200, { "content-type": "text/csv", "content-length": "4096" });
+        res.write("sku,name\nA,Alpha\n");
+        return void setTimeout(() => req.socket.resetAndDestroy(), 50).unref();
+      }
+      const file = (type: string, body: string) => {
+        res.writeHead(200, { "content-type": type });
+        res.end(body);
+      };
+      if (scenario === "html") return file("text/html; charset=utf-8", "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Please sign in</body></html>");
+      if (scenario === "json") return file("application/json", JSON.stringify({ data: [] }));
+      if (scenario === "csv") return file("text/csv", "sku,name,purchase_price,stock_quantity\nA,Alpha,1.50,10\nB,Beta,2.50,20\n");
       if (scenario === "slow") return void setTimeout(() => reply(200, { received: "late" }), 30_000).unref();
       const status = /^status-(\d{3})$/.exec(scenario);
       if (status) return reply(Number(status[1]), { error: `status ${status[1]}` });
@@ -48,6 +69,12 @@ export default async function setup(project: TestProject) {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   project.provide("fakeRemoteUrl", `http://127.0.0.1:${port}`);
+  // A port that was just free and is closed again: nothing listens there.
+  const closed = http.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", () => resolve()));
+  const closedAddress = closed.address();
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  project.provide("closedPortUrl", `http://127.0.0.1:${typeof closedAddress === "object" && closedAddress ? closedAddress.port : 1}`);
   return () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();
