@@ -12,6 +12,7 @@ import { publishEventsAfterWrites } from "./events/notify.middleware";
 import { webhooksRouter } from "./events/webhooks.routes";
 import { ApiError, INTERNAL_ERROR_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
 import { emptyBodyIsNoBody, unsupportedMediaType } from "./lib/request-body";
+import { documentErrors } from "./lib/router";
 import { adminAuth, apiKeyAuth } from "./middleware/auth";
 import { requestContext } from "./middleware/request-id";
 import { forwardingRouter } from "./forwarding/forwarding.routes";
@@ -25,6 +26,54 @@ import { areaOfPath } from "./console/areas";
 import { renderNotFound } from "./console/errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+// What the /docs page's Authorize dialog says about each credential: where it comes from.
+const SECURITY_SCHEMES = {
+  ApiKey: {
+    type: "apiKey",
+    in: "header",
+    name: "api-key",
+    description:
+      "The account's API key (oik_…), sent as the api-key header with account-id beside it. Locally, the first `npm start` " +
+      "creates a demo account and prints its api-key and account-id in its banner (kept in .demo-credentials.json). " +
+      "Otherwise an operator issues keys: POST /admin/v1/accounts/{id}/api-keys, or `npm run admin -- keys:create <account id>`; " +
+      "a key is shown once.",
+  },
+  AccountId: {
+    type: "apiKey",
+    in: "header",
+    name: "account-id",
+    description:
+      "The number of the account the api-key belongs to, sent as the account-id header: printed beside the demo key by " +
+      "`npm start` (and in .demo-credentials.json), or the id the operator's POST /admin/v1/accounts answered.",
+  },
+  AdminToken: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "The operator's token, sent as Authorization: Bearer <token>: the Worker secret ADMIN_TOKEN (`npx wrangler secret put " +
+      "ADMIN_TOKEN`). Locally `npm start` writes a random one into .dev.vars. Without it the admin API answers 404.",
+  },
+  SupplierKey: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "A supplier's own key (osk_…), sent as Authorization: Bearer <key>: the shop issues it with POST " +
+      "/api/v1/suppliers/{id}/keys (shown once). It reaches only that supplier's orders and lines.",
+  },
+} as const;
+
+const API_DESCRIPTION = [
+  "Orders from webshops, routed to suppliers, with a status log per line.",
+  "",
+  "Authorize first: api-key and account-id for /api/v1 (npm start prints a demo pair), the admin token for /admin/v1, a supplier key for /api/v1/supplier.",
+  "Every example here runs as is against a fresh account, except the ids it names: create the supplier, rule, order or feed first and put in their ids.",
+  "",
+  "Errors are JSON: {message, error} where error says what to do, or for 422 {message: \"Errors\", errors: {field: [messages]}} naming every failing field " +
+    "(an unknown value of a listed parameter names the allowed values). An empty body is no body: where the body is optional the request goes on " +
+    "without it, where it is required the 422 names the missing fields. A wrong method on an existing path is a 405 with Allow; a fixed path such as " +
+    "/api/v1/routing-rules/explain is never read as an id.",
+].join("\n");
 
 export function createApp() {
   // strict: false serves /api/v1/orders/ as /api/v1/orders, as Laravel's router does.
@@ -77,17 +126,13 @@ export function createApp() {
   app.route("/admin/v1", adminRouter);
   app.route("/admin/v1", pipelineAdminRouter);
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", { type: "apiKey", in: "header", name: "api-key" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "AccountId", { type: "apiKey", in: "header", name: "account-id" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "AdminToken", { type: "http", scheme: "bearer" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "SupplierKey", { type: "http", scheme: "bearer" });
+  // Every route's error responses, after all routers are mounted: 415 on bodies, 400 and 413
+  // where the app reads the body (not the streamed feed uploads), an example for every error.
+  documentErrors(app.openAPIRegistry, isFeedUpload);
+  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
-    info: {
-      title: "Order Intake and Catalogue API",
-      version: "1.0.0",
-      description: "Orders from webshops, routed to suppliers, with a status log per line.",
-    },
+    info: { title: "Order Intake and Catalogue API", version: "1.0.0", description: API_DESCRIPTION },
   });
 
   // The browser face: /console (shop), /supplier (portal), /operator (src/console).

@@ -9,6 +9,9 @@ const whoAmIRoute = createRoute({
   path: "/",
   tags: ["Account"],
   summary: "Check credentials; answers the account they belong to",
+  description:
+    "Answers the id and name of the account the api-key and account-id headers belong to, or the 401 saying what is wrong with " +
+    "them (the Shopware plugin's \"test connection\" button calls it).",
   security: apiSecurity,
   responses: {
     200: responses.json(z.object({ id: z.number().int(), name: z.string() }).openapi("AccountInfo"), "The account"),

@@ -14,12 +14,14 @@ export const adminErrors = {
   422: responses.invalid,
 };
 export const adminSecurity = [{ AdminToken: [] }];
-const idParam = (name: string) =>
-  z.object({ [name]: z.string().regex(/^\d{1,15}$/).openapi({ example: "1" }) }) as z.ZodObject<
+const idParam = (name: string, description: string) =>
+  z.object({ [name]: z.string().regex(/^\d{1,15}$/).openapi({ example: "1", description }) }) as z.ZodObject<
     Record<string, z.ZodString>
   >;
 
-const AccountBody = z.object({ name: field.text(255) }).openapi("CreateAccountRequest");
+const AccountBody = z
+  .object({ name: field.text(255).openapi({ description: "The shop's name, up to 255 characters." }) })
+  .openapi("CreateAccountRequest", { example: { name: "Acme Shop" } });
 const AccountResponse = z
   .object({ id: z.number().int(), name: z.string(), created_at: z.string() })
   .openapi("AccountCreated");
@@ -30,6 +32,9 @@ adminRouter.openapi(
     path: "/accounts",
     tags: ["Admin"],
     summary: "Create an account",
+    description:
+      "An account is one shop (the spec's user or project): its orders, suppliers, rules, feeds and webhooks are its own. Then issue " +
+      "it an API key (POST /admin/v1/accounts/{id}/api-keys); its id is the account-id header.",
     security: adminSecurity,
     request: { body: { content: { "application/json": { schema: AccountBody } }, required: true } },
     responses: { 201: responses.json(AccountResponse, "The new account"), ...adminErrors },
@@ -66,7 +71,7 @@ adminRouter.openapi(
 
 const ApiKeyBody = z
   .object({
-    name: field.optionalText(255),
+    name: field.optionalText(255).openapi({ description: "A name for the key, e.g. the plugin that uses it." }),
     expires_at: z.preprocess(
       (v) => (v === "" || v === null ? undefined : v),
       z
@@ -80,9 +85,9 @@ const ApiKeyBody = z
           return iso;
         })
         .optional(),
-    ),
+    ).openapi({ description: "When the key stops working, as an ISO 8601 date-time. Left out: never." }),
   })
-  .openapi("CreateApiKeyRequest");
+  .openapi("CreateApiKeyRequest", { example: { name: "woocommerce", expires_at: "2030-12-31T23:59:59Z" } });
 
 const ApiKeyResponse = z
   .object({
@@ -102,9 +107,12 @@ adminRouter.openapi(
     path: "/accounts/{id}/api-keys",
     tags: ["Admin"],
     summary: "Issue an API key for an account (the secret is shown once)",
+    description:
+      "A new oik_… key for the account, shown only in this answer (it is stored as a digest). The shop sends it as the api-key header " +
+      "with the account id as account-id.",
     security: adminSecurity,
     request: {
-      params: idParam("id"),
+      params: idParam("id", "The account's id."),
       body: { content: { "application/json": { schema: ApiKeyBody } }, required: true },
     },
     responses: { 201: responses.json(ApiKeyResponse, "The key"), 404: responses.notFound, ...adminErrors },
@@ -122,8 +130,9 @@ adminRouter.openapi(
     path: "/api-keys/{id}",
     tags: ["Admin"],
     summary: "Revoke an API key at once",
+    description: "The key stops working with the next request.",
     security: adminSecurity,
-    request: { params: idParam("id") },
+    request: { params: idParam("id", "The key's id, as its create answer shows it.") },
     responses: { 204: { description: "Revoked" }, 404: responses.notFound, ...adminErrors },
   }),
   async (c) => {

@@ -42,7 +42,10 @@ const url = z
       return false;
     }
   }, "The :attribute field must be a valid URL.")
-  .openapi({ example: "https://feeds.supplier.example/stock.csv" });
+  .openapi({
+    example: "https://feeds.supplier.example/stock.csv",
+    description: "The http(s) URL to pull the file from; https://user:password@host/… is sent as Basic auth.",
+  });
 
 const schedule = z
   .string()
@@ -62,7 +65,10 @@ const encoding = z
       return z.NEVER;
     }
   })
-  .openapi({ example: "windows-1252" });
+  .openapi({
+    example: "windows-1252",
+    description: "The file's character encoding (any WHATWG label). Null: UTF-8 unless a BOM, the Content-Type charset or the XML declaration says otherwise.",
+  });
 
 const csvDelimiter = z
   .preprocess((v) => (v === "tab" || v === "\\t" ? "\t" : v), z.enum(CSV_DELIMITERS))
@@ -78,12 +84,28 @@ const recordPath = z
     example: "products",
   });
 
-const format = z.preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(FEED_FORMATS));
+const format = z
+  .preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(FEED_FORMATS))
+  .openapi({ description: "The file's format: csv, json or xml. A pulled file is read in it; a pushed file's Content-Type decides." });
+
+const FEED_EXAMPLE = {
+  supplier_id: 3,
+  name: "Tuinhout stock",
+  format: "csv",
+  mapping: { sku: "Artikelnummer", ean13: "EAN", name: "Omschrijving", purchase_price: "Inkoopprijs", stock_quantity: "Voorraad" },
+  url: "https://feeds.tuinhout.example/stock.csv",
+  schedule: "6h",
+};
+const feedFields = {
+  supplier_id: "The id of one of the account's suppliers: the one whose products the feed lists.",
+  name: "A name for the feed, up to 255 characters.",
+  active: "false: the schedule no longer pulls the feed (it can still be pushed or imported by hand). true by default.",
+};
 
 export const CreateFeedBody = z
   .object({
-    supplier_id: field.int({ min: 1 }),
-    name: field.text(255),
+    supplier_id: field.int({ min: 1 }).openapi({ description: feedFields.supplier_id }),
+    name: field.text(255).openapi({ description: feedFields.name }),
     format,
     mapping: z.preprocess((v) => v ?? undefined, mapping.optional()),
     url: nullable(url),
@@ -91,14 +113,14 @@ export const CreateFeedBody = z
     encoding: nullable(encoding),
     csv_delimiter: nullable(csvDelimiter),
     record_path: nullable(recordPath),
-    active: field.optionalBoolean(),
+    active: field.optionalBoolean().openapi({ description: feedFields.active }),
   })
-  .openapi("CreateProductFeedRequest");
+  .openapi("CreateProductFeedRequest", { example: FEED_EXAMPLE });
 
 export const UpdateFeedBody = z
   .object({
-    supplier_id: field.optionalInt({ min: 1 }),
-    name: field.optionalText(255),
+    supplier_id: field.optionalInt({ min: 1 }).openapi({ description: feedFields.supplier_id }),
+    name: field.optionalText(255).openapi({ description: feedFields.name }),
     format: format.optional(),
     mapping: nullable(mapping),
     url: nullable(url),
@@ -106,9 +128,9 @@ export const UpdateFeedBody = z
     encoding: nullable(encoding),
     csv_delimiter: nullable(csvDelimiter),
     record_path: nullable(recordPath),
-    active: field.optionalBoolean(),
+    active: field.optionalBoolean().openapi({ description: feedFields.active }),
   })
-  .openapi("UpdateProductFeedRequest");
+  .openapi("UpdateProductFeedRequest", { example: { schedule: "daily", active: true } });
 
 export type CreateFeedInput = z.output<typeof CreateFeedBody>;
 export type UpdateFeedInput = z.output<typeof UpdateFeedBody>;

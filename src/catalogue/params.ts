@@ -28,7 +28,7 @@ export const idParam = z
     }
     return Number(v);
   })
-  .openapi({ type: "string", example: "12" });
+  .openapi({ type: "string" });
 
 export const dateParam = z
   .string()
@@ -42,7 +42,7 @@ export const dateParam = z
     }
     return iso;
   })
-  .openapi({ type: "string", description: "ISO 8601 date or date-time", example: "2026-11-01T00:00:00Z" });
+  .openapi({ type: "string", description: "ISO 8601 date or date-time" });
 
 export const textParam = (max: number) =>
   z

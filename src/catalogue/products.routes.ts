@@ -3,6 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { pageParam, plainPage } from "../lib/pagination";
 import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
 import { presentProduct } from "./products.present";
+import { pageQueryParam } from "../lib/params";
 import { booleanParam, dateParam, idParam, textParam } from "./params";
 import { listProducts, PRODUCTS_PER_PAGE } from "./products.service";
 
@@ -42,8 +43,8 @@ const ProductPage = z
   .openapi("ProductPage");
 
 const ListProductsQuery = z.object({
-  page: z.string().optional(),
-  sku: textParam(255).openapi({ description: "Exact SKU" }),
+  page: pageQueryParam,
+  sku: textParam(255).openapi({ description: "Products with exactly this SKU (case-sensitive)." }),
   ean13: z
     .string()
     .optional()
@@ -55,11 +56,11 @@ const ListProductsQuery = z.object({
       }
       return v.trim();
     })
-    .openapi({ type: "string", description: "Exact EAN, leading zeros included", example: "8712345678906" }),
-  product_feed_id: idParam,
-  active: booleanParam,
-  updated_since: dateParam.openapi({ description: "Products updated at or after this ISO 8601 date-time" }),
-  search: textParam(255).openapi({ description: "Name contains (case-insensitive)" }),
+    .openapi({ type: "string", description: "Products with exactly this EAN/GTIN, 8 to 14 digits, leading zeros included." }),
+  product_feed_id: idParam.openapi({ description: "The products of this feed of the account." }),
+  active: booleanParam.openapi({ description: "true: only active products; false: only those an import deactivated; absent: both." }),
+  updated_since: dateParam.openapi({ description: "Products whose values changed at or after this ISO 8601 date or date-time." }),
+  search: textParam(255).openapi({ description: "Products whose name contains this text (case-insensitive for ASCII; % and _ are literal)." }),
 });
 
 const listProductsRoute = createRoute({
@@ -67,6 +68,9 @@ const listProductsRoute = createRoute({
   path: "/products",
   tags: ["Catalogue"],
   summary: "List the account's catalogue products, ids ascending, optionally filtered",
+  description:
+    "The products the account's feeds brought in, 100 per page, in Laravel's paginate() shape (the page links keep the filters). " +
+    "Every filter is optional and an empty value is ignored; an invalid one is a 422 naming it.",
   security: apiSecurity,
   request: { query: ListProductsQuery },
   responses: { 200: responses.json(ProductPage, "A page of products"), 422: responses.invalid, ...errorResponses },

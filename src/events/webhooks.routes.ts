@@ -4,7 +4,7 @@ import { EVENT_TYPES } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
 import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
-import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
+import { apiSecurity, createRouter, errorResponse, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
 import { presentDeliveries, presentDelivery, presentWebhook } from "./webhooks.present";
 import {
@@ -81,26 +81,50 @@ const eventTypes = z
 // A shop-chosen secret must be long enough to be a secret.
 const secret = z.preprocess((v) => (typeof v === "string" ? v.trim() || undefined : (v ?? undefined)), z.string().min(16).max(255).optional());
 
+const DESCRIBE = {
+  url: "The http(s) URL each event is POSTed to, signed (X-Webhook-Signature) with the subscription's secret.",
+  events: `The event types to send, at least one: ${EVENT_TYPES.join(", ")}.`,
+  secret: "A signing secret of your own, 16 to 255 characters; without one a whsec_… secret is generated. Shown only in the answer that sets it.",
+  active: "false pauses the subscription: no deliveries are made for it until it is active again. true by default.",
+};
 const CreateWebhook = z
-  .object({ url, events: eventTypes, secret, active: field.optionalBoolean() })
-  .openapi("CreateWebhookRequest");
+  .object({
+    url: url.openapi({ description: DESCRIBE.url }),
+    events: eventTypes.openapi({ description: DESCRIBE.events }),
+    secret: secret.openapi({ description: DESCRIBE.secret }),
+    active: field.optionalBoolean().openapi({ description: DESCRIBE.active }),
+  })
+  .openapi("CreateWebhookRequest", {
+    example: { url: "https://shop.example.com/hooks/orders", events: ["order.created", "order_line.status_changed"] },
+  });
 const UpdateWebhook = z
   .object({
-    url: field.optionalText(2048).refine((v) => v === undefined || isHttpUrl(v), URL_MESSAGE),
-    events: eventTypes.optional(),
-    secret,
+    url: field
+      .optionalText(2048)
+      .refine((v) => v === undefined || isHttpUrl(v), URL_MESSAGE)
+      .openapi({ description: DESCRIBE.url }),
+    events: eventTypes.optional().openapi({ description: DESCRIBE.events }),
+    secret: secret.openapi({ description: DESCRIBE.secret }),
     rotate_secret: field.optionalBoolean().openapi({ description: "true: replace the secret with a new generated one (shown in the answer)" }),
-    active: field.optionalBoolean(),
+    active: field.optionalBoolean().openapi({ description: DESCRIBE.active }),
   })
   .superRefine((v, ctx) => {
     if (v.rotate_secret && v.secret !== undefined) {
       ctx.addIssue({ code: "custom", path: ["rotate_secret"], message: "The :attribute field cannot be combined with secret." });
     }
   })
-  .openapi("UpdateWebhookRequest");
+  .openapi("UpdateWebhookRequest", { example: { events: ["order.created", "order.completed"], rotate_secret: true } });
 
-const DeliveryParams = z.object({ id: z.string().openapi({ example: "1" }), deliveryId: z.string().openapi({ example: "1" }) });
-const DeliveriesQuery = PageQuery.extend({ status: z.enum(DELIVERY_STATUSES).optional() });
+const DeliveryParams = z.object({
+  id: z.string().openapi({ example: "1", description: "The subscription's id." }),
+  deliveryId: z.string().openapi({ example: "1", description: "The delivery's id, as the subscription's delivery list shows it." }),
+});
+const DeliveriesQuery = PageQuery.extend({
+  status: z
+    .enum(DELIVERY_STATUSES)
+    .optional()
+    .openapi({ description: `Only deliveries in this status: ${DELIVERY_STATUSES.join(", ")}.` }),
+});
 
 const tags = ["Webhooks"];
 const idOf = (raw: string) => idOrNotFound(raw, "Webhook");
@@ -116,6 +140,9 @@ webhooksRouter.openapi(
     path: "/webhooks",
     tags,
     summary: "Subscribe a URL to events (the answer shows the signing secret)",
+    description:
+      "From now on every chosen event of the account's orders is POSTed to url, signed, retried with backoff when it fails, at " +
+      "least once (drop duplicates by the event id). The answer shows the secret; later reads never do.",
     security: apiSecurity,
     request: jsonBody(CreateWebhook),
     responses: { 201: responses.json(WebhookJson, "The subscription, with its secret"), 422: responses.invalid, ...errorResponses },
@@ -132,6 +159,7 @@ webhooksRouter.openapi(
     path: "/webhooks",
     tags,
     summary: "List webhook subscriptions (oldest first)",
+    description: "The account's subscriptions without their secrets; paginated like the order list.",
     security: apiSecurity,
     request: { query: PageQuery },
     responses: { 200: responses.json(z.object({ data: z.array(WebhookJson) }).passthrough(), "A page of subscriptions"), 422: responses.invalid, ...errorResponses },
@@ -149,6 +177,7 @@ webhooksRouter.openapi(
     path: "/webhooks/{id}",
     tags,
     summary: "Fetch a webhook subscription",
+    description: "One subscription of the account, without its secret; another account's is not found.",
     security: apiSecurity,
     request: { params: IdParam },
     responses: { 200: responses.json(WebhookJson, "The subscription"), 404: responses.notFound, ...errorResponses },
@@ -162,6 +191,9 @@ webhooksRouter.openapi(
     path: "/webhooks/{id}",
     tags,
     summary: "Update a subscription (only the fields sent); rotate its secret; pause it with active=false",
+    description:
+      "Changes only the fields sent. rotate_secret=true (or a new secret) replaces the secret, shown in this answer only; " +
+      "active=false pauses deliveries and true resumes the waiting ones.",
     security: apiSecurity,
     request: { params: IdParam, ...jsonBody(UpdateWebhook) },
     responses: { 200: responses.json(WebhookJson, "The subscription"), 404: responses.notFound, 422: responses.invalid, ...errorResponses },
@@ -178,6 +210,7 @@ webhooksRouter.openapi(
     path: "/webhooks/{id}",
     tags,
     summary: "Delete a subscription with its delivery history",
+    description: "Deletes the subscription with its deliveries and their attempts; nothing more is sent to its url.",
     security: apiSecurity,
     request: { params: IdParam },
     responses: { 204: { description: "Deleted" }, 404: responses.notFound, ...errorResponses },
@@ -194,6 +227,9 @@ webhooksRouter.openapi(
     path: "/webhooks/{id}/deliveries",
     tags,
     summary: "List a subscription's deliveries, newest first, each with every attempt",
+    description:
+      "Each delivery is one event for this subscription: its status, next attempt, last status code and error, and every attempt " +
+      "(oldest first); paginated like the order list.",
     security: apiSecurity,
     request: { params: IdParam, query: DeliveriesQuery },
     responses: {
@@ -217,6 +253,7 @@ webhooksRouter.openapi(
     path: "/webhooks/{id}/deliveries/{deliveryId}",
     tags,
     summary: "Fetch one delivery with every attempt",
+    description: "One delivery of the subscription: the event sent, its status and every attempt.",
     security: apiSecurity,
     request: { params: DeliveryParams },
     responses: { 200: responses.json(DeliveryJson, "The delivery"), 404: responses.notFound, ...errorResponses },
@@ -234,12 +271,18 @@ webhooksRouter.openapi(
     path: "/webhooks/{id}/deliveries/{deliveryId}/redeliver",
     tags,
     summary: "Re-send a delivered or failed delivery (a fresh round of attempts, through the queue)",
+    description:
+      "Puts a delivered or failed delivery back to pending and sends it through the queue with a fresh round of attempts. While it " +
+      "is already waiting or being sent (a double click), or while the subscription is paused, the answer is a 409.",
     security: apiSecurity,
     request: { params: DeliveryParams },
     responses: {
       202: responses.json(DeliveryJson, "Queued for sending"),
       404: responses.notFound,
-      409: responses.json(z.object({ message: z.string(), error: z.string() }), "Already waiting or being sent, or the subscription is paused"),
+      409: errorResponse(409, "Already waiting or being sent, or the subscription is paused", {
+        message: "Conflict",
+        error: "Delivery 41 is already waiting to be sent or being sent.",
+      }),
       ...errorResponses,
     },
   }),

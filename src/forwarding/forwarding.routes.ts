@@ -1,15 +1,25 @@
 // Shop and operator actions on forwarding: retry failed lines, complete by hand, see what was sent.
 import { createRoute, z } from "@hono/zod-openapi";
-import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
+import { apiSecurity, createRouter, errorResponse, errorResponses, responses } from "../lib/router";
 import { field } from "../lib/validation";
-import { OrderDetail } from "../orders/orders.schemas";
+import { OrderDetail, referenceParam } from "../orders/orders.schemas";
 import { showOrder } from "../orders/orders.present";
 import { presentDispatch } from "./forwarding.present";
 import { completeByHand, listDispatches, retryFailedLines } from "./forwarding.service";
 
 export const forwardingRouter = createRouter();
 
-const params = z.object({ reference: z.string().openapi({ example: "4812039475610234" }) });
+const params = z.object({ reference: referenceParam });
+const CompleteBody = z
+  .object({
+    line_ids: z
+      .array(field.int({ min: 1, max: 1e15 }))
+      .min(1)
+      .max(500)
+      .optional()
+      .openapi({ description: "The ids of the lines to complete (1 to 500, each ruled). Leave the body out to complete every ruled line." }),
+  })
+  .openapi("CompleteRequest", { example: { line_ids: [901] } });
 const tags = ["Orders"];
 
 forwardingRouter.openapi(
@@ -18,6 +28,9 @@ forwardingRouter.openapi(
     path: "/orders/{reference}/retry",
     tags,
     summary: "Send the order's failed lines again",
+    description:
+      "Moves the order's failed lines back to ruled (\"Retry requested: sending again\") and sends them again through the queue. " +
+      "A second click finds no failed lines and changes nothing. Answers the order.",
     security: apiSecurity,
     request: { params },
     responses: { 200: responses.json(OrderDetail, "The order"), 404: responses.notFound, ...errorResponses },
@@ -36,18 +49,19 @@ forwardingRouter.openapi(
     path: "/orders/{reference}/complete",
     tags,
     summary: "Mark ruled lines completed by hand (manual channel): all of them, or line_ids",
+    description:
+      "For suppliers on the manual channel, to which nothing is sent: completes the listed ruled lines, or with no body every ruled " +
+      "line of the order. The body is optional: an empty body, with or without Content-Type, is no body. A listed line that is not " +
+      "ruled is a 409 and nothing changes. Answers the order.",
     security: apiSecurity,
-    request: {
-      params,
-      body: {
-        content: { "application/json": { schema: z.object({ line_ids: z.array(field.int({ min: 1, max: 1e15 })).min(1).max(500).optional() }) } },
-        required: false,
-      },
-    },
+    request: { params, body: { content: { "application/json": { schema: CompleteBody } }, required: false } },
     responses: {
       200: responses.json(OrderDetail, "The order"),
       404: responses.notFound,
-      409: responses.json(z.object({ message: z.string(), error: z.string() }), "A listed line is not ruled"),
+      409: errorResponse(409, "A listed line is not ruled", {
+        message: "Conflict",
+        error: "Order line 901 is completed; only ruled lines can be completed by hand.",
+      }),
       422: responses.invalid,
       ...errorResponses,
     },
@@ -66,6 +80,9 @@ forwardingRouter.openapi(
     path: "/orders/{reference}/dispatches",
     tags,
     summary: "What was (or would have been) sent to each supplier, with its status and attempts",
+    description:
+      "One dispatch per supplier of the order: its channel, status, attempts, last error, the line ids and the document itself " +
+      "(for test orders and the manual channel, what would have been sent).",
     security: apiSecurity,
     request: { params },
     responses: { 200: responses.json(z.object({ data: z.array(z.object({}).passthrough()) }), "The dispatches"), 404: responses.notFound, ...errorResponses },

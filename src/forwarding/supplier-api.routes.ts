@@ -6,7 +6,7 @@ import { suppliers } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
 import { PageQuery, pageRequest, parseId } from "../lib/params";
-import { createRouter, errorResponses, responses } from "../lib/router";
+import { createRouter, errorResponse, errorResponses, responses } from "../lib/router";
 import { verifySignature } from "../lib/signature";
 import { field, parseOrThrow } from "../lib/validation";
 import { supplierKeyAuth } from "../middleware/supplier-auth";
@@ -20,14 +20,22 @@ const security = [{ SupplierKey: [] }];
 
 const AnswerItem = z
   .object({
-    line_id: field.int({ min: 1, max: 1e15 }),
-    action: z.enum(["accept", "decline", "partial", "ship"]),
-    reason: field.optionalText(1000),
-    quantity: field.optionalInt({ min: 1, max: 1_000_000 }),
-    carrier: field.optionalText(255),
-    tracking_number: field.optionalText(255),
-    tracking_url: field.optionalText(2048),
-    shipment_id: field.optionalText(255),
+    line_id: field.int({ min: 1, max: 1e15 }).openapi({ description: "The id of a line sent to this supplier (lines[].id of the order document)." }),
+    action: z.enum(["accept", "decline", "partial", "ship"]).openapi({
+      description:
+        "accept: the line is completed; decline (with reason): declined; partial (with quantity, below the line's): partially " +
+        "completed; ship: a shipment is recorded (a ruled line is accepted first).",
+    }),
+    reason: field.optionalText(1000).openapi({ description: "Why, up to 1000 characters; required to decline." }),
+    quantity: field
+      .optionalInt({ min: 1, max: 1_000_000 })
+      .openapi({ description: "partial: the quantity you confirm (required); ship: the quantity in this shipment." }),
+    carrier: field.optionalText(255).openapi({ description: "ship: the carrier, e.g. PostNL." }),
+    tracking_number: field.optionalText(255).openapi({ description: "ship: the shipment's tracking number." }),
+    tracking_url: field.optionalText(2048).openapi({ description: "ship: where the shop's customer can track the shipment." }),
+    shipment_id: field
+      .optionalText(255)
+      .openapi({ description: "ship: your id of the shipment; the same shipment (or tracking number) reported again is recorded once." }),
   })
   .superRefine((a, ctx) => {
     if (a.action === "decline" && !a.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "The :attribute field is required when action is decline." });
@@ -35,7 +43,33 @@ const AnswerItem = z
       ctx.addIssue({ code: "custom", path: ["quantity"], message: "The :attribute field is required when action is partial." });
     }
   });
-const AnswersBody = z.object({ answers: z.array(AnswerItem).min(1).max(500) }).openapi("SupplierAnswers");
+const AnswersBody = z
+  .object({
+    answers: z
+      .array(AnswerItem)
+      .min(1)
+      .max(500)
+      .openapi({ description: "1 to 500 answers, applied all or nothing: one that does not fit its line's status changes nothing (409)." }),
+  })
+  .openapi("SupplierAnswers", {
+    example: {
+      answers: [
+        {
+          line_id: 901,
+          action: "ship",
+          quantity: 2,
+          carrier: "PostNL",
+          tracking_number: "3SABC123",
+          tracking_url: "https://postnl.nl/tracktrace/3SABC123",
+          shipment_id: "SHP-1",
+        },
+      ],
+    },
+  });
+const answerConflict = errorResponse(409, "An answer does not fit a line's status; nothing was changed", {
+  message: "Conflict",
+  error: "Order line 901 is declined; it cannot be given the answer 'ship'.",
+});
 const AnswersResponse = z
   .object({ results: z.array(z.object({ line_id: z.number().int(), current_status: z.string() })) })
   .openapi("SupplierAnswersResult");
@@ -54,11 +88,20 @@ supplierApiRouter.openapi(
     path: "/supplier/orders",
     tags,
     summary: "Orders waiting for this supplier (pull channel), as JSON or CSV (format=csv or Accept: text/csv)",
+    description:
+      "The supplier's dispatches, each the order document (order, shipping address, lines with purchase prices) plus its status, " +
+      "oldest first and paginated. Fetch, then acknowledge each one (POST …/ack) and answer per line (POST /api/v1/supplier/answers).",
     security,
     request: {
       query: PageQuery.extend({
-        status: z.enum(["awaiting_pickup", "acknowledged", "all"]).optional(),
-        format: z.enum(["json", "csv"]).optional(),
+        status: z
+          .enum(["awaiting_pickup", "acknowledged", "all"])
+          .optional()
+          .openapi({ description: "awaiting_pickup (the default): not acknowledged yet; acknowledged; or all." }),
+        format: z
+          .enum(["json", "csv"])
+          .optional()
+          .openapi({ description: "csv: one row per line instead of JSON (as Accept: text/csv does); json by default." }),
       }),
     },
     responses: {
@@ -90,12 +133,16 @@ supplierApiRouter.openapi(
     path: "/supplier/orders/{dispatchId}/ack",
     tags,
     summary: "Acknowledge a fetched order: its lines become completed",
+    description: "Says the supplier took the order: its lines become completed. Repeating it changes nothing.",
     security,
-    request: { params: z.object({ dispatchId: z.string() }) },
+    request: { params: z.object({ dispatchId: z.string().openapi({ description: "The dispatch_id of an order this supplier fetched." }) }) },
     responses: {
       200: responses.json(z.object({ dispatch_id: z.number().int(), status: z.literal("acknowledged"), acknowledged_at: z.string() }), "Acknowledged"),
       404: responses.notFound,
-      409: responses.json(z.object({ message: z.string(), error: z.string() }), "Not awaiting pickup"),
+      409: errorResponse(409, "Not awaiting pickup", {
+        message: "Conflict",
+        error: "Dispatch 77 is failed; only orders awaiting pickup can be acknowledged.",
+      }),
       ...errorResponses,
     },
   }),
@@ -113,12 +160,15 @@ supplierApiRouter.openapi(
     path: "/supplier/answers",
     tags,
     summary: "Answer per line: accept, decline (with reason), partial (confirmed quantity), ship (carrier, tracking)",
+    description:
+      "Answers for lines sent to this supplier, applied all or nothing. A line of another supplier or account is not found (404); " +
+      "an answer that does not fit the line's status is a 409. Answers each line's status afterwards.",
     security,
     request: { body: { content: { "application/json": { schema: AnswersBody } }, required: true } },
     responses: {
       200: responses.json(AnswersResponse, "The lines' statuses after the answers"),
       404: responses.notFound,
-      409: responses.json(z.object({ message: z.string(), error: z.string() }), "An answer does not fit a line's status"),
+      409: answerConflict,
       422: responses.invalid,
       ...errorResponses,
     },
@@ -132,13 +182,20 @@ supplierApiRouter.openapi(
     path: "/supplier-callbacks/{supplierId}",
     tags,
     summary: "The same answers, as a webhook call signed with the supplier's secret (X-Webhook-Signature)",
-    request: { params: z.object({ supplierId: z.string() }) },
+    description:
+      "For webhook suppliers: the body of POST /api/v1/supplier/answers, signed instead of authenticated by a key. " +
+      "X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<raw body>\" with the supplier's secret>, at most 5 minutes " +
+      "old; the previous secret is accepted until the next rotation. An unknown supplier and a bad signature answer the same 401.",
+    request: { params: z.object({ supplierId: z.string().openapi({ description: "The supplier's id (its webhook_secret signs the call)." }) }) },
     responses: {
       200: responses.json(AnswersResponse, "The lines' statuses after the answers"),
-      401: responses.json(z.object({ message: z.string(), error: z.string() }), "Bad or stale signature"),
+      401: errorResponse(401, "Bad or stale signature, or an unknown supplier"),
       404: responses.notFound,
-      409: responses.json(z.object({ message: z.string(), error: z.string() }), "An answer does not fit a line's status"),
-      422: responses.invalid,
+      409: answerConflict,
+      422: errorResponse(422, "Validation failed; every failing field is named", {
+        message: "Errors",
+        errors: { "answers.0.reason": ["The answers.0.reason field is required when action is decline."] },
+      }),
     },
   }),
   async (c) => {

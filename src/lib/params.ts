@@ -4,7 +4,9 @@ import { ApiError } from "./errors";
 import { pageParam } from "./pagination";
 
 /** A numeric id in the path; anything else is simply not found. */
-export const IdParam = z.object({ id: z.string().openapi({ example: "1" }) });
+export const IdParam = z.object({
+  id: z.string().openapi({ example: "1", description: "The resource's id, as its create or list answer shows it. Another account's id is not found." }),
+});
 
 export function parseId(raw: string): number | null {
   return /^\d{1,15}$/.test(raw) ? Number(raw) : null;
@@ -28,9 +30,16 @@ export const perPageParam = z
         return z.NEVER;
       }
       return Math.min(Number(v), 100);
-    });
+    })
+    .openapi({ type: "integer", minimum: 1, default: 50, description: "Items per page: 50 unless given; values above 100 are read as 100." });
 
-export const PageQuery = z.object({ page: z.string().optional(), per_page: perPageParam });
+/** page: from 1; below 1 or not a number is page 1, as in Laravel (pageParam). */
+export const pageQueryParam = z
+  .string()
+  .optional()
+  .openapi({ type: "integer", minimum: 1, default: 1, description: "The page, from 1; a page past the last answers an empty data list." });
+
+export const PageQuery = z.object({ page: pageQueryParam, per_page: perPageParam });
 
 export function pageRequest(q: z.output<typeof PageQuery>) {
   return { page: pageParam(q.page), perPage: q.per_page };

@@ -29,6 +29,8 @@ export async function signatureHeader(secrets: string[], body: string, now = Dat
   return [`t=${t}`, ...parts].join(",");
 }
 
+export const SIGNATURE_MISMATCH = "The signature does not match.";
+
 export type Verification = { ok: true } | { ok: false; reason: string };
 
 /** Accepts when any v1 matches any of the secrets and the timestamp is within the tolerance. */
@@ -47,7 +49,7 @@ export async function verifySignature(header: string | undefined, secrets: strin
       if (await crypto.subtle.verify("HMAC", key, bytes, encoder.encode(`${t}.${body}`))) return { ok: true };
     }
   }
-  return { ok: false, reason: "The signature does not match." };
+  return { ok: false, reason: SIGNATURE_MISMATCH };
 }
 
 /** A new webhook secret: 32 random bytes, hex, with a readable prefix. */

@@ -19,10 +19,12 @@ function tooMany(error: string): ApiError {
   return new ApiError(429, "Too Many Requests", { error }, { "Retry-After": String(PERIOD_SECONDS) });
 }
 
+export const RATE_LIMITED = `Rate limit exceeded for this key; retry after ${PERIOD_SECONDS} seconds.`;
+
 /** Counts one request against a credential (an api-key id or a supplier key id). */
 export async function limitCredential(c: Context<AppEnv>, credential: string): Promise<void> {
   const { success } = await c.env.API_RATE_LIMITER.limit({ key: credential });
-  if (!success) throw tooMany(`Rate limit exceeded for this key; retry after ${PERIOD_SECONDS} seconds.`);
+  if (!success) throw tooMany(RATE_LIMITED);
 }
 
 /** Refuses an address that recently failed authentication too often. */

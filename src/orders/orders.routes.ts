@@ -5,7 +5,7 @@ import { FORM_TYPES, JSON_TYPE, readBody } from "../lib/request-body";
 import { parseOrThrow } from "../lib/validation";
 import { pageParam, resourcePage } from "../lib/pagination";
 import { presentOrderSummaries, showOrder } from "./orders.present";
-import { CreateOrderBody, CreateOrderResponse, ListOrdersQuery, OrderDetail, OrderPage } from "./orders.schemas";
+import { CreateOrderBody, CreateOrderResponse, ListOrdersQuery, OrderDetail, OrderPage, referenceParam } from "./orders.schemas";
 import { createOrder, listOrders } from "./orders.service";
 
 export const ordersRouter = createRouter();
@@ -26,8 +26,12 @@ ordersRouter.openAPIRegistry.registerPath(
     tags: ["Orders"],
     summary: "Create an order (idempotent per external_id)",
     description:
-      "The body is JSON, or a form (application/x-www-form-urlencoded or multipart/form-data) with PHP bracket keys " +
-      "such as products[0][external_id]; a form gives exactly the order its JSON twin gives.",
+      "Stores the order, its lines and each line's first log entry at once, and answers its reference; every line starts pending and " +
+      "is matched to a supplier after the answer. Idempotent per account on external_id: a repeat answers \"Order already exists\" " +
+      "with the first order's reference and changes nothing. The body is JSON, or a form (application/x-www-form-urlencoded or " +
+      "multipart/form-data) with PHP bracket keys such as products[0][external_id], which gives exactly the order its JSON twin gives. " +
+      "Leniency for what shop plugins send: money and numbers as strings, country names, DD-MM-YYYY dates, \"\" and null as absent. " +
+      "Up to 500 lines and 1 MiB.",
     security: apiSecurity,
     request: { body: { content: orderBodyTypes, required: true } },
     responses: {
@@ -55,6 +59,9 @@ const listOrdersRoute = createRoute({
   path: "/orders",
   tags: ["Orders"],
   summary: "List orders, newest first",
+  description:
+    "The account's orders with their lines (without logs), newest first, in Laravel's paginated shape (data, links, meta). Every " +
+    "filter is optional and they combine; an invalid value is a 422 naming the parameter. Test orders are left out unless include_test=true.",
   security: apiSecurity,
   request: { query: ListOrdersQuery },
   responses: {
@@ -76,8 +83,11 @@ const showOrderRoute = createRoute({
   path: "/orders/{reference}",
   tags: ["Orders"],
   summary: "Fetch one order with every line's status log",
+  description:
+    "The order with every line, its status, matched supplier, shipments and status log (oldest first). Another account's " +
+    "reference is not found, exactly like an unknown one.",
   security: apiSecurity,
-  request: { params: z.object({ reference: z.string().openapi({ example: "4812039475610234" }) }) },
+  request: { params: z.object({ reference: referenceParam }) },
   responses: {
     200: responses.json(OrderDetail, "The order"),
     404: responses.notFound,

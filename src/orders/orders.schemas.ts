@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { LINE_STATUSES } from "../db/schema";
 import { toCountryCode } from "../lib/countries";
 import { isCalendarDate, parseIsoFilter } from "../lib/time";
-import { perPageParam, resourcePageOf } from "../lib/params";
+import { pageQueryParam, perPageParam, resourcePageOf } from "../lib/params";
 import { decimalToUnits, MONEY_MAX } from "../lib/money";
 import { allowedValues, emptyObjectToUndefined, field, jsonObject } from "../lib/validation";
 
@@ -74,68 +74,140 @@ const email = z.preprocess(
   z.email().max(255).optional(),
 );
 
+const MONEY =
+  'A number, or decimal text as shop plugins send it: "24.95", "1,234.50", "1.234,50" or "24,95" (a decimal comma); text that could ' +
+  'be thousands or decimals ("1,234") is refused. 0 to 99,999,999,999.9999, rounded to 4 decimals.';
+const DIMENSION = "in the shop's own unit (not converted), 0 to 1,000,000; a rule variable, and sent to the supplier.";
+
 export const CreateOrderLine = z.object({
-  external_id: field.text(255),
-  ean13: field.optionalText(64),
-  name: field.text(1000),
-  reference: field.optionalText(255),
-  quantity: field.int({ min: 1, max: 1_000_000 }),
-  stock_quantity: field.optionalInt({ min: -1e9, max: 1e9 }),
-  price: field.money(LIMITS.money),
-  purchase_price: field.optionalMoney(LIMITS.money),
-  image_url: field.optionalText(2048),
-  brand: field.optionalText(255),
-  category: field.optionalText(255),
-  supplier: field.optionalText(255),
-  custom: custom(),
-  height: field.optionalNumber(LIMITS.dimension),
-  width: field.optionalNumber(LIMITS.dimension),
-  length: field.optionalNumber(LIMITS.dimension),
-  weight: field.optionalNumber(LIMITS.dimension),
+  external_id: field.text(255).openapi({ description: "The product's id in the shop (a number is read as its digits). Required." }),
+  ean13: field.optionalText(64).openapi({ description: "The product's EAN/GTIN. Send it as a string to keep leading zeros; the catalogue matches on it first." }),
+  name: field.text(1000).openapi({ description: "The product's name, up to 1000 characters. Required." }),
+  reference: field.optionalText(255).openapi({ description: "The product's SKU: the catalogue matches on it when no product has the line's EAN." }),
+  quantity: field.int({ min: 1, max: 1_000_000 }).openapi({ description: "How many: a whole number from 1 to 1,000,000. Required." }),
+  stock_quantity: field.optionalInt({ min: -1e9, max: 1e9 }).openapi({ description: "The shop's own stock of the product (an integer, may be negative); a rule variable." }),
+  price: field.money(LIMITS.money).openapi({ description: `The selling price per unit; never sent to suppliers. Required. ${MONEY}` }),
+  purchase_price: field.optionalMoney(LIMITS.money).openapi({ description: `The purchase price per unit, the price the supplier's document shows. ${MONEY}` }),
+  image_url: field.optionalText(2048).openapi({ description: "A picture of the product, up to 2048 characters." }),
+  brand: field.optionalText(255).openapi({ description: "The product's brand; a rule variable (line.brand)." }),
+  category: field.optionalText(255).openapi({ description: "The product's category; a rule variable (line.category)." }),
+  supplier: field.optionalText(255).openapi({
+    description: "The supplier as the shop knows it: a line no rule or catalogue product matches goes to the active supplier with this name or code.",
+  }),
+  custom: custom().openapi({ description: "Extra key-value pairs of the line (a JSON object, at most 16 KiB and 5 levels deep); rules read them as line.custom.<key>." }),
+  height: field.optionalNumber(LIMITS.dimension).openapi({ description: `The product's height, ${DIMENSION}` }),
+  width: field.optionalNumber(LIMITS.dimension).openapi({ description: `The product's width, ${DIMENSION}` }),
+  length: field.optionalNumber(LIMITS.dimension).openapi({ description: `The product's length (depth), ${DIMENSION}` }),
+  weight: field.optionalNumber(LIMITS.dimension).openapi({ description: `The product's weight, ${DIMENSION}` }),
 });
+
+/** A realistic order that succeeds as is: what the docs' "Try it out" sends. */
+export const ORDER_EXAMPLE = {
+  external_id: "WC-1001",
+  source: "My Shop",
+  total: "54.85",
+  email: "jan.jansen@example.com",
+  shipping: { name: "PostNL", description: "Standard delivery", cost: "4.95", note: "Ring twice", delivery_date: "15-12-2026" },
+  shipping_address: {
+    first_name: "Jan",
+    last_name: "Jansen",
+    company_name: "",
+    address1: "Damrak 1",
+    postcode: "1012 LG",
+    city: "Amsterdam",
+    country: "Netherlands",
+    phone: "0612345678",
+  },
+  products: [
+    {
+      external_id: "42",
+      ean13: "8712345678906",
+      name: "Garden chair",
+      reference: "100-01",
+      quantity: 2,
+      price: "24.95",
+      purchase_price: 12.5,
+      brand: "Tuinhout",
+      category: "tuin",
+      weight: 7.5,
+    },
+  ],
+  custom: { payment_method: "ideal" },
+};
 
 export const CreateOrderBody = z
   .object({
-    external_id: field.text(255),
-    source: field.text(255),
-    test: field.optionalBoolean(),
-    total: field.money(LIMITS.money),
+    external_id: field.text(255).openapi({
+      description:
+        "The order's id in the shop, up to 255 characters. Orders are idempotent per account on it: the same external_id again " +
+        "answers \"Order already exists\" with the first order's reference and changes nothing. Required.",
+    }),
+    source: field.text(255).openapi({ description: "The shop the order comes from (its name or URL); the order list filters on it. Required." }),
+    test: field.optionalBoolean().openapi({
+      description:
+        "true for a test order: matched like a real one, but nothing reaches a supplier (a dry run), and the order list leaves it out " +
+        "unless include_test=true. true/false, 1/0 or \"true\"/\"false\".",
+    }),
+    total: field.money(LIMITS.money).openapi({ description: `The order's total as the shop charged it. Required. ${MONEY}` }),
     // Sent by WooCommerce next to (or instead of) shipping.cost; shipping.cost wins when both are there.
-    shipping_cost: field.optionalMoney(LIMITS.money),
+    shipping_cost: field.optionalMoney(LIMITS.money).openapi({ description: `The shipping cost, used when shipping.cost is absent (WooCommerce sends it here). ${MONEY}` }),
     shipping: z
       .preprocess(
         emptyObjectToUndefined,
         z
           .object({
-            name: field.optionalText(255),
-            description: field.optionalText(1000),
-            cost: field.optionalMoney(LIMITS.money),
-            note: field.optionalText(2000),
-            delivery_date: deliveryDate,
+            name: field.optionalText(255).openapi({ description: "The shipping method or carrier, e.g. PostNL." }),
+            description: field.optionalText(1000).openapi({ description: "The shipping method's description, up to 1000 characters." }),
+            cost: field.optionalMoney(LIMITS.money).openapi({ description: `The shipping cost; wins over the top-level shipping_cost. ${MONEY}` }),
+            note: field.optionalText(2000).openapi({ description: "The customer's delivery note, passed on to the supplier; up to 2000 characters." }),
+            delivery_date: deliveryDate.openapi({
+              description:
+                "The requested delivery date as DD-MM-YYYY (also DD/MM/YYYY, DD.MM.YYYY or YYYY-MM-DD), a real calendar date; reads back as YYYY-MM-DD.",
+            }),
           })
           .optional(),
-      ),
-    email,
-    shipping_address: z.preprocess(ukNamedRu, z.object({
-      first_name: field.text(255),
-      last_name: field.text(255),
-      company_name: field.optionalText(255),
-      address1: field.text(255),
-      address2: field.optionalText(255),
-      postcode: field.text(32),
-      city: field.text(255),
-      state: field.optionalText(255),
-      country,
-      phone: field.optionalText(64),
-      // Some plugins put the e-mail in the address; the top-level email wins.
-      email,
-    })),
-    products: z.array(CreateOrderLine).min(1).max(LIMITS.maxLines),
-    custom: custom(),
+      )
+      .openapi({ description: "How the order ships. Optional; PHP's empty [] counts as absent." }),
+    email: email.openapi({ description: "The customer's e-mail address; shipping_address.email is used when it is absent." }),
+    shipping_address: z
+      .preprocess(
+        ukNamedRu,
+        z.object({
+          first_name: field.text(255).openapi({ description: "The recipient's first name. Required." }),
+          last_name: field.text(255).openapi({ description: "The recipient's last name. Required." }),
+          company_name: field.optionalText(255).openapi({ description: "The recipient's company, if any (\"\" and null mean none)." }),
+          address1: field.text(255).openapi({ description: "Street and house number. Required." }),
+          address2: field.optionalText(255).openapi({ description: "A second address line, if any." }),
+          postcode: field.text(32).openapi({ description: "The postcode, up to 32 characters. Required." }),
+          city: field.text(255).openapi({ description: "The city. Required." }),
+          state: field.optionalText(255).openapi({ description: "The state or province, if any." }),
+          country: country.openapi({
+            description:
+              "The country: an ISO 3166-1 alpha-2 or alpha-3 code (NL, NLD; UK reads as GB), or its name as shop plugins send it, in " +
+              "English or the shop's language (\"Netherlands\", \"Nederland\", \"Cura&ccedil;ao\"). Read back as the alpha-2 code; a name " +
+              "that could mean two countries (\"Congo\") is refused. Required.",
+          }),
+          phone: field.optionalText(64).openapi({ description: "The recipient's phone number, as a string or a number." }),
+          // Some plugins put the e-mail in the address; the top-level email wins.
+          email: email.openapi({ description: "The recipient's e-mail address; the top-level email wins." }),
+        }),
+      )
+      .openapi({ description: "Where the supplier ships the order. Required." }),
+    products: z
+      .array(CreateOrderLine)
+      .min(1)
+      .max(LIMITS.maxLines)
+      .openapi({ description: "The order lines, 1 to 500. Each starts pending and is matched to a supplier after the answer. Required." }),
+    custom: custom().openapi({ description: "Extra key-value pairs of the order (a JSON object, at most 16 KiB and 5 levels deep), read back as sent." }),
   })
-  .openapi("CreateOrderRequest");
+  .openapi("CreateOrderRequest", { example: ORDER_EXAMPLE });
 
 export type CreateOrderInput = z.output<typeof CreateOrderBody>;
+
+/** The {reference} of the order routes. */
+export const referenceParam = z
+  .string()
+  .openapi({ example: "4812039475610234", description: "The order's reference: the 16 digits POST /api/v1/orders answered." });
 
 export const CreateOrderResponse = z
   .object({
@@ -232,7 +304,6 @@ const dateParam = (endOfDay: boolean) =>
   z
     .string()
     .optional()
-    .openapi({ description: "ISO 8601 date or date-time", example: "2026-11-01T00:00:00Z" })
     .transform((v, ctx) => {
       if (v === undefined || v.trim() === "") return undefined;
       const iso = parseIsoFilter(v, endOfDay);
@@ -285,23 +356,31 @@ const listParam = <T extends string>(allowed?: readonly T[]) =>
     });
 
 export const ListOrdersQuery = z.object({
-  external_id: z.string().max(255).optional(),
+  external_id: z
+    .string()
+    .max(255)
+    .optional()
+    .openapi({ description: "Orders whose external_id contains this text (% and _ are taken literally)." }),
   source: z
     .string()
     .max(255)
     .optional()
-    .openapi({ description: "Orders whose source is exactly this, ignoring ASCII case (as the Laravel client's MySQL compares)" }),
-  date_from: dateParam(false),
-  date_to: dateParam(true),
-  completed_since: dateParam(false),
-  statuses: listParam(LINE_STATUSES).openapi({ example: "pending,ruled" }),
-  supplier_ids: listParam().openapi({ example: "1,2" }),
-  total_min: amountParam("ceil"),
-  total_max: amountParam("floor"),
-  blocked: booleanParam,
-  include_test: booleanParam,
+    .openapi({ description: "Orders whose source is exactly this, ignoring ASCII case (as the Laravel client's MySQL compares)." }),
+  date_from: dateParam(false).openapi({ description: "Orders created at or after this ISO 8601 date or date-time; a date alone means the start of that UTC day." }),
+  date_to: dateParam(true).openapi({ description: "Orders created at or before this ISO 8601 date or date-time; a date alone means the end of that UTC day." }),
+  completed_since: dateParam(false).openapi({
+    description: "Orders completed (no line pending, ruled or failed any more) at or after this ISO 8601 date or date-time.",
+  }),
+  statuses: listParam(LINE_STATUSES).openapi({
+    description: `Comma-separated line statuses (${LINE_STATUSES.join(", ")}): orders with at least one line in one of them.`,
+  }),
+  supplier_ids: listParam().openapi({ description: "Comma-separated supplier ids, up to 100: orders with a line matched to one of them." }),
+  total_min: amountParam("ceil").openapi({ description: "Orders whose total is at least this." }),
+  total_max: amountParam("floor").openapi({ description: "Orders whose total is at most this." }),
+  blocked: booleanParam.openapi({ description: "true: only blocked orders; false: only orders that are not blocked; absent: both." }),
+  include_test: booleanParam.openapi({ description: "true also lists test orders; by default they are left out.", default: "false" }),
   per_page: perPageParam,
-  page: z.string().optional(),
+  page: pageQueryParam,
 });
 
 export type ListOrdersFilters = z.output<typeof ListOrdersQuery>;

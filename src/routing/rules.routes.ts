@@ -5,7 +5,7 @@ import { resourcePage } from "../lib/pagination";
 import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
 import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
-import { CreateOrderBody } from "../orders/orders.schemas";
+import { CreateOrderBody, ORDER_EXAMPLE } from "../orders/orders.schemas";
 import { presentRule } from "./rules.present";
 import { CreateRuleBody, ReorderBody, RuleJson, UpdateRuleBody } from "./rules.schemas";
 import { createRule, deleteRule, getRule, listRules, reorderRules, updateRule } from "./rules.service";
@@ -22,6 +22,10 @@ rulesRouter.openapi(
     path: "/routing-rules",
     tags,
     summary: "Create a routing rule",
+    description:
+      "A rule: conditions on the line and its order (variables such as line.brand, order.total, order.shipping_address.country, " +
+      "line.custom.<key>; operators such as is, contains, greater_than, in_list) and an action. Matching tries the active rules by " +
+      "priority before the catalogue; the first whose conditions hold decides. The account's waiting lines are matched again.",
     security: apiSecurity,
     request: jsonBody(CreateRuleBody),
     responses: { 201: responses.json(RuleJson, "The rule"), 422: responses.invalid, ...errorResponses },
@@ -39,6 +43,7 @@ rulesRouter.openapi(
     path: "/routing-rules",
     tags,
     summary: "List routing rules in evaluation order",
+    description: "The account's rules by priority, then id: the order in which matching tries them. Paginated like the order list.",
     security: apiSecurity,
     request: { query: PageQuery },
     responses: { 200: responses.json(z.object({ data: z.array(RuleJson) }).passthrough(), "A page of rules"), 422: responses.invalid, ...errorResponses },
@@ -56,6 +61,9 @@ rulesRouter.openapi(
     path: "/routing-rules/reorder",
     tags,
     summary: "Set the evaluation order: list every rule id, first to last",
+    description:
+      "Gives the listed rules the priorities 10, 20, 30… in the order given; every rule of the account must be listed exactly once " +
+      "(422 otherwise). Waiting lines are matched again. Answers the rules in their new order.",
     security: apiSecurity,
     request: jsonBody(ReorderBody),
     responses: { 200: responses.json(z.object({ data: z.array(RuleJson) }), "The rules in their new order"), 422: responses.invalid, ...errorResponses },
@@ -68,13 +76,20 @@ rulesRouter.openapi(
 );
 
 const ExplainBody = z
-  .object({ reference: field.optionalText(64), order: CreateOrderBody.optional() })
+  .object({
+    reference: field
+      .optionalText(64)
+      .openapi({ description: "The reference of one of the account's orders: how its lines are, or would now be, matched." }),
+    order: CreateOrderBody.optional().openapi({
+      description: "Or an order as POST /api/v1/orders takes it: how it would be matched, without storing it.",
+    }),
+  })
   .superRefine((v, ctx) => {
     if (v.reference === undefined && v.order === undefined) {
       ctx.addIssue({ code: "custom", path: ["reference"], message: "The :attribute field is required when order is not present." });
     }
   })
-  .openapi("ExplainRequest");
+  .openapi("ExplainRequest", { example: { order: ORDER_EXAMPLE } });
 
 rulesRouter.openapi(
   createRoute({
@@ -82,6 +97,9 @@ rulesRouter.openapi(
     path: "/routing-rules/explain",
     tags,
     summary: "Explain, per line, which rule or catalogue product would match and why the others do not; writes nothing",
+    description:
+      "For an order of the account (reference) or one not sent yet (order): per line, the decision, every rule with each condition's " +
+      "actual value and result, every catalogue candidate with why it was or was not eligible, and the supplier-field lookup.",
     security: apiSecurity,
     request: jsonBody(ExplainBody),
     responses: {
@@ -100,6 +118,7 @@ rulesRouter.openapi(
     path: "/routing-rules/{id}",
     tags,
     summary: "Fetch a routing rule",
+    description: "One rule of the account; another account's rule is not found.",
     security: apiSecurity,
     request: { params: IdParam },
     responses: { 200: responses.json(RuleJson, "The rule"), 404: responses.notFound, ...errorResponses },
@@ -113,6 +132,7 @@ rulesRouter.openapi(
     path: "/routing-rules/{id}",
     tags,
     summary: "Update a routing rule (only the fields sent)",
+    description: "Changes only the fields sent, validated like a create; the account's waiting lines are matched again.",
     security: apiSecurity,
     request: { params: IdParam, ...jsonBody(UpdateRuleBody) },
     responses: { 200: responses.json(RuleJson, "The rule"), 404: responses.notFound, 422: responses.invalid, ...errorResponses },
@@ -130,6 +150,7 @@ rulesRouter.openapi(
     path: "/routing-rules/{id}",
     tags,
     summary: "Delete a routing rule",
+    description: "Deletes the rule; lines it matched keep their supplier, and the account's waiting lines are matched again.",
     security: apiSecurity,
     request: { params: IdParam },
     responses: { 204: { description: "Deleted" }, 404: responses.notFound, ...errorResponses },

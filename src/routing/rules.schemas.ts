@@ -7,7 +7,12 @@ const Condition = z
   .object({
     variable: z.string().max(200).openapi({ example: "line.brand", description: `One of ${Object.keys(VARIABLES).join(", ")}, or line.custom.<key>` }),
     operator: z.string().max(50).openapi({ example: "is", description: OPERATORS.join(", ") }),
-    value: z.unknown().optional().openapi({ example: "Acme" }),
+    value: z.unknown().optional().openapi({
+      example: "Acme",
+      description:
+        "What to compare with: text, a number or true/false; for in_list and not_in_list an array (or a comma-separated string); " +
+        "nothing for is_empty and is_not_empty. Text compares case-insensitively.",
+    }),
   })
   // Checked per condition, so its errors are reported together with those of the other fields
   // (a refinement on the whole rule only runs once everything else is valid).
@@ -17,31 +22,59 @@ const Condition = z
   })
   .openapi("RuleCondition");
 
+const actionType = <T extends string>(type: T, does: string) => z.literal(type).openapi({ description: does });
+
 const Action = z
   .discriminatedUnion("type", [
-    z.object({ type: z.literal("assign_supplier"), supplier_id: field.int({ min: 1, max: 1e15 }) }),
-    z.object({ type: z.literal("skip") }),
-    z.object({ type: z.literal("block") }),
+    z.object({
+      type: actionType("assign_supplier", "assign_supplier: the line goes to supplier_id (it becomes ruled)."),
+      supplier_id: field.int({ min: 1, max: 1e15 }).openapi({ description: "The id of one of the account's suppliers." }),
+    }),
+    z.object({ type: actionType("skip", "skip: the line becomes skipped, nothing is sent for it (gift wrap, services).") }),
+    z.object({ type: actionType("block", "block: the whole order is blocked until someone unblocks it.") }),
   ])
-  .openapi("RuleAction");
+  .openapi("RuleAction", {
+    description: "What happens to a line the rule holds for: assign_supplier (with supplier_id), skip, or block the order.",
+  });
 
 const ruleFields = {
-  name: field.text(255),
-  priority: field.optionalInt({ min: 0, max: 1_000_000 }),
-  match: z.enum(["all", "any"]).optional(),
-  conditions: z.array(Condition).max(50),
+  name: field.text(255).openapi({ description: "A name to recognise the rule by in logs and explanations, up to 255 characters." }),
+  priority: field
+    .optionalInt({ min: 0, max: 1_000_000 })
+    .openapi({ description: "Lower runs first (0 to 1,000,000; ties by id). Left out: after the last rule." }),
+  match: z.enum(["all", "any"]).optional().openapi({ description: "all (the default): every condition must hold; any: one is enough." }),
+  conditions: z
+    .array(Condition)
+    .max(50)
+    .openapi({ description: "Up to 50 conditions on the line and its order. None: the rule always holds (a catch-all default supplier)." }),
   action: Action,
-  active: field.optionalBoolean(),
+  active: field.optionalBoolean().openapi({ description: "false keeps the rule without using it; true by default." }),
 };
 
-export const CreateRuleBody = z.object(ruleFields).openapi("CreateRoutingRuleRequest");
-export const UpdateRuleBody = z.object(ruleFields).partial().openapi("UpdateRoutingRuleRequest");
+export const CreateRuleBody = z.object(ruleFields).openapi("CreateRoutingRuleRequest", {
+  example: {
+    name: "Gift wrap is a service",
+    match: "all",
+    conditions: [{ variable: "line.external_id", operator: "begins_with", value: "GIFT-" }],
+    action: { type: "skip" },
+  },
+});
+export const UpdateRuleBody = z
+  .object(ruleFields)
+  .partial()
+  .openapi("UpdateRoutingRuleRequest", { example: { priority: 5, active: false } });
 export type CreateRuleInput = z.output<typeof CreateRuleBody>;
 export type UpdateRuleInput = z.output<typeof UpdateRuleBody>;
 
 export const ReorderBody = z
-  .object({ ids: z.array(field.int({ min: 1, max: 1e15 })).min(1).max(1000) })
-  .openapi("ReorderRoutingRulesRequest");
+  .object({
+    ids: z
+      .array(field.int({ min: 1, max: 1e15 }))
+      .min(1)
+      .max(1000)
+      .openapi({ description: "Every rule id of the account exactly once, first to last; priorities become 10, 20, 30…" }),
+  })
+  .openapi("ReorderRoutingRulesRequest", { example: { ids: [3, 1, 2] } });
 
 export const RuleJson = z
   .object({

@@ -49,24 +49,36 @@ const httpUrl = z.preprocess(
 );
 const email = z.preprocess((v) => (v === "" ? null : v), z.email().max(255).nullable().optional());
 
+const NAME = "The supplier's name, unique in the account (up to 255 characters); a line whose supplier field names it goes to it when no rule or catalogue product matches.";
 const fields = {
-  name: field.text(255),
-  code: field.optionalText(64),
-  active: field.optionalBoolean(),
-  priority: field.optionalInt({ min: 0, max: 1_000_000 }),
-  channel: z.enum(CHANNELS).optional().openapi({ description: "How matched lines reach the supplier; default manual" }),
-  webhook_url: httpUrl,
-  email,
+  name: field.text(255).openapi({ description: NAME }),
+  code: field.optionalText(64).openapi({ description: "A short code (up to 64 characters), matched like the name against a line's supplier field." }),
+  active: field.optionalBoolean().openapi({ description: "false deactivates the supplier: nothing more is matched to it or sent to it. true by default." }),
+  priority: field
+    .optionalInt({ min: 0, max: 1_000_000 })
+    .openapi({ description: "Lower wins a tie on purchase price between catalogue products (0 to 1,000,000)." }),
+  channel: z.enum(CHANNELS).optional().openapi({
+    description:
+      "How matched lines reach the supplier: webhook (a signed POST of the order document to webhook_url), pull (the supplier " +
+      "fetches its orders with a supplier key), email (an e-mail with a CSV to email), or manual (the default: nothing is sent, " +
+      "lines are completed by hand).",
+  }),
+  webhook_url: httpUrl.openapi({ description: "The http(s) URL the webhook channel posts each order to, signed with the supplier's secret." }),
+  email: email.openapi({ description: "The address the email channel sends each order to." }),
 };
-const CreateSupplier = z.object(fields).openapi("CreateSupplierRequest");
+const CreateSupplier = z.object(fields).openapi("CreateSupplierRequest", {
+  example: { name: "Tuinhout", code: "TH", priority: 10, channel: "email", email: "orders@tuinhout.example" },
+});
 const UpdateSupplier = z
   .object({
     ...fields,
-    name: field.optionalText(255),
+    name: field.optionalText(255).openapi({ description: NAME }),
     // In an update, null (or "") clears the code; leaving the field out keeps it.
-    code: z.preprocess((v) => (v === "" ? null : v), z.null().or(field.optionalText(64))),
+    code: z
+      .preprocess((v) => (v === "" ? null : v), z.null().or(field.optionalText(64)))
+      .openapi({ description: "A short code, matched like the name against a line's supplier field; null or \"\" clears it." }),
   })
-  .openapi("UpdateSupplierRequest");
+  .openapi("UpdateSupplierRequest", { example: { priority: 5, channel: "pull" } });
 
 const tags = ["Suppliers"];
 const idOf = (raw: string) => idOrNotFound(raw, "Supplier");
@@ -77,6 +89,9 @@ suppliersRouter.openapi(
     path: "/suppliers",
     tags,
     summary: "Create a supplier",
+    description:
+      "A supplier that lines can be matched to, with the channel its orders reach it by. The answer shows its signing secret " +
+      "(webhook_secret), which signs the webhooks sent to it and verifies its callbacks. The account's waiting lines are matched again.",
     security: apiSecurity,
     request: jsonBody(CreateSupplier),
     responses: { 201: responses.json(SupplierWithSecret, "The supplier, with its signing secret"), 422: responses.invalid, ...errorResponses },
@@ -93,6 +108,7 @@ suppliersRouter.openapi(
     path: "/suppliers",
     tags,
     summary: "List suppliers (by priority, then id)",
+    description: "The account's suppliers, active or not, by priority then id; paginated like the order list. Secrets are never shown here.",
     security: apiSecurity,
     request: { query: PageQuery },
     responses: { 200: responses.json(z.object({ data: z.array(SupplierJson) }).passthrough(), "A page of suppliers"), 422: responses.invalid, ...errorResponses },
@@ -110,6 +126,7 @@ suppliersRouter.openapi(
     path: "/suppliers/{id}",
     tags,
     summary: "Fetch a supplier",
+    description: "One supplier of the account, without its secret; another account's supplier is not found.",
     security: apiSecurity,
     request: { params: IdParam },
     responses: { 200: responses.json(SupplierJson, "The supplier"), 404: responses.notFound, ...errorResponses },
@@ -123,6 +140,7 @@ suppliersRouter.openapi(
     path: "/suppliers/{id}",
     tags,
     summary: "Update a supplier (only the fields sent)",
+    description: "Changes only the fields sent; the account's waiting lines are matched again (a supplier may have become active).",
     security: apiSecurity,
     request: { params: IdParam, ...jsonBody(UpdateSupplier) },
     responses: { 200: responses.json(SupplierJson, "The supplier"), 404: responses.notFound, 422: responses.invalid, ...errorResponses },
@@ -140,6 +158,7 @@ suppliersRouter.openapi(
     path: "/suppliers/{id}",
     tags,
     summary: "Deactivate a supplier (kept for the history of the lines it served)",
+    description: "Sets active to false: nothing more is matched or sent to it, and its lines keep showing it. PATCH active=true brings it back.",
     security: apiSecurity,
     request: { params: IdParam },
     responses: { 200: responses.json(SupplierJson, "The deactivated supplier"), 404: responses.notFound, ...errorResponses },
@@ -156,10 +175,26 @@ suppliersRouter.openapi(
     path: "/suppliers/{id}/rotate-secret",
     tags,
     summary: "New signing secret; the previous one stays valid until the next rotation (or not, with expire_previous)",
+    description:
+      "Makes a new whsec_… secret and shows it once. Outgoing webhooks carry a signature per valid secret and callbacks signed with " +
+      "either are accepted, until the next rotation. The body is optional: an empty body, with or without Content-Type, is no body.",
     security: apiSecurity,
     request: {
       params: IdParam,
-      body: { content: { "application/json": { schema: z.object({ expire_previous: field.optionalBoolean() }) } }, required: false },
+      body: {
+        content: {
+          "application/json": {
+            schema: z
+              .object({
+                expire_previous: field
+                  .optionalBoolean()
+                  .openapi({ description: "true: the previous secret stops working at once. By default it stays valid until the next rotation." }),
+              })
+              .openapi("RotateSecretRequest", { example: { expire_previous: false } }),
+          },
+        },
+        required: false,
+      },
     },
     responses: { 200: responses.json(SupplierWithSecret, "The supplier with its new secret"), 404: responses.notFound, ...errorResponses },
   }),
@@ -186,8 +221,18 @@ suppliersRouter.openapi(
     path: "/suppliers/{id}/keys",
     tags,
     summary: "Issue a key scoped to this supplier (pull channel and supplier answers)",
+    description:
+      "A supplier key (osk_…), shown only in this answer: the supplier sends it as Authorization: Bearer <key> to fetch its orders, " +
+      "acknowledge them and answer per line (/api/v1/supplier/…). It reaches only this supplier's orders.",
     security: apiSecurity,
-    request: { params: IdParam, ...jsonBody(z.object({ name: field.optionalText(255) })) },
+    request: {
+      params: IdParam,
+      ...jsonBody(
+        z
+          .object({ name: field.optionalText(255).openapi({ description: "A name for the key, e.g. the supplier's system that uses it." }) })
+          .openapi("CreateSupplierKeyRequest", { example: { name: "Tuinhout ERP" } }),
+      ),
+    },
     responses: { 201: responses.json(SupplierKeyJson, "The key"), 404: responses.notFound, 422: responses.invalid, ...errorResponses },
   }),
   async (c) => c.json(await createSupplierKey(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id), c.req.valid("json").name), 201),
@@ -199,8 +244,14 @@ suppliersRouter.openapi(
     path: "/suppliers/{id}/keys/{keyId}",
     tags,
     summary: "Revoke a supplier key at once",
+    description: "The key stops working with the next request.",
     security: apiSecurity,
-    request: { params: z.object({ id: z.string(), keyId: z.string() }) },
+    request: {
+      params: z.object({
+        id: z.string().openapi({ description: "The supplier's id." }),
+        keyId: z.string().openapi({ description: "The key's id, as its create answer shows it." }),
+      }),
+    },
     responses: { 204: { description: "Revoked" }, 404: responses.notFound, ...errorResponses },
   }),
   async (c) => {

@@ -67,11 +67,12 @@ describe("GET /openapi.json", () => {
     expect(Object.keys(doc.paths["/api/v1/orders"].get.responses).sort()).toEqual(["200", "401", "422", "429", "500"]);
     expect(Object.keys(doc.paths["/api/v1/orders/{reference}"].get.responses).sort()).toEqual(["200", "401", "404", "429", "500"]);
     expect(doc.paths["/admin/v1/accounts"].post.security).toEqual([{ AdminToken: [] }]);
+    const description = expect.any(String);
     expect(doc.components.securitySchemes).toEqual({
-      ApiKey: { type: "apiKey", in: "header", name: "api-key" },
-      AccountId: { type: "apiKey", in: "header", name: "account-id" },
-      AdminToken: { type: "http", scheme: "bearer" },
-      SupplierKey: { type: "http", scheme: "bearer" },
+      ApiKey: { type: "apiKey", in: "header", name: "api-key", description },
+      AccountId: { type: "apiKey", in: "header", name: "account-id", description },
+      AdminToken: { type: "http", scheme: "bearer", description },
+      SupplierKey: { type: "http", scheme: "bearer", description },
     });
     const listParams = doc.paths["/api/v1/orders"].get.parameters.map((p: any) => p.name).sort();
     expect(listParams).toEqual(
