@@ -57,6 +57,7 @@ adminRouter.openapi(
     path: "/accounts",
     tags: ["Admin"],
     summary: "List accounts, ids ascending (page, per_page up to 100)",
+    description: "Every account with its id (the account-id header of its keys) and how many of its API keys are live (neither revoked nor expired).",
     security: adminSecurity,
     request: { query: PageQuery },
     responses: { 200: responses.json(resourcePageOf(AccountItem, "AccountPage"), "A page of accounts"), ...adminErrors },

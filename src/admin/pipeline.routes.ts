@@ -4,7 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { DEAD_LETTER_STATUSES } from "../db/schema";
 import { resourcePage } from "../lib/pagination";
 import { idOrNotFound, PageQuery, pageRequest, resourcePageOf } from "../lib/params";
-import { createRouter, ErrorBody, responses } from "../lib/router";
+import { createRouter, errorResponse, responses } from "../lib/router";
 import { adminErrors, adminSecurity } from "./admin.routes";
 import { presentDeadLetter, presentParkedOrder } from "../processing/recovery.present";
 import { listDeadLetters, listParkedOrders, replayDeadLetter, replayParkedOrder } from "../processing/recovery.service";
@@ -13,7 +13,7 @@ export const pipelineAdminRouter = createRouter();
 
 const tags = ["Admin"];
 const security = adminSecurity;
-const conflict = responses.json(ErrorBody, "Not in a state that can be replayed");
+const conflict = (error: string) => errorResponse(409, "Not in a state that can be replayed", { message: "Conflict", error });
 
 const ParkedOrder = z
   .object({
@@ -49,6 +49,9 @@ pipelineAdminRouter.openapi(
     path: "/parked-orders",
     tags,
     summary: "Orders parked after too many failed routing attempts, most recent first",
+    description:
+      "Every account's orders whose routing failed ROUTING_MAX_ATTEMPTS times in a row: each with its attempts and last error. " +
+      "Fix the cause, then replay them.",
     security,
     request: { query: PageQuery },
     responses: { 200: responses.json(resourcePageOf(ParkedOrder, "ParkedOrderPage"), "A page of parked orders"), ...adminErrors },
@@ -66,13 +69,16 @@ pipelineAdminRouter.openapi(
     path: "/parked-orders/{reference}/replay",
     tags,
     summary: "Hand a parked order back to the pipeline, its attempts counted from zero",
+    description: "Unparks the order and queues it for routing again; an order that is not parked is a 409.",
     security,
-    request: { params: z.object({ reference: z.string().openapi({ example: "4812039475610234" }) }) },
+    request: {
+      params: z.object({ reference: z.string().openapi({ example: "4812039475610234", description: "The parked order's reference." }) }),
+    },
     responses: {
       200: responses.json(z.object({ reference: z.string(), replayed_at: z.string() }), "Replayed"),
+      401: adminErrors[401],
       404: responses.notFound,
-      409: conflict,
-      ...adminErrors,
+      409: conflict("Order 4812039475610234 is not parked; only parked orders can be replayed."),
     },
   }),
   async (c) => {
@@ -87,8 +93,16 @@ pipelineAdminRouter.openapi(
     path: "/dead-letters",
     tags,
     summary: "Messages the pipeline gave up on (status=open by default, replayed, all), newest first",
+    description: "Queue messages that failed every delivery and went to the dead-letter queue, with their body and ids; replay each when its cause is fixed.",
     security,
-    request: { query: PageQuery.extend({ status: z.enum([...DEAD_LETTER_STATUSES, "all"]).optional() }) },
+    request: {
+      query: PageQuery.extend({
+        status: z
+          .enum([...DEAD_LETTER_STATUSES, "all"])
+          .optional()
+          .openapi({ description: `${[...DEAD_LETTER_STATUSES, "all"].join(", ")}; open (not replayed yet) by default.` }),
+      }),
+    },
     responses: { 200: responses.json(resourcePageOf(DeadLetter, "DeadLetterPage"), "A page of dead letters"), ...adminErrors },
   }),
   async (c) => {
@@ -105,9 +119,15 @@ pipelineAdminRouter.openapi(
     path: "/dead-letters/{id}/replay",
     tags,
     summary: "Send a dead letter's message to the pipeline again",
+    description: "Queues the message again and marks the dead letter replayed; one already replayed is a 409.",
     security,
-    request: { params: z.object({ id: z.string().openapi({ example: "1" }) }) },
-    responses: { 200: responses.json(DeadLetter, "The dead letter, replayed"), 404: responses.notFound, 409: conflict, ...adminErrors },
+    request: { params: z.object({ id: z.string().openapi({ example: "1", description: "The dead letter's id." }) }) },
+    responses: {
+      200: responses.json(DeadLetter, "The dead letter, replayed"),
+      401: adminErrors[401],
+      404: responses.notFound,
+      409: conflict("Dead letter 5 was already replayed at 2026-11-22T09:00:00.000000Z."),
+    },
   }),
   async (c) => {
     const id = idOrNotFound(c.req.valid("param").id, "Dead letter");

@@ -322,7 +322,6 @@ const amountParam = (bound: "ceil" | "floor") =>
   z
     .string()
     .optional()
-    .openapi({ type: "string", example: "49.95" })
     .transform((v, ctx) => {
       if (v === undefined || v === "") return undefined;
       const units = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/.test(v) ? decimalToUnits(v.trim(), bound) : null;
@@ -375,8 +374,8 @@ export const ListOrdersQuery = z.object({
     description: `Comma-separated line statuses (${LINE_STATUSES.join(", ")}): orders with at least one line in one of them.`,
   }),
   supplier_ids: listParam().openapi({ description: "Comma-separated supplier ids, up to 100: orders with a line matched to one of them." }),
-  total_min: amountParam("ceil").openapi({ description: "Orders whose total is at least this." }),
-  total_max: amountParam("floor").openapi({ description: "Orders whose total is at most this." }),
+  total_min: amountParam("ceil").openapi({ description: "Orders whose total is at least this amount (a plain decimal such as 49.95), compared exactly." }),
+  total_max: amountParam("floor").openapi({ description: "Orders whose total is at most this amount (a plain decimal such as 49.95), compared exactly." }),
   blocked: booleanParam.openapi({ description: "true: only blocked orders; false: only orders that are not blocked; absent: both." }),
   include_test: booleanParam.openapi({ description: "true also lists test orders; by default they are left out.", default: "false" }),
   per_page: perPageParam,
