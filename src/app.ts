@@ -3,6 +3,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { accountRouter } from "./accounts/accounts.routes";
+import { apiKeysRouter } from "./accounts/api-keys.routes";
 import { adminRouter } from "./admin/admin.routes";
 import { pipelineAdminRouter } from "./admin/pipeline.routes";
 import { feedsRouter, isFeedUpload } from "./catalogue/feeds.routes";
@@ -114,6 +115,7 @@ export function createApp() {
   });
 
   app.route("/api/v1", accountRouter);
+  app.route("/api/v1", apiKeysRouter);
   app.route("/api/v1", ordersRouter);
   app.route("/api/v1", productsRouter);
   app.route("/api/v1", suppliersRouter);

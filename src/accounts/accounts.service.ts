@@ -1,8 +1,8 @@
 // Accounts and API keys: issuing, revoking, and authenticating a request's credentials.
-import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
-import { accounts, apiKeys } from "../db/schema";
+import { accounts, apiKeys, consoleSessions } from "../db/schema";
 import { newApiKeySecret, sha256Hex, timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
@@ -69,15 +69,44 @@ export async function createApiKey(db: Db, accountId: number, input: { name?: st
   };
 }
 
-export async function revokeApiKey(db: Db, id: number) {
-  const result = await db
-    .update(apiKeys)
-    .set({ revokedAt: isoMicro() })
-    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  if (result.length === 0) {
-    const exists = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, id), columns: { id: true } });
-    if (!exists) throw ApiError.notFound(`API key with id '${id}' not found`);
+/** The account's API keys, newest first (revoked and expired ones too: the history of its credentials). */
+export async function listApiKeys(db: Db, accountId: number, page: PageRequest) {
+  const where = eq(apiKeys.accountId, accountId);
+  const [countRows, rows] = await db.batch([
+    db.select({ total: sql<number>`count(*)` }).from(apiKeys).where(where),
+    db.select().from(apiKeys).where(where).orderBy(desc(apiKeys.id)).limit(page.perPage).offset(offsetOf(page)),
+  ]);
+  return { total: countRows[0]?.total ?? 0, rows };
+}
+
+/** The live keys of an account other than `keyId`: neither revoked nor expired. */
+const otherLiveKey = (accountId: number, keyId: number, now: string) =>
+  sql`EXISTS (SELECT 1 FROM api_keys o WHERE o.account_id = ${accountId} AND o.id <> ${keyId}
+        AND o.revoked_at IS NULL AND (o.expires_at IS NULL OR o.expires_at > ${now}))`;
+
+/**
+ * Revokes a key and ends the console sessions opened with it, in one batch: the key stops working
+ * with the next request and its sessions are gone at once. Revoking a revoked key changes nothing.
+ * `accountId` scopes the key to an account (the shop's own API); the operator's revoke has none.
+ * A shop cannot revoke its last live key (it would lock itself out; the operator still can).
+ */
+export async function revokeApiKey(db: Db, id: number, accountId?: number) {
+  const now = isoMicro();
+  const owned = accountId === undefined ? undefined : eq(apiKeys.accountId, accountId);
+  const ownedKey = accountId === undefined ? sql`` : sql`AND k.account_id = ${accountId}`;
+  const [revoked, , found] = await db.batch([
+    db
+      .update(apiKeys)
+      .set({ revokedAt: now })
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt), owned, accountId === undefined ? undefined : otherLiveKey(accountId, id, now)))
+      .returning({ id: apiKeys.id }),
+    db.delete(consoleSessions).where(and(eq(consoleSessions.apiKeyId, id), sql`EXISTS (SELECT 1 FROM api_keys k WHERE k.id = ${id} AND k.revoked_at IS NOT NULL ${ownedKey})`)),
+    db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(and(eq(apiKeys.id, id), owned)),
+  ]);
+  if (revoked.length > 0) return;
+  if (found.length === 0) throw ApiError.notFound(`API key with id '${id}' not found`);
+  if (found[0].revokedAt === null) {
+    throw ApiError.conflict("This is the account's last live API key: create another key first, then revoke this one.");
   }
 }
 

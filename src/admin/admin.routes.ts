@@ -70,7 +70,7 @@ adminRouter.openapi(
   },
 );
 
-const ApiKeyBody = z
+export const ApiKeyBody = z
   .object({
     name: field.optionalText(255).openapi({ description: "A name for the key, e.g. the plugin that uses it." }),
     expires_at: z.preprocess(
@@ -90,7 +90,7 @@ const ApiKeyBody = z
   })
   .openapi("CreateApiKeyRequest", { example: { name: "woocommerce", expires_at: "2030-12-31T23:59:59Z" } });
 
-const ApiKeyResponse = z
+export const ApiKeyResponse = z
   .object({
     id: z.number().int(),
     account_id: z.number().int(),
