@@ -13,6 +13,8 @@ describe("GET /openapi.json", () => {
     );
     expect(methods).toEqual({
       "/api/v1": ["get"],
+      "/api/v1/api-keys": ["get", "post"],
+      "/api/v1/api-keys/{id}": ["delete"],
       "/api/v1/orders": ["get", "post"],
       "/api/v1/orders/{reference}": ["get"],
       "/api/v1/orders/{reference}/block": ["post"],
