@@ -17,6 +17,7 @@ import { supplierPortalPages } from "../forwarding/supplier-portal.pages";
 import { operatorPages } from "../admin/admin.pages";
 import { attentionPages } from "../attention/attention.pages";
 import { routingPages } from "../routing/routing.pages";
+import { apiKeysPages } from "../accounts/api-keys.pages";
 
 declare module "hono" {
   interface ContextRenderer {
@@ -83,7 +84,7 @@ function area(a: Area, pages: Hono<AppEnv>[]) {
 }
 
 export function mountConsole(app: Hono<AppEnv>) {
-  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, routingPages]));
+  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, routingPages, apiKeysPages]));
   app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages]));
   app.route(AREAS.operator.path, area(AREAS.operator, [operatorPages]));
 }

@@ -13,6 +13,11 @@ export const AREAS: Record<ConsoleRole, Area> = {
     nav: [
       { href: "/console", label: "Needs attention" },
       { href: "/console/orders", label: "Orders" },
+      { href: "/console/suppliers", label: "Suppliers" },
+      { href: "/console/rules", label: "Routing rules" },
+      { href: "/console/catalogue", label: "Catalogue" },
+      { href: "/console/webhooks", label: "Webhooks" },
+      { href: "/console/api-keys", label: "API keys" },
     ],
   },
   supplier: {

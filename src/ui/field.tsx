@@ -75,6 +75,38 @@ export function SelectField(props: Common & { value?: string; options: { value: 
   );
 }
 
+export function TextArea(props: Common & { value?: string | null; rows?: number; required?: boolean }) {
+  const id = props.id ?? `field-${props.name}`;
+  const messages = props.errors?.[props.name];
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <textarea id={id} name={props.name} rows={props.rows ?? 6} required={props.required} spellcheck={false} {...described(id, messages, props.hint)}>
+        {props.value ?? ""}
+      </textarea>
+      <Messages id={id} messages={messages} hint={props.hint} />
+    </div>
+  );
+}
+
+/** One of a few choices, all visible (a channel, an action type). */
+export function RadioGroup(props: Common & { value?: string; options: { value: string; label: Child }[] }) {
+  const id = props.id ?? `field-${props.name}`;
+  const messages = props.errors?.[props.name];
+  return (
+    <fieldset class="radio-group" {...described(id, messages, props.hint)}>
+      <legend>{props.label}</legend>
+      {props.options.map((o) => (
+        <label for={`${id}-${o.value}`}>
+          <input id={`${id}-${o.value}`} type="radio" name={props.name} value={o.value} checked={o.value === props.value} />
+          {o.label}
+        </label>
+      ))}
+      <Messages id={id} messages={messages} hint={props.hint} />
+    </fieldset>
+  );
+}
+
 /** Several values of one parameter (statuses=a&statuses=b), as a fieldset of checkboxes. */
 export function CheckboxGroup(props: Common & { options: { value: string; label: Child }[]; checked: string[]; scroll?: boolean }) {
   const id = props.id ?? `field-${props.name}`;
