@@ -3,21 +3,26 @@
 // same services, render. The list is GET /api/v1/orders's query (one batch of three statements)
 // plus the account's suppliers for the supplier filter; an order is GET /api/v1/orders/{reference}
 // with its dispatches in the same round trip.
-import { Hono } from "hono";
+import { z } from "@hono/zod-openapi";
+import { Hono, type Context } from "hono";
+import { attempt, done, formFields, text, type FormValues } from "../console/forms";
+import { completeByHand, retryFailedLines } from "../forwarding/forwarding.service";
+import { routeNow, setBlocked } from "../routing/routing.service";
 import type { LineStatus } from "../db/schema";
 import { LINE_STATUSES } from "../db/schema";
 import type { AppEnv } from "../env";
 import type { ValidationErrors } from "../lib/errors";
 import { groupBy } from "../lib/group";
 import { pageParam } from "../lib/pagination";
-import { validateForm } from "../lib/validation";
+import { field, validateForm } from "../lib/validation";
 import { supplierChoices } from "../suppliers/suppliers.service";
 import { Badge, DispatchStatusBadge, LineStatusBadge } from "../ui/badge";
-import { Checkbox, CheckboxGroup, Field, SelectField } from "../ui/field";
+import { Checkbox, CheckboxGroup, CsrfField, Field, FormError, SelectField } from "../ui/field";
 import { ShippingAddress } from "../ui/address";
 import { money, orDash } from "../ui/format";
 import { wantsFragment } from "../ui/htmx";
 import { EmptyState } from "../ui/notice";
+import { PostButton } from "../ui/actions";
 import { Pagination } from "../ui/pagination";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
@@ -240,13 +245,143 @@ function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNu
 
 // ---- One order ------------------------------------------------------------------
 
-ordersPages.get("/orders/:reference", async (c) => {
-  const reference = c.req.param("reference");
+ordersPages.get("/orders/:reference", (c) => renderOrder(c));
+
+/** The order's page; after a refused action, with the messages beside the action's fields and what was typed. */
+async function renderOrder(c: Context<AppEnv>, form?: ActionForm) {
+  const reference = c.req.param("reference")!;
   const detail = await getOrder(c.get("db"), c.get("account").id, reference, { dispatches: true });
-  return c.render(<OrderPage detail={detail} />, { title: `Order ${reference}` });
+  return c.render(<OrderPage detail={detail} csrf={c.get("session").csrfToken} form={form} />, { title: `Order ${reference}` });
+}
+
+// ---- Actions: the same services as POST /api/v1/orders/{reference}/block, unblock, match, retry, complete
+
+type ActionForm = { action: "block" | "unblock" | "complete" | "other"; values: FormValues; errors: ValidationErrors; message?: string };
+
+// The API's bodies (BlockRequest; the complete request, whose line_ids the form requires: a person chooses lines).
+const ReasonForm = z.object({ reason: field.optionalText(500) });
+const CompleteForm = z.object({ line_ids: z.array(field.int({ min: 1, max: 1e15 })).min(1).max(500) });
+const ACTION_LABELS = { reason: "Reason", line_ids: "Lines" };
+
+const orderPath = (c: Context<AppEnv>) => `/console/orders/${c.req.param("reference")}`;
+const refused = (c: Context<AppEnv>, form: ActionForm) => {
+  c.status(Object.keys(form.errors).length ? 422 : 409);
+  return renderOrder(c, form);
+};
+
+for (const blocked of [true, false]) {
+  const action = blocked ? "block" : "unblock";
+  ordersPages.post(`/orders/:reference/${action}`, async (c) => {
+    const values = await formFields(c);
+    const checked = validateForm(ReasonForm, { reason: text(values, "reason") }, ACTION_LABELS);
+    if (!checked.ok) return refused(c, { action, values, errors: checked.errors });
+    await setBlocked(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.param("reference"), blocked, checked.data.reason);
+    const why = checked.data.reason ? ` (${checked.data.reason})` : "";
+    return done(c, orderPath(c), {
+      kind: "success",
+      text: blocked ? `Order blocked${why}: nothing of it is matched or sent until it is unblocked.` : `Order unblocked${why}: its lines are matched and sent again.`,
+    });
+  });
+}
+
+ordersPages.post("/orders/:reference/match", async (c) => {
+  const { outcome } = await routeNow(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.param("reference"));
+  const count = (n: number, what: string) => `${n} ${n === 1 ? "line" : "lines"} ${what}`;
+  const text =
+    outcome.status === "blocked"
+      ? "The order is blocked: unblock it to match its lines."
+      : outcome.blockedNow
+        ? "Matched now: a block rule holds, so the order is blocked."
+        : `Matched now: ${[count(outcome.ruled, "to a supplier"), count(outcome.skipped, "skipped"), count(outcome.unmatched, "still without a supplier")].join(", ")}.`;
+  return done(c, orderPath(c), { kind: outcome.status === "blocked" || outcome.unmatched > 0 ? "info" : "success", text });
 });
 
-function OrderPage({ detail }: { detail: OrderDetail }) {
+ordersPages.post("/orders/:reference/retry", async (c) => {
+  const { retried } = await retryFailedLines(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.param("reference"));
+  return done(c, orderPath(c), {
+    kind: retried ? "success" : "info",
+    text: retried ? `${retried} failed ${retried === 1 ? "line is" : "lines are"} being sent again.` : "No line has failed: nothing to retry.",
+  });
+});
+
+ordersPages.post("/orders/:reference/complete", async (c) => {
+  const values = await formFields(c, ["line_ids"]);
+  const checked = validateForm(CompleteForm, { line_ids: values.line_ids }, ACTION_LABELS);
+  if (!checked.ok) return refused(c, { action: "complete", values, errors: checked.errors });
+  const lineIds = checked.data.line_ids;
+  const result = await attempt(() => completeByHand(c.get("db"), c.get("account").id, c.req.param("reference"), lineIds), ACTION_LABELS);
+  if (!result.ok) return refused(c, { action: "complete", values, errors: result.errors, message: result.message });
+  return done(c, orderPath(c), { kind: "success", text: `${lineIds.length} ${lineIds.length === 1 ? "line" : "lines"} completed by hand.` });
+});
+
+function ReasonField({ action, form }: { action: "block" | "unblock"; form?: ActionForm }) {
+  const own = form?.action === action;
+  return (
+    <Field
+      id={`field-${action}-reason`}
+      name="reason"
+      label={ACTION_LABELS.reason}
+      value={own ? text(form.values, "reason") : ""}
+      errors={own ? form.errors : {}}
+      hint={action === "block" ? "Optional: logged on every line, shown on the order" : "Optional: logged on every line"}
+    />
+  );
+}
+
+function OrderActions({ detail, csrf, form }: { detail: OrderDetail; csrf: string; form?: ActionForm }) {
+  const { order, lines } = detail;
+  const base = `/console/orders/${order.reference}`;
+  const pending = lines.some((l) => l.currentStatus === "pending");
+  const failed = lines.filter((l) => l.currentStatus === "failed").length;
+  const ruled = lines.filter((l) => l.currentStatus === "ruled");
+  const chosen = form?.action === "complete" ? (form.values.line_ids as string[]) : [];
+  return (
+    <section aria-labelledby="actions-heading" class="order-actions">
+      <h2 id="actions-heading">Actions</h2>
+      {form?.message ? <FormError messages={[form.message]} /> : null}
+      <div class="grid two">
+        <form method="post" action={`${base}/${order.blocked ? "unblock" : "block"}`} novalidate class="stacked">
+          <CsrfField token={csrf} />
+          <ReasonField action={order.blocked ? "unblock" : "block"} form={form} />
+          <button type="submit" class={order.blocked ? undefined : "secondary"}>
+            {order.blocked ? "Unblock order" : "Block order"}
+          </button>
+        </form>
+        <div>
+          <p class="muted">
+            {order.blocked
+              ? "Matching and sending wait until the order is unblocked."
+              : pending
+                ? "Lines wait for a supplier: match them now with the current rules, catalogue and suppliers."
+                : failed
+                  ? "Sending failed for some lines: send them again once the supplier's problem is fixed."
+                  : "Every line has been matched."}
+          </p>
+          <div class="page-actions">
+            {!order.blocked && pending ? <PostButton action={`${base}/match`} csrf={csrf} label="Match now" /> : null}
+            {failed ? <PostButton action={`${base}/retry`} csrf={csrf} label={`Retry ${failed} failed ${failed === 1 ? "line" : "lines"}`} /> : null}
+          </div>
+        </div>
+      </div>
+      {ruled.length ? (
+        <form method="post" action={`${base}/complete`} novalidate class="stacked">
+          <CsrfField token={csrf} />
+          <CheckboxGroup
+            name="line_ids"
+            id="field-complete-lines"
+            label="Complete lines by hand (delivered outside the system, or a supplier on the manual channel)"
+            errors={form?.action === "complete" ? form.errors : {}}
+            checked={chosen}
+            options={ruled.map((l) => ({ value: String(l.id), label: `${l.quantity} × ${l.name} (${l.supplierName ?? "no supplier"})` }))}
+          />
+          <button type="submit">Complete chosen lines</button>
+        </form>
+      ) : null}
+    </section>
+  );
+}
+
+function OrderPage({ detail, csrf, form }: { detail: OrderDetail; csrf: string; form?: ActionForm }) {
   const { order, lines, logs, dispatches } = detail;
   const logsOf = groupBy(logs, (l) => l.orderLineId);
   const blockReason = order.blocked ? blockReasonOf(logs) : null;
@@ -276,6 +411,8 @@ function OrderPage({ detail }: { detail: OrderDetail }) {
           <strong>Blocked:</strong> {blockReason ?? "no reason was logged"}. Nothing of this order is matched or sent until it is unblocked.
         </p>
       ) : null}
+
+      <OrderActions detail={detail} csrf={csrf} form={form} />
 
       <section aria-labelledby="shipping-heading">
         <h2 id="shipping-heading">Shipping</h2>

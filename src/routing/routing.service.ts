@@ -215,12 +215,12 @@ export async function setBlocked(db: Db, pipeline: Pipeline, accountId: number, 
   return order.id;
 }
 
-/** Matches the order now (on demand); the lines that became ruled go on to their suppliers through the pipeline. Returns the order's id. */
+/** Matches the order now (on demand); the lines that became ruled go on to their suppliers through the pipeline. Returns the order's id and what matching did. */
 export async function routeNow(db: Db, pipeline: Pipeline, accountId: number, reference: string) {
   const order = await findOrder(db, accountId, reference);
-  await routeOrder(db, order.id);
+  const outcome = await routeOrder(db, order.id);
   await pipeline.send([{ type: "route_order", orderId: order.id }]);
-  return order.id;
+  return { orderId: order.id, outcome };
 }
 
 // ---- Explain: what would happen, writing nothing -------------------------------
