@@ -4,7 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ApiKeyBody, ApiKeyResponse } from "../admin/admin.routes";
 import { resourcePage } from "../lib/pagination";
 import { IdParam, idOrNotFound, PageQuery, pageRequest, resourcePageOf } from "../lib/params";
-import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
+import { apiSecurity, createRouter, errorResponse, errorResponses, responses } from "../lib/router";
 import { createApiKey, listApiKeys, revokeApiKey } from "./accounts.service";
 import { presentApiKey } from "./api-keys.present";
 
@@ -74,7 +74,10 @@ apiKeysRouter.openapi(
     responses: {
       204: { description: "Revoked" },
       404: responses.notFound,
-      409: responses.json(z.object({ message: z.string(), error: z.string() }), "The account's last live key"),
+      409: errorResponse(409, "The account's last live key", {
+        message: "Conflict",
+        error: "This is the account's last live API key: create another key first, then revoke this one.",
+      }),
       ...errorResponses,
     },
   }),

@@ -68,6 +68,8 @@ describe("every request example of the OpenAPI document", () => {
     // The operator's API: a new account and its key.
     const account = await tryIt("POST", "/admin/v1/accounts", "application/json", { headers: ADMIN });
     await tryIt("POST", "/admin/v1/accounts/{id}/api-keys", "application/json", { headers: ADMIN, params: { id: account.id } });
+    // The account's own keys.
+    await tryIt("POST", "/api/v1/api-keys", "application/json");
 
     // Suppliers: the example's, and a manual one with a catch-all rule that the orders' lines go to.
     const supplier = await tryIt("POST", "/api/v1/suppliers", "application/json");
