@@ -1,4 +1,4 @@
-import type { Supplier } from "../db/schema";
+import type { Supplier, SupplierKey } from "../db/schema";
 
 export function presentSupplier(s: Supplier) {
   return {
@@ -19,4 +19,9 @@ export function presentSupplier(s: Supplier) {
 /** The create and rotate answers: the only ones that show the signing secret. */
 export function presentSupplierWithSecret(s: Supplier) {
   return { ...presentSupplier(s), webhook_secret: s.webhookSecret };
+}
+
+/** A supplier key as listed: never the secret, only its first characters. */
+export function presentSupplierKey(k: SupplierKey) {
+  return { id: k.id, supplier_id: k.supplierId, name: k.name, prefix: k.prefix, revoked_at: k.revokedAt, created_at: k.createdAt };
 }

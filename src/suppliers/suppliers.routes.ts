@@ -6,11 +6,12 @@ import { resourcePage } from "../lib/pagination";
 import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
 import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
-import { presentSupplier, presentSupplierWithSecret } from "./suppliers.present";
+import { presentSupplier, presentSupplierKey, presentSupplierWithSecret } from "./suppliers.present";
 import {
   createSupplier,
   createSupplierKey,
   getSupplier,
+  getSupplierWithKeys,
   listSuppliers,
   revokeSupplierKey,
   rotateSecret,
@@ -66,10 +67,10 @@ const fields = {
   webhook_url: httpUrl.openapi({ description: "The http(s) URL the webhook channel posts each order to, signed with the supplier's secret." }),
   email: email.openapi({ description: "The address the email channel sends each order to." }),
 };
-const CreateSupplier = z.object(fields).openapi("CreateSupplierRequest", {
+export const CreateSupplier = z.object(fields).openapi("CreateSupplierRequest", {
   example: { name: "Tuinhout", code: "TH", priority: 10, channel: "email", email: "orders@tuinhout.example" },
 });
-const UpdateSupplier = z
+export const UpdateSupplier = z
   .object({
     ...fields,
     name: field.optionalText(255).openapi({ description: NAME }),
@@ -236,6 +237,34 @@ suppliersRouter.openapi(
     responses: { 201: responses.json(SupplierKeyJson, "The key"), 404: responses.notFound, 422: responses.invalid, ...errorResponses },
   }),
   async (c) => c.json(await createSupplierKey(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id), c.req.valid("json").name), 201),
+);
+
+const SupplierKeyItem = z
+  .object({
+    id: z.number().int(),
+    supplier_id: z.number().int(),
+    name: z.string().nullable(),
+    prefix: z.string().openapi({ description: "The key's first characters, to tell keys apart (the secret is never shown again)" }),
+    revoked_at: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi("SupplierKeyListItem");
+
+suppliersRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/suppliers/{id}/keys",
+    tags,
+    summary: "List the supplier's keys, newest first (revoked ones too)",
+    description: "Each key with its prefix, name, and when it was created and revoked; never the secret.",
+    security: apiSecurity,
+    request: { params: IdParam },
+    responses: { 200: responses.json(z.object({ data: z.array(SupplierKeyItem) }), "The keys"), 404: responses.notFound, ...errorResponses },
+  }),
+  async (c) => {
+    const { keys } = await getSupplierWithKeys(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id));
+    return c.json({ data: keys.map(presentSupplierKey) }, 200);
+  },
 );
 
 suppliersRouter.openapi(

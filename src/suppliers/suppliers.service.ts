@@ -1,8 +1,8 @@
 // Suppliers of an account. A new or changed supplier can make waiting lines matchable, so creating
 // and updating one requests a re-match in the same transaction (src/routing/rematch.ts).
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { supplierKeys, suppliers, type Channel, type Supplier } from "../db/schema";
+import { consoleSessions, supplierKeys, suppliers, type Channel, type Supplier, type SupplierKey } from "../db/schema";
 import { newSupplierKeySecret, sha256Hex } from "../lib/crypto";
 import { newWebhookSecret } from "../lib/signature";
 import { ApiError } from "../lib/errors";
@@ -152,11 +152,36 @@ export async function createSupplierKey(db: Db, accountId: number, supplierId: n
   return { id: row.id, supplier_id: supplierId, name: row.name, key: secret, prefix: row.prefix, created_at: row.createdAt };
 }
 
+/** The supplier with its keys (revoked ones too, newest first): one round trip. */
+export async function getSupplierWithKeys(db: Db, accountId: number, id: number): Promise<{ supplier: Supplier; keys: SupplierKey[] }> {
+  const [rows, keys] = await db.batch([
+    db.select().from(suppliers).where(and(eq(suppliers.id, id), eq(suppliers.accountId, accountId))),
+    db
+      .select()
+      .from(supplierKeys)
+      .where(and(eq(supplierKeys.supplierId, id), eq(supplierKeys.accountId, accountId)))
+      .orderBy(desc(supplierKeys.id)),
+  ]);
+  if (!rows[0]) throw ApiError.notFound(`Supplier with id '${id}' not found`);
+  return { supplier: rows[0], keys };
+}
+
+/** Revokes the key and ends the supplier portal sessions opened with it, in one batch. */
 export async function revokeSupplierKey(db: Db, accountId: number, supplierId: number, keyId: number) {
-  const rows = await db
-    .update(supplierKeys)
-    .set({ revokedAt: isoMicro() })
-    .where(and(eq(supplierKeys.id, keyId), eq(supplierKeys.supplierId, supplierId), eq(supplierKeys.accountId, accountId)))
-    .returning({ id: supplierKeys.id });
+  const [rows] = await db.batch([
+    db
+      .update(supplierKeys)
+      .set({ revokedAt: sql`coalesce(${supplierKeys.revokedAt}, ${isoMicro()})` })
+      .where(and(eq(supplierKeys.id, keyId), eq(supplierKeys.supplierId, supplierId), eq(supplierKeys.accountId, accountId)))
+      .returning({ id: supplierKeys.id }),
+    db
+      .delete(consoleSessions)
+      .where(
+        and(
+          eq(consoleSessions.supplierKeyId, keyId),
+          sql`EXISTS (SELECT 1 FROM supplier_keys k WHERE k.id = ${keyId} AND k.supplier_id = ${supplierId} AND k.account_id = ${accountId})`,
+        ),
+      ),
+  ]);
   if (rows.length === 0) throw ApiError.notFound(`Supplier key with id '${keyId}' not found`);
 }
