@@ -18,6 +18,7 @@ import { operatorPages } from "../admin/admin.pages";
 import { attentionPages } from "../attention/attention.pages";
 import { routingPages } from "../routing/routing.pages";
 import { apiKeysPages } from "../accounts/api-keys.pages";
+import { suppliersPages } from "../suppliers/suppliers.pages";
 
 declare module "hono" {
   interface ContextRenderer {
@@ -84,7 +85,7 @@ function area(a: Area, pages: Hono<AppEnv>[]) {
 }
 
 export function mountConsole(app: Hono<AppEnv>) {
-  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, routingPages, apiKeysPages]));
+  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, routingPages, suppliersPages, apiKeysPages]));
   app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages]));
   app.route(AREAS.operator.path, area(AREAS.operator, [operatorPages]));
 }

@@ -205,6 +205,10 @@ suppliersRouter.openapi(
   },
 );
 
+export const CreateSupplierKey = z
+  .object({ name: field.optionalText(255).openapi({ description: "A name for the key, e.g. the supplier's system that uses it." }) })
+  .openapi("CreateSupplierKeyRequest", { example: { name: "Tuinhout ERP" } });
+
 const SupplierKeyJson = z
   .object({
     id: z.number().int(),
@@ -228,11 +232,7 @@ suppliersRouter.openapi(
     security: apiSecurity,
     request: {
       params: IdParam,
-      ...jsonBody(
-        z
-          .object({ name: field.optionalText(255).openapi({ description: "A name for the key, e.g. the supplier's system that uses it." }) })
-          .openapi("CreateSupplierKeyRequest", { example: { name: "Tuinhout ERP" } }),
-      ),
+      ...jsonBody(CreateSupplierKey),
     },
     responses: { 201: responses.json(SupplierKeyJson, "The key"), 404: responses.notFound, 422: responses.invalid, ...errorResponses },
   }),

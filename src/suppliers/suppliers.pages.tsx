@@ -1,0 +1,337 @@
+// The console face of suppliers: the list, a new supplier and its settings with the channel its
+// orders reach it by, the signing secret's rotation and the supplier's keys. As thin as
+// suppliers.routes.ts: the same schemas validate the forms, the same services do the work.
+import { Hono, type Context } from "hono";
+import { attempt, done, formFields, text, type FormValues } from "../console/forms";
+import { revealOnce, takeRevealed, type Revealed } from "../console/reveal";
+import { CHANNELS, type Channel, type Supplier, type SupplierKey } from "../db/schema";
+import type { AppEnv } from "../env";
+import type { ValidationErrors } from "../lib/errors";
+import { idOrNotFound, parseId } from "../lib/params";
+import { pageParam } from "../lib/pagination";
+import { validateForm } from "../lib/validation";
+import { PostButton } from "../ui/actions";
+import { Badge } from "../ui/badge";
+import { Checkbox, CsrfField, Field, FormError, RadioGroup } from "../ui/field";
+import { orDash } from "../ui/format";
+import { EmptyState } from "../ui/notice";
+import { Pagination } from "../ui/pagination";
+import { SecretOnce } from "../ui/secret";
+import { DataTable } from "../ui/table";
+import { LocalTime } from "../ui/time";
+import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.routes";
+import { createSupplier, createSupplierKey, getSupplierWithKeys, listSuppliers, revokeSupplierKey, rotateSecret, updateSupplier } from "./suppliers.service";
+
+export const suppliersPages = new Hono<AppEnv>();
+
+const PATH = "/console/suppliers";
+const PER_PAGE = 50;
+const LABELS: Record<string, string> = {
+  name: "Name",
+  code: "Code",
+  priority: "Priority",
+  channel: "Channel",
+  webhook_url: "Webhook URL",
+  email: "E-mail address",
+  active: "Active",
+  expire_previous: "Expire the previous secret now",
+};
+
+const CHANNEL_TEXT: Record<Channel, { label: string; hint: string }> = {
+  webhook: { label: "Webhook", hint: "Each order is POSTed, signed, to the supplier's URL." },
+  email: { label: "E-mail", hint: "Each order is e-mailed to the supplier with a CSV of its lines." },
+  pull: { label: "Pull", hint: "The supplier fetches its orders in its portal or through the API, with a supplier key." },
+  manual: { label: "Manual", hint: "Nothing is sent: you pass the order on yourself and complete its lines by hand." },
+};
+
+const destination = (s: Supplier) => (s.channel === "webhook" ? orDash(s.webhookUrl) : s.channel === "email" ? orDash(s.email) : CHANNEL_TEXT[s.channel].hint);
+
+// An edit needs a name too (the API's PATCH leaves out what is not sent; a form always sends everything).
+const EditSupplier = UpdateSupplier.extend({ name: CreateSupplier.shape.name });
+
+/** The form's fields in the API's shape: an unticked checkbox is false (a form leaves it out). */
+function supplierInput(values: FormValues) {
+  const input: Record<string, string> = {};
+  for (const key of ["name", "code", "priority", "channel", "webhook_url", "email"]) input[key] = text(values, key);
+  input.active = text(values, "active") === "true" ? "true" : "false";
+  return input;
+}
+
+const csrfOf = (c: Context<AppEnv>) => c.get("session").csrfToken;
+
+// ---- The list ------------------------------------------------------------------
+
+suppliersPages.get("/suppliers", async (c) => {
+  const page = pageParam(c.req.query("page"));
+  const { total, rows } = await listSuppliers(c.get("db"), c.get("account").id, { page, perPage: PER_PAGE });
+  return c.render(
+    <>
+      <hgroup>
+        <h1>Suppliers</h1>
+        <p>Who delivers your order lines, and how each receives its orders. Listed by priority: the lower number wins a tie on catalogue price.</p>
+      </hgroup>
+      <p class="page-actions">
+        <a href={`${PATH}/new`} role="button">
+          New supplier
+        </a>
+      </p>
+      {total === 0 ? (
+        <EmptyState title="No suppliers yet">
+          <p>
+            Add the suppliers you pass orders on to, then tell the routing which lines go to whom: with <a href="/console/rules">routing rules</a>, a{" "}
+            <a href="/console/catalogue">catalogue feed</a>, or the supplier's name on the order line.
+          </p>
+        </EmptyState>
+      ) : (
+        <>
+          <DataTable<Supplier>
+            caption="Suppliers by priority"
+            rows={rows}
+            columns={[
+              { header: "Name", cell: (s) => <a href={`${PATH}/${s.id}`}>{s.name}</a> },
+              { header: "Code", cell: (s) => orDash(s.code) },
+              { header: "Channel", cell: (s) => CHANNEL_TEXT[s.channel].label },
+              { header: "Sends to", cell: (s) => <span class="response">{destination(s)}</span> },
+              { header: "Priority", numeric: true, cell: (s) => s.priority },
+              { header: "State", cell: (s) => (s.active ? <Badge tone="green">Active</Badge> : <Badge tone="grey">Inactive</Badge>) },
+              { header: "Created", cell: (s) => <LocalTime iso={s.createdAt} /> },
+            ]}
+          />
+          <Pagination path={PATH} query={new URL(c.req.url).searchParams} noun="suppliers" window={{ page, perPage: PER_PAGE, total, shown: rows.length }} />
+        </>
+      )}
+    </>,
+    { title: "Suppliers" },
+  );
+});
+
+// ---- A new supplier -----------------------------------------------------------------
+
+const renderNew = (c: Context<AppEnv>, values: FormValues = { channel: "manual", active: "true" }, errors: ValidationErrors = {}) =>
+  c.render(
+    <>
+      <nav aria-label="Breadcrumb" class="breadcrumb">
+        <a href={PATH}>Suppliers</a> / <span aria-current="page">New supplier</span>
+      </nav>
+      <h1>New supplier</h1>
+      <SupplierForm action={`${PATH}/new`} csrf={csrfOf(c)} values={values} errors={errors} submit="Create supplier" />
+    </>,
+    { title: "New supplier" },
+  );
+
+suppliersPages.get("/suppliers/new", (c) => renderNew(c));
+
+suppliersPages.post("/suppliers/new", async (c) => {
+  const values = await formFields(c);
+  const checked = validateForm(CreateSupplier, supplierInput(values), LABELS);
+  const result = checked.ok
+    ? await attempt(() => createSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, checked.data), LABELS)
+    : { ok: false as const, errors: checked.errors };
+  if (!result.ok) {
+    c.status(422);
+    return renderNew(c, values, result.errors);
+  }
+  const supplier = result.value;
+  await revealOnce(c, {
+    label: `Signing secret of ${supplier.name}`,
+    value: supplier.webhookSecret ?? "",
+    note: "It signs the webhooks sent to the supplier and verifies its callbacks.",
+  });
+  return done(c, `${PATH}/${supplier.id}`, { kind: "success", text: `Supplier ${supplier.name} created.` });
+});
+
+// ---- One supplier ---------------------------------------------------------------------
+
+type SupplierView = { supplier: Supplier; keys: SupplierKey[]; csrf: string; values?: FormValues; errors?: ValidationErrors; formError?: string; revealed?: Revealed };
+
+async function renderSupplier(c: Context<AppEnv>, form: Pick<SupplierView, "values" | "errors" | "formError"> = {}) {
+  const { supplier, keys } = await getSupplierWithKeys(c.get("db"), c.get("account").id, idOrNotFound(c.req.param("id")!, "Supplier"));
+  const view: SupplierView = { supplier, keys, csrf: csrfOf(c), ...form, revealed: await takeRevealed(c) };
+  return c.render(<SupplierPage view={view} />, { title: `Supplier ${supplier.name}` });
+}
+
+const supplierId = (c: Context<AppEnv>) => idOrNotFound(c.req.param("id")!, "Supplier");
+
+suppliersPages.get("/suppliers/:id", (c) => renderSupplier(c));
+
+suppliersPages.post("/suppliers/:id", async (c) => {
+  const id = supplierId(c);
+  const values = await formFields(c);
+  const checked = validateForm(EditSupplier, supplierInput(values), LABELS);
+  const result = checked.ok
+    ? await attempt(() => updateSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, id, checked.data), LABELS)
+    : { ok: false as const, errors: checked.errors };
+  if (!result.ok) {
+    c.status(422);
+    return renderSupplier(c, { values, errors: result.errors });
+  }
+  return done(c, `${PATH}/${id}`, { kind: "success", text: `Supplier ${result.value.name} saved.` });
+});
+
+suppliersPages.post("/suppliers/:id/rotate-secret", async (c) => {
+  const id = supplierId(c);
+  const expire = text(await formFields(c), "expire_previous") === "true";
+  const supplier = await rotateSecret(c.get("db"), c.get("account").id, id, expire);
+  await revealOnce(c, {
+    label: `New signing secret of ${supplier.name}`,
+    value: supplier.webhookSecret ?? "",
+    note: expire ? "The previous secret no longer works." : "The previous secret stays valid beside it until the next rotation.",
+  });
+  return done(c, `${PATH}/${id}`, { kind: "success", text: "Signing secret rotated." });
+});
+
+suppliersPages.post("/suppliers/:id/keys", async (c) => {
+  const id = supplierId(c);
+  const name = text(await formFields(c), "key_name").trim();
+  const checked = validateForm(CreateSupplierKey, { name }, { name: "Key name" });
+  if (!checked.ok) {
+    c.status(422);
+    return renderSupplier(c, { values: { key_name: name }, errors: { key_name: checked.errors.name ?? [] } });
+  }
+  const key = await createSupplierKey(c.get("db"), c.get("account").id, id, checked.data.name);
+  await revealOnce(c, {
+    label: `New supplier key ${key.prefix}…`,
+    value: key.key,
+    note: "The supplier signs in to its portal (/supplier) with it, or sends it to the API as Authorization: Bearer <key>.",
+  });
+  return done(c, `${PATH}/${id}`, { kind: "success", text: `Supplier key ${key.prefix}… issued.` });
+});
+
+suppliersPages.post("/suppliers/:id/keys/:keyId/revoke", async (c) => {
+  const id = supplierId(c);
+  const keyId = parseId(c.req.param("keyId"));
+  if (keyId === null) return c.notFound();
+  await revokeSupplierKey(c.get("db"), c.get("account").id, id, keyId);
+  return done(c, `${PATH}/${id}`, { kind: "success", text: "Supplier key revoked: it no longer works, and its portal sessions have ended." });
+});
+
+
+// ---- Components -------------------------------------------------------------------------
+
+function SupplierForm(props: { action: string; csrf: string; values: FormValues; errors: ValidationErrors; submit: string }) {
+  const { values, errors } = props;
+  const channel = text(values, "channel") || "manual";
+  return (
+    <form method="post" action={props.action} novalidate class="stacked supplier-form">
+      <CsrfField token={props.csrf} />
+      <FormError messages={Object.keys(errors).length ? ["Check the fields marked below."] : undefined} />
+      <div class="filter-grid">
+        <Field name="name" label={LABELS.name} value={text(values, "name")} errors={errors} required />
+        <Field name="code" label={LABELS.code} value={text(values, "code")} errors={errors} hint="Optional: matched like the name against a line's supplier field" />
+        <Field name="priority" label={LABELS.priority} type="number" min="0" inputmode="numeric" value={text(values, "priority")} errors={errors} hint="Lower wins catalogue price ties; default 100" />
+      </div>
+      <RadioGroup
+        name="channel"
+        label={LABELS.channel}
+        value={channel}
+        errors={errors}
+        options={CHANNELS.map((ch) => ({
+          value: ch,
+          label: (
+            <span>
+              <strong>{CHANNEL_TEXT[ch].label}</strong> <small class="muted">{CHANNEL_TEXT[ch].hint}</small>
+            </span>
+          ),
+        }))}
+      />
+      <div class="channel-field" data-channel="webhook">
+        <Field name="webhook_url" label={LABELS.webhook_url} type="url" value={text(values, "webhook_url")} errors={errors} hint="Needed for the webhook channel: an http(s) URL" />
+      </div>
+      <div class="channel-field" data-channel="email">
+        <Field name="email" label={LABELS.email} type="email" value={text(values, "email")} errors={errors} hint="Needed for the e-mail channel" />
+      </div>
+      <fieldset>
+        <legend>State</legend>
+        <Checkbox name="active" label="Active: lines can be matched and sent to it" checked={text(values, "active") === "true"} />
+      </fieldset>
+      <button type="submit">{props.submit}</button>
+    </form>
+  );
+}
+
+function SupplierPage({ view }: { view: SupplierView }) {
+  const s = view.supplier;
+  const base = `${PATH}/${s.id}`;
+  const keyRefused = !!view.errors?.key_name;
+  const values: FormValues = (!keyRefused && view.values) || {
+    name: s.name,
+    code: s.code ?? "",
+    priority: String(s.priority),
+    channel: s.channel,
+    webhook_url: s.webhookUrl ?? "",
+    email: s.email ?? "",
+    active: s.active ? "true" : "false",
+  };
+  const keyErrors: ValidationErrors = keyRefused ? { key_name: view.errors!.key_name } : {};
+  const formErrors: ValidationErrors = !keyRefused ? (view.errors ?? {}) : {};
+  return (
+    <>
+      <nav aria-label="Breadcrumb" class="breadcrumb">
+        <a href={PATH}>Suppliers</a> / <span aria-current="page">{s.name}</span>
+      </nav>
+      <hgroup>
+        <h1>{s.name}</h1>
+        <p>
+          {CHANNEL_TEXT[s.channel].label} channel · {s.active ? "active" : "inactive"} · <a href={`/console/orders?supplier_ids=${s.id}`}>orders with lines matched to it</a>
+        </p>
+      </hgroup>
+      <SecretOnce revealed={view.revealed} />
+      <section aria-labelledby="settings-heading">
+        <h2 id="settings-heading">Settings</h2>
+        <SupplierForm action={base} csrf={view.csrf} values={values} errors={formErrors} submit="Save supplier" />
+      </section>
+
+      <section aria-labelledby="secret-heading">
+        <h2 id="secret-heading">Signing secret</h2>
+        <p>
+          Webhooks to the supplier are signed with it, and its callbacks must be. {s.webhookSecretPrevious ? "The previous secret is still valid beside the current one." : "Only the current secret is valid."}
+        </p>
+        <form method="post" action={`${base}/rotate-secret`} class="stacked">
+          <CsrfField token={view.csrf} />
+          <Checkbox name="expire_previous" label={LABELS.expire_previous} checked={false} />
+          <small class="muted">Otherwise the previous secret stays valid until the next rotation, so the supplier can switch without missing a webhook.</small>
+          <p>
+            <button type="submit" class="secondary">
+              Rotate signing secret
+            </button>
+          </p>
+        </form>
+      </section>
+
+      <section aria-labelledby="keys-heading">
+        <h2 id="keys-heading">Supplier keys</h2>
+        <p class="muted">A key lets the supplier sign in to its portal and use the supplier API for its own orders only.</p>
+        {view.keys.length === 0 ? (
+          <p>No keys yet. Issue one below and hand it to the supplier.</p>
+        ) : (
+          <DataTable<SupplierKey>
+            caption={`Keys of ${s.name}, newest first`}
+            rows={view.keys}
+            columns={[
+              { header: "Prefix", cell: (k) => <code>{k.prefix}…</code> },
+              { header: "Name", cell: (k) => orDash(k.name) },
+              { header: "Created", cell: (k) => <LocalTime iso={k.createdAt} /> },
+              {
+                header: "State",
+                cell: (k) =>
+                  k.revokedAt ? (
+                    <span>
+                      <Badge tone="red">Revoked</Badge> <LocalTime iso={k.revokedAt} />
+                    </span>
+                  ) : (
+                    <PostButton action={`${base}/keys/${k.id}/revoke`} csrf={view.csrf} variant="danger" label="Revoke" ariaLabel={`Revoke key ${k.prefix}`} />
+                  ),
+              },
+            ]}
+          />
+        )}
+        <form method="post" action={`${base}/keys`} novalidate class="stacked">
+          <CsrfField token={view.csrf} />
+          <Field name="key_name" label="Key name" value={text(view.values ?? {}, "key_name")} errors={keyErrors} hint="Optional, e.g. the supplier's system that uses it" />
+          <button type="submit">Issue a supplier key</button>
+        </form>
+      </section>
+      <FormError messages={view.formError ? [view.formError] : undefined} />
+    </>
+  );
+}
