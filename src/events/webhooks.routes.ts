@@ -21,7 +21,7 @@ import {
 
 export const webhooksRouter = createRouter();
 
-const DELIVERY_STATUSES = ["pending", "delivering", "delivered", "failed"] as const;
+export const DELIVERY_STATUSES = ["pending", "delivering", "delivered", "failed"] as const;
 const EventTypeJson = z.enum(EVENT_TYPES);
 
 const WebhookJson = z
@@ -87,7 +87,7 @@ const DESCRIBE = {
   secret: "A signing secret of your own, 16 to 255 characters; without one a whsec_… secret is generated. Shown only in the answer that sets it.",
   active: "false pauses the subscription: no deliveries are made for it until it is active again. true by default.",
 };
-const CreateWebhook = z
+export const CreateWebhook = z
   .object({
     url: url.openapi({ description: DESCRIBE.url }),
     events: eventTypes.openapi({ description: DESCRIBE.events }),
