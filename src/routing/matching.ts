@@ -56,7 +56,10 @@ export type RoutingContext = {
   unblockedByHand?: boolean;
 };
 
-const ruleLabel = (rule: RoutingRule) => `rule #${rule.id} '${rule.name}'`;
+/** The id of a draft rule that is not saved yet (explain can try one; saved rules have ids from 1). */
+export const DRAFT_RULE_ID = 0;
+
+const ruleLabel = (rule: RoutingRule) => (rule.id === DRAFT_RULE_ID ? `the draft rule '${rule.name}'` : `rule #${rule.id} '${rule.name}'`);
 
 export function decideLine(subject: RoutingSubject, ctx: RoutingContext): { decision: Decision; trace: LineTrace } {
   const trace: LineTrace = { rules: [], catalogue: [], supplier_field: { value: subject.line.supplier, supplier: null } };

@@ -2,13 +2,14 @@
 // and write every outcome through the state machine in one batch.
 import { and, asc, eq, isNull, like, sql, type SQL } from "drizzle-orm";
 import { runBatch, type Db } from "../db";
-import { orderLineLogs, orderLines, orders, productFeeds, products, routingRules, suppliers, type Order, type OrderLine } from "../db/schema";
+import { orderLineLogs, orderLines, orders, productFeeds, products, routingRules, suppliers, type Order, type OrderLine, type RoutingRule } from "../db/schema";
 import { blockStatements, completionStatements, lineStatements, parkStatements, type LineChange } from "../orders/lifecycle";
 import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
 import type { CreateOrderInput } from "../orders/orders.schemas";
 import { findOrder, lineColumns, orderColumns, shippingAddressOf } from "../orders/orders.service";
-import { decideLine, type CatalogueCandidate, type RoutingContext, type SupplierRef } from "./matching";
+import { decideLine, DRAFT_RULE_ID, type CatalogueCandidate, type RoutingContext, type SupplierRef } from "./matching";
+import type { CreateRuleInput } from "./rules.schemas";
 import type { RoutingSubject } from "./rules.language";
 
 type LineLike = Pick<
@@ -225,7 +226,33 @@ export async function routeNow(db: Db, pipeline: Pipeline, accountId: number, re
 
 // ---- Explain: what would happen, writing nothing -------------------------------
 
-export async function explainOrder(db: Db, accountId: number, input: { reference?: string; order?: CreateOrderInput }) {
+/** A rule not saved yet, tried by explain: a new one, or a saved one (`id`) as it would be after an edit. */
+export type DraftRule = CreateRuleInput & { id?: number };
+
+/**
+ * The rules with the draft among them, evaluated as if saved and active: in place of the saved rule
+ * it edits, at its priority (without one: the edited rule's, or after every other rule).
+ */
+function withDraft(rules: RoutingRule[], accountId: number, draft: DraftRule): RoutingRule[] {
+  const id = draft.id ?? DRAFT_RULE_ID;
+  const others = rules.filter((r) => r.id !== id);
+  const priority = draft.priority ?? rules.find((r) => r.id === id)?.priority ?? Math.max(0, ...others.map((r) => r.priority)) + 10;
+  const rule: RoutingRule = {
+    id,
+    accountId,
+    name: draft.name,
+    priority,
+    match: draft.match ?? "all",
+    conditions: draft.conditions,
+    action: draft.action,
+    active: true,
+    createdAt: "",
+    updatedAt: "",
+  };
+  return [...others, rule].sort((a, b) => a.priority - b.priority || a.id - b.id);
+}
+
+export async function explainOrder(db: Db, accountId: number, input: { reference?: string; order?: CreateOrderInput; rule?: DraftRule }) {
   let order: OrderLike & { reference: string | null; blocked: boolean };
   let lines: (LineLike & { currentStatus: string | null })[];
   let unblocked = false;
@@ -242,7 +269,9 @@ export async function explainOrder(db: Db, accountId: number, input: { reference
     order = { ...orderColumns(input.order!), reference: null, blocked: false };
     lines = input.order!.products.map((p) => ({ ...lineColumns(p), currentStatus: null }));
   }
-  const ctx = { ...(await loadRoutingContext(db, accountId, lines)), unblockedByHand: unblocked };
+  const loaded = await loadRoutingContext(db, accountId, lines);
+  const ctx = { ...loaded, rules: input.rule ? withDraft(loaded.rules, accountId, input.rule) : loaded.rules, unblockedByHand: unblocked };
+  const draftId = input.rule ? (input.rule.id ?? DRAFT_RULE_ID) : null;
   const explained = lines.map((line, position) => {
     const { decision, trace } = decideLine(subjectOf(order, line), ctx);
     return {
@@ -257,7 +286,7 @@ export async function explainOrder(db: Db, accountId: number, input: { reference
         product_id: decision.action === "assign_supplier" && decision.decidedBy === "catalogue" ? decision.product.productId : null,
         message: decision.message,
       },
-      rules: trace.rules,
+      rules: trace.rules.map((r) => (r.id === draftId ? { ...r, draft: true } : r)),
       catalogue: trace.catalogue,
       supplier_field: trace.supplier_field,
     };

@@ -83,6 +83,15 @@ const ExplainBody = z
     order: CreateOrderBody.optional().openapi({
       description: "Or an order as POST /api/v1/orders takes it: how it would be matched, without storing it.",
     }),
+    rule: CreateRuleBody.extend({
+      id: field.optionalInt({ min: 1, max: 1e15 }).openapi({ description: "The saved rule this draft replaces (an edit); left out: a new rule." }),
+    })
+      .optional()
+      .openapi({
+        description:
+          "A draft rule to try before saving it, in the body of POST /api/v1/routing-rules: evaluated as if saved and active, at its " +
+          "priority (without one: the edited rule's, or last), in place of the saved rule `id` names. Nothing is written.",
+      }),
   })
   .superRefine((v, ctx) => {
     if (v.reference === undefined && v.order === undefined) {
