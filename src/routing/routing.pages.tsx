@@ -38,7 +38,7 @@ routingPages.get("/orders/:reference/explain", async (c) => {
   );
 });
 
-function ExplainView({ result }: { result: Explained }) {
+export function ExplainView({ result }: { result: Explained }) {
   return (
     <div class="explain-result">
       <p>{OUTCOMES[result.outcome] ?? result.outcome}</p>

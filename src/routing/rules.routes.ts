@@ -75,7 +75,7 @@ rulesRouter.openapi(
   },
 );
 
-const ExplainBody = z
+export const ExplainBody = z
   .object({
     reference: field
       .optionalText(64)

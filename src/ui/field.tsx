@@ -33,6 +33,8 @@ export function Field(
     inputmode?: "numeric" | "decimal" | "text";
     step?: string;
     min?: string;
+    /** The id of a <datalist> of suggestions. */
+    list?: string;
   },
 ) {
   const id = props.id ?? `field-${props.name}`;
@@ -50,6 +52,7 @@ export function Field(
         inputmode={props.inputmode}
         step={props.step}
         min={props.min}
+        list={props.list}
         {...described(id, messages, props.hint)}
       />
       <Messages id={id} messages={messages} hint={props.hint} />
