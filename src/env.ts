@@ -1,5 +1,6 @@
 // The Worker's bindings and the per-request variables handlers can read.
 import type { Db } from "./db";
+import type { MultipartForm } from "./lib/multipart";
 import type { Pipeline } from "./lib/queue";
 
 export type Bindings = Env & {
@@ -39,5 +40,7 @@ export type AppEnv = {
     flash: Flash | undefined;
     /** Set by the layout when it showed the flash, so the cookie is cleared only then. */
     flashShown: boolean;
+    /** A console multipart form, read by the CSRF check up to its file, which still streams (src/console/csrf.ts). */
+    multipart: MultipartForm | undefined;
   };
 };

@@ -28,7 +28,11 @@ const importRunning = errorResponse(409, "An import of this feed is running", {
 
 /** The upload route streams its body (up to MAX_FEED_BYTES), so the app's 1 MiB limit skips it. */
 export function isFeedUpload(method: string, path: string): boolean {
-  return method === "PUT" && /^\/api\/v1\/product-feeds\/[^/]+\/products\/?$/.test(path);
+  return (
+    (method === "PUT" && /^\/api\/v1\/product-feeds\/[^/]+\/products\/?$/.test(path)) ||
+    // The console's upload form: the same file, streamed into the same import.
+    (method === "POST" && /^\/console\/catalogue\/feeds\/[^/]+\/upload\/?$/.test(path))
+  );
 }
 
 // ---- Feeds CRUD -------------------------------------------------------------

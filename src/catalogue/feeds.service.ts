@@ -77,6 +77,32 @@ export async function listFeeds(db: Db, accountId: number, page: PageRequest) {
   return { total: countRows[0]?.total ?? 0, rows };
 }
 
+/**
+ * The page of feeds as listFeeds reads it, with each feed's latest import (one more statement of the
+ * same round trip, for the whole page) and the account's suppliers by id.
+ */
+export async function listFeedsWithLatestImport(db: Db, accountId: number, page: PageRequest) {
+  const where = eq(productFeeds.accountId, accountId);
+  const pageIds = db.select({ id: productFeeds.id }).from(productFeeds).where(where).orderBy(asc(productFeeds.id)).limit(page.perPage).offset(offsetOf(page));
+  const latest = db
+    .select({ id: sql<number>`max(${productImports.id})` })
+    .from(productImports)
+    .where(inArray(productImports.productFeedId, pageIds))
+    .groupBy(productImports.productFeedId);
+  const [countRows, rows, imports, supplierRows] = await db.batch([
+    db.select({ total: sql<number>`count(*)` }).from(productFeeds).where(where),
+    db.select().from(productFeeds).where(where).orderBy(asc(productFeeds.id)).limit(page.perPage).offset(offsetOf(page)),
+    db.select().from(productImports).where(inArray(productImports.id, latest)),
+    db.select({ id: suppliers.id, name: suppliers.name }).from(suppliers).where(eq(suppliers.accountId, accountId)),
+  ]);
+  return {
+    total: countRows[0]?.total ?? 0,
+    rows,
+    latestImport: new Map(imports.map((i) => [i.productFeedId, i])),
+    supplierNames: new Map(supplierRows.map((s) => [s.id, s.name])),
+  };
+}
+
 export async function updateFeed(db: Db, accountId: number, rawId: string, input: UpdateFeedInput): Promise<ProductFeed> {
   const feed = await getFeed(db, accountId, rawId);
   const url = input.url === undefined ? feed.url : input.url;

@@ -42,7 +42,7 @@ const ProductPage = z
   })
   .openapi("ProductPage");
 
-const ListProductsQuery = z.object({
+export const ListProductsQuery = z.object({
   page: pageQueryParam,
   sku: textParam(255).openapi({ description: "Products with exactly this SKU (case-sensitive)." }),
   ean13: z

@@ -21,6 +21,7 @@ import { apiKeysPages } from "../accounts/api-keys.pages";
 import { suppliersPages } from "../suppliers/suppliers.pages";
 import { webhooksPages } from "../events/webhooks.pages";
 import { rulesPages } from "../routing/rules.pages";
+import { cataloguePages } from "../catalogue/catalogue.pages";
 
 declare module "hono" {
   interface ContextRenderer {
@@ -87,7 +88,7 @@ function area(a: Area, pages: Hono<AppEnv>[]) {
 }
 
 export function mountConsole(app: Hono<AppEnv>) {
-  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, routingPages, rulesPages, suppliersPages, webhooksPages, apiKeysPages]));
+  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, apiKeysPages]));
   app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages]));
   app.route(AREAS.operator.path, area(AREAS.operator, [operatorPages]));
 }

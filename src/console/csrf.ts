@@ -10,6 +10,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
+import { boundaryOf, readMultipart } from "../lib/multipart";
 import { readCookie, writeCookie } from "./cookies";
 
 const SAFE = /^(GET|HEAD|OPTIONS)$/;
@@ -43,10 +44,20 @@ export async function sentToken(c: Context<AppEnv>): Promise<string> {
   return typeof body._csrf === "string" ? body._csrf : "";
 }
 
-/** Layer 2 for a signed-in area: the session's token. */
+/**
+ * Layer 2 for a signed-in area: the session's token. A multipart form (a file upload) is read as it
+ * streams: its fields, which come before the file, carry the token, and the handler finds the form,
+ * with the file still streaming, in c.get("multipart") (a file is never buffered whole).
+ */
 export const sessionToken = createMiddleware<AppEnv>(async (c, next) => {
   if (SAFE.test(c.req.method)) return next();
-  const sent = await sentToken(c);
+  const boundary = c.req.header("x-csrf-token") ? null : boundaryOf(c.req.header("content-type"));
+  if (boundary) {
+    const form = await readMultipart(c.req.raw.body, boundary).catch(() => null);
+    if (!form) throw refused();
+    c.set("multipart", form);
+  }
+  const sent = boundary ? (c.get("multipart")?.fields._csrf ?? "") : await sentToken(c);
   if (!sent || !timingSafeEqual(sent, c.get("session").csrfToken)) throw refused();
   await next();
 });
