@@ -12,4 +12,4 @@ export type DemoReferences = {
 export function seedDemo(
   base: string,
   creds: { accountId: number; apiKey: string },
-): Promise<{ supplierKey: string; supplierName: string; references: DemoReferences }>;
+): Promise<{ supplierKey: string; supplierName: string; references: DemoReferences; feedId: number; webhookId: number }>;

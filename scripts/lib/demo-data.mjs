@@ -1,6 +1,8 @@
 // Demo data through the public API only: suppliers on three channels, routing rules, and orders
 // that end in every state a line can be in (pending with its reason, ruled, completed, partially
-// completed, declined, failed, skipped; blocked and test orders; a shipment with tracking).
+// completed, declined, failed, skipped; blocked and test orders; a shipment with tracking); a
+// catalogue feed whose import rejected a row, a webhook whose endpoint refuses its delivery, and a
+// second API key.
 // Used by `npm start` on first run and by the browser tests, so both show the same console.
 
 const ORDER_STATES_TIMEOUT_MS = 30_000;
@@ -89,6 +91,9 @@ export async function seedDemo(base, creds) {
     { authorization: `Bearer ${supplierKey}` },
   );
 
+  // A webhook of the shop whose endpoint refuses: the next order's event is a failing delivery.
+  const webhook = await api("POST", "/api/v1/webhooks", { url: `${base}/demo-shop-endpoint-that-refuses`, events: ["order.created"] });
+
   // One more pull order, left waiting for the supplier (its portal shows it).
   refs.awaitingPickup = await create(order("DEMO-1008", [line("BOARD-1", "Cutting board", "kitchen", 24.95, 2)]));
   for (const ref of [refs.answered, refs.awaitingPickup]) {
@@ -99,5 +104,17 @@ export async function seedDemo(base, creds) {
     }
   }
 
-  return { supplierKey, supplierName: kitchen.name, references: refs };
+  // The garden supplier's stock feed: a pushed file with one row that is rejected (no SKU).
+  const feed = await api("POST", "/api/v1/product-feeds", { supplier_id: garden.id, name: "Tuinhout stock", format: "csv" });
+  const upload = await fetch(`${base}/api/v1/product-feeds/${feed.id}/products`, {
+    method: "PUT",
+    headers: { ...headers, "content-type": "text/csv" },
+    body: "sku,ean13,name,purchase_price,stock_quantity\nTH-CHAIR,8712345678906,Garden chair,39.50,24\nTH-TABLE,,Garden table,149.00,6\n,,Parasol without SKU,59.00,3\n",
+  });
+  if (!upload.ok) throw new Error(`feed upload: ${upload.status} ${await upload.text()}`);
+
+  // A second API key, for the shop's plugin.
+  await api("POST", "/api/v1/api-keys", { name: "webshop plugin" });
+
+  return { supplierKey, supplierName: kitchen.name, references: refs, feedId: feed.id, webhookId: webhook.id };
 }
