@@ -71,7 +71,7 @@ function ExplainLine({ line }: { line: ExplainedLine }) {
           caption={`Rules for line ${line.position + 1}, in evaluation order`}
           rows={line.rules}
           columns={[
-            { header: "Rule", cell: (r) => `#${r.id} ${r.name}` },
+            { header: "Rule", cell: (r) => ("draft" in r && r.draft ? `${r.name} (this draft)` : `#${r.id} ${r.name}`) },
             { header: "Holds", cell: (r) => (r.matched ? <Badge tone="green">Yes</Badge> : <Badge tone="grey">No</Badge>) },
             {
               header: "Conditions (actual value)",
