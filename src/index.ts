@@ -1,16 +1,12 @@
 // Worker entry: the HTTP API (fetch), the order pipeline and its dead letters (queue), and the cron
 // tick (scheduled): the pipeline sweepers, event publishing, the product feeds whose schedule has
-// come, and the cleanup of ended console sessions.
+// come, and the cleanup of ended console sessions, each run recorded (src/processing/cron.ts).
 import { createApp } from "./app";
-import { deleteEndedSessions } from "./console/sessions";
-import { feedTimeoutMs, runScheduledImports } from "./catalogue/imports.service";
-import { createDb } from "./db";
 import type { Bindings } from "./env";
-import { sweepEvents } from "./events/publish.service";
 import { handlePipelineBatch } from "./processing/consumer";
+import { runCron } from "./processing/cron";
 import { DEAD_LETTER_QUEUE, handleDeadLetterBatch } from "./processing/dead-letters";
 import type { PipelineMessage } from "./lib/queue";
-import { sweepRematches, sweepStuckDispatches, sweepUnroutedOrders } from "./processing/sweeper";
 
 const app = createApp();
 
@@ -19,16 +15,6 @@ export default {
   queue: (batch, env) => (batch.queue === DEAD_LETTER_QUEUE ? handleDeadLetterBatch(batch, env) : handlePipelineBatch(batch, env)),
   scheduled: async (controller, env, ctx) => {
     // Ages are measured from the time the cron fired for, not from when this invocation got to run.
-    const now = new Date(controller.scheduledTime);
-    ctx.waitUntil(
-      Promise.all([
-        sweepUnroutedOrders(env, now),
-        sweepStuckDispatches(env, now),
-        sweepRematches(env, now),
-        sweepEvents(env),
-        runScheduledImports(createDb(env.DB), now, feedTimeoutMs(env)),
-        deleteEndedSessions(createDb(env.DB), now),
-      ]),
-    );
+    ctx.waitUntil(runCron(env, new Date(controller.scheduledTime)));
   },
 } satisfies ExportedHandler<Bindings, PipelineMessage>;

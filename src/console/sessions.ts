@@ -136,15 +136,17 @@ export async function endSession(db: Db, secret: string) {
   await db.delete(consoleSessions).where(eq(consoleSessions.tokenHash, await sha256Hex(secret)));
 }
 
-/** The cron's cleanup of sessions past their absolute or idle end (ended ones are refused anyway). */
-export async function deleteEndedSessions(db: Db, now = new Date()) {
+/** The cron's cleanup of sessions past their absolute or idle end (ended ones are refused anyway); returns how many. */
+export async function deleteEndedSessions(db: Db, now = new Date()): Promise<number> {
   const idleBefore = (role: ConsoleRole) => isoMicro(new Date(now.getTime() - SESSION_LIMITS[role].idleMs));
-  await db
+  const result = await db
     .delete(consoleSessions)
     .where(
       or(
         lte(consoleSessions.expiresAt, isoMicro(now)),
         ...CONSOLE_ROLES.map((role) => and(eq(consoleSessions.role, role), lte(consoleSessions.lastSeenAt, idleBefore(role)))),
       ),
-    );
+    )
+    .run();
+  return result.meta.changes ?? 0;
 }

@@ -72,6 +72,8 @@ export const webhookDeliveries = sqliteTable(
     index("webhook_deliveries_subscription_idx").on(t.subscriptionId, t.id),
     // The console's "Needs attention": an account's failing deliveries, newest first.
     index("webhook_deliveries_account_status_idx").on(t.accountId, t.status, t.id),
+    // The operator's pipeline page: pending and failing deliveries of every account, newest first.
+    index("webhook_deliveries_status_idx").on(t.status, t.id),
   ],
 );
 

@@ -1,5 +1,6 @@
-// The pipeline's own bookkeeping: the guard table of all-or-nothing batches (src/db/guards.ts) and
-// the dead letters of the order pipeline queue, kept so that nothing dies silently.
+// The pipeline's own bookkeeping: the guard table of all-or-nothing batches (src/db/guards.ts), the
+// dead letters of the order pipeline queue, kept so that nothing dies silently, and what each cron
+// run of the sweepers did (the operator's pipeline page).
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
 
@@ -35,3 +36,25 @@ export const deadLetters = sqliteTable(
 );
 
 export type DeadLetter = typeof deadLetters.$inferSelect;
+
+/**
+ * One row per cron run (src/processing/cron.ts): when it ran, how many items each sweeper handled,
+ * and the error of any sweeper that failed. Pruned by the cron itself (a week is kept).
+ */
+export const sweeperRuns = sqliteTable(
+  "sweeper_runs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    // The time the cron fired for (every age the sweepers measure is measured from it).
+    scheduledAt: text("scheduled_at").notNull(),
+    startedAt: text("started_at").notNull(),
+    finishedAt: text("finished_at").notNull(),
+    // Items per sweeper (orders re-queued, events published, ...): {"unrouted_orders": 2, ...}.
+    counts: text("counts", { mode: "json" }).$type<Record<string, number>>().notNull(),
+    // The message of each sweeper that failed, or null when all of them finished.
+    errors: text("errors", { mode: "json" }).$type<Record<string, string>>(),
+  },
+  (t) => [index("sweeper_runs_started_idx").on(t.startedAt)],
+);
+
+export type SweeperRun = typeof sweeperRuns.$inferSelect;

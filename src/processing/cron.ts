@@ -1,0 +1,83 @@
+// One cron tick: every sweeper side by side (one failing never stops the others), then what each
+// did recorded durably in sweeper_runs (the operator's pipeline page shows the last runs), and runs
+// older than a week pruned in the same batch.
+import { desc, lt } from "drizzle-orm";
+import { feedTimeoutMs, runScheduledImports } from "../catalogue/imports.service";
+import { deleteEndedSessions } from "../console/sessions";
+import { createDb, type Db } from "../db";
+import { sweeperRuns, type SweeperRun } from "../db/schema";
+import type { Bindings } from "../env";
+import { sweepEvents } from "../events/publish.service";
+import { isoMicro } from "../lib/time";
+import { sweepRematches, sweepStuckDispatches, sweepUnroutedOrders } from "./sweeper";
+
+/** Runs are kept this long: a weekend's incidents are still there on Monday. */
+export const SWEEPER_RUNS_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Each sweeper, by the name its count is recorded under, and what that count means. */
+export const SWEEPERS = {
+  unrouted_orders: "Orders re-queued for routing",
+  stuck_dispatches: "Sends re-queued",
+  rematches: "Re-matches re-queued",
+  events_published: "Events published",
+  deliveries_rekicked: "Webhook deliveries re-sent",
+  feeds_pulled: "Feeds pulled",
+  sessions_ended: "Console sessions cleaned up",
+} as const;
+export type SweeperName = keyof typeof SWEEPERS;
+
+type Job = { names: SweeperName[]; run: () => Promise<Partial<Record<SweeperName, number>>> };
+
+function jobs(env: Bindings, db: Db, now: Date): Job[] {
+  return [
+    { names: ["unrouted_orders"], run: async () => ({ unrouted_orders: (await sweepUnroutedOrders(env, now)).length }) },
+    { names: ["stuck_dispatches"], run: async () => ({ stuck_dispatches: (await sweepStuckDispatches(env, now)).length }) },
+    { names: ["rematches"], run: async () => ({ rematches: (await sweepRematches(env, now)).length }) },
+    {
+      names: ["events_published", "deliveries_rekicked"],
+      run: async () => {
+        const { published, rekicked } = await sweepEvents(env, now);
+        return { events_published: published, deliveries_rekicked: rekicked };
+      },
+    },
+    { names: ["feeds_pulled"], run: async () => ({ feeds_pulled: (await runScheduledImports(db, now, feedTimeoutMs(env))).length }) },
+    { names: ["sessions_ended"], run: async () => ({ sessions_ended: await deleteEndedSessions(db, now) }) },
+  ];
+}
+
+/**
+ * The scheduled handler's work. `now` is the time the cron fired for. Never throws for a failing
+ * sweeper (its error is logged and recorded); throws only when the run cannot be recorded.
+ */
+export async function runCron(env: Bindings, now: Date): Promise<Omit<SweeperRun, "id">> {
+  const db = createDb(env.DB);
+  const startedAt = isoMicro();
+  const counts: Record<string, number> = {};
+  const errors: Record<string, string> = {};
+  const list = jobs(env, db, now);
+  const outcomes = await Promise.allSettled(list.map((j) => j.run()));
+  outcomes.forEach((outcome, i) => {
+    if (outcome.status === "fulfilled") Object.assign(counts, outcome.value);
+    else {
+      console.error(JSON.stringify({ level: "error", event: "sweeper_failed", sweepers: list[i].names, error: String(outcome.reason) }));
+      for (const name of list[i].names) errors[name] = String(outcome.reason).slice(0, 500);
+    }
+  });
+  const run = {
+    scheduledAt: isoMicro(now),
+    startedAt,
+    finishedAt: isoMicro(),
+    counts,
+    errors: Object.keys(errors).length ? errors : null,
+  };
+  await db.batch([
+    db.insert(sweeperRuns).values(run),
+    db.delete(sweeperRuns).where(lt(sweeperRuns.startedAt, isoMicro(new Date(Date.parse(startedAt) - SWEEPER_RUNS_KEPT_MS)))),
+  ]);
+  return run;
+}
+
+/** The most recent runs, newest first. */
+export async function lastSweeperRuns(db: Db, limit: number): Promise<SweeperRun[]> {
+  return db.select().from(sweeperRuns).orderBy(desc(sweeperRuns.id)).limit(limit);
+}
