@@ -3,10 +3,10 @@
 // answer changed one of its lines first, nothing of it is written and it is judged again against
 // what won (applied, or refused with a 409 naming the line's state). Every move goes through the
 // state machine; any number of answers costs the same few statements.
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { runBatch, type Db } from "../db";
 import { LOST, retryLostRaces, runGuarded } from "../db/guards";
-import { dispatches, orderLines, orders, type Dispatch, type LineStatus, type Order, type OrderLine } from "../db/schema";
+import { dispatches, orderLines, orders, shipments, type Dispatch, type DispatchStatus, type LineStatus, type Order, type OrderLine, type Shipment } from "../db/schema";
 import type { AuthenticatedSupplier } from "../env";
 import { shipmentStatements, type ShipmentRecord } from "../events/outbox";
 import { ApiError } from "../lib/errors";
@@ -24,6 +24,25 @@ export type Answer = {
   tracking_url?: string;
   shipment_id?: string;
 };
+
+/** States in which a supplier can report a shipment (a ruled line is accepted by it). */
+const SHIPPABLE: readonly LineStatus[] = ["ruled", "completed", "partially_completed"];
+
+/**
+ * The answers that change something for a line in its current state (what the supplier portal
+ * offers): accept a ruled line; decline or confirm part of it where the state machine allows it
+ * (part only of more than one); report a shipment once it is accepted or still to accept.
+ * (accept on an accepted line is taken too, as a note, but changes nothing.)
+ */
+export function offeredAnswers(line: Pick<OrderLine, "currentStatus" | "quantity">): Answer["action"][] {
+  const s = line.currentStatus;
+  const offered: Answer["action"][] = [];
+  if (s === "ruled") offered.push("accept");
+  if (canMove(s, "declined")) offered.push("decline");
+  if (canMove(s, "partially_completed") && line.quantity > 1) offered.push("partial");
+  if (SHIPPABLE.includes(s)) offered.push("ship");
+  return offered;
+}
 
 function refuse(line: OrderLine, action: string): never {
   throw ApiError.conflict(`Order line ${line.id} is ${line.currentStatus}; it cannot be given the answer '${action}'.`);
@@ -51,6 +70,8 @@ export async function applyAnswers(db: Db, supplier: AuthenticatedSupplier, answ
     const changes: LineChange[] = [];
     const shipments: ShipmentRecord[] = [];
     const status = new Map<number, LineStatus>(lines.map((l) => [l.id, l.currentStatus]));
+    // What the supplier has confirmed of each line so far (a partial answer earlier in this call counts).
+    const confirmed = new Map<number, number | null>(lines.map((l) => [l.id, l.confirmedQuantity]));
     const move = (line: OrderLine, action: Answer["action"], to: LineStatus, message: string, extra: { confirmedQuantity?: number } = {}) => {
       const from = status.get(line.id)!;
       if (!canMove(from, to)) refuse({ ...line, currentStatus: from }, action);
@@ -80,16 +101,18 @@ export async function applyAnswers(db: Db, supplier: AuthenticatedSupplier, answ
           move(line, "partial", "partially_completed", `Supplier ${supplier.name} confirmed ${q} of ${line.quantity}${answer.reason ? `: ${answer.reason}` : ""}`, {
             confirmedQuantity: q,
           });
+          confirmed.set(line.id, q);
           break;
         }
         case "ship": {
+          if (!SHIPPABLE.includes(current)) refuse({ ...line, currentStatus: current }, "ship");
           if (current === "ruled") move(line, "ship", "completed", `Accepted by supplier ${supplier.name}`);
-          else if (current !== "completed" && current !== "partially_completed") refuse({ ...line, currentStatus: current }, "ship");
           const shipment = {
             lineId: line.id,
             orderId: line.orderId,
             accountId: line.accountId,
-            quantity: answer.quantity ?? line.quantity,
+            // Without a quantity: all of what was confirmed (the whole line, or the part confirmed).
+            quantity: answer.quantity ?? (status.get(line.id) === "partially_completed" ? confirmed.get(line.id) : null) ?? line.quantity,
             carrier: answer.carrier ?? null,
             trackingNumber: answer.tracking_number ?? null,
             trackingUrl: answer.tracking_url ?? null,
@@ -116,17 +139,38 @@ export async function applyAnswers(db: Db, supplier: AuthenticatedSupplier, answ
 
 export type SupplierDispatch = { dispatch: Dispatch; order: Order; lines: OrderLine[] };
 
-/** The supplier's dispatches in these states, oldest first, each with its order and lines (document.ts presents them). */
+/**
+ * The supplier portal's two lists. Open: what waits for the supplier (a pulled order to fetch and
+ * acknowledge; a manual or sent dispatch with a line still waiting for its answer). History: the
+ * rest (acknowledged, answered, failed, still being sent, ...).
+ */
+export type PortalView = "open" | "history";
+// Written out table-qualified: inside a one-table select Drizzle writes its columns bare.
+const OPEN_DISPATCH = sql`(dispatches.status = 'awaiting_pickup' OR (dispatches.status IN ('manual', 'sent')
+  AND EXISTS (SELECT 1 FROM order_lines l WHERE l.dispatch_id = dispatches.id AND l.current_status = 'ruled')))`;
+const PORTAL_VIEWS: Record<PortalView, SQL> = { open: OPEN_DISPATCH, history: sql`NOT ${OPEN_DISPATCH}` };
+
+/**
+ * The supplier's dispatches in these states (or of a portal view), oldest first (or newest first),
+ * each with its order and lines (document.ts presents them for the API; the portal renders them).
+ */
 export async function listSupplierDispatches(
   db: Db,
   supplier: AuthenticatedSupplier,
-  statuses: string[],
+  filter: readonly DispatchStatus[] | PortalView,
   page: PageRequest,
+  order: "oldest" | "newest" = "oldest",
 ): Promise<{ total: number; dispatches: SupplierDispatch[] }> {
-  const where = and(eq(dispatches.supplierId, supplier.id), inArray(dispatches.status, statuses as ("awaiting_pickup" | "acknowledged")[]));
+  const where = and(eq(dispatches.supplierId, supplier.id), typeof filter === "string" ? PORTAL_VIEWS[filter] : inArray(dispatches.status, [...filter]));
   const [countRows, rows] = await db.batch([
     db.select({ total: sql<number>`count(*)` }).from(dispatches).where(where),
-    db.select().from(dispatches).where(where).orderBy(asc(dispatches.id)).limit(page.perPage).offset(offsetOf(page)),
+    db
+      .select()
+      .from(dispatches)
+      .where(where)
+      .orderBy(order === "oldest" ? asc(dispatches.id) : desc(dispatches.id))
+      .limit(page.perPage)
+      .offset(offsetOf(page)),
   ]);
   if (rows.length === 0) return { total: countRows[0]?.total ?? 0, dispatches: [] };
   const [orderRows, lineRows] = await db.batch([
@@ -142,6 +186,31 @@ export async function listSupplierDispatches(
     total: countRows[0]?.total ?? 0,
     dispatches: rows.map((dispatch) => ({ dispatch, order: ordersById.get(dispatch.orderId)!, lines: lineRows.filter((l) => l.dispatchId === dispatch.id) })),
   };
+}
+
+export type SupplierDispatchDetail = SupplierDispatch & { shipments: Shipment[] };
+
+/**
+ * One dispatch of this supplier with its order, lines and their shipments, in one round trip.
+ * Another supplier's (or account's) dispatch is not found, exactly like an unknown one.
+ */
+export async function getSupplierDispatch(db: Db, supplier: AuthenticatedSupplier, dispatchId: number): Promise<SupplierDispatchDetail> {
+  const orderOfDispatch = sql`(SELECT order_id FROM dispatches WHERE id = ${dispatchId} AND supplier_id = ${supplier.id})`;
+  const [dispatchRows, orderRows, lines, shipmentRows] = await db.batch([
+    db.select().from(dispatches).where(and(eq(dispatches.id, dispatchId), eq(dispatches.supplierId, supplier.id))),
+    db.select().from(orders).where(sql`${orders.id} = ${orderOfDispatch}`),
+    db.select().from(orderLines).where(eq(orderLines.dispatchId, dispatchId)).orderBy(asc(orderLines.position)),
+    // Through shipments_order_idx: the order's shipments of this dispatch's lines.
+    db
+      .select()
+      .from(shipments)
+      .where(and(sql`${shipments.orderId} = ${orderOfDispatch}`, sql`${shipments.orderLineId} IN (SELECT id FROM order_lines WHERE dispatch_id = ${dispatchId})`))
+      .orderBy(asc(shipments.id)),
+  ]);
+  const [dispatch] = dispatchRows;
+  const [order] = orderRows;
+  if (!dispatch || !order) throw ApiError.notFound(`Order with dispatch id '${dispatchId}' not found`);
+  return { dispatch, order, lines, shipments: shipmentRows };
 }
 
 /** Pull channel: the supplier took the order; its lines are completed. Repeating it changes nothing. */

@@ -2,7 +2,7 @@
 // Authenticated by a supplier key, or (callbacks) by an HMAC signature with the supplier's secret.
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { suppliers } from "../db/schema";
+import { suppliers, type DispatchStatus } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
 import { PageQuery, pageRequest, parseId } from "../lib/params";
@@ -18,7 +18,8 @@ export const supplierApiRouter = createRouter();
 const tags = ["Supplier API"];
 const security = [{ SupplierKey: [] }];
 
-const AnswerItem = z
+/** One answer; the supplier portal checks its forms with it too. */
+export const AnswerItem = z
   .object({
     line_id: field.int({ min: 1, max: 1e15 }).openapi({ description: "The id of a line sent to this supplier (lines[].id of the order document)." }),
     action: z.enum(["accept", "decline", "partial", "ship"]).openapi({
@@ -76,7 +77,7 @@ const AnswersResponse = z
 
 supplierApiRouter.use("/supplier/*", supplierKeyAuth);
 
-const STATUS_FILTERS: Record<string, string[]> = {
+const STATUS_FILTERS: Record<string, DispatchStatus[]> = {
   awaiting_pickup: ["awaiting_pickup"],
   acknowledged: ["acknowledged"],
   all: ["awaiting_pickup", "acknowledged"],
