@@ -6,6 +6,7 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { jsxRenderer } from "hono/jsx-renderer";
 import type { AppEnv } from "../env";
 import { Layout } from "../ui/layout";
+import { publishEventsAfterWrites } from "../events/notify.middleware";
 import { AREAS, type Area } from "./areas";
 import { requireSession } from "./auth";
 import { clearFlash, readFlash } from "./cookies";
@@ -81,7 +82,8 @@ function area(a: Area, pages: Hono<AppEnv>[]) {
   app.use("*", securityHeaders, flash, renderer(a), originCheck);
   // Sign-in pages answer before the session check below runs (handlers run in the order added).
   app.route("/", signInPages(a));
-  app.use("*", requireSession(a), sessionToken);
+  // Console writes publish the events they recorded at once, like API writes (src/events).
+  app.use("*", requireSession(a), sessionToken, publishEventsAfterWrites);
   for (const p of pages) app.route("/", p);
   app.onError(renderError);
   return app;

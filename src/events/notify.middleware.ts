@@ -1,7 +1,7 @@
-// After any successful write through the API, get the events it recorded out to the shop without
-// waiting for the cron. One place instead of a line in every route that changes state (create,
-// block, match, and the supplier answers to come). Runs after the answer (waitUntil) and costs
-// one indexed read unless events are waiting.
+// After any successful write through the API or the console, get the events it recorded out to
+// the shop without waiting for the cron. One place instead of a line in every route that changes
+// state: src/app.ts wraps /api/v1 with it, src/console/app.tsx every signed-in console area. Runs
+// after the answer (waitUntil) and costs one indexed read unless events are waiting.
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { notifyEvents } from "./publish.service";
