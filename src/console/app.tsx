@@ -15,6 +15,7 @@ import { renderError } from "./errors";
 import { signInPages } from "./sign-in.pages";
 import { ordersPages } from "../orders/orders.pages";
 import { supplierPortalPages } from "../forwarding/supplier-portal.pages";
+import { supplierDispatchPages } from "../forwarding/supplier-dispatch.pages";
 import { operatorPages } from "../admin/admin.pages";
 import { attentionPages } from "../attention/attention.pages";
 import { routingPages } from "../routing/routing.pages";
@@ -91,6 +92,6 @@ function area(a: Area, pages: Hono<AppEnv>[]) {
 
 export function mountConsole(app: Hono<AppEnv>) {
   app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, apiKeysPages]));
-  app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages]));
+  app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages, supplierDispatchPages]));
   app.route(AREAS.operator.path, area(AREAS.operator, [operatorPages]));
 }

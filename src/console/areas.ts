@@ -25,7 +25,10 @@ export const AREAS: Record<ConsoleRole, Area> = {
     path: "/supplier",
     name: "Supplier portal",
     home: "/supplier",
-    nav: [{ href: "/supplier", label: "Open dispatches" }],
+    nav: [
+      { href: "/supplier", label: "Open dispatches" },
+      { href: "/supplier/history", label: "History" },
+    ],
   },
   operator: {
     role: "operator",

@@ -26,6 +26,7 @@ import { PostButton } from "../ui/actions";
 import { Pagination } from "../ui/pagination";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
+import { ShipmentText } from "../ui/tracking";
 import { ListOrdersQuery, type ListOrdersFilters } from "./orders.schemas";
 import { blockReasonOf, getOrder, listOrders, shippingAddressOf, type LineWithSupplier, type Order, type OrderDetail } from "./orders.service";
 
@@ -492,21 +493,7 @@ function LineCard({ line, logs }: { line: LineWithSupplier; logs: OrderDetail["l
             <ul class="plain">
               {line.shipments.map((s) => (
                 <li>
-                  {s.quantity} via {s.carrier ?? "unknown carrier"}
-                  {s.tracking_number ? (
-                    <>
-                      {" "}
-                      · tracking{" "}
-                      {s.tracking_url && /^https?:\/\//i.test(s.tracking_url) ? (
-                        <a href={s.tracking_url} rel="noopener noreferrer" target="_blank">
-                          {s.tracking_number}
-                        </a>
-                      ) : (
-                        s.tracking_number
-                      )}
-                    </>
-                  ) : null}{" "}
-                  · <LocalTime iso={s.created_at} />
+                  <ShipmentText shipment={{ quantity: s.quantity, carrier: s.carrier, trackingNumber: s.tracking_number, trackingUrl: s.tracking_url, createdAt: s.created_at }} />
                 </li>
               ))}
             </ul>

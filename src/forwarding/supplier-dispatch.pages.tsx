@@ -1,0 +1,299 @@
+// One dispatch in the supplier portal, and the supplier's answers to it: accept, decline with a
+// reason, confirm part of a line, add a shipment (per line, or for every line at once), and
+// acknowledge a pulled order. Every answer goes through the same service as the supplier API
+// (applyAnswers: all or nothing; acknowledgeDispatch), its fields checked by the API's own schema.
+// A lost race (another answer changed a line first) shows the API's 409 message over the dispatch
+// as it is now; bad input comes back beside its field, what was typed kept.
+import { Hono, type Context } from "hono";
+import type { AppEnv } from "../env";
+import { ApiError, type ValidationErrors } from "../lib/errors";
+import { parseId } from "../lib/params";
+import { validateForm } from "../lib/validation";
+import { setFlash } from "../console/cookies";
+import { CsrfField, Field } from "../ui/field";
+import { acknowledgeDispatch, applyAnswers, getSupplierDispatch, offeredAnswers, type Answer, type SupplierDispatchDetail } from "./answers.service";
+import { AnswerItem } from "./supplier-api.routes";
+import { DispatchCard, dispatchPath } from "./supplier-portal.pages";
+import type { OrderLine } from "../db/schema";
+
+export const supplierDispatchPages = new Hono<AppEnv>();
+
+type Action = Answer["action"];
+const ACTIONS: readonly Action[] = ["accept", "decline", "partial", "ship"];
+
+/** The fields' labels: validation messages name them ("The Reason field is required when action is decline."). */
+const LABELS: Record<string, string> = {
+  reason: "Reason",
+  quantity: "Quantity",
+  carrier: "Carrier",
+  tracking_number: "Tracking number",
+  tracking_url: "Tracking URL",
+};
+const FIELDS = Object.keys(LABELS);
+/** A shipment's quantity is what went out, not what was confirmed. */
+const labelsOf = (action: Action): Record<string, string> => (action === "ship" ? { ...LABELS, quantity: "Quantity shipped" } : LABELS);
+
+/** Which form was sent: one line's, or the whole dispatch's ("all"), and its answer. */
+type FormKey = { line: number | "all"; action: Action };
+
+type PageState = {
+  status?: 200 | 404 | 409 | 422;
+  /** The form sent, with what was typed and its errors. */
+  sent?: FormKey & { values: Record<string, string>; errors: ValidationErrors };
+  /** A refusal that belongs to no field: the API's 409 message. */
+  conflict?: string;
+};
+
+function dispatchIdOf(c: Context<AppEnv>): number {
+  const raw = c.req.param("id") ?? "";
+  const id = parseId(raw);
+  if (id === null) throw ApiError.notFound(`Order with dispatch id '${raw}' not found`);
+  return id;
+}
+
+const load = (c: Context<AppEnv>) => getSupplierDispatch(c.get("db"), c.get("supplier"), dispatchIdOf(c));
+
+function render(c: Context<AppEnv>, detail: SupplierDispatchDetail, state: PageState = {}) {
+  c.status(state.status ?? 200);
+  const token = c.get("session").csrfToken;
+  const { dispatch, order } = detail;
+  return c.render(
+    <>
+      <nav class="breadcrumb" aria-label="Breadcrumb">
+        <a href="/supplier">Open dispatches</a> · <a href="/supplier/history">History</a>
+      </nav>
+      <h1>Order {order.reference}</h1>
+      {state.conflict ? (
+        <p class="callout" role="alert">
+          Not possible now: {state.conflict} The dispatch below shows every line as it is now.
+        </p>
+      ) : null}
+      {dispatch.status === "awaiting_pickup" ? <Acknowledge dispatchId={dispatch.id} token={token} /> : null}
+      <DispatchCard data={detail} shipments={detail.shipments} lineActions={(line) => <LineAnswers line={line} dispatchId={dispatch.id} token={token} state={state} />} />
+      <WholeDispatchAnswers detail={detail} token={token} state={state} />
+    </>,
+    { title: `Order ${order.reference}` },
+  );
+}
+
+supplierDispatchPages.get("/dispatches/:id", async (c) => render(c, await load(c)));
+
+// A reload of a page rendered by a refused form: back to the dispatch itself.
+supplierDispatchPages.get("/dispatches/:id/answers", (c) => c.redirect(dispatchPath(dispatchIdOf(c)), 303));
+supplierDispatchPages.get("/dispatches/:id/acknowledge", (c) => c.redirect(dispatchPath(dispatchIdOf(c)), 303));
+
+supplierDispatchPages.post("/dispatches/:id/answers", async (c) => {
+  const db = c.get("db");
+  const supplier = c.get("supplier");
+  const detail = await load(c);
+  const body = await c.req.parseBody();
+  const text = (key: string) => (typeof body[key] === "string" ? (body[key] as string) : "");
+  const action = text("action") as Action;
+  if (!ACTIONS.includes(action)) throw ApiError.validation({ action: ["The selected action is invalid."] });
+  const target = text("line_id");
+  const values = Object.fromEntries(FIELDS.map((f) => [f, text(f)]));
+  const form: FormKey = { line: target === "all" ? "all" : Number(target), action };
+
+  // The lines answered, all of this dispatch: the one named, or for the whole dispatch the lines the
+  // page offered the answer for (as the supplier saw them: if one changed since, the answer is refused whole).
+  const ids = target === "all" ? text("line_ids").split(",").filter(Boolean) : [target];
+  const lines = ids.map((raw) => {
+    const line = detail.lines.find((l) => l.id === parseId(raw));
+    if (!line) throw ApiError.notFound(`Order line with id '${raw}' not found`);
+    return line;
+  });
+  if (lines.length === 0) return render(c, detail, { status: 409, conflict: `No line of this dispatch can be given the answer '${action}' now.` });
+
+  // The fields are checked once, by the API's own schema; the same answer then goes to every line.
+  const checked = validateForm(AnswerItem, { line_id: lines[0].id, action, ...values }, labelsOf(action));
+  if (!checked.ok) return render(c, detail, { status: 422, sent: { ...form, values, errors: checked.errors } });
+  try {
+    await applyAnswers(
+      db,
+      supplier,
+      lines.map((l) => ({ ...checked.data, line_id: l.id })),
+    );
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 422 && error.detail?.errors) {
+      return render(c, detail, { status: 422, sent: { ...form, values, errors: error.detail.errors } });
+    }
+    if (error instanceof ApiError && error.status === 409) {
+      return render(c, await load(c), { status: 409, conflict: error.detail?.error ?? error.message });
+    }
+    throw error;
+  }
+  setFlash(c, { kind: "success", text: answeredText(action, lines) });
+  return c.redirect(dispatchPath(detail.dispatch.id), 303);
+});
+
+supplierDispatchPages.post("/dispatches/:id/acknowledge", async (c) => {
+  const detail = await load(c);
+  try {
+    await acknowledgeDispatch(c.get("db"), c.get("supplier"), detail.dispatch.id);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 409) return render(c, await load(c), { status: 409, conflict: error.detail?.error ?? error.message });
+    throw error;
+  }
+  setFlash(c, { kind: "success", text: `Order ${detail.order.reference} acknowledged: the shop knows you have it.` });
+  return c.redirect(dispatchPath(detail.dispatch.id), 303);
+});
+
+function answeredText(action: Action, lines: OrderLine[]): string {
+  const what = lines.length === 1 ? `'${lines[0].name}'` : `all ${lines.length} lines`;
+  switch (action) {
+    case "accept":
+      return `Accepted ${what}.`;
+    case "decline":
+      return `Declined ${what}.`;
+    case "partial":
+      return `Confirmed part of ${what}.`;
+    case "ship":
+      return `Shipment added to ${what}.`;
+  }
+}
+
+// ---- Forms ------------------------------------------------------------------------
+
+type FieldProps = Parameters<typeof Field>[0];
+/** Makes one of the answer's fields, with the form's id prefix and what was typed into it. */
+type FieldMaker = (name: string, extra?: Partial<FieldProps>) => unknown;
+
+/**
+ * One answer's form. Without fields it is a single button (Accept); with fields it opens from a
+ * summary, and opens by itself when it comes back with errors.
+ */
+function AnswerForm(props: {
+  dispatchId: number;
+  token: string;
+  line: number | "all";
+  action: Action;
+  summary?: string;
+  button: string;
+  /** Read after the button's and summary's visible text by a screen reader ("line Blue mug"). */
+  context: string;
+  state: PageState;
+  fields?: (field: FieldMaker) => unknown;
+  /** The whole dispatch's form: the lines it answers, as the page showed them. */
+  lineIds?: number[];
+}) {
+  const { state } = props;
+  const sent = state.sent && state.sent.line === props.line && state.sent.action === props.action ? state.sent : undefined;
+  const field: FieldMaker = (name, extra = {}) => (
+    <Field id={`answer-${props.line}-${props.action}-${name}`} name={name} label={labelsOf(props.action)[name]} value={sent?.values[name]} errors={sent?.errors} {...extra} />
+  );
+  const form = (
+    <form method="post" action={`${dispatchPath(props.dispatchId)}/answers`} novalidate>
+      <CsrfField token={props.token} />
+      <input type="hidden" name="line_id" value={String(props.line)} />
+      {props.lineIds ? <input type="hidden" name="line_ids" value={props.lineIds.join(",")} /> : null}
+      <input type="hidden" name="action" value={props.action} />
+      {props.fields?.(field)}
+      <button type="submit" class={props.action === "decline" ? "secondary" : undefined}>
+        {props.button}
+        {props.context ? <span class="visually-hidden"> {props.context}</span> : null}
+      </button>
+    </form>
+  );
+  if (!props.fields) return form;
+  return (
+    <details class="answer" open={!!sent}>
+      <summary>
+        {props.summary}
+        {props.context ? <span class="visually-hidden"> {props.context}</span> : null}
+      </summary>
+      {form}
+    </details>
+  );
+}
+
+const reasonField = (field: FieldMaker) => field("reason", { required: true });
+
+function ShipmentFields({ field, quantityHint }: { field: FieldMaker; quantityHint?: string }) {
+  return (
+    <>
+      {quantityHint ? field("quantity", { type: "number", inputmode: "numeric", min: "1", hint: quantityHint }) : null}
+      {field("carrier", { autocomplete: "off" })}
+      {field("tracking_number", { autocomplete: "off" })}
+      {field("tracking_url", { type: "url", hint: "The carrier's tracking page (https://…)" })}
+    </>
+  );
+}
+
+/** The answers that fit a line now; none once it is answered for good (declined, failed, ...). */
+function LineAnswers({ line, dispatchId, token, state }: { line: OrderLine; dispatchId: number; token: string; state: PageState }) {
+  const offered = offeredAnswers(line);
+  if (offered.length === 0) return null;
+  const common = { dispatchId, token, line: line.id, state, context: `line ${line.name}` };
+  return (
+    <div class="line-answers" role="group" aria-label={`Answer line ${line.name}`}>
+      {offered.includes("accept") ? <AnswerForm {...common} action="accept" button="Accept" /> : null}
+      {offered.includes("decline") ? <AnswerForm {...common} action="decline" summary="Decline…" button="Decline" fields={reasonField} /> : null}
+      {offered.includes("partial") ? (
+        <AnswerForm
+          {...common}
+          action="partial"
+          summary="Confirm part…"
+          button="Confirm quantity"
+          fields={(field) => (
+            <>
+              {field("quantity", { type: "number", inputmode: "numeric", min: "1", required: true, hint: `How many of the ${line.quantity} you will deliver` })}
+              {field("reason")}
+            </>
+          )}
+        />
+      ) : null}
+      {offered.includes("ship") ? (
+        <AnswerForm
+          {...common}
+          action="ship"
+          summary="Add shipment…"
+          button="Add shipment"
+          fields={(field) => <ShipmentFields field={field} quantityHint={`Leave empty for all of ${line.confirmedQuantity ?? line.quantity}`} />}
+        />
+      ) : null}
+    </div>
+  );
+}
+
+/** One answer for every line it fits, in one all-or-nothing call. */
+function WholeDispatchAnswers({ detail, token, state }: { detail: SupplierDispatchDetail; token: string; state: PageState }) {
+  const fitting = (action: Action) => detail.lines.filter((l) => offeredAnswers(l).includes(action)).map((l) => l.id);
+  const [accept, decline, ship] = [fitting("accept"), fitting("decline"), fitting("ship")];
+  if (detail.lines.length < 2 || accept.length + decline.length + ship.length === 0) return null;
+  const common = { dispatchId: detail.dispatch.id, token, line: "all" as const, state, context: "" };
+  const lines = (ids: number[]) => `${ids.length} ${ids.length === 1 ? "line" : "lines"}`;
+  return (
+    <section class="whole-dispatch" aria-labelledby="whole-dispatch-heading">
+      <h2 id="whole-dispatch-heading">Answer every line at once</h2>
+      <p class="muted">All or nothing: if another answer changed one of these lines first, nothing is written and you see why.</p>
+      <div class="line-answers">
+        {accept.length ? <AnswerForm {...common} action="accept" lineIds={accept} button={`Accept ${lines(accept)}`} /> : null}
+        {decline.length ? (
+          <AnswerForm {...common} action="decline" lineIds={decline} summary={`Decline ${lines(decline)}…`} button={`Decline ${lines(decline)}`} fields={reasonField} />
+        ) : null}
+        {ship.length ? (
+          <AnswerForm
+            {...common}
+            action="ship"
+            lineIds={ship}
+            summary={`Ship ${lines(ship)}…`}
+            button={`Add shipment to ${lines(ship)}`}
+            fields={(field) => <ShipmentFields field={field} />}
+          />
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+function Acknowledge({ dispatchId, token }: { dispatchId: number; token: string }) {
+  return (
+    <form method="post" action={`${dispatchPath(dispatchId)}/acknowledge`} class="acknowledge">
+      <CsrfField token={token} />
+      <p>
+        Waiting for you to take this order. Acknowledging it tells the shop you have it: its lines still waiting for an answer are accepted.
+      </p>
+      <button type="submit">Acknowledge order</button>
+    </form>
+  );
+}
