@@ -2,6 +2,7 @@
 // `npm run admin -- <command>`: a thin CLI over the admin API.
 //   accounts:list [--page N]
 //   accounts:create <name>
+//   keys:list <account-id> [--page N]
 //   keys:create <account-id> [--name N] [--expires-at ISO]
 //   keys:revoke <key-id>
 // Talks to ADMIN_URL (default http://localhost:8787) with ADMIN_TOKEN (default: from .dev.vars).
@@ -39,6 +40,9 @@ switch (command) {
   case "accounts:create":
     await call("POST", "/accounts", { name: rest[0] });
     break;
+  case "keys:list":
+    await call("GET", `/accounts/${rest[0]}/api-keys?per_page=100&page=${option("page") ?? 1}`);
+    break;
   case "keys:create":
     await call("POST", `/accounts/${rest[0]}/api-keys`, { name: option("name"), expires_at: option("expires-at") });
     break;
@@ -46,6 +50,6 @@ switch (command) {
     await call("DELETE", `/api-keys/${rest[0]}`);
     break;
   default:
-    console.error("Usage: npm run admin -- accounts:list [--page N] | accounts:create <name> | keys:create <account-id> [--name N] [--expires-at ISO] | keys:revoke <key-id>");
+    console.error("Usage: npm run admin -- accounts:list [--page N] | accounts:create <name> | keys:list <account-id> [--page N] | keys:create <account-id> [--name N] [--expires-at ISO] | keys:revoke <key-id>");
     process.exit(2);
 }

@@ -1,8 +1,8 @@
 // Accounts and API keys: issuing, revoking, and authenticating a request's credentials.
-import { and, asc, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
-import { accounts, apiKeys, consoleSessions } from "../db/schema";
+import { accounts, apiKeys, consoleSessions, orders, type Account, type ApiKey } from "../db/schema";
 import { newApiKeySecret, sha256Hex, timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
@@ -69,14 +69,21 @@ export async function createApiKey(db: Db, accountId: number, input: { name?: st
   };
 }
 
-/** The account's API keys, newest first (revoked and expired ones too: the history of its credentials). */
-export async function listApiKeys(db: Db, accountId: number, page: PageRequest) {
-  const where = eq(apiKeys.accountId, accountId);
-  const [countRows, rows] = await db.batch([
-    db.select({ total: sql<number>`count(*)` }).from(apiKeys).where(where),
-    db.select().from(apiKeys).where(where).orderBy(desc(apiKeys.id)).limit(page.perPage).offset(offsetOf(page)),
+/**
+ * An account with its API keys, newest first, one page (revoked and expired ones too: the history of
+ * its credentials; never the secret, only its prefix): one round trip, the count and the page through
+ * api_keys_account_idx. An unknown account is a 404, not an empty list.
+ */
+export async function listApiKeys(db: Db, accountId: number, page: PageRequest): Promise<{ account: Account; total: number; rows: ApiKey[] }> {
+  const mine = eq(apiKeys.accountId, accountId);
+  const [accountRows, countRows, rows] = await db.batch([
+    db.select().from(accounts).where(eq(accounts.id, accountId)),
+    db.select({ total: sql<number>`count(*)` }).from(apiKeys).where(mine),
+    db.select().from(apiKeys).where(mine).orderBy(desc(apiKeys.id)).limit(page.perPage).offset(offsetOf(page)),
   ]);
-  return { total: countRows[0]?.total ?? 0, rows };
+  const [account] = accountRows;
+  if (!account) throw ApiError.notFound(`Account with id '${accountId}' not found`);
+  return { account, total: countRows[0]?.total ?? 0, rows };
 }
 
 /** The live keys of an account other than `keyId`: neither revoked nor expired. */
@@ -89,8 +96,9 @@ const otherLiveKey = (accountId: number, keyId: number, now: string) =>
  * with the next request and its sessions are gone at once. Revoking a revoked key changes nothing.
  * `accountId` scopes the key to an account (the shop's own API); the operator's revoke has none.
  * A shop cannot revoke its last live key (it would lock itself out; the operator still can).
+ * Returns the key.
  */
-export async function revokeApiKey(db: Db, id: number, accountId?: number) {
+export async function revokeApiKey(db: Db, id: number, accountId?: number): Promise<ApiKey> {
   const now = isoMicro();
   const owned = accountId === undefined ? undefined : eq(apiKeys.accountId, accountId);
   const ownedKey = accountId === undefined ? sql`` : sql`AND k.account_id = ${accountId}`;
@@ -99,15 +107,45 @@ export async function revokeApiKey(db: Db, id: number, accountId?: number) {
       .update(apiKeys)
       .set({ revokedAt: now })
       .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt), owned, accountId === undefined ? undefined : otherLiveKey(accountId, id, now)))
-      .returning({ id: apiKeys.id }),
+      .returning(),
     db.delete(consoleSessions).where(and(eq(consoleSessions.apiKeyId, id), sql`EXISTS (SELECT 1 FROM api_keys k WHERE k.id = ${id} AND k.revoked_at IS NOT NULL ${ownedKey})`)),
-    db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(and(eq(apiKeys.id, id), owned)),
+    db.select().from(apiKeys).where(and(eq(apiKeys.id, id), owned)),
   ]);
-  if (revoked.length > 0) return;
+  if (revoked.length > 0) return revoked[0];
   if (found.length === 0) throw ApiError.notFound(`API key with id '${id}' not found`);
   if (found[0].revokedAt === null) {
     throw ApiError.conflict("This is the account's last live API key: create another key first, then revoke this one.");
   }
+  return found[0];
+}
+
+/** The most days the volume of an account can be asked for. */
+export const VOLUME_MAX_DAYS = 366;
+
+export type DayVolume = { day: string; orders: number; testOrders: number };
+
+/**
+ * Orders per UTC day over the last `days` days (today included), oldest day first, days without
+ * orders as zero. One statement, answered from orders_account_test_created_idx alone (no table
+ * read, no scan): two index ranges (test and real orders) from the first day on.
+ */
+export async function ordersPerDay(db: Db, accountId: number, days: number, now = new Date()): Promise<DayVolume[]> {
+  const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
+  const rows = await db
+    .select({ day: sql<string>`substr(${orders.createdAt}, 1, 10)`, test: orders.test, count: sql<number>`count(*)` })
+    .from(orders)
+    .where(and(eq(orders.accountId, accountId), inArray(orders.test, [false, true]), gte(orders.createdAt, isoMicro(first))))
+    .groupBy(sql`1`, orders.test);
+  const byDay = new Map<string, DayVolume>();
+  for (let i = 0; i < days; i++) {
+    const day = new Date(first.getTime() + i * 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
+    byDay.set(day, { day, orders: 0, testOrders: 0 });
+  }
+  for (const r of rows) {
+    const entry = byDay.get(r.day);
+    if (entry) entry[r.test ? "testOrders" : "orders"] = r.count;
+  }
+  return [...byDay.values()];
 }
 
 export type Authenticated = {

@@ -1,6 +1,7 @@
 // The operator's API (/admin/v1), behind Authorization: Bearer <ADMIN_TOKEN>.
 import { createRoute, z } from "@hono/zod-openapi";
-import { createAccount, createApiKey, listAccounts, revokeApiKey } from "../accounts/accounts.service";
+import { createAccount, createApiKey, listAccounts, listApiKeys, revokeApiKey } from "../accounts/accounts.service";
+import type { ApiKey } from "../db/schema";
 import { resourcePage } from "../lib/pagination";
 import { PageQuery, pageRequest, resourcePageOf } from "../lib/params";
 import { createRouter, ErrorBody, responses } from "../lib/router";
@@ -19,7 +20,7 @@ const idParam = (name: string, description: string) =>
     Record<string, z.ZodString>
   >;
 
-const AccountBody = z
+export const AccountBody = z
   .object({ name: field.text(255).openapi({ description: "The shop's name, up to 255 characters." }) })
   .openapi("CreateAccountRequest", { example: { name: "Acme Shop" } });
 const AccountResponse = z
@@ -122,6 +123,53 @@ adminRouter.openapi(
     const body = c.req.valid("json");
     const key = await createApiKey(c.get("db"), Number(c.req.valid("param").id), body);
     return c.json(key, 201);
+  },
+);
+
+const ApiKeyItem = z
+  .object({
+    id: z.number().int(),
+    account_id: z.number().int(),
+    name: z.string().nullable(),
+    prefix: z.string().openapi({ description: "The secret's first characters, to tell keys apart (the secret itself is never stored)" }),
+    created_at: z.string(),
+    last_used_at: z.string().nullable().openapi({ description: "Refreshed at most once an hour" }),
+    expires_at: z.string().nullable(),
+    revoked_at: z.string().nullable(),
+  })
+  .openapi("ApiKeyListItem");
+
+export const presentApiKey = (k: ApiKey) => ({
+  id: k.id,
+  account_id: k.accountId,
+  name: k.name,
+  prefix: k.prefix,
+  created_at: k.createdAt,
+  last_used_at: k.lastUsedAt,
+  expires_at: k.expiresAt,
+  revoked_at: k.revokedAt,
+});
+
+adminRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/accounts/{id}/api-keys",
+    tags: ["Admin"],
+    summary: "List an account's API keys, newest first (page, per_page up to 100)",
+    description:
+      "Every key of the account, live or not: its prefix and name, when it was last used, when it expires and when it was revoked. " +
+      "The secret is never shown again. `npm run admin -- keys:list <account-id>` and the operator console show the same.",
+    security: adminSecurity,
+    request: {
+      params: idParam("id", "The account's id."),
+      query: PageQuery,
+    },
+    responses: { 200: responses.json(resourcePageOf(ApiKeyItem, "ApiKeyPage"), "A page of API keys"), 404: responses.notFound, ...adminErrors },
+  }),
+  async (c) => {
+    const page = pageRequest(c.req.valid("query"));
+    const { total, rows } = await listApiKeys(c.get("db"), Number(c.req.valid("param").id), page);
+    return c.json(resourcePage(c.req.url, page, total, rows.map(presentApiKey)), 200);
   },
 );
 
