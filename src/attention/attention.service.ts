@@ -4,6 +4,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { toStatement, type Db, type Row } from "../db";
 import type { LineStatus } from "../db/schema";
+import { FAILING_DELIVERY } from "../events/delivery.service";
 import { isoMicro } from "../lib/time";
 
 /** A line still pending this long after it became pending did not match: someone must look. */
@@ -53,7 +54,7 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
     // Failing: given up, or waiting for a retry after a failed attempt.
     sql`SELECT d.id AS delivery_id, d.subscription_id, w.url, e.type AS event_type, d.status, d.last_error, d.updated_at, count(*) OVER () AS total
         FROM webhook_deliveries d JOIN webhook_subscriptions w ON w.id = d.subscription_id JOIN events e ON e.id = d.event_id
-        WHERE d.account_id = ${accountId} AND (d.status = 'failed' OR (d.status = 'pending' AND d.attempts > 0))
+        WHERE d.account_id = ${accountId} AND ${FAILING_DELIVERY}
         ORDER BY d.id DESC LIMIT ${SHOWN}`,
     // Each feed's latest import, when it failed or rejected rows (a later good import settles it).
     sql`SELECT f.id AS feed_id, f.name AS feed_name, i.id AS import_id, i.status, i.rows_rejected AS rejected, i.error, i.started_at, count(*) OVER () AS total

@@ -47,6 +47,12 @@ type ClaimedRow = {
   event_created_at: string;
 };
 
+/**
+ * A failing delivery (of a query aliasing webhook_deliveries as d): given up, or waiting for a retry
+ * after a failed attempt. The shop's "Needs attention" and the operator's pipeline page count the same.
+ */
+export const FAILING_DELIVERY = sql`(d.status = 'failed' OR (d.status = 'pending' AND d.attempts > 0))`;
+
 export type DeliveryOutcome = "delivered" | "retrying" | "failed" | "skipped";
 
 /** Handles a deliver_webhook message. Throws only when D1 or the queue fail (the message is retried). */

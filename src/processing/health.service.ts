@@ -1,0 +1,100 @@
+// The pipeline's health as its durable marks in D1 show it (every piece of work the pipeline owes
+// is a row: sweeper.ts): how much waits at each stage and since when, what was given up on, and the
+// failing webhook deliveries of every account. Domain data for the operator's pipeline page.
+import { sql } from "drizzle-orm";
+import { toStatement, type Db } from "../db";
+import { FAILING_DELIVERY } from "../events/delivery.service";
+import { offsetOf, type PageRequest } from "../lib/pagination";
+
+/** How many wait at one stage, and since when the oldest of them waits (null when none). */
+export type Stage = { count: number; oldest: string | null };
+
+export type Backlog = {
+  /** Orders the pipeline owes routing (routed_at null: new, or handed back by an unblock, retry, match, replay). */
+  routing: Stage;
+  /** Sends waiting for an attempt, and sends under way (an attempt holds the lease). */
+  sendsQueued: Stage;
+  sendsInProgress: Stage;
+  /** Events recorded and not yet turned into webhook deliveries. */
+  eventsUnpublished: Stage;
+  /** Webhook deliveries waiting for an attempt (new, or a retry after a failed one). */
+  deliveriesPending: Stage;
+  /** Accounts whose waiting lines must be matched again after a rule or supplier change. */
+  rematches: Stage;
+  parkedOrders: number;
+  openDeadLetters: number;
+  failingDeliveries: number;
+};
+
+type StageRow = { count: number; oldest: string | null };
+
+/**
+ * One round trip of nine statements, each answered from an index (most from the index alone):
+ * orders_unrouted_idx, dispatches_status_updated_idx, events_unpublished_idx,
+ * webhook_deliveries_status_idx, accounts_rematch_idx, orders_parked_idx, dead_letters_status_idx.
+ */
+export async function pipelineBacklog(db: Db): Promise<Backlog> {
+  const statements = [
+    sql`SELECT count(*) AS count, min(route_requested_at) AS oldest FROM orders WHERE routed_at IS NULL`,
+    sql`SELECT count(*) AS count, min(updated_at) AS oldest FROM dispatches WHERE status = 'queued'`,
+    sql`SELECT count(*) AS count, min(updated_at) AS oldest FROM dispatches WHERE status = 'sending'`,
+    sql`SELECT count(*) AS count, min(created_at) AS oldest FROM events WHERE published_at IS NULL`,
+    sql`SELECT count(*) AS count,
+          (SELECT created_at FROM webhook_deliveries WHERE id = (SELECT min(id) FROM webhook_deliveries WHERE status = 'pending')) AS oldest
+        FROM webhook_deliveries WHERE status = 'pending'`,
+    sql`SELECT count(*) AS count, min(rematch_requested_at) AS oldest FROM accounts WHERE rematch_requested_at IS NOT NULL`,
+    sql`SELECT count(*) AS count, NULL AS oldest FROM orders WHERE parked_at IS NOT NULL`,
+    sql`SELECT count(*) AS count, NULL AS oldest FROM dead_letters WHERE status = 'open'`,
+    sql`SELECT count(*) AS count, NULL AS oldest FROM webhook_deliveries d WHERE ${FAILING_DELIVERY}`,
+  ];
+  const results = await db.$client.batch<StageRow>(statements.map((s) => toStatement(db, s)));
+  const [routing, sendsQueued, sendsInProgress, eventsUnpublished, deliveriesPending, rematches, parked, dead, failing] = results.map(
+    (r) => r.results[0] ?? { count: 0, oldest: null },
+  );
+  return {
+    routing,
+    sendsQueued,
+    sendsInProgress,
+    eventsUnpublished,
+    deliveriesPending,
+    rematches,
+    parkedOrders: parked.count,
+    openDeadLetters: dead.count,
+    failingDeliveries: failing.count,
+  };
+}
+
+export type FailingDelivery = {
+  id: number;
+  accountId: number;
+  accountName: string;
+  subscriptionId: number;
+  url: string;
+  eventType: string;
+  status: "pending" | "failed";
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  updatedAt: string;
+};
+
+/**
+ * Webhook deliveries of every account that are failing (given up, or waiting for a retry after a
+ * failed attempt; the shop's "Needs attention" counts the same), newest first: one round trip.
+ */
+export async function listFailingDeliveries(db: Db, page: PageRequest): Promise<{ total: number; rows: FailingDelivery[] }> {
+  const [counted, listed] = await db.$client.batch<Record<string, unknown>>(
+    [
+      sql`SELECT count(*) AS total FROM webhook_deliveries d WHERE ${FAILING_DELIVERY}`,
+      sql`SELECT d.id, d.account_id AS accountId, a.name AS accountName, d.subscription_id AS subscriptionId, w.url, e.type AS eventType,
+            d.status, d.attempts, d.last_status_code AS lastStatusCode, d.last_error AS lastError, d.updated_at AS updatedAt
+          FROM webhook_deliveries d
+          JOIN accounts a ON a.id = d.account_id
+          JOIN webhook_subscriptions w ON w.id = d.subscription_id
+          JOIN events e ON e.id = d.event_id
+          WHERE ${FAILING_DELIVERY}
+          ORDER BY d.id DESC LIMIT ${page.perPage} OFFSET ${offsetOf(page)}`,
+    ].map((s) => toStatement(db, s)),
+  );
+  return { total: Number(counted.results[0]?.total ?? 0), rows: listed.results as FailingDelivery[] };
+}
