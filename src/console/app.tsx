@@ -17,6 +17,7 @@ import { ordersPages } from "../orders/orders.pages";
 import { supplierPortalPages } from "../forwarding/supplier-portal.pages";
 import { supplierDispatchPages } from "../forwarding/supplier-dispatch.pages";
 import { operatorPages } from "../admin/admin.pages";
+import { pipelinePages } from "../admin/pipeline.pages";
 import { attentionPages } from "../attention/attention.pages";
 import { routingPages } from "../routing/routing.pages";
 import { apiKeysPages } from "../accounts/api-keys.pages";
@@ -93,5 +94,5 @@ function area(a: Area, pages: Hono<AppEnv>[]) {
 export function mountConsole(app: Hono<AppEnv>) {
   app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, apiKeysPages]));
   app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages, supplierDispatchPages]));
-  app.route(AREAS.operator.path, area(AREAS.operator, [operatorPages]));
+  app.route(AREAS.operator.path, area(AREAS.operator, [operatorPages, pipelinePages]));
 }

@@ -35,7 +35,13 @@ export const AREAS: Record<ConsoleRole, Area> = {
     path: "/operator",
     name: "Operator",
     home: "/operator/accounts",
-    nav: [{ href: "/operator/accounts", label: "Accounts" }],
+    nav: [
+      { href: "/operator/accounts", label: "Accounts" },
+      { href: "/operator/pipeline", label: "Pipeline" },
+      { href: "/operator/parked-orders", label: "Parked orders" },
+      { href: "/operator/dead-letters", label: "Dead letters" },
+      { href: "/operator/webhook-deliveries", label: "Failing deliveries" },
+    ],
   },
 };
 

@@ -10,7 +10,8 @@ type Shown = { status: 403 | 404 | 409 | 422 | 429 | 500; title: string; text: s
 function shown(err: Error): Shown {
   if (err instanceof ApiError || err instanceof HTTPException) {
     const status = err.status;
-    const detail = err instanceof ApiError ? err.detail?.error : undefined;
+    // The API's sentence, or (a validation error no form shows beside its field) its field messages.
+    const detail = err instanceof ApiError ? (err.detail?.error ?? (Object.values(err.detail?.errors ?? {}).flat().join(" ") || undefined)) : undefined;
     if (status === 404) return NOT_FOUND;
     if (status === 403) return { status, title: "Request refused", text: detail ?? "This request was refused." };
     if (status === 429) return { status, title: "Too many requests", text: detail ?? "Too many requests; wait a minute and try again." };
