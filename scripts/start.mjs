@@ -80,10 +80,27 @@ async function demoCredentials() {
   const demo = await seedDemo(base, { accountId: account.id, apiKey: key.api_key });
   const saved = { account_id: account.id, api_key: key.api_key, supplier_key: demo.supplierKey, supplier_name: demo.supplierName };
   writeFileSync(credentialsFile, JSON.stringify(saved, null, 2) + "\n", { mode: 0o600 });
+  // A first cron run at once, so the operator's pipeline page has one to show.
+  await fireCron();
   return saved;
 }
 
+// 6. The cron. On Cloudflare the Worker's cron trigger fires every minute ([triggers] in
+// wrangler.toml); wrangler dev never fires it by itself, so this does, through wrangler's local
+// trigger endpoint: the sweepers, event publishing, scheduled feed pulls and session cleanup run
+// (and are recorded for the operator's pipeline page) as they do in production.
+const CRON_EVERY_MS = 60_000;
+async function fireCron() {
+  try {
+    const res = await fetch(`${base}/cdn-cgi/local/scheduled?cron=${encodeURIComponent("* * * * *")}`);
+    await res.body?.cancel();
+  } catch {
+    // The server is restarting; the next minute tries again.
+  }
+}
+
 if (await waitForServer()) {
+  setInterval(fireCron, CRON_EVERY_MS);
   try {
     const { account_id, api_key, supplier_key, supplier_name } = await demoCredentials();
     console.log(`
@@ -97,6 +114,7 @@ if (await waitForServer()) {
  Supplier portal: ${base}/supplier   ${supplier_key ? `supplier key of ${supplier_name}: ${supplier_key}` : "(a supplier key: POST /api/v1/suppliers/{id}/keys)"}
  Operator:        ${base}/operator   sign in with the admin token
  (kept in .demo-credentials.json)
+ Cron:            fired every minute by npm start, as Cloudflare does (sweepers, events, feeds)
 
  Try it:
  curl -s -X POST ${base}/api/v1/orders \\

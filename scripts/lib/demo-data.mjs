@@ -1,8 +1,9 @@
 // Demo data through the public API only: suppliers on three channels, routing rules, and orders
 // that end in every state a line can be in (pending with its reason, ruled, completed, partially
 // completed, declined, failed, skipped; blocked and test orders; a shipment with tracking); a
-// catalogue feed whose import rejected a row, a webhook whose endpoint refuses its delivery, and a
-// second API key.
+// catalogue feed whose import rejected a row, a webhook whose endpoint refuses its delivery, a
+// second API key, and a pull supplier with one order to answer and one acknowledged (its portal's
+// open list and history).
 // Used by `npm start` on first run and by the browser tests, so both show the same console.
 
 const ORDER_STATES_TIMEOUT_MS = 30_000;
@@ -96,13 +97,18 @@ export async function seedDemo(base, creds) {
 
   // One more pull order, left waiting for the supplier (its portal shows it).
   refs.awaitingPickup = await create(order("DEMO-1008", [line("BOARD-1", "Cutting board", "kitchen", 24.95, 2)]));
+  const dispatchIds = {};
   for (const ref of [refs.answered, refs.awaitingPickup]) {
     const deadline = Date.now() + ORDER_STATES_TIMEOUT_MS;
-    while ((await api("GET", `/api/v1/orders/${ref}/dispatches`)).data[0]?.status !== "awaiting_pickup") {
+    let dispatch;
+    while ((dispatch = (await api("GET", `/api/v1/orders/${ref}/dispatches`)).data[0])?.status !== "awaiting_pickup") {
       if (Date.now() > deadline) throw new Error(`order ${ref} was not sent to its pull supplier`);
       await new Promise((r) => setTimeout(r, 250));
     }
+    dispatchIds[ref] = dispatch.id;
   }
+  // The answered order is done for the supplier: it acknowledges it (its portal's history shows it).
+  await api("POST", `/api/v1/supplier/orders/${dispatchIds[refs.answered]}/ack`, undefined, { authorization: `Bearer ${supplierKey}` });
 
   // The garden supplier's stock feed: a pushed file with one row that is rejected (no SKU).
   const feed = await api("POST", "/api/v1/product-feeds", { supplier_id: garden.id, name: "Tuinhout stock", format: "csv" });

@@ -33,7 +33,7 @@ describe("needs attention", () => {
       "Lines that found no supplier 1",
       "Failed sends 1",
       "Declined or partly confirmed lines 2",
-      "Orders suppliers have not fetched 2",
+      "Orders suppliers have not fetched 1",
       "Failing webhook deliveries 1",
       "Feed imports with problems 1",
     ]);

@@ -124,7 +124,7 @@ describe("an order's page", () => {
     expect(await knife.locator("dd").nth(4).innerText()).toBe("2 of 3");
     expect(await page.locator("article.line", { hasText: "Frying pan" }).locator("header .badge").innerText()).toBe("Declined");
     const dispatch = page.locator("#dispatches-heading + .table-wrap tbody tr");
-    expect(await dispatch.locator("td").allInnerTexts()).toEqual(["Keukenhuis", "pull", "Awaiting pickup", "1", "MUG-1, PAN-1, KNIFE-1", "—", expect.any(String), "—", "—"]);
+    expect(await dispatch.locator("td").allInnerTexts()).toEqual(["Keukenhuis", "pull", "Acknowledged", "1", "MUG-1, PAN-1, KNIFE-1", "Accepted", expect.any(String), "—", expect.any(String)]);
     await screenshot(page, "order");
     await expectAccessible(page);
   });
