@@ -34,7 +34,14 @@ export default async function setup(project: TestProject) {
     config: join(root, "wrangler.toml"),
     // A file that does not exist: the developer's .dev.vars (their own ADMIN_TOKEN) is not read.
     envFiles: [join(persist, "no-such.env")],
-    bindings: { ADMIN_TOKEN: { type: "plain_text", value: adminToken } },
+    bindings: {
+      ADMIN_TOKEN: { type: "plain_text", value: adminToken },
+      // A failing pipeline message is retried at once (not after 5 s, 10 s, ...), and an order is
+      // parked after 10 failed routing attempts: the operator's tests produce a dead letter and a
+      // parked order through the real queue in seconds (test/admin/operator.browser.test.ts).
+      PIPELINE_RETRY_BASE_SECONDS: { type: "plain_text", value: "0" },
+      ROUTING_MAX_ATTEMPTS: { type: "plain_text", value: "10" },
+    },
     dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, persist, logLevel: "error" },
   });
   await worker.ready;

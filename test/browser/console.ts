@@ -1,6 +1,8 @@
 // What the browser tests share: the Chromium of the run (one per run, a fresh context per test),
 // seeding through the public APIs, signing in as a person does, axe, screenshots.
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -105,6 +107,68 @@ export function ageRows(update: string, params: (string | number)[] = []) {
     db.prepare(update).run(...params);
   } finally {
     db.close();
+  }
+}
+
+/** Any statement on the Worker's D1 (a fault injected with a trigger, and dropped again). */
+export const onWorkerDb = (statement: string) => ageRows(statement);
+
+/** A read of the Worker's D1 as it is now (the durable marks the pipeline keeps, for instance). */
+export function readWorkerDb<T>(query: string, params: (string | number)[] = []): T[] {
+  const db = new DatabaseSync(inject("d1File"), { readOnly: true });
+  try {
+    return db.prepare(query).all(...params) as T[];
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Fires the Worker's cron as Cloudflare would, through wrangler's local trigger endpoint; `at` is
+ * the time it fires for (later than now: the sweepers see what has waited longer).
+ */
+export async function fireCron(at = Date.now()) {
+  const res = await fetch(`${BASE}/cdn-cgi/local/scheduled?cron=${encodeURIComponent("* * * * *")}&time=${at}`);
+  expect([res.status, await res.text()]).toEqual([200, "ok"]);
+}
+
+/** The supplier API, called with a supplier key. */
+export async function supplierApi(key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${BASE}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: text && res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : undefined };
+}
+
+export type Received = { path: string; headers: Record<string, string | string[] | undefined>; body: string };
+
+/** A shop's webhook endpoint on the loopback interface: every request it receives, answered 200. */
+export async function webhookReceiver(): Promise<{ url: string; received: Received[]; close: () => Promise<void> }> {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      received.push({ path: req.url ?? "", headers: req.headers, body });
+      res.writeHead(200).end("ok");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/hooks`, received, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Polls until `check` answers something truthy (a browser test's waitFor). */
+export async function until<T>(check: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
