@@ -15,9 +15,10 @@ const CRON_PAGES = 20;
 /** A pending delivery whose message has not run this long after it was due is assumed lost. */
 export const REKICK_GRACE_MS = 2 * 60 * 1000;
 /**
- * The cron's safety net looks at this many of the newest deliveries, a primary-key range, so its
- * cost stays flat as the table grows (there is no index on status). Older deliveries are covered by
- * the queue itself: a failed retry send or a crash mid-send makes the queue redeliver the message.
+ * The cron's safety net looks at this many of the newest deliveries, so its cost stays flat as the
+ * table grows (it reads the pending and delivering ones through webhook_deliveries_status_idx).
+ * Older deliveries are covered by the queue itself: a failed retry send or a crash mid-send makes
+ * the queue redeliver the message.
  */
 const REKICK_WINDOW = 10_000;
 

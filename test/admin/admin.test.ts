@@ -137,6 +137,58 @@ describe("POST /admin/v1/accounts/{id}/api-keys", () => {
   });
 });
 
+describe("GET /admin/v1/accounts/{id}/api-keys", () => {
+  it("lists every key of the account, newest first, live or not, never the secret", async () => {
+    const account = await newAccount();
+    const issue = async (body: Record<string, unknown>) => (await call("POST", `/admin/v1/accounts/${account.id}/api-keys`, { headers: ADMIN, body })).json;
+    const first = await issue({ name: "plugin", expires_at: "2030-01-01" });
+    const second = await issue({});
+    expect((await call("DELETE", `/admin/v1/api-keys/${second.id}`, { headers: ADMIN })).status).toBe(204);
+    // The first key is used: last_used_at is set by authentication.
+    expect((await call("GET", "/api/v1", { creds: { accountId: account.id, apiKey: first.api_key } })).status).toBe(200);
+    const [revoked] = await rows<{ revoked_at: string }>("SELECT revoked_at FROM api_keys WHERE id = ?", second.id);
+
+    const res = await call("GET", `/admin/v1/accounts/${account.id}/api-keys`, { headers: ADMIN });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toEqual([
+      { id: second.id, account_id: account.id, name: null, prefix: second.prefix, created_at: second.created_at, last_used_at: null, expires_at: null, revoked_at: revoked.revoked_at },
+      {
+        id: first.id,
+        account_id: account.id,
+        name: "plugin",
+        prefix: first.prefix,
+        created_at: first.created_at,
+        last_used_at: expect.stringMatching(ISO_MICRO),
+        expires_at: "2030-01-01T00:00:00.000000Z",
+        revoked_at: null,
+      },
+    ]);
+    expect(JSON.stringify(res.json)).not.toContain(first.api_key);
+    expect(res.json.meta).toMatchObject({ current_page: 1, per_page: 50, total: 2, from: 1, to: 2, last_page: 1 });
+  });
+
+  it("pages like every list (per_page up to 100), and an account without keys lists none", async () => {
+    const account = await newAccount();
+    expect((await call("GET", `/admin/v1/accounts/${account.id}/api-keys`, { headers: ADMIN })).json).toMatchObject({ data: [], meta: { total: 0 } });
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await call("POST", `/admin/v1/accounts/${account.id}/api-keys`, { headers: ADMIN, body: {} })).json.id);
+    const page2 = await call("GET", `/admin/v1/accounts/${account.id}/api-keys?per_page=2&page=2`, { headers: ADMIN });
+    expect(page2.json.data.map((k: { id: number }) => k.id)).toEqual([ids[0]]);
+    expect(page2.json.meta).toMatchObject({ current_page: 2, per_page: 2, total: 3, last_page: 2 });
+    expect((await call("GET", `/admin/v1/accounts/${account.id}/api-keys?per_page=0`, { headers: ADMIN })).status).toBe(422);
+  });
+
+  it("answers 404 for an unknown account, 422 for an id that is not a number, 401 without the admin token", async () => {
+    expect(await call("GET", "/admin/v1/accounts/999999999/api-keys", { headers: ADMIN })).toMatchObject({
+      status: 404,
+      json: { message: "Not Found", error: "Account with id '999999999' not found" },
+    });
+    expect(await call("GET", "/admin/v1/accounts/abc/api-keys", { headers: ADMIN })).toMatchObject({ status: 422, json: { message: "Errors", errors: { id: ["The id field format is invalid."] } } });
+    const creds = await createAccount();
+    expect((await call("GET", `/admin/v1/accounts/${creds.accountId}/api-keys`, { creds })).status).toBe(401);
+  });
+});
+
 describe("DELETE /admin/v1/api-keys/{id}", () => {
   it("revokes a key: 204 without a body, and the key is refused at once", async () => {
     const creds = await createAccount();

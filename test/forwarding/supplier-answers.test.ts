@@ -66,6 +66,21 @@ describe("supplier answers", () => {
     expect(completed.json.data.map((o: any) => o.reference)).toEqual([reference]);
   });
 
+  it("counts a shipment without a quantity as all of what was confirmed: the whole line, or its confirmed part", async () => {
+    const { creds, key, reference, lineIds: [a, b] } = await pulledOrder();
+    const headers = { authorization: `Bearer ${key}` };
+    await call("POST", "/api/v1/supplier/answers", { headers, body: { answers: [{ line_id: a, action: "partial", quantity: 3 }] } });
+    // b: confirmed in part and shipped in the same call.
+    const res = await call("POST", "/api/v1/supplier/answers", {
+      headers,
+      body: { answers: [{ line_id: a, action: "ship", tracking_number: "T-A" }, { line_id: b, action: "partial", quantity: 1 }, { line_id: b, action: "ship", tracking_number: "T-B" }] },
+    });
+    expect(res.status, res.text).toBe(200);
+    const order = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+    expect(order.order_lines.slice(0, 2).map((l: { shipments: { quantity: number }[] }) => l.shipments.map((s) => s.quantity))).toEqual([[3], [1]]);
+    expect(order.order_lines[0].logs.at(-1).message).toMatch(/^Shipped 3 by supplier /);
+  });
+
   it("refuses answers that do not fit, changing nothing", async () => {
     const { creds, key, reference, lineIds: [a, b] } = await pulledOrder();
     const headers = { authorization: `Bearer ${key}` };

@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
-import { meteredD1, newD1Metrics, withD1Metrics, type D1Metrics } from "../../src/db/metrics";
+import { meteredD1 } from "../../src/db/metrics";
 import { applyAnswers } from "../../src/forwarding/answers.service";
 import { dispatchOrder, sendDispatch } from "../../src/forwarding/forwarding.service";
 import { CreateOrderBody } from "../../src/orders/orders.schemas";
@@ -15,27 +15,7 @@ import { routeOrder } from "../../src/routing/routing.service";
 import { createAccount, exec, orderPayload, rows, seedSupplier } from "../helpers/factories";
 import { seedRule } from "../helpers/routing";
 import { losingPipeline } from "../helpers/pipeline";
-
-type Captured = { sql: string; params: unknown[] };
-
-async function metered<T>(fn: () => Promise<T>): Promise<{ result: T; metrics: D1Metrics & { statements: Captured[] } }> {
-  const metrics = { ...newD1Metrics(), statements: [] as Captured[] };
-  const result = await withD1Metrics(metrics, fn);
-  return { result, metrics };
-}
-
-/** Plan lines that read a whole table (or a whole index of it) of the order pipeline. */
-async function fullScans(statements: Captured[]): Promise<string[]> {
-  const found: string[] = [];
-  for (const s of statements) {
-    if (!/^\s*(SELECT|UPDATE|INSERT|DELETE|WITH)/i.test(s.sql)) continue;
-    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${s.sql}`).bind(...s.params).all<{ detail: string }>();
-    for (const { detail } of plan.results) {
-      if (/^SCAN (order_line_logs|order_lines|orders|dispatches|events|shipments|products|accounts)\b/.test(detail)) found.push(`${detail}  <-  ${s.sql.replace(/\s+/g, " ").slice(0, 160)}`);
-    }
-  }
-  return found;
-}
+import { fullScans, metered } from "../helpers/statements";
 
 const MAX_LINES = 500;
 
