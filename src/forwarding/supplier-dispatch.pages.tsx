@@ -225,7 +225,7 @@ function LineAnswers({ line, dispatchId, token, state }: { line: OrderLine; disp
   if (offered.length === 0) return null;
   const common = { dispatchId, token, line: line.id, state, context: `line ${line.name}` };
   return (
-    <div class="line-answers" role="group" aria-label={`Answer line ${line.name}`}>
+    <div class="line-answers">
       {offered.includes("accept") ? <AnswerForm {...common} action="accept" button="Accept" /> : null}
       {offered.includes("decline") ? <AnswerForm {...common} action="decline" summary="Decline…" button="Decline" fields={reasonField} /> : null}
       {offered.includes("partial") ? (
