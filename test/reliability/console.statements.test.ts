@@ -30,7 +30,8 @@ describe("the operator's pages, counted", () => {
 
   it("lists failing deliveries, sweeper runs and an account's keys in one round trip each, without scans", async () => {
     const creds = await createAccount();
-    for (const run of [() => listFailingDeliveries(db(), page), () => lastSweeperRuns(db(), 20), () => listApiKeys(db(), creds.accountId, page)]) {
+    const reads: (() => Promise<unknown>)[] = [() => listFailingDeliveries(db(), page), () => lastSweeperRuns(db(), 20), () => listApiKeys(db(), creds.accountId, page)];
+    for (const run of reads) {
       const { metrics } = await metered(run);
       expect(metrics.roundTrips).toBe(1);
       expect(await fullScans(metrics.statements, ALSO)).toEqual([]);
