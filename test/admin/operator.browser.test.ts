@@ -16,6 +16,8 @@ import {
   fireCron,
   newPage,
   onWorkerDb,
+  penOrder,
+  pullSupplier,
   readWorkerDb,
   screenshot,
   signInOperator,
@@ -114,15 +116,9 @@ describe("an account's keys and volume", () => {
     await operator.getByLabel("Name", { exact: true }).fill("live");
     await operator.getByRole("button", { name: "Issue API key" }).click();
     const live: Shop = { accountId: account.json.id, apiKey: await operator.locator("code.secret").innerText(), apiKeyId: 0, name: "live" };
-    const order = (external: string, test = false) => ({
-      external_id: external,
-      source: "Volume test",
-      total: 5,
-      test,
-      shipping_address: { first_name: "A", last_name: "B", address1: "Street 1", postcode: "1000AA", city: "Amsterdam", country: "NL" },
-      products: [{ external_id: "P1", name: "Pen", quantity: 1, price: 5 }],
-    });
-    for (const [external, test] of [["V-1", false], ["V-2", false], ["V-3", true]] as const) expect((await api(live, "POST", "/api/v1/orders", order(external, test))).status).toBe(200);
+    for (const [external, test] of [["V-1", false], ["V-2", false], ["V-3", true]] as const) {
+      expect((await api(live, "POST", "/api/v1/orders", penOrder(external, { test }))).status).toBe(200);
+    }
 
     await operator.goto(`/operator/accounts/${account.json.id}?days=7`);
     expect(await operator.getByRole("heading", { level: 1 }).innerText()).toBe(account.json.name);
@@ -168,12 +164,7 @@ describe("the pipeline", () => {
   it("shows the backlog and the sweepers' runs, parks a failing order and dead-letters its message, and replays both", async () => {
     // A shop whose orders cannot be routed: its matching fails (a fault injected into its D1 writes).
     const shop = await createShop();
-    const pull = await api(shop, "POST", "/api/v1/suppliers", { name: "Pull supplier", channel: "pull" });
-    await api(shop, "POST", "/api/v1/routing-rules", {
-      name: "all",
-      conditions: [{ variable: "line.category", operator: "is", value: "any" }],
-      action: { type: "assign_supplier", supplier_id: pull.json.id },
-    });
+    await pullSupplier(shop, "Pull supplier", "any");
     // The re-match the rule asked for is done first (its mark cleared): only the order's routing fails.
     await until(async () => readWorkerDb<{ r: string | null }>("SELECT rematch_requested_at AS r FROM accounts WHERE id = ?", [shop.accountId])[0].r === null, "the re-match");
     const trigger = `fault_operator_${shop.accountId}`;
@@ -183,13 +174,7 @@ describe("the pipeline", () => {
     let reference: string;
     let orderId: number;
     try {
-      const created = await api(shop, "POST", "/api/v1/orders", {
-        external_id: "PARK-1",
-        source: "Operator test",
-        total: 5,
-        shipping_address: { first_name: "A", last_name: "B", address1: "Street 1", postcode: "1000AA", city: "Amsterdam", country: "NL" },
-        products: [{ external_id: "P1", name: "Pen", category: "any", quantity: 1, price: 5 }],
-      });
+      const created = await api(shop, "POST", "/api/v1/orders", penOrder("PARK-1", {}, { category: "any" }));
       reference = String(created.json.reference);
       // The queue's deliveries all fail (retried at once in this suite): the message is dead-lettered.
       const letter = await until(async () => {
@@ -264,13 +249,7 @@ describe("the pipeline", () => {
   it("lists failing webhook deliveries of every account", async () => {
     const shop = await createShop();
     await api(shop, "POST", "/api/v1/webhooks", { url: `${BASE}/a-shop-endpoint-that-refuses`, events: ["order.created"] });
-    await api(shop, "POST", "/api/v1/orders", {
-      external_id: "HOOK-1",
-      source: "Operator test",
-      total: 5,
-      shipping_address: { first_name: "A", last_name: "B", address1: "Street 1", postcode: "1000AA", city: "Amsterdam", country: "NL" },
-      products: [{ external_id: "P1", name: "Pen", quantity: 1, price: 5 }],
-    });
+    await api(shop, "POST", "/api/v1/orders", penOrder("HOOK-1"));
     await until(async () => {
       await operator.goto("/operator/webhook-deliveries");
       return (await row(operator, shop.name).count()) > 0;

@@ -54,6 +54,30 @@ export async function api(shop: Shop, method: string, path: string, body?: unkno
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
 }
 
+/** A pull supplier of the shop with a rule sending it every line of this category, and a supplier key for its portal. */
+export async function pullSupplier(shop: Shop, name: string, category: string) {
+  const supplier = (await api(shop, "POST", "/api/v1/suppliers", { name, channel: "pull" })).json;
+  await api(shop, "POST", "/api/v1/routing-rules", {
+    name: `${category} lines to ${name}`,
+    conditions: [{ variable: "line.category", operator: "is", value: category }],
+    action: { type: "assign_supplier", supplier_id: supplier.id },
+  });
+  const key = (await api(shop, "POST", `/api/v1/suppliers/${supplier.id}/keys`, {})).json.key as string;
+  return { id: supplier.id as number, name, key };
+}
+
+/** A small order of one line ("Pen"), for a test that needs an order and not its details. */
+export function penOrder(externalId: string, extra: Record<string, unknown> = {}, line: Record<string, unknown> = {}) {
+  return {
+    external_id: externalId,
+    source: "Console test",
+    total: 5,
+    shipping_address: { first_name: "A", last_name: "B", address1: "Street 1", postcode: "1000AA", city: "Amsterdam", country: "NL" },
+    products: [{ external_id: "P1", name: "Pen", quantity: 1, price: 5, ...line }],
+    ...extra,
+  };
+}
+
 export async function signInShop(page: Page, shop: Pick<Shop, "accountId" | "apiKey">) {
   await page.goto("/console/sign-in");
   await page.getByLabel("Account ID").fill(String(shop.accountId));

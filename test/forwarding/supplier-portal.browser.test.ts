@@ -13,6 +13,7 @@ import {
   createShop,
   expectAccessible,
   newPage,
+  pullSupplier,
   screenshot,
   signInShop,
   signInSupplier,
@@ -98,13 +99,7 @@ describe("the supplier's lists", () => {
 
   it("pages the history, newest first, and tells a new supplier what to do next", async () => {
     const other = await createShop();
-    const pull = await api(other, "POST", "/api/v1/suppliers", { name: "History supplier", channel: "pull" });
-    await api(other, "POST", "/api/v1/routing-rules", {
-      name: "Everything to the history supplier",
-      conditions: [{ variable: "line.category", operator: "is", value: "kitchen" }],
-      action: { type: "assign_supplier", supplier_id: pull.json.id },
-    });
-    const key = (await api(other, "POST", `/api/v1/suppliers/${pull.json.id}/keys`, {})).json.key;
+    const { key } = await pullSupplier(other, "History supplier", "kitchen");
     const page = await newPage();
     await signInSupplier(page, key);
     await page.goto("/supplier/history");
@@ -317,12 +312,7 @@ describe("what a supplier may do", () => {
     // Another supplier of the same shop (Tuinhout, manual), and a supplier of another account.
     const ruled = (await api(shop, "GET", `/api/v1/orders/${refs.ruled}/dispatches`)).json.data[0];
     const elsewhere = await createShop();
-    const foreignSupplier = await api(elsewhere, "POST", "/api/v1/suppliers", { name: "Foreign", channel: "pull" });
-    await api(elsewhere, "POST", "/api/v1/routing-rules", {
-      name: "kitchen",
-      conditions: [{ variable: "line.category", operator: "is", value: "kitchen" }],
-      action: { type: "assign_supplier", supplier_id: foreignSupplier.json.id },
-    });
+    await pullSupplier(elsewhere, "Foreign", "kitchen");
     const foreign = await kitchenOrder([{ name: "Foreign pan", quantity: 1 }], elsewhere);
     for (const id of [ruled.id, foreign.dispatchId]) {
       const res = await unknown.goto(`/supplier/dispatches/${id}`);
