@@ -10,7 +10,7 @@ import { ApiError, type ValidationErrors } from "../lib/errors";
 import { parseId } from "../lib/params";
 import { validateForm } from "../lib/validation";
 import { setFlash } from "../console/cookies";
-import { CsrfField, Field } from "../ui/field";
+import { CsrfField, Field, FormError } from "../ui/field";
 import { acknowledgeDispatch, applyAnswers, getSupplierDispatch, offeredAnswers, type Answer, type SupplierDispatchDetail } from "./answers.service";
 import { AnswerItem } from "./supplier-api.routes";
 import { DispatchCard, dispatchPath } from "./supplier-portal.pages";
@@ -178,9 +178,11 @@ function AnswerForm(props: {
 }) {
   const { state } = props;
   const sent = state.sent && state.sent.line === props.line && state.sent.action === props.action ? state.sent : undefined;
-  const field: FieldMaker = (name, extra = {}) => (
-    <Field id={`answer-${props.line}-${props.action}-${name}`} name={name} label={labelsOf(props.action)[name]} value={sent?.values[name]} errors={sent?.errors} {...extra} />
-  );
+  const shown = new Set<string>();
+  const field: FieldMaker = (name, extra = {}) => {
+    shown.add(name);
+    return <Field id={`answer-${props.line}-${props.action}-${name}`} name={name} label={labelsOf(props.action)[name]} value={sent?.values[name]} errors={sent?.errors} {...extra} />;
+  };
   const form = (
     <form method="post" action={`${dispatchPath(props.dispatchId)}/answers`} novalidate>
       <CsrfField token={props.token} />
@@ -188,6 +190,8 @@ function AnswerForm(props: {
       {props.lineIds ? <input type="hidden" name="line_ids" value={props.lineIds.join(",")} /> : null}
       <input type="hidden" name="action" value={props.action} />
       {props.fields?.(field)}
+      {/* Errors of a field this form does not show (a tampered request): above the button, never lost. */}
+      <FormError messages={sent ? Object.entries(sent.errors).flatMap(([name, messages]) => (shown.has(name) ? [] : messages)) : undefined} />
       <button type="submit" class={props.action === "decline" ? "secondary" : undefined}>
         {props.button}
         {props.context ? <span class="visually-hidden"> {props.context}</span> : null}

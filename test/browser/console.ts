@@ -121,12 +121,15 @@ export async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: join(inject("screenshotsDir"), `${name}.png`), fullPage: true });
 }
 
+/** The Worker's D1 file; a statement waits up to 10 s while the Worker holds its write lock (never "database is locked"). */
+const openWorkerDb = (options: { readOnly?: boolean } = {}) => new DatabaseSync(inject("d1File"), { ...options, timeout: 10_000 });
+
 /**
  * Moves rows of the Worker's local D1 back in time (the only way to be twelve hours later now):
  * an UPDATE straight into its SQLite file, which the running Worker reads on its next statement.
  */
 export function ageRows(update: string, params: (string | number)[] = []) {
-  const db = new DatabaseSync(inject("d1File"));
+  const db = openWorkerDb();
   try {
     db.prepare(update).run(...params);
   } finally {
@@ -139,7 +142,7 @@ export const onWorkerDb = (statement: string) => ageRows(statement);
 
 /** A read of the Worker's D1 as it is now (the durable marks the pipeline keeps, for instance). */
 export function readWorkerDb<T>(query: string, params: (string | number)[] = []): T[] {
-  const db = new DatabaseSync(inject("d1File"), { readOnly: true });
+  const db = openWorkerDb({ readOnly: true });
   try {
     return db.prepare(query).all(...params) as T[];
   } finally {

@@ -302,6 +302,30 @@ describe("what a supplier may do", () => {
     expect((await linesOf(order.reference))[0].current_status).toBe("ruled");
   });
 
+  it("answers a tampered form with the API's message and changes nothing: never a 500", async () => {
+    const order = await kitchenOrder([
+      { name: "Sieve", quantity: 2 },
+      { name: "Funnel", quantity: 1 },
+    ]);
+    await supplier.goto(`/supplier/dispatches/${order.dispatchId}`);
+    // The whole dispatch's shipment form, sent with a quantity it does not show.
+    const form = supplier.locator("section.whole-dispatch form", { has: supplier.locator("input[name=action][value=ship]") });
+    await form.evaluate((f: HTMLFormElement) => f.insertAdjacentHTML("beforeend", '<input type="hidden" name="quantity" value="lots">'));
+    await supplier.getByText("Ship 2 lines…").click();
+    await form.getByRole("button", { name: "Add shipment to 2 lines" }).click();
+    expect(await supplier.locator("section.whole-dispatch .form-error").innerText()).toBe("The Quantity shipped field must be an integer.");
+    expect((await linesOf(order.reference)).map((l) => l.current_status)).toEqual(["ruled", "ruled"]);
+    // An answer that does not exist, a line of another dispatch, a line id that is not one.
+    const statuses = await supplier.evaluate(async (dispatchId) => {
+      const token = (document.querySelector("input[name=_csrf]") as HTMLInputElement).value;
+      const post = async (fields: Record<string, string>) =>
+        (await fetch(`/supplier/dispatches/${dispatchId}/answers`, { method: "POST", body: new URLSearchParams({ _csrf: token, ...fields }) })).status;
+      return [await post({ line_id: "all", action: "cancel" }), await post({ line_id: "1", action: "accept" }), await post({ line_id: "x", action: "accept" })];
+    }, order.dispatchId);
+    expect(statuses).toEqual([422, 404, 404]);
+    expect((await linesOf(order.reference)).map((l) => l.current_status)).toEqual(["ruled", "ruled"]);
+  });
+
   it("never shows another supplier's or account's dispatch: the same 404 page as an unknown one", async () => {
     const unknown = await newPage();
     await signInSupplier(unknown, supplierKey);
