@@ -69,6 +69,13 @@ export async function createApiKey(db: Db, accountId: number, input: { name?: st
   };
 }
 
+/** A key as authentication judges it: revoked, expired (its expiry has come), or active. */
+export function apiKeyState(key: Pick<ApiKey, "revokedAt" | "expiresAt">, now = new Date()): "active" | "expired" | "revoked" {
+  if (key.revokedAt) return "revoked";
+  if (key.expiresAt && Date.parse(key.expiresAt) <= now.getTime()) return "expired";
+  return "active";
+}
+
 /**
  * An account with its API keys, newest first, one page (revoked and expired ones too: the history of
  * its credentials; never the secret, only its prefix): one round trip, the count and the page through
@@ -187,11 +194,10 @@ export async function authenticate(db: Db, apiKey: string, accountIdHeader: stri
   const { results } = await db.$client.prepare(keyLookupSql).bind(digest).all<KeyLookupRow>();
   const row = results[0];
   if (!row || !timingSafeEqual(row.key_hash, digest)) throw ApiError.unauthorized("The api-key header is invalid.");
-  if (row.revoked_at) throw ApiError.unauthorized("The api-key header holds a revoked key.");
   const now = new Date();
-  if (row.expires_at && Date.parse(row.expires_at) <= now.getTime()) {
-    throw ApiError.unauthorized("The api-key header holds an expired key.");
-  }
+  const state = apiKeyState({ revokedAt: row.revoked_at, expiresAt: row.expires_at }, now);
+  if (state === "revoked") throw ApiError.unauthorized("The api-key header holds a revoked key.");
+  if (state === "expired") throw ApiError.unauthorized("The api-key header holds an expired key.");
   if (accountIdHeader.trim() !== String(row.account_id)) {
     throw ApiError.unauthorized("The account-id header does not match the api-key.");
   }

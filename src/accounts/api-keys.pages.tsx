@@ -21,8 +21,7 @@ import { Pagination } from "../ui/pagination";
 import { SecretOnce } from "../ui/secret";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
-import { createApiKey, listApiKeys, revokeApiKey } from "./accounts.service";
-import { apiKeyState } from "./api-keys.present";
+import { apiKeyState, createApiKey, listApiKeys, revokeApiKey } from "./accounts.service";
 
 export const apiKeysPages = new Hono<AppEnv>();
 

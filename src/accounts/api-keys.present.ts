@@ -1,12 +1,6 @@
 // An account's API keys in their public JSON shape (never the secret: only its first characters).
 import type { ApiKey } from "../db/schema";
-
-export type ApiKeyState = "active" | "expired" | "revoked";
-
-export function apiKeyState(k: Pick<ApiKey, "revokedAt" | "expiresAt">, now = Date.now()): ApiKeyState {
-  if (k.revokedAt) return "revoked";
-  return k.expiresAt && Date.parse(k.expiresAt) <= now ? "expired" : "active";
-}
+import { apiKeyState } from "./accounts.service";
 
 /** `currentKeyId`: the key the request itself was made with (the API marks it `current`). */
 export function presentApiKey(k: ApiKey, currentKeyId: number) {

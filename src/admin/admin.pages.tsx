@@ -4,7 +4,7 @@
 // volume per day, its keys with issue (the secret shown once) and revoke.
 import { z } from "@hono/zod-openapi";
 import { Hono, type Context } from "hono";
-import { createAccount, createApiKey, listAccounts, listApiKeys, ordersPerDay, revokeApiKey, VOLUME_MAX_DAYS, type DayVolume } from "../accounts/accounts.service";
+import { apiKeyState, createAccount, createApiKey, listAccounts, listApiKeys, ordersPerDay, revokeApiKey, VOLUME_MAX_DAYS, type DayVolume } from "../accounts/accounts.service";
 import { setFlash } from "../console/cookies";
 import type { ApiKey } from "../db/schema";
 import type { AppEnv } from "../env";
@@ -205,14 +205,18 @@ operatorPages.post("/api-keys/:id/revoke", async (c) => {
 });
 
 function KeyStatus({ apiKey: k }: { apiKey: ApiKey }) {
-  if (k.revokedAt)
-    return (
-      <Badge tone="red">
-        Revoked <LocalTime iso={k.revokedAt} />
-      </Badge>
-    );
-  if (k.expiresAt && Date.parse(k.expiresAt) <= Date.now()) return <Badge tone="grey">Expired</Badge>;
-  return <Badge tone="green">Active</Badge>;
+  switch (apiKeyState(k)) {
+    case "revoked":
+      return (
+        <Badge tone="red">
+          Revoked <LocalTime iso={k.revokedAt} />
+        </Badge>
+      );
+    case "expired":
+      return <Badge tone="grey">Expired</Badge>;
+    case "active":
+      return <Badge tone="green">Active</Badge>;
+  }
 }
 
 function RevokeKey({ apiKey: k, token }: { apiKey: ApiKey; token: string }) {
