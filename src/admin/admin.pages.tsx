@@ -5,17 +5,20 @@
 import { z } from "@hono/zod-openapi";
 import { Hono, type Context } from "hono";
 import { apiKeyState, createAccount, createApiKey, listAccounts, listApiKeys, ordersPerDay, revokeApiKey, VOLUME_MAX_DAYS, type DayVolume } from "../accounts/accounts.service";
-import { setFlash } from "../console/cookies";
+import { done } from "../console/forms";
+import { revealOnce, takeRevealed } from "../console/reveal";
 import type { ApiKey } from "../db/schema";
 import type { AppEnv } from "../env";
 import type { ValidationErrors } from "../lib/errors";
 import { pageParam } from "../lib/pagination";
 import { idOrNotFound } from "../lib/params";
 import { field, validateForm } from "../lib/validation";
+import { PostButton } from "../ui/actions";
 import { Badge } from "../ui/badge";
 import { CsrfField, Field, SelectField } from "../ui/field";
 import { EmptyState } from "../ui/notice";
 import { Pagination } from "../ui/pagination";
+import { SecretOnce } from "../ui/secret";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import { AccountBody, ApiKeyBody } from "./admin.routes";
@@ -83,8 +86,7 @@ operatorPages.post("/accounts", async (c) => {
     return renderAccounts(c, { values, errors: checked.errors });
   }
   const account = await createAccount(c.get("db"), checked.data.name);
-  setFlash(c, { kind: "success", text: `Account '${account.name}' created with ID ${account.id}. Issue it an API key below.` });
-  return c.redirect(accountPath(account.id), 303);
+  return done(c, accountPath(account.id), { kind: "success", text: `Account '${account.name}' created with ID ${account.id}. Issue it an API key below.` });
 });
 
 // ---- One account: volume and API keys ------------------------------------------------
@@ -93,16 +95,14 @@ const DAY_CHOICES = ["7", "30", "90", "365"];
 const VolumeQuery = z.object({ days: field.optionalInt({ min: 1, max: VOLUME_MAX_DAYS }) });
 const KEY_LABELS = { name: "Name", expires_at: "Expires on" };
 
-type NewKey = { secret: string; prefix: string };
-
-async function renderAccount(c: Context<AppEnv>, keyForm: Form & { created?: NewKey } = { values: {}, errors: {} }) {
+async function renderAccount(c: Context<AppEnv>, keyForm: Form = { values: {}, errors: {} }) {
   const db = c.get("db");
   const id = idOrNotFound(c.req.param("id") ?? "", "Account");
   const rawDays = c.req.query("days") ?? "";
   const volumeQuery = validateForm(VolumeQuery, { days: rawDays }, { days: "Days" });
   const days = volumeQuery.ok ? (volumeQuery.data.days ?? 30) : null;
   const page = { page: pageParam(c.req.query("page")), perPage: PER_PAGE };
-  const [{ account, total, rows }, volume] = await Promise.all([listApiKeys(db, id, page), days === null ? null : ordersPerDay(db, id, days)]);
+  const [{ account, total, rows }, volume, revealed] = await Promise.all([listApiKeys(db, id, page), days === null ? null : ordersPerDay(db, id, days), takeRevealed(c)]);
   if (!volumeQuery.ok) c.status(422);
   const token = c.get("session").csrfToken;
   return c.render(
@@ -134,16 +134,7 @@ async function renderAccount(c: Context<AppEnv>, keyForm: Form & { created?: New
 
       <section aria-labelledby="keys-heading">
         <h2 id="keys-heading">API keys</h2>
-        {keyForm.created ? (
-          <div class="secret-once" role="status">
-            <p>
-              <strong>New API key</strong> (account ID {account.id}). Copy it now: it is not shown again.
-            </p>
-            <p>
-              <code class="secret">{keyForm.created.secret}</code>
-            </p>
-          </div>
-        ) : null}
+        <SecretOnce revealed={revealed} />
         {total === 0 ? (
           <EmptyState title="No API keys yet">
             <p>The shop needs one to call the API and to sign in to the console: issue it below (or <code>npm run admin -- keys:create {String(account.id)}</code>).</p>
@@ -160,7 +151,11 @@ async function renderAccount(c: Context<AppEnv>, keyForm: Form & { created?: New
                 { header: "Last used", cell: (k) => (k.lastUsedAt ? <LocalTime iso={k.lastUsedAt} /> : <span class="muted">never</span>) },
                 { header: "Expires", cell: (k) => (k.expiresAt ? <LocalTime iso={k.expiresAt} /> : <span class="muted">never</span>) },
                 { header: "Status", cell: (k) => <KeyStatus apiKey={k} /> },
-                { header: "Action", cell: (k) => (k.revokedAt ? null : <RevokeKey apiKey={k} token={token} />) },
+                {
+                  header: "Action",
+                  cell: (k) =>
+                    k.revokedAt ? null : <PostButton action={`/operator/api-keys/${k.id}/revoke`} csrf={token} variant="danger" label="Revoke" ariaLabel={`Revoke key ${k.prefix}`} />,
+                },
               ]}
             />
             <Pagination path={accountPath(id)} query={new URL(c.req.url).searchParams} noun="keys" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
@@ -193,15 +188,13 @@ operatorPages.post("/accounts/:id/api-keys", async (c) => {
     return renderAccount(c, { values, errors: checked.errors });
   }
   const key = await createApiKey(c.get("db"), id, checked.data);
-  // The secret is in this answer only (never in a cookie or a redirect): a reload would issue another key.
-  c.status(201);
-  return renderAccount(c, { values: {}, errors: {}, created: { secret: key.api_key, prefix: key.prefix } });
+  await revealOnce(c, { label: `New API key ${key.prefix}…`, value: key.api_key, note: `It works with account ID ${key.account_id}.` });
+  return done(c, accountPath(id), { kind: "success", text: `API key ${key.prefix}… issued${key.name ? ` (${key.name})` : ""}.` });
 });
 
 operatorPages.post("/api-keys/:id/revoke", async (c) => {
   const key = await revokeApiKey(c.get("db"), idOrNotFound(c.req.param("id"), "API key"));
-  setFlash(c, { kind: "success", text: `API key ${key.prefix}… revoked: its API calls and console sessions are refused from now on.` });
-  return c.redirect(accountPath(key.accountId), 303);
+  return done(c, accountPath(key.accountId), { kind: "success", text: `API key ${key.prefix}… revoked: its API calls and console sessions are refused from now on.` });
 });
 
 function KeyStatus({ apiKey: k }: { apiKey: ApiKey }) {
@@ -217,17 +210,6 @@ function KeyStatus({ apiKey: k }: { apiKey: ApiKey }) {
     case "active":
       return <Badge tone="green">Active</Badge>;
   }
-}
-
-function RevokeKey({ apiKey: k, token }: { apiKey: ApiKey; token: string }) {
-  return (
-    <form method="post" action={`/operator/api-keys/${k.id}/revoke`} class="inline">
-      <CsrfField token={token} />
-      <button type="submit" class="secondary outline">
-        Revoke<span class="visually-hidden"> key {k.prefix}</span>
-      </button>
-    </form>
-  );
 }
 
 /** A table (readable without colour or JavaScript) whose last column draws each day's bar. */

@@ -3,7 +3,7 @@
 // /admin/v1/parked-orders and /admin/v1/dead-letters), and the failing webhook deliveries of every
 // account. Thin: the domain is src/processing (health.service.ts, recovery.service.ts, cron.ts).
 import { Hono, type Context } from "hono";
-import { setFlash } from "../console/cookies";
+import { attempt, done } from "../console/forms";
 import { DEAD_LETTER_STATUSES, type DeadLetter, type SweeperRun } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
@@ -13,7 +13,7 @@ import { lastSweeperRuns, SWEEPERS, type SweeperName } from "../processing/cron"
 import { listFailingDeliveries, pipelineBacklog, type Backlog, type FailingDelivery, type Stage } from "../processing/health.service";
 import { listDeadLetters, listParkedOrders, replayDeadLetter, replayParkedOrder, type ParkedOrder } from "../processing/recovery.service";
 import { Badge } from "../ui/badge";
-import { CsrfField } from "../ui/field";
+import { PostButton } from "../ui/actions";
 import { EmptyState } from "../ui/notice";
 import { Pagination } from "../ui/pagination";
 import { DataTable } from "../ui/table";
@@ -184,14 +184,7 @@ pipelinePages.get("/parked-orders", async (c) => {
               { header: "Parked", cell: (o) => <LocalTime iso={o.parkedAt} /> },
               {
                 header: "Action",
-                cell: (o) => (
-                  <form method="post" action={`/operator/parked-orders/${encodeURIComponent(o.reference)}/replay`} class="inline">
-                    <CsrfField token={token} />
-                    <button type="submit">
-                      Replay<span class="visually-hidden"> order {o.reference}</span>
-                    </button>
-                  </form>
-                ),
+                cell: (o) => <PostButton action={`/operator/parked-orders/${encodeURIComponent(o.reference)}/replay`} csrf={token} label="Replay" ariaLabel={`Replay order ${o.reference}`} />,
               },
             ]}
           />
@@ -205,13 +198,9 @@ pipelinePages.get("/parked-orders", async (c) => {
 
 /** A replay that lost its race (replayed already by someone else): the message, and the list as it is now. */
 async function conflictsToFlash(c: Context<AppEnv>, replay: () => Promise<string>, back: string) {
-  try {
-    setFlash(c, { kind: "success", text: await replay() });
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 409) throw error;
-    setFlash(c, { kind: "error", text: `Not possible now: ${error.detail?.error ?? error.message}` });
-  }
-  return c.redirect(back, 303);
+  const result = await attempt(replay);
+  if (result.ok) return done(c, back, { kind: "success", text: result.value });
+  return done(c, back, { kind: "error", text: `Not possible now: ${result.message ?? Object.values(result.errors).flat().join(" ")}` });
 }
 
 pipelinePages.post("/parked-orders/:reference/replay", (c) =>
@@ -243,7 +232,7 @@ pipelinePages.get("/dead-letters", async (c) => {
         <h1>Dead letters</h1>
         <p>Messages the queue gave up on after its retries, recorded with what they were about. Replaying sends the message to the pipeline again (every message is safe to run twice).</p>
       </hgroup>
-      <nav aria-label="Dead letters by status" class="tabs">
+      <nav aria-label="Dead letters by status" class="subnav">
         <ul>
           {LETTER_VIEWS.map((v) => (
             <li>
@@ -291,15 +280,7 @@ pipelinePages.get("/dead-letters", async (c) => {
               },
               {
                 header: "Action",
-                cell: (d) =>
-                  d.status === "open" ? (
-                    <form method="post" action={`/operator/dead-letters/${d.id}/replay`} class="inline">
-                      <CsrfField token={token} />
-                      <button type="submit">
-                        Replay<span class="visually-hidden"> dead letter {d.id}</span>
-                      </button>
-                    </form>
-                  ) : null,
+                cell: (d) => (d.status === "open" ? <PostButton action={`/operator/dead-letters/${d.id}/replay`} csrf={token} label="Replay" ariaLabel={`Replay dead letter ${d.id}`} /> : null),
               },
             ]}
           />

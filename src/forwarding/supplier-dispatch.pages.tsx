@@ -9,7 +9,7 @@ import type { AppEnv } from "../env";
 import { ApiError, type ValidationErrors } from "../lib/errors";
 import { parseId } from "../lib/params";
 import { validateForm } from "../lib/validation";
-import { setFlash } from "../console/cookies";
+import { attempt, done } from "../console/forms";
 import { CsrfField, Field, FormError } from "../ui/field";
 import { acknowledgeDispatch, applyAnswers, getSupplierDispatch, offeredAnswers, type Answer, type SupplierDispatchDetail } from "./answers.service";
 import { AnswerItem } from "./supplier-api.routes";
@@ -107,35 +107,20 @@ supplierDispatchPages.post("/dispatches/:id/answers", async (c) => {
   // The fields are checked once, by the API's own schema; the same answer then goes to every line.
   const checked = validateForm(AnswerItem, { line_id: lines[0].id, action, ...values }, labelsOf(action));
   if (!checked.ok) return render(c, detail, { status: 422, sent: { ...form, values, errors: checked.errors } });
-  try {
-    await applyAnswers(
-      db,
-      supplier,
-      lines.map((l) => ({ ...checked.data, line_id: l.id })),
-    );
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 422 && error.detail?.errors) {
-      return render(c, detail, { status: 422, sent: { ...form, values, errors: error.detail.errors } });
-    }
-    if (error instanceof ApiError && error.status === 409) {
-      return render(c, await load(c), { status: 409, conflict: error.detail?.error ?? error.message });
-    }
-    throw error;
+  // The service's own refusals: a field's (422, beside it, in its label) or the lines' state (409).
+  const result = await attempt(() => applyAnswers(db, supplier, lines.map((l) => ({ ...checked.data, line_id: l.id }))), labelsOf(action));
+  if (!result.ok) {
+    if (result.message) return render(c, await load(c), { status: 409, conflict: result.message });
+    return render(c, detail, { status: 422, sent: { ...form, values, errors: result.errors } });
   }
-  setFlash(c, { kind: "success", text: answeredText(action, lines) });
-  return c.redirect(dispatchPath(detail.dispatch.id), 303);
+  return done(c, dispatchPath(detail.dispatch.id), { kind: "success", text: answeredText(action, lines) });
 });
 
 supplierDispatchPages.post("/dispatches/:id/acknowledge", async (c) => {
   const detail = await load(c);
-  try {
-    await acknowledgeDispatch(c.get("db"), c.get("supplier"), detail.dispatch.id);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 409) return render(c, await load(c), { status: 409, conflict: error.detail?.error ?? error.message });
-    throw error;
-  }
-  setFlash(c, { kind: "success", text: `Order ${detail.order.reference} acknowledged: the shop knows you have it.` });
-  return c.redirect(dispatchPath(detail.dispatch.id), 303);
+  const result = await attempt(() => acknowledgeDispatch(c.get("db"), c.get("supplier"), detail.dispatch.id));
+  if (!result.ok) return render(c, await load(c), { status: 409, conflict: result.message });
+  return done(c, dispatchPath(detail.dispatch.id), { kind: "success", text: `Order ${detail.order.reference} acknowledged: the shop knows you have it.` });
 });
 
 function answeredText(action: Action, lines: OrderLine[]): string {

@@ -97,9 +97,13 @@ describe("an account's keys and volume", () => {
     await operator.getByLabel("Name", { exact: true }).fill("plugin");
     // The API takes an expiry in the past as it is: the key is born expired.
     await operator.getByRole("button", { name: "Issue API key" }).click();
-    const secret = await operator.locator("code.secret").innerText();
-    expect(secret).toMatch(/^\S{20,}$/);
+    const secret = await operator.locator("#secret-once-value").inputValue();
+    expect(secret).toMatch(/^oik_\S{20,}$/);
+    expect(await operator.locator(".flash").innerText()).toBe(`API key ${secret.slice(0, 10)}… issued (plugin).`);
     expect(await operator.locator(".secret-once").innerText()).toContain("Copy it now: it is not shown again.");
+    // Shown once: the next view of the page has it no more.
+    await operator.reload();
+    expect(await operator.locator(".secret-once").count()).toBe(0);
 
     const keys = await admin("GET", `/accounts/${account.json.id}/api-keys`);
     expect(keys.json.data).toEqual([
@@ -115,7 +119,7 @@ describe("an account's keys and volume", () => {
     await unfold(operator, "Issue an API key");
     await operator.getByLabel("Name", { exact: true }).fill("live");
     await operator.getByRole("button", { name: "Issue API key" }).click();
-    const live: Shop = { accountId: account.json.id, apiKey: await operator.locator("code.secret").innerText(), apiKeyId: 0, name: "live" };
+    const live: Shop = { accountId: account.json.id, apiKey: await operator.locator("#secret-once-value").inputValue(), apiKeyId: 0, name: "live" };
     for (const [external, test] of [["V-1", false], ["V-2", false], ["V-3", true]] as const) {
       expect((await api(live, "POST", "/api/v1/orders", penOrder(external, { test }))).status).toBe(200);
     }

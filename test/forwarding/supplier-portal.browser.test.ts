@@ -182,7 +182,7 @@ describe("answering in the portal", () => {
       await part().locator("summary").click();
       await part().getByLabel("Quantity").fill("5");
       await part().getByRole("button", { name: "Confirm quantity line Saucer" }).click();
-      expect(await part().locator(".field-error").innerText()).toBe("The quantity field must be less than the line's quantity (5).");
+      expect(await part().locator(".field-error").innerText()).toBe("The Quantity field must be less than the line's quantity (5).");
       expect(await part().getByLabel("Quantity").inputValue()).toBe("5");
       expect((await lineNamed(order.reference, "Saucer")).current_status).toBe("ruled");
       await part().getByLabel("Quantity").fill("3");
