@@ -2,47 +2,29 @@
 // subscription (refused beside its fields, then its secret shown once), its deliveries with every
 // attempt to a real endpoint, redeliver, edit, pause and resume, rotate, delete; another account's
 // webhook is the same 404 page as an unknown one; a forged CSRF token changes nothing.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, closeBrowser, columnTexts, createShop, expectAccessible, newPage, screenshot, signInShop, type Shop } from "../browser/console";
+import { api, closeBrowser, columnTexts, createShop, expectAccessible, newPage, penOrder, screenshot, signInShop, webhookReceiver, type Shop } from "../browser/console";
 
 let shop: Shop;
 let page: Page;
-let endpoint: Server;
+// The shop's own server, at the network edge: it accepts every event.
+let endpoint: Awaited<ReturnType<typeof webhookReceiver>>;
 let endpointUrl: string;
-const received: { signature: string | undefined; body: string }[] = [];
 
 beforeAll(async () => {
-  // The shop's own server, at the network edge: it accepts every event.
-  endpoint = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk) => (body += chunk));
-    req.on("end", () => {
-      received.push({ signature: req.headers["x-webhook-signature"] as string | undefined, body });
-      res.writeHead(200).end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => endpoint.listen(0, "127.0.0.1", resolve));
-  endpointUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/hooks`;
+  endpoint = await webhookReceiver();
+  endpointUrl = endpoint.url;
   shop = await createShop();
   page = await newPage();
   await signInShop(page, shop);
 });
 afterAll(async () => {
   await closeBrowser();
-  await new Promise((resolve) => endpoint.close(resolve));
+  await endpoint.close();
 });
 
 const flash = () => page.locator(".flash").innerText();
-const order = (externalId: string) => ({
-  external_id: externalId,
-  source: "test",
-  total: 10,
-  shipping_address: { first_name: "A", last_name: "B", address1: "Street 1", postcode: "1000AA", city: "Amsterdam", country: "NL" },
-  products: [{ external_id: "p", name: "Thing", quantity: 1, price: 10 }],
-});
 type Delivery = { id: number; status: string; attempts: { status_code: number | null }[] };
 async function deliveries(id: number, done: (d: Delivery[]) => boolean): Promise<Delivery[]> {
   for (let i = 0; ; i++) {
@@ -78,7 +60,7 @@ describe("the webhooks pages", () => {
   });
 
   it("show each delivery with its attempts, and redeliver one, as the API shows", async () => {
-    await api(shop, "POST", "/api/v1/orders", order("WH-1"));
+    await api(shop, "POST", "/api/v1/orders", penOrder("WH-1"));
     const [delivered] = await deliveries(id, (d) => d[0]?.status === "delivered");
     expect(delivered.attempts.map((a) => a.status_code)).toEqual([200]);
     await page.reload();
@@ -92,7 +74,7 @@ describe("the webhooks pages", () => {
     expect(await flash()).toBe(`Delivery #${delivered.id} is being sent again.`);
     const again = await deliveries(id, (d) => d[0].status === "delivered" && d[0].attempts.length === 2);
     expect(again[0].attempts.map((a) => a.status_code)).toEqual([200, 200]);
-    expect(received.length).toBe(2);
+    expect(endpoint.received.length).toBe(2);
   });
 
   it("saves the URL and events, pauses and resumes, rotates the secret, as the API shows", async () => {
