@@ -19,6 +19,7 @@ import { requestContext } from "./middleware/request-id";
 import { forwardingRouter } from "./forwarding/forwarding.routes";
 import { supplierApiRouter } from "./forwarding/supplier-api.routes";
 import { ordersRouter } from "./orders/orders.routes";
+import { cancellationsRouter } from "./orders/cancellations.routes";
 import { routingRouter } from "./routing/routing.routes";
 import { rulesRouter } from "./routing/rules.routes";
 import { suppliersRouter } from "./suppliers/suppliers.routes";
@@ -122,6 +123,7 @@ export function createApp() {
   app.route("/api/v1", rulesRouter);
   app.route("/api/v1", routingRouter);
   app.route("/api/v1", forwardingRouter);
+  app.route("/api/v1", cancellationsRouter);
   app.route("/api/v1", supplierApiRouter);
   app.route("/api/v1", feedsRouter);
   app.route("/api/v1", webhooksRouter);

@@ -1,6 +1,7 @@
 // Worker entry: the HTTP API (fetch), the order pipeline and its dead letters (queue), and the cron
-// tick (scheduled): the pipeline sweepers, event publishing, the product feeds whose schedule has
-// come, and the cleanup of ended console sessions, each run recorded (src/processing/cron.ts).
+// tick (scheduled): the pipeline sweepers (supplier deadlines among them), event publishing, the
+// product feeds whose schedule has come, and the cleanup of ended console sessions, each run
+// recorded (src/processing/cron.ts).
 import { createApp } from "./app";
 import type { Bindings } from "./env";
 import { handlePipelineBatch } from "./processing/consumer";

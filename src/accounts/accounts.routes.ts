@@ -1,6 +1,10 @@
-// GET /api/v1: who am I. The Shopware plugin's "test connection" button calls it.
+// GET /api/v1: who am I (the Shopware plugin's "test connection" button calls it), and the
+// account's own settings.
 import { createRoute, z } from "@hono/zod-openapi";
-import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
+import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
+import { field } from "../lib/validation";
+import { MAX_ATTEMPTS_RANGE } from "../routing/reroute";
+import { getSettings, updateSettings, type AccountSettings } from "./accounts.service";
 
 export const accountRouter = createRouter();
 
@@ -23,3 +27,54 @@ accountRouter.openapi(whoAmIRoute, (c) => {
   const { id, name } = c.get("account");
   return c.json({ id, name }, 200);
 });
+
+// ---- Settings -----------------------------------------------------------------
+
+const SettingsJson = z
+  .object({
+    reroute_enabled: z.boolean().openapi({
+      description: "Re-route a line its supplier declines, confirms only in part or cannot be sent to, to the next eligible supplier (default true)",
+    }),
+    reroute_max_attempts: z.number().int().openapi({ description: "At most this many suppliers per line, the first one included (default 3)" }),
+  })
+  .openapi("AccountSettings");
+
+const UpdateSettings = z
+  .object({
+    reroute_enabled: field.optionalBoolean().openapi({ description: "Switch re-routing on or off (off: a declined line stays declined)", example: true }),
+    reroute_max_attempts: field
+      .optionalInt(MAX_ATTEMPTS_RANGE)
+      .openapi({ description: `Suppliers per line, the first included: ${MAX_ATTEMPTS_RANGE.min} to ${MAX_ATTEMPTS_RANGE.max}`, example: 3 }),
+  })
+  .openapi("UpdateAccountSettingsRequest", { example: { reroute_enabled: true, reroute_max_attempts: 3 } });
+
+const presentSettings = (s: AccountSettings) => ({ reroute_enabled: s.rerouteEnabled, reroute_max_attempts: s.rerouteMaxAttempts });
+
+accountRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/settings",
+    tags: ["Account"],
+    summary: "The account's settings: re-routing",
+    security: apiSecurity,
+    responses: { 200: responses.json(SettingsJson, "The settings"), ...errorResponses },
+  }),
+  async (c) => c.json(presentSettings(await getSettings(c.get("db"), c.get("account").id)), 200),
+);
+
+accountRouter.openapi(
+  createRoute({
+    method: "patch",
+    path: "/settings",
+    tags: ["Account"],
+    summary: "Change the account's settings (only the fields sent)",
+    security: apiSecurity,
+    request: jsonBody(UpdateSettings),
+    responses: { 200: responses.json(SettingsJson, "The settings, all of them"), 422: responses.invalid, ...errorResponses },
+  }),
+  async (c) => {
+    const input = c.req.valid("json");
+    const settings = await updateSettings(c.get("db"), c.get("account").id, { rerouteEnabled: input.reroute_enabled, rerouteMaxAttempts: input.reroute_max_attempts });
+    return c.json(presentSettings(settings), 200);
+  },
+);

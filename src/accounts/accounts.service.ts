@@ -216,3 +216,22 @@ export async function authenticate(db: Db, apiKey: string, accountIdHeader: stri
     : null;
   return { account: { id: row.account_id, name: row.name, apiKeyId: row.id }, touch };
 }
+
+// ---- The account's own settings (GET/PATCH /api/v1/settings) -------------------------
+
+export type AccountSettings = { rerouteEnabled: boolean; rerouteMaxAttempts: number };
+
+const settingsColumns = { rerouteEnabled: accounts.rerouteEnabled, rerouteMaxAttempts: accounts.rerouteMaxAttempts };
+
+export async function getSettings(db: Db, accountId: number): Promise<AccountSettings> {
+  const [row] = await db.select(settingsColumns).from(accounts).where(eq(accounts.id, accountId));
+  return row;
+}
+
+/** Changes only the settings given; answers them all. */
+export async function updateSettings(db: Db, accountId: number, input: Partial<AccountSettings>): Promise<AccountSettings> {
+  const set = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+  if (Object.keys(set).length === 0) return getSettings(db, accountId);
+  const [row] = await db.update(accounts).set(set).where(eq(accounts.id, accountId)).returning(settingsColumns);
+  return row;
+}

@@ -21,17 +21,21 @@ export function isLostRace(error: unknown): boolean {
 
 /** Runs the batch; `false` when one of its guards failed (nothing was written), `true` when all of it was. */
 export async function runGuarded(db: Db, statements: SQL[]): Promise<boolean> {
-  try {
-    await runBatch(db, statements);
-    return true;
-  } catch (error) {
-    if (isLostRace(error)) return false;
-    throw error;
-  }
+  return (await tryBatch(db, statements)) !== LOST;
 }
 
 /** What an attempt returns when its batch lost a race (nothing was written). */
 export const LOST: unique symbol = Symbol("lost race");
+
+/** Runs the batch: its statements' results, or LOST when one of its guards failed (nothing was written). */
+export async function tryBatch(db: Db, statements: SQL[]): Promise<D1Result[] | typeof LOST> {
+  try {
+    return await runBatch(db, statements);
+  } catch (error) {
+    if (isLostRace(error)) return LOST;
+    throw error;
+  }
+}
 
 /**
  * Runs `attempt` (read, validate, write all-or-nothing) again when it lost a race, so that it is

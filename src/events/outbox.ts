@@ -2,6 +2,7 @@
 // so an event exists exactly when its change happened. Events are only recorded for accounts with
 // an active webhook subscription. The events capability publishes and delivers them.
 import { sql, type SQL } from "drizzle-orm";
+import type { EventType } from "../db/schema";
 
 const newEventId = sql`'evt_' || lower(hex(randomblob(12)))`;
 const hasSubscribers = (accountId: SQL) =>
@@ -32,6 +33,58 @@ export function linesStatusChangedEvents(movesJson: string, token: string, now: 
     JOIN orders o ON o.id = l.order_id
     WHERE l.move_token IS ${token} AND ${hasSubscribers(sql`l.account_id`)}
     ORDER BY j.key`;
+}
+
+/**
+ * order_line.status_changed for lines split off in this batch (lifecycle.ts splitStatements): the new
+ * line's status, previous_status null (it did not exist), its split_from_line_id, and the message of
+ * its last log entry.
+ */
+export function linesSplitEvents(splitsJson: string, token: string, now: string): SQL {
+  return sql`INSERT INTO events (id, account_id, type, data, created_at)
+    SELECT ${newEventId}, n.account_id, 'order_line.status_changed',
+      json_object('order', ${orderRef}, 'line', json_object('id', n.id, 'external_id', n.external_id, 'status', n.current_status,
+        'previous_status', NULL, 'split_from_line_id', n.split_from_line_id), 'message', j.value ->> '$.l[#-1].message'), ${now}
+    FROM json_each(${splitsJson}) AS j
+    JOIN order_lines n ON n.order_id = j.value ->> '$.o' AND n.split_from_line_id = j.value ->> '$.p' AND n.move_token = ${token}
+    JOIN orders o ON o.id = n.order_id
+    WHERE ${hasSubscribers(sql`n.account_id`)}
+    ORDER BY j.key`;
+}
+
+/** One line event to write: its line (`i`), or the line split off `p` in this batch, and the event's own fields. */
+export type LineEventEntry = { o: number; i?: number; p?: number; t?: string; d: Record<string, unknown> };
+
+/**
+ * Events about lines, any number in one statement: `{order, line: {id, external_id, quantity,
+ * split_from_line_id}, ...d}` for each entry whose line this batch changed (it carries the entry's
+ * token `t` in `gate`; entries without one always apply). A line split off in this batch is found
+ * by its parent `p` and token. `keys`: the fields of `d`, in the order they appear.
+ */
+export function lineEvents(type: EventType, entries: LineEventEntry[], keys: readonly string[], now: string, gate: "move_token" | "deadline_token" = "move_token"): SQL {
+  const fields = sql.raw(keys.map((k) => `, '${k}', json(j.value -> '$.d.${k}')`).join(""));
+  const gateColumn = sql.raw(`l.${gate}`);
+  return sql`INSERT INTO events (id, account_id, type, data, created_at)
+    SELECT ${newEventId}, l.account_id, ${type},
+      json_object('order', ${orderRef}, 'line', json_object('id', l.id, 'external_id', l.external_id, 'quantity', l.quantity,
+        'split_from_line_id', l.split_from_line_id)${fields}), ${now}
+    FROM json_each(${JSON.stringify(entries)}) AS j
+    JOIN order_lines l ON l.order_id = j.value ->> '$.o'
+      AND (l.id = j.value ->> '$.i' OR (l.split_from_line_id = j.value ->> '$.p' AND l.move_token = j.value ->> '$.t'))
+    JOIN orders o ON o.id = l.order_id
+    WHERE (j.value ->> '$.t' IS NULL OR ${gateColumn} = j.value ->> '$.t' OR j.value ->> '$.p' IS NOT NULL) AND ${hasSubscribers(sql`l.account_id`)}
+    ORDER BY j.key`;
+}
+
+/**
+ * order.cancelled: the shop cancelled the whole order or some of its lines; `lines` says what became
+ * of each ({id, external_id, quantity, outcome: "cancelled" | "requested"}).
+ */
+export function orderCancelledEvent(orderId: number, scope: "order" | "lines", reason: string | null, lines: unknown[], now: string): SQL {
+  return sql`INSERT INTO events (id, account_id, type, data, created_at)
+    SELECT ${newEventId}, o.account_id, 'order.cancelled',
+      json_object('order', ${orderRef}, 'scope', ${scope}, 'reason', ${reason}, 'lines', json(${JSON.stringify(lines)})), ${now}
+    FROM orders o WHERE o.id = ${orderId} AND ${hasSubscribers(sql`o.account_id`)}`;
 }
 
 /** order.blocked: must directly follow the block's log insert (gated by changes() > 0). */

@@ -4,19 +4,29 @@
 // what won (applied, or refused with a 409 naming the line's state). Every move goes through the
 // state machine; any number of answers costs the same few statements.
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { runBatch, type Db } from "../db";
+import { runBatch, toStatement, type Db, type Row } from "../db";
 import { LOST, retryLostRaces, runGuarded } from "../db/guards";
 import { dispatches, orderLines, orders, shipments, type Dispatch, type DispatchStatus, type LineStatus, type Order, type OrderLine, type Shipment } from "../db/schema";
 import type { AuthenticatedSupplier } from "../env";
 import { shipmentStatements, type ShipmentRecord } from "../events/outbox";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
+import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
-import { canMove, completionStatements, lineStatements, moveLinesStatements, type LineChange } from "../orders/lifecycle";
+import {
+  cancellableLinesQuery,
+  settleCancellations,
+  toCancellableLine,
+  type CancellableLine,
+  type Settlement,
+} from "../orders/cancellations.service";
+import { canMove, completionStatements, lineStatements, moveLinesStatements, newToken, owedToPipeline, type LineChange } from "../orders/lifecycle";
+import { planReroutes, type Leaving } from "../routing/reroute";
+import { answeredStatements, type Answered } from "./deadlines";
 
 export type Answer = {
   line_id: number;
-  action: "accept" | "decline" | "partial" | "ship";
+  action: "accept" | "decline" | "partial" | "ship" | "confirm_cancellation" | "refuse_cancellation";
   reason?: string;
   quantity?: number;
   carrier?: string;
@@ -44,64 +54,104 @@ export function offeredAnswers(line: Pick<OrderLine, "currentStatus" | "quantity
   return offered;
 }
 
-function refuse(line: OrderLine, action: string): never {
+function refuse(line: Pick<OrderLine, "id" | "currentStatus">, action: string): never {
   throw ApiError.conflict(`Order line ${line.id} is ${line.currentStatus}; it cannot be given the answer '${action}'.`);
 }
 
-export async function applyAnswers(db: Db, supplier: AuthenticatedSupplier, answers: Answer[]) {
+const notFound = (id: number) => ApiError.notFound(`Order line with id '${id}' not found`);
+
+/**
+ * A supplier's answers, per line. A decline, or the rest of a partial confirmation, goes to the next
+ * eligible supplier when the account re-routes (src/routing/reroute.ts), in the same batch; the
+ * results still show each line as the answer left it for this supplier. A cancellation it is asked
+ * for is confirmed or refused here too; a shipment that leaves less than a requested cancellation
+ * refuses it. Re-routed lines are handed to the pipeline to be sent.
+ */
+export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: AuthenticatedSupplier, answers: Answer[]) {
   const ids = [...new Set(answers.map((a) => a.line_id))];
-  return retryLostRaces(async () => {
-    const lines = await db
-      .select()
-      .from(orderLines)
-      .where(
-        and(
-          sql`${orderLines.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
-          eq(orderLines.accountId, supplier.accountId),
-          eq(orderLines.matchedSupplierId, supplier.id),
-        ),
-      );
+  const result = await retryLostRaces(async () => {
+    const [lineRows, settingRows] = await db.$client.batch<Row>([
+      toStatement(db, cancellableLinesQuery({ lineIds: ids, accountId: supplier.accountId }, supplier.id)),
+      toStatement(
+        db,
+        sql`SELECT reroute_enabled, reroute_max_attempts FROM accounts WHERE id = ${supplier.accountId}`,
+      ),
+    ]);
+    const lines = lineRows.results.map(toCancellableLine);
+    const settings = settingRows.results[0];
+    const policy = { enabled: Boolean(settings.reroute_enabled), maxAttempts: Number(settings.reroute_max_attempts) };
     const byId = new Map(lines.map((l) => [l.id, l]));
-    const missing = ids.find((id) => !byId.has(id));
+    const ours = (l: CancellableLine) => l.matchedSupplierId === supplier.id;
     // Lines of other suppliers or accounts are indistinguishable from unknown ones.
-    if (missing !== undefined) throw ApiError.notFound(`Order line with id '${missing}' not found`);
+    for (const answer of answers) {
+      const line = byId.get(answer.line_id);
+      const asked = answer.action === "confirm_cancellation" || answer.action === "refuse_cancellation";
+      if (!line || !(ours(line) || (asked && line.openRequest))) throw notFound(answer.line_id);
+    }
 
     const now = isoMicro();
     const changes: LineChange[] = [];
     const shipments: ShipmentRecord[] = [];
+    const settlements: Settlement[] = [];
+    const leaving = new Map<number, Leaving>();
+    const shipping = new Map<number, Answered["shipping"]>();
+    const shippedNow = new Map<number, number>();
+    const settled = new Set<number>();
     const status = new Map<number, LineStatus>(lines.map((l) => [l.id, l.currentStatus]));
     // What the supplier has confirmed of each line so far (a partial answer earlier in this call counts).
     const confirmed = new Map<number, number | null>(lines.map((l) => [l.id, l.confirmedQuantity]));
-    const move = (line: OrderLine, action: Answer["action"], to: LineStatus, message: string, extra: { confirmedQuantity?: number } = {}) => {
+    const who = { id: supplier.id, name: supplier.name };
+    // A line that leaves this supplier and then gets another answer in the same call leaves without re-routing.
+    const flush = (line: OrderLine) => {
+      const l = leaving.get(line.id);
+      if (!l || !l.to) return;
+      changes.push({ kind: "move", lineId: line.id, orderId: line.orderId, from: l.from, to: l.to, message: l.message, confirmedQuantity: l.confirmedQuantity });
+      leaving.delete(line.id);
+    };
+    const move = (line: OrderLine, action: Answer["action"], to: LineStatus, message: string) => {
       const from = status.get(line.id)!;
-      if (!canMove(from, to)) refuse({ ...line, currentStatus: from }, action);
-      changes.push({ kind: "move", lineId: line.id, orderId: line.orderId, from, to, message, ...extra });
+      if (!canMove(from, to)) refuse({ id: line.id, currentStatus: from }, action);
+      changes.push({ kind: "move", lineId: line.id, orderId: line.orderId, from, to, message });
       status.set(line.id, to);
     };
     const note = (line: OrderLine, message: string) =>
       changes.push({ kind: "note", lineId: line.id, orderId: line.orderId, message, status: status.get(line.id)! });
+    const leave = (line: CancellableLine, action: Answer["action"], to: "declined" | "partially_completed", l: Omit<Leaving, "line" | "from" | "to" | "supplier">) => {
+      const from = status.get(line.id)!;
+      if (!canMove(from, to)) refuse({ id: line.id, currentStatus: from }, action);
+      // A cancellation waiting for this supplier's answer: the line goes nowhere else meanwhile.
+      const hold = line.openRequest?.purpose === "cancel" && !settled.has(line.openRequest.id) ? "a cancellation of it waits for the supplier's answer" : undefined;
+      leaving.set(line.id, { ...l, line, from, to, supplier: who, hold });
+      status.set(line.id, to);
+    };
 
     for (const answer of answers) {
       const line = byId.get(answer.line_id)!;
+      flush(line);
       const current = status.get(line.id)!;
       switch (answer.action) {
         case "accept":
           if (current === "ruled") move(line, "accept", "completed", `Accepted by supplier ${supplier.name}`);
           else if (current === "completed" || current === "partially_completed") note(line, `Accepted by supplier ${supplier.name}`);
-          else refuse({ ...line, currentStatus: current }, "accept");
+          else refuse({ id: line.id, currentStatus: current }, "accept");
+          if (shipping.get(line.id) !== "stop") shipping.set(line.id, "start");
           break;
         case "decline":
-          move(line, "decline", "declined", `Declined by supplier ${supplier.name}: ${answer.reason}`);
+          leave(line, "decline", "declined", { cause: "declined", message: `Declined by supplier ${supplier.name}: ${answer.reason}` });
+          shipping.set(line.id, "stop");
           break;
         case "partial": {
           const q = answer.quantity!;
           if (q >= line.quantity) {
             throw ApiError.validation({ quantity: [`The quantity field must be less than the line's quantity (${line.quantity}).`] });
           }
-          move(line, "partial", "partially_completed", `Supplier ${supplier.name} confirmed ${q} of ${line.quantity}${answer.reason ? `: ${answer.reason}` : ""}`, {
+          leave(line, "partial", "partially_completed", {
+            cause: "partial",
             confirmedQuantity: q,
+            message: `Supplier ${supplier.name} confirmed ${q} of ${line.quantity}${answer.reason ? `: ${answer.reason}` : ""}`,
           });
           confirmed.set(line.id, q);
+          if (shipping.get(line.id) !== "stop") shipping.set(line.id, "start");
           break;
         }
         case "ship": {
@@ -120,21 +170,55 @@ export async function applyAnswers(db: Db, supplier: AuthenticatedSupplier, answ
             externalId: answer.shipment_id ?? answer.tracking_number ?? null,
           };
           shipments.push(shipment);
+          shippedNow.set(line.id, (shippedNow.get(line.id) ?? 0) + shipment.quantity);
           note(
             line,
             `Shipped ${shipment.quantity} by supplier ${supplier.name}${shipment.carrier ? ` via ${shipment.carrier}` : ""}${shipment.trackingNumber ? ` (tracking ${shipment.trackingNumber})` : ""}`,
           );
+          shipping.set(line.id, "stop");
+          break;
+        }
+        case "confirm_cancellation":
+        case "refuse_cancellation": {
+          const request = line.openRequest;
+          if (!request || settled.has(request.id)) throw ApiError.conflict(`Order line ${line.id} has no cancellation waiting for an answer.`);
+          settled.add(request.id);
+          const outcome = answer.action === "confirm_cancellation" ? "confirmed" : "refused";
+          settlements.push({ line, status: current, request, outcome, by: "supplier", supplier: who, reason: answer.reason });
+          if (outcome === "confirmed" && request.purpose === "cancel" && request.quantity >= line.quantity) status.set(line.id, "skipped");
           break;
         }
       }
     }
+    // A shipment that leaves less than a requested cancellation takes: that cancellation is refused.
+    for (const [lineId, quantity] of shippedNow) {
+      const line = byId.get(lineId)!;
+      const request = line.openRequest;
+      if (!request || request.purpose !== "cancel" || settled.has(request.id)) continue;
+      if (line.quantity - line.shipped - quantity >= request.quantity) continue;
+      settled.add(request.id);
+      settlements.push({ line, status: status.get(lineId)!, request, outcome: "refused", by: "shipment", supplier: who, reason: `it shipped ${quantity}` });
+    }
+
+    const plan = await planReroutes(db, supplier.accountId, policy, [...leaving.values()], now);
+    const settlement = settleCancellations(settlements, now);
+    const answered: Answered[] = [...shipping].map(([lineId, s]) => ({ lineId, orderId: byId.get(lineId)!.orderId, shipping: s }));
+    const orderIds = lines.map((l) => l.orderId);
+    const token = newToken();
     const written = await runGuarded(db, [
-      ...lineStatements(changes, now, { allOrNothing: true }),
+      ...lineStatements([...changes, ...plan.changes, ...settlement.changes], now, { allOrNothing: true, token }),
+      ...plan.statements(token),
+      ...settlement.statements(token),
       ...shipmentStatements(shipments, now),
-      ...completionStatements(lines.map((l) => l.orderId), now),
+      ...answeredStatements(answered, now),
+      ...(plan.reroutedOrders.length ? [owedToPipeline(plan.reroutedOrders, now)] : []),
+      ...completionStatements(orderIds, now),
     ]);
-    return written ? ids.map((id) => ({ line_id: id, current_status: status.get(id)! })) : LOST;
+    if (!written) return LOST;
+    return { results: ids.map((id) => ({ line_id: id, current_status: status.get(id)! })), rerouted: plan.reroutedOrders };
   });
+  await pipeline.send(result.rerouted.map((orderId) => ({ type: "route_order" as const, orderId })));
+  return result.results;
 }
 
 export type SupplierDispatch = { dispatch: Dispatch; order: Order; lines: OrderLine[] };
@@ -230,6 +314,8 @@ export async function acknowledgeDispatch(db: Db, supplier: AuthenticatedSupplie
       lines.map((l) => ({ lineId: l.id, orderId: l.orderId, from: "ruled", to: "completed", message: `Acknowledged by supplier ${supplier.name}` })),
       now,
     ),
+    // Acknowledged is accepted: the acknowledgement clock stops, the shipping clock starts.
+    ...answeredStatements(lines.map((l) => ({ lineId: l.id, orderId: l.orderId, shipping: "start" })), now),
     ...completionStatements([dispatch.orderId], now),
   ]);
   return { dispatch_id: dispatchId, status: "acknowledged" as const, acknowledged_at: dispatch.acknowledgedAt ?? now };

@@ -1,4 +1,4 @@
-// The push channels: a signed webhook POST and an order e-mail. Each returns how the attempt went;
+// The push channels: a signed webhook POST and an e-mail (an order, a cancellation request). Each returns how the attempt went;
 // the dispatch service decides what that means for the lines. Each attempt as a whole (the answer's
 // body included) is time-boxed to `timeoutMs`, below the dispatch's lease.
 import { EmailMessage } from "cloudflare:email";
@@ -26,7 +26,8 @@ const truncate = (s: string) => (s.length > MAX_DETAIL ? `${s.slice(0, MAX_DETAI
 
 const timedOut = (error: unknown) => error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
 
-export async function postWebhook(url: string, secrets: string[], doc: DispatchDocument, timeoutMs: number): Promise<Attempt> {
+/** POSTs a signed document (an order dispatch, a cancellation request); `doc.id` is its idempotency key. */
+export async function postWebhook(url: string, secrets: string[], doc: { id: string }, timeoutMs: number): Promise<Attempt> {
   const body = JSON.stringify(doc);
   const attempt = async (): Promise<Attempt> => {
     const res = await fetch(url, {
@@ -54,22 +55,38 @@ export async function postWebhook(url: string, secrets: string[], doc: DispatchD
   }
 }
 
-export async function sendEmail(env: Bindings, to: string, doc: DispatchDocument, timeoutMs: number): Promise<Attempt> {
+export type Mail = { subject: string; text: string; headers: Record<string, string>; attachment?: { filename: string; contentType: string; text: string } };
+
+/** An e-mail to a supplier through the send_email binding, time-boxed. */
+export async function sendMail(env: Bindings, to: string, mail: Mail, timeoutMs: number): Promise<Attempt> {
   try {
     const msg = createMimeMessage();
     msg.setSender({ name: "Order intake", addr: env.EMAIL_FROM });
     msg.setRecipient(to);
-    msg.setSubject(`Order ${doc.order.reference} for ${doc.supplier.name}${doc.test ? " (TEST)" : ""}`);
-    msg.setHeader("X-Dispatch-Id", String(doc.dispatch_id));
-    msg.addMessage({ contentType: "text/plain", data: emailText(doc) });
-    msg.addAttachment({
-      filename: `order-${doc.order.reference}.csv`,
-      contentType: "text/csv",
-      data: base64Utf8(toCsv(csvRows(doc))),
-    });
+    msg.setSubject(mail.subject);
+    for (const [name, value] of Object.entries(mail.headers)) msg.setHeader(name, value);
+    msg.addMessage({ contentType: "text/plain", data: mail.text });
+    if (mail.attachment) {
+      msg.addAttachment({ filename: mail.attachment.filename, contentType: mail.attachment.contentType, data: base64Utf8(mail.attachment.text) });
+    }
     await withTimeout(env.SUPPLIER_EMAIL.send(new EmailMessage(env.EMAIL_FROM, to, msg.asRaw())), timeoutMs);
     return { outcome: "delivered", detail: `e-mailed to ${to}` };
   } catch (error) {
     return { outcome: "retryable", detail: timedOut(error) ? "e-mail timed out" : `e-mail failed: ${truncate(String(error))}` };
   }
+}
+
+/** The order e-mail: the document as text, its lines as a CSV attachment. */
+export function sendEmail(env: Bindings, to: string, doc: DispatchDocument, timeoutMs: number): Promise<Attempt> {
+  return sendMail(
+    env,
+    to,
+    {
+      subject: `Order ${doc.order.reference} for ${doc.supplier.name}${doc.test ? " (TEST)" : ""}`,
+      headers: { "X-Dispatch-Id": String(doc.dispatch_id) },
+      text: emailText(doc),
+      attachment: { filename: `order-${doc.order.reference}.csv`, contentType: "text/csv", text: toCsv(csvRows(doc)) },
+    },
+    timeoutMs,
+  );
 }

@@ -6,17 +6,28 @@
 // without the means to tell.
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { runBatch, type Db } from "../db";
-import { expectChanges, LOST, retryLostRaces, runGuarded } from "../db/guards";
-import { dispatches, orderLines, orders, suppliers, type Dispatch, type OrderLine } from "../db/schema";
+import { LOST, retryLostRaces, runGuarded } from "../db/guards";
+import { dispatches, orderLines, orders, suppliers, type Dispatch, type LineStatus, type OrderLine } from "../db/schema";
 import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
-import type { Pipeline } from "../lib/queue";
+import { enqueue, type Pipeline } from "../lib/queue";
 import { leaseUntil, sendSettings } from "../lib/outbound";
 import { isoMicro } from "../lib/time";
-import { completionStatements, moveLinesStatements, noteLinesStatements, type Move } from "../orders/lifecycle";
+import {
+  completionStatements,
+  lineStatements,
+  moveLinesStatements,
+  newToken,
+  noteLinesStatements,
+  owedToPipeline,
+  type LineChange,
+} from "../orders/lifecycle";
 import { findOrder } from "../orders/orders.service";
+import { planReroutes, reroutePolicy } from "../routing/reroute";
 import { postWebhook, sendEmail, type Attempt } from "./channels";
+import { ackDeadlineStatements, answeredStatements } from "./deadlines";
 import { buildDocument } from "./document";
+import { claim, retryDelaySeconds, underLease } from "./lease";
 
 /**
  * Claims the order's ruled, not yet dispatched lines into one dispatch per supplier, marks the
@@ -81,16 +92,7 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
   const started = new Date();
   const nowIso = isoMicro(started);
   const lease = isoMicro(leaseUntil(started, settings.timeoutMs));
-  const [claimed] = await db
-    .update(dispatches)
-    .set({ status: "sending", leaseUntil: lease, attempts: sql`${dispatches.attempts} + 1`, updatedAt: nowIso })
-    .where(
-      and(
-        eq(dispatches.id, dispatchId),
-        sql`(${dispatches.status} = 'queued' OR (${dispatches.status} = 'sending' AND ${dispatches.leaseUntil} < ${nowIso}))`,
-      ),
-    )
-    .returning();
+  const claimed = await claim(db, "dispatches", dispatchId, nowIso, lease);
   if (!claimed) return { done: true };
 
   const [orderRows, lines, supplierRows] = await db.batch([
@@ -102,51 +104,50 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
   const supplier = supplierRows[0];
   const doc = buildDocument(claimed, order, supplier, lines);
   const payload = JSON.stringify(doc);
+  const lineIds = lines.map((l) => l.id);
 
-  /**
-   * Every write after the claim: the dispatch's own UPDATE, only while this attempt still holds
-   * its lease, then whatever goes with it. When the lease is gone (it ran out and another attempt
-   * took over), the batch aborts and nothing of it is written.
-   */
-  const underLease = (set: SQL, then: SQL[] = []) =>
-    runGuarded(db, [
-      sql`UPDATE dispatches SET ${set}, updated_at = ${isoMicro()} WHERE id = ${claimed.id} AND status = 'sending' AND lease_until = ${lease}`,
-      expectChanges(1),
-      ...then,
-    ]);
-  const finish = (status: Dispatch["status"], move: Omit<Move, "lineId" | "orderId">, lastError: string | null = null) => {
+  /** Every write after the claim, only while this attempt still holds its lease (./lease.ts). */
+  const leased = (set: SQL, then: SQL[] = []) => underLease(db, "dispatches", claimed.id, lease, set, then);
+  const finish = (status: Dispatch["status"], changes: LineChange[], then: SQL[] = [], lastError: string | null = null, token?: string) => {
     const at = isoMicro();
-    return underLease(
+    return leased(
       sql`status = ${status}, lease_until = NULL, payload = ${payload}, last_error = ${lastError},
           sent_at = ${status === "sent" || status === "dry_run" ? sql`${at}` : sql`sent_at`}`,
-      [...moveLinesStatements(lines.map((l) => ({ lineId: l.id, orderId: order.id, ...move })), at), ...completionStatements([order.id], at)],
+      [...lineStatements(changes, at, { token }), ...then, ...completionStatements([order.id], at)],
     );
   };
+  const moveAll = (to: LineStatus, message: string): LineChange[] =>
+    lines.map((l) => ({ kind: "move", lineId: l.id, orderId: order.id, from: "ruled", to, message }));
+  // The supplier's acknowledgement deadline starts when the lines reach it.
+  const ackDeadline = () => ackDeadlineStatements(supplier, lineIds, started);
 
   if (order.blocked) {
     // Held back; unblocking hands the order to the pipeline again, which re-queues this dispatch.
-    await underLease(sql`status = 'queued', lease_until = NULL, attempts = attempts - 1`);
+    await leased(sql`status = 'queued', lease_until = NULL, attempts = attempts - 1`);
     return { done: true };
   }
   if (lines.length === 0) {
-    await underLease(sql`status = 'sent', lease_until = NULL`);
+    await leased(sql`status = 'sent', lease_until = NULL`);
     return { done: true };
   }
   if (order.test) {
-    await finish("dry_run", { from: "ruled", to: "completed", message: `Test order: dry run, nothing was sent to supplier ${supplier.name}` });
+    await finish("dry_run", moveAll("completed", `Test order: dry run, nothing was sent to supplier ${supplier.name}`));
     return { done: true };
   }
   if (claimed.channel === "manual") {
     // Nothing is sent and nothing is logged: the lines wait, ruled, for POST .../complete.
-    await underLease(sql`status = 'manual', lease_until = NULL, payload = ${payload}`);
+    await leased(sql`status = 'manual', lease_until = NULL, payload = ${payload}`, ackDeadline());
     return { done: true };
   }
   if (claimed.channel === "pull") {
     const note = `Waiting for supplier ${supplier.name} to fetch and acknowledge the order`;
-    await underLease(sql`status = 'awaiting_pickup', lease_until = NULL, payload = ${payload}`, noteLinesStatements(
-      lines.map((l) => ({ lineId: l.id, orderId: order.id, message: note })),
-      nowIso,
-    ));
+    await leased(sql`status = 'awaiting_pickup', lease_until = NULL, payload = ${payload}`, [
+      ...noteLinesStatements(
+        lines.map((l) => ({ lineId: l.id, orderId: order.id, message: note })),
+        nowIso,
+      ),
+      ...ackDeadline(),
+    ]);
     return { done: true };
   }
 
@@ -162,7 +163,7 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
 
   if (attempt.outcome === "delivered") {
     const message = claimed.channel === "email" ? `Successfully sent to supplier ${supplier.name} by e-mail` : "Successfully sent to supplier";
-    await finish("sent", { from: "ruled", to: "completed", message });
+    await finish("sent", moveAll("completed", message), ackDeadline());
     return { done: true };
   }
   if (attempt.outcome === "rejected" || claimed.attempts >= settings.maxAttempts) {
@@ -170,13 +171,26 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
       attempt.outcome === "rejected"
         ? `Supplier ${supplier.name} rejected the order: ${attempt.detail}`
         : `Sending to supplier ${supplier.name} failed after ${claimed.attempts} attempts: ${attempt.detail}`;
-    await finish("failed", { from: "ruled", to: "failed", message }, message);
+    // The lines go to the next eligible supplier when the account re-routes (src/routing/reroute.ts).
+    const [policy] = await reroutePolicy(db, order.accountId);
+    const plan = await planReroutes(
+      db,
+      order.accountId,
+      policy,
+      lines.map((line) => ({ line, from: "ruled", to: "failed", cause: "failed", supplier, message })),
+      isoMicro(),
+      order,
+    );
+    const token = newToken();
+    const owed = plan.rerouted > 0 ? [owedToPipeline(order.id, isoMicro())] : [];
+    const written = await finish("failed", plan.changes, [...plan.statements(token), ...owed], message, token);
+    if (written && plan.rerouted > 0) await enqueue(env, [{ type: "route_order", orderId: order.id }]);
     return { done: true };
   }
-  const requeued = await underLease(sql`status = 'queued', lease_until = NULL, last_error = ${attempt.detail}, payload = ${payload}`);
+  const requeued = await leased(sql`status = 'queued', lease_until = NULL, last_error = ${attempt.detail}, payload = ${payload}`);
   // Not ours any more: whoever took the lease over carries the dispatch on.
   if (!requeued) return { done: true };
-  return { done: false, retryInSeconds: Math.min(3600, settings.retryBaseSeconds * 2 ** (claimed.attempts - 1)) };
+  return { done: false, retryInSeconds: retryDelaySeconds(settings, claimed.attempts) };
 }
 
 // ---- Shop and operator actions -------------------------------------------------
@@ -230,6 +244,8 @@ export async function completeByHand(db: Db, accountId: number, reference: strin
     const moves = open.map((line) => ({ lineId: line.id, orderId: order.id, from: "ruled" as const, to: "completed" as const, message: "Completed by hand" }));
     const written = await runGuarded(db, [
       ...moveLinesStatements(moves, now, { allOrNothing: lineIds !== undefined }),
+      // Placed by hand with the supplier: accepted, so its acknowledgement clock stops and its shipping clock starts.
+      ...answeredStatements(open.map((l) => ({ lineId: l.id, orderId: order.id, shipping: "start" as const })), now),
       sql`UPDATE dispatches SET status = 'sent', sent_at = ${now}, updated_at = ${now}
           WHERE order_id = ${order.id} AND status = 'manual'
             AND NOT EXISTS (SELECT 1 FROM order_lines WHERE dispatch_id = dispatches.id AND current_status = 'ruled')`,

@@ -2,16 +2,18 @@
 // Authenticated by a supplier key, or (callbacks) by an HMAC signature with the supplier's secret.
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { suppliers, type DispatchStatus } from "../db/schema";
+import { suppliers, type CancellationStatus, type DispatchStatus } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
-import { PageQuery, pageRequest, parseId } from "../lib/params";
+import { idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
 import { createRouter, errorResponse, errorResponses, responses } from "../lib/router";
 import { verifySignature } from "../lib/signature";
 import { field, parseOrThrow } from "../lib/validation";
 import { supplierKeyAuth } from "../middleware/supplier-auth";
 import { acknowledgeDispatch, applyAnswers, listSupplierDispatches } from "./answers.service";
 import { csvRows, presentSupplierDispatch, toCsv } from "./document";
+import { buildCancellationDocument, presentSupplierCancellation } from "./cancellation-document";
+import { acknowledgeCancellation, listSupplierCancellations, OPEN_CANCELLATION_STATUSES } from "./cancellations.service";
 
 export const supplierApiRouter = createRouter();
 
@@ -22,12 +24,14 @@ const security = [{ SupplierKey: [] }];
 export const AnswerItem = z
   .object({
     line_id: field.int({ min: 1, max: 1e15 }).openapi({ description: "The id of a line sent to this supplier (lines[].id of the order document)." }),
-    action: z.enum(["accept", "decline", "partial", "ship"]).openapi({
+    action: z.enum(["accept", "decline", "partial", "ship", "confirm_cancellation", "refuse_cancellation"]).openapi({
       description:
         "accept: the line is completed; decline (with reason): declined; partial (with quantity, below the line's): partially " +
-        "completed; ship: a shipment is recorded (a ruled line is accepted first).",
+        "completed; ship: a shipment is recorded (a ruled line is accepted first); confirm_cancellation / refuse_cancellation " +
+        "(with reason): your answer to a cancellation (or withdrawal) of the line you were asked for. A decline or a partial " +
+        "confirmation may send the line (or its rest) to another supplier.",
     }),
-    reason: field.optionalText(1000).openapi({ description: "Why, up to 1000 characters; required to decline." }),
+    reason: field.optionalText(1000).openapi({ description: "Why, up to 1000 characters; required to decline and to refuse a cancellation." }),
     quantity: field
       .optionalInt({ min: 1, max: 1_000_000 })
       .openapi({ description: "partial: the quantity you confirm (required); ship: the quantity in this shipment." }),
@@ -39,7 +43,9 @@ export const AnswerItem = z
       .openapi({ description: "ship: your id of the shipment; the same shipment (or tracking number) reported again is recorded once." }),
   })
   .superRefine((a, ctx) => {
-    if (a.action === "decline" && !a.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "The :attribute field is required when action is decline." });
+    if ((a.action === "decline" || a.action === "refuse_cancellation") && !a.reason) {
+      ctx.addIssue({ code: "custom", path: ["reason"], message: `The :attribute field is required when action is ${a.action}.` });
+    }
     if (a.action === "partial" && a.quantity === undefined) {
       ctx.addIssue({ code: "custom", path: ["quantity"], message: "The :attribute field is required when action is partial." });
     }
@@ -155,6 +161,64 @@ supplierApiRouter.openapi(
   },
 );
 
+const CancellationStatusFilter = z.enum(["open", "answered", "all"]);
+const CANCELLATION_FILTERS: Record<z.infer<typeof CancellationStatusFilter>, CancellationStatus[]> = {
+  open: OPEN_CANCELLATION_STATUSES,
+  answered: ["answered"],
+  all: [...OPEN_CANCELLATION_STATUSES, "answered"],
+};
+
+supplierApiRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/supplier/cancellations",
+    tags,
+    summary: "Cancellation requests (and withdrawals) for this supplier: open ones wait for confirm_cancellation or refuse_cancellation per line",
+    security,
+    request: {
+      query: PageQuery.extend({
+        status: CancellationStatusFilter.optional().openapi({ description: "open (default): waiting for an answer; answered; all" }),
+      }),
+    },
+    responses: {
+      200: responses.json(z.object({ data: z.array(z.object({}).passthrough()) }).passthrough(), "A page of cancellation requests, oldest first"),
+      422: responses.invalid,
+      ...errorResponses,
+    },
+  }),
+  async (c) => {
+    const q = c.req.valid("query");
+    const page = pageRequest(q);
+    const supplier = c.get("supplier");
+    const { total, cancellations } = await listSupplierCancellations(c.get("db"), supplier, CANCELLATION_FILTERS[q.status ?? "open"], page);
+    const documents = cancellations.map((x) => presentSupplierCancellation(buildCancellationDocument(x.cancellation, x.order, supplier, x.lines), x.cancellation));
+    return c.json(resourcePage(c.req.url, page, total, documents), 200);
+  },
+);
+
+supplierApiRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/supplier/cancellations/{cancellationId}/ack",
+    tags,
+    summary: "Acknowledge a cancellation request: seen (its lines still wait for confirm_cancellation or refuse_cancellation)",
+    security,
+    request: { params: z.object({ cancellationId: z.string().openapi({ example: "12" }) }) },
+    responses: {
+      200: responses.json(
+        z.object({ cancellation_id: z.number().int(), status: z.string(), acknowledged_at: z.string() }).openapi("CancellationAcknowledged"),
+        "Acknowledged (repeating it keeps the first time)",
+      ),
+      404: responses.notFound,
+      ...errorResponses,
+    },
+  }),
+  async (c) => {
+    const id = idOrNotFound(c.req.valid("param").cancellationId, "Cancellation");
+    return c.json(await acknowledgeCancellation(c.get("db"), c.get("supplier"), id), 200);
+  },
+);
+
 supplierApiRouter.openapi(
   createRoute({
     method: "post",
@@ -174,7 +238,7 @@ supplierApiRouter.openapi(
       ...errorResponses,
     },
   }),
-  async (c) => c.json({ results: await applyAnswers(c.get("db"), c.get("supplier"), c.req.valid("json").answers) }, 200),
+  async (c) => c.json({ results: await applyAnswers(c.get("db"), c.get("pipeline"), c.get("supplier"), c.req.valid("json").answers) }, 200),
 );
 
 supplierApiRouter.openapi(
@@ -215,7 +279,7 @@ supplierApiRouter.openapi(
       throw ApiError.badRequest("Malformed JSON in request body");
     }
     const { answers } = parseOrThrow(AnswersBody, json);
-    const results = await applyAnswers(c.get("db"), { id: supplier.id, accountId: supplier.accountId, name: supplier.name }, answers);
+    const results = await applyAnswers(c.get("db"), c.get("pipeline"), { id: supplier.id, accountId: supplier.accountId, name: supplier.name }, answers);
     return c.json({ results }, 200);
   },
 );

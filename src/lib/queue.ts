@@ -13,6 +13,8 @@ export type PipelineMessage =
   | { type: "rematch_account"; accountId: number; afterOrderId?: number; requestedAt?: string }
   /** Send one dispatch (an order's lines for one supplier) through the supplier's channel. */
   | { type: "send_dispatch"; dispatchId: number }
+  /** Send one cancellation request (or withdrawal) to its supplier, on the supplier's channel. */
+  | { type: "send_cancellation"; cancellationId: number }
   /** Turn unpublished events into webhook deliveries (src/events/publish.service.ts). */
   | { type: "publish_events" }
   /** Send (or re-send) one webhook delivery to the shop (src/events/delivery.service.ts). */

@@ -5,16 +5,19 @@
 // A redelivered queue message, a double click or a lost race changes and logs nothing.
 import { sql, type SQL } from "drizzle-orm";
 import { expectChanges, expectCount } from "../db/guards";
-import type { LineStatus } from "../db/schema";
-import { linesStatusChangedEvents, ordersCompletedEvent, orderBlockedEvent, orderParkedEvent } from "../events/outbox";
+import type { LineStatus, RerouteHop } from "../db/schema";
+import { linesSplitEvents, linesStatusChangedEvents, ordersCompletedEvent, orderBlockedEvent, orderParkedEvent } from "../events/outbox";
 
 export const TRANSITIONS: Record<LineStatus, readonly LineStatus[]> = {
   pending: ["ruled", "skipped"],
   ruled: ["completed", "failed", "pending", "skipped", "declined", "partially_completed"],
-  failed: ["ruled", "completed", "pending"],
-  completed: ["partially_completed", "declined"],
-  partially_completed: ["completed", "declined"],
-  declined: ["pending"],
+  // -> ruled: retried, or re-routed to the next supplier; -> skipped: cancelled (it never reached a supplier).
+  failed: ["ruled", "completed", "pending", "skipped"],
+  // -> skipped: the supplier confirmed a cancellation.
+  completed: ["partially_completed", "declined", "skipped"],
+  partially_completed: ["completed", "declined", "skipped"],
+  // -> ruled: re-routed to the next supplier; -> skipped: a cancellation the supplier confirmed after declining.
+  declined: ["pending", "ruled", "skipped"],
   skipped: ["pending"],
 };
 
@@ -50,9 +53,14 @@ export type LineStatementsOptions = {
    * caller read: for writes whose caller answers a client with what it wrote.
    */
   allOrNothing?: boolean;
+  /**
+   * The batch token to stamp (default: a new one): a caller that adds statements about exactly the
+   * lines this batch moved (re-routing, splits) passes its own and gates them on it.
+   */
+  token?: string;
 };
 
-const newToken = () => crypto.randomUUID();
+export const newToken = () => crypto.randomUUID();
 
 /**
  * The statements of any number of moves and notes, in their order: at most four, whatever their
@@ -63,7 +71,7 @@ const newToken = () => crypto.randomUUID();
  */
 export function lineStatements(changes: LineChange[], now: string, options: LineStatementsOptions = {}): SQL[] {
   if (changes.length === 0) return [];
-  const token = newToken();
+  const token = options.token ?? newToken();
   // Per line: the first state, the last, and the columns set along the way (the last one wins).
   const updates = new Map<number, { i: number; o: number; f: LineStatus; t: LineStatus; ms?: number | null; d?: number | null; q?: number | null }>();
   for (const c of changes) {
@@ -140,6 +148,64 @@ export function noteLinesStatements(notes: Note[], now: string): SQL[] {
   return lineStatements(notes.map((n) => ({ kind: "note" as const, ...n })), now);
 }
 
+/**
+ * A line split in two mid-life: `quantity` of the parent goes to a new line (same product, prices and
+ * position, `split_from_line_id` = the parent), which starts in `status` with its own log entries;
+ * the parent keeps the rest. Used for the remainder of a partial confirmation that goes to another
+ * supplier, and for a partly cancelled quantity (a new `skipped` line). Quantities always sum to what
+ * the shop ordered.
+ */
+export type Split = {
+  parentId: number;
+  orderId: number;
+  /** The parent's quantity as judged: the split applies only to that (compare-and-set). */
+  parentQuantity: number;
+  quantity: number;
+  status: LineStatus;
+  matchedSupplierId: number | null;
+  rerouteChain: RerouteHop[] | null;
+  /** The new line's log entries, oldest first, each with the status it logs. */
+  log: { status: LineStatus; message: string }[];
+};
+
+/**
+ * Any number of splits in four statements: the parents' quantities (and confirmed quantities, which
+ * never exceed them), a guard that every parent was still as judged (or the batch aborts whole), the
+ * new lines stamped with `token`, and their log entries. `parentToken`: split only parents that a
+ * move of this same batch stamped with it. The new lines' order_line.status_changed events
+ * (previous_status null: the line did not exist) are written by splitEvents.
+ */
+export function splitStatements(splits: Split[], now: string, token: string, parentToken?: string): SQL[] {
+  if (splits.length === 0) return [];
+  const json = JSON.stringify(
+    splits.map((s) => ({ p: s.parentId, o: s.orderId, pq: s.parentQuantity, q: s.quantity, s: s.status, ms: s.matchedSupplierId, c: s.rerouteChain, l: s.log })),
+  );
+  const parentMoved = parentToken ? sql`AND order_lines.move_token = ${parentToken}` : sql``;
+  return [
+    sql`UPDATE order_lines SET quantity = quantity - (j.value ->> '$.q'),
+          confirmed_quantity = min(confirmed_quantity, quantity - (j.value ->> '$.q')), updated_at = ${now}
+        FROM json_each(${json}) AS j
+        WHERE order_lines.id = j.value ->> '$.p' AND order_lines.order_id = j.value ->> '$.o'
+          AND order_lines.quantity = j.value ->> '$.pq' AND j.value ->> '$.q' < order_lines.quantity ${parentMoved}`,
+    expectChanges(splits.length),
+    sql`INSERT INTO order_lines (order_id, account_id, position, external_id, name, ean13, reference, quantity, stock_quantity, price,
+          purchase_price, brand, category, supplier, image_url, custom, height, width, length, weight, current_status,
+          matched_supplier_id, split_from_line_id, reroute_chain, move_token, created_at, updated_at)
+        SELECT p.order_id, p.account_id, p.position, p.external_id, p.name, p.ean13, p.reference, j.value ->> '$.q', p.stock_quantity, p.price,
+          p.purchase_price, p.brand, p.category, p.supplier, p.image_url, p.custom, p.height, p.width, p.length, p.weight, j.value ->> '$.s',
+          j.value ->> '$.ms', p.id, CASE WHEN json_type(j.value, '$.c') = 'array' THEN j.value -> '$.c' END, ${token}, ${now}, ${now}
+        FROM json_each(${json}) AS j JOIN order_lines p ON p.id = j.value ->> '$.p' AND p.order_id = j.value ->> '$.o'
+        ORDER BY j.key`,
+    sql`INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at)
+        SELECT n.id, n.order_id, e.value ->> '$.status', e.value ->> '$.message', ${now}
+        FROM json_each(${json}) AS j
+        JOIN order_lines n ON n.order_id = j.value ->> '$.o' AND n.split_from_line_id = j.value ->> '$.p' AND n.move_token = ${token},
+          json_each(j.value, '$.l') AS e
+        ORDER BY j.key, e.key`,
+    linesSplitEvents(json, token, now),
+  ];
+}
+
 const openStates = sql.join(OPEN_STATES.map((s) => sql`${s}`), sql`, `);
 
 /**
@@ -162,6 +228,16 @@ export function completionStatements(orderIds: readonly number[], now: string): 
         THEN ${now} ELSE updated_at END
     WHERE id IN (SELECT value FROM json_each(${ids}))`,
   ];
+}
+
+/**
+ * The pipeline owes the order work again (a line was re-routed, retried or matched by hand and waits
+ * to be claimed into a dispatch): its durable mark, which the sweeper finds should the queue message
+ * be lost.
+ */
+export function owedToPipeline(orderIds: number | readonly number[], now: string): SQL {
+  const ids = JSON.stringify(typeof orderIds === "number" ? [orderIds] : orderIds);
+  return sql`UPDATE orders SET routed_at = NULL, route_requested_at = ${now} WHERE id IN (SELECT value FROM json_each(${ids}))`;
 }
 
 /** A log entry on every line of the order, only when the statement just before changed the order. */

@@ -2,7 +2,7 @@
 import type { Db } from "../db";
 import type { Order, OrderLineLog } from "../db/schema";
 import { groupBy } from "../lib/group";
-import { getOrder, shippingAddressOf, type LineWithSupplier } from "./orders.service";
+import { getOrder, shippingAddressOf, type LineWithSupplier, type PendingCancellation } from "./orders.service";
 
 /** The spec's shipping_address (also what suppliers and routing rules see of it). */
 export const presentAddress = shippingAddressOf;
@@ -28,6 +28,8 @@ function presentLine(line: LineWithSupplier) {
     // Beyond the original spec: what the supplier confirmed and shipped (extra fields break no client).
     confirmed_quantity: line.confirmedQuantity,
     shipments: line.shipments,
+    // A line split off this one mid-life (a re-routed remainder, a cancelled quantity) names it here.
+    split_from_line_id: line.splitFromLineId,
     height: line.height,
     width: line.width,
     length: line.length,
@@ -80,12 +82,12 @@ export function presentOrderSummaries(orderRows: Order[], lines: LineWithSupplie
 }
 
 /** A single order: every line with its logs, oldest first. */
-export function presentOrderDetail(order: Order, lines: LineWithSupplier[], logs: OrderLineLog[]) {
+export function presentOrderDetail(order: Order, lines: (LineWithSupplier & { pendingCancellation: PendingCancellation | null })[], logs: OrderLineLog[]) {
   const logsByLine = groupBy(logs, (log) => log.orderLineId);
   return presentOrder(
     order,
     lines,
-    lines.map((line) => ({ ...presentLine(line), logs: (logsByLine.get(line.id) ?? []).map(presentLog) })),
+    lines.map((line) => ({ ...presentLine(line), cancellation: line.pendingCancellation, logs: (logsByLine.get(line.id) ?? []).map(presentLog) })),
   );
 }
 

@@ -245,10 +245,24 @@ const orderLineFields = {
   width: z.number().nullable(),
   length: z.number().nullable(),
   weight: z.number().nullable().openapi({ description: "The product's weight as the shop sent it, in the shop's unit" }),
+  split_from_line_id: z.number().int().nullable().openapi({
+    description:
+      "Set on a line split off another mid-life: the remainder of a partial confirmation routed to another supplier, or a cancelled " +
+      "quantity (skipped). Same external_id, product and prices as the line it came from; the quantities of both sum to what was ordered.",
+  }),
 };
 
 export const OrderLine = z.object(orderLineFields).openapi("OrderLine");
-export const OrderLineWithLogs = z.object({ ...orderLineFields, logs: z.array(LogEntry) }).openapi("OrderLineWithLogs");
+export const OrderLineWithLogs = z
+  .object({
+    ...orderLineFields,
+    cancellation: z
+      .object({ id: z.number().int(), quantity: z.number().int(), supplier_id: z.number().int(), requested_at: z.string() })
+      .nullable()
+      .openapi({ description: "A cancellation of the line that waits for its supplier's answer (GET /orders/{reference}/cancellations has them all)" }),
+    logs: z.array(LogEntry),
+  })
+  .openapi("OrderLineWithLogs");
 
 const orderFields = {
   id: z.number().int(),

@@ -186,6 +186,8 @@ export type ShipmentJson = {
   created_at: string;
 };
 export type LineWithSupplier = OrderLine & { supplierName: string | null; shipments: ShipmentJson[] };
+/** A cancellation of the line that waits for its supplier's answer (the single-order read only). */
+export type PendingCancellation = { id: number; quantity: number; supplier_id: number; requested_at: string };
 
 // Rows of the reads are mapped by these (built once per isolate), not by Drizzle's per-field mapping.
 const toOrder = rowMapper(orders);
@@ -287,6 +289,10 @@ export async function getOrder(db: Db, accountId: number, reference: string, opt
     linesWithSupplier(db, {
       logsJson: sql<string>`(SELECT json_group_array(json_object('id', g.id, 'status', g.status, 'message', g.message, 'created_at', g.created_at))
         FROM (SELECT * FROM order_line_logs g WHERE g.order_id = ${orderLines.orderId} AND g.order_line_id = ${orderLines.id} ORDER BY g.id) g)`.as("logs_json"),
+      // The cancellation the line waits on (src/orders/cancellations.service.ts), if any.
+      cancellationJson: sql<string | null>`(SELECT json_object('id', c.cancellation_id, 'quantity', c.quantity, 'supplier_id', c.supplier_id,
+          'requested_at', c.created_at) FROM cancellation_lines c
+        WHERE c.order_line_id = ${orderLines.id} AND c.status = 'requested' AND c.purpose = 'cancel' LIMIT 1)`.as("cancellation_json"),
     })
       .where(eq(orderLines.orderId, orderId))
       .orderBy(asc(orderLines.position)),
@@ -304,7 +310,10 @@ export async function getOrder(db: Db, accountId: number, reference: string, opt
   // Another account's reference answers exactly like an unknown one.
   if (!orderRows[0]) throw ApiError.notFound(`Order with reference '${reference}' not found`);
   const order = toOrder(orderRows[0]);
-  const lines = lineRows.map(toLine);
+  const lines = lineRows.map((row) => ({
+    ...toLine(row),
+    pendingCancellation: row.cancellation_json ? (JSON.parse(row.cancellation_json as string) as PendingCancellation) : null,
+  }));
   const logs: OrderLineLog[] = [];
   lineRows.forEach((row, i) => {
     const entries = JSON.parse(row.logs_json as string) as { id: number; status: OrderLineLog["status"]; message: string; created_at: string }[];

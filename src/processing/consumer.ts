@@ -6,7 +6,9 @@ import { meteredD1, newD1Metrics, withD1Metrics } from "../db/metrics";
 import type { Bindings } from "../env";
 import { deliverWebhook } from "../events/delivery.service";
 import { publishAfterPipeline, publishAndContinue } from "../events/publish.service";
+import { sendCancellation } from "../forwarding/cancellations.service";
 import { dispatchOrder, sendDispatch } from "../forwarding/forwarding.service";
+import { queuedCancellations } from "../orders/cancellations.service";
 import { routeOrder } from "../routing/routing.service";
 import { enqueue, type PipelineMessage } from "../lib/queue";
 import { maxRoutingAttempts, pipelineRetryDelay } from "./settings";
@@ -54,8 +56,9 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage, redel
     case "route_order":
       await routeAndDispatch(db, env, body.orderId, redelivered);
       return;
-    case "send_dispatch": {
-      const result = await sendDispatch(db, env, body.dispatchId);
+    case "send_dispatch":
+    case "send_cancellation": {
+      const result = body.type === "send_dispatch" ? await sendDispatch(db, env, body.dispatchId) : await sendCancellation(db, env, body.cancellationId);
       // Backoff through the queue: a new delayed message, so supplier outages do not use up the
       // queue's own retries (those are kept for failures of our code).
       if (!result.done) await enqueue(env, [body], result.retryInSeconds);
@@ -83,4 +86,9 @@ async function routeAndDispatch(db: Db, env: Bindings, orderId: number, redelive
   if (outcome.status === "not_found" || outcome.status === "parked") return;
   const waiting = await dispatchOrder(db, orderId);
   await enqueue(env, waiting.map((dispatchId) => ({ type: "send_dispatch" as const, dispatchId })));
+  // Lines re-routed away from a silent supplier: that supplier is told they are withdrawn.
+  if (outcome.withdrawn > 0) {
+    const [queued] = await runBatch(db, [queuedCancellations(orderId)]);
+    await enqueue(env, (queued.results as { id: number }[]).map((r) => ({ type: "send_cancellation" as const, cancellationId: r.id })));
+  }
 }

@@ -9,7 +9,7 @@ import { sweeperRuns, type SweeperRun } from "../db/schema";
 import type { Bindings } from "../env";
 import { sweepEvents } from "../events/publish.service";
 import { isoMicro } from "../lib/time";
-import { sweepRematches, sweepStuckDispatches, sweepUnroutedOrders } from "./sweeper";
+import { sweepDeadlines, sweepRematches, sweepStuckCancellations, sweepStuckDispatches, sweepUnroutedOrders } from "./sweeper";
 
 /** Runs are kept this long: a weekend's incidents are still there on Monday. */
 export const SWEEPER_RUNS_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
@@ -18,6 +18,8 @@ export const SWEEPER_RUNS_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 export const SWEEPERS = {
   unrouted_orders: "Orders re-queued for routing",
   stuck_dispatches: "Sends re-queued",
+  stuck_cancellations: "Cancellation requests re-queued",
+  deadlines_fired: "Supplier deadlines fired",
   rematches: "Re-matches re-queued",
   events_published: "Events published",
   deliveries_rekicked: "Webhook deliveries re-sent",
@@ -33,6 +35,14 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
   return [
     { names: ["unrouted_orders"], run: async () => ({ unrouted_orders: (await sweepUnroutedOrders(env, now)).length }) },
     { names: ["stuck_dispatches"], run: async () => ({ stuck_dispatches: (await sweepStuckDispatches(env, now)).length }) },
+    { names: ["stuck_cancellations"], run: async () => ({ stuck_cancellations: (await sweepStuckCancellations(env, now)).length }) },
+    {
+      names: ["deadlines_fired"],
+      run: async () => {
+        const fired = await sweepDeadlines(env, now);
+        return { deadlines_fired: fired.acknowledgement.length + fired.shipping.length };
+      },
+    },
     { names: ["rematches"], run: async () => ({ rematches: (await sweepRematches(env, now)).length }) },
     {
       names: ["events_published", "deliveries_rekicked"],

@@ -21,6 +21,12 @@ function subjectOf(body: PipelineMessage): { account: SQL; order: SQL; dispatch:
         order: sql`(SELECT order_id FROM dispatches WHERE id = ${body.dispatchId})`,
         dispatch: sql`${body.dispatchId}`,
       };
+    case "send_cancellation":
+      return {
+        account: sql`(SELECT account_id FROM cancellations WHERE id = ${body.cancellationId})`,
+        order: sql`(SELECT order_id FROM cancellations WHERE id = ${body.cancellationId})`,
+        dispatch: none,
+      };
     case "rematch_account":
       return { account: sql`${body.accountId}`, order: none, dispatch: none };
     case "deliver_webhook":

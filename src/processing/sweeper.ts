@@ -6,6 +6,7 @@ import { createDb, runBatch } from "../db";
 import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
 import { enqueue } from "../lib/queue";
+import { fireDeadlines } from "../forwarding/deadlines";
 
 // Work younger than this is normally still on its way through the queue.
 const GRACE_MS = 2 * 60 * 1000;
@@ -49,6 +50,32 @@ export async function sweepStuckDispatches(env: Bindings, now = new Date()): Pro
   const dispatchIds = ids(stuck.results);
   await enqueue(env, dispatchIds.map((dispatchId) => ({ type: "send_dispatch" as const, dispatchId })));
   return dispatchIds;
+}
+
+/** Re-queues cancellation requests whose message was lost, and sends whose lease expired mid-attempt (as for dispatches). */
+export async function sweepStuckCancellations(env: Bindings, now = new Date()): Promise<number[]> {
+  const db = createDb(env.DB);
+  // Two index ranges (cancellations_status_updated_idx, cancellations_status_lease_idx), never the table.
+  const [stuck] = await runBatch(db, [
+    sql`SELECT id FROM cancellations WHERE status = 'queued' AND updated_at < ${isoMicro(new Date(now.getTime() - DISPATCH_STALE_MS))}
+        UNION ALL
+        SELECT id FROM cancellations WHERE status = 'sending' AND lease_until < ${isoMicro(now)}
+        LIMIT ${SWEEP_LIMIT}`,
+  ]);
+  const cancellationIds = ids(stuck.results);
+  await enqueue(env, cancellationIds.map((cancellationId) => ({ type: "send_cancellation" as const, cancellationId })));
+  return cancellationIds;
+}
+
+/**
+ * Fires the supplier deadlines due at `now` (src/forwarding/deadlines.ts), and hands the orders of
+ * lines to re-route after a supplier's silence to the pipeline (their mark, routed_at null, is
+ * written with the firing: a lost message is the unrouted orders' sweep's case).
+ */
+export async function sweepDeadlines(env: Bindings, now = new Date()) {
+  const fired = await fireDeadlines(createDb(env.DB), now);
+  await enqueue(env, fired.rerouteOrders.map((orderId) => ({ type: "route_order" as const, orderId })));
+  return fired;
 }
 
 /**

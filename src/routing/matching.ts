@@ -1,10 +1,10 @@
 // Deciding one line: rules by priority, then the catalogue, then the line's supplier field.
 // Pure: takes everything it needs, returns the decision and a trace of why (the explain endpoint
 // shows the trace; the processor writes the decision).
-import type { RoutingRule } from "../db/schema";
+import type { Channel, RoutingRule } from "../db/schema";
 import { evaluateCondition, readVariable, type RoutingSubject } from "./rules.language";
 
-export type SupplierRef = { id: number; name: string; code: string | null; active: boolean; priority: number };
+export type SupplierRef = { id: number; name: string; code: string | null; active: boolean; priority: number; channel: Channel };
 
 export type CatalogueCandidate = {
   productId: number;
@@ -61,7 +61,11 @@ export const DRAFT_RULE_ID = 0;
 
 const ruleLabel = (rule: RoutingRule) => (rule.id === DRAFT_RULE_ID ? `the draft rule '${rule.name}'` : `rule #${rule.id} '${rule.name}'`);
 
-export function decideLine(subject: RoutingSubject, ctx: RoutingContext): { decision: Decision; trace: LineTrace } {
+/**
+ * `excluded`: suppliers that already had this line (re-routing, ./reroute.ts): passed over by rules,
+ * the catalogue and the supplier field alike, so the next eligible one decides.
+ */
+export function decideLine(subject: RoutingSubject, ctx: RoutingContext, excluded: ReadonlySet<number> = new Set()): { decision: Decision; trace: LineTrace } {
   const trace: LineTrace = { rules: [], catalogue: [], supplier_field: { value: subject.line.supplier, supplier: null } };
   let decision: Decision | null = null;
 
@@ -92,6 +96,10 @@ export function decideLine(subject: RoutingSubject, ctx: RoutingContext): { deci
         entry.note = "conditions hold, but its supplier is inactive or gone";
         continue;
       }
+      if (excluded.has(supplier.id)) {
+        entry.note = `conditions hold, but supplier ${supplier.name} already had this line`;
+        continue;
+      }
       entry.matched = true;
       decision = { action: "assign_supplier", supplier, decidedBy: "rule", rule, message: `Matched to supplier ${supplier.name} by ${ruleLabel(rule)}` };
     } else if (action.type === "skip") {
@@ -115,7 +123,9 @@ export function decideLine(subject: RoutingSubject, ctx: RoutingContext): { deci
         ? "supplier not found"
         : !supplier.active
           ? "supplier inactive"
-          : p.stockQuantity !== null && p.stockQuantity < subject.line.quantity
+          : excluded.has(supplier.id)
+            ? "supplier already had this line"
+            : p.stockQuantity !== null && p.stockQuantity < subject.line.quantity
             ? `not enough stock (${p.stockQuantity} < ${subject.line.quantity})`
             : null;
       const t: CatalogueTrace = {
@@ -171,7 +181,7 @@ export function decideLine(subject: RoutingSubject, ctx: RoutingContext): { deci
   // 3. The line's own supplier field, against the account's supplier names and codes.
   const named = subject.line.supplier?.trim().toLowerCase();
   const bySupplierField = named
-    ? [...ctx.suppliers.values()].find((s) => s.active && (s.name.toLowerCase() === named || s.code?.toLowerCase() === named))
+    ? [...ctx.suppliers.values()].find((s) => s.active && !excluded.has(s.id) && (s.name.toLowerCase() === named || s.code?.toLowerCase() === named))
     : undefined;
   if (bySupplierField) trace.supplier_field.supplier = { id: bySupplierField.id, name: bySupplierField.name };
   if (!decision && bySupplierField) {

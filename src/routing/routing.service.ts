@@ -2,101 +2,17 @@
 // and write every outcome through the state machine in one batch.
 import { and, asc, eq, isNull, like, sql, type SQL } from "drizzle-orm";
 import { runBatch, type Db } from "../db";
-import { orderLineLogs, orderLines, orders, productFeeds, products, routingRules, suppliers, type Order, type OrderLine, type RoutingRule } from "../db/schema";
-import { blockStatements, completionStatements, lineStatements, parkStatements, type LineChange } from "../orders/lifecycle";
+import { orderLineLogs, orderLines, orders, type Order, type OrderLine, type RerouteHop, type RoutingRule } from "../db/schema";
+import { expectCount } from "../db/guards";
+import { blockStatements, completionStatements, lineStatements, newToken, parkStatements, type LineChange } from "../orders/lifecycle";
 import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
 import type { CreateOrderInput } from "../orders/orders.schemas";
-import { findOrder, lineColumns, orderColumns, shippingAddressOf } from "../orders/orders.service";
-import { decideLine, DRAFT_RULE_ID, type CatalogueCandidate, type RoutingContext, type SupplierRef } from "./matching";
+import { findOrder, lineColumns, orderColumns } from "../orders/orders.service";
+import { loadRoutingContext, subjectOf, type LineLike, type OrderLike } from "./context";
+import { decideLine, DRAFT_RULE_ID } from "./matching";
+import { planReroutes, reroutePolicy } from "./reroute";
 import type { CreateRuleInput } from "./rules.schemas";
-import type { RoutingSubject } from "./rules.language";
-
-type LineLike = Pick<
-  OrderLine,
-  "externalId" | "ean13" | "name" | "reference" | "quantity" | "stockQuantity" | "price" | "purchasePrice" | "brand" | "category" | "supplier" | "custom" | "height" | "width" | "length" | "weight"
->;
-type OrderLike = Pick<
-  Order,
-  "externalId" | "source" | "test" | "total" | "shippingCost" | "email" | "firstName" | "lastName" | "companyName" | "address1" | "address2" | "postcode" | "city" | "state" | "country" | "phone"
->;
-
-export function subjectOf(order: OrderLike, line: LineLike): RoutingSubject {
-  return {
-    order: {
-      external_id: order.externalId,
-      source: order.source,
-      test: order.test,
-      total: order.total,
-      shipping_cost: order.shippingCost,
-      email: order.email,
-      shipping_address: shippingAddressOf(order),
-    },
-    line: {
-      external_id: line.externalId,
-      ean13: line.ean13,
-      name: line.name,
-      reference: line.reference,
-      quantity: line.quantity,
-      stock_quantity: line.stockQuantity,
-      price: line.price,
-      purchase_price: line.purchasePrice,
-      brand: line.brand,
-      category: line.category,
-      supplier: line.supplier,
-      custom: line.custom ?? null,
-      height: line.height,
-      width: line.width,
-      length: line.length,
-      weight: line.weight,
-    },
-  };
-}
-
-/** Rules, suppliers and the catalogue products these lines could match: one round trip. */
-export async function loadRoutingContext(db: Db, accountId: number, lines: LineLike[]): Promise<RoutingContext> {
-  const eans = [...new Set(lines.map((l) => l.ean13).filter((v): v is string => !!v))];
-  const skus = [...new Set(lines.map((l) => l.reference).filter((v): v is string => !!v))];
-  // One query per column (in the same batch): with an OR of both lists SQLite reads every
-  // product of the account through products_account_id_idx instead of the ean13 / sku indexes.
-  const catalogueQuery = (match: SQL) =>
-    db
-      .select({
-        productId: products.id,
-        sku: products.sku,
-        ean13: products.ean13,
-        purchasePrice: products.purchasePrice,
-        stockQuantity: products.stockQuantity,
-        supplierId: productFeeds.supplierId,
-      })
-      .from(products)
-      .innerJoin(productFeeds, eq(productFeeds.id, products.productFeedId))
-      .where(and(eq(products.accountId, accountId), eq(products.active, 1), eq(productFeeds.active, true), match));
-  // Each set travels as one JSON parameter, whatever the number of lines.
-  const catalogueQueries = [
-    ...(eans.length ? [catalogueQuery(sql`${products.ean13} IN (SELECT value FROM json_each(${JSON.stringify(eans)}))`)] : []),
-    ...(skus.length ? [catalogueQuery(sql`${products.sku} IN (SELECT value FROM json_each(${JSON.stringify(skus)}))`)] : []),
-  ];
-  const [ruleRows, supplierRows, ...catalogueRows] = await db.batch([
-    db
-      .select()
-      .from(routingRules)
-      .where(and(eq(routingRules.accountId, accountId), eq(routingRules.active, true)))
-      .orderBy(asc(routingRules.priority), asc(routingRules.id)),
-    db
-      .select({ id: suppliers.id, name: suppliers.name, code: suppliers.code, active: suppliers.active, priority: suppliers.priority })
-      .from(suppliers)
-      .where(eq(suppliers.accountId, accountId)),
-    ...catalogueQueries,
-  ] as const);
-  const catalogue = new Map<number, CatalogueCandidate>();
-  for (const rows of catalogueRows as CatalogueCandidate[][]) for (const row of rows) catalogue.set(row.productId, row);
-  return {
-    rules: ruleRows,
-    suppliers: new Map<number, SupplierRef>(supplierRows.map((s) => [s.id, s])),
-    catalogue: [...catalogue.values()],
-  };
-}
 
 /** The log message of an unblock by hand; an order that has one is no longer blocked by rules. */
 const UNBLOCKED_BY_HAND = "Order unblocked";
@@ -114,6 +30,10 @@ export type RouteOutcome = {
   skipped: number;
   unmatched: number;
   blockedNow: boolean;
+  /** Lines re-routed after their supplier's acknowledgement deadline passed. */
+  rerouted: number;
+  /** Withdrawals written for the silent suppliers of those lines (the caller sends the queued ones). */
+  withdrawn: number;
 };
 
 export type RouteOptions = {
@@ -155,7 +75,7 @@ export async function routeOrder(db: Db, orderId: number, options: RouteOptions 
     [orderRows, lineRows, unblockedRows] = await db.batch(reads);
   }
   const order = orderRows[0];
-  const outcome: RouteOutcome = { status: "routed", ruled: 0, skipped: 0, unmatched: 0, blockedNow: false };
+  const outcome: RouteOutcome = { status: "routed", ruled: 0, skipped: 0, unmatched: 0, blockedNow: false, rerouted: 0, withdrawn: 0 };
   if (!order) return { ...outcome, status: "not_found" };
   if (order.parkedAt) return { ...outcome, status: "parked" };
   if (pipeline && order.routingAttempts >= options.maxAttempts!) {
@@ -194,11 +114,48 @@ export async function routeOrder(db: Db, orderId: number, options: RouteOptions 
       statements.push(...lineStatements(changes, now));
     }
   }
+  // Lines whose supplier stayed silent past its acknowledgement deadline (src/forwarding/deadlines.ts).
+  const silent = lineRows.filter((l) => l.rerouteReason !== null && l.matchedSupplierId !== null);
+  if (silent.length > 0 && !outcome.blockedNow) statements.push(...(await silentStatements(db, order, silent, now, outcome)));
   // On demand, the pipeline still owes the order its dispatch: marked in the same batch.
   if (!pipeline) statements.push(sql`UPDATE orders SET routed_at = NULL, route_requested_at = ${now} WHERE id = ${order.id}`);
   statements.push(...completionStatements([order.id], now));
   await runBatch(db, statements);
   return outcome;
+}
+
+/**
+ * Re-routes (or, when no other supplier can take it, leaves with a note) each line marked for
+ * re-routing after its supplier's silence. All of it only while every mark is still as read: a
+ * supplier's answer that came in meanwhile clears the mark, and this batch then aborts (the
+ * message is redelivered and finds the answer).
+ */
+async function silentStatements(db: Db, order: Order, silent: OrderLine[], now: string, outcome: RouteOutcome): Promise<SQL[]> {
+  const [policy] = await reroutePolicy(db, order.accountId);
+  const plan = await planReroutes(
+    db,
+    order.accountId,
+    policy,
+    silent.map((line) => ({ line, from: line.currentStatus, to: null, cause: "overdue" as const, supplier: { id: line.matchedSupplierId! }, message: line.rerouteReason! })),
+    now,
+    order,
+  );
+  outcome.rerouted = plan.rerouted;
+  outcome.withdrawn = plan.withdrawn;
+  const token = newToken();
+  const marks = JSON.stringify(silent.map((l) => ({ i: l.id, r: l.rerouteReason })));
+  return [
+    expectCount(
+      sql`SELECT count(*) FROM json_each(${marks}) AS j JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = ${order.id}
+          WHERE l.reroute_reason = j.value ->> '$.r'`,
+      silent.length,
+    ),
+    ...lineStatements(plan.changes, now, { token }),
+    ...plan.statements(token),
+    // Settled either way: re-routed lines lost the mark with their chain update, the others lose it here.
+    sql`UPDATE order_lines SET reroute_reason = NULL
+        WHERE id IN (SELECT j.value ->> '$.i' FROM json_each(${marks}) AS j) AND order_id = ${order.id} AND reroute_reason IS NOT NULL`,
+  ];
 }
 
 // ---- Operator and shop actions on one order ----------------------------------
@@ -246,6 +203,7 @@ function withDraft(rules: RoutingRule[], accountId: number, draft: DraftRule): R
     conditions: draft.conditions,
     action: draft.action,
     active: true,
+    noReroute: draft.no_reroute ?? false,
     createdAt: "",
     updatedAt: "",
   };
@@ -254,7 +212,7 @@ function withDraft(rules: RoutingRule[], accountId: number, draft: DraftRule): R
 
 export async function explainOrder(db: Db, accountId: number, input: { reference?: string; order?: CreateOrderInput; rule?: DraftRule }) {
   let order: OrderLike & { reference: string | null; blocked: boolean };
-  let lines: (LineLike & { currentStatus: string | null })[];
+  let lines: (LineLike & { id: number | null; currentStatus: string | null; splitFromLineId: number | null; rerouteChain: RerouteHop[] | null })[];
   let unblocked = false;
   if (input.reference !== undefined) {
     const found = await findOrder(db, accountId, input.reference);
@@ -267,15 +225,18 @@ export async function explainOrder(db: Db, accountId: number, input: { reference
     unblocked = unblockedRows.length > 0;
   } else {
     order = { ...orderColumns(input.order!), reference: null, blocked: false };
-    lines = input.order!.products.map((p) => ({ ...lineColumns(p), currentStatus: null }));
+    lines = input.order!.products.map((p) => ({ ...lineColumns(p), id: null, currentStatus: null, splitFromLineId: null, rerouteChain: null }));
   }
-  const loaded = await loadRoutingContext(db, accountId, lines);
+  const [loaded, [policy]] = await Promise.all([loadRoutingContext(db, accountId, lines), reroutePolicy(db, accountId)]);
   const ctx = { ...loaded, rules: input.rule ? withDraft(loaded.rules, accountId, input.rule) : loaded.rules, unblockedByHand: unblocked };
   const draftId = input.rule ? (input.rule.id ?? DRAFT_RULE_ID) : null;
   const explained = lines.map((line, position) => {
-    const { decision, trace } = decideLine(subjectOf(order, line), ctx);
+    // A re-routed line is decided as re-routing decides it: without the suppliers it already had.
+    const chain = line.rerouteChain ?? [];
+    const { decision, trace } = decideLine(subjectOf(order, line), ctx, new Set(chain.map((h) => h.supplier_id)));
     return {
       position,
+      line_id: line.id,
       external_id: line.externalId,
       current_status: line.currentStatus,
       decision: {
@@ -289,6 +250,14 @@ export async function explainOrder(db: Db, accountId: number, input: { reference
       rules: trace.rules.map((r) => (r.id === draftId ? { ...r, draft: true } : r)),
       catalogue: trace.catalogue,
       supplier_field: trace.supplier_field,
+      // The suppliers the line had before, and why each let it go (src/routing/reroute.ts).
+      reroute: {
+        enabled: policy.enabled,
+        attempt: chain.length + 1,
+        max_attempts: policy.maxAttempts,
+        split_from_line_id: line.splitFromLineId,
+        chain: chain.map((h) => ({ supplier: { id: h.supplier_id, name: h.supplier_name }, outcome: h.outcome, reason: h.reason, line_id: h.line_id, at: h.at })),
+      },
     };
   });
   const blocker = explained.find((l) => l.decision.action === "block");

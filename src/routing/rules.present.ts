@@ -9,6 +9,7 @@ export function presentRule(r: RoutingRule) {
     conditions: r.conditions,
     action: r.action,
     active: r.active,
+    no_reroute: r.noReroute,
     created_at: r.createdAt,
     updated_at: r.updatedAt,
   };

@@ -49,6 +49,9 @@ const ruleFields = {
     .openapi({ description: "Up to 50 conditions on the line and its order. None: the rule always holds (a catch-all default supplier)." }),
   action: Action,
   active: field.optionalBoolean().openapi({ description: "false keeps the rule without using it; true by default." }),
+  no_reroute: field.optionalBoolean().openapi({
+    description: "true: lines this rule sends to its supplier stay with it, so a decline or failed send there is final; false (the default): they are re-routed.",
+  }),
 };
 
 export const CreateRuleBody = z.object(ruleFields).openapi("CreateRoutingRuleRequest", {
@@ -85,6 +88,7 @@ export const RuleJson = z
     conditions: z.array(Condition),
     action: Action,
     active: z.boolean(),
+    no_reroute: z.boolean(),
     created_at: z.string(),
     updated_at: z.string(),
   })

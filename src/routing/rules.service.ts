@@ -40,6 +40,7 @@ export async function createRule(db: Db, pipeline: Pipeline, accountId: number, 
       conditions: input.conditions,
       action: input.action,
       active: input.active ?? true,
+      noReroute: input.no_reroute ?? false,
       createdAt: now,
       updatedAt: now,
     })
@@ -56,9 +57,10 @@ export async function getRule(db: Db, accountId: number, id: number): Promise<Ro
 
 export async function updateRule(db: Db, pipeline: Pipeline, accountId: number, id: number, input: UpdateRuleInput): Promise<RoutingRule> {
   await checkSupplier(db, accountId, input.action);
+  const { no_reroute: noReroute, ...fields } = input;
   const update = db
     .update(routingRules)
-    .set({ ...input, updatedAt: isoMicro() })
+    .set({ ...fields, ...(noReroute !== undefined && { noReroute }), updatedAt: isoMicro() })
     .where(and(eq(routingRules.id, id), eq(routingRules.accountId, accountId)))
     .returning();
   const [row] = await changeAndRematch(db, pipeline, accountId, update);

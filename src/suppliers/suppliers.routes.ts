@@ -30,6 +30,9 @@ const SupplierJson = z
     channel: z.enum(CHANNELS),
     webhook_url: z.string().nullable(),
     email: z.string().nullable(),
+    acknowledgement_deadline_hours: z.number().int().nullable().openapi({ description: "The supplier must answer a line within this many hours of the send (null: no deadline)" }),
+    acknowledgement_deadline_reroute: z.boolean().openapi({ description: "A passed acknowledgement deadline re-routes the line to the next eligible supplier" }),
+    shipping_deadline_days: z.number().int().nullable().openapi({ description: "The supplier must ship a line within this many days of accepting it (null: no deadline)" }),
     previous_secret_valid: z.boolean(),
     created_at: z.string(),
     updated_at: z.string(),
@@ -50,6 +53,13 @@ const httpUrl = z.preprocess(
 );
 const email = z.preprocess((v) => (v === "" ? null : v), z.email().max(255).nullable().optional());
 
+/** The bounds of a supplier's deadlines (src/forwarding/deadlines.ts keeps them). */
+const DEADLINE_LIMITS = { ackHours: { min: 1, max: 720 }, shipDays: { min: 1, max: 365 } } as const;
+
+/** A deadline: a whole number in its range, or null (or "") for none. */
+const deadline = (range: { min: number; max: number }, description: string) =>
+  z.preprocess((v) => (v === "" ? null : v), z.null().or(field.optionalInt(range))).openapi({ description });
+
 const NAME = "The supplier's name, unique in the account (up to 255 characters); a line whose supplier field names it goes to it when no rule or catalogue product matches.";
 const fields = {
   name: field.text(255).openapi({ description: NAME }),
@@ -66,6 +76,17 @@ const fields = {
   }),
   webhook_url: httpUrl.openapi({ description: "The http(s) URL the webhook channel posts each order to, signed with the supplier's secret." }),
   email: email.openapi({ description: "The address the email channel sends each order to." }),
+  acknowledgement_deadline_hours: deadline(
+    DEADLINE_LIMITS.ackHours,
+    `Hours (${DEADLINE_LIMITS.ackHours.min} to ${DEADLINE_LIMITS.ackHours.max}) within which the supplier must answer a line it was sent (accept, decline, partial, ship, acknowledge); null: no deadline.`,
+  ),
+  acknowledgement_deadline_reroute: field
+    .optionalBoolean()
+    .openapi({ description: "true: when the acknowledgement deadline passes, the line goes to the next eligible supplier (and this one is told it is withdrawn); false by default." }),
+  shipping_deadline_days: deadline(
+    DEADLINE_LIMITS.shipDays,
+    `Days (${DEADLINE_LIMITS.shipDays.min} to ${DEADLINE_LIMITS.shipDays.max}) within which the supplier must ship a line it accepted; null: no deadline.`,
+  ),
 };
 export const CreateSupplier = z.object(fields).openapi("CreateSupplierRequest", {
   example: { name: "Tuinhout", code: "TH", priority: 10, channel: "email", email: "orders@tuinhout.example" },

@@ -19,6 +19,9 @@ export type SupplierInput = {
   channel?: Channel;
   webhook_url?: string | null;
   email?: string | null;
+  acknowledgement_deadline_hours?: number | null;
+  acknowledgement_deadline_reroute?: boolean;
+  shipping_deadline_days?: number | null;
 };
 
 /** A channel needs its address: a webhook URL or an e-mail address. */
@@ -40,6 +43,9 @@ function columns(input: SupplierInput) {
     ...(input.channel !== undefined && { channel: input.channel }),
     ...(input.webhook_url !== undefined && { webhookUrl: input.webhook_url }),
     ...(input.email !== undefined && { email: input.email }),
+    ...(input.acknowledgement_deadline_hours !== undefined && { ackDeadlineHours: input.acknowledgement_deadline_hours }),
+    ...(input.acknowledgement_deadline_reroute !== undefined && { ackDeadlineReroute: input.acknowledgement_deadline_reroute }),
+    ...(input.shipping_deadline_days !== undefined && { shipDeadlineDays: input.shipping_deadline_days }),
   };
 }
 

@@ -119,6 +119,8 @@ describe("line dimensions", () => {
       id: 7, orderId: 1, accountId: 1, position: 0, externalId: "sofa", name: "Sofa", ean13: null, reference: "SOFA-1", quantity: 1,
       stockQuantity: null, price: 10, purchasePrice: 6, brand: null, category: null, supplier: null, imageUrl: null, custom: null,
       currentStatus: "ruled" as const, matchedSupplierId: 3, dispatchId: 5, confirmedQuantity: null, moveToken: null, createdAt: at, updatedAt: at,
+      splitFromLineId: null, rerouteChain: null, rerouteReason: null, ackDueAt: null, shipDueAt: null, overdueAt: null, overdueDeadline: null,
+      deadlineToken: null,
     };
     const dispatch = { id: 5, idempotencyKey: "dsp_5", createdAt: at } as Parameters<typeof buildDocument>[0];
     const doc = buildDocument(dispatch, order, { id: 3, name: "Freight" }, [

@@ -44,7 +44,7 @@ describe("a 500-line order through the pipeline, counted", () => {
     const sent = await metered(() => sendDispatch(db, env, dispatchId));
     const lineIds = (await rows<{ id: number }>("SELECT id FROM order_lines WHERE order_id = ? ORDER BY position", orderId)).map((r) => r.id);
     const answered = await metered(() =>
-      applyAnswers(db, { id: supplier.id, accountId: creds.accountId, name: supplier.name }, lineIds.map((id) => ({ line_id: id, action: "accept" as const }))),
+      applyAnswers(db, losingPipeline(), { id: supplier.id, accountId: creds.accountId, name: supplier.name }, lineIds.map((id) => ({ line_id: id, action: "accept" as const }))),
     );
     const counts = {
       route: routed.metrics.queries,

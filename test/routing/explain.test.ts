@@ -47,6 +47,7 @@ describe.concurrent("explain an order payload", () => {
     expect(res.json).toMatchObject({ reference: null, blocked: false, outcome: "would_route" });
     expect(mug).toEqual({
       position: 0,
+      line_id: null,
       external_id: "sku-1",
       current_status: null,
       decision: {
@@ -141,6 +142,8 @@ describe.concurrent("explain an order payload", () => {
         },
       ],
       supplier_field: { value: "MugSupplier", supplier: { id: named.id, name: "MugSupplier" } },
+      // An order not yet placed was never re-routed: its first supplier, of the account's default cap.
+      reroute: { enabled: true, attempt: 1, max_attempts: 3, split_from_line_id: null, chain: [] },
     });
 
     expect(wrap).toMatchObject({

@@ -30,11 +30,18 @@ const ALLOWED: [LineStatus, LineStatus][] = [
   ["failed", "ruled"],
   ["failed", "completed"],
   ["failed", "pending"],
+  // Cancelled: a failed line never reached a supplier; the others' supplier confirmed it.
+  ["failed", "skipped"],
+  ["completed", "skipped"],
+  ["partially_completed", "skipped"],
+  ["declined", "skipped"],
   ["completed", "partially_completed"],
   ["completed", "declined"],
   ["partially_completed", "completed"],
   ["partially_completed", "declined"],
   ["declined", "pending"],
+  // Re-routed to the next supplier (declined and failed lines).
+  ["declined", "ruled"],
   ["skipped", "pending"],
 ];
 const allowed = (from: LineStatus, to: LineStatus) => ALLOWED.some(([f, t]) => f === from && t === to);

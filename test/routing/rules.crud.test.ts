@@ -26,6 +26,7 @@ describe.concurrent("POST /api/v1/routing-rules", () => {
       conditions: [{ variable: "line.brand", operator: "is", value: "Mugs Inc" }],
       action: { type: "assign_supplier", supplier_id: supplier.id },
       active: true,
+      no_reroute: false,
       created_at: ISO_MICRO,
       updated_at: res.json.created_at,
     });

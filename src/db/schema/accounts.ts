@@ -11,6 +11,10 @@ export const accounts = sqliteTable(
     // the change, cleared by the re-match that finished for exactly this request. The sweeper
     // re-queues the re-match when its message was lost.
     rematchRequestedAt: text("rematch_requested_at"),
+    // Re-routing (src/routing/reroute.ts): a declined, partly confirmed, unsendable or overdue line
+    // goes to the next eligible supplier, at most this many suppliers per line, the first included.
+    rerouteEnabled: integer("reroute_enabled", { mode: "boolean" }).notNull().default(true),
+    rerouteMaxAttempts: integer("reroute_max_attempts").notNull().default(3),
   },
   (t) => [index("accounts_rematch_idx").on(t.rematchRequestedAt)],
 );

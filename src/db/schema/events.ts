@@ -10,6 +10,11 @@ export const EVENT_TYPES = [
   "order_line.shipped",
   "order.completed",
   "order.parked",
+  "order.cancelled",
+  "order_line.cancellation_confirmed",
+  "order_line.cancellation_refused",
+  "order_line.rerouted",
+  "order_line.overdue",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -7,3 +7,4 @@ export * from "./forwarding";
 export * from "./events";
 export * from "./console";
 export * from "./pipeline";
+export * from "./cancellations";

@@ -124,6 +124,24 @@ export const orderLines = sqliteTable(
     // The random token of the last batch that changed this line's status (lifecycle.ts): that
     // batch logs exactly the lines carrying its token, so a repeat or a lost race logs nothing.
     moveToken: text("move_token"),
+    // Set on a line split off another mid-life (a partial confirmation's remainder routed elsewhere,
+    // a partly cancelled quantity): the line it came from. The quantities of a line and of the lines
+    // split from it sum to what the shop ordered.
+    splitFromLineId: integer("split_from_line_id"),
+    // Every supplier this line (and the line it was split from) already had, oldest first, and why it
+    // left it: re-routing never sends it to one of them again, and the cap counts them.
+    rerouteChain: text("reroute_chain", { mode: "json" }).$type<RerouteHop[]>(),
+    // A re-route the pipeline owes this line (set by the deadline sweeper, settled by routeOrder).
+    rerouteReason: text("reroute_reason"),
+    // Deadlines of the line's supplier: no answer by ack_due_at, no shipment by ship_due_at. Cleared
+    // when met, or when they fire (once: the sweep that fires one clears it in the same statement).
+    ackDueAt: text("ack_due_at"),
+    shipDueAt: text("ship_due_at"),
+    // The last deadline that passed unmet, until the supplier answers or ships (the console's list).
+    overdueAt: text("overdue_at"),
+    overdueDeadline: text("overdue_deadline", { enum: ["acknowledgement", "shipping"] }),
+    // The random token of the sweep that fired the line's last deadline (its log and event follow it).
+    deadlineToken: text("deadline_token"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -133,6 +151,11 @@ export const orderLines = sqliteTable(
     index("order_lines_account_supplier_idx").on(t.accountId, t.matchedSupplierId, t.orderId),
     // Sending a dispatch reads its lines: without this, a scan of every line of every account.
     index("order_lines_dispatch_idx").on(t.dispatchId),
+    // The deadline sweeper's two questions, answered from index ranges of only the lines that wait.
+    index("order_lines_ack_due_idx").on(t.ackDueAt).where(sql`${t.ackDueAt} IS NOT NULL`),
+    index("order_lines_ship_due_idx").on(t.shipDueAt).where(sql`${t.shipDueAt} IS NOT NULL`),
+    // The console's overdue lines of an account.
+    index("order_lines_account_overdue_idx").on(t.accountId, t.overdueAt).where(sql`${t.overdueAt} IS NOT NULL`),
   ],
 );
 
@@ -150,6 +173,18 @@ export const orderLineLogs = sqliteTable(
   },
   (t) => [index("order_line_logs_order_idx").on(t.orderId, t.orderLineId, t.id)],
 );
+
+/** One supplier a line had before it was re-routed, and why it left that supplier. */
+export type RerouteHop = {
+  supplier_id: number;
+  supplier_name: string;
+  /** declined, partial (the rest of a partial confirmation), failed (the send), overdue (no answer in time). */
+  outcome: "declined" | "partial" | "failed" | "overdue";
+  reason: string;
+  /** The line that had it (the line itself, or the one it was split from). */
+  line_id: number;
+  at: string;
+};
 
 export type Order = typeof orders.$inferSelect;
 export type OrderLine = typeof orderLines.$inferSelect;

@@ -22,6 +22,8 @@ export const routingRules = sqliteTable(
     conditions: text("conditions", { mode: "json" }).$type<RuleCondition[]>().notNull(),
     action: text("action", { mode: "json" }).$type<RuleAction>().notNull(),
     active: integer("active", { mode: "boolean" }).notNull().default(true),
+    // Lines this rule sends to its supplier stay with it: a decline is final, as before re-routing.
+    noReroute: integer("no_reroute", { mode: "boolean" }).notNull().default(false),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

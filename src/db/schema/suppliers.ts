@@ -24,6 +24,12 @@ export const suppliers = sqliteTable(
     webhookSecret: text("webhook_secret"),
     webhookSecretPrevious: text("webhook_secret_previous"),
     email: text("email"),
+    // Deadlines (optional): an answer (accept, decline, partial, ship, acknowledge) within this many
+    // hours of the send; a shipment within this many days of the acceptance. A passed acknowledgement
+    // deadline re-routes the line when ack_deadline_reroute is set.
+    ackDeadlineHours: integer("ack_deadline_hours"),
+    ackDeadlineReroute: integer("ack_deadline_reroute", { mode: "boolean" }).notNull().default(false),
+    shipDeadlineDays: integer("ship_deadline_days"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

@@ -1,0 +1,165 @@
+// HTTP contract of the shop's cancellations: cancel an order, lines or quantities; see the requests
+// sent to suppliers; record a supplier's answer given outside the service (manual channel, a call).
+import { createRoute, z } from "@hono/zod-openapi";
+import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
+import { field } from "../lib/validation";
+import { presentCancellation } from "./cancellations.present";
+import { cancelOrder, listCancellations, recordCancellationAnswers } from "./cancellations.service";
+import { showOrder } from "./orders.present";
+import { OrderDetail } from "./orders.schemas";
+
+export const cancellationsRouter = createRouter();
+
+const params = z.object({ reference: z.string().openapi({ description: "The order's reference", example: "4812039475610234" }) });
+const tags = ["Orders"];
+const lineId = () => field.int({ min: 1, max: 1e15 });
+const ConflictBody = z.object({ message: z.string(), error: z.string() });
+
+/** Each id once: a repeat is a 422 at its own index. */
+function distinct(ids: number[], path: (i: number) => (string | number)[], ctx: z.RefinementCtx) {
+  ids.forEach((id, i) => {
+    if (ids.indexOf(id) !== i) ctx.addIssue({ code: "custom", path: path(i), message: "The :attribute field has a duplicate value." });
+  });
+}
+
+export const CancelBody = z
+  .object({
+    reason: field.optionalText(500).openapi({ description: "Why (logged on every line, sent to the suppliers)", example: "The customer changed their mind" }),
+    line_ids: z
+      .array(lineId())
+      .min(1)
+      .max(500)
+      .optional()
+      .openapi({ description: "Cancel these whole lines (what is not shipped of them); without line_ids and lines, the whole order", example: [901, 902] }),
+    lines: z
+      .array(
+        z.object({
+          line_id: lineId().openapi({ description: "A line of the order", example: 901 }),
+          quantity: field
+            .optionalInt({ min: 1, max: 1_000_000 })
+            .openapi({ description: "How much of the line to cancel (default: all that is not shipped)", example: 2 }),
+        }),
+      )
+      .min(1)
+      .max(500)
+      .optional()
+      .openapi({ description: "Cancel quantities of lines (a partial cancel); not together with line_ids" }),
+  })
+  .superRefine((body, ctx) => {
+    if (body.line_ids && body.lines) ctx.addIssue({ code: "custom", path: ["lines"], message: "The :attribute field is prohibited when line_ids is present." });
+    if (body.line_ids) distinct(body.line_ids, (i) => ["line_ids", i], ctx);
+    if (body.lines) distinct(body.lines.map((l) => l.line_id), (i) => ["lines", i, "line_id"], ctx);
+  })
+  .openapi("CancelOrderRequest", { example: { reason: "The customer changed their mind", lines: [{ line_id: 901, quantity: 2 }] } });
+
+cancellationsRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/orders/{reference}/cancel",
+    tags,
+    summary: "Cancel the whole order, some lines (line_ids) or quantities of lines (lines)",
+    description:
+      "Lines no supplier has been sent yet end skipped at once (a quantity is split off as a new skipped line); a supplier that has a line " +
+      "gets a cancellation request on its own channel and confirms or refuses it. All or nothing: a listed line that is skipped, declined, " +
+      "shipped in full or already being cancelled is a 409 and nothing is written. Answers the order.",
+    security: apiSecurity,
+    request: { params, body: { content: { "application/json": { schema: CancelBody } }, required: false } },
+    responses: {
+      200: responses.json(OrderDetail, "The order, with each line as the cancellation left it"),
+      404: responses.notFound,
+      409: responses.json(ConflictBody, "A listed line cannot be cancelled, or nothing of the order can"),
+      422: responses.invalid,
+      ...errorResponses,
+    },
+  }),
+  async (c) => {
+    const { id: accountId } = c.get("account");
+    const { reference } = c.req.valid("param");
+    await cancelOrder(c.get("db"), c.get("pipeline"), accountId, reference, c.req.valid("json") ?? {});
+    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
+  },
+);
+
+const CancellationLineJson = z.object({
+  line_id: z.number().int(),
+  quantity: z.number().int().openapi({ description: "How much of the line is to be cancelled" }),
+  status: z.enum(["requested", "confirmed", "refused"]),
+  answered_by: z.enum(["supplier", "shop", "shipment"]).nullable().openapi({ description: "shipment: a shipment reported meanwhile refused it" }),
+  answer_reason: z.string().nullable(),
+  answered_at: z.string().nullable(),
+});
+
+const CancellationJson = z
+  .object({
+    id: z.number().int(),
+    supplier: z.object({ id: z.number().int(), name: z.string() }),
+    channel: z.string(),
+    purpose: z.enum(["cancel", "withdraw"]).openapi({ description: "cancel: the shop's; withdraw: a line taken from a supplier that did not answer in time" }),
+    reason: z.string().nullable(),
+    status: z.enum(["queued", "sending", "requested", "answered", "failed"]),
+    idempotency_key: z.string(),
+    attempts: z.number().int(),
+    last_error: z.string().nullable(),
+    lines: z.array(CancellationLineJson),
+    created_at: z.string(),
+    sent_at: z.string().nullable(),
+    acknowledged_at: z.string().nullable(),
+  })
+  .openapi("Cancellation");
+
+cancellationsRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/orders/{reference}/cancellations",
+    tags,
+    summary: "The order's cancellation requests to suppliers, oldest first, with each line's answer",
+    security: apiSecurity,
+    request: { params },
+    responses: { 200: responses.json(z.object({ data: z.array(CancellationJson) }), "The cancellation requests"), 404: responses.notFound, ...errorResponses },
+  }),
+  async (c) => c.json({ data: (await listCancellations(c.get("db"), c.get("account").id, c.req.valid("param").reference)).map(presentCancellation) }, 200),
+);
+
+const ShopAnswers = z
+  .object({
+    answers: z
+      .array(
+        z
+          .object({
+            line_id: lineId().openapi({ description: "A line with a cancellation waiting for an answer", example: 901 }),
+            action: z.enum(["confirm", "refuse"]).openapi({ description: "What the supplier answered", example: "confirm" }),
+            reason: field.optionalText(1000).openapi({ description: "Required with refuse: what the supplier said", example: "Already shipped" }),
+          })
+          .superRefine((a, ctx) => {
+            if (a.action === "refuse" && !a.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "The :attribute field is required when action is refuse." });
+          }),
+      )
+      .min(1)
+      .max(500),
+  })
+  .superRefine((body, ctx) => distinct(body.answers.map((a) => a.line_id), (i) => ["answers", i, "line_id"], ctx))
+  .openapi("CancellationAnswersRequest", { example: { answers: [{ line_id: 901, action: "confirm" }] } });
+
+cancellationsRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/orders/{reference}/cancellations/answers",
+    tags,
+    summary: "Record what a supplier answered to a cancellation outside the service (a manual supplier, a phone call)",
+    security: apiSecurity,
+    request: { params, body: { content: { "application/json": { schema: ShopAnswers } }, required: true } },
+    responses: {
+      200: responses.json(OrderDetail, "The order"),
+      404: responses.notFound,
+      409: responses.json(ConflictBody, "A line has no cancellation waiting for an answer"),
+      422: responses.invalid,
+      ...errorResponses,
+    },
+  }),
+  async (c) => {
+    const { id: accountId } = c.get("account");
+    const { reference } = c.req.valid("param");
+    await recordCancellationAnswers(c.get("db"), accountId, reference, c.req.valid("json").answers);
+    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
+  },
+);

@@ -1,0 +1,241 @@
+// Re-routing: a line its supplier cannot deliver (declined, confirmed only in part, unsendable after
+// the last attempt, or silent past its acknowledgement deadline) goes to the next eligible supplier:
+// the next routing rule that holds, else the cheapest catalogue offer with stock, else the supplier
+// named on the line, never one that already had the line. The account switches it on or off and
+// caps the suppliers per line; a rule with no_reroute keeps its lines with its supplier.
+// The decision is made where the supplier's answer (or failure) is written, in the same batch: the
+// line moves on in one step ("Declined by supplier X: out of stock; routed to supplier Y"), or
+// stays as it is. Every hop is kept on the line (reroute_chain), logged and evented.
+import { eq, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../db";
+import { accounts, type LineStatus, type OrderLine, type RerouteHop } from "../db/schema";
+import { lineEvents, type LineEventEntry } from "../events/outbox";
+import { cancellationRequestStatements, type CancellationRequest } from "../orders/cancellation-requests";
+import { newToken, splitStatements, type LineChange, type Split } from "../orders/lifecycle";
+import { loadRoutingContext, subjectOf, type OrderLike } from "./context";
+import { decideLine, type SupplierRef } from "./matching";
+
+export type ReroutePolicy = { enabled: boolean; maxAttempts: number };
+export type RerouteCause = RerouteHop["outcome"];
+
+/** The account's re-routing settings, as a query to run in the caller's batch. */
+export const reroutePolicy = (db: Db, accountId: number) =>
+  db.select({ enabled: accounts.rerouteEnabled, maxAttempts: accounts.rerouteMaxAttempts }).from(accounts).where(eq(accounts.id, accountId));
+
+/** The bounds of the per-account cap (suppliers per line, the first one included). */
+export const MAX_ATTEMPTS_RANGE = { min: 1, max: 10 } as const;
+
+/** A line leaving its supplier: the move its caller writes anyway, and why. */
+export type Leaving = {
+  /** The line as read. */
+  line: OrderLine;
+  /** The state the caller judged it in (an answer may move a line twice in one call). */
+  from: LineStatus;
+  /** The caller's own move; null: the line moves only if another supplier takes it (overdue). */
+  to: "declined" | "failed" | "partially_completed" | null;
+  cause: RerouteCause;
+  /** The supplier it leaves (its name is looked up when not given). */
+  supplier: { id: number; name?: string };
+  /** The caller's log message for its move (or, overdue, why the line leaves). */
+  message: string;
+  /** partial: what the supplier confirmed (the rest goes on, split into a new line). */
+  confirmedQuantity?: number;
+  /** A reason the caller knows not to re-route (a cancellation waits for the supplier's answer). */
+  hold?: string;
+};
+
+type Decision =
+  | { kind: "reroute"; leaving: Leaving; to: SupplierRef; match: string; chain: RerouteHop[]; attempt: number }
+  | { kind: "stay"; leaving: Leaving; why: string | null };
+
+export type ReroutePlan = {
+  /** The callers' moves (messages completed) and the moves on to the next supplier. */
+  changes: LineChange[];
+  /** What must follow the lines' own statements, stamped with the same `token`: splits, chains, events, withdrawals. */
+  statements: (token: string) => SQL[];
+  /** Lines that went to another supplier (or whose remainder did): the order's pipeline then owes a dispatch. */
+  rerouted: number;
+  /** Withdrawals written for silent suppliers (queued to be sent when on webhook or e-mail). */
+  withdrawn: number;
+  /** The orders of the re-routed lines: the pipeline owes each a dispatch (see owedToPipeline). */
+  reroutedOrders: number[];
+};
+
+const remainderOf = (l: Leaving) => l.line.quantity - (l.confirmedQuantity ?? 0);
+
+/**
+ * Decides where each leaving line goes: one round trip (the account's rules, suppliers and the
+ * catalogue products of these lines) when any of them may move on, none otherwise.
+ */
+async function decide(
+  db: Db,
+  accountId: number,
+  known: (OrderLike & { id: number }) | undefined,
+  policy: ReroutePolicy,
+  leaving: Leaving[],
+  now: string,
+): Promise<{ decisions: Decision[]; channels: Map<number, SupplierRef["channel"]> }> {
+  const open: { l: Leaving; excluded: Set<number>; attempt: number }[] = [];
+  const decisions: Decision[] = leaving.map((l) => {
+    const excluded = new Set([...(l.line.rerouteChain ?? []).map((h) => h.supplier_id), l.supplier.id]);
+    const attempt = excluded.size + 1;
+    if (l.hold) return { kind: "stay", leaving: l, why: l.hold };
+    if (!policy.enabled) return { kind: "stay", leaving: l, why: null };
+    if (l.cause === "partial" && remainderOf(l) < 1) return { kind: "stay", leaving: l, why: null };
+    if (attempt > policy.maxAttempts) return { kind: "stay", leaving: l, why: `${policy.maxAttempts} of ${policy.maxAttempts} suppliers tried` };
+    open.push({ l, excluded, attempt });
+    return { kind: "stay", leaving: l, why: null };
+  });
+  if (open.length === 0) return { decisions, channels: new Map() };
+  const subjectLine = (l: Leaving) => (l.cause === "partial" ? { ...l.line, quantity: remainderOf(l) } : l.line);
+  // The lines' orders come with the context, unless the caller has the one order already.
+  const orderIds = [...new Set(open.map((o) => o.l.line.orderId))].filter((id) => id !== known?.id);
+  const ctx = await loadRoutingContext(db, accountId, open.map((o) => subjectLine(o.l)), orderIds);
+  for (const o of open) {
+    o.l.supplier.name ??= ctx.suppliers.get(o.l.supplier.id)?.name ?? `#${o.l.supplier.id}`;
+    const order = o.l.line.orderId === known?.id ? known : ctx.orders.get(o.l.line.orderId)!;
+    const subject = subjectOf(order, subjectLine(o.l));
+    const index = leaving.indexOf(o.l);
+    // A rule that keeps its lines with its supplier decides first, whoever declined.
+    const first = decideLine(subject, ctx).decision;
+    if (first.action !== "none" && first.decidedBy === "rule" && first.rule.noReroute) {
+      decisions[index] = { kind: "stay", leaving: o.l, why: `rule #${first.rule.id} '${first.rule.name}' does not re-route` };
+      continue;
+    }
+    const next = decideLine(subject, ctx, o.excluded).decision;
+    if (next.action !== "assign_supplier") continue;
+    const match = `${next.message} (re-routed: supplier ${o.attempt} of at most ${policy.maxAttempts})`;
+    const hop: RerouteHop = {
+      supplier_id: o.l.supplier.id,
+      supplier_name: o.l.supplier.name,
+      outcome: o.l.cause,
+      reason: o.l.message,
+      line_id: o.l.line.id,
+      at: now,
+    };
+    decisions[index] = { kind: "reroute", leaving: o.l, to: next.supplier, match, chain: [...(o.l.line.rerouteChain ?? []), hop], attempt: o.attempt };
+  }
+  // The suppliers' channels: a silent supplier's withdrawal goes out on its own.
+  return { decisions, channels: new Map([...ctx.suppliers.values()].map((s) => [s.id, s.channel])) };
+}
+
+/**
+ * The whole of it for a set of lines of the account leaving their suppliers (of any of its orders;
+ * `known`: the one order the caller has read already): the caller writes `changes` through
+ * lineStatements with its own token, then `statements(token)`, in one batch. One round trip, none
+ * when no line may move on.
+ */
+export async function planReroutes(
+  db: Db,
+  accountId: number,
+  policy: ReroutePolicy,
+  leaving: Leaving[],
+  now: string,
+  known?: OrderLike & { id: number },
+): Promise<ReroutePlan> {
+  const { decisions, channels: supplierChannels } = await decide(db, accountId, known, policy, leaving, now);
+  const changes: LineChange[] = [];
+  const splits: Split[] = [];
+  const chains: { i: number; o: number; c: RerouteHop[] }[] = [];
+  const moved: LineEventEntry[] = [];
+  const split: LineEventEntry[] = [];
+  const withdrawals: CancellationRequest[] = [];
+  const eventOf = (d: Extract<Decision, { kind: "reroute" }>) => ({
+    from_supplier: { id: d.leaving.supplier.id, name: d.leaving.supplier.name ?? "" },
+    to_supplier: { id: d.to.id, name: d.to.name },
+    cause: d.leaving.cause,
+    reason: d.leaving.message,
+    attempt: d.attempt,
+    max_attempts: policy.maxAttempts,
+  });
+
+  for (const d of decisions) {
+    const l = d.leaving;
+    const orderId = l.line.orderId;
+    const base = { lineId: l.line.id, orderId };
+    if (d.kind === "stay") {
+      const suffix = d.why ? `; not re-routed: ${d.why}` : "";
+      if (l.to) changes.push({ kind: "move", ...base, from: l.from, to: l.to, message: `${l.message}${suffix}`, confirmedQuantity: l.confirmedQuantity });
+      else changes.push({ kind: "note", ...base, status: l.from, message: `${l.message}; not re-routed: ${d.why ?? "no other supplier can take it"}` });
+      continue;
+    }
+    if (l.cause === "partial") {
+      const rest = remainderOf(l);
+      changes.push({
+        kind: "move",
+        ...base,
+        from: l.from,
+        to: "partially_completed",
+        confirmedQuantity: l.confirmedQuantity,
+        message: `${l.message}; the other ${rest} go to supplier ${d.to.name} as a new line`,
+      });
+      splits.push({
+        parentId: l.line.id,
+        orderId,
+        parentQuantity: l.line.quantity,
+        quantity: rest,
+        status: "ruled",
+        matchedSupplierId: d.to.id,
+        rerouteChain: d.chain,
+        log: [
+          { status: "pending", message: `Split from line #${l.line.id}: the ${rest} of ${l.line.quantity} supplier ${l.supplier.name} did not confirm` },
+          { status: "ruled", message: d.match },
+        ],
+      });
+      split.push({ o: orderId, p: l.line.id, d: eventOf(d) });
+      continue;
+    }
+    // Through declined (or failed): the supplier no longer has it, then on to the next one.
+    const via = l.to ?? "declined";
+    changes.push({ kind: "move", ...base, from: l.from, to: via, message: `${l.message}; routed to supplier ${d.to.name}` });
+    changes.push({ kind: "move", ...base, from: via, to: "ruled", message: d.match, matchedSupplierId: d.to.id, dispatchId: null, confirmedQuantity: null });
+    chains.push({ i: l.line.id, o: orderId, c: d.chain });
+    moved.push({ o: orderId, i: l.line.id, d: eventOf(d) });
+    if (l.cause === "overdue") {
+      // It reached the supplier, which never answered: tell it the line is withdrawn.
+      withdrawals.push({
+        accountId,
+        orderId,
+        supplierId: l.supplier.id,
+        channel: supplierChannels.get(l.supplier.id) ?? "manual",
+        purpose: "withdraw",
+        reason: l.message,
+        lines: [{ lineId: l.line.id, quantity: l.line.quantity }],
+      });
+    }
+  }
+
+  const rerouting = decisions.filter((d) => d.kind === "reroute");
+  return {
+    changes,
+    rerouted: rerouting.length,
+    reroutedOrders: [...new Set(rerouting.map((d) => d.leaving.line.orderId))],
+    withdrawn: withdrawals.length,
+    statements: (token) => {
+      const splitToken = newToken();
+      return [
+        ...splitStatements(splits, now, splitToken, token),
+        ...(chains.length
+          ? [
+              // The line starts afresh with its new supplier: its old deadlines and marks go.
+              sql`UPDATE order_lines SET reroute_chain = j.value -> '$.c', reroute_reason = NULL, ack_due_at = NULL, ship_due_at = NULL,
+                    overdue_at = NULL, overdue_deadline = NULL
+                  FROM json_each(${JSON.stringify(chains)}) AS j
+                  WHERE order_lines.id = j.value ->> '$.i' AND order_lines.order_id = j.value ->> '$.o' AND order_lines.move_token = ${token}`,
+            ]
+          : []),
+        ...(moved.length + split.length
+          ? [
+              lineEvents(
+                "order_line.rerouted",
+                [...moved.map((e) => ({ ...e, t: token })), ...split.map((e) => ({ ...e, t: splitToken }))],
+                ["from_supplier", "to_supplier", "cause", "reason", "attempt", "max_attempts"],
+                now,
+              ),
+            ]
+          : []),
+        ...cancellationRequestStatements(withdrawals, now),
+      ];
+    },
+  };
+}
