@@ -105,17 +105,19 @@ export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: Authent
     const flush = (line: OrderLine) => {
       const l = leaving.get(line.id);
       if (!l || !l.to) return;
-      changes.push({ kind: "move", lineId: line.id, orderId: line.orderId, from: l.from, to: l.to, message: l.message, confirmedQuantity: l.confirmedQuantity });
+      changes.push({ kind: "move", lineId: line.id, orderId: line.orderId, from: l.from, to: l.to, message: l.message, confirmedQuantity: l.confirmedQuantity, version: line.moveToken });
       leaving.delete(line.id);
     };
     const move = (line: OrderLine, action: Answer["action"], to: LineStatus, message: string) => {
       const from = status.get(line.id)!;
       if (!canMove(from, to)) refuse({ id: line.id, currentStatus: from }, action);
-      changes.push({ kind: "move", lineId: line.id, orderId: line.orderId, from, to, message });
+      changes.push({ kind: "move", lineId: line.id, orderId: line.orderId, from, to, message, version: line.moveToken });
       status.set(line.id, to);
     };
+    // Every change carries the line's token as read: a line that moved meanwhile (and maybe came back
+    // to the same state, re-routed to another supplier) makes the batch lose, and it is judged again.
     const note = (line: OrderLine, message: string) =>
-      changes.push({ kind: "note", lineId: line.id, orderId: line.orderId, message, status: status.get(line.id)! });
+      changes.push({ kind: "note", lineId: line.id, orderId: line.orderId, message, status: status.get(line.id)!, version: line.moveToken });
     const leave = (line: CancellableLine, action: Answer["action"], to: "declined" | "partially_completed", l: Omit<Leaving, "line" | "from" | "to" | "supplier">) => {
       const from = status.get(line.id)!;
       if (!canMove(from, to)) refuse({ id: line.id, currentStatus: from }, action);
@@ -245,7 +247,16 @@ export async function listSupplierDispatches(
   page: PageRequest,
   order: "oldest" | "newest" = "oldest",
 ): Promise<{ total: number; dispatches: SupplierDispatch[] }> {
-  const where = and(eq(dispatches.supplierId, supplier.id), typeof filter === "string" ? PORTAL_VIEWS[filter] : inArray(dispatches.status, [...filter]));
+  // Only dispatches that still carry a line for it: lines re-routed to another supplier have left
+  // theirs. The API's documents also leave out cancelled (skipped) lines: they are not to be
+  // delivered; the portal shows them, with their status.
+  const view = typeof filter === "string";
+  const deliverable = view ? sql`` : sql`AND l.current_status <> 'skipped'`;
+  const where = and(
+    eq(dispatches.supplierId, supplier.id),
+    view ? PORTAL_VIEWS[filter] : inArray(dispatches.status, [...filter]),
+    sql`EXISTS (SELECT 1 FROM order_lines l WHERE l.dispatch_id = ${dispatches.id} ${deliverable})`,
+  );
   const [countRows, rows] = await db.batch([
     db.select({ total: sql<number>`count(*)` }).from(dispatches).where(where),
     db
@@ -262,7 +273,9 @@ export async function listSupplierDispatches(
     db
       .select()
       .from(orderLines)
-      .where(sql`${orderLines.dispatchId} IN (SELECT value FROM json_each(${JSON.stringify(rows.map((d) => d.id))}))`)
+      .where(
+        sql`${orderLines.dispatchId} IN (SELECT value FROM json_each(${JSON.stringify(rows.map((d) => d.id))})) ${view ? sql`` : sql`AND ${orderLines.currentStatus} <> 'skipped'`}`,
+      )
       .orderBy(asc(orderLines.position)),
   ]);
   const ordersById = new Map(orderRows.map((o) => [o.id, o]));

@@ -164,7 +164,7 @@ export async function cancelOrder(db: Db, pipeline: Pipeline, accountId: number,
     const summary: { id: number; external_id: string; quantity: number; outcome: "cancelled" | "requested" }[] = [];
     for (const { line, quantity } of chosen) {
       const q = quantity ?? cancellableQuantity(line);
-      const base = { lineId: line.id, orderId: order.id };
+      const base = { lineId: line.id, orderId: order.id, version: line.moveToken };
       const event = { quantity: q, reason, supplier: null, confirmed_by: null };
       if (isUnsent(line)) {
         unsent.push(line.id);
@@ -294,7 +294,7 @@ export function settleCancellations(settlements: Settlement[], now: string): Set
   const confirmed: LineEventEntry[] = [];
   const refused: LineEventEntry[] = [];
   for (const s of settlements) {
-    const base = { lineId: s.line.id, orderId: s.line.orderId };
+    const base = { lineId: s.line.id, orderId: s.line.orderId, version: s.line.moveToken };
     const q = s.request.quantity;
     const data = {
       quantity: q,

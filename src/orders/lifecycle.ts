@@ -40,10 +40,18 @@ export type Move = {
   matchedSupplierId?: number | null;
   dispatchId?: number | null;
   confirmedQuantity?: number | null;
+  /**
+   * The line's move_token as the caller read it: the move applies only to the line as read, not to
+   * one that left that state and came back meanwhile (declined and re-routed to ruled, say).
+   */
+  version?: string | null;
 };
 
-/** A log entry that changes no status. `status`: what the line is then (default: what it is after the batch). */
-export type Note = { lineId: number; orderId: number; message: string; status?: LineStatus };
+/**
+ * A log entry that changes no status. `status`: what the line is then (default: what it is after the
+ * batch); `version`: the line's move_token as read (with allOrNothing, the line must still carry it).
+ */
+export type Note = { lineId: number; orderId: number; message: string; status?: LineStatus; version?: string | null };
 
 export type LineChange = ({ kind: "move" } & Move) | ({ kind: "note" } & Note);
 
@@ -73,7 +81,10 @@ export function lineStatements(changes: LineChange[], now: string, options: Line
   if (changes.length === 0) return [];
   const token = options.token ?? newToken();
   // Per line: the first state, the last, and the columns set along the way (the last one wins).
-  const updates = new Map<number, { i: number; o: number; f: LineStatus; t: LineStatus; ms?: number | null; d?: number | null; q?: number | null }>();
+  const updates = new Map<
+    number,
+    { i: number; o: number; f: LineStatus; t: LineStatus; ms?: number | null; d?: number | null; q?: number | null; v?: string | null }
+  >();
   for (const c of changes) {
     if (c.kind !== "move") continue;
     if (!canMove(c.from, c.to)) throw new TransitionError(`A line cannot move from ${c.from} to ${c.to}.`);
@@ -83,6 +94,7 @@ export function lineStatements(changes: LineChange[], now: string, options: Line
     if (c.matchedSupplierId !== undefined) u.ms = c.matchedSupplierId;
     if (c.dispatchId !== undefined) u.d = c.dispatchId;
     if (c.confirmedQuantity !== undefined) u.q = c.confirmedQuantity;
+    if (c.version !== undefined) u.v = c.version;
     updates.set(c.lineId, u);
   }
   // k: m(ove) or n(ote); s: the status logged (a note without one logs the line's status); f: from.
@@ -107,18 +119,22 @@ export function lineStatements(changes: LineChange[], now: string, options: Line
         ${column("matched_supplier_id", "ms")}, ${column("dispatch_id", "d")}, ${column("confirmed_quantity", "q")}
       FROM json_each(${JSON.stringify([...updates.values()])}) AS j
       WHERE order_lines.id = j.value ->> '$.i' AND order_lines.order_id = j.value ->> '$.o'
-        AND order_lines.current_status = j.value ->> '$.f'`);
+        AND order_lines.current_status = j.value ->> '$.f'
+        AND (json_type(j.value, '$.v') IS NULL OR order_lines.move_token IS j.value ->> '$.v')`);
     if (options.allOrNothing) statements.push(expectChanges(updates.size));
   }
   if (options.allOrNothing) {
     // Lines that are only noted must still be in the state the caller judged them by.
-    const held = new Map<number, { i: number; o: number; s: LineStatus }>();
-    for (const c of changes) if (c.kind === "note" && c.status && !updates.has(c.lineId)) held.set(c.lineId, { i: c.lineId, o: c.orderId, s: c.status });
+    const held = new Map<number, { i: number; o: number; s: LineStatus; v?: string | null }>();
+    for (const c of changes) {
+      if (c.kind === "note" && c.status && !updates.has(c.lineId)) held.set(c.lineId, { i: c.lineId, o: c.orderId, s: c.status, v: c.version });
+    }
     if (held.size > 0) {
       statements.push(
         expectCount(
           sql`SELECT count(*) FROM json_each(${JSON.stringify([...held.values()])}) AS j
-            JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = j.value ->> '$.o' AND l.current_status = j.value ->> '$.s'`,
+            JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = j.value ->> '$.o' AND l.current_status = j.value ->> '$.s'
+              AND (json_type(j.value, '$.v') IS NULL OR l.move_token IS j.value ->> '$.v')`,
           held.size,
         ),
       );

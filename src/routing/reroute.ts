@@ -152,11 +152,12 @@ export async function planReroutes(
   for (const d of decisions) {
     const l = d.leaving;
     const orderId = l.line.orderId;
-    const base = { lineId: l.line.id, orderId };
+    // Only the line as it was read: not one that was re-routed (and so is ruled again) meanwhile.
+    const base = { lineId: l.line.id, orderId, version: l.line.moveToken };
     if (d.kind === "stay") {
       const suffix = d.why ? `; not re-routed: ${d.why}` : "";
       if (l.to) changes.push({ kind: "move", ...base, from: l.from, to: l.to, message: `${l.message}${suffix}`, confirmedQuantity: l.confirmedQuantity });
-      else changes.push({ kind: "note", ...base, status: l.from, message: `${l.message}; not re-routed: ${d.why ?? "no other supplier can take it"}` });
+      else changes.push({ kind: "note", lineId: l.line.id, orderId, status: l.from, message: `${l.message}; not re-routed: ${d.why ?? "no other supplier can take it"}` });
       continue;
     }
     if (l.cause === "partial") {
@@ -188,7 +189,7 @@ export async function planReroutes(
     // Through declined (or failed): the supplier no longer has it, then on to the next one.
     const via = l.to ?? "declined";
     changes.push({ kind: "move", ...base, from: l.from, to: via, message: `${l.message}; routed to supplier ${d.to.name}` });
-    changes.push({ kind: "move", ...base, from: via, to: "ruled", message: d.match, matchedSupplierId: d.to.id, dispatchId: null, confirmedQuantity: null });
+    changes.push({ kind: "move", lineId: l.line.id, orderId, from: via, to: "ruled", message: d.match, matchedSupplierId: d.to.id, dispatchId: null, confirmedQuantity: null });
     chains.push({ i: l.line.id, o: orderId, c: d.chain });
     moved.push({ o: orderId, i: l.line.id, d: eventOf(d) });
     if (l.cause === "overdue") {

@@ -43,3 +43,37 @@ export async function signedHeader(secret: string, body: string, at = Date.now()
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${t}.${body}`)));
   return `t=${t},v1=${[...mac].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
+
+export type ChainedSupplier = { supplier: { id: number; name: string; webhook_secret: string }; rule: { id: number; name: string }; key: string | null };
+
+/**
+ * Suppliers tried in this order: each gets a catch-all rule after the previous one's (so a line
+ * re-routed away from one goes to the next), and a pull supplier a key to answer with.
+ */
+export async function supplierChain(creds: Credentials, settings: Record<string, unknown>[], rule: Record<string, unknown> = {}): Promise<ChainedSupplier[]> {
+  const chain: ChainedSupplier[] = [];
+  for (const [i, s] of settings.entries()) {
+    const supplier = await call("POST", "/api/v1/suppliers", { creds, body: { name: unique(`S${i + 1}`), ...s } });
+    if (supplier.status !== 201) throw new Error(`supplier: ${supplier.status} ${supplier.text}`);
+    const created = await call("POST", "/api/v1/routing-rules", {
+      creds,
+      body: { name: `to ${supplier.json.name}`, conditions: [], action: { type: "assign_supplier", supplier_id: supplier.json.id }, ...rule },
+    });
+    if (created.status !== 201) throw new Error(`rule: ${created.status} ${created.text}`);
+    const key = s.channel === "pull" ? (await call("POST", `/api/v1/suppliers/${supplier.json.id}/keys`, { creds, body: {} })).json.key : null;
+    chain.push({ supplier: supplier.json, rule: created.json, key });
+  }
+  return chain;
+}
+
+/** A supplier's answers through the supplier API, with its key. */
+export const answer = (key: string, answers: Record<string, unknown>[]) =>
+  call("POST", "/api/v1/supplier/answers", { headers: { authorization: `Bearer ${key}` }, body: { answers } });
+
+/** Waits until the supplier's pull list shows the order (its dispatch is awaiting pickup). */
+export async function awaitingPickup(key: string, reference: string) {
+  return waitFor(async () => {
+    const res = await call("GET", "/api/v1/supplier/orders", { headers: { authorization: `Bearer ${key}` } });
+    return res.json.data.find((d: { order: { reference: string } }) => d.order.reference === reference) ?? null;
+  });
+}
