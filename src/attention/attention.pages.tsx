@@ -11,7 +11,8 @@ export const attentionPages = new Hono<AppEnv>();
 
 attentionPages.get("/", async (c) => {
   const a = await needsAttention(c.get("db"), c.get("account").id);
-  const total = a.blocked.count + a.pending.count + a.failed.count + a.answered.count + a.overduePickups.count + a.webhooks.count + a.imports.count;
+  const total =
+    a.blocked.count + a.pending.count + a.failed.count + a.answered.count + a.overduePickups.count + a.overdue.count + a.cancellations.count + a.webhooks.count + a.imports.count;
   return c.render(
     <>
       <hgroup>
@@ -66,6 +67,34 @@ attentionPages.get("/", async (c) => {
         {(d) => (
           <>
             <a href={`/console/orders/${d.reference}`}>Order {d.reference}</a> · {d.supplierName} · sent <LocalTime iso={d.createdAt} />
+          </>
+        )}
+      </Section>
+      <Section
+        id="overdue"
+        title="Suppliers past a deadline"
+        group={a.overdue}
+        explain="The supplier did not answer in time after the send, or has not shipped what it accepted. Contact it, or cancel the lines."
+      >
+        {(l) => <LineEntry line={l} />}
+      </Section>
+      <Section
+        id="cancellations"
+        title="Cancellations to carry to a supplier"
+        group={a.cancellations}
+        explain="A supplier handled by hand must be told (or its request could not be sent). Record its answer on the order's page."
+      >
+        {(c) => (
+          <>
+            <a href={`/console/orders/${c.reference}`}>Order {c.reference}</a> · {c.supplierName} ·{" "}
+            {c.purpose === "withdraw" ? "withdrawal" : "cancellation"} of {c.openLines} {c.openLines === 1 ? "line" : "lines"} ·{" "}
+            {c.status === "failed" ? <Badge tone="red">Could not be sent</Badge> : <Badge tone="amber">Tell the supplier</Badge>} · <LocalTime iso={c.createdAt} />
+            {c.lastError ? (
+              <>
+                <br />
+                <small>{c.lastError}</small>
+              </>
+            ) : null}
           </>
         )}
       </Section>

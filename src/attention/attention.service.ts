@@ -1,6 +1,6 @@
 // "Needs attention": everything of an account that waits for a person, newest first, with counts.
 // A read model across capabilities (orders, forwarding, events, catalogue), answered in one round
-// trip of seven statements, each a count (a window over the matches) and its five newest items.
+// trip of nine statements, each a count (a window over the matches) and its five newest items.
 import { sql, type SQL } from "drizzle-orm";
 import { toStatement, type Db, type Row } from "../db";
 import type { LineStatus } from "../db/schema";
@@ -22,6 +22,20 @@ export type Attention = {
   failed: Group<LineItem>;
   answered: Group<LineItem>;
   overduePickups: Group<{ reference: string; supplierName: string; dispatchId: number; createdAt: string }>;
+  /** Lines whose supplier let a deadline pass (src/forwarding/deadlines.ts), until it answers or ships. */
+  overdue: Group<LineItem & { deadline: "acknowledgement" | "shipping" }>;
+  /** Cancellations a person must carry to the supplier (manual channel), or that could not be sent. */
+  cancellations: Group<{
+    reference: string;
+    supplierName: string;
+    cancellationId: number;
+    purpose: "cancel" | "withdraw";
+    status: "requested" | "failed";
+    channel: string;
+    lastError: string | null;
+    openLines: number;
+    createdAt: string;
+  }>;
   webhooks: Group<{ deliveryId: number; subscriptionId: number; url: string; eventType: string; status: string; lastError: string | null; updatedAt: string }>;
   imports: Group<{ feedId: number; feedName: string; importId: number; status: string; rejected: number; error: string | null; startedAt: string }>;
 };
@@ -51,6 +65,17 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
         WHERE d.supplier_id IN (SELECT id FROM suppliers WHERE account_id = ${accountId}) AND d.status = 'awaiting_pickup'
           AND d.created_at < ${isoMicro(new Date(now.getTime() - PICKUP_OVERDUE_MS))}
         ORDER BY d.id DESC LIMIT ${SHOWN}`,
+    sql`SELECT o.reference, o.external_id, l.name AS line_name, l.current_status AS status, l.overdue_at AS since, l.overdue_deadline AS deadline,
+          ${lastLog} AS reason, count(*) OVER () AS total
+        FROM order_lines l JOIN orders o ON o.id = l.order_id
+        WHERE l.account_id = ${accountId} AND l.overdue_at IS NOT NULL AND l.current_status IN ('ruled', 'completed', 'partially_completed') AND o.test = 0
+        ORDER BY l.overdue_at DESC, l.id DESC LIMIT ${SHOWN}`,
+    sql`SELECT o.reference, s.name AS supplier_name, c.id AS cancellation_id, c.purpose, c.status, c.channel, c.last_error, c.created_at,
+          (SELECT count(*) FROM cancellation_lines cl WHERE cl.cancellation_id = c.id AND cl.status = 'requested') AS open_lines,
+          count(*) OVER () AS total
+        FROM cancellations c JOIN suppliers s ON s.id = c.supplier_id JOIN orders o ON o.id = c.order_id
+        WHERE c.account_id = ${accountId} AND (c.status = 'failed' OR (c.status = 'requested' AND c.channel = 'manual'))
+        ORDER BY c.id DESC LIMIT ${SHOWN}`,
     // Failing: given up, or waiting for a retry after a failed attempt.
     sql`SELECT d.id AS delivery_id, d.subscription_id, w.url, e.type AS event_type, d.status, d.last_error, d.updated_at, count(*) OVER () AS total
         FROM webhook_deliveries d JOIN webhook_subscriptions w ON w.id = d.subscription_id JOIN events e ON e.id = d.event_id
@@ -63,13 +88,15 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
         ORDER BY i.id DESC LIMIT ${SHOWN}`,
   ];
   const results = await db.$client.batch<Row>(statements.map((s) => toStatement(db, s)));
-  const [blocked, pending, failed, answered, pickups, webhooks, imports] = results.map((r) => r.results);
+  const [blocked, pending, failed, answered, pickups, overdue, cancellations, webhooks, imports] = results.map((r) => r.results);
   return {
     blocked: group(blocked),
     pending: group(pending),
     failed: group(failed),
     answered: group(answered),
     overduePickups: group(pickups),
+    overdue: group(overdue),
+    cancellations: group(cancellations),
     webhooks: group(webhooks),
     imports: group(imports),
   };

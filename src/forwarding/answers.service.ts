@@ -276,7 +276,7 @@ export async function listSupplierDispatches(
       .where(
         sql`${orderLines.dispatchId} IN (SELECT value FROM json_each(${JSON.stringify(rows.map((d) => d.id))})) ${view ? sql`` : sql`AND ${orderLines.currentStatus} <> 'skipped'`}`,
       )
-      .orderBy(asc(orderLines.position)),
+      .orderBy(asc(orderLines.position), asc(orderLines.id)),
   ]);
   const ordersById = new Map(orderRows.map((o) => [o.id, o]));
   return {

@@ -3,7 +3,18 @@
 // the portal, acknowledged. How a request is made and settled: src/orders/cancellations.service.ts.
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
-import { cancellationLines, cancellations, orderLines, orders, suppliers, type Cancellation, type CancellationStatus, type Order } from "../db/schema";
+import {
+  cancellationLines,
+  cancellations,
+  orderLines,
+  orders,
+  suppliers,
+  type Cancellation,
+  type CancellationLine,
+  type CancellationStatus,
+  type Order,
+  type OrderLine,
+} from "../db/schema";
 import type { AuthenticatedSupplier, Bindings } from "../env";
 import { ApiError } from "../lib/errors";
 import { leaseUntil, sendSettings } from "../lib/outbound";
@@ -15,14 +26,26 @@ import { postWebhook, sendMail, type Attempt } from "./channels";
 import { claim, retryDelaySeconds, underLease } from "./lease";
 import type { SendResult } from "./forwarding.service";
 
-/** The request lines of these cancellations, each with its order line, in the lines' order. */
-const requestLines = (db: Db, cancellationIds: number[]) =>
-  db
-    .select({ request: cancellationLines, line: orderLines })
-    .from(cancellationLines)
-    .innerJoin(orderLines, eq(orderLines.id, cancellationLines.orderLineId))
-    .where(sql`${cancellationLines.cancellationId} IN (SELECT value FROM json_each(${JSON.stringify(cancellationIds)}))`)
-    .orderBy(asc(orderLines.position), asc(orderLines.id));
+/**
+ * The request lines of these cancellations and their order lines: two statements for the caller's
+ * batch (a join would collide on the column names D1 keys rows by), put together by withLines.
+ */
+const requestLines = (db: Db, cancellationIds: number[]) => {
+  const ids = JSON.stringify(cancellationIds);
+  return [
+    db.select().from(cancellationLines).where(sql`${cancellationLines.cancellationId} IN (SELECT value FROM json_each(${ids}))`),
+    db
+      .select()
+      .from(orderLines)
+      .where(sql`${orderLines.id} IN (SELECT order_line_id FROM cancellation_lines WHERE cancellation_id IN (SELECT value FROM json_each(${ids})))`)
+      .orderBy(asc(orderLines.position), asc(orderLines.id)),
+  ] as const;
+};
+
+/** Each order line with its request, in the lines' order. */
+function withLines(requests: CancellationLine[], lines: OrderLine[]): CancellationLineRow[] {
+  return lines.flatMap((line) => requests.filter((r) => r.orderLineId === line.id).map((request) => ({ request, line })));
+}
 
 /** One attempt at sending a cancellation request. Safe to call for one that is done or being sent. */
 export async function sendCancellation(db: Db, env: Bindings, cancellationId: number): Promise<SendResult> {
@@ -31,11 +54,12 @@ export async function sendCancellation(db: Db, env: Bindings, cancellationId: nu
   const lease = isoMicro(leaseUntil(started, settings.timeoutMs));
   const claimed = await claim(db, "cancellations", cancellationId, isoMicro(started), lease);
   if (!claimed) return { done: true };
-  const [[order], [supplier], lines] = await db.batch([
+  const [[order], [supplier], requests, orderLineRows] = await db.batch([
     db.select().from(orders).where(eq(orders.id, claimed.orderId)),
     db.select().from(suppliers).where(eq(suppliers.id, claimed.supplierId)),
-    requestLines(db, [claimed.id]),
+    ...requestLines(db, [claimed.id]),
   ]);
+  const lines = withLines(requests, orderLineRows);
   const doc = buildCancellationDocument(claimed, order, supplier, lines);
   const payload = JSON.stringify(doc);
   const leased = (set: SQL, then: SQL[] = []) => underLease(db, "cancellations", claimed.id, lease, set, then);
@@ -106,13 +130,14 @@ export async function listSupplierCancellations(
   ]);
   const total = countRows[0]?.total ?? 0;
   if (rows.length === 0) return { total, cancellations: [] };
-  const [orderRows, lines] = await db.batch([
+  const [orderRows, requests, orderLineRows] = await db.batch([
     db.select().from(orders).where(sql`${orders.id} IN (SELECT value FROM json_each(${JSON.stringify(rows.map((c) => c.orderId))}))`),
-    requestLines(
+    ...requestLines(
       db,
       rows.map((c) => c.id),
     ),
   ]);
+  const lines = withLines(requests, orderLineRows);
   const ordersById = new Map(orderRows.map((o) => [o.id, o]));
   return {
     total,

@@ -97,7 +97,7 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
 
   const [orderRows, lines, supplierRows] = await db.batch([
     db.select().from(orders).where(eq(orders.id, claimed.orderId)),
-    db.select().from(orderLines).where(and(eq(orderLines.dispatchId, claimed.id), eq(orderLines.currentStatus, "ruled"))).orderBy(asc(orderLines.position)),
+    db.select().from(orderLines).where(and(eq(orderLines.dispatchId, claimed.id), eq(orderLines.currentStatus, "ruled"))).orderBy(asc(orderLines.position), asc(orderLines.id)),
     db.select().from(suppliers).where(eq(suppliers.id, claimed.supplierId)),
   ]);
   const order = orderRows[0];

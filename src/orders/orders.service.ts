@@ -266,7 +266,7 @@ export async function listOrders(db: Db, accountId: number, filters: ListOrdersF
     db.select().from(orders).where(inArray(orders.id, pageIds)).orderBy(desc(orders.createdAt), desc(orders.id)),
     linesWithSupplier(db)
       .where(inArray(orderLines.orderId, pageIds))
-      .orderBy(asc(orderLines.orderId), asc(orderLines.position)),
+      .orderBy(asc(orderLines.orderId), asc(orderLines.position), asc(orderLines.id)),
   ]);
   return { total: Number(countRows[0]?.total ?? 0), orders: orderRows.map(toOrder), lines: lineRows.map(toLine) };
 }
@@ -295,7 +295,7 @@ export async function getOrder(db: Db, accountId: number, reference: string, opt
         WHERE c.order_line_id = ${orderLines.id} AND c.status = 'requested' AND c.purpose = 'cancel' LIMIT 1)`.as("cancellation_json"),
     })
       .where(eq(orderLines.orderId, orderId))
-      .orderBy(asc(orderLines.position)),
+      .orderBy(asc(orderLines.position), asc(orderLines.id)),
     ...(options.dispatches
       ? [
           db

@@ -61,7 +61,7 @@ export async function routeOrder(db: Db, orderId: number, options: RouteOptions 
   const now = isoMicro();
   const reads = [
     db.select().from(orders).where(eq(orders.id, orderId)),
-    db.select().from(orderLines).where(eq(orderLines.orderId, orderId)).orderBy(asc(orderLines.position)),
+    db.select().from(orderLines).where(eq(orderLines.orderId, orderId)).orderBy(asc(orderLines.position), asc(orderLines.id)),
     unblockedByHand(db, orderId),
   ] as const;
   let orderRows: Order[], lineRows: OrderLine[], unblockedRows: { id: number }[];
@@ -218,7 +218,7 @@ export async function explainOrder(db: Db, accountId: number, input: { reference
     const found = await findOrder(db, accountId, input.reference);
     order = found;
     const [lineRows, unblockedRows] = await db.batch([
-      db.select().from(orderLines).where(eq(orderLines.orderId, found.id)).orderBy(asc(orderLines.position)),
+      db.select().from(orderLines).where(eq(orderLines.orderId, found.id)).orderBy(asc(orderLines.position), asc(orderLines.id)),
       unblockedByHand(db, found.id),
     ]);
     lines = lineRows;

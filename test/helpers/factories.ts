@@ -168,7 +168,11 @@ export const accountState = (accountId: number) => async () =>
         (SELECT count(*) FROM order_line_logs g JOIN orders o ON o.id = g.order_id WHERE o.account_id = ?1),
         (SELECT count(*) FROM shipments s JOIN orders o ON o.id = s.order_id WHERE o.account_id = ?1),
         (SELECT json_group_array(json_array(id, status)) FROM dispatches WHERE account_id = ?1),
-        (SELECT json_group_array(json_array(id, revoked_at)) FROM api_keys WHERE account_id = ?1)
+        (SELECT json_group_array(json_array(id, revoked_at)) FROM api_keys WHERE account_id = ?1),
+        (SELECT json_group_array(json_array(id, status, attempts)) FROM cancellations WHERE account_id = ?1),
+        (SELECT json_group_array(json_array(id, status, quantity)) FROM cancellation_lines WHERE account_id = ?1),
+        (SELECT json_group_array(json_array(id, quantity, split_from_line_id, reroute_chain)) FROM order_lines WHERE account_id = ?1),
+        (SELECT count(*) FROM events WHERE account_id = ?1)
       ) AS state`,
       accountId,
     )
