@@ -70,16 +70,8 @@ const notFound = (id: number) => ApiError.notFound(`Order line with id '${id}' n
 export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: AuthenticatedSupplier, answers: Answer[]) {
   const ids = [...new Set(answers.map((a) => a.line_id))];
   const result = await retryLostRaces(async () => {
-    const [lineRows, settingRows] = await db.$client.batch<Row>([
-      toStatement(db, cancellableLinesQuery({ lineIds: ids, accountId: supplier.accountId }, supplier.id)),
-      toStatement(
-        db,
-        sql`SELECT reroute_enabled, reroute_max_attempts FROM accounts WHERE id = ${supplier.accountId}`,
-      ),
-    ]);
-    const lines = lineRows.results.map(toCancellableLine);
-    const settings = settingRows.results[0];
-    const policy = { enabled: Boolean(settings.reroute_enabled), maxAttempts: Number(settings.reroute_max_attempts) };
+    const { results: lineRows } = await toStatement(db, cancellableLinesQuery({ lineIds: ids, accountId: supplier.accountId }, supplier.id)).all<Row>();
+    const lines = lineRows.map(toCancellableLine);
     const byId = new Map(lines.map((l) => [l.id, l]));
     const ours = (l: CancellableLine) => l.matchedSupplierId === supplier.id;
     // Lines of other suppliers or accounts are indistinguishable from unknown ones.
@@ -202,9 +194,15 @@ export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: Authent
       settlements.push({ line, status: status.get(lineId)!, request, outcome: "refused", by: "shipment", supplier: who, reason: `it shipped ${quantity}` });
     }
 
-    const plan = await planReroutes(db, supplier.accountId, policy, [...leaving.values()], now);
+    const plan = await planReroutes(db, supplier.accountId, [...leaving.values()], now);
     const settlement = settleCancellations(settlements, now);
-    const answered: Answered[] = [...shipping].map(([lineId, s]) => ({ lineId, orderId: byId.get(lineId)!.orderId, shipping: s }));
+    // The lines' clocks, only where one runs or may (a supplier with deadlines): most answers touch none.
+    const answered: Answered[] = [...shipping]
+      .filter(([lineId]) => {
+        const l = byId.get(lineId)!;
+        return l.supplierShipDays !== null || l.supplierAckHours !== null || l.ackDueAt !== null || l.shipDueAt !== null || l.rerouteReason !== null || l.overdueAt !== null;
+      })
+      .map(([lineId, s]) => ({ lineId, orderId: byId.get(lineId)!.orderId, shipping: s }));
     const orderIds = lines.map((l) => l.orderId);
     const token = newToken();
     const written = await runGuarded(db, [

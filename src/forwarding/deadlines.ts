@@ -88,10 +88,11 @@ export async function fireDeadlines(db: Db, now: Date): Promise<FiredDeadlines> 
   if (ack.length === 0 && ship.length === 0) return { acknowledgement: [], shipping: [], rerouteOrders: [] };
 
   const token = newToken();
+  const plural = (n: number | null, unit: string) => (n === null ? `the ${unit}s set` : `${n} ${unit}${n === 1 ? "" : "s"}`);
   const message = (d: Due, kind: "acknowledgement" | "shipping") =>
     kind === "acknowledgement"
-      ? `No answer from supplier ${d.supplierName} within ${d.hours ?? "?"} hours of the send (acknowledgement deadline)`
-      : `No shipment from supplier ${d.supplierName} within ${d.days ?? "?"} days of its acceptance (shipping deadline)`;
+      ? `No answer from supplier ${d.supplierName} within ${plural(d.hours, "hour")} of the send (acknowledgement deadline)`
+      : `No shipment from supplier ${d.supplierName} within ${plural(d.days, "day")} of its acceptance (shipping deadline)`;
   const entries = [
     ...ack.map((d) => ({ d, kind: "acknowledgement" as const, m: message(d, "acknowledgement"), r: d.reroute })),
     ...ship.map((d) => ({ d, kind: "shipping" as const, m: message(d, "shipping"), r: false })),

@@ -23,7 +23,7 @@ import {
   type LineChange,
 } from "../orders/lifecycle";
 import { findOrder } from "../orders/orders.service";
-import { planReroutes, reroutePolicy } from "../routing/reroute";
+import { planReroutes } from "../routing/reroute";
 import { postWebhook, sendEmail, type Attempt } from "./channels";
 import { ackDeadlineStatements, answeredStatements } from "./deadlines";
 import { buildDocument } from "./document";
@@ -172,11 +172,9 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
         ? `Supplier ${supplier.name} rejected the order: ${attempt.detail}`
         : `Sending to supplier ${supplier.name} failed after ${claimed.attempts} attempts: ${attempt.detail}`;
     // The lines go to the next eligible supplier when the account re-routes (src/routing/reroute.ts).
-    const [policy] = await reroutePolicy(db, order.accountId);
     const plan = await planReroutes(
       db,
       order.accountId,
-      policy,
       lines.map((line) => ({ line, from: "ruled", to: "failed", cause: "failed", supplier, message })),
       isoMicro(),
       order,

@@ -31,6 +31,9 @@ export type CancellableLine = OrderLine & {
   dispatchAttempts: number | null;
   supplierName: string | null;
   supplierChannel: Channel | null;
+  /** The line's supplier's deadlines, if it has them. */
+  supplierShipDays: number | null;
+  supplierAckHours: number | null;
   shipped: number;
   openRequest: OpenRequest | null;
 };
@@ -69,7 +72,7 @@ export function cancellableLinesQuery(where: { orderId: number } | { lineIds: nu
       : sql`l.id IN (SELECT value FROM json_each(${JSON.stringify(where.lineIds)})) AND l.account_id = ${where.accountId}`;
   const addressed = supplierId === undefined ? sql`c.purpose = 'cancel'` : sql`c.supplier_id = ${supplierId}`;
   return sql`SELECT l.*, d.status AS dispatch_status, d.attempts AS dispatch_attempts, s.name AS supplier_name, s.channel AS supplier_channel,
-      ${shippedOf} AS shipped,
+      s.ship_deadline_days AS supplier_ship_days, s.ack_deadline_hours AS supplier_ack_hours, ${shippedOf} AS shipped,
       (SELECT json_object('id', c.id, 'cancellationId', c.cancellation_id, 'supplierId', c.supplier_id, 'purpose', c.purpose, 'quantity', c.quantity,
           'reason', (SELECT reason FROM cancellations WHERE id = c.cancellation_id))
         FROM cancellation_lines c WHERE c.order_line_id = l.id AND c.status = 'requested' AND ${addressed} LIMIT 1) AS open_request
@@ -84,6 +87,8 @@ export function toCancellableLine(row: Row): CancellableLine {
     dispatchAttempts: row.dispatch_attempts as number | null,
     supplierName: row.supplier_name as string | null,
     supplierChannel: row.supplier_channel as Channel | null,
+    supplierShipDays: row.supplier_ship_days as number | null,
+    supplierAckHours: row.supplier_ack_hours as number | null,
     shipped: Number(row.shipped),
     openRequest: row.open_request ? (JSON.parse(row.open_request as string) as OpenRequest) : null,
   };

@@ -2,7 +2,7 @@
 // names) and the account's rules, suppliers and the catalogue products the lines could match.
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
-import { orders, productFeeds, products, routingRules, suppliers, type Order, type OrderLine } from "../db/schema";
+import { accounts, orders, productFeeds, products, routingRules, suppliers, type Order, type OrderLine } from "../db/schema";
 import { shippingAddressOf } from "../orders/orders.service";
 import type { CatalogueCandidate, RoutingContext, SupplierRef } from "./matching";
 import type { RoutingSubject } from "./rules.language";
@@ -48,11 +48,20 @@ export function subjectOf(order: OrderLike, line: LineLike): RoutingSubject {
   };
 }
 
+export type ReroutePolicy = { enabled: boolean; maxAttempts: number };
+
 /**
  * Rules, suppliers and the catalogue products these lines could match: one round trip. With
- * `orderIds`, the account's orders with those ids come in the same round trip.
+ * `orderIds`, the account's orders with those ids come in the same round trip; with `policy`, its
+ * re-routing settings.
  */
-export async function loadRoutingContext(db: Db, accountId: number, lines: LineLike[], orderIds: number[] = []): Promise<RoutingContext & { orders: Map<number, Order> }> {
+export async function loadRoutingContext(
+  db: Db,
+  accountId: number,
+  lines: LineLike[],
+  orderIds: number[] = [],
+  options: { policy?: boolean } = {},
+): Promise<RoutingContext & { orders: Map<number, Order>; policy?: ReroutePolicy }> {
   const eans = [...new Set(lines.map((l) => l.ean13).filter((v): v is string => !!v))];
   const skus = [...new Set(lines.map((l) => l.reference).filter((v): v is string => !!v))];
   // One query per column (in the same batch): with an OR of both lists SQLite reads every
@@ -91,12 +100,17 @@ export async function loadRoutingContext(db: Db, accountId: number, lines: LineL
       .where(eq(suppliers.accountId, accountId)),
     ...catalogueQueries,
     ...(orderIds.length ? [ordersQuery] : []),
+    ...(options.policy
+      ? [db.select({ enabled: accounts.rerouteEnabled, maxAttempts: accounts.rerouteMaxAttempts }).from(accounts).where(eq(accounts.id, accountId))]
+      : []),
   ] as const);
   const catalogueRows = rest.slice(0, catalogueQueries.length);
   const orderRows = (orderIds.length ? rest[catalogueQueries.length] : []) as Order[];
+  const policy = options.policy ? (rest[rest.length - 1] as ReroutePolicy[])[0] : undefined;
   const catalogue = new Map<number, CatalogueCandidate>();
   for (const rows of catalogueRows as CatalogueCandidate[][]) for (const row of rows) catalogue.set(row.productId, row);
   return {
+    policy,
     orders: new Map(orderRows.map((o) => [o.id, o])),
     rules: ruleRows,
     suppliers: new Map<number, SupplierRef>(supplierRows.map((s) => [s.id, s])),

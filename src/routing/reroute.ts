@@ -12,10 +12,9 @@ import { accounts, type LineStatus, type OrderLine, type RerouteHop } from "../d
 import { lineEvents, type LineEventEntry } from "../events/outbox";
 import { cancellationRequestStatements, type CancellationRequest } from "../orders/cancellation-requests";
 import { newToken, splitStatements, type LineChange, type Split } from "../orders/lifecycle";
-import { loadRoutingContext, subjectOf, type OrderLike } from "./context";
+import { loadRoutingContext, subjectOf, type OrderLike, type ReroutePolicy } from "./context";
 import { decideLine, type SupplierRef } from "./matching";
 
-export type ReroutePolicy = { enabled: boolean; maxAttempts: number };
 export type RerouteCause = RerouteHop["outcome"];
 
 /** The account's re-routing settings, as a query to run in the caller's batch. */
@@ -64,33 +63,36 @@ export type ReroutePlan = {
 const remainderOf = (l: Leaving) => l.line.quantity - (l.confirmedQuantity ?? 0);
 
 /**
- * Decides where each leaving line goes: one round trip (the account's rules, suppliers and the
- * catalogue products of these lines) when any of them may move on, none otherwise.
+ * Decides where each leaving line goes: one round trip (the account's re-routing settings, rules,
+ * suppliers and the catalogue products of these lines) when any of them may move on, none otherwise.
  */
 async function decide(
   db: Db,
   accountId: number,
   known: (OrderLike & { id: number }) | undefined,
-  policy: ReroutePolicy,
   leaving: Leaving[],
   now: string,
-): Promise<{ decisions: Decision[]; channels: Map<number, SupplierRef["channel"]> }> {
-  const open: { l: Leaving; excluded: Set<number>; attempt: number }[] = [];
+): Promise<{ decisions: Decision[]; channels: Map<number, SupplierRef["channel"]>; policy: ReroutePolicy | undefined }> {
+  const candidates: { l: Leaving; excluded: Set<number>; attempt: number }[] = [];
   const decisions: Decision[] = leaving.map((l) => {
     const excluded = new Set([...(l.line.rerouteChain ?? []).map((h) => h.supplier_id), l.supplier.id]);
-    const attempt = excluded.size + 1;
     if (l.hold) return { kind: "stay", leaving: l, why: l.hold };
-    if (!policy.enabled) return { kind: "stay", leaving: l, why: null };
     if (l.cause === "partial" && remainderOf(l) < 1) return { kind: "stay", leaving: l, why: null };
-    if (attempt > policy.maxAttempts) return { kind: "stay", leaving: l, why: `${policy.maxAttempts} of ${policy.maxAttempts} suppliers tried` };
-    open.push({ l, excluded, attempt });
+    candidates.push({ l, excluded, attempt: excluded.size + 1 });
     return { kind: "stay", leaving: l, why: null };
   });
-  if (open.length === 0) return { decisions, channels: new Map() };
+  if (candidates.length === 0) return { decisions, channels: new Map(), policy: undefined };
   const subjectLine = (l: Leaving) => (l.cause === "partial" ? { ...l.line, quantity: remainderOf(l) } : l.line);
   // The lines' orders come with the context, unless the caller has the one order already.
-  const orderIds = [...new Set(open.map((o) => o.l.line.orderId))].filter((id) => id !== known?.id);
-  const ctx = await loadRoutingContext(db, accountId, open.map((o) => subjectLine(o.l)), orderIds);
+  const orderIds = [...new Set(candidates.map((o) => o.l.line.orderId))].filter((id) => id !== known?.id);
+  const ctx = await loadRoutingContext(db, accountId, candidates.map((o) => subjectLine(o.l)), orderIds, { policy: true });
+  const policy = ctx.policy!;
+  const open = candidates.filter((o) => {
+    const index = leaving.indexOf(o.l);
+    if (!policy.enabled) return false;
+    if (o.attempt > policy.maxAttempts) decisions[index] = { kind: "stay", leaving: o.l, why: `${policy.maxAttempts} of ${policy.maxAttempts} suppliers tried` };
+    return o.attempt <= policy.maxAttempts;
+  });
   for (const o of open) {
     o.l.supplier.name ??= ctx.suppliers.get(o.l.supplier.id)?.name ?? `#${o.l.supplier.id}`;
     const order = o.l.line.orderId === known?.id ? known : ctx.orders.get(o.l.line.orderId)!;
@@ -116,7 +118,7 @@ async function decide(
     decisions[index] = { kind: "reroute", leaving: o.l, to: next.supplier, match, chain: [...(o.l.line.rerouteChain ?? []), hop], attempt: o.attempt };
   }
   // The suppliers' channels: a silent supplier's withdrawal goes out on its own.
-  return { decisions, channels: new Map([...ctx.suppliers.values()].map((s) => [s.id, s.channel])) };
+  return { decisions, policy, channels: new Map([...ctx.suppliers.values()].map((s) => [s.id, s.channel])) };
 }
 
 /**
@@ -125,15 +127,8 @@ async function decide(
  * lineStatements with its own token, then `statements(token)`, in one batch. One round trip, none
  * when no line may move on.
  */
-export async function planReroutes(
-  db: Db,
-  accountId: number,
-  policy: ReroutePolicy,
-  leaving: Leaving[],
-  now: string,
-  known?: OrderLike & { id: number },
-): Promise<ReroutePlan> {
-  const { decisions, channels: supplierChannels } = await decide(db, accountId, known, policy, leaving, now);
+export async function planReroutes(db: Db, accountId: number, leaving: Leaving[], now: string, known?: OrderLike & { id: number }): Promise<ReroutePlan> {
+  const { decisions, channels: supplierChannels, policy } = await decide(db, accountId, known, leaving, now);
   const changes: LineChange[] = [];
   const splits: Split[] = [];
   const chains: { i: number; o: number; c: RerouteHop[] }[] = [];
@@ -146,7 +141,7 @@ export async function planReroutes(
     cause: d.leaving.cause,
     reason: d.leaving.message,
     attempt: d.attempt,
-    max_attempts: policy.maxAttempts,
+    max_attempts: policy?.maxAttempts ?? null,
   });
 
   for (const d of decisions) {

@@ -131,11 +131,9 @@ export async function routeOrder(db: Db, orderId: number, options: RouteOptions 
  * message is redelivered and finds the answer).
  */
 async function silentStatements(db: Db, order: Order, silent: OrderLine[], now: string, outcome: RouteOutcome): Promise<SQL[]> {
-  const [policy] = await reroutePolicy(db, order.accountId);
   const plan = await planReroutes(
     db,
     order.accountId,
-    policy,
     silent.map((line) => ({ line, from: line.currentStatus, to: null, cause: "overdue" as const, supplier: { id: line.matchedSupplierId! }, message: line.rerouteReason! })),
     now,
     order,

@@ -13,7 +13,7 @@ export async function metered<T>(fn: () => Promise<T>): Promise<{ result: T; met
 }
 
 /** The order pipeline's tables, which grow with every order. */
-const PIPELINE_TABLES = ["order_line_logs", "order_lines", "orders", "dispatches", "events", "shipments", "products", "accounts"];
+const PIPELINE_TABLES = ["order_line_logs", "order_lines", "orders", "dispatches", "events", "shipments", "products", "accounts", "cancellations", "cancellation_lines"];
 
 /**
  * Plan lines that read a whole table (or a whole index of it) among the pipeline's tables and

@@ -6,16 +6,19 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import { meteredD1 } from "../../src/db/metrics";
 import { applyAnswers } from "../../src/forwarding/answers.service";
+import { cancelOrder } from "../../src/orders/cancellations.service";
 import { dispatchOrder, sendDispatch } from "../../src/forwarding/forwarding.service";
 import { CreateOrderBody } from "../../src/orders/orders.schemas";
 import { createOrder, listOrders } from "../../src/orders/orders.service";
 import { ListOrdersQuery } from "../../src/orders/orders.schemas";
-import { sweepStuckDispatches, sweepUnroutedOrders } from "../../src/processing/sweeper";
+import { sweepDeadlines, sweepStuckCancellations, sweepStuckDispatches, sweepUnroutedOrders } from "../../src/processing/sweeper";
 import { routeOrder } from "../../src/routing/routing.service";
 import { createAccount, exec, orderPayload, rows, seedSupplier } from "../helpers/factories";
 import { seedRule } from "../helpers/routing";
 import { losingPipeline } from "../helpers/pipeline";
-import { fullScans, metered } from "../helpers/statements";
+import { fullScans, metered, planOf } from "../helpers/statements";
+
+const orderRef = async (orderId: number) => (await rows<{ reference: string }>("SELECT reference FROM orders WHERE id = ?", orderId))[0].reference;
 
 const MAX_LINES = 500;
 
@@ -63,11 +66,79 @@ describe("a 500-line order through the pipeline, counted", () => {
     expect(await fullScans(statements)).toEqual([]);
   }, 30_000);
 
-  it("the sweepers read only what they re-queue, through an index", async () => {
+  it("a decline that re-routes 500 lines, and a cancellation of 500 sent lines, cost a constant handful of statements", async () => {
+    const creds = await createAccount();
+    // Seeded straight into the tables: no re-match message may route the order behind our back.
+    const first = await seedSupplier(creds.accountId);
+    const next = await seedSupplier(creds.accountId);
+    await exec("UPDATE suppliers SET channel = 'pull' WHERE id IN (?, ?)", first.id, next.id);
+    await seedRule(creds.accountId, { priority: 10, action: { type: "assign_supplier", supplier_id: first.id } });
+    await seedRule(creds.accountId, { priority: 20, action: { type: "assign_supplier", supplier_id: next.id } });
+    const products = Array.from({ length: MAX_LINES }, (_, i) => ({ external_id: `l${i}`, name: `Line ${i}`, quantity: 2, price: 1.5 }));
+    const plain = createDb(env.DB);
+    const db = createDb(meteredD1(env.DB));
+    const { orderId } = await createOrder(plain, losingPipeline(), creds.accountId, CreateOrderBody.parse(orderPayload({ products })));
+    await routeOrder(plain, orderId);
+    const [toFirst] = await dispatchOrder(plain, orderId);
+    await sendDispatch(plain, env, toFirst);
+    const lineIds = (await rows<{ id: number }>("SELECT id FROM order_lines WHERE order_id = ? ORDER BY position", orderId)).map((r) => r.id);
+
+    const declined = await metered(() =>
+      applyAnswers(db, losingPipeline(), { id: first.id, accountId: creds.accountId, name: first.name }, lineIds.map((id) => ({ line_id: id, action: "decline" as const, reason: "out of stock" }))),
+    );
+    const rerouted = await metered(() => routeOrder(db, orderId));
+    const redispatched = await metered(() => dispatchOrder(db, orderId));
+    const resent = await metered(() => sendDispatch(db, env, redispatched.result[0]));
+    expect(await rows("SELECT DISTINCT current_status, matched_supplier_id FROM order_lines WHERE order_id = ?", orderId)).toEqual([
+      { current_status: "ruled", matched_supplier_id: next.id },
+    ]);
+
+    // The same 500 lines, now sent to `next` (pull), cancelled whole, the request confirmed.
+    const reference = await orderRef(orderId);
+    const cancelled = await metered(() => cancelOrder(db, losingPipeline(), creds.accountId, reference, { reason: "changed mind" }));
+    const confirmed = await metered(() =>
+      applyAnswers(db, losingPipeline(), { id: next.id, accountId: creds.accountId, name: next.name }, lineIds.map((id) => ({ line_id: id, action: "confirm_cancellation" as const }))),
+    );
+    expect(await rows("SELECT DISTINCT current_status FROM order_lines WHERE order_id = ?", orderId)).toEqual([{ current_status: "skipped" }]);
+
+    const counts = {
+      decline: declined.metrics.queries,
+      reroute_route: rerouted.metrics.queries,
+      reroute_dispatch: redispatched.metrics.queries,
+      reroute_send: resent.metrics.queries,
+      cancel: cancelled.metrics.queries,
+      cancel_confirm: confirmed.metrics.queries,
+    };
+    console.log(`statements for a ${MAX_LINES}-line decline + re-route and cancellation: ${JSON.stringify(counts)}`);
+    expect(counts.decline).toBeLessThanOrEqual(20);
+    expect(counts.reroute_route).toBeLessThanOrEqual(14);
+    expect(counts.reroute_dispatch).toBeLessThanOrEqual(6);
+    expect(counts.reroute_send).toBeLessThanOrEqual(10);
+    expect(counts.cancel).toBeLessThanOrEqual(16);
+    expect(counts.cancel_confirm).toBeLessThanOrEqual(16);
+    const statements = [declined, rerouted, redispatched, resent, cancelled, confirmed].flatMap((r) => r.metrics.statements);
+    expect(await fullScans(statements)).toEqual([]);
+  }, 60_000);
+
+  it("the sweepers read only what they re-queue or fire, through an index", async () => {
+    // A deadline due, so the deadline sweep writes as well as reads.
+    const creds = await createAccount();
+    const supplier = await seedSupplier(creds.accountId);
+    const { orderId } = await createOrder(createDb(env.DB), losingPipeline(), creds.accountId, CreateOrderBody.parse(orderPayload()));
+    await exec("UPDATE order_lines SET current_status = 'ruled', matched_supplier_id = ?, ack_due_at = '2000-01-01T00:00:00.000000Z' WHERE order_id = ?", supplier.id, orderId);
     const view = { ...env, DB: meteredD1(env.DB) };
     const unrouted = await metered(() => sweepUnroutedOrders(view));
     const stuck = await metered(() => sweepStuckDispatches(view));
-    expect(await fullScans([...unrouted.metrics.statements, ...stuck.metrics.statements])).toEqual([]);
+    const cancellations = await metered(() => sweepStuckCancellations(view));
+    const deadlines = await metered(() => sweepDeadlines(view));
+    expect(deadlines.result.acknowledgement.length).toBeGreaterThan(0);
+    const statements = [unrouted, stuck, cancellations, deadlines].flatMap((r) => r.metrics.statements);
+    expect(await fullScans(statements)).toEqual([]);
+    // The deadline sweep: one read of two index ranges, one batch that fires them.
+    expect(deadlines.metrics.roundTrips).toBe(2);
+    const plans = await Promise.all(deadlines.metrics.statements.slice(0, 2).map(planOf));
+    expect(plans[0]).toContain("SEARCH l USING INDEX order_lines_ack_due_idx (ack_due_at<?)");
+    expect(plans[1]).toContain("SEARCH l USING INDEX order_lines_ship_due_idx (ship_due_at<?)");
   });
 
   it("the order list filters by 100 supplier ids and every status through indexes, in one round trip", async () => {
