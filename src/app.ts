@@ -10,6 +10,7 @@ import { feedsRouter, isFeedUpload } from "./catalogue/feeds.routes";
 import { productsRouter } from "./catalogue/products.routes";
 import type { AppEnv } from "./env";
 import { publishEventsAfterWrites } from "./events/notify.middleware";
+import { documentEvents } from "./events/events.openapi";
 import { webhooksRouter } from "./events/webhooks.routes";
 import { ApiError, INTERNAL_ERROR_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
 import { emptyBodyIsNoBody, unsupportedMediaType } from "./lib/request-body";
@@ -130,6 +131,8 @@ export function createApp() {
   app.route("/admin/v1", adminRouter);
   app.route("/admin/v1", pipelineAdminRouter);
 
+  // The events the shop's webhook subscriptions receive, as the document's webhooks.
+  documentEvents(app);
   // Every route's error responses, after all routers are mounted: 415 on bodies, 400 and 413
   // where the app reads the body (not the streamed feed uploads), an example for every error.
   documentErrors(app.openAPIRegistry, isFeedUpload);

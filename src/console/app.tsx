@@ -14,8 +14,10 @@ import { originCheck, sessionToken } from "./csrf";
 import { renderError } from "./errors";
 import { signInPages } from "./sign-in.pages";
 import { ordersPages } from "../orders/orders.pages";
+import { cancellationPages } from "../orders/cancellations.pages";
 import { supplierPortalPages } from "../forwarding/supplier-portal.pages";
 import { supplierDispatchPages } from "../forwarding/supplier-dispatch.pages";
+import { supplierCancellationPages } from "../forwarding/supplier-cancellations.pages";
 import { operatorPages } from "../admin/admin.pages";
 import { pipelinePages } from "../admin/pipeline.pages";
 import { attentionPages } from "../attention/attention.pages";
@@ -92,7 +94,7 @@ function area(a: Area, pages: Hono<AppEnv>[]) {
 }
 
 export function mountConsole(app: Hono<AppEnv>) {
-  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, apiKeysPages]));
-  app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages, supplierDispatchPages]));
+  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, cancellationPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, apiKeysPages]));
+  app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages, supplierDispatchPages, supplierCancellationPages]));
   app.route(AREAS.operator.path, area(AREAS.operator, [operatorPages, pipelinePages]));
 }

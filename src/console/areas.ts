@@ -27,6 +27,7 @@ export const AREAS: Record<ConsoleRole, Area> = {
     home: "/supplier",
     nav: [
       { href: "/supplier", label: "Open dispatches" },
+      { href: "/supplier/cancellations", label: "Cancellation requests" },
       { href: "/supplier/history", label: "History" },
     ],
   },

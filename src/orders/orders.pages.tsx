@@ -27,6 +27,7 @@ import { Pagination } from "../ui/pagination";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import { ShipmentText } from "../ui/tracking";
+import { CancelSection } from "./cancellations.pages";
 import { ListOrdersQuery, type ListOrdersFilters } from "./orders.schemas";
 import { blockReasonOf, getOrder, listOrders, shippingAddressOf, type LineWithSupplier, type Order, type OrderDetail } from "./orders.service";
 
@@ -441,6 +442,8 @@ function OrderPage({ detail, csrf, form }: { detail: OrderDetail; csrf: string; 
         ))}
       </section>
 
+      <CancelSection detail={detail} csrfToken={csrf} />
+
       <section aria-labelledby="dispatches-heading">
         <h2 id="dispatches-heading">Sent to suppliers</h2>
         <Dispatches detail={detail} />
@@ -483,6 +486,14 @@ function LineCard({ line, logs }: { line: LineWithSupplier; logs: OrderDetail["l
         </dd>
         <dt>Supplier</dt>
         <dd>{line.supplierName ?? <span class="muted">{line.currentStatus === "skipped" ? "none: skipped" : "not matched yet"}</span>}</dd>
+        {line.splitFromLineId !== null ? (
+          <>
+            <dt>Split from</dt>
+            <dd>
+              <a href={`#line-${line.splitFromLineId}`}>line #{line.splitFromLineId}</a>
+            </dd>
+          </>
+        ) : null}
         <dt>Confirmed quantity</dt>
         <dd>{line.confirmedQuantity !== null ? `${line.confirmedQuantity} of ${line.quantity}` : "—"}</dd>
         <dt>Shipments</dt>

@@ -7,7 +7,8 @@ import { getOrder, shippingAddressOf, type LineWithSupplier, type PendingCancell
 /** The spec's shipping_address (also what suppliers and routing rules see of it). */
 export const presentAddress = shippingAddressOf;
 
-function presentLine(line: LineWithSupplier) {
+/** `extra`: fields of the single-order read, after ours and before the dimensions (which stay last before the logs). */
+function presentLine<E extends object = object>(line: LineWithSupplier, extra: E = {} as E) {
   return {
     id: line.id,
     external_id: line.externalId,
@@ -30,6 +31,7 @@ function presentLine(line: LineWithSupplier) {
     shipments: line.shipments,
     // A line split off this one mid-life (a re-routed remainder, a cancelled quantity) names it here.
     split_from_line_id: line.splitFromLineId,
+    ...extra,
     height: line.height,
     width: line.width,
     length: line.length,
@@ -77,7 +79,7 @@ export function presentOrderSummaries(orderRows: Order[], lines: LineWithSupplie
   const byOrder = groupBy(lines, (line) => line.orderId);
   return orderRows.map((order) => {
     const own = byOrder.get(order.id) ?? [];
-    return presentOrder(order, own, own.map(presentLine));
+    return presentOrder(order, own, own.map((line) => presentLine(line)));
   });
 }
 
@@ -87,7 +89,7 @@ export function presentOrderDetail(order: Order, lines: (LineWithSupplier & { pe
   return presentOrder(
     order,
     lines,
-    lines.map((line) => ({ ...presentLine(line), cancellation: line.pendingCancellation, logs: (logsByLine.get(line.id) ?? []).map(presentLog) })),
+    lines.map((line) => ({ ...presentLine(line, { cancellation: line.pendingCancellation }), logs: (logsByLine.get(line.id) ?? []).map(presentLog) })),
   );
 }
 

@@ -15,6 +15,7 @@ describe("GET /openapi.json", () => {
       "/api/v1": ["get"],
       "/api/v1/api-keys": ["get", "post"],
       "/api/v1/api-keys/{id}": ["delete"],
+      "/api/v1/settings": ["get", "patch"],
       "/api/v1/orders": ["get", "post"],
       "/api/v1/orders/{reference}": ["get"],
       "/api/v1/orders/{reference}/block": ["post"],
@@ -23,6 +24,9 @@ describe("GET /openapi.json", () => {
       "/api/v1/orders/{reference}/retry": ["post"],
       "/api/v1/orders/{reference}/complete": ["post"],
       "/api/v1/orders/{reference}/dispatches": ["get"],
+      "/api/v1/orders/{reference}/cancel": ["post"],
+      "/api/v1/orders/{reference}/cancellations": ["get"],
+      "/api/v1/orders/{reference}/cancellations/answers": ["post"],
       "/api/v1/products": ["get"],
       "/api/v1/product-feeds": ["get", "post"],
       "/api/v1/product-feeds/{id}": ["delete", "get", "patch"],
@@ -46,6 +50,8 @@ describe("GET /openapi.json", () => {
       "/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver": ["post"],
       "/api/v1/supplier/orders": ["get"],
       "/api/v1/supplier/orders/{dispatchId}/ack": ["post"],
+      "/api/v1/supplier/cancellations": ["get"],
+      "/api/v1/supplier/cancellations/{cancellationId}/ack": ["post"],
       "/api/v1/supplier/answers": ["post"],
       "/api/v1/supplier-callbacks/{supplierId}": ["post"],
       "/admin/v1/accounts": ["get", "post"],
@@ -85,5 +91,27 @@ describe("GET /openapi.json", () => {
     for (const name of ["Order", "OrderWithLogs", "OrderPage", "ProductPage", "Error", "ValidationError"]) {
       expect(doc.components.schemas[name], name).toBeDefined();
     }
+  });
+
+  it("documents every event a shop can subscribe to as a webhook, with its data", async () => {
+    const doc = (await call("GET", "/openapi.json")).json;
+    expect(Object.keys(doc.webhooks)).toEqual([
+      "order.created",
+      "order.blocked",
+      "order_line.status_changed",
+      "order_line.shipped",
+      "order.completed",
+      "order.parked",
+      "order.cancelled",
+      "order_line.cancellation_confirmed",
+      "order_line.cancellation_refused",
+      "order_line.rerouted",
+      "order_line.overdue",
+    ]);
+    const rerouted = doc.webhooks["order_line.rerouted"].post.requestBody.content["application/json"].schema;
+    expect(Object.keys(rerouted.properties)).toEqual(["id", "type", "created_at", "data"]);
+    expect(Object.keys(rerouted.properties.data.properties)).toEqual(["order", "line", "from_supplier", "to_supplier", "cause", "reason", "attempt", "max_attempts"]);
+    const subscribable = doc.components.schemas.Webhook.properties.events.items.enum;
+    expect(subscribable).toEqual(Object.keys(doc.webhooks));
   });
 });

@@ -70,7 +70,7 @@ describe("the Magento module's request", () => {
     const list = await call("GET", "/api/v1/orders", { creds });
     expect(list.json.meta.total).toBe(1);
     const shown = await call("GET", `/api/v1/orders/${first.json.reference}`, { creds });
-    const line = { current_status: "pending", matched_supplier: null, confirmed_quantity: null, shipments: [], custom: null, ean13: null, stock_quantity: null, purchase_price: null, brand: null, height: null, width: null, length: null, weight: null };
+    const line = { current_status: "pending", matched_supplier: null, confirmed_quantity: null, shipments: [], split_from_line_id: null, cancellation: null, custom: null, ean13: null, stock_quantity: null, purchase_price: null, brand: null, height: null, width: null, length: null, weight: null };
     const log = [{ id: expect.any(Number), status: "pending", message: "Order line created", created_at: expect.any(String) }];
     expect(shown.json).toEqual({
       id: expect.any(Number),

@@ -167,6 +167,7 @@ describe("GET /api/v1/orders pagination", () => {
       matched_supplier: matched ? { id: supplier.id, name: "Only Supplier" } : null,
       confirmed_quantity: null,
       shipments: [],
+      split_from_line_id: null,
       height: null,
       width: null,
       length: null,

@@ -54,6 +54,8 @@ describe("GET /api/v1/orders/{reference}", () => {
           matched_supplier: null,
           confirmed_quantity: null,
           shipments: [],
+          split_from_line_id: null,
+          cancellation: null,
           height: null,
           width: null,
           length: null,
