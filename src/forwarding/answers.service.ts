@@ -5,7 +5,7 @@
 // state machine; any number of answers costs the same few statements.
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { runBatch, toStatement, type Db, type Row } from "../db";
-import { LOST, retryLostRaces, runGuarded } from "../db/guards";
+import { expectCount, LOST, retryLostRaces, runGuarded } from "../db/guards";
 import { dispatches, orderLines, orders, shipments, type Dispatch, type DispatchStatus, type LineStatus, type Order, type OrderLine, type Shipment } from "../db/schema";
 import type { AuthenticatedSupplier } from "../env";
 import { shipmentStatements, type ShipmentRecord } from "../events/outbox";
@@ -205,7 +205,16 @@ export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: Authent
       .map(([lineId, s]) => ({ lineId, orderId: byId.get(lineId)!.orderId, shipping: s }));
     const orderIds = lines.map((l) => l.orderId);
     const token = newToken();
+    // A shipment is judged against the line's open cancellation as read: one requested meanwhile
+    // makes this batch lose, and the shipment is judged again (and refuses it).
+    const shippedLines = JSON.stringify([...shippedNow.keys()].map((i) => ({ i, r: byId.get(i)!.openRequest?.purpose === "cancel" ? byId.get(i)!.openRequest!.id : null })));
+    const cancellationAsRead = expectCount(
+      sql`SELECT count(*) FROM json_each(${shippedLines}) AS j
+          WHERE (SELECT c.id FROM cancellation_lines c WHERE c.order_line_id = j.value ->> '$.i' AND c.status = 'requested' AND c.purpose = 'cancel') IS j.value ->> '$.r'`,
+      shippedNow.size,
+    );
     const written = await runGuarded(db, [
+      ...(shippedNow.size ? [cancellationAsRead] : []),
       ...lineStatements([...changes, ...plan.changes, ...settlement.changes], now, { allOrNothing: true, token }),
       ...plan.statements(token),
       ...settlement.statements(token),
