@@ -37,32 +37,32 @@ export async function sweepUnroutedOrders(env: Bindings, now = new Date()): Prom
 // A queued dispatch untouched this long has lost its message (the longest backoff is an hour).
 const DISPATCH_STALE_MS = 65 * 60 * 1000;
 
-/** Re-queues dispatches whose message was lost, and sends whose lease expired mid-attempt; returns their ids. */
-export async function sweepStuckDispatches(env: Bindings, now = new Date()): Promise<number[]> {
-  const db = createDb(env.DB);
-  // Two index ranges (dispatches_status_updated_idx, dispatches_status_lease_idx), never the table.
-  const [stuck] = await runBatch(db, [
-    sql`SELECT id FROM dispatches WHERE status = 'queued' AND updated_at < ${isoMicro(new Date(now.getTime() - DISPATCH_STALE_MS))}
+/**
+ * Sends (dispatches, cancellation requests: the same lease, src/forwarding/lease.ts) whose message
+ * was lost (queued and untouched too long) or whose Worker died mid-attempt (lease ran out): two
+ * index ranges of the table ((status, updated_at) and (status, lease_until)), never the table.
+ */
+async function stuckSends(env: Bindings, table: "dispatches" | "cancellations", now: Date): Promise<number[]> {
+  const name = sql.raw(table);
+  const [stuck] = await runBatch(createDb(env.DB), [
+    sql`SELECT id FROM ${name} WHERE status = 'queued' AND updated_at < ${isoMicro(new Date(now.getTime() - DISPATCH_STALE_MS))}
         UNION ALL
-        SELECT id FROM dispatches WHERE status = 'sending' AND lease_until < ${isoMicro(now)}
+        SELECT id FROM ${name} WHERE status = 'sending' AND lease_until < ${isoMicro(now)}
         LIMIT ${SWEEP_LIMIT}`,
   ]);
-  const dispatchIds = ids(stuck.results);
+  return ids(stuck.results);
+}
+
+/** Re-queues dispatches whose message was lost, and sends whose lease expired mid-attempt; returns their ids. */
+export async function sweepStuckDispatches(env: Bindings, now = new Date()): Promise<number[]> {
+  const dispatchIds = await stuckSends(env, "dispatches", now);
   await enqueue(env, dispatchIds.map((dispatchId) => ({ type: "send_dispatch" as const, dispatchId })));
   return dispatchIds;
 }
 
-/** Re-queues cancellation requests whose message was lost, and sends whose lease expired mid-attempt (as for dispatches). */
+/** The same for cancellation requests. */
 export async function sweepStuckCancellations(env: Bindings, now = new Date()): Promise<number[]> {
-  const db = createDb(env.DB);
-  // Two index ranges (cancellations_status_updated_idx, cancellations_status_lease_idx), never the table.
-  const [stuck] = await runBatch(db, [
-    sql`SELECT id FROM cancellations WHERE status = 'queued' AND updated_at < ${isoMicro(new Date(now.getTime() - DISPATCH_STALE_MS))}
-        UNION ALL
-        SELECT id FROM cancellations WHERE status = 'sending' AND lease_until < ${isoMicro(now)}
-        LIMIT ${SWEEP_LIMIT}`,
-  ]);
-  const cancellationIds = ids(stuck.results);
+  const cancellationIds = await stuckSends(env, "cancellations", now);
   await enqueue(env, cancellationIds.map((cancellationId) => ({ type: "send_cancellation" as const, cancellationId })));
   return cancellationIds;
 }

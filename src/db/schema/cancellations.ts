@@ -4,9 +4,8 @@
 // no request. A withdrawal is the same request for a line re-routed away from a silent supplier.
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { accounts } from "./accounts";
-import { orderLines, orders } from "./orders";
-import { CHANNELS, suppliers } from "./suppliers";
+import { sendColumns } from "./forwarding";
+import { orderLines } from "./orders";
 
 export const CANCELLATION_PURPOSES = ["cancel", "withdraw"] as const;
 export type CancellationPurpose = (typeof CANCELLATION_PURPOSES)[number];
@@ -23,30 +22,9 @@ export type CancellationStatus = (typeof CANCELLATION_STATUSES)[number];
 export const cancellations = sqliteTable(
   "cancellations",
   {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    accountId: integer("account_id")
-      .notNull()
-      .references(() => accounts.id),
-    orderId: integer("order_id")
-      .notNull()
-      .references(() => orders.id),
-    supplierId: integer("supplier_id")
-      .notNull()
-      .references(() => suppliers.id),
-    channel: text("channel", { enum: CHANNELS }).notNull(),
+    ...sendColumns(CANCELLATION_STATUSES),
     purpose: text("purpose", { enum: CANCELLATION_PURPOSES }).notNull(),
     reason: text("reason"),
-    status: text("status", { enum: CANCELLATION_STATUSES }).notNull(),
-    // The same on every retry of this request: the supplier drops duplicates by it.
-    idempotencyKey: text("idempotency_key").notNull().unique(),
-    attempts: integer("attempts").notNull().default(0),
-    leaseUntil: text("lease_until"),
-    lastError: text("last_error"),
-    payload: text("payload"),
-    createdAt: text("created_at").notNull(),
-    updatedAt: text("updated_at").notNull(),
-    sentAt: text("sent_at"),
-    acknowledgedAt: text("acknowledged_at"),
   },
   (t) => [
     index("cancellations_order_idx").on(t.orderId),

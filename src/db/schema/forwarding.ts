@@ -16,33 +16,39 @@ export const DISPATCH_STATUSES = [
 ] as const;
 export type DispatchStatus = (typeof DISPATCH_STATUSES)[number];
 
+/**
+ * The columns of anything sent to a supplier about an order, on its channel under a lease
+ * (src/forwarding/lease.ts): a dispatch, a cancellation request. `statuses`: its own.
+ */
+export const sendColumns = <S extends readonly [string, ...string[]]>(statuses: S) => ({
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  accountId: integer("account_id")
+    .notNull()
+    .references(() => accounts.id),
+  orderId: integer("order_id")
+    .notNull()
+    .references(() => orders.id),
+  supplierId: integer("supplier_id")
+    .notNull()
+    .references(() => suppliers.id),
+  channel: text("channel", { enum: CHANNELS }).notNull(),
+  status: text("status", { enum: statuses }).notNull(),
+  // Stays the same across every retry of this send, so the supplier can drop duplicates.
+  idempotencyKey: text("idempotency_key").notNull().unique(),
+  attempts: integer("attempts").notNull().default(0),
+  leaseUntil: text("lease_until"),
+  lastError: text("last_error"),
+  // What was (or would have been) sent: the JSON document, or the e-mail's text.
+  payload: text("payload"),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+  sentAt: text("sent_at"),
+  acknowledgedAt: text("acknowledged_at"),
+});
+
 export const dispatches = sqliteTable(
   "dispatches",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    accountId: integer("account_id")
-      .notNull()
-      .references(() => accounts.id),
-    orderId: integer("order_id")
-      .notNull()
-      .references(() => orders.id),
-    supplierId: integer("supplier_id")
-      .notNull()
-      .references(() => suppliers.id),
-    channel: text("channel", { enum: CHANNELS }).notNull(),
-    status: text("status", { enum: DISPATCH_STATUSES }).notNull(),
-    // Stays the same across every retry of this send, so the supplier can drop duplicates.
-    idempotencyKey: text("idempotency_key").notNull().unique(),
-    attempts: integer("attempts").notNull().default(0),
-    leaseUntil: text("lease_until"),
-    lastError: text("last_error"),
-    // What was (or would have been) sent: the JSON document, or the e-mail's text.
-    payload: text("payload"),
-    createdAt: text("created_at").notNull(),
-    updatedAt: text("updated_at").notNull(),
-    sentAt: text("sent_at"),
-    acknowledgedAt: text("acknowledged_at"),
-  },
+  sendColumns(DISPATCH_STATUSES),
   (t) => [
     index("dispatches_order_idx").on(t.orderId),
     index("dispatches_supplier_status_idx").on(t.supplierId, t.status, t.id),
