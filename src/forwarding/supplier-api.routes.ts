@@ -174,6 +174,9 @@ supplierApiRouter.openapi(
     path: "/supplier/cancellations",
     tags,
     summary: "Cancellation requests (and withdrawals) for this supplier: open ones wait for confirm_cancellation or refuse_cancellation per line",
+    description:
+      "Each is the dispatch.cancellation_requested document the webhook channel posts, with its status and acknowledged_at. Answer per line " +
+      "in POST /api/v1/supplier/answers; purpose withdraw: the line went to another supplier after you did not answer in time.",
     security,
     request: {
       query: PageQuery.extend({
@@ -202,8 +205,9 @@ supplierApiRouter.openapi(
     path: "/supplier/cancellations/{cancellationId}/ack",
     tags,
     summary: "Acknowledge a cancellation request: seen (its lines still wait for confirm_cancellation or refuse_cancellation)",
+    description: "Sets acknowledged_at once; repeating it keeps the first time. It answers nothing for the lines.",
     security,
-    request: { params: z.object({ cancellationId: z.string().openapi({ example: "12" }) }) },
+    request: { params: z.object({ cancellationId: z.string().openapi({ description: "The request's cancellation_id", example: "12" }) }) },
     responses: {
       200: responses.json(
         z.object({ cancellation_id: z.number().int(), status: z.string(), acknowledged_at: z.string() }).openapi("CancellationAcknowledged"),

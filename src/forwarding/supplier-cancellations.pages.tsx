@@ -4,9 +4,8 @@
 // and the confirm_cancellation / refuse_cancellation answers.
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
-import { ApiError } from "../lib/errors";
 import { pageParam } from "../lib/pagination";
-import { setFlash } from "../console/cookies";
+import { attempt, done, formFields, text } from "../console/forms";
 import { Badge } from "../ui/badge";
 import { CsrfField, Field } from "../ui/field";
 import { EmptyState } from "../ui/notice";
@@ -99,21 +98,13 @@ function CancellationCard({ doc, csrfToken }: { doc: CancellationDocument; csrfT
 }
 
 supplierCancellationPages.post("/cancellations/answer", async (c) => {
-  const form = await c.req.parseBody();
-  const action = form.action === "refuse_cancellation" ? "refuse_cancellation" : "confirm_cancellation";
-  const reason = typeof form.reason === "string" && form.reason.trim() !== "" ? form.reason.trim().slice(0, 1000) : undefined;
-  const lineId = Number(form.line_id);
-  const back = () => c.redirect("/supplier/cancellations", 303);
-  if (action === "refuse_cancellation" && !reason) {
-    setFlash(c, { kind: "error", text: `Say what happened to line #${lineId} when you refuse its cancellation.` });
-    return back();
-  }
-  try {
-    await applyAnswers(c.get("db"), c.get("pipeline"), c.get("supplier"), [{ line_id: lineId, action, reason }]);
-    setFlash(c, { kind: "success", text: action === "confirm_cancellation" ? `Cancellation of line #${lineId} confirmed.` : `Cancellation of line #${lineId} refused.` });
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status >= 500) throw error;
-    setFlash(c, { kind: "error", text: error.detail?.error ?? "That answer was not accepted." });
-  }
-  return back();
+  const values = await formFields(c);
+  const action = text(values, "action") === "refuse_cancellation" ? "refuse_cancellation" : "confirm_cancellation";
+  const reason = text(values, "reason").trim().slice(0, 1000) || undefined;
+  const lineId = Number(text(values, "line_id"));
+  const back = (kind: "success" | "error", message: string) => done(c, "/supplier/cancellations", { kind, text: message });
+  if (action === "refuse_cancellation" && !reason) return back("error", `Say what happened to line #${lineId} when you refuse its cancellation.`);
+  const result = await attempt(() => applyAnswers(c.get("db"), c.get("pipeline"), c.get("supplier"), [{ line_id: lineId, action, reason }]));
+  if (!result.ok) return back("error", result.message ?? Object.values(result.errors).flat()[0] ?? "That answer was not accepted.");
+  return back("success", action === "confirm_cancellation" ? `Cancellation of line #${lineId} confirmed.` : `Cancellation of line #${lineId} refused.`);
 });

@@ -2,12 +2,12 @@
 // order page) to cancel lines or quantities of them with a reason, and to record a supplier's answer
 // to a cancellation that waits on it; and its two form handlers, as thin as the API's
 // (POST .../cancel and .../cancellations/answers): read the form, call the same services, redirect
-// back to the order with a flash.
+// back to the order's Cancel section with the outcome (or the refusal) in the flash.
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../env";
-import { ApiError, type ValidationErrors } from "../lib/errors";
+import type { ValidationErrors } from "../lib/errors";
 import { validateForm } from "../lib/validation";
-import { setFlash } from "../console/cookies";
+import { attempt, done, formFields, text } from "../console/forms";
 import { LineStatusBadge } from "../ui/badge";
 import { CsrfField, Field } from "../ui/field";
 import { LocalTime } from "../ui/time";
@@ -121,53 +121,42 @@ export function CancelSection({ detail, csrfToken }: { detail: OrderDetail; csrf
   );
 }
 
-/** A refused form: its first message as the flash, back to the order. */
-function refusedForm(c: Context<AppEnv>, reference: string, errors: ValidationErrors | string) {
-  setFlash(c, { kind: "error", text: typeof errors === "string" ? errors : Object.values(errors).flat()[0] ?? "The form was not accepted." });
-  return c.redirect(`/console/orders/${reference}#cancel`, 303);
-}
+/** Back to the order's Cancel section, the outcome in the flash (POST/redirect/GET). */
+const back = (c: Context<AppEnv>, reference: string, kind: "success" | "error", text: string) => done(c, `/console/orders/${reference}#cancel`, { kind, text });
 
-/** The service's 409 and 422 become the flash; anything else is the console's error page. */
-async function orRefused(c: Context<AppEnv>, reference: string, run: () => Promise<string>) {
-  try {
-    setFlash(c, { kind: "success", text: await run() });
-    return c.redirect(`/console/orders/${reference}#cancel`, 303);
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 409 || error.status === 422)) return refusedForm(c, reference, error.detail?.errors ?? error.detail?.error ?? error.message);
-    throw error;
-  }
-}
+/** The first message of refused fields, or the service's refusal. */
+const firstMessage = (refused: { errors: ValidationErrors; message?: string }) => refused.message ?? Object.values(refused.errors).flat()[0] ?? "The form was not accepted.";
 
 const LABELS = { reason: "Reason" };
 
 cancellationPages.post("/orders/:reference/cancel", async (c) => {
   const reference = c.req.param("reference");
-  const form = await c.req.parseBody({ all: true });
-  const ids = ([] as unknown[]).concat(form.line_id ?? []).map(String);
-  if (ids.length === 0) return refusedForm(c, reference, "Tick the lines to cancel.");
-  const raw = { reason: form.reason, lines: ids.map((id) => ({ line_id: id, quantity: form[`quantity_${id}`] })) };
+  const values = await formFields(c, ["line_id"]);
+  const ids = values.line_id as string[];
+  if (ids.length === 0) return back(c, reference, "error", "Tick the lines to cancel.");
+  const raw = { reason: text(values, "reason"), lines: ids.map((id) => ({ line_id: id, quantity: text(values, `quantity_${id}`) })) };
   const checked = validateForm(CancelBody, raw, LABELS);
-  if (!checked.ok) return refusedForm(c, reference, checked.errors);
-  return orRefused(c, reference, async () => {
-    const done = await cancelOrder(c.get("db"), c.get("pipeline"), c.get("account").id, reference, checked.data);
-    const parts = [
-      done.cancelled ? `${done.cancelled} ${done.cancelled === 1 ? "line" : "lines"} cancelled` : null,
-      done.requested ? `${done.requested} ${done.requested === 1 ? "line waits" : "lines wait"} for the supplier's answer` : null,
-    ];
-    return `${parts.filter(Boolean).join("; ")}.`.replace(/^./, (ch) => ch.toUpperCase());
-  });
+  if (!checked.ok) return back(c, reference, "error", firstMessage({ errors: checked.errors }));
+  const result = await attempt(() => cancelOrder(c.get("db"), c.get("pipeline"), c.get("account").id, reference, checked.data), LABELS);
+  if (!result.ok) return back(c, reference, "error", firstMessage(result));
+  const { cancelled, requested } = result.value;
+  const parts = [
+    cancelled ? `${cancelled} ${cancelled === 1 ? "line" : "lines"} cancelled` : null,
+    requested ? `${requested} ${requested === 1 ? "line waits" : "lines wait"} for the supplier's answer` : null,
+  ];
+  return back(c, reference, "success", `${parts.filter(Boolean).join("; ")}.`.replace(/^./, (ch) => ch.toUpperCase()));
 });
 
 cancellationPages.post("/orders/:reference/cancellations/answers", async (c) => {
   const reference = c.req.param("reference");
-  const form = await c.req.parseBody();
-  const action = form.action === "refuse" ? "refuse" : "confirm";
-  const reason = typeof form.reason === "string" && form.reason.trim() !== "" ? form.reason.trim() : undefined;
-  if (action === "refuse" && !reason) return refusedForm(c, reference, "Say what the supplier answered when it refused.");
-  if (reason && reason.length > 1000) return refusedForm(c, reference, "The reason must not be greater than 1000 characters.");
-  const lineId = Number(form.line_id);
-  return orRefused(c, reference, async () => {
-    await recordCancellationAnswers(c.get("db"), c.get("account").id, reference, [{ line_id: lineId, action, reason }]);
-    return action === "confirm" ? `Recorded: the supplier confirmed the cancellation of line #${lineId}.` : `Recorded: the supplier refused the cancellation of line #${lineId}.`;
-  });
+  const values = await formFields(c);
+  const action = text(values, "action") === "refuse" ? "refuse" : "confirm";
+  const reason = text(values, "reason").trim() || undefined;
+  if (action === "refuse" && !reason) return back(c, reference, "error", "Say what the supplier answered when it refused.");
+  if (reason && reason.length > 1000) return back(c, reference, "error", "The reason must not be greater than 1000 characters.");
+  const lineId = Number(text(values, "line_id"));
+  const result = await attempt(() => recordCancellationAnswers(c.get("db"), c.get("account").id, reference, [{ line_id: lineId, action, reason }]));
+  if (!result.ok) return back(c, reference, "error", firstMessage(result));
+  const what = action === "confirm" ? "confirmed" : "refused";
+  return back(c, reference, "success", `Recorded: the supplier ${what} the cancellation of line #${lineId}.`);
 });

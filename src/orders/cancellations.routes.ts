@@ -1,7 +1,7 @@
 // HTTP contract of the shop's cancellations: cancel an order, lines or quantities; see the requests
 // sent to suppliers; record a supplier's answer given outside the service (manual channel, a call).
 import { createRoute, z } from "@hono/zod-openapi";
-import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
+import { apiSecurity, createRouter, errorResponse, errorResponses, responses } from "../lib/router";
 import { field } from "../lib/validation";
 import { presentCancellation } from "./cancellations.present";
 import { cancelOrder, listCancellations, recordCancellationAnswers } from "./cancellations.service";
@@ -13,7 +13,7 @@ export const cancellationsRouter = createRouter();
 const params = z.object({ reference: z.string().openapi({ description: "The order's reference", example: "4812039475610234" }) });
 const tags = ["Orders"];
 const lineId = () => field.int({ min: 1, max: 1e15 });
-const ConflictBody = z.object({ message: z.string(), error: z.string() });
+const conflict = (description: string, error: string) => errorResponse(409, description, { message: "Conflict", error });
 
 /** Each id once: a repeat is a 422 at its own index. */
 function distinct(ids: number[], path: (i: number) => (string | number)[], ctx: z.RefinementCtx) {
@@ -67,7 +67,10 @@ cancellationsRouter.openapi(
     responses: {
       200: responses.json(OrderDetail, "The order, with each line as the cancellation left it"),
       404: responses.notFound,
-      409: responses.json(ConflictBody, "A listed line cannot be cancelled, or nothing of the order can"),
+      409: conflict(
+        "A listed line cannot be cancelled (skipped, declined, shipped in full, or already being cancelled), or nothing of the order can; nothing was written",
+        "Order line 901 already has a cancellation waiting for supplier Keukenhuis's answer.",
+      ),
       422: responses.invalid,
       ...errorResponses,
     },
@@ -113,6 +116,9 @@ cancellationsRouter.openapi(
     path: "/orders/{reference}/cancellations",
     tags,
     summary: "The order's cancellation requests to suppliers, oldest first, with each line's answer",
+    description:
+      "One request per supplier that had lines when they were cancelled (or, purpose withdraw, a silent supplier whose line was re-routed): " +
+      "how it was sent (status, attempts, last_error) and what the supplier answered per line.",
     security: apiSecurity,
     request: { params },
     responses: { 200: responses.json(z.object({ data: z.array(CancellationJson) }), "The cancellation requests"), 404: responses.notFound, ...errorResponses },
@@ -130,12 +136,14 @@ const ShopAnswers = z
             action: z.enum(["confirm", "refuse"]).openapi({ description: "What the supplier answered", example: "confirm" }),
             reason: field.optionalText(1000).openapi({ description: "Required with refuse: what the supplier said", example: "Already shipped" }),
           })
+          .openapi({ description: "The supplier's answer for one line" })
           .superRefine((a, ctx) => {
             if (a.action === "refuse" && !a.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "The :attribute field is required when action is refuse." });
           }),
       )
       .min(1)
-      .max(500),
+      .max(500)
+      .openapi({ description: "One answer per line, up to 500" }),
   })
   .superRefine((body, ctx) => distinct(body.answers.map((a) => a.line_id), (i) => ["answers", i, "line_id"], ctx))
   .openapi("CancellationAnswersRequest", { example: { answers: [{ line_id: 901, action: "confirm" }] } });
@@ -146,12 +154,15 @@ cancellationsRouter.openapi(
     path: "/orders/{reference}/cancellations/answers",
     tags,
     summary: "Record what a supplier answered to a cancellation outside the service (a manual supplier, a phone call)",
+    description:
+      "confirm skips the line (or splits the cancelled quantity off as a skipped line); refuse leaves it as it is and logs why. " +
+      "All or nothing: a line without a cancellation waiting for an answer is a 409.",
     security: apiSecurity,
     request: { params, body: { content: { "application/json": { schema: ShopAnswers } }, required: true } },
     responses: {
       200: responses.json(OrderDetail, "The order"),
       404: responses.notFound,
-      409: responses.json(ConflictBody, "A line has no cancellation waiting for an answer"),
+      409: conflict("A line has no cancellation waiting for an answer; nothing was written", "Order line 901 has no cancellation waiting for an answer."),
       422: responses.invalid,
       ...errorResponses,
     },

@@ -66,6 +66,7 @@ function ruleBody(values: FormValues) {
     priority: text(values, "priority"),
     match: text(values, "match") || "all",
     active: text(values, "active") === "true" ? "true" : "false",
+    no_reroute: text(values, "no_reroute") === "true" ? "true" : "false",
     action: type === "assign_supplier" ? { type, supplier_id: text(values, "supplier_id") } : { type },
     conditions: rowsOf(values).map((r) => ({ variable: r.variable.trim(), operator: r.operator, value: typedValue(r) })),
   };
@@ -91,6 +92,7 @@ const valuesOf = (rule: RoutingRule): FormValues => {
     priority: String(rule.priority),
     match: rule.match,
     active: rule.active ? "true" : "false",
+    no_reroute: rule.noReroute ? "true" : "false",
     action_type: rule.action.type,
     supplier_id: rule.action.type === "assign_supplier" ? String(rule.action.supplier_id) : "",
   };
@@ -420,6 +422,11 @@ function RulePage({ view }: { view: FormView }) {
         <fieldset>
           <legend>State</legend>
           <Checkbox name="active" label="Active: the rule takes part in matching" checked={text(values, "active") === "true"} />
+          <Checkbox
+            name="no_reroute"
+            label="Keep its lines with its supplier: a decline or failed send there is final (no re-routing)"
+            checked={text(values, "no_reroute") === "true"}
+          />
         </fieldset>
 
         <section aria-labelledby="try-heading" class="try-it">

@@ -34,6 +34,8 @@ const LABELS: Record<string, string> = {
   webhook_url: "Webhook URL",
   email: "E-mail address",
   active: "Active",
+  acknowledgement_deadline_hours: "Answer within (hours)",
+  shipping_deadline_days: "Ship within (days)",
   expire_previous: "Expire the previous secret now",
 };
 
@@ -52,8 +54,11 @@ const EditSupplier = UpdateSupplier.extend({ name: CreateSupplier.shape.name });
 /** The form's fields in the API's shape: an unticked checkbox is false (a form leaves it out). */
 function supplierInput(values: FormValues) {
   const input: Record<string, string> = {};
-  for (const key of ["name", "code", "priority", "channel", "webhook_url", "email"]) input[key] = text(values, key);
+  for (const key of ["name", "code", "priority", "channel", "webhook_url", "email", "acknowledgement_deadline_hours", "shipping_deadline_days"]) {
+    input[key] = text(values, key);
+  }
   input.active = text(values, "active") === "true" ? "true" : "false";
+  input.acknowledgement_deadline_reroute = text(values, "acknowledgement_deadline_reroute") === "true" ? "true" : "false";
   return input;
 }
 
@@ -241,6 +246,36 @@ function SupplierForm(props: { action: string; csrf: string; values: FormValues;
         <Field name="email" label={LABELS.email} type="email" value={text(values, "email")} errors={errors} hint="Needed for the e-mail channel" />
       </div>
       <fieldset>
+        <legend>Deadlines (optional)</legend>
+        <div class="filter-grid">
+          <Field
+            name="acknowledgement_deadline_hours"
+            label={LABELS.acknowledgement_deadline_hours}
+            type="number"
+            min="1"
+            inputmode="numeric"
+            value={text(values, "acknowledgement_deadline_hours")}
+            errors={errors}
+            hint="Accept, decline or acknowledge a line within so many hours of the send (1 to 720); empty: no deadline"
+          />
+          <Field
+            name="shipping_deadline_days"
+            label={LABELS.shipping_deadline_days}
+            type="number"
+            min="1"
+            inputmode="numeric"
+            value={text(values, "shipping_deadline_days")}
+            errors={errors}
+            hint="Ship an accepted line within so many days (1 to 365); empty: no deadline"
+          />
+        </div>
+        <Checkbox
+          name="acknowledgement_deadline_reroute"
+          label="When it does not answer in time, send the line to the next eligible supplier"
+          checked={text(values, "acknowledgement_deadline_reroute") === "true"}
+        />
+      </fieldset>
+      <fieldset>
         <legend>State</legend>
         <Checkbox name="active" label="Active: lines can be matched and sent to it" checked={text(values, "active") === "true"} />
       </fieldset>
@@ -261,6 +296,9 @@ function SupplierPage({ view }: { view: SupplierView }) {
     webhook_url: s.webhookUrl ?? "",
     email: s.email ?? "",
     active: s.active ? "true" : "false",
+    acknowledgement_deadline_hours: s.ackDeadlineHours === null ? "" : String(s.ackDeadlineHours),
+    shipping_deadline_days: s.shipDeadlineDays === null ? "" : String(s.shipDeadlineDays),
+    acknowledgement_deadline_reroute: s.ackDeadlineReroute ? "true" : "false",
   };
   const keyErrors: ValidationErrors = keyRefused ? { key_name: view.errors!.key_name } : {};
   const formErrors: ValidationErrors = !keyRefused ? (view.errors ?? {}) : {};

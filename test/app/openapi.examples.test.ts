@@ -114,6 +114,22 @@ describe("every request example of the OpenAPI document", () => {
       ids: (example: any) => ({ answers: example.answers.map((a: object) => ({ ...a, line_id: otherLine })) }),
     });
     expect(answered.results).toEqual([{ line_id: otherLine, current_status: "completed" }]);
+    // The shop cancels one of the example order's line completed by hand (its supplier has it: a
+    // request), and records the supplier's confirmation: the 1 is split off as a skipped line.
+    const cancelled = await tryIt("POST", "/api/v1/orders/{reference}/cancel", "application/json", {
+      params: { reference },
+      ids: (example: any) => ({ ...example, lines: [{ line_id: lineId, quantity: 1 }] }),
+    });
+    expect(cancelled.order_lines[0].cancellation).toMatchObject({ quantity: 1 });
+    const recorded = await tryIt("POST", "/api/v1/orders/{reference}/cancellations/answers", "application/json", {
+      params: { reference },
+      ids: (example: any) => ({ answers: example.answers.map((a: object) => ({ ...a, line_id: lineId })) }),
+    });
+    expect(recorded.order_lines.map((l: { current_status: string; split_from_line_id: number | null }) => [l.current_status, l.split_from_line_id])).toEqual([
+      ["completed", null],
+      ["skipped", lineId],
+    ]);
+    expect(await tryIt("PATCH", "/api/v1/settings", "application/json")).toEqual({ reroute_enabled: true, reroute_max_attempts: 3 });
 
     // A feed of the example supplier, changed, then filled with each file type's example.
     const feed = await tryIt("POST", "/api/v1/product-feeds", "application/json", { ids: (example: any) => ({ ...example, supplier_id: supplier.id }) });
