@@ -112,7 +112,7 @@ export function CancelSection({ detail, csrfToken }: { detail: OrderDetail; csrf
                 </tbody>
               </table>
             </div>
-            <Field name="reason" id="cancel-reason" label="Reason (optional; the suppliers see it)" />
+            <Field name="reason" id="cancel-reason" label="Why they are cancelled (optional; the suppliers see it)" />
             <button type="submit">Cancel the ticked lines</button>
           </form>
         </details>

@@ -64,7 +64,7 @@ describe("cancelling on the order page, answering in the portal", () => {
     await page.getByRole("checkbox", { name: `Frying pan line #${lineIds[0]}` }).check();
     await page.getByLabel(`Quantity of Frying pan (line #${lineIds[0]}) to cancel, at most 4`).fill("3");
     await page.getByRole("checkbox", { name: `Kettle line #${lineIds[1]}` }).check();
-    await page.getByLabel("Reason (optional; the suppliers see it)").fill("Customer moved house");
+    await page.getByLabel("Why they are cancelled (optional; the suppliers see it)").fill("Customer moved house");
     await screenshot(page, "order-cancel-form");
     await page.getByRole("button", { name: "Cancel the ticked lines" }).click();
     await page.waitForURL(`**/console/orders/${reference}#cancel`);

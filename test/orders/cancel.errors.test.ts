@@ -136,7 +136,7 @@ describe("cancel requests that are not valid (422)", () => {
     expect(await refused(creds, () => record([{ line_id: lineIds[0], action: "confirm" }]))).toEqual(conflict(`Order line ${lineIds[0]} has no cancellation waiting for an answer.`));
     expect(await refused(creds, () => record([{ line_id: lineIds[0], action: "refuse" }]))).toEqual(invalid({ "answers.0.reason": ["The answers.0.reason field is required when action is refuse."] }));
     expect(await refused(creds, () => record([{ line_id: 999_999_999, action: "confirm" }]))).toEqual(invalid({ "answers.0.line_id": ["The selected answers.0.line_id is invalid."] }));
-    expect(await refused(creds, () => record([{ line_id: lineIds[0], action: "maybe" }]))).toEqual(invalid({ "answers.0.action": ["The selected answers.0.action is invalid."] }));
+    expect(await refused(creds, () => record([{ line_id: lineIds[0], action: "maybe" }]))).toEqual(invalid({ "answers.0.action": ["The selected answers.0.action is invalid. Allowed values: confirm, refuse."] }));
   });
 
   it("the supplier's answers to a cancellation: none waiting (409), another supplier's line (404), a refusal without a reason (422)", async () => {
