@@ -185,11 +185,11 @@ export type Split = {
 };
 
 /**
- * Any number of splits in four statements: the parents' quantities (and confirmed quantities, which
+ * Any number of splits in five statements: the parents' quantities (and confirmed quantities, which
  * never exceed them), a guard that every parent was still as judged (or the batch aborts whole), the
- * new lines stamped with `token`, and their log entries. `parentToken`: split only parents that a
- * move of this same batch stamped with it. The new lines' order_line.status_changed events
- * (previous_status null: the line did not exist) are written by splitEvents.
+ * new lines stamped with `token`, their log entries, and their order_line.status_changed events
+ * (previous_status null: the line did not exist). `parentToken`: split only parents that a move of
+ * this same batch stamped with it.
  */
 export function splitStatements(splits: Split[], now: string, token: string, parentToken?: string): SQL[] {
   if (splits.length === 0) return [];
