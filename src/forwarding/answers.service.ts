@@ -303,7 +303,7 @@ export async function getSupplierDispatch(db: Db, supplier: AuthenticatedSupplie
   const [dispatchRows, orderRows, lines, shipmentRows] = await db.batch([
     db.select().from(dispatches).where(and(eq(dispatches.id, dispatchId), eq(dispatches.supplierId, supplier.id))),
     db.select().from(orders).where(sql`${orders.id} = ${orderOfDispatch}`),
-    db.select().from(orderLines).where(eq(orderLines.dispatchId, dispatchId)).orderBy(asc(orderLines.position)),
+    db.select().from(orderLines).where(eq(orderLines.dispatchId, dispatchId)).orderBy(asc(orderLines.position), asc(orderLines.id)),
     // Through shipments_order_idx: the order's shipments of this dispatch's lines.
     db
       .select()

@@ -18,7 +18,8 @@ import type { OrderLine } from "../db/schema";
 
 export const supplierDispatchPages = new Hono<AppEnv>();
 
-type Action = Answer["action"];
+// A dispatch's answers (a cancellation is answered on its own page: supplier-cancellations.pages.tsx).
+type Action = Exclude<Answer["action"], "confirm_cancellation" | "refuse_cancellation">;
 const ACTIONS: readonly Action[] = ["accept", "decline", "partial", "ship"];
 
 /** The fields' labels: validation messages name them ("The Reason field is required when action is decline."). */
@@ -108,7 +109,7 @@ supplierDispatchPages.post("/dispatches/:id/answers", async (c) => {
   const checked = validateForm(AnswerItem, { line_id: lines[0].id, action, ...values }, labelsOf(action));
   if (!checked.ok) return render(c, detail, { status: 422, sent: { ...form, values, errors: checked.errors } });
   // The service's own refusals: a field's (422, beside it, in its label) or the lines' state (409).
-  const result = await attempt(() => applyAnswers(db, supplier, lines.map((l) => ({ ...checked.data, line_id: l.id }))), labelsOf(action));
+  const result = await attempt(() => applyAnswers(db, c.get("pipeline"), supplier, lines.map((l) => ({ ...checked.data, line_id: l.id }))), labelsOf(action));
   if (!result.ok) {
     if (result.message) return render(c, await load(c), { status: 409, conflict: result.message });
     return render(c, detail, { status: 422, sent: { ...form, values, errors: result.errors } });
