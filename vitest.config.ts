@@ -1,5 +1,18 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/**
+ * Files named *.after-suite.test.ts run after every other file of their project: the invariant
+ * test (test/invariants/) checks what the whole suite left in the one local D1 they all share.
+ */
+class AfterSuiteLast extends BaseSequencer {
+  async sort(files: TestSpecification[]) {
+    const sorted = await super.sort(files);
+    const last = (f: TestSpecification) => f.moduleId.endsWith(".after-suite.test.ts");
+    return [...sorted.filter((f) => !last(f)), ...sorted.filter(last)];
+  }
+}
 
 // Two projects, both run by `npm test`:
 // - workers: every test/**/*.test.ts inside workerd (the Workers pool), real local D1 and Queues;
@@ -10,6 +23,7 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations("./drizzle");
   return {
     test: {
+      sequence: { sequencer: AfterSuiteLast },
       projects: [
         {
           plugins: [
@@ -62,6 +76,10 @@ export default defineConfig(async () => {
             // One workerd per file costs ~2 s each; tests are self-seeding (own account each), so
             // files can share workers and the local D1 safely.
             isolate: false,
+            // One file at a time, in one workerd with one local D1 (a second worker would start a
+            // second Miniflare, with a D1 of its own): the after-suite invariant test then sees
+            // everything every other file wrote. (On two cores Vitest ran one worker anyway.)
+            fileParallelism: false,
           },
         },
         {

@@ -8,3 +8,4 @@ export * from "./events";
 export * from "./console";
 export * from "./pipeline";
 export * from "./cancellations";
+export * from "./counts";

@@ -1,6 +1,6 @@
 // The order aggregate: an order, its lines, and each line's status log.
-import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sql, type SQL } from "drizzle-orm";
+import { index, integer, real, sqliteTable, text, uniqueIndex, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 import { money } from "./columns";
 import { suppliers } from "./suppliers";
@@ -15,6 +15,15 @@ export const LINE_STATUSES = [
   "skipped",
 ] as const;
 export type LineStatus = (typeof LINE_STATUSES)[number];
+
+/**
+ * The amount bucket of a total (INTEGER units, >= 0): three per decade (leading digit 1, 2-4, 5-9),
+ * increasing with the amount; totalBucket() in src/orders/list.query.ts is its twin. An index
+ * expression: a query must use this same expression for SQLite to match the index. (No commas:
+ * drizzle-kit splits an index expression at them.)
+ */
+export const totalBucket = (total: SQLiteColumn | SQL) =>
+  sql`length(${total}) * 3 + (CAST(${total} AS TEXT) >= '2') + (CAST(${total} AS TEXT) >= '5')`;
 
 export const orders = sqliteTable(
   "orders",
@@ -68,22 +77,26 @@ export const orders = sqliteTable(
   (t) => [
     // Idempotency of create: one order per (account, external_id), enforced by the database.
     uniqueIndex("orders_account_external_uq").on(t.accountId, t.externalId),
-    index("orders_account_created_idx").on(t.accountId, t.createdAt, t.id),
-    index("orders_account_test_created_idx").on(t.accountId, t.test, t.createdAt, t.id),
-    index("orders_account_total_idx").on(t.accountId, t.total),
-    index("orders_account_completed_idx").on(t.accountId, t.completedAt),
-    index("orders_account_blocked_created_idx").on(t.accountId, t.blocked, t.createdAt),
     index("orders_unrouted_idx").on(t.routedAt, t.routeRequestedAt),
     index("orders_parked_idx").on(t.parkedAt).where(sql`${t.parkedAt} IS NOT NULL`),
-    // The list filters without include_test (test = 0): each answers its count from the index
-    // alone and its page ids by created_at without reading the table (see listOrders).
-    index("orders_account_test_total_idx").on(t.accountId, t.test, t.total, t.createdAt),
-    index("orders_account_test_completed_idx").on(t.accountId, t.test, t.completedAt, t.createdAt),
+    // The list (src/orders/list.query.ts) picks a page's ids from one of these, newest first, and
+    // reads only as many entries as the page needs. Every one starts with (account_id, test):
+    // include_test reads both values of test (an IN that SQLite walks value by value, stopping each
+    // once it is older than the page). Counts come from `counters` (./counts.ts), not from these.
+    index("orders_account_test_created_idx").on(t.accountId, t.test, t.createdAt, t.id),
     index("orders_account_test_blocked_idx").on(t.accountId, t.test, t.blocked, t.createdAt),
     // The source filter compares case-insensitively (as the original service's MySQL collation
     // does): the index carries the same collation, so it serves the comparison.
-    index("orders_account_source_idx").on(t.accountId, sql`${t.source} COLLATE NOCASE`, t.createdAt),
     index("orders_account_test_source_idx").on(t.accountId, t.test, sql`${t.source} COLLATE NOCASE`, t.createdAt),
+    // total_min/total_max: the page walks the amount buckets on the matching side newest first
+    // (totalBucket: three per decade), the edge bucket filtered by the total the index holds.
+    index("orders_account_test_total_bucket_idx").on(t.accountId, t.test, totalBucket(t.total), t.createdAt, t.id, t.total),
+    // ... and when few orders match, reads exactly them by amount.
+    index("orders_account_test_total_idx").on(t.accountId, t.test, t.total, t.createdAt),
+    // completed_since: the completed orders newest first (the page), or the range by completion
+    // when few orders match.
+    index("orders_completed_created_idx").on(t.accountId, t.test, t.createdAt, t.id, t.completedAt).where(sql`${t.completedAt} IS NOT NULL`),
+    index("orders_account_test_completed_idx").on(t.accountId, t.test, t.completedAt, t.createdAt),
   ],
 );
 
@@ -147,8 +160,9 @@ export const orderLines = sqliteTable(
   },
   (t) => [
     index("order_lines_order_idx").on(t.orderId, t.position),
+    // Re-matching an account's waiting lines, the attention page's lines by state. (The order list
+    // filters by line status and supplier through order_facets, ./counts.ts.)
     index("order_lines_account_status_idx").on(t.accountId, t.currentStatus, t.orderId),
-    index("order_lines_account_supplier_idx").on(t.accountId, t.matchedSupplierId, t.orderId),
     // Sending a dispatch reads its lines: without this, a scan of every line of every account.
     index("order_lines_dispatch_idx").on(t.dispatchId),
     // The deadline sweeper's two questions, answered from index ranges of only the lines that wait.

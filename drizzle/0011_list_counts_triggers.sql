@@ -1,0 +1,347 @@
+-- Issue 11: the structures that make the order and product lists cost in proportion to the page.
+-- (src/db/schema/counts.ts describes the tables; README, "GET /api/v1/orders", what they serve.)
+--
+-- Everything here is derived from orders, order_lines and products by triggers, inside the same
+-- statement as the write it describes: whatever writes those tables (the lifecycle's set-based
+-- moves, a future split of a line, a test's UPDATE, a shard copy) keeps counters, facets and the
+-- external_id index exact without knowing about them. The views are the one definition of what an
+-- order contributes; the triggers, the backfill below and bench/seed.mjs all use them.
+-- A table rebuild of orders, order_lines or products drops their triggers: recreate them in the
+-- same migration (test/invariants/counts.after-suite.test.ts fails otherwise).
+
+-- WITHOUT ROWID: the primary key is the only b-tree (drizzle-kit cannot declare it; both are empty).
+DROP TABLE `counters`;
+--> statement-breakpoint
+CREATE TABLE `counters` (
+	`account_id` integer NOT NULL,
+	`test` integer NOT NULL,
+	`kind` text NOT NULL,
+	`key` text NOT NULL,
+	`n` integer NOT NULL,
+	PRIMARY KEY(`account_id`, `test`, `kind`, `key`)
+) WITHOUT ROWID;
+--> statement-breakpoint
+DROP TABLE `order_facets`;
+--> statement-breakpoint
+CREATE TABLE `order_facets` (
+	`account_id` integer NOT NULL,
+	`test` integer NOT NULL,
+	`kind` integer NOT NULL,
+	`value` integer NOT NULL,
+	`created_at` text NOT NULL,
+	`order_id` integer NOT NULL,
+	`n` integer NOT NULL,
+	PRIMARY KEY(`account_id`, `test`, `kind`, `value`, `created_at`, `order_id`)
+) WITHOUT ROWID;
+--> statement-breakpoint
+-- The codes are the order of LINE_STATUSES (src/db/schema/orders.ts); a state missing here makes
+-- every write of a line in that state fail (the triggers raise), never miscount.
+INSERT INTO `line_status_codes` (`code`, `status`) VALUES
+	(0, 'pending'), (1, 'ruled'), (2, 'completed'), (3, 'partially_completed'), (4, 'failed'), (5, 'declined'), (6, 'skipped');
+--> statement-breakpoint
+-- external_id substring search: trigram tokens of lower(external_id) (ASCII folding, as LIKE and the
+-- old instr(lower()) did), contentless; rowid = (account_id * 2 + test) * 2^32 + orders.id, so one
+-- account (and test flag) is a rowid range the search stays inside.
+CREATE VIRTUAL TABLE `orders_external_fts` USING fts5(external_id, content='', contentless_delete=1, tokenize='trigram case_sensitive 1');
+--> statement-breakpoint
+
+-- What the orders row contributes: (kind, key) per counter. One row of the spec per kind and level.
+CREATE VIEW `order_row_keys` AS
+SELECT * FROM (SELECT o.id AS order_id, o.account_id, o.test,
+	s.value ->> 0 || coalesce(':' || (s.value ->> 1), '') AS kind,
+	CASE s.value ->> 0
+		WHEN 'orders' THEN ''
+		WHEN 'orders.blocked' THEN CASE WHEN o.blocked THEN '' END
+		WHEN 'orders.source' THEN lower(o.source)
+		WHEN 'orders.created' THEN substr(o.created_at, 1, s.value ->> 1)
+		WHEN 'orders.completed' THEN substr(o.completed_at, 1, s.value ->> 1)
+		WHEN 'orders.total' THEN CASE WHEN s.value ->> 1 <= length(o.total) THEN printf('%02d', length(o.total)) || substr(o.total, 1, s.value ->> 1) END
+	END AS key
+FROM orders o, json_each('[["orders"],["orders.blocked"],["orders.source"],
+	["orders.created",4],["orders.created",7],["orders.created",10],["orders.created",13],
+	["orders.completed",4],["orders.completed",7],["orders.completed",10],["orders.completed",13],
+	["orders.total",1],["orders.total",2],["orders.total",3],["orders.total",4],["orders.total",5],
+	["orders.total",6],["orders.total",7],["orders.total",8],["orders.total",9],["orders.total",10],
+	["orders.total",11],["orders.total",12],["orders.total",13],["orders.total",14],["orders.total",15]]') s)
+-- (Outside: inside, `key` would name json_each's own column.)
+WHERE key IS NOT NULL;
+--> statement-breakpoint
+-- Which line states and suppliers an order has, from its lines: what order_facets holds.
+CREATE VIEW `order_facet_rows` AS
+SELECT o.account_id, o.test, 0 AS kind, c.code AS value, o.created_at, o.id AS order_id, count(*) AS n
+FROM orders o JOIN order_lines l ON l.order_id = o.id JOIN line_status_codes c ON c.status = l.current_status
+GROUP BY o.id, c.code
+UNION ALL
+SELECT o.account_id, o.test, 1, l.matched_supplier_id, o.created_at, o.id, count(*)
+FROM orders o JOIN order_lines l ON l.order_id = o.id
+WHERE l.matched_supplier_id IS NOT NULL
+GROUP BY o.id, l.matched_supplier_id;
+--> statement-breakpoint
+-- What an order's facets contribute: its state mask, each supplier, each pair of its suppliers.
+-- (Its suppliers are found through its lines, the facets' key holding no order-first index.)
+CREATE VIEW `order_line_keys` AS
+SELECT o.id AS order_id, o.account_id, o.test, 'orders.mask' AS kind,
+	(SELECT coalesce(sum(1 << f.value), 0) FROM order_facets f
+		WHERE f.account_id = o.account_id AND f.test = o.test AND f.kind = 0 AND f.value IN (SELECT code FROM line_status_codes)
+			AND f.created_at = o.created_at AND f.order_id = o.id) AS key
+FROM orders o
+UNION ALL
+SELECT o.id, o.account_id, o.test, 'orders.supplier', f.value
+FROM orders o JOIN order_facets f ON f.account_id = o.account_id AND f.test = o.test AND f.kind = 1
+	AND f.value IN (SELECT matched_supplier_id FROM order_lines WHERE order_id = o.id) AND f.created_at = o.created_at AND f.order_id = o.id
+UNION ALL
+SELECT o.id, o.account_id, o.test, 'orders.supplier_pair', a.value || ',' || b.value
+FROM orders o
+JOIN order_facets a ON a.account_id = o.account_id AND a.test = o.test AND a.kind = 1
+	AND a.value IN (SELECT matched_supplier_id FROM order_lines WHERE order_id = o.id) AND a.created_at = o.created_at AND a.order_id = o.id
+JOIN order_facets b ON b.account_id = o.account_id AND b.test = o.test AND b.kind = 1
+	AND b.value IN (SELECT matched_supplier_id FROM order_lines WHERE order_id = o.id) AND b.created_at = o.created_at AND b.order_id = o.id
+	AND b.value > a.value;
+--> statement-breakpoint
+
+-- The rows already there (this migration runs on a live database).
+INSERT INTO order_facets (account_id, test, kind, value, created_at, order_id, n) SELECT * FROM order_facet_rows;
+--> statement-breakpoint
+INSERT INTO counters (account_id, test, kind, key, n)
+SELECT account_id, test, kind, key, count(*) FROM (SELECT * FROM order_row_keys UNION ALL SELECT * FROM order_line_keys) GROUP BY 1, 2, 3, 4;
+--> statement-breakpoint
+INSERT INTO counters (account_id, test, kind, key, n)
+SELECT account_id, 0, 'products', '', count(*) FROM products GROUP BY account_id
+UNION ALL
+SELECT account_id, 0, 'products.feed', product_feed_id, count(*) FROM products GROUP BY account_id, product_feed_id;
+--> statement-breakpoint
+INSERT INTO orders_external_fts (rowid, external_id) SELECT (account_id * 2 + test) * 4294967296 + id, lower(external_id) FROM orders;
+--> statement-breakpoint
+
+-- ---- orders -------------------------------------------------------------------------------------
+CREATE TRIGGER `orders_counts_insert` AFTER INSERT ON orders BEGIN
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, 1 FROM order_row_keys WHERE order_id = NEW.id
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, 1 FROM order_line_keys WHERE order_id = NEW.id
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO orders_external_fts (rowid, external_id) VALUES ((NEW.account_id * 2 + NEW.test) * 4294967296 + NEW.id, lower(NEW.external_id));
+END;
+--> statement-breakpoint
+-- An update takes out what the old row contributed (BEFORE: the table still holds it) and puts in
+-- what the new one does (AFTER), for the keys whose columns changed. A new account or test flag
+-- moves everything, the facets included; a new created_at moves the facets (their key holds it).
+CREATE TRIGGER `orders_counts_update_before` BEFORE UPDATE OF account_id, test, blocked, source, created_at, completed_at, total, external_id ON orders
+WHEN OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test OR OLD.blocked IS NOT NEW.blocked OR OLD.source IS NOT NEW.source
+	OR OLD.created_at IS NOT NEW.created_at OR OLD.completed_at IS NOT NEW.completed_at OR OLD.total IS NOT NEW.total OR OLD.external_id IS NOT NEW.external_id
+BEGIN
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, -1 FROM order_row_keys WHERE order_id = OLD.id
+			AND (OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test
+				OR (kind = 'orders.blocked' AND OLD.blocked IS NOT NEW.blocked)
+				OR (kind = 'orders.source' AND OLD.source IS NOT NEW.source)
+				OR (kind GLOB 'orders.created:*' AND OLD.created_at IS NOT NEW.created_at)
+				OR (kind GLOB 'orders.completed:*' AND OLD.completed_at IS NOT NEW.completed_at)
+				OR (kind GLOB 'orders.total:*' AND OLD.total IS NOT NEW.total))
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, -1 FROM order_line_keys WHERE order_id = OLD.id
+			AND (OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	DELETE FROM order_facets WHERE (account_id, test, kind, value, created_at, order_id) IN
+		(SELECT account_id, test, kind, value, created_at, order_id FROM order_facet_rows WHERE order_id = OLD.id)
+		AND (OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test OR OLD.created_at IS NOT NEW.created_at);
+	DELETE FROM orders_external_fts WHERE rowid = (OLD.account_id * 2 + OLD.test) * 4294967296 + OLD.id
+		AND (OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test OR OLD.external_id IS NOT NEW.external_id);
+END;
+--> statement-breakpoint
+CREATE TRIGGER `orders_counts_update_after` AFTER UPDATE OF account_id, test, blocked, source, created_at, completed_at, total, external_id ON orders
+WHEN OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test OR OLD.blocked IS NOT NEW.blocked OR OLD.source IS NOT NEW.source
+	OR OLD.created_at IS NOT NEW.created_at OR OLD.completed_at IS NOT NEW.completed_at OR OLD.total IS NOT NEW.total OR OLD.external_id IS NOT NEW.external_id
+BEGIN
+	INSERT INTO order_facets (account_id, test, kind, value, created_at, order_id, n)
+		SELECT * FROM order_facet_rows WHERE order_id = NEW.id
+			AND (OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test OR OLD.created_at IS NOT NEW.created_at);
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, 1 FROM order_row_keys WHERE order_id = NEW.id
+			AND (OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test
+				OR (kind = 'orders.blocked' AND OLD.blocked IS NOT NEW.blocked)
+				OR (kind = 'orders.source' AND OLD.source IS NOT NEW.source)
+				OR (kind GLOB 'orders.created:*' AND OLD.created_at IS NOT NEW.created_at)
+				OR (kind GLOB 'orders.completed:*' AND OLD.completed_at IS NOT NEW.completed_at)
+				OR (kind GLOB 'orders.total:*' AND OLD.total IS NOT NEW.total))
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, 1 FROM order_line_keys WHERE order_id = NEW.id
+			AND (OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO orders_external_fts (rowid, external_id)
+		SELECT (NEW.account_id * 2 + NEW.test) * 4294967296 + NEW.id, lower(NEW.external_id)
+		WHERE OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test OR OLD.external_id IS NOT NEW.external_id;
+END;
+--> statement-breakpoint
+-- Its lines are gone by now (they reference it): only the empty state mask is left of them.
+CREATE TRIGGER `orders_counts_delete` BEFORE DELETE ON orders BEGIN
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, -1 FROM order_row_keys WHERE order_id = OLD.id
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, -1 FROM order_line_keys WHERE order_id = OLD.id
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	DELETE FROM order_facets WHERE (account_id, test, kind, value, created_at, order_id) IN
+		(SELECT account_id, test, kind, value, created_at, order_id FROM order_facet_rows WHERE order_id = OLD.id);
+	DELETE FROM orders_external_fts WHERE rowid = (OLD.account_id * 2 + OLD.test) * 4294967296 + OLD.id;
+END;
+--> statement-breakpoint
+
+-- ---- order_lines ----------------------------------------------------------------------------------
+-- Per line, in O(1): the facet of its state and of its supplier count it (n); the order's state
+-- mask counter moves from the mask before (BEFORE) to the mask after (AFTER); a supplier the order
+-- gains or loses moves its supplier counter and one pair counter per other supplier of the order.
+CREATE TRIGGER `order_lines_counts_stay` BEFORE UPDATE OF order_id ON order_lines WHEN OLD.order_id IS NOT NEW.order_id BEGIN
+	SELECT RAISE(ABORT, 'An order line never moves to another order.');
+END;
+--> statement-breakpoint
+CREATE TRIGGER `order_lines_counts_insert_before` BEFORE INSERT ON order_lines BEGIN
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, -1 FROM order_line_keys WHERE order_id = NEW.order_id AND kind = 'orders.mask'
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `order_lines_counts_insert_after` AFTER INSERT ON order_lines BEGIN
+	SELECT RAISE(ABORT, 'A line state without a code in line_status_codes.') WHERE NOT EXISTS (SELECT 1 FROM line_status_codes WHERE status = NEW.current_status);
+	INSERT INTO order_facets (account_id, test, kind, value, created_at, order_id, n)
+		SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id, 1 FROM orders o, line_status_codes c WHERE o.id = NEW.order_id AND c.status = NEW.current_status
+		ON CONFLICT DO UPDATE SET n = n + 1;
+	-- A supplier new to the order: its counter and its pairs, while its facet does not exist yet.
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT o.account_id, o.test, 'orders.supplier', NEW.matched_supplier_id, 1 FROM orders o WHERE o.id = NEW.order_id AND NEW.matched_supplier_id IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM order_facets f WHERE f.account_id = o.account_id AND f.test = o.test AND f.kind = 1 AND f.value = NEW.matched_supplier_id AND f.created_at = o.created_at AND f.order_id = o.id)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT o.account_id, o.test, 'orders.supplier_pair', min(f.value, NEW.matched_supplier_id) || ',' || max(f.value, NEW.matched_supplier_id), 1
+		FROM orders o JOIN order_facets f ON f.account_id = o.account_id AND f.test = o.test AND f.kind = 1
+			AND f.value IN (SELECT matched_supplier_id FROM order_lines WHERE order_id = o.id) AND f.created_at = o.created_at AND f.order_id = o.id
+		WHERE o.id = NEW.order_id AND NEW.matched_supplier_id IS NOT NULL AND f.value IS NOT NEW.matched_supplier_id
+			AND NOT EXISTS (SELECT 1 FROM order_facets g WHERE g.account_id = o.account_id AND g.test = o.test AND g.kind = 1 AND g.value = NEW.matched_supplier_id AND g.created_at = o.created_at AND g.order_id = o.id)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO order_facets (account_id, test, kind, value, created_at, order_id, n)
+		SELECT o.account_id, o.test, 1, NEW.matched_supplier_id, o.created_at, o.id, 1 FROM orders o WHERE o.id = NEW.order_id AND NEW.matched_supplier_id IS NOT NULL
+		ON CONFLICT DO UPDATE SET n = n + 1;
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, 1 FROM order_line_keys WHERE order_id = NEW.order_id AND kind = 'orders.mask'
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `order_lines_counts_update_before` BEFORE UPDATE OF current_status ON order_lines WHEN OLD.current_status IS NOT NEW.current_status BEGIN
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, -1 FROM order_line_keys WHERE order_id = OLD.order_id AND kind = 'orders.mask'
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `order_lines_counts_update_after` AFTER UPDATE OF current_status, matched_supplier_id ON order_lines
+WHEN OLD.current_status IS NOT NEW.current_status OR OLD.matched_supplier_id IS NOT NEW.matched_supplier_id
+BEGIN
+	SELECT RAISE(ABORT, 'A line state without a code in line_status_codes.') WHERE NOT EXISTS (SELECT 1 FROM line_status_codes WHERE status = NEW.current_status);
+	-- The state: one line less in the old one (its facet gone at none), one more in the new one.
+	UPDATE order_facets SET n = n - 1 WHERE OLD.current_status IS NOT NEW.current_status
+		AND (account_id, test, kind, value, created_at, order_id) =
+			(SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id FROM orders o, line_status_codes c WHERE o.id = OLD.order_id AND c.status = OLD.current_status);
+	DELETE FROM order_facets WHERE n = 0 AND OLD.current_status IS NOT NEW.current_status
+		AND (account_id, test, kind, value, created_at, order_id) =
+			(SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id FROM orders o, line_status_codes c WHERE o.id = OLD.order_id AND c.status = OLD.current_status);
+	INSERT INTO order_facets (account_id, test, kind, value, created_at, order_id, n)
+		SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id, 1 FROM orders o, line_status_codes c
+		WHERE o.id = NEW.order_id AND c.status = NEW.current_status AND OLD.current_status IS NOT NEW.current_status
+		ON CONFLICT DO UPDATE SET n = n + 1;
+	-- The supplier it leaves: when it was the order's last line there, its counter and pairs go.
+	UPDATE order_facets SET n = n - 1 WHERE OLD.matched_supplier_id IS NOT NEW.matched_supplier_id AND OLD.matched_supplier_id IS NOT NULL
+		AND (account_id, test, kind, value, created_at, order_id) =
+			(SELECT o.account_id, o.test, 1, OLD.matched_supplier_id, o.created_at, o.id FROM orders o WHERE o.id = OLD.order_id);
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT o.account_id, o.test, 'orders.supplier', OLD.matched_supplier_id, -1 FROM orders o WHERE o.id = OLD.order_id
+			AND OLD.matched_supplier_id IS NOT NEW.matched_supplier_id AND OLD.matched_supplier_id IS NOT NULL
+			AND EXISTS (SELECT 1 FROM order_facets f WHERE f.account_id = o.account_id AND f.test = o.test AND f.kind = 1 AND f.value = OLD.matched_supplier_id AND f.created_at = o.created_at AND f.order_id = o.id AND f.n = 0)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT o.account_id, o.test, 'orders.supplier_pair', min(f.value, OLD.matched_supplier_id) || ',' || max(f.value, OLD.matched_supplier_id), -1
+		FROM orders o JOIN order_facets f ON f.account_id = o.account_id AND f.test = o.test AND f.kind = 1
+			AND f.value IN (SELECT matched_supplier_id FROM order_lines WHERE order_id = o.id) AND f.created_at = o.created_at AND f.order_id = o.id
+		WHERE o.id = OLD.order_id AND OLD.matched_supplier_id IS NOT NEW.matched_supplier_id AND OLD.matched_supplier_id IS NOT NULL
+			AND f.value IS NOT OLD.matched_supplier_id
+			AND EXISTS (SELECT 1 FROM order_facets g WHERE g.account_id = o.account_id AND g.test = o.test AND g.kind = 1 AND g.value = OLD.matched_supplier_id AND g.created_at = o.created_at AND g.order_id = o.id AND g.n = 0)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	DELETE FROM order_facets WHERE n = 0 AND OLD.matched_supplier_id IS NOT NEW.matched_supplier_id AND OLD.matched_supplier_id IS NOT NULL
+		AND (account_id, test, kind, value, created_at, order_id) =
+			(SELECT o.account_id, o.test, 1, OLD.matched_supplier_id, o.created_at, o.id FROM orders o WHERE o.id = OLD.order_id);
+	-- The supplier it joins: when it is new to the order, its counter and pairs, then its facet.
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT o.account_id, o.test, 'orders.supplier', NEW.matched_supplier_id, 1 FROM orders o WHERE o.id = NEW.order_id
+			AND OLD.matched_supplier_id IS NOT NEW.matched_supplier_id AND NEW.matched_supplier_id IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM order_facets f WHERE f.account_id = o.account_id AND f.test = o.test AND f.kind = 1 AND f.value = NEW.matched_supplier_id AND f.created_at = o.created_at AND f.order_id = o.id)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT o.account_id, o.test, 'orders.supplier_pair', min(f.value, NEW.matched_supplier_id) || ',' || max(f.value, NEW.matched_supplier_id), 1
+		FROM orders o JOIN order_facets f ON f.account_id = o.account_id AND f.test = o.test AND f.kind = 1
+			AND f.value IN (SELECT matched_supplier_id FROM order_lines WHERE order_id = o.id) AND f.created_at = o.created_at AND f.order_id = o.id
+		WHERE o.id = NEW.order_id AND OLD.matched_supplier_id IS NOT NEW.matched_supplier_id AND NEW.matched_supplier_id IS NOT NULL
+			AND f.value IS NOT NEW.matched_supplier_id
+			AND NOT EXISTS (SELECT 1 FROM order_facets g WHERE g.account_id = o.account_id AND g.test = o.test AND g.kind = 1 AND g.value = NEW.matched_supplier_id AND g.created_at = o.created_at AND g.order_id = o.id)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO order_facets (account_id, test, kind, value, created_at, order_id, n)
+		SELECT o.account_id, o.test, 1, NEW.matched_supplier_id, o.created_at, o.id, 1 FROM orders o
+		WHERE o.id = NEW.order_id AND OLD.matched_supplier_id IS NOT NEW.matched_supplier_id AND NEW.matched_supplier_id IS NOT NULL
+		ON CONFLICT DO UPDATE SET n = n + 1;
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, 1 FROM order_line_keys WHERE order_id = NEW.order_id AND kind = 'orders.mask'
+			AND OLD.current_status IS NOT NEW.current_status
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `order_lines_counts_delete_before` BEFORE DELETE ON order_lines BEGIN
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, -1 FROM order_line_keys WHERE order_id = OLD.order_id AND kind = 'orders.mask'
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `order_lines_counts_delete_after` AFTER DELETE ON order_lines BEGIN
+	UPDATE order_facets SET n = n - 1 WHERE (account_id, test, kind, value, created_at, order_id) =
+		(SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id FROM orders o, line_status_codes c WHERE o.id = OLD.order_id AND c.status = OLD.current_status);
+	DELETE FROM order_facets WHERE n = 0 AND (account_id, test, kind, value, created_at, order_id) =
+		(SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id FROM orders o, line_status_codes c WHERE o.id = OLD.order_id AND c.status = OLD.current_status);
+	UPDATE order_facets SET n = n - 1 WHERE OLD.matched_supplier_id IS NOT NULL AND (account_id, test, kind, value, created_at, order_id) =
+		(SELECT o.account_id, o.test, 1, OLD.matched_supplier_id, o.created_at, o.id FROM orders o WHERE o.id = OLD.order_id);
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT o.account_id, o.test, 'orders.supplier', OLD.matched_supplier_id, -1 FROM orders o WHERE o.id = OLD.order_id AND OLD.matched_supplier_id IS NOT NULL
+			AND EXISTS (SELECT 1 FROM order_facets f WHERE f.account_id = o.account_id AND f.test = o.test AND f.kind = 1 AND f.value = OLD.matched_supplier_id AND f.created_at = o.created_at AND f.order_id = o.id AND f.n = 0)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT o.account_id, o.test, 'orders.supplier_pair', min(f.value, OLD.matched_supplier_id) || ',' || max(f.value, OLD.matched_supplier_id), -1
+		FROM orders o JOIN order_facets f ON f.account_id = o.account_id AND f.test = o.test AND f.kind = 1
+			AND f.value IN (SELECT matched_supplier_id FROM order_lines WHERE order_id = o.id) AND f.created_at = o.created_at AND f.order_id = o.id
+		WHERE o.id = OLD.order_id AND OLD.matched_supplier_id IS NOT NULL AND f.value IS NOT OLD.matched_supplier_id
+			AND EXISTS (SELECT 1 FROM order_facets g WHERE g.account_id = o.account_id AND g.test = o.test AND g.kind = 1 AND g.value = OLD.matched_supplier_id AND g.created_at = o.created_at AND g.order_id = o.id AND g.n = 0)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	DELETE FROM order_facets WHERE n = 0 AND OLD.matched_supplier_id IS NOT NULL AND (account_id, test, kind, value, created_at, order_id) =
+		(SELECT o.account_id, o.test, 1, OLD.matched_supplier_id, o.created_at, o.id FROM orders o WHERE o.id = OLD.order_id);
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, 1 FROM order_line_keys WHERE order_id = OLD.order_id AND kind = 'orders.mask'
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+END;
+--> statement-breakpoint
+
+-- ---- products -------------------------------------------------------------------------------------
+CREATE TRIGGER `products_counts_insert` AFTER INSERT ON products BEGIN
+	INSERT INTO counters (account_id, test, kind, key, n) VALUES (NEW.account_id, 0, 'products', '', 1), (NEW.account_id, 0, 'products.feed', NEW.product_feed_id, 1)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `products_counts_update` AFTER UPDATE OF account_id, product_feed_id ON products
+WHEN OLD.account_id IS NOT NEW.account_id OR OLD.product_feed_id IS NOT NEW.product_feed_id
+BEGIN
+	INSERT INTO counters (account_id, test, kind, key, n) VALUES
+		(OLD.account_id, 0, 'products', '', -1), (OLD.account_id, 0, 'products.feed', OLD.product_feed_id, -1),
+		(NEW.account_id, 0, 'products', '', 1), (NEW.account_id, 0, 'products.feed', NEW.product_feed_id, 1)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `products_counts_delete` AFTER DELETE ON products BEGIN
+	INSERT INTO counters (account_id, test, kind, key, n) VALUES (OLD.account_id, 0, 'products', '', -1), (OLD.account_id, 0, 'products.feed', OLD.product_feed_id, -1)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+END;

@@ -1,0 +1,55 @@
+// What the lists read instead of counting rows: exact counters per account, and per-order facets
+// (which line states and which suppliers an order has). Derived from orders, order_lines and
+// products by SQLite triggers (drizzle/0011_list_counts_triggers.sql) in the same statement as the
+// write they describe, so every code path keeps them exact; the application never writes them.
+// Both are WITHOUT ROWID tables (the custom migration rebuilds them so): the primary key is the
+// only b-tree. The README's "GET /api/v1/orders" section explains what each counts.
+import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** A line state's code: its bit in an order's state mask and its value in order_facets. */
+export const lineStatusCodes = sqliteTable("line_status_codes", {
+  code: integer("code").primaryKey(),
+  status: text("status").notNull().unique(),
+});
+
+/**
+ * n = how many orders (or products) of (account_id, test) have `key` under `kind`. Kinds:
+ * orders, orders.blocked, orders.source (lower(source)), orders.mask (the set of line states, as
+ * a bit mask), orders.supplier (supplier id), orders.supplier_pair ("a,b", a < b: orders with lines
+ * at both), orders.created:L and orders.completed:L (the first L characters of the timestamp, L =
+ * 4, 7, 10, 13: year, month, day, hour), orders.total:L (two digits of length, then the first L
+ * digits of the total in units), products and products.feed (product_feed_id; test is 0).
+ */
+export const counters = sqliteTable(
+  "counters",
+  {
+    accountId: integer("account_id").notNull(),
+    test: integer("test").notNull(),
+    kind: text("kind").notNull(),
+    key: text("key").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.test, t.kind, t.key] })],
+);
+
+/**
+ * One row per order and line state present among its lines (kind 0, value = line_status_codes.code)
+ * and per order and supplier its lines are matched to (kind 1, value = supplier id); n = how many
+ * of its lines. Keyed so that one (account, test, kind, value) is a range of orders newest first.
+ */
+export const orderFacets = sqliteTable(
+  "order_facets",
+  {
+    accountId: integer("account_id").notNull(),
+    test: integer("test").notNull(),
+    kind: integer("kind").notNull(),
+    value: integer("value").notNull(),
+    createdAt: text("created_at").notNull(),
+    orderId: integer("order_id").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.test, t.kind, t.value, t.createdAt, t.orderId] })],
+);
+
+export const FACET_STATUS = 0;
+export const FACET_SUPPLIER = 1;

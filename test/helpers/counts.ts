@@ -1,0 +1,95 @@
+// The invariant of the list structures, recomputed from the base tables alone (orders, order_lines,
+// products), in JavaScript, independently of the views and triggers that maintain them
+// (drizzle/0011_list_counts_triggers.sql): counters, order_facets and the external_id index must
+// equal it exactly. Read in one D1 batch, which is one transaction: one consistent snapshot.
+
+type Counted = Map<string, number>;
+
+const LEVELS = [4, 7, 10, 13];
+const STATUS_CODES = ["pending", "ruled", "completed", "partially_completed", "failed", "declined", "skipped"];
+
+/** SQLite's lower(): ASCII letters only (no ICU), as the source counter and the trigram index fold. */
+const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+function add(map: Counted, key: string, n = 1) {
+  map.set(key, (map.get(key) ?? 0) + n);
+}
+
+export type CountsDiff = { counters: string[]; facets: string[]; fts: string[] };
+
+/** Every difference between what is stored and what the base tables say (empty when exact). */
+export async function countsDiff(db: D1Database, accountIds?: number[]): Promise<CountsDiff> {
+  const scope = accountIds ? `WHERE account_id IN (SELECT value FROM json_each('${JSON.stringify(accountIds)}'))` : "";
+  const lineScope = accountIds ? `WHERE l.account_id IN (SELECT value FROM json_each('${JSON.stringify(accountIds)}'))` : "";
+  const [orders, lines, products, counters, facets, fts] = await db.batch([
+    db.prepare(`SELECT id, account_id, test, blocked, source, created_at, completed_at, total, external_id FROM orders ${scope}`),
+    db.prepare(`SELECT l.order_id, l.current_status, l.matched_supplier_id FROM order_lines l ${lineScope}`),
+    db.prepare(`SELECT account_id, product_feed_id FROM products ${scope}`),
+    db.prepare(`SELECT account_id, test, kind, key, n FROM counters ${scope}`),
+    db.prepare(`SELECT account_id, test, kind, value, created_at, order_id, n FROM order_facets ${scope}`),
+    // rowid = (account_id * 2 + test) * 2^32 + order id, taken apart in SQL (it may pass 2^53).
+    db.prepare(`SELECT r FROM (SELECT (rowid >> 32) || '|' || (rowid & 4294967295) AS r, rowid >> 33 AS account_id FROM orders_external_fts) ${scope}`),
+  ]);
+  type O = { id: number; account_id: number; test: number; blocked: number; source: string; created_at: string; completed_at: string | null; total: number; external_id: string };
+  type L = { order_id: number; current_status: string; matched_supplier_id: number | null };
+
+  const byOrder = new Map<number, { statuses: Map<number, number>; suppliers: Map<number, number> }>();
+  for (const l of lines.results as L[]) {
+    const entry = byOrder.get(l.order_id) ?? { statuses: new Map(), suppliers: new Map() };
+    byOrder.set(l.order_id, entry);
+    const code = STATUS_CODES.indexOf(l.current_status);
+    entry.statuses.set(code, (entry.statuses.get(code) ?? 0) + 1);
+    if (l.matched_supplier_id !== null) entry.suppliers.set(l.matched_supplier_id, (entry.suppliers.get(l.matched_supplier_id) ?? 0) + 1);
+  }
+
+  const expectedCounters: Counted = new Map();
+  const expectedFacets: Counted = new Map();
+  const expectedFts = new Set<string>();
+  for (const o of orders.results as O[]) {
+    const c = (kind: string, key: string | number) => add(expectedCounters, `${o.account_id}|${o.test}|${kind}|${key}`);
+    c("orders", "");
+    if (o.blocked) c("orders.blocked", "");
+    c("orders.source", asciiLower(o.source));
+    for (const l of LEVELS) c(`orders.created:${l}`, o.created_at.slice(0, l));
+    if (o.completed_at !== null) for (const l of LEVELS) c(`orders.completed:${l}`, o.completed_at.slice(0, l));
+    const digits = String(o.total);
+    for (let l = 1; l <= digits.length; l++) c(`orders.total:${l}`, String(digits.length).padStart(2, "0") + digits.slice(0, l));
+    const facets = byOrder.get(o.id) ?? { statuses: new Map(), suppliers: new Map() };
+    let mask = 0;
+    for (const [code, n] of facets.statuses) {
+      mask |= 1 << code;
+      add(expectedFacets, `${o.account_id}|${o.test}|0|${code}|${o.created_at}|${o.id}`, n);
+    }
+    c("orders.mask", mask);
+    const suppliers = [...facets.suppliers.keys()].sort((a, b) => a - b);
+    for (const [supplier, n] of facets.suppliers) add(expectedFacets, `${o.account_id}|${o.test}|1|${supplier}|${o.created_at}|${o.id}`, n);
+    suppliers.forEach((a, i) => {
+      c("orders.supplier", a);
+      for (const b of suppliers.slice(i + 1)) c("orders.supplier_pair", `${a},${b}`);
+    });
+    expectedFts.add(`${o.account_id * 2 + o.test}|${o.id}`);
+  }
+  for (const p of products.results as { account_id: number; product_feed_id: number }[]) {
+    add(expectedCounters, `${p.account_id}|0|products|`);
+    add(expectedCounters, `${p.account_id}|0|products.feed|${p.product_feed_id}`);
+  }
+
+  const stored = (rows: Record<string, unknown>[], key: (r: Record<string, unknown>) => string) => {
+    const map: Counted = new Map();
+    for (const r of rows) if (r.n !== 0) map.set(key(r), r.n as number);
+    return map;
+  };
+  const differences = (expected: Counted, actual: Counted) => {
+    const out: string[] = [];
+    for (const [k, n] of expected) if (actual.get(k) !== n) out.push(`${k}: stored ${actual.get(k) ?? "nothing"}, base tables say ${n}`);
+    for (const [k, n] of actual) if (!expected.has(k)) out.push(`${k}: stored ${n}, base tables say nothing`);
+    return out.sort();
+  };
+  const storedFts = new Set((fts.results as { r: string }[]).map((r) => r.r));
+  return {
+    counters: differences(expectedCounters, stored(counters.results, (r) => `${r.account_id}|${r.test}|${r.kind}|${r.key}`)),
+    // A facet row at zero must not exist at all (the list would show its order): compare every row.
+    facets: differences(expectedFacets, new Map((facets.results as Record<string, unknown>[]).map((r) => [`${r.account_id}|${r.test}|${r.kind}|${r.value}|${r.created_at}|${r.order_id}`, r.n as number]))),
+    fts: [...[...expectedFts].filter((r) => !storedFts.has(r)).map((r) => `missing ${r}`), ...[...storedFts].filter((r) => !expectedFts.has(r)).map((r) => `extra ${r}`)],
+  };
+}

@@ -1,0 +1,16 @@
+// Runs after every other file of the Workers project, in the same local D1 (vitest.config.ts):
+// whatever the whole suite wrote, by every path (API, pipeline, console, tests' own SQL), the
+// counters, facets and external_id index the lists read must equal what the base tables say.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { countsDiff } from "../helpers/counts";
+import { rows } from "../helpers/factories";
+
+describe("after the whole suite", () => {
+  it("every counter, facet and search entry equals a recomputation from orders, order_lines and products", async () => {
+    const [{ orders }] = await rows<{ orders: number }>("SELECT count(*) AS orders FROM orders");
+    // An empty database would prove nothing (the whole suite leaves thousands of orders).
+    expect(orders).toBeGreaterThan(0);
+    expect(await countsDiff(env.DB)).toEqual({ counters: [], facets: [], fts: [] });
+  }, 120_000);
+});
