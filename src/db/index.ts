@@ -127,8 +127,8 @@ export function rowMapper<T extends Table>(table: T): (row: Row) => T["$inferSel
 
 export type Row = Record<string, unknown>;
 
-/** Runs Drizzle-built queries as one raw D1 batch (one round trip); each statement's rows as D1 returns them. */
-export async function rawBatch(db: Db, queries: { toSQL(): { sql: string; params: unknown[] } }[]): Promise<Row[][]> {
+/** Runs Drizzle-built queries or sql`` statements as one raw D1 batch (one round trip); each statement's rows as D1 returns them. */
+export async function rawBatch(db: Db, queries: (SQL | { toSQL(): { sql: string; params: unknown[] } })[]): Promise<Row[][]> {
   const results = await db.$client.batch<Row>(queries.map((q) => toStatement(db, q)));
   return results.map((r) => r.results);
 }

@@ -34,3 +34,10 @@ export function isCalendarDate(ymd: string): boolean {
   const date = new Date(Date.UTC(y, mo - 1, d));
   return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }
+
+/** The instant one microsecond after an ISO timestamp as isoMicro writes it ("> t" is ">= nextMicro(t)"). */
+export function nextMicro(iso: string): string {
+  const micro = Number(iso.slice(20, 26)) + 1;
+  if (micro < 1_000_000) return `${iso.slice(0, 20)}${String(micro).padStart(6, "0")}Z`;
+  return isoMicro(new Date(Date.parse(`${iso.slice(0, 19)}Z`) + 1000)).replace(/\.\d{6}Z$/, ".000000Z");
+}

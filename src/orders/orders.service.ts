@@ -1,5 +1,5 @@
 // The order domain: creating an order atomically and idempotently, listing and fetching orders.
-import { and, asc, desc, eq, gte, inArray, lte, gt, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import { rawBatch, rowMapper, toStatement, type Db, type Row } from "../db";
 import {
   dispatches,
@@ -18,6 +18,7 @@ import type { Pipeline } from "../lib/queue";
 import { numberToUnits } from "../lib/money";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
+import { listQuery, plan, type Window } from "./list.query";
 import type { CreateOrderInput, ListOrdersFilters } from "./orders.schemas";
 
 export type CreateOrderResult = { created: boolean; reference: string; orderId: number };
@@ -199,37 +200,9 @@ const toLine = (row: Row): LineWithSupplier => ({
   shipments: JSON.parse(row.shipments_json as string) as ShipmentJson[],
 });
 
-function listConditions(accountId: number, f: ListOrdersFilters): SQL {
-  const conditions: (SQL | undefined)[] = [eq(orders.accountId, accountId)];
-  if (f.include_test !== true) conditions.push(eq(orders.test, false));
-  // A substring match, ASCII case-insensitive like LIKE, but without a pattern: D1 refuses LIKE
-  // patterns over 50 bytes, and an external_id may be 255 characters. % and _ are plain text.
-  if (f.external_id) conditions.push(sql`instr(lower(${orders.externalId}), lower(${f.external_id})) > 0`);
-  // Exact but ASCII case-insensitive, like the original service's MySQL; orders_account(_test)_source_idx
-  // carry the same collation, so they serve it.
-  if (f.source) conditions.push(sql`${orders.source} = ${f.source} COLLATE NOCASE`);
-  if (f.date_from) conditions.push(gte(orders.createdAt, f.date_from));
-  if (f.date_to) conditions.push(lte(orders.createdAt, f.date_to));
-  if (f.completed_since) conditions.push(gt(orders.completedAt, f.completed_since));
-  // Exact comparisons in the stored units (the filters are parsed to units: ListOrdersQuery).
-  if (f.total_min !== undefined) conditions.push(sql`${orders.total} >= ${f.total_min}`);
-  if (f.total_max !== undefined) conditions.push(sql`${orders.total} <= ${f.total_max}`);
-  if (f.blocked !== undefined) conditions.push(eq(orders.blocked, f.blocked));
-  // Each list travels as one JSON parameter, whatever its length (up to 100 values).
-  if (f.statuses) {
-    conditions.push(
-      sql`${orders.id} IN (SELECT ${orderLines.orderId} FROM ${orderLines} WHERE ${orderLines.accountId} = ${accountId}
-        AND ${orderLines.currentStatus} IN (SELECT value FROM json_each(${JSON.stringify(f.statuses)})))`,
-    );
-  }
-  if (f.supplier_ids) {
-    conditions.push(
-      sql`${orders.id} IN (SELECT ${orderLines.orderId} FROM ${orderLines} WHERE ${orderLines.accountId} = ${accountId}
-        AND ${orderLines.matchedSupplierId} IN (SELECT value FROM json_each(${JSON.stringify(f.supplier_ids.map(Number))})))`,
-    );
-  }
-  return and(...conditions)!;
-}
+const shipmentsJson = sql`(SELECT json_group_array(json_object('id', s.id, 'quantity', s.quantity, 'carrier', s.carrier,
+        'tracking_number', s.tracking_number, 'tracking_url', s.tracking_url, 'created_at', s.created_at))
+        FROM (SELECT * FROM shipments s WHERE s.order_id = ${orderLines.orderId} AND s.order_line_id = ${orderLines.id} ORDER BY s.id) s)`;
 
 const linesWithSupplier = <X extends Record<string, SQL.Aliased>>(db: Db, extra?: X) =>
   db
@@ -240,35 +213,74 @@ const linesWithSupplier = <X extends Record<string, SQL.Aliased>>(db: Db, extra?
       line: orderLines,
       supplierName: sql<string | null>`${suppliers.name}`.as("matched_supplier_name"),
       // The line's shipments as one JSON array: no extra query per page or per line.
-      shipmentsJson: sql<string>`(SELECT json_group_array(json_object('id', s.id, 'quantity', s.quantity, 'carrier', s.carrier,
-        'tracking_number', s.tracking_number, 'tracking_url', s.tracking_url, 'created_at', s.created_at))
-        FROM (SELECT * FROM shipments s WHERE s.order_id = ${orderLines.orderId} AND s.order_line_id = ${orderLines.id} ORDER BY s.id) s)`.as("shipments_json"),
+      shipmentsJson: shipmentsJson.as("shipments_json"),
     })
     .from(orderLines)
     .leftJoin(suppliers, eq(suppliers.id, orderLines.matchedSupplierId));
 
 /**
- * One round trip: the count, the page, and the lines of exactly that page. The page's ids are
- * picked from an index (every filter's index carries created_at), so only the page's own rows
- * are read from the table, however many orders match.
+ * An order's lines (position order) with their supplier's name and shipments, as one JSON array
+ * per order: the list's page statement carries them, so the page's ids are picked only once.
+ */
+const linesJson = sql`(SELECT json_group_array(json(line)) FROM (SELECT json_object(${sql.raw(
+  Object.values(getTableColumns(orderLines))
+    .map((c) => `'${c.name}', order_lines.${c.name}`)
+    .join(", "),
+)}, 'matched_supplier_name', suppliers.name, 'shipments', json(${shipmentsJson})) AS line
+    FROM order_lines LEFT JOIN suppliers ON suppliers.id = order_lines.matched_supplier_id
+    WHERE order_lines.order_id = o.id ORDER BY order_lines.position, order_lines.id))`;
+
+const toJsonLine = (row: Row): LineWithSupplier => ({
+  ...toOrderLine(row),
+  supplierName: row.matched_supplier_name as string | null,
+  shipments: row.shipments as ShipmentJson[],
+});
+
+/** Past this offset, a page of a list whose count is exact and cheap is read from the nearer end. */
+const DEEP_OFFSET = 1000;
+
+/**
+ * The count and one page of the account's orders, newest first, with the page's lines. The SQL
+ * (list.query.ts) reads the count from counters and the page's ids from an index, about a page's
+ * worth; one round trip after authentication, two when several filters combine (their counts pick
+ * the index to read) or the page is deep (the count picks the nearer end).
  */
 export async function listOrders(db: Db, accountId: number, filters: ListOrdersFilters, page: PageRequest) {
-  const where = listConditions(accountId, filters);
-  const pageIds = db
-    .select({ id: orders.id })
-    .from(orders)
-    .where(where)
-    .orderBy(desc(orders.createdAt), desc(orders.id))
-    .limit(page.perPage)
-    .offset(offsetOf(page));
-  const [countRows, orderRows, lineRows] = await rawBatch(db, [
-    db.select({ total: sql<number>`count(*)`.as("total") }).from(orders).where(where),
-    db.select().from(orders).where(inArray(orders.id, pageIds)).orderBy(desc(orders.createdAt), desc(orders.id)),
-    linesWithSupplier(db)
-      .where(inArray(orderLines.orderId, pageIds))
-      .orderBy(asc(orderLines.orderId), asc(orderLines.position), asc(orderLines.id)),
+  const chosen = plan(listQuery(accountId, filters));
+  if (chosen.kind === "empty") return { total: 0, orders: [], lines: [] };
+  let count: SQL;
+  let pageOf: (w: Window) => SQL;
+  if (chosen.kind === "combined") {
+    const [[row]] = await rawBatch(db, [chosen.counts]);
+    ({ count, page: pageOf } = chosen.choose(Object.values(row).map(Number)));
+  } else {
+    ({ count, page: pageOf } = chosen);
+  }
+  const offset = offsetOf(page);
+  let window: Window = { limit: page.perPage, offset, direction: "newest" };
+  let known: number | null = null;
+  if (chosen.kind === "direct" && chosen.countIsConstant && offset >= DEEP_OFFSET) {
+    const [[row]] = await rawBatch(db, [sql`SELECT ${count} AS total`]);
+    known = Number(row.total);
+    if (offset * 2 + page.perPage > known) {
+      // Past the middle: the same rows, counted from the oldest end.
+      const end = known - offset;
+      if (end <= 0) return { total: known, orders: [], lines: [] };
+      const start = Math.max(0, end - page.perPage);
+      window = { limit: end - start, offset: start, direction: "oldest" };
+    }
+  }
+  const results = await rawBatch(db, [
+    ...(known === null ? [sql`SELECT ${count} AS total`] : []),
+    sql`WITH page AS (${pageOf(window)})
+      SELECT o.*, ${linesJson} AS lines_json FROM page CROSS JOIN orders o ON o.id = page.id ORDER BY o.created_at DESC, o.id DESC`,
   ]);
-  return { total: Number(countRows[0]?.total ?? 0), orders: orderRows.map(toOrder), lines: lineRows.map(toLine) };
+  const orderRows = results[results.length - 1];
+  return {
+    total: known ?? Number(results[0][0]?.total ?? 0),
+    orders: orderRows.map(toOrder),
+    lines: orderRows.flatMap((row) => (JSON.parse(row.lines_json as string) as Row[]).map(toJsonLine)),
+  };
 }
 
 export type DispatchWithSupplier = Dispatch & { supplierName: string };

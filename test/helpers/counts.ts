@@ -87,7 +87,7 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
   };
   const storedFts = new Set((fts.results as { r: string }[]).map((r) => r.r));
   return {
-    counters: differences(expectedCounters, stored(counters.results, (r) => `${r.account_id}|${r.test}|${r.kind}|${r.key}`)),
+    counters: differences(expectedCounters, stored(counters.results as Record<string, unknown>[], (r) => `${r.account_id}|${r.test}|${r.kind}|${r.key}`)),
     // A facet row at zero must not exist at all (the list would show its order): compare every row.
     facets: differences(expectedFacets, new Map((facets.results as Record<string, unknown>[]).map((r) => [`${r.account_id}|${r.test}|${r.kind}|${r.value}|${r.created_at}|${r.order_id}`, r.n as number]))),
     fts: [...[...expectedFts].filter((r) => !storedFts.has(r)).map((r) => `missing ${r}`), ...[...storedFts].filter((r) => !expectedFts.has(r)).map((r) => `extra ${r}`)],

@@ -1,0 +1,385 @@
+// The order list's SQL. Counts come from the counters the triggers keep (src/db/schema/counts.ts),
+// exact and read in a constant number of rows; a page's ids come from an index walked newest
+// first, reading about as many entries as the page holds, whatever the account's size. Where
+// filters combine, the most selective one (by those same counts) bounds what is read. The README's
+// "GET /api/v1/orders" section states what each filter costs.
+import { sql, type SQL } from "drizzle-orm";
+import { FACET_STATUS, FACET_SUPPLIER, LINE_STATUSES, totalBucket } from "../db/schema";
+import { nextMicro } from "../lib/time";
+import type { ListOrdersFilters } from "./orders.schemas";
+
+/** orders_external_fts rowid = (account_id * 2 + test) * 2^32 + order id (drizzle/0009). */
+const FTS_SCOPE = 4294967296;
+/** Totals are stored in units below 10^15 (src/lib/money.ts). */
+const TOTAL_LIMIT = 1e15;
+/** The time levels of the created/completed counters: year, month, day, hour (prefix lengths). */
+const TIME_LEVELS = [4, 7, 10, 13] as const;
+/** Each time level's first instant, after its prefix: a bound there needs no finer level. */
+const LEVEL_START = ["-01-01T00:00:00.000000Z", "-01T00:00:00.000000Z", "T00:00:00.000000Z", ":00:00.000000Z"];
+/**
+ * Below this share of the account (or twice the page) a total or completed_since filter reads its
+ * matches by value and sorts them; above it, it walks the index newest first, whose rejects stay
+ * around the page (README).
+ */
+const FEW_MATCHES_SHARE = 100;
+/** Merges of D1's SQLite take at most 5 terms per compound SELECT. */
+const COMPOUND_MAX = 5;
+
+export type Dim =
+  | { kind: "blocked"; value: boolean }
+  | { kind: "source"; value: string }
+  | { kind: "completed"; after: string }
+  | { kind: "total"; min: number | null; max: number | null }
+  | { kind: "statuses"; codes: number[] }
+  | { kind: "suppliers"; ids: number[] }
+  | { kind: "text"; text: string }
+  /** One or two characters: below a trigram, so a scan (README). */
+  | { kind: "short"; text: string };
+
+export type ListQuery = {
+  accountId: number;
+  tests: number[];
+  /** created_at bounds, inclusive. */
+  from: string | null;
+  to: string | null;
+  dims: Dim[];
+  /** The filters cannot match anything (an empty range). */
+  empty: boolean;
+};
+
+/** The filters as the planner sees them: one dimension per filter, dates apart (they bound every index). */
+export function listQuery(accountId: number, f: ListOrdersFilters): ListQuery {
+  const q: ListQuery = { accountId, tests: f.include_test === true ? [0, 1] : [0], from: f.date_from ?? null, to: f.date_to ?? null, dims: [], empty: false };
+  if (q.from && q.to && q.from > q.to) q.empty = true;
+  if (f.blocked !== undefined) q.dims.push({ kind: "blocked", value: f.blocked });
+  if (f.source) q.dims.push({ kind: "source", value: f.source });
+  if (f.completed_since) q.dims.push({ kind: "completed", after: f.completed_since });
+  if (f.total_min !== undefined || f.total_max !== undefined) {
+    // Totals are whole units from 0 to below 10^15: bounds outside that range drop out or empty the list.
+    const min = f.total_min !== undefined && f.total_min > 0 ? f.total_min : null;
+    const max = f.total_max !== undefined && f.total_max < TOTAL_LIMIT ? f.total_max : null;
+    if ((f.total_max !== undefined && f.total_max < 0) || (min !== null && min >= TOTAL_LIMIT) || (min !== null && max !== null && min > max)) q.empty = true;
+    if (min !== null || max !== null) q.dims.push({ kind: "total", min, max });
+  }
+  if (f.statuses) q.dims.push({ kind: "statuses", codes: f.statuses.map((s) => LINE_STATUSES.indexOf(s)).sort((a, b) => a - b) });
+  if (f.supplier_ids) q.dims.push({ kind: "suppliers", ids: [...new Set(f.supplier_ids.map(Number))].sort((a, b) => a - b) });
+  if (f.external_id) {
+    // A trigram index serves three characters and more.
+    q.dims.push({ kind: [...f.external_id].length >= 3 ? "text" : "short", text: f.external_id });
+  }
+  return q;
+}
+
+/**
+ * Integers the planner computed or the schema validated, written into the SQL: D1 binds at most 100
+ * parameters per statement, and a page may merge 200 index ranges (100 supplier ids, both test
+ * flags) each naming its account, flag and value.
+ */
+function int(n: number): SQL {
+  if (!Number.isSafeInteger(n)) throw new TypeError(`not an integer: ${n}`);
+  return sql.raw(String(n));
+}
+const ints = (values: readonly number[]) => sql.join(values.map(int), sql`, `);
+/** A timestamp as parseIsoFilter writes it, written into the SQL (see int). */
+function instant(iso: string): SQL {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(iso)) throw new TypeError(`not a timestamp: ${iso}`);
+  return sql.raw(`'${iso}'`);
+}
+const tests = (q: ListQuery) => ints(q.tests);
+
+// ---- Counts -----------------------------------------------------------------------------------
+
+/** Sum of the counters of one kind whose key is in [lo, hi) (or equal to `eq`), over the query's test scope. */
+function counterSum(q: ListQuery, kind: string, where: SQL): SQL {
+  return sql`(SELECT coalesce(sum(n), 0) FROM counters WHERE account_id = ${int(q.accountId)} AND test IN (${tests(q)}) AND kind = ${kind} AND ${where})`;
+}
+
+const allOrders = (q: ListQuery) => counterSum(q, "orders", sql`key = ''`);
+
+/**
+ * Orders whose created_at (or completed_at) is at least `at`: for each level, the later siblings
+ * under the same parent (a year's later months, a month's later days, a day's later hours), summed
+ * from the counters; a bound on a level's first instant stops there; otherwise the rows of the
+ * bound's own hour come from the index, counted from whichever end of that hour is nearer.
+ */
+function timeAtLeast(q: ListQuery, kind: "orders.created" | "orders.completed", column: SQL, at: string): SQL {
+  const terms: SQL[] = [];
+  for (let i = 0; i < TIME_LEVELS.length; i++) {
+    const level = TIME_LEVELS[i];
+    const prefix = at.slice(0, level);
+    const parent = i === 0 ? "" : at.slice(0, TIME_LEVELS[i - 1]);
+    const aligned = at.slice(level) === LEVEL_START[i];
+    const bound = aligned ? sql`key >= ${prefix}` : sql`key > ${prefix}`;
+    terms.push(counterSum(q, `${kind}:${level}`, i === 0 ? bound : sql`${bound} AND key < ${`${parent}~`}`));
+    if (aligned) return sql.join(terms, sql` + `);
+  }
+  const hour = at.slice(0, 13);
+  const rows = (lo: string, hi: string) =>
+    sql`(SELECT count(*) FROM orders WHERE account_id = ${int(q.accountId)} AND test IN (${tests(q)}) AND ${column} >= ${lo} AND ${column} < ${hi})`;
+  if (Number(at.slice(14, 16)) < 30) {
+    // The whole hour from its counter, less its rows before `at`.
+    terms.push(counterSum(q, `${kind}:13`, sql`key = ${hour}`), sql`- ${rows(hour, at)}`);
+  } else {
+    terms.push(rows(at, `${hour}~`));
+  }
+  return sql.join(terms, sql` + `);
+}
+
+/**
+ * Orders whose total is at least `units`: the counters keep, per level L, the orders whose total
+ * (two digits of length, then its digits) starts with each L-digit prefix, so the count is the
+ * longer totals, then per digit the later siblings, then the equal ones.
+ */
+function totalAtLeast(q: ListQuery, units: number): SQL {
+  const digits = String(units);
+  const len = String(digits.length).padStart(2, "0");
+  const terms: SQL[] = [counterSum(q, "orders.total:1", sql`key >= ${String(digits.length + 1).padStart(2, "0")}`)];
+  for (let k = 1; k <= digits.length; k++) {
+    terms.push(counterSum(q, `orders.total:${k}`, sql`key > ${len + digits.slice(0, k)} AND key < ${`${len + digits.slice(0, k - 1)}:`}`));
+  }
+  terms.push(counterSum(q, `orders.total:${digits.length}`, sql`key = ${len + digits}`));
+  return sql.join(terms, sql` + `);
+}
+
+function createdCount(q: ListQuery): SQL {
+  const atLeast = q.from ? timeAtLeast(q, "orders.created", sql`created_at`, q.from) : allOrders(q);
+  return q.to ? sql`(${atLeast}) - (${timeAtLeast(q, "orders.created", sql`created_at`, nextMicro(q.to))})` : atLeast;
+}
+
+/** The exact count of one dimension alone (dates aside), from the counters, or null when none serves it. */
+function counted(q: ListQuery, d: Dim): SQL | null {
+  switch (d.kind) {
+    case "blocked": {
+      const blocked = counterSum(q, "orders.blocked", sql`key = ''`);
+      return d.value ? blocked : sql`${allOrders(q)} - ${blocked}`;
+    }
+    case "source":
+      return counterSum(q, "orders.source", sql`key = lower(${d.value})`);
+    case "completed":
+      return timeAtLeast(q, "orders.completed", sql`completed_at`, nextMicro(d.after));
+    case "total": {
+      const atLeast = d.min !== null ? totalAtLeast(q, d.min) : allOrders(q);
+      return d.max !== null ? sql`(${atLeast}) - (${totalAtLeast(q, d.max + 1)})` : atLeast;
+    }
+    case "statuses": {
+      const bits = d.codes.reduce((m, c) => m | (1 << c), 0);
+      return counterSum(q, "orders.mask", sql`(CAST(key AS INTEGER) & ${bits}) != 0`);
+    }
+    case "suppliers":
+      if (d.ids.length === 1) return counterSum(q, "orders.supplier", sql`key = ${String(d.ids[0])}`);
+      if (d.ids.length === 2) {
+        // |A or B| = |A| + |B| - |A and B|: the pair counter holds the last.
+        return sql`${counterSum(q, "orders.supplier", sql`key IN (${String(d.ids[0])}, ${String(d.ids[1])})`)} - ${counterSum(q, "orders.supplier_pair", sql`key = ${d.ids.join(",")}`)}`;
+      }
+      return null;
+    default:
+      return null;
+  }
+}
+
+// ---- Candidates, predicates and pages --------------------------------------------------------------
+
+const createdRange = (q: ListQuery, column = sql`created_at`) =>
+  sql`${q.from ? sql` AND ${column} >= ${instant(q.from)}` : sql``}${q.to ? sql` AND ${column} <= ${instant(q.to)}` : sql``}`;
+
+/** The trigram search: the FTS5 phrase of the lower-cased text ("" doubled), inside the account's rowid range. */
+const textIds = (q: ListQuery, text: string) => sql`SELECT rowid & ${int(FTS_SCOPE - 1)} AS id FROM orders_external_fts
+  WHERE orders_external_fts MATCH '"' || replace(lower(${text}), '"', '""') || '"'
+    AND rowid >= (${int(q.accountId)} * 2 + ${int(Math.min(...q.tests))}) * ${int(FTS_SCOPE)} AND rowid < (${int(q.accountId)} * 2 + ${int(Math.max(...q.tests) + 1)}) * ${int(FTS_SCOPE)}`;
+
+const facetKind = (d: Dim) => (d.kind === "statuses" ? FACET_STATUS : FACET_SUPPLIER);
+const facetValues = (d: Extract<Dim, { kind: "statuses" | "suppliers" }>) => (d.kind === "statuses" ? d.codes : d.ids);
+
+/** The dimension as a condition on an orders row `o`. */
+function predicate(q: ListQuery, d: Dim): SQL {
+  switch (d.kind) {
+    case "blocked":
+      return sql`o.blocked = ${int(d.value ? 1 : 0)}`;
+    case "source":
+      return sql`o.source = ${d.value} COLLATE NOCASE`;
+    case "completed":
+      return sql`o.completed_at > ${instant(d.after)}`;
+    case "total":
+      return sql.join([d.min !== null ? sql`o.total >= ${int(d.min)}` : sql`1`, d.max !== null ? sql`o.total <= ${int(d.max)}` : sql`1`], sql` AND `);
+    case "statuses":
+    case "suppliers":
+      return sql`EXISTS (SELECT 1 FROM order_facets f WHERE f.account_id = o.account_id AND f.test = o.test AND f.kind = ${int(facetKind(d))}
+        AND f.value IN (${ints(facetValues(d))}) AND f.created_at = o.created_at AND f.order_id = o.id)`;
+    case "text":
+      return sql`o.id IN (${textIds(q, d.text)})`;
+    case "short":
+      // As LIKE '%…%' would, but with no pattern (D1 refuses LIKE patterns over 50 bytes elsewhere).
+      return sql`instr(lower(o.external_id), lower(${d.text})) > 0`;
+  }
+}
+
+/**
+ * The ids (column `id`, possibly repeated) a dimension selects, unordered, read from its own index
+ * and within the dates (except totals and completed_since, whose indexes do not hold created_at:
+ * their callers filter by date).
+ */
+function candidates(q: ListQuery, d: Dim | null): SQL {
+  const scope = sql`o.account_id = ${int(q.accountId)} AND o.test IN (${tests(q)})`;
+  const dates = createdRange(q, sql`o.created_at`);
+  if (d === null) return sql`SELECT id FROM orders o WHERE ${scope}${dates}`;
+  switch (d.kind) {
+    case "blocked":
+    case "source":
+    case "short":
+      return sql`SELECT id FROM orders o WHERE ${scope} AND ${predicate(q, d)}${dates}`;
+    case "completed":
+      return sql`SELECT id FROM orders o INDEXED BY orders_account_test_completed_idx WHERE ${scope} AND ${predicate(q, d)}`;
+    case "total":
+      return sql`SELECT id FROM orders o INDEXED BY orders_account_test_total_idx WHERE ${scope} AND ${predicate(q, d)}`;
+    case "statuses":
+    case "suppliers":
+      return sql`SELECT order_id AS id FROM order_facets WHERE account_id = ${int(q.accountId)} AND test IN (${tests(q)})
+        AND kind = ${int(facetKind(d))} AND value IN (${ints(facetValues(d))})${createdRange(q)}`;
+    case "text":
+      return q.from || q.to ? sql`SELECT id FROM orders o WHERE o.id IN (${textIds(q, d.text)})${dates}` : textIds(q, d.text);
+  }
+}
+
+export type Direction = "newest" | "oldest";
+export type Window = { limit: number; offset: number; direction: Direction };
+
+const orderBy = (w: Window, prefix = sql``) =>
+  w.direction === "newest" ? sql`ORDER BY ${prefix}created_at DESC, ${prefix}id DESC` : sql`ORDER BY ${prefix}created_at ASC, ${prefix}id ASC`;
+const limit = (w: Window) => sql`LIMIT ${int(w.limit)} OFFSET ${int(w.offset)}`;
+
+/**
+ * Ranges of one index, each already in created_at order, merged lazily and without duplicates:
+ * SQLite reads each range only as far as the page needs. D1 allows five terms per compound, so
+ * more ranges merge in a tree whose inner merges keep the page's worth (limit + offset) each.
+ */
+function merge(arms: SQL[], w: Window): SQL {
+  const order = w.direction === "newest" ? sql`ORDER BY 1 DESC, 2 DESC` : sql`ORDER BY 1 ASC, 2 ASC`;
+  let level = arms;
+  while (level.length > COMPOUND_MAX) {
+    const next: SQL[] = [];
+    for (let i = 0; i < level.length; i += COMPOUND_MAX) {
+      next.push(sql`SELECT * FROM (${sql.join(level.slice(i, i + COMPOUND_MAX), sql` UNION `)} ${order} LIMIT ${int(w.limit + w.offset)})`);
+    }
+    level = next;
+  }
+  return sql`${sql.join(level, sql` UNION `)} ${order} ${limit(w)}`;
+}
+
+/**
+ * The ids (created_at, id) of one page of orders matching a single dimension (or none) and the
+ * dates, read newest (or oldest) first from that dimension's index. `few`, for totals and
+ * completed_since: an SQL condition that the matches are few (read them by value, then sort).
+ */
+function singlePage(q: ListQuery, d: Dim | null, w: Window, few: SQL | null): SQL {
+  const scope = sql`account_id = ${int(q.accountId)} AND test IN (${tests(q)})`;
+  const plain = (where: SQL, index = sql``) => sql`SELECT created_at, id FROM orders ${index} WHERE ${scope} AND ${where}${createdRange(q)} ${orderBy(w)} ${limit(w)}`;
+  if (d === null) return sql`SELECT created_at, id FROM orders WHERE ${scope}${createdRange(q)} ${orderBy(w)} ${limit(w)}`;
+  switch (d.kind) {
+    case "blocked":
+      return plain(sql`blocked = ${int(d.value ? 1 : 0)}`);
+    case "source":
+      return plain(sql`source = ${d.value} COLLATE NOCASE`);
+    case "short":
+      return plain(sql`instr(lower(external_id), lower(${d.text})) > 0`);
+    case "text":
+      return plain(sql`id IN (${textIds(q, d.text)})`);
+    case "completed":
+    case "total": {
+      // Both ways in one statement; the one whose LIMIT is 0 reads nothing.
+      const many = d.kind === "completed"
+        ? sql`SELECT created_at, id FROM orders o INDEXED BY orders_completed_created_idx WHERE ${scope} AND completed_at IS NOT NULL AND ${predicate(q, d)}${createdRange(q)}`
+        : sql`SELECT created_at, id FROM orders o INDEXED BY orders_account_test_total_bucket_idx WHERE ${scope}
+            AND ${totalBucket(sql`o.total`)} IN (${ints(bucketsBetween(d.min, d.max))}) AND ${predicate(q, d)}${createdRange(q)}`;
+      const byValue = sql`SELECT created_at, id FROM orders o INDEXED BY ${sql.raw(d.kind === "completed" ? "orders_account_test_completed_idx" : "orders_account_test_total_idx")}
+        WHERE ${scope} AND ${predicate(q, d)}${createdRange(q)}`;
+      const n = w.limit + w.offset;
+      return sql`SELECT * FROM (${many} ${orderBy(w)} LIMIT CASE WHEN ${few} THEN 0 ELSE ${int(n)} END)
+        UNION ALL SELECT * FROM (${byValue} ${orderBy(w)} LIMIT CASE WHEN ${few} THEN ${int(n)} ELSE 0 END)
+        ${w.direction === "newest" ? sql`ORDER BY 1 DESC, 2 DESC` : sql`ORDER BY 1 ASC, 2 ASC`} ${limit(w)}`;
+    }
+    case "statuses":
+    case "suppliers": {
+      const arms = q.tests.flatMap((t) =>
+        facetValues(d).map(
+          (v) => sql`SELECT created_at, order_id AS id FROM order_facets WHERE account_id = ${int(q.accountId)} AND test = ${int(t)} AND kind = ${int(facetKind(d))} AND value = ${int(v)}${createdRange(q)}`,
+        ),
+      );
+      return arms.length === 1 ? sql`${arms[0]} ${orderBy(w)} ${limit(w)}` : merge(arms, w);
+    }
+  }
+}
+
+/** The bucket of a total (totalBucket in SQL): three per decade. */
+export function bucketOf(units: number): number {
+  const s = String(units);
+  return s.length * 3 + (s >= "2" ? 1 : 0) + (s >= "5" ? 1 : 0);
+}
+
+/** Every bucket a total between min and max (inclusive, null: open) can fall in. */
+function bucketsBetween(min: number | null, max: number | null): number[] {
+  const lo = bucketOf(min ?? 0);
+  const hi = bucketOf(max ?? TOTAL_LIMIT - 1);
+  const out: number[] = [];
+  // Buckets run 3 per length from 3 (length 1, leading digit 0 or 1); every integer in [lo, hi] is one.
+  for (let b = lo; b <= hi; b++) out.push(b);
+  return out;
+}
+
+// ---- The plan -------------------------------------------------------------------------------------
+
+export type Plan =
+  | { kind: "empty" }
+  /** One round trip: the count (constant, or bounded by the one index the page reads) and the page. */
+  | { kind: "direct"; count: SQL; page: (w: Window) => SQL; countIsConstant: boolean }
+  /** Several filters: their counts first (one statement), then the most selective one drives. */
+  | { kind: "combined"; counts: SQL; choose: (counts: number[]) => { count: SQL; page: (w: Window) => SQL } };
+
+const fewCondition = (q: ListQuery, count: SQL, w: { limit: number; offset: number }) =>
+  sql`(${count}) < max(${int(2 * (w.limit + w.offset))}, (${allOrders(q)}) / ${int(FEW_MATCHES_SHARE)})`;
+
+export function plan(q: ListQuery): Plan {
+  if (q.empty) return { kind: "empty" };
+  const dated = q.from !== null || q.to !== null;
+  const dims = q.dims;
+  // No filter, or dates alone: the created_at counters and index.
+  if (dims.length === 0) {
+    return { kind: "direct", count: createdCount(q), page: (w) => singlePage(q, null, w, null), countIsConstant: true };
+  }
+  if (dims.length === 1) {
+    const d = dims[0];
+    const constant = counted(q, d);
+    // Alone (or with dates, for the filters whose index holds created_at): count and page from one index.
+    if (!dated && constant) {
+      const few = (w: Window) => (d.kind === "total" || d.kind === "completed" ? fewCondition(q, constant, w) : null);
+      return { kind: "direct", count: constant, page: (w) => singlePage(q, d, w, few(w)), countIsConstant: true };
+    }
+    if (d.kind !== "total" && d.kind !== "completed") {
+      // Counted by reading the matches from the index the page reads (dates are a range of it);
+      // a trigram search counts its matches.
+      const count = sql`(SELECT count(*) FROM (SELECT DISTINCT id FROM (${candidates(q, d)})))`;
+      return { kind: "direct", count, page: (w) => singlePage(q, d, w, null), countIsConstant: false };
+    }
+  }
+  // Several dimensions (dates with a total or completed_since count as one): each one's count,
+  // then the smallest drives: its matches are read once for the count and once for the page.
+  const drivers: (Dim | null)[] = [...dims, ...(dated ? [null] : [])];
+  const undated = { ...q, from: null, to: null };
+  const countOf = (d: Dim | null): SQL =>
+    d === null ? createdCount(q) : (counted(undated, d) ?? sql`(SELECT count(*) FROM (SELECT DISTINCT id FROM (${candidates(undated, d)})))`);
+  const counts = sql`SELECT ${sql.join(drivers.map((d) => sql`(${countOf(d)})`), sql`, `)}`;
+  return {
+    kind: "combined",
+    counts,
+    choose: (values) => {
+      const best = values.indexOf(Math.min(...values));
+      const driver = drivers[best];
+      const others = dims.filter((d) => d !== driver);
+      const where = sql.join([sql`o.account_id = ${int(q.accountId)} AND o.test IN (${tests(q)})${createdRange(q, sql`o.created_at`)}`, ...others.map((d) => predicate(q, d))], sql` AND `);
+      const matching = sql`FROM (SELECT DISTINCT id FROM (${candidates(q, driver)})) c CROSS JOIN orders o ON o.id = c.id WHERE ${where}`;
+      return {
+        count: sql`(SELECT count(*) ${matching})`,
+        page: (w) => sql`SELECT o.created_at, o.id ${matching} ${orderBy(w, sql`o.`)} ${limit(w)}`,
+      };
+    },
+  };
+}
