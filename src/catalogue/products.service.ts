@@ -1,5 +1,5 @@
 // Reading the account's catalogue. Filling it (feeds, imports) lives beside this file.
-import { and, asc, eq, gte, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, sql, type SQL } from "drizzle-orm";
 import { rawBatch, rowMapper, type Db } from "../db";
 import { products } from "../db/schema";
 import { offsetOf, type PageRequest } from "../lib/pagination";
@@ -31,11 +31,40 @@ function conditions(accountId: number, f: ProductFilters): SQL {
 // Built once per isolate (see rowMapper).
 const toProduct = rowMapper(products);
 
+/** Past this offset, an unfiltered (or feed-only) page is read from the nearer end of the ids. */
+const DEEP_OFFSET = 1000;
+
+/**
+ * The total from the counters the products triggers keep (drizzle/0009), when nothing but the
+ * feed filters: constant. Other filters count their matches through their index.
+ */
+function countedTotal(accountId: number, f: ProductFilters): SQL | null {
+  const others = Object.entries(f).filter(([k, v]) => k !== "product_feed_id" && v !== undefined);
+  if (others.length > 0) return null;
+  const [kind, key] = f.product_feed_id === undefined ? ["products", ""] : ["products.feed", String(f.product_feed_id)];
+  return sql`SELECT coalesce(sum(n), 0) AS total FROM counters WHERE account_id = ${accountId} AND test = 0 AND kind = ${kind} AND key = ${key}`;
+}
+
 export async function listProducts(db: Db, accountId: number, filters: ProductFilters, page: PageRequest) {
   const where = conditions(accountId, filters);
+  const offset = offsetOf(page);
+  const counted = countedTotal(accountId, filters);
+  const pageFrom = (start: number, size: number, newestFirst: boolean) =>
+    db.select().from(products).where(where).orderBy(newestFirst ? desc(products.id) : asc(products.id)).limit(size).offset(start);
+  if (counted && offset >= DEEP_OFFSET) {
+    // The exact total first, then the page from whichever end of the ids is nearer.
+    const [[row]] = await rawBatch(db, [counted]);
+    const total = Number(row.total);
+    if (offset * 2 + page.perPage <= total) return { total, rows: (await rawBatch(db, [pageFrom(offset, page.perPage, false)]))[0].map(toProduct) };
+    const end = total - offset;
+    if (end <= 0) return { total, rows: [] };
+    const start = Math.max(0, end - page.perPage);
+    const [rows] = await rawBatch(db, [pageFrom(start, end - start, true)]);
+    return { total, rows: rows.reverse().map(toProduct) };
+  }
   const [countRows, rows] = await rawBatch(db, [
-    db.select({ total: sql<number>`count(*)`.as("total") }).from(products).where(where),
-    db.select().from(products).where(where).orderBy(asc(products.id)).limit(page.perPage).offset(offsetOf(page)),
+    counted ?? db.select({ total: sql<number>`count(*)`.as("total") }).from(products).where(where),
+    pageFrom(offset, page.perPage, false),
   ]);
   return { total: Number(countRows[0]?.total ?? 0), rows: rows.map(toProduct) };
 }

@@ -91,6 +91,29 @@ describe("GET /api/v1/products", () => {
     expect(ids).toEqual([...a, ...b].map((p) => p.id).sort((x, y) => x - y));
   });
 
+  it("reads deep pages from the nearer end: the same products, the exact total, unfiltered and by feed", async () => {
+    const creds = await createAccount();
+    const feedA = await seedProductFeed(creds.accountId);
+    const feedB = await seedProductFeed(creds.accountId);
+    const a = await seedProducts(creds.accountId, 1_150, feedA.id);
+    const b = await seedProducts(creds.accountId, 1_270, feedB.id);
+    const all = [...a, ...b].map((p) => p.id).sort((x, y) => x - y);
+    const pageOf = async (query: string) => {
+      const res = await call("GET", `/api/v1/products?${query}`, { creds });
+      expect(res.status).toBe(200);
+      return { total: res.json.total, last_page: res.json.last_page, from: res.json.from, to: res.json.to, ids: res.json.data.map((p: any) => p.id) };
+    };
+    const slice = (ids: number[], page: number) => {
+      const chunk = ids.slice((page - 1) * 100, page * 100);
+      return { total: ids.length, last_page: Math.ceil(ids.length / 100), from: chunk.length ? (page - 1) * 100 + 1 : null, to: chunk.length ? (page - 1) * 100 + chunk.length : null, ids: chunk };
+    };
+    // Page 11 starts at offset 1,000 (read forward: before the middle), 13 and 25 past it, 26 past the last.
+    for (const page of [1, 11, 12, 13, 24, 25, 26]) expect(await pageOf(`page=${page}`)).toEqual(slice(all, page));
+    for (const page of [11, 12, 13, 14]) {
+      expect(await pageOf(`product_feed_id=${feedB.id}&page=${page}`)).toEqual(slice(b.map((p) => p.id), page));
+    }
+  });
+
   it("shows only the account's own products", async () => {
     const mine = await createAccount();
     const theirs = await createAccount();
