@@ -347,7 +347,7 @@ async function runPhase(persist, headers, sequence, { pipeline: attached }) {
 }
 
 async function runSize(size) {
-  const { dir: seeded, marker } = ensureSeeded(root, size, { force: opts.reseed });
+  const { dir: seeded, marker } = await ensureSeeded(root, size, { force: opts.reseed });
   const persist = runCopy(root, size, seeded);
   const account = marker.accounts[0];
   // Every request takes the next of the account's keys (see BENCH_KEYS in seed.mjs).

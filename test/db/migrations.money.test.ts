@@ -3,6 +3,7 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { countsDiff } from "../helpers/counts";
 
 // Found by name: a rebase may renumber it.
 const MONEY = "_limits_races_money.sql";
@@ -80,5 +81,13 @@ describe("the money migration", () => {
       now, now, now,
     );
     expect(await rows("SELECT max(id) AS id FROM orders")).toEqual([{ id: 4 }]);
+    // The list counts migration counted the rows that were there (its backfill), and the new
+    // order through its triggers.
+    expect(await rows("SELECT kind, key, n FROM counters WHERE kind IN ('orders', 'orders.supplier', 'products') ORDER BY kind")).toEqual([
+      { kind: "orders", key: "", n: 4 },
+      { kind: "orders.supplier", key: "1", n: 3 },
+      { kind: "products", key: "", n: 2 },
+    ]);
+    expect(await countsDiff(db)).toEqual({ counters: [], facets: [], fts: [] });
   });
 });
