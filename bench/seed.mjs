@@ -23,8 +23,11 @@ export const PRODUCTS_MAIN = 50_000;
 const PRODUCTS_OTHER = 2_000;
 const SUPPLIERS_MAIN = 20;
 const SUPPLIERS_OTHER = 5;
-/** Share of orders that belong to the benchmarked account (the rest to a second account). */
-const MAIN_SHARE = 0.9;
+/**
+ * `size` is the number of orders of the benchmarked account; a second account has a ninth of that
+ * more (every tenth order), so that every query must keep to its own account.
+ */
+const OTHER_EVERY = 10;
 
 export const iso = (ms) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 
@@ -255,12 +258,13 @@ function load(file, size) {
   };
   const nextExternal = new Map([[main.id, 100000], [other.id, 500000]]);
   const sample = { references: [], externalIds: [] };
-  const counts = { orders: 0, order_lines: 0, order_line_logs: 0, products: PRODUCTS_MAIN + PRODUCTS_OTHER };
+  const counts = { orders: 0, mainOrders: 0, order_lines: 0, order_line_logs: 0, products: PRODUCTS_MAIN + PRODUCTS_OTHER };
   const start = ANCHOR - SPAN_DAYS * DAY;
-  const step = (SPAN_DAYS * DAY) / size;
+  const all = size + Math.floor(size / (OTHER_EVERY - 1));
+  const step = (SPAN_DAYS * DAY) / all;
 
-  for (let i = 0; i < size; i++) {
-    const account = rand() < MAIN_SHARE ? main : other;
+  for (let i = 0; i < all; i++) {
+    const account = i % OTHER_EVERY === OTHER_EVERY - 1 ? other : main;
     const suppliers = suppliersOf.get(account.id);
     const catalogue = catalogueOf.get(account.id);
     const createdMs = Math.floor(start + i * step + rand() * step * 0.9);
@@ -316,7 +320,8 @@ function load(file, size) {
       ).lastInsertRowid,
     );
     counts.orders++;
-    if (account === main && i % Math.max(1, Math.floor(size / 2000)) === 0 && !test) {
+    if (account === main) counts.mainOrders++;
+    if (account === main && i % Math.max(1, Math.floor(all / 2000)) === 0 && !test) {
       sample.references.push(reference);
       sample.externalIds.push(externalId);
     }

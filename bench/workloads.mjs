@@ -64,6 +64,7 @@ export function workloads(marker, runId) {
     list("total_max", "total_max=200"),
     list("blocked", "blocked=true"),
     list("include_test", "include_test=true"),
+    list("source", "source=woocommerce"),
     list("per_page=50", "per_page=50"),
     list("per_page=100", "per_page=100"),
     {
@@ -73,7 +74,8 @@ export function workloads(marker, runId) {
       check: (status, json) => status === 200 && Array.isArray(json?.order_lines?.[0]?.logs),
     },
     { name: "products page 1", kind: "products", path: "/api/v1/products?page=1", check: (s, j) => s === 200 && j?.data?.length === 100 },
-    { name: "products page 500", kind: "products", path: "/api/v1/products?page=500", check: (s, j) => s === 200 && j?.data?.length === 100 },
+    // The last page (50,000 products, 100 a page).
+    { name: "products page 500", kind: "products", path: "/api/v1/products?page=500", check: (s, j) => s === 200 && j?.data?.length === 100 && j.next_page_url === null },
     {
       name: "create order (3 lines)",
       kind: "create",

@@ -47,23 +47,22 @@ CREATE VIRTUAL TABLE `orders_external_fts` USING fts5(external_id, content='', c
 
 -- What the orders row contributes: (kind, key) per counter. One row of the spec per kind and level.
 CREATE VIEW `order_row_keys` AS
-SELECT * FROM (SELECT o.id AS order_id, o.account_id, o.test,
-	s.value ->> 0 || coalesce(':' || (s.value ->> 1), '') AS kind,
-	CASE s.value ->> 0
-		WHEN 'orders' THEN ''
-		WHEN 'orders.blocked' THEN CASE WHEN o.blocked THEN '' END
-		WHEN 'orders.source' THEN lower(o.source)
-		WHEN 'orders.created' THEN substr(o.created_at, 1, s.value ->> 1)
-		WHEN 'orders.completed' THEN substr(o.completed_at, 1, s.value ->> 1)
-		WHEN 'orders.total' THEN CASE WHEN s.value ->> 1 <= length(o.total) THEN printf('%02d', length(o.total)) || substr(o.total, 1, s.value ->> 1) END
-	END AS key
-FROM orders o, json_each('[["orders"],["orders.blocked"],["orders.source"],
+WITH spec(family, level) AS MATERIALIZED (SELECT value ->> 0, value ->> 1 FROM json_each('[["orders"],["orders.blocked"],["orders.source"],
 	["orders.created",4],["orders.created",7],["orders.created",10],["orders.created",13],
 	["orders.completed",4],["orders.completed",7],["orders.completed",10],["orders.completed",13],
 	["orders.total",1],["orders.total",2],["orders.total",3],["orders.total",4],["orders.total",5],
 	["orders.total",6],["orders.total",7],["orders.total",8],["orders.total",9],["orders.total",10],
-	["orders.total",11],["orders.total",12],["orders.total",13],["orders.total",14],["orders.total",15]]') s)
--- (Outside: inside, `key` would name json_each's own column.)
+	["orders.total",11],["orders.total",12],["orders.total",13],["orders.total",14],["orders.total",15]]'))
+SELECT * FROM (SELECT o.id AS order_id, o.account_id, o.test, s.family || coalesce(':' || s.level, '') AS kind,
+	CASE s.family
+		WHEN 'orders' THEN ''
+		WHEN 'orders.blocked' THEN CASE WHEN o.blocked THEN '' END
+		WHEN 'orders.source' THEN lower(o.source)
+		WHEN 'orders.created' THEN substr(o.created_at, 1, s.level)
+		WHEN 'orders.completed' THEN substr(o.completed_at, 1, s.level)
+		WHEN 'orders.total' THEN CASE WHEN s.level <= length(o.total) THEN printf('%02d', length(o.total)) || substr(o.total, 1, s.level) END
+	END AS key
+FROM orders o, spec s)
 WHERE key IS NOT NULL;
 --> statement-breakpoint
 -- Which line states and suppliers an order has, from its lines: what order_facets holds.
