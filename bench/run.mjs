@@ -199,11 +199,11 @@ const BIG_TABLES = ["orders", "order_lines", "order_line_logs", "products", "shi
 
 async function capturedStatements(base, headers, w) {
   const req = requestOf(w);
+  // With x-bench-capture-sql the Worker answers the request's statements instead of its body.
   const res = await fetch(base + req.path, { method: req.method, headers: { ...headers(), "x-bench-capture-sql": "1" }, body: req.body });
-  await res.text();
-  const encoded = res.headers.get("x-d1-sql");
-  if (!encoded) throw new Error(`${w.name}: no X-D1-SQL header`);
-  return JSON.parse(Buffer.from(encoded, "base64").toString("utf8"));
+  const statements = await res.json();
+  if (!Array.isArray(statements)) throw new Error(`${w.name}: no statements captured`);
+  return statements;
 }
 
 function explain(db, stmt) {

@@ -39,8 +39,7 @@ const DEEP_OFFSET = 1000;
  * feed filters: constant. Other filters count their matches through their index.
  */
 function countedTotal(accountId: number, f: ProductFilters): SQL | null {
-  const others = Object.entries(f).filter(([k, v]) => k !== "product_feed_id" && v !== undefined);
-  if (others.length > 0) return null;
+  if (f.sku !== undefined || f.ean13 !== undefined || f.active !== undefined || f.updated_since !== undefined || f.search !== undefined) return null;
   const [kind, key] = f.product_feed_id === undefined ? ["products", ""] : ["products.feed", String(f.product_feed_id)];
   return sql`SELECT coalesce(sum(n), 0) AS total FROM counters WHERE account_id = ${accountId} AND test = 0 AND kind = ${kind} AND key = ${key}`;
 }

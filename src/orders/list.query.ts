@@ -16,11 +16,7 @@ const TOTAL_LIMIT = 1e15;
 const TIME_LEVELS = [4, 7, 10, 13] as const;
 /** Each time level's first instant, after its prefix: a bound there needs no finer level. */
 const LEVEL_START = ["-01-01T00:00:00.000000Z", "-01T00:00:00.000000Z", "T00:00:00.000000Z", ":00:00.000000Z"];
-/**
- * Below this share of the account (or twice the page) a total or completed_since filter reads its
- * matches by value and sorts them; above it, it walks the index newest first, whose rejects stay
- * around the page (README).
- */
+/** Below this share of the account, a total or completed_since filter reads its matches by value. */
 const FEW_MATCHES_SHARE = 100;
 /** Merges of D1's SQLite take at most 5 terms per compound SELECT. */
 const COMPOUND_MAX = 5;
@@ -86,12 +82,17 @@ function instant(iso: string): SQL {
   return sql.raw(`'${iso}'`);
 }
 const tests = (q: ListQuery) => ints(q.tests);
+/** A counter kind or key the planner built (digits, timestamps' prefixes, separators), written into the SQL (see int). */
+function word(text: string): SQL {
+  if (!/^[0-9A-Za-z:._, ~-]*$/.test(text)) throw new TypeError(`not a planner word: ${text}`);
+  return sql.raw(`'${text}'`);
+}
 
 // ---- Counts -----------------------------------------------------------------------------------
 
 /** Sum of the counters of one kind whose key is in [lo, hi) (or equal to `eq`), over the query's test scope. */
 function counterSum(q: ListQuery, kind: string, where: SQL): SQL {
-  return sql`(SELECT coalesce(sum(n), 0) FROM counters WHERE account_id = ${int(q.accountId)} AND test IN (${tests(q)}) AND kind = ${kind} AND ${where})`;
+  return sql`(SELECT coalesce(sum(n), 0) FROM counters WHERE account_id = ${int(q.accountId)} AND test IN (${tests(q)}) AND kind = ${word(kind)} AND ${where})`;
 }
 
 const allOrders = (q: ListQuery) => counterSum(q, "orders", sql`key = ''`);
@@ -109,16 +110,16 @@ function timeAtLeast(q: ListQuery, kind: "orders.created" | "orders.completed", 
     const prefix = at.slice(0, level);
     const parent = i === 0 ? "" : at.slice(0, TIME_LEVELS[i - 1]);
     const aligned = at.slice(level) === LEVEL_START[i];
-    const bound = aligned ? sql`key >= ${prefix}` : sql`key > ${prefix}`;
-    terms.push(counterSum(q, `${kind}:${level}`, i === 0 ? bound : sql`${bound} AND key < ${`${parent}~`}`));
+    const bound = aligned ? sql`key >= ${word(prefix)}` : sql`key > ${word(prefix)}`;
+    terms.push(counterSum(q, `${kind}:${level}`, i === 0 ? bound : sql`${bound} AND key < ${word(`${parent}~`)}`));
     if (aligned) return sql.join(terms, sql` + `);
   }
   const hour = at.slice(0, 13);
   const rows = (lo: string, hi: string) =>
-    sql`(SELECT count(*) FROM orders WHERE account_id = ${int(q.accountId)} AND test IN (${tests(q)}) AND ${column} >= ${lo} AND ${column} < ${hi})`;
+    sql`(SELECT count(*) FROM orders WHERE account_id = ${int(q.accountId)} AND test IN (${tests(q)}) AND ${column} >= ${word(lo)} AND ${column} < ${word(hi)})`;
   if (Number(at.slice(14, 16)) < 30) {
     // The whole hour from its counter, less its rows before `at`.
-    terms.push(counterSum(q, `${kind}:13`, sql`key = ${hour}`), sql`- ${rows(hour, at)}`);
+    terms.push(counterSum(q, `${kind}:13`, sql`key = ${word(hour)}`), sql`- ${rows(hour, at)}`);
   } else {
     terms.push(rows(at, `${hour}~`));
   }
@@ -133,11 +134,11 @@ function timeAtLeast(q: ListQuery, kind: "orders.created" | "orders.completed", 
 function totalAtLeast(q: ListQuery, units: number): SQL {
   const digits = String(units);
   const len = String(digits.length).padStart(2, "0");
-  const terms: SQL[] = [counterSum(q, "orders.total:1", sql`key >= ${String(digits.length + 1).padStart(2, "0")}`)];
+  const terms: SQL[] = [counterSum(q, "orders.total:1", sql`key >= ${word(String(digits.length + 1).padStart(2, "0"))}`)];
   for (let k = 1; k <= digits.length; k++) {
-    terms.push(counterSum(q, `orders.total:${k}`, sql`key > ${len + digits.slice(0, k)} AND key < ${`${len + digits.slice(0, k - 1)}:`}`));
+    terms.push(counterSum(q, `orders.total:${k}`, sql`key > ${word(len + digits.slice(0, k))} AND key < ${word(`${len + digits.slice(0, k - 1)}:`)}`));
   }
-  terms.push(counterSum(q, `orders.total:${digits.length}`, sql`key = ${len + digits}`));
+  terms.push(counterSum(q, `orders.total:${digits.length}`, sql`key = ${word(len + digits)}`));
   return sql.join(terms, sql` + `);
 }
 
@@ -163,13 +164,13 @@ function counted(q: ListQuery, d: Dim): SQL | null {
     }
     case "statuses": {
       const bits = d.codes.reduce((m, c) => m | (1 << c), 0);
-      return counterSum(q, "orders.mask", sql`(CAST(key AS INTEGER) & ${bits}) != 0`);
+      return counterSum(q, "orders.mask", sql`(CAST(key AS INTEGER) & ${int(bits)}) != 0`);
     }
     case "suppliers":
-      if (d.ids.length === 1) return counterSum(q, "orders.supplier", sql`key = ${String(d.ids[0])}`);
+      if (d.ids.length === 1) return counterSum(q, "orders.supplier", sql`key = ${word(String(d.ids[0]))}`);
       if (d.ids.length === 2) {
         // |A or B| = |A| + |B| - |A and B|: the pair counter holds the last.
-        return sql`${counterSum(q, "orders.supplier", sql`key IN (${String(d.ids[0])}, ${String(d.ids[1])})`)} - ${counterSum(q, "orders.supplier_pair", sql`key = ${d.ids.join(",")}`)}`;
+        return sql`${counterSum(q, "orders.supplier", sql`key IN (${word(String(d.ids[0]))}, ${word(String(d.ids[1]))})`)} - ${counterSum(q, "orders.supplier_pair", sql`key = ${word(d.ids.join(","))}`)}`;
       }
       return null;
     default:
@@ -248,54 +249,131 @@ const orderBy = (w: Window, prefix = sql``) =>
 const limit = (w: Window) => sql`LIMIT ${int(w.limit)} OFFSET ${int(w.offset)}`;
 
 /**
- * Ranges of one index, each already in created_at order, merged lazily and without duplicates:
+ * Ranges, each already in created_at order, merged lazily (without duplicates when `distinct`):
  * SQLite reads each range only as far as the page needs. D1 allows five terms per compound, so
  * more ranges merge in a tree whose inner merges keep the page's worth (limit + offset) each.
  */
-function merge(arms: SQL[], w: Window): SQL {
+function merge(arms: SQL[], w: Window, distinct = true): SQL {
   const order = w.direction === "newest" ? sql`ORDER BY 1 DESC, 2 DESC` : sql`ORDER BY 1 ASC, 2 ASC`;
-  let level = arms;
+  const union = distinct ? sql` UNION ` : sql` UNION ALL `;
+  const term = (arm: SQL) => sql`SELECT * FROM (${arm})`;
+  let level = arms.map(term);
   while (level.length > COMPOUND_MAX) {
     const next: SQL[] = [];
     for (let i = 0; i < level.length; i += COMPOUND_MAX) {
-      next.push(sql`SELECT * FROM (${sql.join(level.slice(i, i + COMPOUND_MAX), sql` UNION `)} ${order} LIMIT ${int(w.limit + w.offset)})`);
+      next.push(term(sql`${sql.join(level.slice(i, i + COMPOUND_MAX), union)} ${order} LIMIT ${int(w.limit + w.offset)}`));
     }
     level = next;
   }
-  return sql`${sql.join(level, sql` UNION `)} ${order} ${limit(w)}`;
+  return sql`${sql.join(level, union)} ${order} ${limit(w)}`;
+}
+
+/** The first value of a bucket (totalBucket): three per decade, leading digit 1, 2 and 5. */
+function bucketStart(bucket: number): number {
+  const length = Math.floor(bucket / 3);
+  const lead = [1, 2, 5][bucket % 3];
+  return length === 1 && lead === 1 ? 0 : lead * 10 ** (length - 1);
+}
+
+/**
+ * Counts a page statement tests more than once (which way to read), computed once: a CTE `g` of
+ * one row, each count a column, read back as (SELECT name FROM g).
+ */
+class Counts {
+  private columns = new Map<string, SQL>();
+  of(name: string, expression: () => SQL): SQL {
+    if (!this.columns.has(name)) this.columns.set(name, expression());
+    return sql`(SELECT ${sql.raw(name)} FROM g)`;
+  }
+  around(body: SQL): SQL {
+    if (this.columns.size === 0) return body;
+    const columns = [...this.columns].map(([name, expression]) => sql`(${expression}) AS ${sql.raw(name)}`);
+    return sql`WITH g AS MATERIALIZED (SELECT ${sql.join(columns, sql`, `)}) ${body}`;
+  }
+}
+
+/** Orders whose total is in [from, to] (inclusive; to may be open), from the counters. */
+function totalBetween(q: ListQuery, counts: Counts, from: number, to: number | null): SQL {
+  const atLeast = (units: number) => counts.of(`total_${units}`, () => totalAtLeast(q, units));
+  return to === null ? atLeast(from) : sql`(${atLeast(from)} - ${atLeast(to + 1)})`;
+}
+
+/**
+ * A total filter's ranges: the buckets wholly inside the bounds as one IN (walked value by value,
+ * each stopping once older than the page), and each edge bucket (the one a bound falls in) either
+ * walked newest first with the total filter, or read by value and sorted, whichever the counters
+ * say reads fewer rows: the walk reads the bucket's rows down to the page's oldest order and to
+ * its own first match (its rejects never fill the page), the read reads the edge's matches.
+ */
+function totalArms(q: ListQuery, d: Extract<Dim, { kind: "total" }>, n: number, direction: Direction, counts: Counts): SQL[] {
+  const matches = totalBetween(q, counts, d.min ?? 0, d.max);
+  const lo = bucketOf(d.min ?? 0);
+  const hi = bucketOf(d.max ?? TOTAL_LIMIT - 1);
+  const edges = [...new Set([d.min !== null ? lo : null, d.max !== null ? hi : null].filter((b): b is number => b !== null))];
+  const full = bucketsBetween(d.min, d.max).filter((b) => !edges.includes(b));
+  const bucketIndex = sql`FROM orders o INDEXED BY orders_account_test_total_bucket_idx WHERE o.account_id = ${int(q.accountId)}`;
+  const w: Window = { limit: n, offset: 0, direction };
+  const arms: SQL[] = [];
+  if (full.length > 0) {
+    arms.push(sql`SELECT created_at, id ${bucketIndex} AND o.test IN (${tests(q)}) AND ${totalBucket(sql`o.total`)} IN (${ints(full)})${createdRange(q)} ${orderBy(w)} LIMIT ${int(n)}`);
+  }
+  for (const e of edges) {
+    const start = bucketStart(e);
+    const end = e + 1 > bucketOf(TOTAL_LIMIT - 1) ? null : bucketStart(e + 1) - 1;
+    const edgeFrom = Math.max(start, d.min ?? 0);
+    const edgeTo = d.max === null ? end : end === null ? d.max : Math.min(end, d.max);
+    const inBucket = totalBetween(q, counts, start, end);
+    const inEdge = totalBetween(q, counts, edgeFrom, edgeTo);
+    const walk = sql`(CAST(${inBucket} AS REAL) * (${int(n)} * 1.0 / max(${matches}, 1) + 1.0 / (${inEdge} + 1)) < ${inEdge})`;
+    for (const t of q.tests) {
+      arms.push(sql`SELECT created_at, id ${bucketIndex} AND o.test = ${int(t)} AND ${totalBucket(sql`o.total`)} = ${int(e)} AND ${predicate(q, d)}${createdRange(q)}
+        ${orderBy(w)} LIMIT CASE WHEN ${walk} THEN ${int(n)} ELSE 0 END`);
+    }
+    arms.push(sql`SELECT created_at, id FROM orders o INDEXED BY orders_account_test_total_idx WHERE o.account_id = ${int(q.accountId)} AND o.test IN (${tests(q)})
+        AND o.total >= ${int(edgeFrom)}${edgeTo === null ? sql`` : sql` AND o.total <= ${int(edgeTo)}`}${createdRange(q)} ${orderBy(w)} LIMIT CASE WHEN ${walk} THEN 0 ELSE ${int(n)} END`);
+  }
+  return arms;
 }
 
 /**
  * The ids (created_at, id) of one page of orders matching a single dimension (or none) and the
- * dates, read newest (or oldest) first from that dimension's index. `few`, for totals and
- * completed_since: an SQL condition that the matches are few (read them by value, then sort).
+ * dates, read newest (or oldest) first from that dimension's index (totals and completed_since:
+ * when the counters say few orders match, read by value and sorted instead).
  */
-function singlePage(q: ListQuery, d: Dim | null, w: Window, few: SQL | null): SQL {
+function singlePage(q: ListQuery, d: Dim | null, w: Window): SQL {
   const scope = sql`account_id = ${int(q.accountId)} AND test IN (${tests(q)})`;
-  const plain = (where: SQL, index = sql``) => sql`SELECT created_at, id FROM orders ${index} WHERE ${scope} AND ${where}${createdRange(q)} ${orderBy(w)} ${limit(w)}`;
-  if (d === null) return sql`SELECT created_at, id FROM orders WHERE ${scope}${createdRange(q)} ${orderBy(w)} ${limit(w)}`;
+  // The index is named: SQLite may otherwise prefer a smaller one that holds the same columns in
+  // another order, and sort the whole account.
+  const plain = (index: string, where: SQL) =>
+    sql`SELECT created_at, id FROM orders INDEXED BY ${sql.raw(index)} WHERE ${scope} AND ${where}${createdRange(q)} ${orderBy(w)} ${limit(w)}`;
+  if (d === null) return plain("orders_account_test_created_idx", sql`1`);
   switch (d.kind) {
     case "blocked":
-      return plain(sql`blocked = ${int(d.value ? 1 : 0)}`);
+      return plain("orders_account_test_blocked_idx", sql`blocked = ${int(d.value ? 1 : 0)}`);
     case "source":
-      return plain(sql`source = ${d.value} COLLATE NOCASE`);
+      return plain("orders_account_test_source_idx", sql`source = ${d.value} COLLATE NOCASE`);
     case "short":
-      return plain(sql`instr(lower(external_id), lower(${d.text})) > 0`);
+      return plain("orders_account_test_created_idx", sql`instr(lower(external_id), lower(${d.text})) > 0`);
     case "text":
-      return plain(sql`id IN (${textIds(q, d.text)})`);
+      // From the search's matches to their orders (by id), then sorted: as many rows as matches.
+      return sql`SELECT o.created_at, o.id FROM (${textIds(q, d.text)}) t CROSS JOIN orders o ON o.id = t.id
+        WHERE o.account_id = ${int(q.accountId)} AND o.test IN (${tests(q)})${createdRange(q, sql`o.created_at`)} ${orderBy(w, sql`o.`)} ${limit(w)}`;
     case "completed":
     case "total": {
-      // Both ways in one statement; the one whose LIMIT is 0 reads nothing.
+      // Both ways in one statement; the one whose LIMIT is 0 reads nothing. Below this share of
+      // the account (or twice the page) the matches are read by value and sorted.
+      const n = w.limit + w.offset;
+      const counts = new Counts();
+      const matches = d.kind === "total" ? totalBetween(q, counts, d.min ?? 0, d.max) : counts.of("matches", () => counted(q, d)!);
+      const few = sql`(${matches} < max(${int(2 * n)}, ${counts.of("orders", () => allOrders(q))} / ${int(FEW_MATCHES_SHARE)}))`;
       const many = d.kind === "completed"
-        ? sql`SELECT created_at, id FROM orders o INDEXED BY orders_completed_created_idx WHERE ${scope} AND completed_at IS NOT NULL AND ${predicate(q, d)}${createdRange(q)}`
-        : sql`SELECT created_at, id FROM orders o INDEXED BY orders_account_test_total_bucket_idx WHERE ${scope}
-            AND ${totalBucket(sql`o.total`)} IN (${ints(bucketsBetween(d.min, d.max))}) AND ${predicate(q, d)}${createdRange(q)}`;
+        ? sql`SELECT created_at, id FROM orders o INDEXED BY orders_completed_created_idx WHERE ${scope} AND completed_at IS NOT NULL AND ${predicate(q, d)}${createdRange(q)} ${orderBy(w)}`
+        : merge(totalArms(q, d, n, w.direction, counts), { limit: n, offset: 0, direction: w.direction }, false);
       const byValue = sql`SELECT created_at, id FROM orders o INDEXED BY ${sql.raw(d.kind === "completed" ? "orders_account_test_completed_idx" : "orders_account_test_total_idx")}
         WHERE ${scope} AND ${predicate(q, d)}${createdRange(q)}`;
-      const n = w.limit + w.offset;
-      return sql`SELECT * FROM (${many} ${orderBy(w)} LIMIT CASE WHEN ${few} THEN 0 ELSE ${int(n)} END)
+      return counts.around(sql`SELECT * FROM (SELECT * FROM (${many}) LIMIT CASE WHEN ${few} THEN 0 ELSE ${int(n)} END)
         UNION ALL SELECT * FROM (${byValue} ${orderBy(w)} LIMIT CASE WHEN ${few} THEN ${int(n)} ELSE 0 END)
-        ${w.direction === "newest" ? sql`ORDER BY 1 DESC, 2 DESC` : sql`ORDER BY 1 ASC, 2 ASC`} ${limit(w)}`;
+        ${w.direction === "newest" ? sql`ORDER BY 1 DESC, 2 DESC` : sql`ORDER BY 1 ASC, 2 ASC`} ${limit(w)}`);
     }
     case "statuses":
     case "suppliers": {
@@ -334,30 +412,26 @@ export type Plan =
   /** Several filters: their counts first (one statement), then the most selective one drives. */
   | { kind: "combined"; counts: SQL; choose: (counts: number[]) => { count: SQL; page: (w: Window) => SQL } };
 
-const fewCondition = (q: ListQuery, count: SQL, w: { limit: number; offset: number }) =>
-  sql`(${count}) < max(${int(2 * (w.limit + w.offset))}, (${allOrders(q)}) / ${int(FEW_MATCHES_SHARE)})`;
-
 export function plan(q: ListQuery): Plan {
   if (q.empty) return { kind: "empty" };
   const dated = q.from !== null || q.to !== null;
   const dims = q.dims;
   // No filter, or dates alone: the created_at counters and index.
   if (dims.length === 0) {
-    return { kind: "direct", count: createdCount(q), page: (w) => singlePage(q, null, w, null), countIsConstant: true };
+    return { kind: "direct", count: createdCount(q), page: (w) => singlePage(q, null, w), countIsConstant: true };
   }
   if (dims.length === 1) {
     const d = dims[0];
     const constant = counted(q, d);
     // Alone (or with dates, for the filters whose index holds created_at): count and page from one index.
     if (!dated && constant) {
-      const few = (w: Window) => (d.kind === "total" || d.kind === "completed" ? fewCondition(q, constant, w) : null);
-      return { kind: "direct", count: constant, page: (w) => singlePage(q, d, w, few(w)), countIsConstant: true };
+      return { kind: "direct", count: constant, page: (w) => singlePage(q, d, w), countIsConstant: true };
     }
     if (d.kind !== "total" && d.kind !== "completed") {
       // Counted by reading the matches from the index the page reads (dates are a range of it);
       // a trigram search counts its matches.
       const count = sql`(SELECT count(*) FROM (SELECT DISTINCT id FROM (${candidates(q, d)})))`;
-      return { kind: "direct", count, page: (w) => singlePage(q, d, w, null), countIsConstant: false };
+      return { kind: "direct", count, page: (w) => singlePage(q, d, w), countIsConstant: false };
     }
   }
   // Several dimensions (dates with a total or completed_since count as one): each one's count,
