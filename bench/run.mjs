@@ -560,15 +560,29 @@ function storageReport(run) {
   return lines.join("\n");
 }
 
-/** The same workload's rows read at every size: issue 11 wants them within 20% of each other. */
+/**
+ * The same workload's rows read at every size: issue 11 wants them within 20% of each other. A
+ * page's own rows differ between the data sets (the newest completed orders at 100,000 hold fewer
+ * lines than at 10,000; a search matches 1 order at 10,000 and 117 at 100,000), so the check is on
+ * rows read per row returned (orders and lines of the page); the raw counts are shown beside it.
+ */
 function constancyReport(runs) {
   if (runs.length < 2) return "";
   const names = runs[0].results.filter(({ w }) => w.kind === "list" || w.kind === "products").map(({ w }) => w.name);
-  const lines = ["### Rows read across sizes", "", `| workload | ${runs.map((r) => `${r.size.toLocaleString("en-US")}`).join(" | ")} | max ÷ min | within 20% |`, `|---|${runs.map(() => "---:").join("|")}|---:|---|`];
+  const sizes = runs.map((r) => r.size.toLocaleString("en-US"));
+  const lines = [
+    "### Rows read across sizes",
+    "",
+    "Rows read per request, and per row it returns (the page's orders and their lines); within 20% means the largest of the latter is at most 1.2 × the smallest.",
+    "",
+    `| workload | ${sizes.map((s) => `rows at ${s}`).join(" | ")} | ${sizes.map((s) => `per row at ${s}`).join(" | ")} | max ÷ min | within 20% |`,
+    `|---|${runs.map(() => "---:|---:").join("|")}|---:|---|`,
+  ];
   for (const name of names) {
-    const values = runs.map((run) => run.results.find(({ w }) => w.name === name)?.r.metrics.rowsRead ?? NaN);
-    const ratio = Math.max(...values) / Math.min(...values);
-    lines.push(`| ${name} | ${values.map((v) => fmt(v)).join(" | ")} | ${fmt(ratio, 2)} | ${ratio <= 1.2 ? "ok" : "MISSED"} |`);
+    const metrics = runs.map((run) => run.results.find(({ w }) => w.name === name)?.r.metrics);
+    const perRow = metrics.map((m) => (m ? m.rowsRead / Math.max(1, m.pageRows + m.pageLines) : NaN));
+    const ratio = Math.max(...perRow) / Math.min(...perRow);
+    lines.push(`| ${name} | ${metrics.map((m) => fmt(m?.rowsRead)).join(" | ")} | ${perRow.map((v) => fmt(v, 2)).join(" | ")} | ${fmt(ratio, 2)} | ${ratio <= 1.2 ? "ok" : "MISSED"} |`);
   }
   return lines.join("\n");
 }
