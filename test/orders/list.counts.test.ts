@@ -257,6 +257,24 @@ describe("GET /api/v1/orders counts and pages", () => {
     expect(await countsDiff(env.DB, [creds.accountId, other.accountId])).toEqual({ counters: [], facets: [], fts: [] });
   }, 120_000);
 
+  it("merges 200 ranges for 100 supplier ids (the maximum) with test orders, within D1's limits", async () => {
+    const creds = await createAccount();
+    const suppliers = [(await seedSupplier(creds.accountId)).id, (await seedSupplier(creds.accountId)).id, (await seedSupplier(creds.accountId)).id];
+    const rows = dataset(suppliers);
+    await insertOrders(creds.accountId, rows);
+    const stored = await env.DB.prepare("SELECT id, external_id FROM orders WHERE account_id = ?").bind(creds.accountId).all<{ id: number; external_id: string }>();
+    const idOf = new Map(stored.results.map((r) => [r.external_id, r.id]));
+    const withIds = rows.map((r) => ({ ...r, id: idOf.get(r.external_id)! }));
+    // 97 ids nobody has, then the account's three.
+    const ids = [...Array.from({ length: 97 }, (_, i) => 900_000 + i), ...suppliers];
+    for (const raw of [`supplier_ids=${ids.join(",")}&include_test=true`, `supplier_ids=${ids.join(",")}&statuses=failed,declined`]) {
+      const query = new URLSearchParams(raw);
+      const want = expected(withIds, query, 7, [1]);
+      const pages = [1, 2, want.last_page, want.last_page + 1];
+      expect(await answered(creds, query, 7, pages)).toEqual(expected(withIds, query, 7, pages));
+    }
+  });
+
   it("reads a deep page from the nearer end, the same orders a walk from the newest would reach", async () => {
     const creds = await createAccount();
     const suppliers = [(await seedSupplier(creds.accountId)).id, (await seedSupplier(creds.accountId)).id, (await seedSupplier(creds.accountId)).id];
