@@ -90,7 +90,7 @@ function word(text: string): SQL {
 
 // ---- Counts -----------------------------------------------------------------------------------
 
-/** Sum of the counters of one kind whose key is in [lo, hi) (or equal to `eq`), over the query's test scope. */
+/** Sum of the counters of one kind whose key meets `where`, over the query's test scope. */
 function counterSum(q: ListQuery, kind: string, where: SQL): SQL {
   return sql`(SELECT coalesce(sum(n), 0) FROM counters WHERE account_id = ${int(q.accountId)} AND test IN (${tests(q)}) AND kind = ${word(kind)} AND ${where})`;
 }
@@ -438,8 +438,12 @@ export function plan(q: ListQuery): Plan {
   // then the smallest drives: its matches are read once for the count and once for the page.
   const drivers: (Dim | null)[] = [...dims, ...(dated ? [null] : [])];
   const undated = { ...q, from: null, to: null };
-  const countOf = (d: Dim | null): SQL =>
-    d === null ? createdCount(q) : (counted(undated, d) ?? sql`(SELECT count(*) FROM (SELECT DISTINCT id FROM (${candidates(undated, d)})))`);
+  const countOf = (d: Dim | null): SQL => {
+    if (d === null) return createdCount(q);
+    // A one- or two-character search has no index to count from: it never drives (its bound is the account).
+    if (d.kind === "short") return allOrders(q);
+    return counted(undated, d) ?? sql`(SELECT count(*) FROM (SELECT DISTINCT id FROM (${candidates(undated, d)})))`;
+  };
   const counts = sql`SELECT ${sql.join(drivers.map((d) => sql`(${countOf(d)})`), sql`, `)}`;
   return {
     kind: "combined",
