@@ -52,7 +52,7 @@ WITH spec(family, level) AS MATERIALIZED (SELECT value ->> 0, value ->> 1 FROM j
 	["orders.completed",4],["orders.completed",7],["orders.completed",10],["orders.completed",13],
 	["orders.total",1],["orders.total",2],["orders.total",3],["orders.total",4],["orders.total",5],
 	["orders.total",6],["orders.total",7],["orders.total",8],["orders.total",9],["orders.total",10],
-	["orders.total",11],["orders.total",12],["orders.total",13],["orders.total",14],["orders.total",15]]'))
+	["orders.total",11]]'))
 SELECT * FROM (SELECT o.id AS order_id, o.account_id, o.test, s.family || coalesce(':' || s.level, '') AS kind,
 	CASE s.family
 		WHEN 'orders' THEN ''
@@ -60,7 +60,9 @@ SELECT * FROM (SELECT o.id AS order_id, o.account_id, o.test, s.family || coales
 		WHEN 'orders.source' THEN lower(o.source)
 		WHEN 'orders.created' THEN substr(o.created_at, 1, s.level)
 		WHEN 'orders.completed' THEN substr(o.completed_at, 1, s.level)
-		WHEN 'orders.total' THEN CASE WHEN s.level <= length(o.total) THEN printf('%02d', length(o.total)) || substr(o.total, 1, s.level) END
+		-- Down to whole units of money (the total is in ten-thousandths): a bound inside a unit counts
+		-- that unit's own orders from the total index.
+		WHEN 'orders.total' THEN CASE WHEN s.level <= max(1, length(o.total) - 4) THEN printf('%02d', length(o.total)) || substr(o.total, 1, s.level) END
 	END AS key
 FROM orders o, spec s)
 WHERE key IS NOT NULL;

@@ -126,19 +126,36 @@ function timeAtLeast(q: ListQuery, kind: "orders.created" | "orders.completed", 
   return sql.join(terms, sql` + `);
 }
 
+/** Digits of a total (in units) below a whole unit of money: the count tree stops above them. */
+const UNIT_DIGITS = 4;
+
 /**
  * Orders whose total is at least `units`: the counters keep, per level L, the orders whose total
- * (two digits of length, then its digits) starts with each L-digit prefix, so the count is the
- * longer totals, then per digit the later siblings, then the equal ones.
+ * (two digits of length, then its digits) starts with each L-digit prefix, down to whole units of
+ * money. The count is the longer totals, then per digit the later siblings, then the bound's own
+ * prefix: all of it when the bound is a whole amount, else its orders at or above the bound, from
+ * the total index, counted from whichever end of that unit is nearer.
  */
 function totalAtLeast(q: ListQuery, units: number): SQL {
   const digits = String(units);
   const len = String(digits.length).padStart(2, "0");
+  const deepest = Math.max(1, digits.length - UNIT_DIGITS);
   const terms: SQL[] = [counterSum(q, "orders.total:1", sql`key >= ${word(String(digits.length + 1).padStart(2, "0"))}`)];
-  for (let k = 1; k <= digits.length; k++) {
+  for (let k = 1; k <= deepest; k++) {
     terms.push(counterSum(q, `orders.total:${k}`, sql`key > ${word(len + digits.slice(0, k))} AND key < ${word(`${len + digits.slice(0, k - 1)}:`)}`));
   }
-  terms.push(counterSum(q, `orders.total:${digits.length}`, sql`key = ${word(len + digits)}`));
+  const prefix = digits.slice(0, deepest);
+  const rest = digits.slice(deepest);
+  const own = counterSum(q, `orders.total:${deepest}`, sql`key = ${word(len + prefix)}`);
+  if (/^0*$/.test(rest)) {
+    terms.push(own);
+  } else {
+    const lo = Number(prefix + "0".repeat(rest.length));
+    const hi = Number(prefix + "9".repeat(rest.length));
+    const rows = (from: number, to: number) =>
+      sql`(SELECT count(*) FROM orders INDEXED BY orders_account_test_total_idx WHERE account_id = ${int(q.accountId)} AND test IN (${tests(q)}) AND total >= ${int(from)} AND total <= ${int(to)})`;
+    terms.push(units - lo < hi - units ? sql`${own} - ${rows(lo, units - 1)}` : rows(units, hi));
+  }
   return sql.join(terms, sql` + `);
 }
 

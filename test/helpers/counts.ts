@@ -53,7 +53,8 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
     for (const l of LEVELS) c(`orders.created:${l}`, o.created_at.slice(0, l));
     if (o.completed_at !== null) for (const l of LEVELS) c(`orders.completed:${l}`, o.completed_at.slice(0, l));
     const digits = String(o.total);
-    for (let l = 1; l <= digits.length; l++) c(`orders.total:${l}`, String(digits.length).padStart(2, "0") + digits.slice(0, l));
+    // Down to whole units of money (4 decimals in units).
+    for (let l = 1; l <= Math.max(1, digits.length - 4); l++) c(`orders.total:${l}`, String(digits.length).padStart(2, "0") + digits.slice(0, l));
     const facets = byOrder.get(o.id) ?? { statuses: new Map(), suppliers: new Map() };
     let mask = 0;
     for (const [code, n] of facets.statuses) {

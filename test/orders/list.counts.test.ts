@@ -192,6 +192,10 @@ const SINGLE: string[] = [
   "total_max=5",
   "total_max=199.99",
   "total_min=1&total_max=200",
+  // Bounds inside a whole unit of money: that unit's orders come from the total index, from either end.
+  "total_min=10.0001",
+  "total_max=250.0001",
+  "total_min=0.5&total_max=5000.4999",
   "total_min=100&total_max=10",
   "total_max=-1",
   "total_min=99999999999.9999",

@@ -18,7 +18,8 @@ export const lineStatusCodes = sqliteTable("line_status_codes", {
  * a bit mask), orders.supplier (supplier id), orders.supplier_pair ("a,b", a < b: orders with lines
  * at both), orders.created:L and orders.completed:L (the first L characters of the timestamp, L =
  * 4, 7, 10, 13: year, month, day, hour), orders.total:L (two digits of length, then the first L
- * digits of the total in units), products and products.feed (product_feed_id; test is 0).
+ * digits of the total in units, down to whole units of money), products and products.feed
+ * (product_feed_id; test is 0).
  */
 export const counters = sqliteTable(
   "counters",
