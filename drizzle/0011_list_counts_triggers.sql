@@ -115,36 +115,38 @@ INSERT INTO orders_external_fts (rowid, external_id) SELECT (account_id * 2 + te
 --> statement-breakpoint
 
 -- ---- orders -------------------------------------------------------------------------------------
+-- What an order's row contributes changes through one place: a row "inserted" into the view
+-- order_changes takes out (sign -1) or puts in (sign 1) the order's keys whose columns changed
+-- (`moved`: its account or test flag, so all of them, those of its lines included).
+CREATE VIEW `order_changes` AS
+SELECT NULL AS order_id, NULL AS sign, NULL AS moved, NULL AS blocked, NULL AS source, NULL AS created, NULL AS completed, NULL AS total WHERE 0;
+--> statement-breakpoint
+CREATE TRIGGER `order_changes_apply` INSTEAD OF INSERT ON order_changes BEGIN
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, NEW.sign FROM order_row_keys WHERE order_id = NEW.order_id
+			AND (NEW.moved OR (kind = 'orders.blocked' AND NEW.blocked) OR (kind = 'orders.source' AND NEW.source)
+				OR (kind GLOB 'orders.created:*' AND NEW.created) OR (kind GLOB 'orders.completed:*' AND NEW.completed)
+				OR (kind GLOB 'orders.total:*' AND NEW.total))
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, NEW.sign FROM order_line_keys WHERE order_id = NEW.order_id AND NEW.moved
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+END;
+--> statement-breakpoint
 CREATE TRIGGER `orders_counts_insert` AFTER INSERT ON orders BEGIN
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, kind, key, 1 FROM order_row_keys WHERE order_id = NEW.id
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, kind, key, 1 FROM order_line_keys WHERE order_id = NEW.id
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO order_changes VALUES (NEW.id, 1, 1, 1, 1, 1, 1, 1);
 	INSERT INTO orders_external_fts (rowid, external_id) VALUES ((NEW.account_id * 2 + NEW.test) * 4294967296 + NEW.id, lower(NEW.external_id));
 END;
 --> statement-breakpoint
 -- An update takes out what the old row contributed (BEFORE: the table still holds it) and puts in
--- what the new one does (AFTER), for the keys whose columns changed. A new account or test flag
--- moves everything, the facets included; a new created_at moves the facets (their key holds it).
+-- what the new one does (AFTER). A new created_at also moves the facets (their key holds it), as a
+-- new account or test flag does.
 CREATE TRIGGER `orders_counts_update_before` BEFORE UPDATE OF account_id, test, blocked, source, created_at, completed_at, total, external_id ON orders
 WHEN OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test OR OLD.blocked IS NOT NEW.blocked OR OLD.source IS NOT NEW.source
 	OR OLD.created_at IS NOT NEW.created_at OR OLD.completed_at IS NOT NEW.completed_at OR OLD.total IS NOT NEW.total OR OLD.external_id IS NOT NEW.external_id
 BEGIN
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, kind, key, -1 FROM order_row_keys WHERE order_id = OLD.id
-			AND (OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test
-				OR (kind = 'orders.blocked' AND OLD.blocked IS NOT NEW.blocked)
-				OR (kind = 'orders.source' AND OLD.source IS NOT NEW.source)
-				OR (kind GLOB 'orders.created:*' AND OLD.created_at IS NOT NEW.created_at)
-				OR (kind GLOB 'orders.completed:*' AND OLD.completed_at IS NOT NEW.completed_at)
-				OR (kind GLOB 'orders.total:*' AND OLD.total IS NOT NEW.total))
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, kind, key, -1 FROM order_line_keys WHERE order_id = OLD.id
-			AND (OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test)
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO order_changes VALUES (OLD.id, -1, OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test, OLD.blocked IS NOT NEW.blocked,
+		OLD.source IS NOT NEW.source, OLD.created_at IS NOT NEW.created_at, OLD.completed_at IS NOT NEW.completed_at, OLD.total IS NOT NEW.total);
 	DELETE FROM order_facets WHERE (account_id, test, kind, value, created_at, order_id) IN
 		(SELECT account_id, test, kind, value, created_at, order_id FROM order_facet_rows WHERE order_id = OLD.id)
 		AND (OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test OR OLD.created_at IS NOT NEW.created_at);
@@ -159,19 +161,8 @@ BEGIN
 	INSERT INTO order_facets (account_id, test, kind, value, created_at, order_id, n)
 		SELECT * FROM order_facet_rows WHERE order_id = NEW.id
 			AND (OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test OR OLD.created_at IS NOT NEW.created_at);
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, kind, key, 1 FROM order_row_keys WHERE order_id = NEW.id
-			AND (OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test
-				OR (kind = 'orders.blocked' AND OLD.blocked IS NOT NEW.blocked)
-				OR (kind = 'orders.source' AND OLD.source IS NOT NEW.source)
-				OR (kind GLOB 'orders.created:*' AND OLD.created_at IS NOT NEW.created_at)
-				OR (kind GLOB 'orders.completed:*' AND OLD.completed_at IS NOT NEW.completed_at)
-				OR (kind GLOB 'orders.total:*' AND OLD.total IS NOT NEW.total))
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, kind, key, 1 FROM order_line_keys WHERE order_id = NEW.id
-			AND (OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test)
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO order_changes VALUES (NEW.id, 1, OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test, OLD.blocked IS NOT NEW.blocked,
+		OLD.source IS NOT NEW.source, OLD.created_at IS NOT NEW.created_at, OLD.completed_at IS NOT NEW.completed_at, OLD.total IS NOT NEW.total);
 	INSERT INTO orders_external_fts (rowid, external_id)
 		SELECT (NEW.account_id * 2 + NEW.test) * 4294967296 + NEW.id, lower(NEW.external_id)
 		WHERE OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test OR OLD.external_id IS NOT NEW.external_id;
@@ -179,12 +170,7 @@ END;
 --> statement-breakpoint
 -- Its lines are gone by now (they reference it): only the empty state mask is left of them.
 CREATE TRIGGER `orders_counts_delete` BEFORE DELETE ON orders BEGIN
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, kind, key, -1 FROM order_row_keys WHERE order_id = OLD.id
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, kind, key, -1 FROM order_line_keys WHERE order_id = OLD.id
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO order_changes VALUES (OLD.id, -1, 1, 1, 1, 1, 1, 1);
 	DELETE FROM order_facets WHERE (account_id, test, kind, value, created_at, order_id) IN
 		(SELECT account_id, test, kind, value, created_at, order_id FROM order_facet_rows WHERE order_id = OLD.id);
 	DELETE FROM orders_external_fts WHERE rowid = (OLD.account_id * 2 + OLD.test) * 4294967296 + OLD.id;
@@ -192,138 +178,94 @@ END;
 --> statement-breakpoint
 
 -- ---- order_lines ----------------------------------------------------------------------------------
--- Per line, in O(1): the facet of its state and of its supplier count it (n); the order's state
--- mask counter moves from the mask before (BEFORE) to the mask after (AFTER); a supplier the order
--- gains or loses moves its supplier counter and one pair counter per other supplier of the order.
+-- Every change of a line (inserted, moved, rematched, deleted) is one row "inserted" into the view
+-- order_line_changes, whose INSTEAD OF trigger is the one place that applies it, in O(1): the order's
+-- state mask counter leaves the mask before; the line leaves the facets of its old state and
+-- supplier (a facet gone at none) and joins those of the new; a supplier the order loses or gains
+-- moves its counter and one pair counter per other supplier of the order; then the mask counter
+-- takes the mask after.
+CREATE VIEW `order_line_changes` AS
+SELECT NULL AS order_id, NULL AS old_status, NULL AS new_status, NULL AS old_supplier, NULL AS new_supplier WHERE 0;
+--> statement-breakpoint
+CREATE TRIGGER `order_line_changes_apply` INSTEAD OF INSERT ON order_line_changes BEGIN
+	SELECT RAISE(ABORT, 'A line state without a code in line_status_codes.')
+		WHERE NEW.new_status IS NOT NULL AND NOT EXISTS (SELECT 1 FROM line_status_codes WHERE status = NEW.new_status);
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, -1 FROM order_line_keys WHERE order_id = NEW.order_id AND kind = 'orders.mask'
+			AND NEW.old_status IS NOT NEW.new_status
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	-- The state it leaves and the one it takes.
+	UPDATE order_facets SET n = n - 1 WHERE NEW.old_status IS NOT NEW.new_status
+		AND (account_id, test, kind, value, created_at, order_id) =
+			(SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id FROM orders o, line_status_codes c WHERE o.id = NEW.order_id AND c.status = NEW.old_status);
+	DELETE FROM order_facets WHERE n = 0 AND NEW.old_status IS NOT NEW.new_status
+		AND (account_id, test, kind, value, created_at, order_id) =
+			(SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id FROM orders o, line_status_codes c WHERE o.id = NEW.order_id AND c.status = NEW.old_status);
+	INSERT INTO order_facets (account_id, test, kind, value, created_at, order_id, n)
+		SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id, 1 FROM orders o, line_status_codes c
+		WHERE o.id = NEW.order_id AND c.status = NEW.new_status AND NEW.old_status IS NOT NEW.new_status
+		ON CONFLICT DO UPDATE SET n = n + 1;
+	-- The supplier it leaves: when it was the order's last line there, its counter and pairs go.
+	UPDATE order_facets SET n = n - 1 WHERE NEW.old_supplier IS NOT NEW.new_supplier AND NEW.old_supplier IS NOT NULL
+		AND (account_id, test, kind, value, created_at, order_id) =
+			(SELECT o.account_id, o.test, 1, NEW.old_supplier, o.created_at, o.id FROM orders o WHERE o.id = NEW.order_id);
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT o.account_id, o.test, 'orders.supplier', NEW.old_supplier, -1 FROM orders o WHERE o.id = NEW.order_id
+			AND NEW.old_supplier IS NOT NEW.new_supplier AND NEW.old_supplier IS NOT NULL
+			AND EXISTS (SELECT 1 FROM order_facets f WHERE f.account_id = o.account_id AND f.test = o.test AND f.kind = 1 AND f.value = NEW.old_supplier AND f.created_at = o.created_at AND f.order_id = o.id AND f.n = 0)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT o.account_id, o.test, 'orders.supplier_pair', min(f.value, NEW.old_supplier) || ',' || max(f.value, NEW.old_supplier), -1
+		FROM orders o JOIN order_facets f ON f.account_id = o.account_id AND f.test = o.test AND f.kind = 1
+			AND f.value IN (SELECT matched_supplier_id FROM order_lines WHERE order_id = o.id) AND f.created_at = o.created_at AND f.order_id = o.id
+		WHERE o.id = NEW.order_id AND NEW.old_supplier IS NOT NEW.new_supplier AND NEW.old_supplier IS NOT NULL
+			AND f.value IS NOT NEW.old_supplier
+			AND EXISTS (SELECT 1 FROM order_facets g WHERE g.account_id = o.account_id AND g.test = o.test AND g.kind = 1 AND g.value = NEW.old_supplier AND g.created_at = o.created_at AND g.order_id = o.id AND g.n = 0)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	DELETE FROM order_facets WHERE n = 0 AND NEW.old_supplier IS NOT NEW.new_supplier AND NEW.old_supplier IS NOT NULL
+		AND (account_id, test, kind, value, created_at, order_id) =
+			(SELECT o.account_id, o.test, 1, NEW.old_supplier, o.created_at, o.id FROM orders o WHERE o.id = NEW.order_id);
+	-- The supplier it joins: when it is new to the order, its counter and pairs (while its facet does
+	-- not exist yet), then its facet.
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT o.account_id, o.test, 'orders.supplier', NEW.new_supplier, 1 FROM orders o WHERE o.id = NEW.order_id
+			AND NEW.old_supplier IS NOT NEW.new_supplier AND NEW.new_supplier IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM order_facets f WHERE f.account_id = o.account_id AND f.test = o.test AND f.kind = 1 AND f.value = NEW.new_supplier AND f.created_at = o.created_at AND f.order_id = o.id)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT o.account_id, o.test, 'orders.supplier_pair', min(f.value, NEW.new_supplier) || ',' || max(f.value, NEW.new_supplier), 1
+		FROM orders o JOIN order_facets f ON f.account_id = o.account_id AND f.test = o.test AND f.kind = 1
+			AND f.value IN (SELECT matched_supplier_id FROM order_lines WHERE order_id = o.id) AND f.created_at = o.created_at AND f.order_id = o.id
+		WHERE o.id = NEW.order_id AND NEW.old_supplier IS NOT NEW.new_supplier AND NEW.new_supplier IS NOT NULL
+			AND f.value IS NOT NEW.new_supplier
+			AND NOT EXISTS (SELECT 1 FROM order_facets g WHERE g.account_id = o.account_id AND g.test = o.test AND g.kind = 1 AND g.value = NEW.new_supplier AND g.created_at = o.created_at AND g.order_id = o.id)
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO order_facets (account_id, test, kind, value, created_at, order_id, n)
+		SELECT o.account_id, o.test, 1, NEW.new_supplier, o.created_at, o.id, 1 FROM orders o
+		WHERE o.id = NEW.order_id AND NEW.old_supplier IS NOT NEW.new_supplier AND NEW.new_supplier IS NOT NULL
+		ON CONFLICT DO UPDATE SET n = n + 1;
+	INSERT INTO counters (account_id, test, kind, key, n)
+		SELECT account_id, test, kind, key, 1 FROM order_line_keys WHERE order_id = NEW.order_id AND kind = 'orders.mask'
+			AND NEW.old_status IS NOT NEW.new_status
+		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+END;
+--> statement-breakpoint
 CREATE TRIGGER `order_lines_counts_stay` BEFORE UPDATE OF order_id ON order_lines WHEN OLD.order_id IS NOT NEW.order_id BEGIN
 	SELECT RAISE(ABORT, 'An order line never moves to another order.');
 END;
 --> statement-breakpoint
-CREATE TRIGGER `order_lines_counts_insert_before` BEFORE INSERT ON order_lines BEGIN
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, kind, key, -1 FROM order_line_keys WHERE order_id = NEW.order_id AND kind = 'orders.mask'
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+CREATE TRIGGER `order_lines_counts_insert` AFTER INSERT ON order_lines BEGIN
+	INSERT INTO order_line_changes VALUES (NEW.order_id, NULL, NEW.current_status, NULL, NEW.matched_supplier_id);
 END;
 --> statement-breakpoint
-CREATE TRIGGER `order_lines_counts_insert_after` AFTER INSERT ON order_lines BEGIN
-	SELECT RAISE(ABORT, 'A line state without a code in line_status_codes.') WHERE NOT EXISTS (SELECT 1 FROM line_status_codes WHERE status = NEW.current_status);
-	INSERT INTO order_facets (account_id, test, kind, value, created_at, order_id, n)
-		SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id, 1 FROM orders o, line_status_codes c WHERE o.id = NEW.order_id AND c.status = NEW.current_status
-		ON CONFLICT DO UPDATE SET n = n + 1;
-	-- A supplier new to the order: its counter and its pairs, while its facet does not exist yet.
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT o.account_id, o.test, 'orders.supplier', NEW.matched_supplier_id, 1 FROM orders o WHERE o.id = NEW.order_id AND NEW.matched_supplier_id IS NOT NULL
-			AND NOT EXISTS (SELECT 1 FROM order_facets f WHERE f.account_id = o.account_id AND f.test = o.test AND f.kind = 1 AND f.value = NEW.matched_supplier_id AND f.created_at = o.created_at AND f.order_id = o.id)
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT o.account_id, o.test, 'orders.supplier_pair', min(f.value, NEW.matched_supplier_id) || ',' || max(f.value, NEW.matched_supplier_id), 1
-		FROM orders o JOIN order_facets f ON f.account_id = o.account_id AND f.test = o.test AND f.kind = 1
-			AND f.value IN (SELECT matched_supplier_id FROM order_lines WHERE order_id = o.id) AND f.created_at = o.created_at AND f.order_id = o.id
-		WHERE o.id = NEW.order_id AND NEW.matched_supplier_id IS NOT NULL AND f.value IS NOT NEW.matched_supplier_id
-			AND NOT EXISTS (SELECT 1 FROM order_facets g WHERE g.account_id = o.account_id AND g.test = o.test AND g.kind = 1 AND g.value = NEW.matched_supplier_id AND g.created_at = o.created_at AND g.order_id = o.id)
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-	INSERT INTO order_facets (account_id, test, kind, value, created_at, order_id, n)
-		SELECT o.account_id, o.test, 1, NEW.matched_supplier_id, o.created_at, o.id, 1 FROM orders o WHERE o.id = NEW.order_id AND NEW.matched_supplier_id IS NOT NULL
-		ON CONFLICT DO UPDATE SET n = n + 1;
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, kind, key, 1 FROM order_line_keys WHERE order_id = NEW.order_id AND kind = 'orders.mask'
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-END;
---> statement-breakpoint
-CREATE TRIGGER `order_lines_counts_update_before` BEFORE UPDATE OF current_status ON order_lines WHEN OLD.current_status IS NOT NEW.current_status BEGIN
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, kind, key, -1 FROM order_line_keys WHERE order_id = OLD.order_id AND kind = 'orders.mask'
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-END;
---> statement-breakpoint
-CREATE TRIGGER `order_lines_counts_update_after` AFTER UPDATE OF current_status, matched_supplier_id ON order_lines
+CREATE TRIGGER `order_lines_counts_update` AFTER UPDATE OF current_status, matched_supplier_id ON order_lines
 WHEN OLD.current_status IS NOT NEW.current_status OR OLD.matched_supplier_id IS NOT NEW.matched_supplier_id
 BEGIN
-	SELECT RAISE(ABORT, 'A line state without a code in line_status_codes.') WHERE NOT EXISTS (SELECT 1 FROM line_status_codes WHERE status = NEW.current_status);
-	-- The state: one line less in the old one (its facet gone at none), one more in the new one.
-	UPDATE order_facets SET n = n - 1 WHERE OLD.current_status IS NOT NEW.current_status
-		AND (account_id, test, kind, value, created_at, order_id) =
-			(SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id FROM orders o, line_status_codes c WHERE o.id = OLD.order_id AND c.status = OLD.current_status);
-	DELETE FROM order_facets WHERE n = 0 AND OLD.current_status IS NOT NEW.current_status
-		AND (account_id, test, kind, value, created_at, order_id) =
-			(SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id FROM orders o, line_status_codes c WHERE o.id = OLD.order_id AND c.status = OLD.current_status);
-	INSERT INTO order_facets (account_id, test, kind, value, created_at, order_id, n)
-		SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id, 1 FROM orders o, line_status_codes c
-		WHERE o.id = NEW.order_id AND c.status = NEW.current_status AND OLD.current_status IS NOT NEW.current_status
-		ON CONFLICT DO UPDATE SET n = n + 1;
-	-- The supplier it leaves: when it was the order's last line there, its counter and pairs go.
-	UPDATE order_facets SET n = n - 1 WHERE OLD.matched_supplier_id IS NOT NEW.matched_supplier_id AND OLD.matched_supplier_id IS NOT NULL
-		AND (account_id, test, kind, value, created_at, order_id) =
-			(SELECT o.account_id, o.test, 1, OLD.matched_supplier_id, o.created_at, o.id FROM orders o WHERE o.id = OLD.order_id);
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT o.account_id, o.test, 'orders.supplier', OLD.matched_supplier_id, -1 FROM orders o WHERE o.id = OLD.order_id
-			AND OLD.matched_supplier_id IS NOT NEW.matched_supplier_id AND OLD.matched_supplier_id IS NOT NULL
-			AND EXISTS (SELECT 1 FROM order_facets f WHERE f.account_id = o.account_id AND f.test = o.test AND f.kind = 1 AND f.value = OLD.matched_supplier_id AND f.created_at = o.created_at AND f.order_id = o.id AND f.n = 0)
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT o.account_id, o.test, 'orders.supplier_pair', min(f.value, OLD.matched_supplier_id) || ',' || max(f.value, OLD.matched_supplier_id), -1
-		FROM orders o JOIN order_facets f ON f.account_id = o.account_id AND f.test = o.test AND f.kind = 1
-			AND f.value IN (SELECT matched_supplier_id FROM order_lines WHERE order_id = o.id) AND f.created_at = o.created_at AND f.order_id = o.id
-		WHERE o.id = OLD.order_id AND OLD.matched_supplier_id IS NOT NEW.matched_supplier_id AND OLD.matched_supplier_id IS NOT NULL
-			AND f.value IS NOT OLD.matched_supplier_id
-			AND EXISTS (SELECT 1 FROM order_facets g WHERE g.account_id = o.account_id AND g.test = o.test AND g.kind = 1 AND g.value = OLD.matched_supplier_id AND g.created_at = o.created_at AND g.order_id = o.id AND g.n = 0)
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-	DELETE FROM order_facets WHERE n = 0 AND OLD.matched_supplier_id IS NOT NEW.matched_supplier_id AND OLD.matched_supplier_id IS NOT NULL
-		AND (account_id, test, kind, value, created_at, order_id) =
-			(SELECT o.account_id, o.test, 1, OLD.matched_supplier_id, o.created_at, o.id FROM orders o WHERE o.id = OLD.order_id);
-	-- The supplier it joins: when it is new to the order, its counter and pairs, then its facet.
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT o.account_id, o.test, 'orders.supplier', NEW.matched_supplier_id, 1 FROM orders o WHERE o.id = NEW.order_id
-			AND OLD.matched_supplier_id IS NOT NEW.matched_supplier_id AND NEW.matched_supplier_id IS NOT NULL
-			AND NOT EXISTS (SELECT 1 FROM order_facets f WHERE f.account_id = o.account_id AND f.test = o.test AND f.kind = 1 AND f.value = NEW.matched_supplier_id AND f.created_at = o.created_at AND f.order_id = o.id)
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT o.account_id, o.test, 'orders.supplier_pair', min(f.value, NEW.matched_supplier_id) || ',' || max(f.value, NEW.matched_supplier_id), 1
-		FROM orders o JOIN order_facets f ON f.account_id = o.account_id AND f.test = o.test AND f.kind = 1
-			AND f.value IN (SELECT matched_supplier_id FROM order_lines WHERE order_id = o.id) AND f.created_at = o.created_at AND f.order_id = o.id
-		WHERE o.id = NEW.order_id AND OLD.matched_supplier_id IS NOT NEW.matched_supplier_id AND NEW.matched_supplier_id IS NOT NULL
-			AND f.value IS NOT NEW.matched_supplier_id
-			AND NOT EXISTS (SELECT 1 FROM order_facets g WHERE g.account_id = o.account_id AND g.test = o.test AND g.kind = 1 AND g.value = NEW.matched_supplier_id AND g.created_at = o.created_at AND g.order_id = o.id)
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-	INSERT INTO order_facets (account_id, test, kind, value, created_at, order_id, n)
-		SELECT o.account_id, o.test, 1, NEW.matched_supplier_id, o.created_at, o.id, 1 FROM orders o
-		WHERE o.id = NEW.order_id AND OLD.matched_supplier_id IS NOT NEW.matched_supplier_id AND NEW.matched_supplier_id IS NOT NULL
-		ON CONFLICT DO UPDATE SET n = n + 1;
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, kind, key, 1 FROM order_line_keys WHERE order_id = NEW.order_id AND kind = 'orders.mask'
-			AND OLD.current_status IS NOT NEW.current_status
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO order_line_changes VALUES (NEW.order_id, OLD.current_status, NEW.current_status, OLD.matched_supplier_id, NEW.matched_supplier_id);
 END;
 --> statement-breakpoint
-CREATE TRIGGER `order_lines_counts_delete_before` BEFORE DELETE ON order_lines BEGIN
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, kind, key, -1 FROM order_line_keys WHERE order_id = OLD.order_id AND kind = 'orders.mask'
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-END;
---> statement-breakpoint
-CREATE TRIGGER `order_lines_counts_delete_after` AFTER DELETE ON order_lines BEGIN
-	UPDATE order_facets SET n = n - 1 WHERE (account_id, test, kind, value, created_at, order_id) =
-		(SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id FROM orders o, line_status_codes c WHERE o.id = OLD.order_id AND c.status = OLD.current_status);
-	DELETE FROM order_facets WHERE n = 0 AND (account_id, test, kind, value, created_at, order_id) =
-		(SELECT o.account_id, o.test, 0, c.code, o.created_at, o.id FROM orders o, line_status_codes c WHERE o.id = OLD.order_id AND c.status = OLD.current_status);
-	UPDATE order_facets SET n = n - 1 WHERE OLD.matched_supplier_id IS NOT NULL AND (account_id, test, kind, value, created_at, order_id) =
-		(SELECT o.account_id, o.test, 1, OLD.matched_supplier_id, o.created_at, o.id FROM orders o WHERE o.id = OLD.order_id);
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT o.account_id, o.test, 'orders.supplier', OLD.matched_supplier_id, -1 FROM orders o WHERE o.id = OLD.order_id AND OLD.matched_supplier_id IS NOT NULL
-			AND EXISTS (SELECT 1 FROM order_facets f WHERE f.account_id = o.account_id AND f.test = o.test AND f.kind = 1 AND f.value = OLD.matched_supplier_id AND f.created_at = o.created_at AND f.order_id = o.id AND f.n = 0)
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT o.account_id, o.test, 'orders.supplier_pair', min(f.value, OLD.matched_supplier_id) || ',' || max(f.value, OLD.matched_supplier_id), -1
-		FROM orders o JOIN order_facets f ON f.account_id = o.account_id AND f.test = o.test AND f.kind = 1
-			AND f.value IN (SELECT matched_supplier_id FROM order_lines WHERE order_id = o.id) AND f.created_at = o.created_at AND f.order_id = o.id
-		WHERE o.id = OLD.order_id AND OLD.matched_supplier_id IS NOT NULL AND f.value IS NOT OLD.matched_supplier_id
-			AND EXISTS (SELECT 1 FROM order_facets g WHERE g.account_id = o.account_id AND g.test = o.test AND g.kind = 1 AND g.value = OLD.matched_supplier_id AND g.created_at = o.created_at AND g.order_id = o.id AND g.n = 0)
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-	DELETE FROM order_facets WHERE n = 0 AND OLD.matched_supplier_id IS NOT NULL AND (account_id, test, kind, value, created_at, order_id) =
-		(SELECT o.account_id, o.test, 1, OLD.matched_supplier_id, o.created_at, o.id FROM orders o WHERE o.id = OLD.order_id);
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, kind, key, 1 FROM order_line_keys WHERE order_id = OLD.order_id AND kind = 'orders.mask'
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+CREATE TRIGGER `order_lines_counts_delete` AFTER DELETE ON order_lines BEGIN
+	INSERT INTO order_line_changes VALUES (OLD.order_id, OLD.current_status, NULL, OLD.matched_supplier_id, NULL);
 END;
 --> statement-breakpoint
 
