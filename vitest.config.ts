@@ -72,7 +72,8 @@ export default defineConfig(async () => {
             // Property-based tests (test/helpers/fuzz.ts): a fixed seed, so a run is reproducible;
             // FUZZ_SEED explores other inputs and FUZZ_SCALE multiplies the number of runs.
             provide: { fuzzSeed: Number(process.env.FUZZ_SEED || 20_261_106), fuzzScale: Math.max(1, Number(process.env.FUZZ_SCALE || 1)) },
-            testTimeout: 20_000,
+            // Generous: tests that wait for the pipeline (waitFor, 30 s) must outlast a loaded machine.
+            testTimeout: 60_000,
             // One workerd per file costs ~2 s each; tests are self-seeding (own account each), so
             // files can share workers and the local D1 safely.
             isolate: false,

@@ -19,7 +19,7 @@ export async function supplierWithRule(
 }
 
 /** Waits until every line of the order is in one of the given states, and returns the order. */
-export async function orderSettled(creds: Credentials, reference: string, states: string[], timeoutMs = 8000) {
+export async function orderSettled(creds: Credentials, reference: string, states: string[], timeoutMs = 30_000) {
   return waitFor(async () => {
     const res = await call("GET", `/api/v1/orders/${reference}`, { creds });
     return res.json.order_lines.every((l: { current_status: string }) => states.includes(l.current_status)) ? res.json : null;
