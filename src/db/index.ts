@@ -1,5 +1,5 @@
 // Database access: one Drizzle instance per D1 binding, and helpers that respect D1's limits.
-import { getTableColumns, SQL, type Table } from "drizzle-orm";
+import { getTableColumns, sql, SQL, type Table } from "drizzle-orm";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
@@ -136,4 +136,14 @@ export async function rawBatch(db: Db, queries: (SQL | { toSQL(): { sql: string;
 /** A set of values as one bound parameter, for `IN (SELECT value FROM json_each(?))` and joins. */
 export function jsonParam(values: readonly unknown[]): string {
   return JSON.stringify(values);
+}
+
+/**
+ * `json_object(...)` of every column of `table` under `alias`: rows packed into one value of another
+ * statement's row (`json_group_array`), so that one statement reads a row with its children. Read
+ * back with JSON.parse and rowMapper (the values are the column's stored ones).
+ */
+export function jsonRow(table: Table, alias: string): SQL {
+  const pairs = Object.values(getTableColumns(table)).map((c) => `'${c.name}', ${alias}.${c.name}`);
+  return sql.raw(`json_object(${pairs.join(", ")})`);
 }

@@ -15,12 +15,17 @@ const DAY_MS = 24 * HOUR_MS;
 
 /** Starts the acknowledgement clock of lines that just reached the supplier (none without a deadline). */
 export function ackDeadlineStatements(supplier: Pick<Supplier, "ackDeadlineHours">, lineIds: number[], from: Date): SQL[] {
-  if (!supplier.ackDeadlineHours || lineIds.length === 0) return [];
-  const due = isoMicro(new Date(from.getTime() + supplier.ackDeadlineHours * HOUR_MS));
+  const due = ackDueAtOf(supplier, from);
+  if (!due || lineIds.length === 0) return [];
   return [
     sql`UPDATE order_lines SET ack_due_at = ${due}
         WHERE id IN (SELECT value FROM json_each(${JSON.stringify(lineIds)})) AND current_status IN ('ruled', 'completed')`,
   ];
+}
+
+/** When the acknowledgement clock started at `from` runs out (null: the supplier has no such deadline). */
+export function ackDueAtOf(supplier: Pick<Supplier, "ackDeadlineHours">, from: Date): string | null {
+  return supplier.ackDeadlineHours ? isoMicro(new Date(from.getTime() + supplier.ackDeadlineHours * HOUR_MS)) : null;
 }
 
 /** What a supplier's answer does to a line's clocks. */

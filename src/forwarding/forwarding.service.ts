@@ -5,9 +5,9 @@
 // a double click or a Worker that died mid-send never makes the supplier see an order twice
 // without the means to tell.
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
-import { runBatch, type Db } from "../db";
+import { rowMapper, runBatch, type Db, type Row } from "../db";
 import { LOST, retryLostRaces, runGuarded } from "../db/guards";
-import { dispatches, orderLines, orders, suppliers, type Dispatch, type LineStatus, type OrderLine } from "../db/schema";
+import { dispatches, orderLines, orders, suppliers, type Dispatch, type LineStatus, type Order, type OrderLine, type Supplier } from "../db/schema";
 import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
 import { enqueue, type Pipeline } from "../lib/queue";
@@ -25,101 +25,114 @@ import {
 import { findOrder } from "../orders/orders.service";
 import { planReroutes } from "../routing/reroute";
 import { postWebhook, sendEmail, type Attempt } from "./channels";
-import { ackDeadlineStatements, answeredStatements } from "./deadlines";
-import { buildDocument } from "./document";
-import { claim, retryDelaySeconds, underLease } from "./lease";
+import { ackDeadlineStatements, ackDueAtOf, answeredStatements } from "./deadlines";
+import { buildDocument, type DispatchDocument } from "./document";
+import { claimStatement, retryDelaySeconds, underLease } from "./lease";
 
 /**
- * Claims the order's ruled, not yet dispatched lines into one dispatch per supplier, marks the
- * pipeline's work on the order done, and returns every dispatch of the order that waits to be sent
- * (new ones, ones a block held back, ones a retry queued again). Two batches, whatever the number
- * of lines and suppliers; D1 runs batches one at a time, so a concurrent run finds the lines claimed.
+ * A dispatch created already claimed for the first step of its channel (src/processing/route-order.ts):
+ * `sending` under a lease (push), `awaiting_pickup` (pull), `manual`, or `dry_run` (test orders); with
+ * the lines it carries as the caller read them (`from`: pending, matched in the same batch, or ruled
+ * without a dispatch yet), and its document (the id is filled in by the database).
  */
-export async function dispatchOrder(db: Db, orderId: number): Promise<number[]> {
-  const [orderRows, lines] = await db.batch([
-    db.select().from(orders).where(eq(orders.id, orderId)),
-    db
-      .select({ supplierId: orderLines.matchedSupplierId, channel: suppliers.channel })
-      .from(orderLines)
-      .leftJoin(suppliers, eq(suppliers.id, orderLines.matchedSupplierId))
-      .where(and(eq(orderLines.orderId, orderId), eq(orderLines.currentStatus, "ruled"), sql`${orderLines.dispatchId} IS NULL`)),
-  ]);
-  const order = orderRows[0];
-  if (!order || order.parkedAt) return [];
-  const now = isoMicro();
-  const claims = new Map<number, { supplier: number; channel: string; key: string }>();
-  if (!order.blocked) {
-    for (const line of lines) {
-      if (line.supplierId === null || claims.has(line.supplierId)) continue;
-      claims.set(line.supplierId, { supplier: line.supplierId, channel: line.channel ?? "manual", key: crypto.randomUUID() });
-    }
-  }
-  const claimsJson = JSON.stringify([...claims.values()]);
-  const statements: SQL[] = [];
-  if (claims.size > 0) {
-    statements.push(
-      // A dispatch only for a supplier that still has unclaimed lines (a concurrent run claimed them otherwise).
-      sql`INSERT INTO dispatches (account_id, order_id, supplier_id, channel, status, idempotency_key, attempts, created_at, updated_at)
-          SELECT ${order.accountId}, ${orderId}, j.value ->> '$.supplier', j.value ->> '$.channel', 'queued', j.value ->> '$.key', 0, ${now}, ${now}
-          FROM json_each(${claimsJson}) AS j
-          WHERE EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = ${orderId} AND l.matched_supplier_id = j.value ->> '$.supplier'
-            AND l.current_status = 'ruled' AND l.dispatch_id IS NULL)
-          ORDER BY j.key`,
-      sql`UPDATE order_lines SET dispatch_id = d.id, updated_at = ${now}
-          FROM dispatches d
-          WHERE d.idempotency_key IN (SELECT j.value ->> '$.key' FROM json_each(${claimsJson}) AS j)
-            AND order_lines.order_id = ${orderId} AND order_lines.matched_supplier_id = d.supplier_id
-            AND order_lines.current_status = 'ruled' AND order_lines.dispatch_id IS NULL`,
-    );
-  }
-  // Done with the order, unless someone handed it to the pipeline again since it was read (then the
-  // sweeper must still see it): attempts start over.
-  statements.push(
-    sql`UPDATE orders SET routed_at = ${now}, routing_attempts = 0, routing_error = NULL
-        WHERE id = ${orderId} AND route_requested_at = ${order.routeRequestedAt} AND parked_at IS NULL`,
+export type NewDispatch = {
+  dispatch: Dispatch;
+  lines: { line: OrderLine; from: LineStatus }[];
+  doc: DispatchDocument | null;
+  supplier: Supplier | undefined;
+  ackDueAt: string | null;
+};
+
+/**
+ * Creates the dispatches, returning each one's id and idempotency key. A dispatch is created only
+ * when every line it carries is still as read (so the moves that follow in the batch carry exactly
+ * them); its id is allocated here, so that the stored document (what was, or would be, sent) names it.
+ */
+export function newDispatchStatement(created: NewDispatch[], now: string): SQL {
+  const json = JSON.stringify(
+    created.map(({ dispatch: d, lines, doc }) => ({
+      a: d.accountId,
+      o: d.orderId,
+      s: d.supplierId,
+      c: d.channel,
+      st: d.status,
+      k: d.idempotencyKey,
+      n: d.attempts,
+      lu: d.leaseUntil,
+      p: doc,
+      l: lines.map(({ line, from }) => ({ i: line.id, f: from, v: line.moveToken })),
+    })),
   );
-  // A blocked order's dispatches wait (unblocking hands the order to the pipeline again).
-  if (!order.blocked) statements.push(sql`SELECT id FROM dispatches WHERE order_id = ${orderId} AND status = 'queued' ORDER BY id`);
-  const results = await runBatch(db, statements);
-  return order.blocked ? [] : (results[results.length - 1].results as { id: number }[]).map((r) => r.id);
+  // D1 runs one batch at a time, and dispatches are never deleted: the next ids are the largest one's successors.
+  const id = sql`(SELECT coalesce(max(id), 0) FROM dispatches) + 1 + j.key`;
+  return sql`INSERT INTO dispatches (id, account_id, order_id, supplier_id, channel, status, idempotency_key, attempts, lease_until, payload,
+        created_at, updated_at, sent_at)
+      SELECT ${id}, j.value ->> '$.a', j.value ->> '$.o', j.value ->> '$.s', j.value ->> '$.c', j.value ->> '$.st', j.value ->> '$.k',
+        j.value ->> '$.n', j.value ->> '$.lu', CASE WHEN json_type(j.value, '$.p') = 'object' THEN json_set(j.value -> '$.p', '$.dispatch_id', ${id}) END,
+        ${now}, ${now}, CASE WHEN j.value ->> '$.st' = 'dry_run' THEN ${now} END
+      FROM json_each(${json}) AS j
+      WHERE NOT EXISTS (
+        SELECT 1 FROM json_each(j.value, '$.l') AS x
+        LEFT JOIN order_lines l ON l.id = x.value ->> '$.i' AND l.order_id = j.value ->> '$.o'
+        WHERE l.id IS NULL OR l.current_status IS NOT x.value ->> '$.f' OR l.move_token IS NOT x.value ->> '$.v'
+          OR (x.value ->> '$.f' = 'ruled' AND l.dispatch_id IS NOT NULL))
+      ORDER BY j.key
+      RETURNING id, idempotency_key`;
 }
 
 export type SendResult = { done: true } | { done: false; retryInSeconds: number };
 
-/** One attempt at sending a dispatch. Safe to call for a dispatch that is done or being sent. */
+/** A dispatch this attempt holds under its lease, with everything its send needs. */
+export type Held = { dispatch: Dispatch; order: Order; supplier: Supplier; lines: OrderLine[]; lease: string; started: Date };
+
+const dispatchRow = rowMapper(dispatches);
+const orderRow = rowMapper(orders);
+const lineRow = rowMapper(orderLines);
+const supplierRow = rowMapper(suppliers);
+
+/**
+ * One attempt at sending a dispatch (its queue message, a retry's, the sweeper's). Safe to call for a
+ * dispatch that is done or being sent. The claim and everything the send reads travel in one round
+ * trip: the reads run after the claim in the same transaction, so they see exactly what it claimed.
+ */
 export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): Promise<SendResult> {
   const settings = sendSettings(env);
   const started = new Date();
   const nowIso = isoMicro(started);
   const lease = isoMicro(leaseUntil(started, settings.timeoutMs));
-  const claimed = await claim(db, "dispatches", dispatchId, nowIso, lease);
-  if (!claimed) return { done: true };
-
-  const [orderRows, lines, supplierRows] = await db.batch([
-    db.select().from(orders).where(eq(orders.id, claimed.orderId)),
-    db.select().from(orderLines).where(and(eq(orderLines.dispatchId, claimed.id), eq(orderLines.currentStatus, "ruled"))).orderBy(asc(orderLines.position), asc(orderLines.id)),
-    db.select().from(suppliers).where(eq(suppliers.id, claimed.supplierId)),
+  const mine = sql`(SELECT d.id FROM dispatches d WHERE d.id = ${dispatchId} AND d.status = 'sending' AND d.lease_until = ${lease})`;
+  const [claimed, orderRows, lineRows, supplierRows] = await runBatch(db, [
+    claimStatement("dispatches", dispatchId, nowIso, lease),
+    sql`SELECT * FROM orders WHERE id = (SELECT order_id FROM dispatches WHERE id = ${mine})`,
+    sql`SELECT * FROM order_lines WHERE dispatch_id = ${mine} AND current_status = 'ruled' ORDER BY position, id`,
+    sql`SELECT * FROM suppliers WHERE id = (SELECT supplier_id FROM dispatches WHERE id = ${mine})`,
   ]);
-  const order = orderRows[0];
-  const supplier = supplierRows[0];
+  const row = (claimed.results as Row[])[0];
+  if (!row) return { done: true };
+  const held: Held = {
+    dispatch: dispatchRow(row),
+    order: orderRow((orderRows.results as Row[])[0]),
+    lines: (lineRows.results as Row[]).map(lineRow),
+    supplier: supplierRow((supplierRows.results as Row[])[0]),
+    lease,
+    started,
+  };
+  return sendHeld(db, env, held);
+}
+
+/** Every write after the claim, only while this attempt still holds its lease (./lease.ts). */
+const leasedBy = (db: Db, held: Held) => (set: SQL, then: SQL[] = []) => underLease(db, "dispatches", held.dispatch.id, held.lease, set, then);
+
+/** What a held dispatch's lines become on its channel, without sending anything: test orders, manual, pull. */
+async function sendHeld(db: Db, env: Bindings, held: Held): Promise<SendResult> {
+  const { dispatch: claimed, order, supplier, lines } = held;
   const doc = buildDocument(claimed, order, supplier, lines);
   const payload = JSON.stringify(doc);
-  const lineIds = lines.map((l) => l.id);
-
-  /** Every write after the claim, only while this attempt still holds its lease (./lease.ts). */
-  const leased = (set: SQL, then: SQL[] = []) => underLease(db, "dispatches", claimed.id, lease, set, then);
-  const finish = (status: Dispatch["status"], changes: LineChange[], then: SQL[] = [], lastError: string | null = null, token?: string) => {
-    const at = isoMicro();
-    return leased(
-      sql`status = ${status}, lease_until = NULL, payload = ${payload}, last_error = ${lastError},
-          sent_at = ${status === "sent" || status === "dry_run" ? sql`${at}` : sql`sent_at`}`,
-      [...lineStatements(changes, at, { token }), ...then, ...completionStatements([order.id], at)],
-    );
-  };
+  const leased = leasedBy(db, held);
+  const nowIso = isoMicro(held.started);
   const moveAll = (to: LineStatus, message: string): LineChange[] =>
     lines.map((l) => ({ kind: "move", lineId: l.id, orderId: order.id, from: "ruled", to, message }));
-  // The supplier's acknowledgement deadline starts when the lines reach it.
-  const ackDeadline = () => ackDeadlineStatements(supplier, lineIds, started);
+  const ackDeadline = () => ackDeadlineStatements(supplier, lines.map((l) => l.id), held.started);
 
   if (order.blocked) {
     // Held back; unblocking hands the order to the pipeline again, which re-queues this dispatch.
@@ -131,7 +144,11 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
     return { done: true };
   }
   if (order.test) {
-    await finish("dry_run", moveAll("completed", `Test order: dry run, nothing was sent to supplier ${supplier.name}`));
+    const at = isoMicro();
+    await leased(sql`status = 'dry_run', lease_until = NULL, payload = ${payload}, last_error = NULL, sent_at = ${at}`, [
+      ...lineStatements(moveAll("completed", dryRunMessage(supplier)), at),
+      ...completionStatements([order.id], at),
+    ]);
     return { done: true };
   }
   if (claimed.channel === "manual") {
@@ -140,32 +157,67 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
     return { done: true };
   }
   if (claimed.channel === "pull") {
-    const note = `Waiting for supplier ${supplier.name} to fetch and acknowledge the order`;
     await leased(sql`status = 'awaiting_pickup', lease_until = NULL, payload = ${payload}`, [
       ...noteLinesStatements(
-        lines.map((l) => ({ lineId: l.id, orderId: order.id, message: note })),
+        lines.map((l) => ({ lineId: l.id, orderId: order.id, message: pickupNote(supplier) })),
         nowIso,
       ),
       ...ackDeadline(),
     ]);
     return { done: true };
   }
-
-  let attempt: Attempt;
-  if (claimed.channel === "webhook") {
-    const secrets = [supplier.webhookSecret, supplier.webhookSecretPrevious].filter((s): s is string => !!s);
-    attempt = supplier.webhookUrl
-      ? await postWebhook(supplier.webhookUrl, secrets, doc, settings.timeoutMs)
-      : { outcome: "rejected", detail: "the supplier has no webhook URL" };
-  } else {
-    attempt = supplier.email ? await sendEmail(env, supplier.email, doc, settings.timeoutMs) : { outcome: "rejected", detail: "the supplier has no e-mail address" };
-  }
-
+  const attempt = await attemptSend(env, held, doc, sendSettings(env).timeoutMs);
   if (attempt.outcome === "delivered") {
-    const message = claimed.channel === "email" ? `Successfully sent to supplier ${supplier.name} by e-mail` : "Successfully sent to supplier";
-    await finish("sent", moveAll("completed", message), ackDeadline());
+    await runGuarded(db, deliveredStatements([{ held, doc }], isoMicro()));
     return { done: true };
   }
+  return concludeAttempt(db, env, held, doc, attempt);
+}
+
+export const dryRunMessage = (supplier: Pick<Supplier, "name">) => `Test order: dry run, nothing was sent to supplier ${supplier.name}`;
+export const pickupNote = (supplier: Pick<Supplier, "name">) => `Waiting for supplier ${supplier.name} to fetch and acknowledge the order`;
+
+/** The call itself, on a push channel (webhook or e-mail), time-boxed. */
+export async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, timeoutMs: number): Promise<Attempt> {
+  const { supplier } = held;
+  if (held.dispatch.channel === "webhook") {
+    const secrets = [supplier.webhookSecret, supplier.webhookSecretPrevious].filter((s): s is string => !!s);
+    return supplier.webhookUrl ? postWebhook(supplier.webhookUrl, secrets, doc, timeoutMs) : { outcome: "rejected", detail: "the supplier has no webhook URL" };
+  }
+  return supplier.email ? sendEmail(env, supplier.email, doc, timeoutMs) : { outcome: "rejected", detail: "the supplier has no e-mail address" };
+}
+
+/**
+ * Delivered sends, any number (of any orders) in one batch of six statements: their lines move to
+ * completed with the acknowledgement clock started, each dispatch is marked sent; each part only
+ * while its attempt still holds the dispatch's lease (one that lost it writes nothing).
+ */
+export function deliveredStatements(sent: { held: Held; doc: DispatchDocument }[], at: string): SQL[] {
+  if (sent.length === 0) return [];
+  const held = JSON.stringify(sent.map(({ held: h, doc }) => ({ d: h.dispatch.id, l: h.lease, p: doc })));
+  const stillHeld = (dispatchId: SQL) =>
+    sql`EXISTS (SELECT 1 FROM json_each(${held}) AS h JOIN dispatches d ON d.id = h.value ->> '$.d'
+        WHERE d.id = ${dispatchId} AND d.status = 'sending' AND d.lease_until = h.value ->> '$.l')`;
+  const changes: LineChange[] = sent.flatMap(({ held: h }) => {
+    const message = h.dispatch.channel === "email" ? `Successfully sent to supplier ${h.supplier.name} by e-mail` : "Successfully sent to supplier";
+    const ackDueAt = ackDueAtOf(h.supplier, h.started);
+    return h.lines.map((l) => ({ kind: "move" as const, lineId: l.id, orderId: h.order.id, from: "ruled" as const, to: "completed" as const, message, ...(ackDueAt ? { ackDueAt } : {}) }));
+  });
+  return [
+    ...lineStatements(changes, at, { guard: stillHeld(sql`order_lines.dispatch_id`) }),
+    sql`UPDATE dispatches SET status = 'sent', lease_until = NULL, payload = h.value -> '$.p', last_error = NULL, sent_at = ${at}, updated_at = ${at}
+        FROM json_each(${held}) AS h
+        WHERE dispatches.id = h.value ->> '$.d' AND dispatches.status = 'sending' AND dispatches.lease_until = h.value ->> '$.l'`,
+    ...completionStatements(sent.map((s) => s.held.order.id), at),
+  ];
+}
+
+/** A send that was not delivered: the supplier refused it or it failed for the last time (re-routed when the account does), or it is queued to be tried again. */
+export async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: DispatchDocument, attempt: Exclude<Attempt, { outcome: "delivered" }>): Promise<SendResult> {
+  const { dispatch: claimed, order, supplier, lines } = held;
+  const settings = sendSettings(env);
+  const payload = JSON.stringify(doc);
+  const leased = leasedBy(db, held);
   if (attempt.outcome === "rejected" || claimed.attempts >= settings.maxAttempts) {
     const message =
       attempt.outcome === "rejected"
@@ -180,8 +232,14 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
       order,
     );
     const token = newToken();
-    const owed = plan.rerouted > 0 ? [owedToPipeline(order.id, isoMicro())] : [];
-    const written = await finish("failed", plan.changes, [...plan.statements(token), ...owed], message, token);
+    const at = isoMicro();
+    const owed = plan.rerouted > 0 ? [owedToPipeline(order.id, at)] : [];
+    const written = await leased(sql`status = 'failed', lease_until = NULL, payload = ${payload}, last_error = ${message}, sent_at = sent_at`, [
+      ...lineStatements(plan.changes, at, { token }),
+      ...plan.statements(token),
+      ...owed,
+      ...completionStatements([order.id], at),
+    ]);
     if (written && plan.rerouted > 0) await enqueue(env, [{ type: "route_order", orderId: order.id }]);
     return { done: true };
   }

@@ -17,14 +17,15 @@ const mappers = { dispatches: rowMapper(dispatches), cancellations: rowMapper(ca
 
 /** Claims the row for one attempt (attempts + 1) under `lease`; undefined when it is done or another attempt holds it. */
 export async function claim<T extends Leased>(db: Db, table: T, id: number, now: string, lease: string): Promise<RowOf<T> | undefined> {
-  const name = sql.raw(table);
-  const { results } = await toStatement(
-    db,
-    sql`UPDATE ${name} SET status = 'sending', lease_until = ${lease}, attempts = attempts + 1, updated_at = ${now}
-        WHERE id = ${id} AND (status = 'queued' OR (status = 'sending' AND lease_until < ${now}))
-        RETURNING *`,
-  ).all<Row>();
+  const { results } = await toStatement(db, claimStatement(table, id, now, lease)).all<Row>();
   return results[0] ? (mappers[table](results[0]) as RowOf<T>) : undefined;
+}
+
+/** The claim as a statement (returning the claimed row, or none), for a caller that reads in the same batch. */
+export function claimStatement(table: Leased, id: number, now: string, lease: string): SQL {
+  return sql`UPDATE ${sql.raw(table)} SET status = 'sending', lease_until = ${lease}, attempts = attempts + 1, updated_at = ${now}
+      WHERE id = ${id} AND (status = 'queued' OR (status = 'sending' AND lease_until < ${now}))
+      RETURNING *`;
 }
 
 /**

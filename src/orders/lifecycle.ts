@@ -39,7 +39,11 @@ export type Move = {
   /** Columns set (or cleared, with null) in the same UPDATE; left as they are when undefined. */
   matchedSupplierId?: number | null;
   dispatchId?: number | null;
+  /** The dispatch with this idempotency key, created earlier in the same batch (src/forwarding/claims.ts). */
+  dispatchKey?: string;
   confirmedQuantity?: number | null;
+  /** The acknowledgement deadline that starts with this move (src/forwarding/deadlines.ts). */
+  ackDueAt?: string | null;
   /**
    * The line's move_token as the caller read it: the move applies only to the line as read, not to
    * one that left that state and came back meanwhile (declined and re-routed to ruled, say).
@@ -66,6 +70,8 @@ export type LineStatementsOptions = {
    * lines this batch moved (re-routing, splits) passes its own and gates them on it.
    */
   token?: string;
+  /** A condition on each moved line (order_lines, and its entry j.value): a dispatch's lease still held, say. */
+  guard?: SQL;
 };
 
 export const newToken = () => crypto.randomUUID();
@@ -83,7 +89,7 @@ export function lineStatements(changes: LineChange[], now: string, options: Line
   // Per line: the first state, the last, and the columns set along the way (the last one wins).
   const updates = new Map<
     number,
-    { i: number; o: number; f: LineStatus; t: LineStatus; ms?: number | null; d?: number | null; q?: number | null; v?: string | null }
+    { i: number; o: number; f: LineStatus; t: LineStatus; ms?: number | null; d?: number | null; dk?: string; q?: number | null; a?: string | null; v?: string | null }
   >();
   for (const c of changes) {
     if (c.kind !== "move") continue;
@@ -93,7 +99,9 @@ export function lineStatements(changes: LineChange[], now: string, options: Line
     u.t = c.to;
     if (c.matchedSupplierId !== undefined) u.ms = c.matchedSupplierId;
     if (c.dispatchId !== undefined) u.d = c.dispatchId;
+    if (c.dispatchKey !== undefined) u.dk = c.dispatchKey;
     if (c.confirmedQuantity !== undefined) u.q = c.confirmedQuantity;
+    if (c.ackDueAt !== undefined) u.a = c.ackDueAt;
     if (c.version !== undefined) u.v = c.version;
     updates.set(c.lineId, u);
   }
@@ -115,12 +123,21 @@ export function lineStatements(changes: LineChange[], now: string, options: Line
     // A key absent from the JSON leaves its column as it is; present (null included) sets it.
     const column = (name: string, key: string) =>
       sql.raw(`${name} = CASE WHEN json_type(j.value, '$.${key}') IS NULL THEN order_lines.${name} ELSE j.value ->> '$.${key}' END`);
+    const values = [...updates.values()];
+    // Columns only some callers set are written only when one of them is in this set.
+    const dispatch = values.some((u) => u.dk !== undefined)
+      ? sql.raw(`dispatch_id = CASE WHEN json_type(j.value, '$.dk') IS NOT NULL
+            THEN (SELECT d.id FROM dispatches d WHERE d.idempotency_key = j.value ->> '$.dk')
+            WHEN json_type(j.value, '$.d') IS NULL THEN order_lines.dispatch_id ELSE j.value ->> '$.d' END`)
+      : column("dispatch_id", "d");
+    const ackDue = values.some((u) => u.a !== undefined) ? sql`, ${column("ack_due_at", "a")}` : sql``;
     statements.push(sql`UPDATE order_lines SET current_status = j.value ->> '$.t', updated_at = ${now}, move_token = ${token},
-        ${column("matched_supplier_id", "ms")}, ${column("dispatch_id", "d")}, ${column("confirmed_quantity", "q")}
-      FROM json_each(${JSON.stringify([...updates.values()])}) AS j
+        ${column("matched_supplier_id", "ms")}, ${dispatch}, ${column("confirmed_quantity", "q")}${ackDue}
+      FROM json_each(${JSON.stringify(values)}) AS j
       WHERE order_lines.id = j.value ->> '$.i' AND order_lines.order_id = j.value ->> '$.o'
         AND order_lines.current_status = j.value ->> '$.f'
-        AND (json_type(j.value, '$.v') IS NULL OR order_lines.move_token IS j.value ->> '$.v')`);
+        AND (json_type(j.value, '$.v') IS NULL OR order_lines.move_token IS j.value ->> '$.v')
+        ${options.guard ? sql`AND ${options.guard}` : sql``}`);
     if (options.allOrNothing) statements.push(expectChanges(updates.size));
   }
   if (options.allOrNothing) {
@@ -229,15 +246,27 @@ const openStates = sql.join(OPEN_STATES.map((s) => sql`${s}`), sql`, `);
  * when one moves back. Run after the moves, in the same batch (with the same `now`).
  * updated_at moves only when something did: completed_at changed, or this batch logged a change
  * (every change logs, stamped `now`), so a redelivered message leaves the order as it was.
- * Any number of orders in two statements.
+ * Any number of orders in two statements (one when the caller knows no line closed).
  */
-export function completionStatements(orderIds: readonly number[], now: string): SQL[] {
+export function completionStatements(
+  orderIds: readonly number[],
+  now: string,
+  options: {
+    /**
+     * False when no move of the batch ends in a closed state: then no order can complete by it, and
+     * its order.completed statement is left out.
+     */
+    closes?: boolean;
+    /** More columns the caller sets in the same UPDATE (the pipeline's routed mark). */
+    set?: SQL;
+  } = {},
+): SQL[] {
   const ids = JSON.stringify([...new Set(orderIds)]);
   const completedAt = sql`CASE WHEN EXISTS (SELECT 1 FROM order_lines WHERE order_id = orders.id
         AND current_status IN (${openStates})) THEN NULL ELSE coalesce(completed_at, ${now}) END`;
   return [
-    ordersCompletedEvent(ids, OPEN_STATES, now),
-    sql`UPDATE orders SET
+    ...(options.closes === false ? [] : [ordersCompletedEvent(ids, OPEN_STATES, now)]),
+    sql`UPDATE orders SET ${options.set ? sql`${options.set},` : sql``}
       completed_at = ${completedAt},
       updated_at = CASE WHEN completed_at IS NOT ${completedAt}
         OR EXISTS (SELECT 1 FROM order_line_logs WHERE order_id = orders.id AND created_at = ${now})

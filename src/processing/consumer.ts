@@ -7,37 +7,66 @@ import type { Bindings } from "../env";
 import { deliverWebhook } from "../events/delivery.service";
 import { publishAfterPipeline, publishAndContinue } from "../events/publish.service";
 import { sendCancellation } from "../forwarding/cancellations.service";
-import { dispatchOrder, sendDispatch } from "../forwarding/forwarding.service";
-import { queuedCancellations } from "../orders/cancellations.service";
-import { routeOrder } from "../routing/routing.service";
+import { sendDispatch } from "../forwarding/forwarding.service";
 import { enqueue, type PipelineMessage } from "../lib/queue";
-import { maxRoutingAttempts, pipelineRetryDelay } from "./settings";
+import { pipelineRetryDelay } from "./settings";
 import { rematchAccount } from "../routing/rematch";
+import { routeOrders } from "./route-order";
 
 export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, env: Bindings): Promise<void> {
-  // Benchmark runs meter the pipeline too: one log line per message with its D1 statements.
+  // Benchmark runs meter the pipeline too: one log line per message (or per group of route_order
+  // messages handled together) with its D1 statements.
   const bench = env.BENCH_METRICS === "1";
   const db = createDb(bench ? meteredD1(env.DB) : env.DB);
+  const metered = async (type: string, messages: number, fn: () => Promise<void>) => {
+    if (!bench) return fn();
+    const metrics = { ...newD1Metrics(), statements: [] };
+    await withD1Metrics(metrics, fn);
+    console.warn(`bench:pipeline ${JSON.stringify({ type, messages, ...metrics })}`);
+  };
+  const failed = async (message: Message<PipelineMessage>, error: unknown) => {
+    console.error(JSON.stringify({ level: "error", event: "pipeline_failed", body: message.body, attempts: message.attempts, error: String(error) }));
+    if (message.body.type === "route_order") await recordRoutingError(db, message.body.orderId, error);
+    message.retry({ delaySeconds: pipelineRetryDelay(env, message.attempts) });
+  };
+  // The batch's route_order messages are routed together: one read and one write for all their
+  // orders (src/processing/route-order.ts). Should that fail, each is tried on its own, so one order
+  // that cannot be routed holds up no other.
+  const routing = batch.messages.filter((m) => m.body.type === "route_order") as Message<Extract<PipelineMessage, { type: "route_order" }>>[];
+  const others = batch.messages.filter((m) => m.body.type !== "route_order");
+  const requests = (ms: typeof routing) => ms.map((m) => ({ orderId: m.body.orderId, redelivered: m.attempts > 1 }));
   // The messages of a batch run side by side: a supplier whose endpoint takes its whole time box
   // holds up its own send, not the routing of other orders. Each message is acked or retried alone.
-  await Promise.all(
-    batch.messages.map(async (message) => {
+  await Promise.all([
+    (async () => {
+      if (routing.length === 0) return;
       try {
-        if (bench) {
-          const metrics = { ...newD1Metrics(), statements: [] };
-          await withD1Metrics(metrics, () => handle(db, env, message.body, message.attempts > 1));
-          console.warn(`bench:pipeline ${JSON.stringify({ type: message.body.type, ...metrics })}`);
-        } else {
-          await handle(db, env, message.body, message.attempts > 1);
-        }
+        await metered("route_order", routing.length, () => routeOrders(db, env, requests(routing)));
+        for (const m of routing) m.ack();
+      } catch (error) {
+        if (routing.length === 1) return failed(routing[0], error);
+        // The attempt is counted already (the joint read counted the redelivered ones).
+        await Promise.all(
+          routing.map(async (m) => {
+            try {
+              await metered("route_order", 1, () => routeOrders(db, env, [{ orderId: m.body.orderId, redelivered: false }]));
+              m.ack();
+            } catch (alone) {
+              await failed(m, alone);
+            }
+          }),
+        );
+      }
+    })(),
+    ...others.map(async (message) => {
+      try {
+        await metered(message.body.type, 1, () => handle(db, env, message.body, message.attempts > 1));
         message.ack();
       } catch (error) {
-        console.error(JSON.stringify({ level: "error", event: "pipeline_failed", body: message.body, attempts: message.attempts, error: String(error) }));
-        if (message.body.type === "route_order") await recordRoutingError(db, message.body.orderId, error);
-        message.retry({ delaySeconds: pipelineRetryDelay(env, message.attempts) });
+        await failed(message, error);
       }
     }),
-  );
+  ]);
   await publishAfterPipeline(env, batch.messages.map((m) => m.body));
 }
 
@@ -54,7 +83,7 @@ async function recordRoutingError(db: Db, orderId: number, error: unknown) {
 export async function handle(db: Db, env: Bindings, body: PipelineMessage, redelivered = false): Promise<void> {
   switch (body.type) {
     case "route_order":
-      await routeAndDispatch(db, env, body.orderId, redelivered);
+      await routeOrders(db, env, [{ orderId: body.orderId, redelivered }]);
       return;
     case "send_dispatch":
     case "send_cancellation": {
@@ -65,7 +94,7 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage, redel
       return;
     }
     case "rematch_account":
-      await rematchAccount(db, env, body, (orderId) => routeAndDispatch(db, env, orderId, false));
+      await rematchAccount(db, env, body, (orderIds) => routeOrders(db, env, orderIds.map((orderId) => ({ orderId, redelivered: false }))));
       return;
     case "publish_events":
       await publishAndContinue(db, env);
@@ -76,19 +105,3 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage, redel
   }
 }
 
-/**
- * Matches the order's pending lines (a redelivery counts the failed attempt before it; past the
- * limit the order is parked), then claims the ruled ones into dispatches, marks the order done
- * and queues each waiting send.
- */
-async function routeAndDispatch(db: Db, env: Bindings, orderId: number, redelivered: boolean) {
-  const outcome = await routeOrder(db, orderId, { maxAttempts: maxRoutingAttempts(env), countAttempt: redelivered });
-  if (outcome.status === "not_found" || outcome.status === "parked") return;
-  const waiting = await dispatchOrder(db, orderId);
-  await enqueue(env, waiting.map((dispatchId) => ({ type: "send_dispatch" as const, dispatchId })));
-  // Lines re-routed away from a silent supplier: that supplier is told they are withdrawn.
-  if (outcome.withdrawn > 0) {
-    const [queued] = await runBatch(db, [queuedCancellations(orderId)]);
-    await enqueue(env, (queued.results as { id: number }[]).map((r) => ({ type: "send_cancellation" as const, cancellationId: r.id })));
-  }
-}

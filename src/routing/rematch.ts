@@ -33,12 +33,15 @@ export async function changeAndRematch<T>(
   return rows;
 }
 
-/** Routes the next page of the account's waiting orders (each through `route`), then queues the rest. */
+/**
+ * Routes the next page of the account's waiting orders (all of them through one call of `route`: the
+ * account's rules, suppliers and catalogue are read once for the page), then queues the rest.
+ */
 export async function rematchAccount(
   db: Db,
   env: Bindings,
   message: { accountId: number; afterOrderId?: number; requestedAt?: string },
-  route: (orderId: number) => Promise<void>,
+  route: (orderIds: number[]) => Promise<void>,
 ) {
   const rows = await db
     .selectDistinct({ orderId: orderLines.orderId })
@@ -55,7 +58,7 @@ export async function rematchAccount(
     )
     .orderBy(asc(orderLines.orderId))
     .limit(REMATCH_PAGE);
-  for (const { orderId } of rows) await route(orderId);
+  if (rows.length) await route(rows.map((r) => r.orderId));
   if (rows.length === REMATCH_PAGE) {
     await enqueue(env, [{ ...message, type: "rematch_account", afterOrderId: rows[rows.length - 1].orderId }]);
   } else if (message.requestedAt) {

@@ -6,9 +6,9 @@
 // The decision is made where the supplier's answer (or failure) is written, in the same batch: the
 // line moves on in one step ("Declined by supplier X: out of stock; routed to supplier Y"), or
 // stays as it is. Every hop is kept on the line (reroute_chain), logged and evented.
-import { eq, sql, type SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
-import { accounts, type LineStatus, type OrderLine, type RerouteHop } from "../db/schema";
+import type { LineStatus, OrderLine, RerouteHop } from "../db/schema";
 import { lineEvents, type LineEventEntry } from "../events/outbox";
 import { cancellationRequestStatements, type CancellationRequest } from "../orders/cancellation-requests";
 import { newToken, splitStatements, type LineChange, type Split } from "../orders/lifecycle";
@@ -16,10 +16,6 @@ import { loadRoutingContext, subjectOf, type OrderLike, type ReroutePolicy } fro
 import { decideLine, type SupplierRef } from "./matching";
 
 export type RerouteCause = RerouteHop["outcome"];
-
-/** The account's re-routing settings, as a query to run in the caller's batch. */
-export const reroutePolicy = (db: Db, accountId: number) =>
-  db.select({ enabled: accounts.rerouteEnabled, maxAttempts: accounts.rerouteMaxAttempts }).from(accounts).where(eq(accounts.id, accountId));
 
 /** The bounds of the per-account cap (suppliers per line, the first one included). */
 export const MAX_ATTEMPTS_RANGE = { min: 1, max: 10 } as const;
@@ -85,8 +81,8 @@ async function decide(
   const subjectLine = (l: Leaving) => (l.cause === "partial" ? { ...l.line, quantity: remainderOf(l) } : l.line);
   // The lines' orders come with the context, unless the caller has the one order already.
   const orderIds = [...new Set(candidates.map((o) => o.l.line.orderId))].filter((id) => id !== known?.id);
-  const ctx = await loadRoutingContext(db, accountId, candidates.map((o) => subjectLine(o.l)), orderIds, { policy: true });
-  const policy = ctx.policy!;
+  const ctx = await loadRoutingContext(db, accountId, candidates.map((o) => subjectLine(o.l)), orderIds);
+  const policy = ctx.policy;
   const open = candidates.filter((o) => {
     const index = leaving.indexOf(o.l);
     if (!policy.enabled) return false;

@@ -9,13 +9,11 @@ import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
 import type { CreateOrderInput } from "../orders/orders.schemas";
 import { findOrder, lineColumns, orderColumns } from "../orders/orders.service";
-import { loadRoutingContext, subjectOf, type LineLike, type OrderLike } from "./context";
+import { loadRoutingContext, subjectOf, UNBLOCKED_BY_HAND, type LineLike, type OrderLike } from "./context";
 import { decideLine, DRAFT_RULE_ID } from "./matching";
-import { planReroutes, reroutePolicy } from "./reroute";
+import { planReroutes } from "./reroute";
 import type { CreateRuleInput } from "./rules.schemas";
 
-/** The log message of an unblock by hand; an order that has one is no longer blocked by rules. */
-const UNBLOCKED_BY_HAND = "Order unblocked";
 
 const unblockedByHand = (db: Db, orderId: number) =>
   db
@@ -225,7 +223,8 @@ export async function explainOrder(db: Db, accountId: number, input: { reference
     order = { ...orderColumns(input.order!), reference: null, blocked: false };
     lines = input.order!.products.map((p) => ({ ...lineColumns(p), id: null, currentStatus: null, splitFromLineId: null, rerouteChain: null }));
   }
-  const [loaded, [policy]] = await Promise.all([loadRoutingContext(db, accountId, lines), reroutePolicy(db, accountId)]);
+  const loaded = await loadRoutingContext(db, accountId, lines);
+  const policy = loaded.policy;
   const ctx = { ...loaded, rules: input.rule ? withDraft(loaded.rules, accountId, input.rule) : loaded.rules, unblockedByHand: unblocked };
   const draftId = input.rule ? (input.rule.id ?? DRAFT_RULE_ID) : null;
   const explained = lines.map((line, position) => {

@@ -1,18 +1,18 @@
 // What the pipeline costs D1 at the maximum order size, counted (statements do not swing with the
-// machine's load): a 500-line order is routed, dispatched, sent and answered in a handful of
-// statements each, and no statement of it, nor the sweepers', scans a whole table.
+// machine's load): a 500-line order is routed and dispatched (the pipeline's route_order step) and
+// answered in a handful of statements each, and no statement of it, nor the sweepers', scans a
+// whole table. (test/reliability/pipeline.budget.test.ts counts a whole order's life per message.)
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import { meteredD1 } from "../../src/db/metrics";
 import { applyAnswers } from "../../src/forwarding/answers.service";
 import { cancelOrder } from "../../src/orders/cancellations.service";
-import { dispatchOrder, sendDispatch } from "../../src/forwarding/forwarding.service";
 import { CreateOrderBody } from "../../src/orders/orders.schemas";
 import { createOrder, listOrders } from "../../src/orders/orders.service";
 import { ListOrdersQuery } from "../../src/orders/orders.schemas";
+import { routeOrders } from "../../src/processing/route-order";
 import { sweepDeadlines, sweepStuckCancellations, sweepStuckDispatches, sweepUnroutedOrders } from "../../src/processing/sweeper";
-import { routeOrder } from "../../src/routing/routing.service";
 import { createAccount, exec, orderPayload, rows, seedSupplier } from "../helpers/factories";
 import { seedRule } from "../helpers/routing";
 import { losingPipeline } from "../helpers/pipeline";
@@ -41,28 +41,20 @@ describe("a 500-line order through the pipeline, counted", () => {
     // The pipeline's message is dropped: this test runs each step itself.
     const { orderId } = await createOrder(createDb(env.DB), losingPipeline(), creds.accountId, CreateOrderBody.parse(orderPayload({ products })));
 
-    const routed = await metered(() => routeOrder(db, orderId));
-    const dispatched = await metered(() => dispatchOrder(db, orderId));
-    const [dispatchId] = dispatched.result;
-    const sent = await metered(() => sendDispatch(db, env, dispatchId));
+    // Matched and claimed into a dispatch awaiting the pull supplier's pickup: one read, one write.
+    const routed = await metered(() => routeOrders(db, env, [{ orderId, redelivered: false }]));
     const lineIds = (await rows<{ id: number }>("SELECT id FROM order_lines WHERE order_id = ? ORDER BY position", orderId)).map((r) => r.id);
     const answered = await metered(() =>
       applyAnswers(db, losingPipeline(), { id: supplier.id, accountId: creds.accountId, name: supplier.name }, lineIds.map((id) => ({ line_id: id, action: "accept" as const }))),
     );
-    const counts = {
-      route: routed.metrics.queries,
-      dispatch: dispatched.metrics.queries,
-      send: sent.metrics.queries,
-      answer: answered.metrics.queries,
-    };
+    const counts = { route: routed.metrics.queries, route_round_trips: routed.metrics.roundTrips, answer: answered.metrics.queries };
     console.log(`statements for a ${MAX_LINES}-line order: ${JSON.stringify(counts)}`);
 
     expect(await rows("SELECT DISTINCT current_status FROM order_lines WHERE order_id = ?", orderId)).toEqual([{ current_status: "completed" }]);
-    expect(counts.route).toBeLessThanOrEqual(14);
-    expect(counts.dispatch).toBeLessThanOrEqual(6);
-    expect(counts.send).toBeLessThanOrEqual(10);
+    expect(counts.route).toBe(7);
+    expect(counts.route_round_trips).toBe(2);
     expect(counts.answer).toBeLessThanOrEqual(10);
-    const statements = [routed, dispatched, sent, answered].flatMap((r) => r.metrics.statements);
+    const statements = [routed, answered].flatMap((r) => r.metrics.statements);
     expect(await fullScans(statements)).toEqual([]);
   }, 30_000);
 
@@ -78,19 +70,16 @@ describe("a 500-line order through the pipeline, counted", () => {
     const plain = createDb(env.DB);
     const db = createDb(meteredD1(env.DB));
     const { orderId } = await createOrder(plain, losingPipeline(), creds.accountId, CreateOrderBody.parse(orderPayload({ products })));
-    await routeOrder(plain, orderId);
-    const [toFirst] = await dispatchOrder(plain, orderId);
-    await sendDispatch(plain, env, toFirst);
+    await routeOrders(plain, env, [{ orderId, redelivered: false }]);
     const lineIds = (await rows<{ id: number }>("SELECT id FROM order_lines WHERE order_id = ? ORDER BY position", orderId)).map((r) => r.id);
 
     const declined = await metered(() =>
       applyAnswers(db, losingPipeline(), { id: first.id, accountId: creds.accountId, name: first.name }, lineIds.map((id) => ({ line_id: id, action: "decline" as const, reason: "out of stock" }))),
     );
-    const rerouted = await metered(() => routeOrder(db, orderId));
-    const redispatched = await metered(() => dispatchOrder(db, orderId));
-    const resent = await metered(() => sendDispatch(db, env, redispatched.result[0]));
-    expect(await rows("SELECT DISTINCT current_status, matched_supplier_id FROM order_lines WHERE order_id = ?", orderId)).toEqual([
-      { current_status: "ruled", matched_supplier_id: next.id },
+    // The re-routed lines, ruled to `next` without a dispatch: claimed into one in one read and one write.
+    const rerouted = await metered(() => routeOrders(db, env, [{ orderId, redelivered: false }]));
+    expect(await rows("SELECT DISTINCT current_status, matched_supplier_id, dispatch_id IS NOT NULL AS dispatched FROM order_lines WHERE order_id = ?", orderId)).toEqual([
+      { current_status: "ruled", matched_supplier_id: next.id, dispatched: 1 },
     ]);
 
     // The same 500 lines, now sent to `next` (pull), cancelled whole, the request confirmed.
@@ -103,20 +92,18 @@ describe("a 500-line order through the pipeline, counted", () => {
 
     const counts = {
       decline: declined.metrics.queries,
-      reroute_route: rerouted.metrics.queries,
-      reroute_dispatch: redispatched.metrics.queries,
-      reroute_send: resent.metrics.queries,
+      reroute: rerouted.metrics.queries,
+      reroute_round_trips: rerouted.metrics.roundTrips,
       cancel: cancelled.metrics.queries,
       cancel_confirm: confirmed.metrics.queries,
     };
     console.log(`statements for a ${MAX_LINES}-line decline + re-route and cancellation: ${JSON.stringify(counts)}`);
     expect(counts.decline).toBeLessThanOrEqual(20);
-    expect(counts.reroute_route).toBeLessThanOrEqual(14);
-    expect(counts.reroute_dispatch).toBeLessThanOrEqual(6);
-    expect(counts.reroute_send).toBeLessThanOrEqual(10);
+    expect(counts.reroute).toBe(6);
+    expect(counts.reroute_round_trips).toBe(2);
     expect(counts.cancel).toBeLessThanOrEqual(16);
     expect(counts.cancel_confirm).toBeLessThanOrEqual(16);
-    const statements = [declined, rerouted, redispatched, resent, cancelled, confirmed].flatMap((r) => r.metrics.statements);
+    const statements = [declined, rerouted, cancelled, confirmed].flatMap((r) => r.metrics.statements);
     expect(await fullScans(statements)).toEqual([]);
   }, 60_000);
 

@@ -1,0 +1,207 @@
+// The whole life of an order, counted as the benchmark counts it (statements and round trips do
+// not swing with the machine's load): the create request (auth included) and each queue message
+// the pipeline handles for it, with the queue consumer's own metering (BENCH_METRICS=1). The
+// order is the benchmark's: three lines, two of them to one webhook supplier and one to another.
+import { createMessageBatch } from "cloudflare:test";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createApp } from "../../src/app";
+import type { Bindings } from "../../src/env";
+import type { PipelineMessage } from "../../src/lib/queue";
+import { handlePipelineBatch } from "../../src/processing/consumer";
+import { createAccount, exec, rows, seedSupplier } from "../helpers/factories";
+import { received, remoteUrl } from "../helpers/fake-remote";
+import { authHeaders, BASE, call, type Credentials } from "../helpers/http";
+import { seedRule } from "../helpers/routing";
+import { fullScans, type Captured } from "../helpers/statements";
+
+const app = createApp();
+
+type Counted = { queries: number; roundTrips: number };
+
+/**
+ * The Worker's env with metering on, and a queue producer that keeps what is sent (the test hands
+ * each message to the consumer itself, so no other delivery can handle it first).
+ */
+function benchEnv() {
+  const sent: PipelineMessage[] = [];
+  const PIPELINE = {
+    send: async (body: PipelineMessage) => void sent.push(body),
+    sendBatch: async (messages: { body: PipelineMessage }[]) => void sent.push(...messages.map((m) => m.body)),
+  };
+  return { env: { ...env, BENCH_METRICS: "1", PIPELINE } as unknown as Bindings, sent };
+}
+
+/** A request through the app with metering on: its status, JSON and D1 work. */
+async function request(view: Bindings, method: string, path: string, headers: Record<string, string>, body?: unknown) {
+  const ctx = createExecutionContext();
+  const res = await app.fetch(
+    new Request(`${BASE}${path}`, { method, headers: { accept: "application/json", "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) }),
+    view,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  const counted: Counted = { queries: Number(res.headers.get("X-D1-Queries")), roundTrips: Number(res.headers.get("X-D1-Round-Trips")) };
+  return { status: res.status, json: (await res.json()) as Record<string, unknown>, counted };
+}
+
+let seq = 0;
+/** Hands the messages to the consumer as one queue batch; what it metered, per logged group. */
+async function consume(view: Bindings, bodies: PipelineMessage[]): Promise<(Counted & { type: string; messages: number; statements: Captured[] })[]> {
+  const logged: string[] = [];
+  const spy = vi.spyOn(console, "warn").mockImplementation((line: unknown) => void logged.push(String(line)));
+  try {
+    const batch = createMessageBatch<PipelineMessage>("order-pipeline", bodies.map((body) => ({ id: `budget-${++seq}`, timestamp: new Date(), attempts: 1, body })));
+    await handlePipelineBatch(batch, view);
+  } finally {
+    spy.mockRestore();
+  }
+  return logged.filter((l) => l.startsWith("bench:pipeline ")).map((l) => JSON.parse(l.slice("bench:pipeline ".length)));
+}
+
+const THREE_LINES = {
+  products: [
+    { external_id: "a", name: "Blue mug", ean13: "0012345678905", reference: "SKU-1-1", quantity: 2, price: "12.50" },
+    { external_id: "b", name: "Teapot", ean13: "4006381333931", reference: "SKU-1-2", quantity: 1, price: "45.00" },
+    { external_id: "c", name: "Tea towel", quantity: 4, price: "8.10", category: "Kitchen" },
+  ],
+};
+
+async function twoWebhookSuppliers(creds: Credentials) {
+  const mugs = await seedSupplier(creds.accountId);
+  const towels = await seedSupplier(creds.accountId);
+  const url = remoteUrl("ok");
+  await exec("UPDATE suppliers SET channel = 'webhook', webhook_url = ?, webhook_secret = 'budget-secret' WHERE id IN (?, ?)", url, mugs.id, towels.id);
+  await seedRule(creds.accountId, { priority: 10, conditions: [{ variable: "line.category", operator: "is", value: "kitchen" }], action: { type: "assign_supplier", supplier_id: towels.id } });
+  await seedRule(creds.accountId, { priority: 20, action: { type: "assign_supplier", supplier_id: mugs.id } });
+  return { mugs, towels, url };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("the pipeline's D1 budget per order, counted per message", () => {
+  it("create, match, claim, send to two webhook suppliers and finish: 19 statements in 5 round trips, auth included", async () => {
+    const creds = await createAccount();
+    await call("GET", "/api/v1", { creds }); // the key's first use writes last_used_at
+    const { mugs, towels, url } = await twoWebhookSuppliers(creds);
+    const { env: view, sent } = benchEnv();
+
+    const created = await request(view, "POST", "/api/v1/orders", authHeaders(creds), { ...orderBase(), ...THREE_LINES });
+    expect(created.status).toBe(200);
+    expect(sent).toEqual([{ type: "route_order", orderId: expect.any(Number) }]);
+    const routed = await consume(view, sent.splice(0));
+
+    // Every line reached its supplier and is completed; each supplier got one document.
+    const reference = String(created.json.reference);
+    const order = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+    expect(order.order_lines.map((l: { current_status: string }) => l.current_status)).toEqual(["completed", "completed", "completed"]);
+    const dispatches = (await call("GET", `/api/v1/orders/${reference}/dispatches`, { creds })).json.data;
+    expect(dispatches.map((d: { supplier_id: number; status: string; attempts: number }) => [d.supplier_id, d.status, d.attempts])).toEqual([
+      [mugs.id, "sent", 1],
+      [towels.id, "sent", 1],
+    ]);
+    const documents = (await received(url)).map((r) => JSON.parse(r.body)).sort((x, y) => x.dispatch_id - y.dispatch_id);
+    expect(documents.map((d) => [d.dispatch_id, d.lines.map((l: { external_id: string }) => l.external_id)])).toEqual([
+      [dispatches[0].id, ["a", "b"]],
+      [dispatches[1].id, ["c"]],
+    ]);
+    // What was stored as sent is what was sent.
+    expect(dispatches.map((d: { payload: unknown }) => d.payload)).toEqual(documents);
+    // Nothing else was left for the pipeline: no send_dispatch message, the order no longer owed.
+    expect(sent.filter((m) => m.type !== "publish_events")).toEqual([]);
+    expect(await rows("SELECT routed_at IS NOT NULL AS routed, routing_attempts FROM orders WHERE reference = ?", reference)).toEqual([{ routed: 1, routing_attempts: 0 }]);
+
+    const life = [created.counted, ...routed.filter((m) => m.type === "route_order")];
+    const total = { queries: life.reduce((s, m) => s + m.queries, 0), roundTrips: life.reduce((s, m) => s + m.roundTrips, 0) };
+    const counts = routed.map(({ type, messages, queries, roundTrips }) => ({ type, messages, queries, roundTrips }));
+    console.log(`the life of a 3-line order to two webhook suppliers: create ${JSON.stringify(created.counted)}, then ${JSON.stringify(counts)}`);
+    expect(created.counted).toEqual({ queries: 6, roundTrips: 2 });
+    expect(counts).toEqual([
+      // One read (2 statements), one write that matches and claims (5), the sends, one finish (6).
+      { type: "route_order", messages: 1, queries: 13, roundTrips: 3 },
+    ]);
+    expect(total.queries).toBeLessThanOrEqual(20);
+    expect(total.roundTrips).toBeLessThanOrEqual(6);
+    expect(await fullScans(routed.flatMap((m) => m.statements))).toEqual([]);
+  });
+
+  it("a send that fails at first: the route_order step queues it again, its send_dispatch message claims, reads and finishes in two round trips", async () => {
+    const creds = await createAccount();
+    await call("GET", "/api/v1", { creds });
+    const supplier = await seedSupplier(creds.accountId);
+    const url = remoteUrl("flaky-1");
+    await exec("UPDATE suppliers SET channel = 'webhook', webhook_url = ?, webhook_secret = 'budget-secret' WHERE id = ?", url, supplier.id);
+    await seedRule(creds.accountId, { priority: 10, action: { type: "assign_supplier", supplier_id: supplier.id } });
+    const { env: view, sent } = benchEnv();
+
+    const created = await request(view, "POST", "/api/v1/orders", authHeaders(creds), { ...orderBase(), ...THREE_LINES });
+    const routed = await consume(view, sent.splice(0));
+    const retry = sent.filter((m) => m.type === "send_dispatch");
+    expect(retry).toEqual([{ type: "send_dispatch", dispatchId: expect.any(Number) }]);
+    const resent = await consume(view, retry);
+
+    const reference = String(created.json.reference);
+    const order = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+    expect(order.order_lines.map((l: { current_status: string }) => l.current_status)).toEqual(["completed", "completed", "completed"]);
+    expect((await received(url)).map((r) => r.headers["idempotency-key"])).toEqual(Array(2).fill(expect.any(String)));
+    expect(new Set((await received(url)).map((r) => r.headers["idempotency-key"])).size).toBe(1);
+    const counts = [...routed, ...resent].map(({ type, queries, roundTrips }) => ({ type, queries, roundTrips }));
+    console.log(`a send that fails at first: ${JSON.stringify(counts)}`);
+    expect(counts).toEqual([
+      // Read, write, the failed send queued again under its lease.
+      { type: "route_order", queries: 9, roundTrips: 3 },
+      // The claim with its reads, then the finish.
+      { type: "send_dispatch", queries: 10, roundTrips: 2 },
+    ]);
+  });
+
+  it("a decline and re-route: the supplier's answer, then one route_order message that claims and sends to the next supplier", async () => {
+    const creds = await createAccount();
+    await call("GET", "/api/v1", { creds });
+    const first = await seedSupplier(creds.accountId);
+    const next = await seedSupplier(creds.accountId);
+    const url = remoteUrl("ok");
+    await exec("UPDATE suppliers SET channel = 'pull' WHERE id = ?", first.id);
+    await exec("UPDATE suppliers SET channel = 'webhook', webhook_url = ?, webhook_secret = 'budget-secret' WHERE id = ?", url, next.id);
+    await seedRule(creds.accountId, { priority: 10, action: { type: "assign_supplier", supplier_id: first.id } });
+    await seedRule(creds.accountId, { priority: 20, action: { type: "assign_supplier", supplier_id: next.id } });
+    const key = (await call("POST", `/api/v1/suppliers/${first.id}/keys`, { creds, body: {} })).json.key as string;
+    const { env: view, sent } = benchEnv();
+
+    const created = await request(view, "POST", "/api/v1/orders", authHeaders(creds), { ...orderBase(), ...THREE_LINES });
+    const routed = await consume(view, sent.splice(0));
+    const reference = String(created.json.reference);
+    const lineIds = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines.map((l: { id: number }) => l.id) as number[];
+    await call("GET", "/api/v1/supplier/orders", { headers: { authorization: `Bearer ${key}` } }); // the key's first use
+    const declined = await request(view, "POST", "/api/v1/supplier/answers", { authorization: `Bearer ${key}` }, {
+      answers: lineIds.map((id) => ({ line_id: id, action: "decline", reason: "out of stock" })),
+    });
+    expect(declined.status).toBe(200);
+    const rerouted = await consume(view, sent.splice(0).filter((m) => m.type === "route_order"));
+
+    const order = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+    expect(order.order_lines.map((l: { current_status: string }) => l.current_status)).toEqual(["completed", "completed", "completed"]);
+    const documents = (await received(url)).map((r) => JSON.parse(r.body));
+    expect(documents.map((d) => d.lines.map((l: { id: number }) => l.id))).toEqual([lineIds]);
+    const counts = { route: routed.map((m) => [m.queries, m.roundTrips]), decline: [declined.counted.queries, declined.counted.roundTrips], reroute: rerouted.map((m) => [m.queries, m.roundTrips]) };
+    console.log(`a decline and re-route: ${JSON.stringify(counts)}`);
+    // To the pull supplier: read and write. The decline: auth, the answer's read, the re-route
+    // decision's read, one write. The re-route: read, claim, send, finish, within the first
+    // route_order's own budget (13 statements in 3 round trips).
+    expect(counts).toEqual({ route: [[7, 2]], decline: [17, 4], reroute: [[11, 3]] });
+  });
+});
+
+function orderBase() {
+  return {
+    external_id: `budget-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
+    source: "WooCommerce",
+    total: "107.35",
+    shipping_cost: "4.95",
+    email: "jan@example.com",
+    shipping_address: { first_name: "Jan", last_name: "Jansen", address1: "Damrak 1", postcode: "1012LG", city: "Amsterdam", country: "Netherlands" },
+  };
+}
