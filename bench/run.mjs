@@ -14,7 +14,8 @@ import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { d1File, ensureSeeded, runCopy } from "./seed.mjs";
-import { workloads } from "./workloads.mjs";
+import { orderBody, workloads } from "./workloads.mjs";
+import { consoleSession, ordersToDecline, preparePipelineCopy, startSink } from "./pipeline.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -41,6 +42,8 @@ const sizes = opts.sizes.split(",").map(Number);
 const duration = Number(opts.duration);
 const connections = Number(opts.connections);
 const only = opts.only ? new RegExp(opts.only, "i") : null;
+/** Requests of the decline + re-route workload (each declines one order's lines). */
+const DECLINES = 200;
 
 // ---- The Worker under test -------------------------------------------------
 
@@ -127,6 +130,9 @@ function requestOf(w) {
   return w.request ? w.request() : { method: "GET", path: w.path };
 }
 
+/** A workload's own headers (the console's session cookie, a supplier's key), else the account's. */
+const headersOf = (w, headers) => (w.headers ? w.headers() : headers());
+
 /** A few plain requests: checks the answer and reads the X-D1-* headers. */
 async function sampleMetrics(base, headers, w) {
   const rows = [];
@@ -135,13 +141,13 @@ async function sampleMetrics(base, headers, w) {
   let pageLines = null;
   for (let i = 0; i < Number(opts.samples); i++) {
     const req = requestOf(w);
-    const res = await fetch(base + req.path, { method: req.method, headers: headers(), body: req.body });
+    const res = await fetch(base + req.path, { method: req.method, headers: headersOf(w, headers), body: req.body });
     const text = await res.text();
     let json;
     try {
       json = JSON.parse(text);
     } catch {}
-    if (!w.check(res.status, json)) throw new Error(`${w.name}: unexpected answer ${res.status} ${text.slice(0, 300)}`);
+    if (!w.check(res.status, json, text)) throw new Error(`${w.name}: unexpected answer ${res.status} ${text.slice(0, 300)}`);
     if (w.kind === "list") {
       matched = json.meta.total;
       pageRows = json.data.length;
@@ -171,9 +177,10 @@ function drive(base, headers, w, seconds) {
       {
         url: base,
         connections,
-        duration: seconds,
-        headers: headers(),
-        requests: [{ setupRequest: (req) => ({ ...req, ...requestOf(w), headers: headers() }) }],
+        // A workload that uses up what it works on (each decline takes the next order) runs a fixed number of requests.
+        ...(w.amount ? { amount: w.amount } : { duration: seconds }),
+        headers: headersOf(w, headers),
+        requests: [{ setupRequest: (req) => ({ ...req, ...requestOf(w), headers: headersOf(w, headers) }) }],
       },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
@@ -200,7 +207,7 @@ const BIG_TABLES = ["orders", "order_lines", "order_line_logs", "products", "shi
 async function capturedStatements(base, headers, w) {
   const req = requestOf(w);
   // With x-bench-capture-sql the Worker answers the request's statements instead of its body.
-  const res = await fetch(base + req.path, { method: req.method, headers: { ...headers(), "x-bench-capture-sql": "1" }, body: req.body });
+  const res = await fetch(base + req.path, { method: req.method, headers: { ...headersOf(w, headers), "x-bench-capture-sql": "1" }, body: req.body });
   const statements = await res.json();
   if (!Array.isArray(statements)) throw new Error(`${w.name}: no statements captured`);
   return statements;
@@ -300,14 +307,15 @@ async function alive(worker) {
   }
 }
 
-async function runPhase(persist, headers, sequence, { pipeline: attached }) {
+async function runPhase(persist, headers, sequence, { pipeline: attached, onStart = async () => {} }) {
   let worker = await startWorker(persist, { pipeline: attached });
+  await onStart(worker);
   const results = [];
   const plans = [];
   const pipeline = [];
   try {
     // Warm-up: a moment of every workload (JIT, SQLite's page cache, the isolate's caches).
-    for (const w of sequence) await drive(worker.base, headers, w, Number(opts.warmup));
+    for (const w of sequence) if (!w.amount) await drive(worker.base, headers, w, Number(opts.warmup));
     const floorW = sequence.find((w) => w.kind === "floor");
     const floorRun = async () => {
       const f = await drive(worker.base, headers, floorW, duration);
@@ -322,7 +330,8 @@ async function runPhase(persist, headers, sequence, { pipeline: attached }) {
         console.log(`  (wrangler dev stopped answering; starting it again)`);
         await worker.stop();
         worker = await startWorker(persist, { pipeline: attached });
-        for (const x of sequence) await drive(worker.base, headers, x, Number(opts.warmup));
+        await onStart(worker);
+        for (const x of sequence) if (!x.amount) await drive(worker.base, headers, x, Number(opts.warmup));
       }
       // Floors between the workloads: the machine's load drifts within minutes, so each workload is
       // compared with the mean of the floor run right before it and the one right after it.
@@ -331,9 +340,10 @@ async function runPhase(persist, headers, sequence, { pipeline: attached }) {
         paired = await floorRun();
         if (previous) previous.after = paired;
       }
-      const metrics = await sampleMetrics(worker.base, headers, w);
+      if (w.prepare) await w.prepare(worker);
       const logStart = worker.output().length;
-      if (!w.retried && ["list", "single", "products"].includes(w.kind)) plans.push({ w, statements: await capturedStatements(worker.base, headers, w) });
+      const metrics = await sampleMetrics(worker.base, headers, w);
+      if (!w.retried && ["list", "single", "products", "console"].includes(w.kind)) plans.push({ w, statements: await capturedStatements(worker.base, headers, w) });
       process.stdout.write(`  ${w.name.padEnd(34)} `);
       const result = await drive(worker.base, headers, w, duration);
       const bad = result.non2xx + result.errors + result.timeouts;
@@ -352,7 +362,7 @@ async function runPhase(persist, headers, sequence, { pipeline: attached }) {
           (bad ? `  (${bad} failed requests!)` : ""),
       );
       results.push({ w, r });
-      if (attached && w.kind === "create") {
+      if (attached && (w.kind === "create" || w.kind === "decline")) {
         // Let the queue drain before the next workload (quiet for 3 s, at most 3 minutes).
         const drainStart = Date.now();
         let seen = -1;
@@ -362,7 +372,8 @@ async function runPhase(persist, headers, sequence, { pipeline: attached }) {
           quiet = n === seen ? quiet + 1 : 0;
           seen = n;
         }
-        pipeline.push(...pipelineLines(worker.output().slice(logStart)));
+        r.pipeline = pipelineLines(worker.output().slice(logStart));
+        pipeline.push(...r.pipeline);
         r.drainSeconds = Math.max(0, Math.round((Date.now() - drainStart) / 1000) - 3);
         console.log(`  (queue drained ${r.drainSeconds} s after the load: ${pipeline.length} pipeline messages handled)`);
       }
@@ -391,26 +402,56 @@ async function runSize(size) {
     "content-type": "application/json",
   });
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
-  const all = workloads(marker, runId).filter((w) => w.kind === "floor" || !only || only.test(w.name));
+  const session = { cookie: "" };
+  const all = workloads(marker, runId, session).filter((w) => w.kind === "floor" || !only || only.test(w.name));
   const floorW = all.find((w) => w.kind === "floor");
   const createW = all.find((w) => w.kind === "create");
   const loadBefore = machine().loadavg;
 
   // Phase 1: the request paths, queue consumer detached.
   console.log(`\n→ ${size} orders: wrangler dev on a copy of the seeded D1, queue consumer detached…`);
-  const main = await runPhase(persist, headers, all, { pipeline: false });
+  const signIn = async (worker) => {
+    if (all.some((w) => w.kind === "console")) session.cookie = await consoleSession(worker.base, account);
+  };
+  const main = await runPhase(persist, headers, all, { pipeline: false, onStart: signIn });
 
   // Phase 2: creates with the queue consumer in the same workerd (matching and forwarding every
   // new order), next to a floor of its own.
   let pipelinePhase = null;
   if (opts.pipeline && createW) {
-    console.log(`→ ${size} orders: wrangler dev again, queue consumer attached…`);
-    pipelinePhase = await runPhase(
-      persist,
-      headers,
-      [{ ...floorW, name: "floor (pipeline phase)" }, { ...createW, name: "create order + pipeline in-process", kind: "create" }],
-      { pipeline: true },
-    );
+    console.log(`→ ${size} orders: wrangler dev again, queue consumer attached, suppliers pushing to a local webhook sink…`);
+    const sink = await startSink();
+    const supplierKey = preparePipelineCopy(persist, account.id, sink.url);
+    // Decline + re-route: each request declines every line of the next order waiting for the pull
+    // supplier; the pipeline re-routes them to the next supplier and sends them there.
+    let toDecline = [];
+    let declined = 0;
+    const declineW = {
+      name: "decline + re-route (supplier API)",
+      kind: "decline",
+      amount: DECLINES,
+      prepare: async (worker) => {
+        console.log(`  (creating ${DECLINES + Number(opts.samples)} orders for the declining supplier…)`);
+        toDecline = await ordersToDecline(worker.base, headers, supplierKey, DECLINES + Number(opts.samples), (i) => orderBody(`bench-${runId}-decline-${i}`));
+      },
+      headers: () => ({ authorization: `Bearer ${supplierKey}`, "content-type": "application/json", accept: "application/json" }),
+      request: () => {
+        const next = toDecline[declined++ % toDecline.length];
+        return { method: "POST", path: "/api/v1/supplier/answers", body: JSON.stringify({ answers: next.lineIds.map((id) => ({ line_id: id, action: "decline", reason: "out of stock" })) }) };
+      },
+      check: (status, json) => status === 200 && json?.results?.every((r) => r.current_status === "declined"),
+    };
+    try {
+      pipelinePhase = await runPhase(
+        persist,
+        headers,
+        [{ ...floorW, name: "floor (pipeline phase)" }, { ...createW, name: "create order + pipeline in-process", kind: "create" }, declineW],
+        { pipeline: true },
+      );
+      pipelinePhase.sinkReceived = sink.received();
+    } finally {
+      await sink.stop();
+    }
   }
 
   // Plans: on the pristine seeded file (same schema; the running copy belongs to workerd).
@@ -437,6 +478,7 @@ async function runSize(size) {
 
     plans: main.plans,
     pipelineResults: pipelinePhase?.results ?? [],
+    sinkReceived: pipelinePhase?.sinkReceived ?? 0,
 
     pipeline: pipelinePhase?.pipeline ?? [],
     pipelinePlans: [...pipelinePlans.values()],
@@ -489,17 +531,60 @@ function report(run) {
     const drained = run.pipelineResults.find(({ r }) => r.drainSeconds !== undefined);
     if (drained) lines.push(`\nThe queue drained ${drained.r.drainSeconds} s after the load ended.`);
   }
-  if (run.pipeline.length) {
-    lines.push("");
-    lines.push(`Queue consumer during that create workload (per message):`);
-    lines.push("");
-    lines.push("| message | handled | queries | round trips | rows read |");
-    lines.push("|---|---:|---:|---:|---:|");
+  // The consumer's D1 work per message, for each workload of the pipeline phase (route_order
+  // messages of one queue batch are handled together and logged as one group).
+  const perMessage = (ms) => {
     const byType = new Map();
-    for (const m of run.pipeline) byType.set(m.type, [...(byType.get(m.type) ?? []), m]);
-    for (const [type, ms] of byType) {
-      const mean = (k) => ms.reduce((a, m) => a + m[k], 0) / ms.length;
-      lines.push(`| ${type} | ${ms.length} | ${fmt(mean("queries"), 1)} | ${fmt(mean("roundTrips"), 1)} | ${fmt(mean("rowsRead"))}${ms.some((m) => m.unmetered) ? ` (+${fmt(mean("unmetered"), 1)} unmetered)` : ""} |`);
+    for (const m of ms) byType.set(m.type, [...(byType.get(m.type) ?? []), m]);
+    return [...byType].map(([type, group]) => {
+      const messages = group.reduce((a, m) => a + (m.messages ?? 1), 0);
+      const per = (k) => group.reduce((a, m) => a + m[k], 0) / messages;
+      return { type, messages, groups: group.length, queries: per("queries"), roundTrips: per("roundTrips"), rowsRead: per("rowsRead"), unmetered: per("unmetered") };
+    });
+  };
+  for (const { w, r } of run.pipelineResults.filter(({ r }) => r.pipeline?.length)) {
+    lines.push("");
+    lines.push(`Queue consumer during "${w.name}" (per message; route_order messages of one queue batch are routed together):`);
+    lines.push("");
+    lines.push("| message | handled | in groups | queries | round trips | rows read |");
+    lines.push("|---|---:|---:|---:|---:|---:|");
+    const types = perMessage(r.pipeline);
+    for (const t of types) {
+      lines.push(`| ${t.type} | ${t.messages} | ${t.groups} | ${fmt(t.queries, 1)} | ${fmt(t.roundTrips, 1)} | ${fmt(t.rowsRead)}${t.unmetered ? ` (+${fmt(t.unmetered, 1)} unmetered)` : ""} |`);
+    }
+    // The whole life per order: the request itself, then each message the pipeline handled for it.
+    const route = types.find((t) => t.type === "route_order");
+    const send = types.find((t) => t.type === "send_dispatch");
+    if (route) {
+      const sends = send ? send.messages / route.messages : 0;
+      const queries = r.metrics.queries + route.queries + sends * (send?.queries ?? 0);
+      const trips = r.metrics.roundTrips + route.roundTrips + sends * (send?.roundTrips ?? 0);
+      const what = w.kind === "decline" ? "the decline request and the re-route" : "the create request (auth included) and the pipeline";
+      const ok = queries <= 20 && trips <= 6;
+      lines.push("");
+      lines.push(
+        `Per order, ${what}: ${fmt(queries, 1)} D1 statements in ${fmt(trips, 1)} round trips ` +
+          `(request ${r.metrics.queries} in ${r.metrics.roundTrips}; route_order ${fmt(route.queries, 1)} in ${fmt(route.roundTrips, 1)}` +
+          `${send ? `; send_dispatch ${fmt(send.queries, 1)} in ${fmt(send.roundTrips, 1)} × ${fmt(sends, 2)} per order` : ""}). ` +
+          `Target ≤ 20 in ≤ 6: ${ok ? "ok" : "MISSED"}.`,
+      );
+    }
+  }
+  if (run.pipelineResults.length) lines.push(`\nThe webhook sink received ${fmt(run.sinkReceived)} dispatch documents during the phase.`);
+  // The console's pages against the API calls they show (issue 12: the same D1 statements, no query per row).
+  const pages = results.filter(({ w }) => w.kind === "console");
+  if (pages.length) {
+    lines.push("");
+    lines.push("Console pages against the API calls they show:");
+    lines.push("");
+    lines.push("| page | D1 queries | round trips | rows read | p99 ÷ floor | API call | its queries | its round trips | same budget |");
+    lines.push("|---|---:|---:|---:|---:|---|---:|---:|---|");
+    for (const { w, r } of pages) {
+      const api = results.find((x) => x.w.name === w.shows);
+      const same = api ? r.metrics.queries <= api.r.metrics.queries && r.metrics.roundTrips <= api.r.metrics.roundTrips : null;
+      lines.push(
+        `| ${w.name} | ${r.metrics.queries} | ${r.metrics.roundTrips} | ${fmt(r.metrics.rowsRead)} | ${fmt(r.p99 / r.floor.p99, 2)} | ${w.shows} | ${api ? api.r.metrics.queries : "–"} | ${api ? api.r.metrics.roundTrips : "–"} | ${same === null ? "(API call not run)" : same ? "ok" : "MISSED"} |`,
+      );
     }
   }
   lines.push("");

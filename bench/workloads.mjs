@@ -38,7 +38,7 @@ export function orderBody(externalId) {
  * path or a request() that autocannon's setupRequest calls for each request.
  * `check(status, json)` tells whether a sampled answer is the one the workload means to measure.
  */
-export function workloads(marker, runId) {
+export function workloads(marker, runId, session = { cookie: "" }) {
   const { sample, suppliers } = marker;
   const ok200 = (status) => status === 200;
   const list = (name, query, extra = {}) => ({
@@ -51,6 +51,15 @@ export function workloads(marker, runId) {
   let created = 0;
   let repeated = 0;
   let fetched = 0;
+  let shown = 0;
+  // The shop console's pages, signed in (run.mjs fills the session's cookie): each against the API
+  // call it shows, whose D1 statements it must not exceed (issue 12: no query per row).
+  const page = (extra) => ({
+    kind: "console",
+    headers: () => ({ cookie: session.cookie, accept: "text/html" }),
+    check: (status, _json, text) => status === 200 && /<table/.test(text ?? ""),
+    ...extra,
+  });
   return [
     { name: "floor (GET /api/v1)", kind: "floor", path: "/api/v1", check: (s, j) => s === 200 && typeof j?.id === "number" },
     list("default", ""),
@@ -73,6 +82,12 @@ export function workloads(marker, runId) {
       request: () => ({ method: "GET", path: `/api/v1/orders/${sample.references[fetched++ % sample.references.length]}` }),
       check: (status, json) => status === 200 && Array.isArray(json?.order_lines?.[0]?.logs),
     },
+    page({ name: "console orders page", path: "/console/orders", shows: "list default" }),
+    page({
+      name: "console order page",
+      shows: "single order",
+      request: () => ({ method: "GET", path: `/console/orders/${sample.references[shown++ % sample.references.length]}` }),
+    }),
     { name: "products page 1", kind: "products", path: "/api/v1/products?page=1", check: (s, j) => s === 200 && j?.data?.length === 100 },
     // The last page (50,000 products, 100 a page).
     { name: "products page 500", kind: "products", path: "/api/v1/products?page=500", check: (s, j) => s === 200 && j?.data?.length === 100 && j.next_page_url === null },

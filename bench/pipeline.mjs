@@ -1,0 +1,115 @@
+// The pipeline phase's setting and its extra workload. The seeded suppliers are manual, which ends a
+// dispatch at its creation; for this phase the bench account's suppliers push over a webhook to a
+// local sink (a loopback HTTP server that answers 200), so the table shows the whole push path: the
+// match, the claimed dispatch, the send and its finish. A supplier pair for the decline + re-route
+// workload is seeded beside them: orders from the source "BenchDecline" go to a pull supplier, which
+// declines them through the supplier API, and the pipeline re-routes them to a webhook supplier.
+import { createHash, randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import { DatabaseSync } from "node:sqlite";
+import { d1File } from "./seed.mjs";
+
+export const DECLINE_SOURCE = "BenchDecline";
+
+/** A loopback webhook endpoint that takes every document with a 200; `received` counts them. */
+export async function startSink() {
+  let received = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      received++;
+      res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${server.address().port}/orders`;
+  return { url, received: () => received, stop: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/**
+ * Rewrites the run's copy (not the seeded original) before the pipeline phase starts its Worker:
+ * the account's suppliers push to the sink, and the decline pair with its two rules and a key for
+ * the pull supplier. Straight into the file, so that no re-match of the account's waiting lines
+ * runs during the measurement. Returns the pull supplier's key.
+ */
+export function preparePipelineCopy(persistDir, accountId, sinkUrl) {
+  const db = new DatabaseSync(d1File(persistDir));
+  const now = new Date().toISOString().replace("Z", "000Z");
+  try {
+    db.prepare("UPDATE suppliers SET channel = 'webhook', webhook_url = ?, webhook_secret = 'bench-secret' WHERE account_id = ?").run(sinkUrl, accountId);
+    const supplier = (name, channel) =>
+      Number(
+        db
+          .prepare(
+            `INSERT INTO suppliers (account_id, name, active, priority, channel, webhook_url, webhook_secret, created_at, updated_at)
+             VALUES (?, ?, 1, 100, ?, ?, 'bench-secret', ?, ?)`,
+          )
+          .run(accountId, name, channel, channel === "webhook" ? sinkUrl : null, now, now).lastInsertRowid,
+      );
+    const declining = supplier("Bench declining supplier", "pull");
+    const next = supplier("Bench next supplier", "webhook");
+    const conditions = JSON.stringify([{ variable: "order.source", operator: "is", value: DECLINE_SOURCE }]);
+    const rule = (name, priority, supplierId) =>
+      db
+        .prepare(
+          `INSERT INTO routing_rules (account_id, name, priority, match, conditions, action, active, created_at, updated_at)
+           VALUES (?, ?, ?, 'all', ?, ?, 1, ?, ?)`,
+        )
+        .run(accountId, name, priority, conditions, JSON.stringify({ type: "assign_supplier", supplier_id: supplierId }), now, now);
+    rule("bench: declining supplier first", -20, declining);
+    rule("bench: then the next one", -10, next);
+    const key = `osk_bench_${randomBytes(16).toString("hex")}`;
+    db.prepare("INSERT INTO supplier_keys (account_id, supplier_id, name, key_hash, prefix, created_at) VALUES (?, ?, 'bench', ?, ?, ?)").run(
+      accountId,
+      declining,
+      createHash("sha256").update(key).digest("hex"),
+      key.slice(0, 10),
+      now,
+    );
+    return key;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Creates `count` orders for the declining supplier and waits until its pull list shows them all;
+ * returns their dispatches (each with its line ids), oldest first.
+ */
+export async function ordersToDecline(base, headers, supplierKey, count, body) {
+  for (let i = 0; i < count; i++) {
+    const res = await fetch(`${base}/api/v1/orders`, { method: "POST", headers: headers(), body: JSON.stringify({ ...body(i), source: DECLINE_SOURCE }) });
+    if (res.status !== 200) throw new Error(`decline setup: create answered ${res.status} ${await res.text()}`);
+  }
+  const started = Date.now();
+  while (Date.now() - started < 180_000) {
+    const open = [];
+    for (let page = 1; ; page++) {
+      const res = await fetch(`${base}/api/v1/supplier/orders?per_page=100&page=${page}`, { headers: { authorization: `Bearer ${supplierKey}`, accept: "application/json" } });
+      const json = await res.json();
+      open.push(...json.data.map((d) => ({ dispatchId: d.dispatch_id, lineIds: d.lines.map((l) => l.id) })));
+      if (json.data.length < 100) break;
+    }
+    if (open.length >= count) return open;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error("decline setup: the orders did not reach the pull supplier within 3 minutes");
+}
+
+/** Signs in to the shop console (as a browser does: the sign-in form's token, then the form) and returns the session cookie. */
+export async function consoleSession(base, account) {
+  const form = await fetch(`${base}/console/sign-in`, { redirect: "manual" });
+  const html = await form.text();
+  const signInCookie = (form.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]).join("; ");
+  const token = /name="_csrf" value="([0-9a-f]+)"/.exec(html)?.[1];
+  if (!token) throw new Error("console sign-in: no form token on the page");
+  const res = await fetch(`${base}/console/sign-in`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: signInCookie, origin: base },
+    body: new URLSearchParams({ account_id: String(account.id), api_key: account.apiKeys[0], _csrf: token }),
+  });
+  const session = (res.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]).filter((c) => !c.startsWith("oi_signin"));
+  if (res.status !== 303 || session.length === 0) throw new Error(`console sign-in: ${res.status} ${await res.text()}`);
+  return session.join("; ");
+}
