@@ -206,6 +206,9 @@ export async function routeOrders(db: Db, env: Bindings, requests: RouteRequest[
   }
   await enqueue(env, [...waiting, ...[...again].map((orderId) => ({ type: "route_order" as const, orderId }))]);
 
+  // The sends first: their leases are running.
+  await sendAll(db, env, sends, settings.timeoutMs);
+
   // Orders with lines to re-route after a supplier's silence: the full routing (its own reads), then round again.
   for (const orderId of silent) {
     const outcome = await routeOrder(db, orderId, { maxAttempts });
@@ -215,8 +218,6 @@ export async function routeOrders(db: Db, env: Bindings, requests: RouteRequest[
     }
   }
   if (silent.length) await routeOrders(db, env, silent.map((orderId) => ({ orderId, redelivered: false })));
-
-  await sendAll(db, env, sends, settings.timeoutMs);
 }
 
 /**
