@@ -18,7 +18,7 @@ import { documentErrors } from "./lib/router";
 import { adminAuth, apiKeyAuth } from "./middleware/auth";
 import { requestContext } from "./middleware/request-id";
 import { forwardingRouter } from "./forwarding/forwarding.routes";
-import { supplierApiRouter } from "./forwarding/supplier-api.routes";
+import { documentSupplierMessages, supplierApiRouter } from "./forwarding/supplier-api.routes";
 import { ordersRouter } from "./orders/orders.routes";
 import { cancellationsRouter } from "./orders/cancellations.routes";
 import { routingRouter } from "./routing/routing.routes";
@@ -131,8 +131,9 @@ export function createApp() {
   app.route("/admin/v1", adminRouter);
   app.route("/admin/v1", pipelineAdminRouter);
 
-  // The events the shop's webhook subscriptions receive, as the document's webhooks.
+  // The events the shop's webhook subscriptions receive, and the messages webhook suppliers receive, as the document's webhooks.
   documentEvents(app);
+  documentSupplierMessages(app);
   // Every route's error responses, after all routers are mounted: 415 on bodies, 400 and 413
   // where the app reads the body (not the streamed feed uploads), an example for every error.
   documentErrors(app.openAPIRegistry, isFeedUpload);

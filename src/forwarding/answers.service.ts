@@ -21,7 +21,7 @@ import {
   type Settlement,
 } from "../orders/cancellations.service";
 import { canMove, completionStatements, lineStatements, moveLinesStatements, newToken, owedToPipeline, type LineChange } from "../orders/lifecycle";
-import { planReroutes, type Leaving } from "../routing/reroute";
+import { CANCELLATION_HOLD, planReroutes, type Leaving } from "../routing/reroute";
 import { answeredStatements, type Answered } from "./deadlines";
 
 export type Answer = {
@@ -114,8 +114,9 @@ export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: Authent
       const from = status.get(line.id)!;
       if (!canMove(from, to)) refuse({ id: line.id, currentStatus: from }, action);
       // A cancellation waiting for this supplier's answer: the line goes nowhere else meanwhile.
-      const hold = line.openRequest?.purpose === "cancel" && !settled.has(line.openRequest.id) ? "a cancellation of it waits for the supplier's answer" : undefined;
-      leaving.set(line.id, { ...l, line, from, to, supplier: who, hold });
+      const openCancellationId = line.openRequest?.purpose === "cancel" ? line.openRequest.id : null;
+      const hold = openCancellationId !== null && !settled.has(openCancellationId) ? CANCELLATION_HOLD : undefined;
+      leaving.set(line.id, { ...l, line, from, to, supplier: who, hold, openCancellationId });
       status.set(line.id, to);
     };
 

@@ -60,7 +60,10 @@ type Due = { id: number; orderId: number; supplierId: number; supplierName: stri
 
 const dueLines = (column: "ack_due_at" | "ship_due_at", at: string) =>
   sql`SELECT l.id, l.order_id, l.matched_supplier_id AS supplier_id, s.name AS supplier_name, s.ack_deadline_hours AS hours,
-        s.ship_deadline_days AS days, s.ack_deadline_reroute AS reroute, l.${sql.raw(column)} AS due_at
+        s.ship_deadline_days AS days, l.${sql.raw(column)} AS due_at,
+        -- A line the shop is cancelling is not re-routed (src/routing/reroute.ts holds it too).
+        s.ack_deadline_reroute AND NOT EXISTS (SELECT 1 FROM cancellation_lines c
+          WHERE c.order_line_id = l.id AND c.status = 'requested' AND c.purpose = 'cancel') AS reroute
       FROM order_lines l JOIN suppliers s ON s.id = l.matched_supplier_id
       WHERE l.${sql.raw(column)} <= ${at} ORDER BY l.${sql.raw(column)} LIMIT ${FIRE_LIMIT}`;
 

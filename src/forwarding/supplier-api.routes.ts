@@ -1,8 +1,9 @@
 // The supplier's side of the API: fetch work (pull channel), acknowledge it, and answer per line.
 // Authenticated by a supplier key, or (callbacks) by an HMAC signature with the supplier's secret.
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { suppliers, type CancellationStatus, type DispatchStatus } from "../db/schema";
+import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
 import { idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
@@ -161,6 +162,59 @@ supplierApiRouter.openapi(
   },
 );
 
+/** The dispatch.cancellation_requested document (./cancellation-document.ts): the webhook's body, and each item of the pull list. */
+const CancellationDocumentJson = z.object({
+  id: z.string().openapi({ description: "The request's idempotency key, the same on every retry (also the Idempotency-Key header)", example: "9b2c6f0e-5d1a-4c3e-9f7a-2b8d6e4c1a05" }),
+  type: z.literal("dispatch.cancellation_requested"),
+  cancellation_id: z.number().int().openapi({ description: "Acknowledge it with POST /api/v1/supplier/cancellations/{cancellation_id}/ack", example: 12 }),
+  purpose: z.enum(["cancel", "withdraw"]).openapi({ description: "cancel: the shop cancels; withdraw: the line went to another supplier after you did not answer in time", example: "cancel" }),
+  created_at: z.string().openapi({ example: "2026-11-22T10:15:02.120000Z" }),
+  test: z.boolean().openapi({ description: "A test order (nothing is really sent for one)", example: false }),
+  supplier: z.object({ id: z.number().int().openapi({ example: 4 }), name: z.string().openapi({ example: "Keukenhuis" }) }),
+  order: z.object({ reference: z.string().openapi({ example: "4812039475610234" }), external_id: z.string().openapi({ example: "WC-1001" }) }),
+  reason: z.string().nullable().openapi({ description: "The shop's reason (or why the line was withdrawn)", example: "The customer changed their mind" }),
+  lines: z.array(
+    z.object({
+      id: z.number().int().openapi({ description: "The line's id: answer with confirm_cancellation or refuse_cancellation for it", example: 901 }),
+      external_id: z.string().openapi({ example: "sku-1" }),
+      name: z.string().openapi({ example: "Blue mug" }),
+      ean13: z.string().nullable().openapi({ example: null }),
+      reference: z.string().nullable().openapi({ example: "MUG-1" }),
+      quantity: z.number().int().openapi({ description: "How much to cancel", example: 2 }),
+      line_quantity: z.number().int().openapi({ description: "How much the line has", example: 5 }),
+      status: z.enum(["requested", "confirmed", "refused"]).openapi({ description: "This line's answer so far", example: "requested" }),
+    }),
+  ),
+});
+const SupplierCancellationJson = CancellationDocumentJson.extend({
+  status: z.enum(["queued", "sending", "requested", "answered", "failed"]).openapi({ description: "The request's status (answered: every line has its answer)", example: "requested" }),
+  acknowledged_at: z.string().nullable().openapi({ description: "When you acknowledged it (POST …/ack), or null", example: null }),
+}).openapi("SupplierCancellation");
+
+/**
+ * What a webhook supplier receives when a shop cancels (or a line is withdrawn): registered as an
+ * OpenAPI webhook of the app's document, as the shop's events are (src/events/events.openapi.ts).
+ */
+export function documentSupplierMessages(router: OpenAPIHono<AppEnv>) {
+  router.openAPIRegistry.registerWebhook({
+    method: "post",
+    path: "dispatch.cancellation_requested",
+    tags,
+    summary: "To a webhook supplier: cancel (or withdraw) lines it was sent; answer per line in POST /api/v1/supplier/answers or the signed callback",
+    description:
+      "Posted to the supplier's webhook_url, signed like an order dispatch; retried with backoff under the same Idempotency-Key (the document's id) " +
+      "until a 2xx, as a dispatch is. Pull suppliers read the same document in GET /api/v1/supplier/cancellations; e-mail suppliers get it as a mail.",
+    request: {
+      headers: z.object({
+        "x-webhook-signature": z.string().openapi({ description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the supplier\'s webhook_secret>', example: "t=1795380000,v1=5f0c…" }),
+        "idempotency-key": z.string().openapi({ description: "The document's id, the same on every retry", example: "9b2c6f0e-5d1a-4c3e-9f7a-2b8d6e4c1a05" }),
+      }),
+      body: { content: { "application/json": { schema: CancellationDocumentJson } } },
+    },
+    responses: { 200: { description: "Any 2xx takes it; 408, 429 and 5xx are retried; another 4xx fails it (the shop sees it)" } },
+  });
+}
+
 const CancellationStatusFilter = z.enum(["open", "answered", "all"]);
 const CANCELLATION_FILTERS: Record<z.infer<typeof CancellationStatusFilter>, CancellationStatus[]> = {
   open: OPEN_CANCELLATION_STATUSES,
@@ -184,7 +238,7 @@ supplierApiRouter.openapi(
       }),
     },
     responses: {
-      200: responses.json(z.object({ data: z.array(z.object({}).passthrough()) }).passthrough(), "A page of cancellation requests, oldest first"),
+      200: responses.json(z.object({ data: z.array(SupplierCancellationJson) }).passthrough(), "A page of cancellation requests, oldest first"),
       422: responses.invalid,
       ...errorResponses,
     },

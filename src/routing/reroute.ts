@@ -2,12 +2,14 @@
 // the last attempt, or silent past its acknowledgement deadline) goes to the next eligible supplier:
 // the next routing rule that holds, else the cheapest catalogue offer with stock, else the supplier
 // named on the line, never one that already had the line. The account switches it on or off and
-// caps the suppliers per line; a rule with no_reroute keeps its lines with its supplier.
+// caps the suppliers per line; a rule with no_reroute keeps its lines with its supplier; a line the
+// shop is cancelling (its request waits for the supplier's answer) never moves on to another one.
 // The decision is made where the supplier's answer (or failure) is written, in the same batch: the
 // line moves on in one step ("Declined by supplier X: out of stock; routed to supplier Y"), or
 // stays as it is. Every hop is kept on the line (reroute_chain), logged and evented.
 import { sql, type SQL } from "drizzle-orm";
-import type { Db } from "../db";
+import { toStatement, type Db, type Row } from "../db";
+import { expectCount } from "../db/guards";
 import type { LineStatus, OrderLine, RerouteHop } from "../db/schema";
 import { lineEvents, type LineEventEntry } from "../events/outbox";
 import { cancellationRequestStatements, type CancellationRequest } from "../orders/cancellation-requests";
@@ -37,7 +39,16 @@ export type Leaving = {
   confirmedQuantity?: number;
   /** A reason the caller knows not to re-route (a cancellation waits for the supplier's answer). */
   hold?: string;
+  /**
+   * The line's open cancellation (purpose cancel) as the caller read it: its id, or null for none.
+   * Undefined: the caller did not read it, and the decision does (a line the shop is cancelling
+   * never goes to another supplier). The write holds only while it is still so (a guard).
+   */
+  openCancellationId?: number | null;
 };
+
+/** Why a line whose cancellation waits for its supplier's answer stays where it is. */
+export const CANCELLATION_HOLD = "a cancellation of it waits for the supplier's answer";
 
 type Decision =
   | { kind: "reroute"; leaving: Leaving; to: SupplierRef; match: string; chain: RerouteHop[]; attempt: number }
@@ -81,11 +92,22 @@ async function decide(
   const subjectLine = (l: Leaving) => (l.cause === "partial" ? { ...l.line, quantity: remainderOf(l) } : l.line);
   // The lines' orders come with the context, unless the caller has the one order already.
   const orderIds = [...new Set(candidates.map((o) => o.l.line.orderId))].filter((id) => id !== known?.id);
-  const ctx = await loadRoutingContext(db, accountId, candidates.map((o) => subjectLine(o.l)), orderIds);
+  const unread = candidates.filter((o) => o.l.openCancellationId === undefined).map((o) => o.l.line.id);
+  const [ctx, cancelling] = await Promise.all([
+    loadRoutingContext(db, accountId, candidates.map((o) => subjectLine(o.l)), orderIds),
+    openCancellations(db, unread),
+  ]);
   const policy = ctx.policy;
   const open = candidates.filter((o) => {
     const index = leaving.indexOf(o.l);
     if (!policy.enabled) return false;
+    if (o.l.openCancellationId === undefined) {
+      o.l.openCancellationId = cancelling.get(o.l.line.id) ?? null;
+      if (o.l.openCancellationId !== null) {
+        decisions[index] = { kind: "stay", leaving: o.l, why: CANCELLATION_HOLD };
+        return false;
+      }
+    }
     if (o.attempt > policy.maxAttempts) decisions[index] = { kind: "stay", leaving: o.l, why: `${policy.maxAttempts} of ${policy.maxAttempts} suppliers tried` };
     return o.attempt <= policy.maxAttempts;
   });
@@ -115,6 +137,17 @@ async function decide(
   }
   // The suppliers' channels: a silent supplier's withdrawal goes out on its own.
   return { decisions, policy, channels: new Map([...ctx.suppliers.values()].map((s) => [s.id, s.channel])) };
+}
+
+/** The open cancellations (purpose cancel) of these lines, by line: one index read, none without lines. */
+async function openCancellations(db: Db, lineIds: number[]): Promise<Map<number, number>> {
+  if (lineIds.length === 0) return new Map();
+  const { results } = await toStatement(
+    db,
+    sql`SELECT order_line_id AS line_id, id FROM cancellation_lines
+        WHERE order_line_id IN (SELECT value FROM json_each(${JSON.stringify(lineIds)})) AND status = 'requested' AND purpose = 'cancel'`,
+  ).all<Row>();
+  return new Map(results.map((r) => [Number(r.line_id), Number(r.id)]));
 }
 
 /**
@@ -198,6 +231,14 @@ export async function planReroutes(db: Db, accountId: number, leaving: Leaving[]
   }
 
   const rerouting = decisions.filter((d) => d.kind === "reroute");
+  // Each line moves on only while its open cancellation is still the one read (none, mostly): a
+  // cancellation requested meanwhile makes the batch lose, and the line is judged again (it stays).
+  const asRead = JSON.stringify(rerouting.map((d) => ({ i: d.leaving.line.id, c: d.leaving.openCancellationId ?? null })));
+  const cancellationAsRead = expectCount(
+    sql`SELECT count(*) FROM json_each(${asRead}) AS j
+        WHERE (SELECT c.id FROM cancellation_lines c WHERE c.order_line_id = j.value ->> '$.i' AND c.status = 'requested' AND c.purpose = 'cancel') IS j.value ->> '$.c'`,
+    rerouting.length,
+  );
   return {
     changes,
     rerouted: rerouting.length,
@@ -206,6 +247,7 @@ export async function planReroutes(db: Db, accountId: number, leaving: Leaving[]
     statements: (token) => {
       const splitToken = newToken();
       return [
+        ...(rerouting.length ? [cancellationAsRead] : []),
         ...splitStatements(splits, now, splitToken, token),
         ...(chains.length
           ? [

@@ -107,11 +107,26 @@ describe("GET /openapi.json", () => {
       "order_line.cancellation_refused",
       "order_line.rerouted",
       "order_line.overdue",
+      // Not a shop event: what a webhook supplier receives when lines it has are cancelled.
+      "dispatch.cancellation_requested",
     ]);
     const rerouted = doc.webhooks["order_line.rerouted"].post.requestBody.content["application/json"].schema;
     expect(Object.keys(rerouted.properties)).toEqual(["id", "type", "created_at", "data"]);
     expect(Object.keys(rerouted.properties.data.properties)).toEqual(["order", "line", "from_supplier", "to_supplier", "cause", "reason", "attempt", "max_attempts"]);
     const subscribable = doc.components.schemas.Webhook.properties.events.items.enum;
-    expect(subscribable).toEqual(Object.keys(doc.webhooks));
+    expect(subscribable).toEqual(Object.keys(doc.webhooks).filter((type) => type !== "dispatch.cancellation_requested"));
+
+    // The supplier's cancellation request: the webhook's body, and each item of GET /supplier/cancellations.
+    const request = doc.webhooks["dispatch.cancellation_requested"].post;
+    expect(request.parameters.map((p: { name: string; in: string }) => [p.in, p.name])).toEqual([
+      ["header", "x-webhook-signature"],
+      ["header", "idempotency-key"],
+    ]);
+    const body = request.requestBody.content["application/json"].schema;
+    expect(Object.keys(body.properties)).toEqual(["id", "type", "cancellation_id", "purpose", "created_at", "test", "supplier", "order", "reason", "lines"]);
+    expect(Object.keys(body.properties.lines.items.properties)).toEqual(["id", "external_id", "name", "ean13", "reference", "quantity", "line_quantity", "status"]);
+    const listed = doc.paths["/api/v1/supplier/cancellations"].get.responses["200"].content["application/json"].schema.properties.data.items;
+    expect(listed).toEqual({ $ref: "#/components/schemas/SupplierCancellation" });
+    expect(Object.keys(doc.components.schemas.SupplierCancellation.properties)).toEqual([...Object.keys(body.properties), "status", "acknowledged_at"]);
   });
 });

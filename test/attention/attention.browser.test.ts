@@ -2,7 +2,24 @@
 // each item linking to where it is dealt with.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo, type DemoReferences } from "../../scripts/lib/demo-data.mjs";
-import { ageRows, BASE, closeBrowser, createShop, expectAccessible, newPage, screenshot, signInShop, type Shop } from "../browser/console";
+import {
+  ageRows,
+  api,
+  BASE,
+  closeBrowser,
+  createShop,
+  expectAccessible,
+  fireCron,
+  newPage,
+  penOrder,
+  pullSupplier,
+  screenshot,
+  signInShop,
+  supplierApi,
+  unique,
+  until,
+  type Shop,
+} from "../browser/console";
 
 let shop: Shop;
 let refs: DemoReferences;
@@ -46,6 +63,34 @@ describe("needs attention", () => {
 
     await page.locator("section.attention", { has: page.locator("#failed-heading") }).getByRole("link", { name: `Order ${refs.failed}` }).click();
     await page.waitForURL(`**/console/orders/${refs.failed}`);
+  });
+
+  it("lists a line whose supplier let its acknowledgement deadline pass, until the supplier answers", async () => {
+    const deadlines = await createShop();
+    const supplier = await pullSupplier(deadlines, unique("Slow"), "pens");
+    await api(deadlines, "PATCH", `/api/v1/suppliers/${supplier.id}`, { acknowledgement_deadline_hours: 1 });
+    const reference = String((await api(deadlines, "POST", "/api/v1/orders", penOrder(unique("LATE"), {}, { category: "pens" }))).json.reference);
+    const dispatch = await until(async () => {
+      const list = await supplierApi(supplier.key, "GET", "/api/v1/supplier/orders");
+      return list.json.data.find((d: { order: { reference: string } }) => d.order.reference === reference);
+    }, "the order awaiting pickup");
+    // An hour and more later: the deadline is due, and the cron fires it.
+    ageRows("UPDATE order_lines SET ack_due_at = '2020-01-01T00:00:00.000000Z' WHERE account_id = ?", [deadlines.accountId]);
+    await fireCron();
+
+    const page = await newPage();
+    await signInShop(page, deadlines);
+    expect(await page.locator("section.attention h2").allInnerTexts()).toEqual(["Suppliers past a deadline 1"]);
+    const item = page.locator("section.attention", { has: page.locator("#overdue-heading") }).locator("li");
+    expect(await item.innerText()).toMatch(
+      new RegExp(`^Order ${reference} · Pen Ruled · .+\\nNo answer from supplier ${supplier.name} within 1 hour of the send \\(acknowledgement deadline\\)$`),
+    );
+    await expectAccessible(page);
+
+    // The supplier answers (it takes the order): the line is no longer late.
+    expect((await supplierApi(supplier.key, "POST", `/api/v1/supplier/orders/${dispatch.dispatch_id}/ack`)).status).toBe(200);
+    await page.reload();
+    expect(await page.getByRole("heading", { name: "All clear" }).isVisible()).toBe(true);
   });
 
   it("says all is clear when nothing waits", async () => {

@@ -8,7 +8,8 @@ import { needsAttention } from "../../src/attention/attention.service";
 import { createDb } from "../../src/db";
 import { sendDispatch } from "../../src/forwarding/forwarding.service";
 import { cancel, cancellationsOf, claimedNotSent, getOrder, sentOrder, twoLines } from "../helpers/cancellations";
-import { createAccount, recordEvents, rows } from "../helpers/factories";
+import { cancellationMailSubject, cancellationMailText } from "../../src/forwarding/cancellation-document";
+import { createAccount, ISO_MICRO, recordEvents, rows } from "../helpers/factories";
 import { received, remoteUrl } from "../helpers/fake-remote";
 import { call } from "../helpers/http";
 import { logsOf } from "../helpers/routing";
@@ -114,7 +115,21 @@ describe("after sending", () => {
       const list = await cancellationsOf(creds, reference);
       return list[0]?.status === "requested" ? list : null;
     });
-    expect(request).toMatchObject({ id: doc.cancellation_id, channel: "webhook", purpose: "cancel", attempts: 2, idempotency_key: doc.id, sent_at: expect.any(String) });
+    expect(request).toEqual({
+      id: doc.cancellation_id,
+      supplier: { id: supplier.id, name: supplier.name },
+      channel: "webhook",
+      purpose: "cancel",
+      reason: "wrong colour",
+      status: "requested",
+      idempotency_key: doc.id,
+      attempts: 2,
+      last_error: null,
+      lines: [{ line_id: lineIds[0], quantity: 5, status: "requested", answered_by: null, answer_reason: null, answered_at: null }],
+      created_at: doc.created_at,
+      sent_at: expect.stringMatching(ISO_MICRO),
+      acknowledged_at: null,
+    });
 
     const body = JSON.stringify({ answers: [{ line_id: lineIds[0], action: "confirm_cancellation" }] });
     const confirmed = await call("POST", `/api/v1/supplier-callbacks/${supplier.id}`, {
@@ -125,10 +140,13 @@ describe("after sending", () => {
     const order = await getOrder(creds, reference);
     expect([order.order_lines[0].current_status, order.order_lines[0].cancellation]).toEqual(["skipped", null]);
     expect(logsOf(order.order_lines[0]).at(-1)).toEqual(["skipped", `Cancellation of 5 of 5 confirmed by supplier ${supplier.name}: wrong colour`]);
-    expect((await cancellationsOf(creds, reference))[0]).toMatchObject({
-      status: "answered",
-      lines: [{ line_id: lineIds[0], quantity: 5, status: "confirmed", answered_by: "supplier", answer_reason: null, answered_at: expect.any(String) }],
-    });
+    expect(await cancellationsOf(creds, reference)).toEqual([
+      {
+        ...request,
+        status: "answered",
+        lines: [{ line_id: lineIds[0], quantity: 5, status: "confirmed", answered_by: "supplier", answer_reason: null, answered_at: expect.stringMatching(ISO_MICRO) }],
+      },
+    ]);
     expect(await eventsOf(creds.accountId, "order_line.cancellation_confirmed")).toEqual([
       {
         order: { reference, external_id: order.external_id },
@@ -151,7 +169,25 @@ describe("after sending", () => {
       const list = await cancellationsOf(creds, reference);
       return list[0]?.status === "requested" ? list : null;
     });
-    expect(request).toMatchObject({ channel: "email", attempts: 1, last_error: null, lines: [{ line_id: lineIds[0], quantity: 2, status: "requested" }] });
+    expect(request).toMatchObject({ channel: "email", status: "requested", attempts: 1, last_error: null, lines: [{ line_id: lineIds[0], quantity: 2, status: "requested" }] });
+    // The mail, as the e-mail channel wrote it from the request's document (kept as its payload).
+    const [{ payload }] = await rows<{ payload: string }>("SELECT payload FROM cancellations WHERE id = ?", request.id);
+    const doc = JSON.parse(payload);
+    expect(cancellationMailSubject(doc)).toBe(`Cancellation request: order ${reference} for ${supplier.name}`);
+    expect(cancellationMailText(doc)).toBe(
+      [
+        `The shop cancels these lines of order ${reference} (shop order ${res.json.external_id}) for ${supplier.name}.`,
+        "",
+        "Please do not ship:",
+        `  2 of 5 x Blue mug  (line ${lineIds[0]}, SKU -, EAN -)`,
+        "",
+        "Answer per line: confirm the cancellation, or refuse it if the goods have already shipped. Answer in the supplier portal,",
+        'or with POST /api/v1/supplier/answers: {"answers": [{"line_id": <line>, "action": "confirm_cancellation"}]}',
+        '(or "refuse_cancellation" with a "reason").',
+        "",
+        `Reference for your answer: cancellation ${request.id} (${request.idempotency_key}).`,
+      ].join("\n"),
+    );
     const key = (await call("POST", `/api/v1/suppliers/${supplier.id}/keys`, { creds, body: {} })).json.key;
     const confirmed = await call("POST", "/api/v1/supplier/answers", { headers: bearer(key), body: { answers: [{ line_id: lineIds[0], action: "confirm_cancellation" }] } });
     expect(confirmed.json.results).toEqual([{ line_id: lineIds[0], current_status: "completed" }]);
@@ -174,7 +210,21 @@ describe("after sending", () => {
     expect(list.status).toBe(200);
     expect(list.json.meta.total).toBe(1);
     const [doc] = list.json.data;
-    expect(doc).toMatchObject({ type: "dispatch.cancellation_requested", purpose: "cancel", status: "requested", acknowledged_at: null, reason: null, lines: [{ id: lineIds[1], quantity: 1 }] });
+    const [request] = await cancellationsOf(creds, reference);
+    expect(doc).toEqual({
+      id: request.idempotency_key,
+      type: "dispatch.cancellation_requested",
+      cancellation_id: request.id,
+      purpose: "cancel",
+      created_at: request.created_at,
+      test: false,
+      supplier: { id: supplier.id, name: supplier.name },
+      order: { reference, external_id: expect.any(String) },
+      reason: null,
+      lines: [{ id: lineIds[1], external_id: "cup", name: "Cup", ean13: null, reference: null, quantity: 1, line_quantity: 1, status: "requested" }],
+      status: "requested",
+      acknowledged_at: null,
+    });
     const ack = await call("POST", `/api/v1/supplier/cancellations/${doc.cancellation_id}/ack`, { headers: bearer(key) });
     expect(ack).toMatchObject({ status: 200, json: { cancellation_id: doc.cancellation_id, status: "requested", acknowledged_at: expect.any(String) } });
     expect((await call("POST", `/api/v1/supplier/cancellations/${doc.cancellation_id}/ack`, { headers: bearer(key) })).json).toEqual(ack.json);
@@ -189,10 +239,9 @@ describe("after sending", () => {
     expect(logsOf(order.order_lines[1]).at(-1)).toEqual(["ruled", `Cancellation of 1 refused by supplier ${supplier.name}: already shipped`]);
     expect((await eventsOf(creds.accountId, "order_line.cancellation_refused")).map((e) => [e.line.id, e.reason, e.supplier.id])).toEqual([[lineIds[1], "already shipped", supplier.id]]);
     expect((await call("GET", "/api/v1/supplier/cancellations", { headers: bearer(key) })).json.data).toEqual([]);
-    expect((await call("GET", "/api/v1/supplier/cancellations?status=answered", { headers: bearer(key) })).json.data[0]).toMatchObject({
-      status: "answered",
-      lines: [{ id: lineIds[1], status: "refused" }],
-    });
+    expect((await call("GET", "/api/v1/supplier/cancellations?status=answered", { headers: bearer(key) })).json.data).toEqual([
+      { ...doc, status: "answered", acknowledged_at: ack.json.acknowledged_at, lines: [{ ...doc.lines[0], status: "refused" }] },
+    ]);
   });
 
   it("manual: the request waits on the shop's attention list, and the shop records the supplier's answer", async () => {
