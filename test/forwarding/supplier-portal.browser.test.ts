@@ -81,6 +81,13 @@ describe("the supplier's lists", () => {
     await cards.getByRole("link", { name: `Order ${refs.awaitingPickup}` }).click();
     await supplier.waitForURL(/\/supplier\/dispatches\/\d+$/);
     expect(await supplier.getByRole("heading", { level: 1 }).innerText()).toBe(`Order ${refs.awaitingPickup}`);
+    // The demo shop asked for one board fewer: the request waits under Cancellation requests.
+    await supplier.getByRole("link", { name: "Cancellation requests" }).click();
+    await supplier.waitForURL("**/supplier/cancellations");
+    const request = supplier.locator("article.cancellation");
+    expect(await request.locator("h2").allInnerTexts()).toEqual([expect.stringMatching(`^Order ${refs.awaitingPickup} cancellation #\\d+$`)]);
+    expect(await request.locator("p").nth(1).innerText()).toBe("Reason: customer wants one board");
+    expect(await request.locator(".dispatch-lines li strong").innerText()).toBe("1 of 2 ×");
   });
 
   it("lists the history newest first: the acknowledged order with its lines' states", async () => {
