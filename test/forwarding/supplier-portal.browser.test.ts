@@ -371,7 +371,7 @@ describe("what a supplier may do", () => {
     await phone.goto("/supplier/sign-in");
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await signInSupplier(phone, supplierKey);
-    for (const path of ["/supplier", "/supplier/history", `/supplier/dispatches/${order.dispatchId}`]) {
+    for (const path of ["/supplier", "/supplier/history", "/supplier/cancellations", `/supplier/dispatches/${order.dispatchId}`]) {
       await phone.goto(path);
       // Every answer form open, as wide as it gets.
       for (const details of await phone.locator("details.answer").all()) await details.evaluate((d: HTMLDetailsElement) => (d.open = true));
