@@ -2,8 +2,9 @@
 // that end in every state a line can be in (pending with its reason, ruled, completed, partially
 // completed, declined, failed, skipped; blocked and test orders; a shipment with tracking); a
 // catalogue feed whose import rejected a row, a webhook whose endpoint refuses its delivery, a
-// second API key, and a pull supplier with one order to answer and one acknowledged (its portal's
-// open list and history).
+// second API key, a pull supplier with one order to answer and one acknowledged (its portal's
+// open list and history), a cancellation request for each of the pull and the manual supplier,
+// and a manual supplier with an answer deadline (its line is overdue a day later).
 // Used by `npm start` on first run and by the browser tests, so both show the same console.
 
 const ORDER_STATES_TIMEOUT_MS = 30_000;
@@ -33,7 +34,8 @@ export async function seedDemo(base, creds) {
   const line = (id, name, category, price, quantity = 1, extra = {}) => ({ external_id: id, name, category, price, quantity, ...extra });
 
   // Suppliers: one handled by hand, one that fetches its orders (pull), one whose endpoint refuses.
-  const garden = await api("POST", "/api/v1/suppliers", { name: "Tuinhout", code: "TH", channel: "manual" });
+  // Tuinhout must answer within a day: a line it leaves unanswered longer is on Needs attention.
+  const garden = await api("POST", "/api/v1/suppliers", { name: "Tuinhout", code: "TH", channel: "manual", acknowledgement_deadline_hours: 24 });
   const kitchen = await api("POST", "/api/v1/suppliers", { name: "Keukenhuis", code: "KH", channel: "pull" });
   const broken = await api("POST", "/api/v1/suppliers", { name: "Lampenlab", code: "LL", channel: "webhook", webhook_url: `${base}/demo-supplier-endpoint-that-refuses` });
   const supplierKey = (await api("POST", `/api/v1/suppliers/${kitchen.id}/keys`, { name: "demo portal" })).key;
@@ -98,17 +100,25 @@ export async function seedDemo(base, creds) {
   // One more pull order, left waiting for the supplier (its portal shows it).
   refs.awaitingPickup = await create(order("DEMO-1008", [line("BOARD-1", "Cutting board", "kitchen", 24.95, 2)]));
   const dispatchIds = {};
-  for (const ref of [refs.answered, refs.awaitingPickup]) {
+  for (const [ref, status] of [[refs.answered, "awaiting_pickup"], [refs.awaitingPickup, "awaiting_pickup"], [refs.ruled, "manual"]]) {
     const deadline = Date.now() + ORDER_STATES_TIMEOUT_MS;
     let dispatch;
-    while ((dispatch = (await api("GET", `/api/v1/orders/${ref}/dispatches`)).data[0])?.status !== "awaiting_pickup") {
-      if (Date.now() > deadline) throw new Error(`order ${ref} was not sent to its pull supplier`);
+    while ((dispatch = (await api("GET", `/api/v1/orders/${ref}/dispatches`)).data[0])?.status !== status) {
+      if (Date.now() > deadline) throw new Error(`order ${ref} was not handed to its supplier (${status})`);
       await new Promise((r) => setTimeout(r, 250));
     }
     dispatchIds[ref] = dispatch.id;
   }
   // The answered order is done for the supplier: it acknowledges it (its portal's history shows it).
   await api("POST", `/api/v1/supplier/orders/${dispatchIds[refs.answered]}/ack`, undefined, { authorization: `Bearer ${supplierKey}` });
+
+  // The customer of the waiting orders wants one item fewer of each: the pull supplier sees the
+  // request in its portal (Cancellation requests), and the manual supplier's must be carried to it
+  // by the shop (Needs attention).
+  const ruledLines = await lines(refs.ruled);
+  await api("POST", `/api/v1/orders/${refs.ruled}/cancel`, { lines: [{ line_id: ruledLines[0].id, quantity: 1 }], reason: "customer wants one chair" });
+  const pickupLines = await lines(refs.awaitingPickup);
+  await api("POST", `/api/v1/orders/${refs.awaitingPickup}/cancel`, { lines: [{ line_id: pickupLines[0].id, quantity: 1 }], reason: "customer wants one board" });
 
   // The garden supplier's stock feed: a pushed file with one row that is rejected (no SKU).
   const feed = await api("POST", "/api/v1/product-feeds", { supplier_id: garden.id, name: "Tuinhout stock", format: "csv" });

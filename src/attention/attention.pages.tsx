@@ -76,7 +76,7 @@ attentionPages.get("/", async (c) => {
         group={a.overdue}
         explain="The supplier did not answer in time after the send, or has not shipped what it accepted. Contact it, or cancel the lines."
       >
-        {(l) => <LineEntry line={l} />}
+        {(l) => <LineEntry line={l} note={l.deadline === "shipping" ? "not shipped in time" : "not answered in time"} />}
       </Section>
       <Section
         id="cancellations"
@@ -98,20 +98,20 @@ attentionPages.get("/", async (c) => {
           </>
         )}
       </Section>
-      <Section id="webhooks" title="Failing webhook deliveries" group={a.webhooks} explain="Events your endpoint did not accept. Fix the endpoint, then redeliver (GET /api/v1/webhooks/{id}/deliveries).">
+      <Section id="webhooks" title="Failing webhook deliveries" group={a.webhooks} explain="Events your endpoint did not accept. Fix the endpoint, then redeliver them from the webhook's page.">
         {(d) => (
           <>
-            Delivery #{d.deliveryId} of {d.eventType} to <code>{d.url}</code> · <Badge tone={d.status === "failed" ? "red" : "amber"}>{d.status === "failed" ? "Failed" : "Retrying"}</Badge> ·{" "}
+            <a href={`/console/webhooks/${d.subscriptionId}`}>Delivery #{d.deliveryId}</a> of {d.eventType} to <code>{d.url}</code> · <Badge tone={d.status === "failed" ? "red" : "amber"}>{d.status === "failed" ? "Failed" : "Retrying"}</Badge> ·{" "}
             <LocalTime iso={d.updatedAt} />
             <br />
             <small>{d.lastError ?? ""}</small>
           </>
         )}
       </Section>
-      <Section id="imports" title="Feed imports with problems" group={a.imports} explain="The latest import of these feeds failed or rejected rows (GET /api/v1/product-feeds/{id}/imports).">
+      <Section id="imports" title="Feed imports with problems" group={a.imports} explain="The latest import of these feeds failed or rejected rows: the feed's page lists each rejected row with its reason.">
         {(i) => (
           <>
-            Feed “{i.feedName}” · import #{i.importId} · <LocalTime iso={i.startedAt} /> ·{" "}
+            <a href={`/console/catalogue/feeds/${i.feedId}`}>Feed “{i.feedName}”</a> · import #{i.importId} · <LocalTime iso={i.startedAt} /> ·{" "}
             {i.status === "failed" ? <Badge tone="red">Failed</Badge> : <Badge tone="amber">{`${i.rejected} ${i.rejected === 1 ? "row" : "rows"} rejected`}</Badge>}
             <br />
             <small>{i.error ?? ""}</small>
@@ -123,10 +123,11 @@ attentionPages.get("/", async (c) => {
   );
 });
 
-function LineEntry({ line }: { line: LineItem }) {
+function LineEntry({ line, note }: { line: LineItem; note?: string }) {
   return (
     <>
-      <a href={`/console/orders/${line.reference}`}>Order {line.reference}</a> · {line.lineName} <LineStatusBadge status={line.status} /> · <LocalTime iso={line.since} />
+      <a href={`/console/orders/${line.reference}`}>Order {line.reference}</a> · {line.lineName} <LineStatusBadge status={line.status} />
+      {note ? ` · ${note}` : ""} · <LocalTime iso={line.since} />
       <br />
       <small>{line.reason ?? ""}</small>
     </>

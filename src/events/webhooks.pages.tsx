@@ -28,7 +28,7 @@ const PATH = "/console/webhooks";
 const PER_PAGE = 25;
 const LABELS: Record<string, string> = { url: "Endpoint URL", events: "Events", secret: "Signing secret", active: "Active", status: "Status" };
 
-const DELIVERY_LOOK: Record<DeliveryStatus, { label: string; tone: Tone }> = {
+export const DELIVERY_LOOK: Record<DeliveryStatus, { label: string; tone: Tone }> = {
   pending: { label: "Waiting", tone: "amber" },
   delivering: { label: "Sending", tone: "blue" },
   delivered: { label: "Delivered", tone: "green" },

@@ -2,7 +2,7 @@
 // timelines, shipments and dispatches. As thin as orders.routes.ts: read the request, call the
 // same services, render. The list is GET /api/v1/orders's query (one batch of three statements)
 // plus the account's suppliers for the supplier filter; an order is GET /api/v1/orders/{reference}
-// with its dispatches in the same round trip.
+// with its dispatches in the same round trip, and beside it (in parallel) the events sent about it.
 import { z } from "@hono/zod-openapi";
 import { Hono, type Context } from "hono";
 import { attempt, done, formFields, text, type FormValues } from "../console/forms";
@@ -27,6 +27,8 @@ import { Pagination } from "../ui/pagination";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import { ShipmentText } from "../ui/tracking";
+import { OrderEvents } from "../events/order-events.pages";
+import { listOrderEvents } from "../events/order-events.service";
 import { CancelSection } from "./cancellations.pages";
 import { ListOrdersQuery, type ListOrdersFilters } from "./orders.schemas";
 import { blockReasonOf, getOrder, listOrders, shippingAddressOf, type LineWithSupplier, type Order, type OrderDetail } from "./orders.service";
@@ -252,8 +254,10 @@ ordersPages.get("/orders/:reference", (c) => renderOrder(c));
 /** The order's page; after a refused action, with the messages beside the action's fields and what was typed. */
 async function renderOrder(c: Context<AppEnv>, form?: ActionForm) {
   const reference = c.req.param("reference")!;
-  const detail = await getOrder(c.get("db"), c.get("account").id, reference, { dispatches: true });
-  return c.render(<OrderPage detail={detail} csrf={c.get("session").csrfToken} form={form} />, { title: `Order ${reference}` });
+  const db = c.get("db");
+  const accountId = c.get("account").id;
+  const [detail, events] = await Promise.all([getOrder(db, accountId, reference, { dispatches: true }), listOrderEvents(db, accountId, reference)]);
+  return c.render(<OrderPage detail={detail} events={events} csrf={c.get("session").csrfToken} form={form} />, { title: `Order ${reference}` });
 }
 
 // ---- Actions: the same services as POST /api/v1/orders/{reference}/block, unblock, match, retry, complete
@@ -383,7 +387,7 @@ function OrderActions({ detail, csrf, form }: { detail: OrderDetail; csrf: strin
   );
 }
 
-function OrderPage({ detail, csrf, form }: { detail: OrderDetail; csrf: string; form?: ActionForm }) {
+function OrderPage({ detail, events, csrf, form }: { detail: OrderDetail; events: Awaited<ReturnType<typeof listOrderEvents>>; csrf: string; form?: ActionForm }) {
   const { order, lines, logs, dispatches } = detail;
   const logsOf = groupBy(logs, (l) => l.orderLineId);
   const blockReason = order.blocked ? blockReasonOf(logs) : null;
@@ -448,6 +452,8 @@ function OrderPage({ detail, csrf, form }: { detail: OrderDetail; csrf: string; 
         <h2 id="dispatches-heading">Sent to suppliers</h2>
         <Dispatches detail={detail} />
       </section>
+
+      <OrderEvents {...events} />
 
       <section aria-labelledby="explain-heading">
         <h2 id="explain-heading">Why these suppliers</h2>

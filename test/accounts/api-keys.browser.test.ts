@@ -56,6 +56,10 @@ describe("the API keys page", () => {
     expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("x".repeat(256));
     expect(await page.getByLabel("Name", { exact: true }).getAttribute("aria-invalid")).toBe("true");
     await expectAccessible(page);
+    // On a phone: no sideways scrolling of the page (the keys' table scrolls in its own box).
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto("/console/api-keys");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
   });
 
   it("refuses to revoke the last live key, and lets a key revoke itself, which ends its session at once", async () => {

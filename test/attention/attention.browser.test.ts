@@ -23,14 +23,20 @@ import {
 
 let shop: Shop;
 let refs: DemoReferences;
+let demo: Awaited<ReturnType<typeof seedDemo>>;
 
 beforeAll(async () => {
   shop = await createShop("Demo shop");
-  refs = (await seedDemo(BASE, shop)).references;
+  demo = await seedDemo(BASE, shop);
+  refs = demo.references;
   // Time passes: the unmatched line has waited an hour, the pulled order two days.
   ageRows("UPDATE order_lines SET updated_at = '2020-01-01T00:00:00.000000Z' WHERE account_id = ? AND current_status = 'pending'", [shop.accountId]);
   ageRows("UPDATE dispatches SET created_at = '2020-01-01T00:00:00.000000Z' WHERE account_id = ? AND status = 'awaiting_pickup'", [shop.accountId]);
-  // (The demo's webhook endpoint refuses its delivery, and its feed file has a row without SKU.)
+  // The manual supplier's day to answer has passed; the cron fires its deadline.
+  ageRows("UPDATE order_lines SET ack_due_at = '2020-01-01T00:00:00.000000Z' WHERE account_id = ? AND ack_due_at IS NOT NULL", [shop.accountId]);
+  await fireCron();
+  // (The demo's webhook endpoint refuses its delivery, its feed file has a row without SKU, and it
+  // asks the manual supplier to cancel a chair.)
 });
 afterAll(closeBrowser);
 
@@ -51,13 +57,23 @@ describe("needs attention", () => {
       "Failed sends 1",
       "Declined or partly confirmed lines 2",
       "Orders suppliers have not fetched 1",
+      "Suppliers past a deadline 1",
+      "Cancellations to carry to a supplier 1",
       "Failing webhook deliveries 1",
       "Feed imports with problems 1",
     ]);
     const blocked = page.locator("section.attention", { has: page.locator("#blocked-heading") });
     expect(await blocked.locator("li").innerText()).toMatch(/Order blocked by rule #\d+ 'Hold big orders for review'/);
     expect(await page.locator("section.attention", { has: page.locator("#pending-heading") }).locator("li").innerText()).toContain("no active supplier named 'Tapijtfabriek'");
-    expect(await page.locator("section.attention", { has: page.locator("#imports-heading") }).locator("li").innerText()).toContain("1 row rejected");
+    const section = (id: string) => page.locator("section.attention", { has: page.locator(`#${id}-heading`) });
+    expect(await section("imports").locator("li").innerText()).toContain("1 row rejected");
+    expect(await section("overdue").locator("li").innerText()).toMatch(
+      new RegExp(`^Order ${refs.ruled} · Garden chair Ruled · not answered in time · .+\\nNo answer from supplier Tuinhout within 24 hours of the send \\(acknowledgement deadline\\)$`),
+    );
+    expect(await section("cancellations").locator("li").innerText()).toMatch(new RegExp(`^Order ${refs.ruled} · Tuinhout · cancellation of 1 line · Tell the supplier · `));
+    // Each item links to where it is dealt with: the order, the webhook's deliveries, the feed's imports.
+    expect(await section("webhooks").getByRole("link").getAttribute("href")).toBe(`/console/webhooks/${demo.webhookId}`);
+    expect(await section("imports").getByRole("link").getAttribute("href")).toBe(`/console/catalogue/feeds/${demo.feedId}`);
     await screenshot(page, "needs-attention");
     await expectAccessible(page);
 

@@ -73,6 +73,40 @@ describe("the shop console", () => {
     expect(pathOf(page)).toBe("/console/sign-in");
   });
 
+  it("is operable from the keyboard alone, with a visible focus", async () => {
+    const shop = await createShop();
+    const page = await newPage();
+    await page.goto("/console/sign-in");
+    /** The focused element: what it is and whether its focus ring shows (an outline of some width). */
+    const focused = () =>
+      page.evaluate(() => {
+        const el = document.activeElement as HTMLElement;
+        const style = getComputedStyle(el);
+        return { text: (el.getAttribute("aria-label") ?? el.textContent ?? "").trim(), name: el.getAttribute("name"), ring: style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0 };
+      });
+    await page.keyboard.press("Tab");
+    expect(await focused()).toEqual({ text: "Skip to content", name: null, ring: true });
+    // Tab on to the first field, type, and send the form with Enter.
+    for (let i = 0; i < 10 && (await focused()).name !== "account_id"; i++) await page.keyboard.press("Tab");
+    expect(await focused()).toMatchObject({ name: "account_id", ring: true });
+    await page.keyboard.type(String(shop.accountId));
+    await page.keyboard.press("Tab");
+    expect(await focused()).toMatchObject({ name: "api_key", ring: true });
+    await page.keyboard.type(shop.apiKey);
+    await page.keyboard.press("Enter");
+    await page.waitForURL("**/console");
+    // Through the main navigation to the orders, by keyboard.
+    for (let i = 0; i < 10 && (await focused()).text !== "Orders"; i++) await page.keyboard.press("Tab");
+    expect(await focused()).toEqual({ text: "Orders", name: null, ring: true });
+    await page.keyboard.press("Enter");
+    await page.waitForURL("**/console/orders");
+    // And out again: the sign-out button answers Enter.
+    for (let i = 0; i < 15 && (await focused()).text !== "Sign out"; i++) await page.keyboard.press("Tab");
+    expect(await focused()).toEqual({ text: "Sign out", name: null, ring: true });
+    await page.keyboard.press("Enter");
+    await page.waitForURL("**/console/sign-in");
+  });
+
   it("comes back to the page asked for after signing in", async () => {
     const shop = await createShop();
     const page = await newPage();

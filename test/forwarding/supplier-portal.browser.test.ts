@@ -81,6 +81,13 @@ describe("the supplier's lists", () => {
     await cards.getByRole("link", { name: `Order ${refs.awaitingPickup}` }).click();
     await supplier.waitForURL(/\/supplier\/dispatches\/\d+$/);
     expect(await supplier.getByRole("heading", { level: 1 }).innerText()).toBe(`Order ${refs.awaitingPickup}`);
+    // The demo shop asked for one board fewer: the request waits under Cancellation requests.
+    await supplier.getByRole("link", { name: "Cancellation requests" }).click();
+    await supplier.waitForURL("**/supplier/cancellations");
+    const request = supplier.locator("article.cancellation");
+    expect(await request.locator("h2").allInnerTexts()).toEqual([expect.stringMatching(`^Order ${refs.awaitingPickup} cancellation #\\d+$`)]);
+    expect(await request.locator("p").nth(1).innerText()).toBe("Reason: customer wants one board");
+    expect(await request.locator(".dispatch-lines li strong").innerText()).toBe("1 of 2 ×");
   });
 
   it("lists the history newest first: the acknowledged order with its lines' states", async () => {
@@ -366,7 +373,7 @@ describe("what a supplier may do", () => {
     await phone.goto("/supplier/sign-in");
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await signInSupplier(phone, supplierKey);
-    for (const path of ["/supplier", "/supplier/history", `/supplier/dispatches/${order.dispatchId}`]) {
+    for (const path of ["/supplier", "/supplier/history", "/supplier/cancellations", `/supplier/dispatches/${order.dispatchId}`]) {
       await phone.goto(path);
       // Every answer form open, as wide as it gets.
       for (const details of await phone.locator("details.answer").all()) await details.evaluate((d: HTMLDetailsElement) => (d.open = true));

@@ -4,7 +4,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo, type DemoReferences } from "../../scripts/lib/demo-data.mjs";
-import { api, BASE, closeBrowser, columnTexts, createShop, expectAccessible, newPage, screenshot, signInShop, type Shop } from "../browser/console";
+import { api, BASE, closeBrowser, columnTexts, createShop, expectAccessible, newPage, screenshot, signInShop, until, type Shop } from "../browser/console";
 
 let shop: Shop;
 let refs: DemoReferences;
@@ -142,6 +142,27 @@ describe("an order's page", () => {
     await page.goto(`/console/orders/${refs.pending}`);
     expect(await page.locator("article.line .timeline li").last().innerText()).toMatch(/No supplier matched: .*no active supplier named 'Tapijtfabriek'/);
     expect(await page.locator("#dispatches-heading + p").innerText()).toContain("Nothing has been sent yet");
+  });
+
+  it("shows the events sent to the shop about the order, each with its deliveries", async () => {
+    // The demo's webhook (order.created, to an endpoint that refuses) came after the first orders.
+    await page.goto(`/console/orders/${refs.answered}`);
+    expect(await page.locator("#events-heading + p").innerText()).toMatch(/^No events about this order\./);
+
+    await page.goto(`/console/orders/${refs.awaitingPickup}`);
+    const row = (type: string) => page.locator("#events-heading ~ .table-wrap tbody tr", { has: page.locator("code", { hasText: type }) });
+    const created = await until(async () => {
+      await page.reload();
+      const text = await row("order.created").locator("td").nth(3).innerText();
+      return /HTTP 404$/.test(text) ? text : null;
+    }, "the refused delivery of order.created");
+    expect(created).toMatch(/^Webhook #\d+: (Waiting|Sending|Failed) · \d+ attempts? · HTTP 404$/);
+    expect(await row("order.created").getByRole("link").getAttribute("href")).toMatch(/^\/console\/webhooks\/\d+$/);
+    // Events the webhook does not subscribe to are recorded, and delivered to no one.
+    const cancelled = await row("order.cancelled").locator("td").allInnerTexts();
+    expect(cancelled.slice(2)).toEqual(["customer wants one board", "no webhook takes this event"]);
+    expect(await row("order_line.status_changed").first().locator("td").nth(2).innerText()).toMatch(/^Line BOARD-1 (Pending|Ruled) → (Ruled|Completed) /);
+    await expectAccessible(page);
   });
 
   it("explains inline why each line went to its supplier, from the explain service", async () => {

@@ -1,0 +1,51 @@
+// The events recorded about one order (what the shop's webhooks were sent about it), newest first,
+// each with how its deliveries went: one statement, read through events_account_order_idx (whose
+// expression the WHERE repeats exactly) and webhook_deliveries_event_idx.
+import { sql } from "drizzle-orm";
+import { toStatement, type Db } from "../db";
+import type { EventType, WebhookDelivery } from "../db/schema";
+
+/** The newest this many are shown; the count says how many there are. */
+export const ORDER_EVENTS_SHOWN = 100;
+
+export type OrderEventDelivery = {
+  subscriptionId: number;
+  status: WebhookDelivery["status"];
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+};
+
+export type OrderEvent = {
+  id: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  createdAt: string;
+  /** Deliveries are made when the event is published (at once after a write, or by the cron). */
+  publishedAt: string | null;
+  deliveries: OrderEventDelivery[];
+};
+
+type EventRow = { id: string; type: EventType; data: string; created_at: string; published_at: string | null; deliveries: string; total: number };
+
+export async function listOrderEvents(db: Db, accountId: number, reference: string): Promise<{ total: number; events: OrderEvent[] }> {
+  const statement = sql`SELECT e.id, e.type, e.data, e.created_at, e.published_at, count(*) OVER () AS total,
+      (SELECT json_group_array(json_object('subscriptionId', d.subscription_id, 'status', d.status, 'attempts', d.attempts,
+          'lastStatusCode', d.last_status_code, 'lastError', d.last_error))
+        FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
+    FROM events e
+    WHERE e.account_id = ${accountId} AND json_extract(e.data, '$.order.reference') = ${reference}
+    ORDER BY e.created_at DESC, e.id DESC LIMIT ${ORDER_EVENTS_SHOWN}`;
+  const { results } = await toStatement(db, statement).all<EventRow>();
+  return {
+    total: Number(results[0]?.total ?? 0),
+    events: results.map((r) => ({
+      id: r.id,
+      type: r.type,
+      data: JSON.parse(r.data) as Record<string, unknown>,
+      createdAt: r.created_at,
+      publishedAt: r.published_at,
+      deliveries: JSON.parse(r.deliveries) as OrderEventDelivery[],
+    })),
+  };
+}
