@@ -161,6 +161,7 @@ async function sampleMetrics(base, headers, w) {
       queries: Number(res.headers.get("x-d1-queries")),
       roundTrips: Number(res.headers.get("x-d1-round-trips")),
       rowsRead: Number(res.headers.get("x-d1-rows-read")),
+      rowsWritten: Number(res.headers.get("x-d1-rows-written")),
       unmetered: Number(res.headers.get("x-d1-unmetered")),
       durationMs: Number(res.headers.get("x-d1-duration-ms")),
     });
@@ -168,7 +169,7 @@ async function sampleMetrics(base, headers, w) {
   if (rows.some((r) => Number.isNaN(r.queries))) throw new Error("no X-D1-* headers: is BENCH_METRICS on?");
   const max = (k) => Math.max(...rows.map((r) => r[k]));
   const mean = (k) => rows.reduce((s, r) => s + r[k], 0) / rows.length;
-  return { queries: max("queries"), roundTrips: max("roundTrips"), rowsRead: Math.round(mean("rowsRead")), durationMs: mean("durationMs"), unmetered: max("unmetered"), matched, pageRows, pageLines };
+  return { queries: max("queries"), roundTrips: max("roundTrips"), rowsRead: Math.round(mean("rowsRead")), rowsWritten: Math.round(mean("rowsWritten")), durationMs: mean("durationMs"), unmetered: max("unmetered"), matched, pageRows, pageLines };
 }
 
 function drive(base, headers, w, seconds) {
@@ -273,18 +274,18 @@ function missedBecause(w, r) {
 }
 
 function table(results) {
-  const head = ["workload", "req/s", "p50 ms", "p99 ms", "D1 queries", "round trips", "rows read", "D1 ms", "matched", "floor req/s", "floor p99", "req/s ÷ floor", "p99 ÷ floor", "target", ""];
+  const head = ["workload", "req/s", "p50 ms", "p99 ms", "D1 queries", "round trips", "rows read", "rows written", "D1 ms", "matched", "floor req/s", "floor p99", "req/s ÷ floor", "p99 ÷ floor", "target", ""];
   const rows = results.map(({ w, r }) => {
     const t = targetOf(w, r);
     const paired = w.kind !== "floor";
     return [
       w.name, fmt(r.rps), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.metrics.queries), fmt(r.metrics.roundTrips),
-      fmt(r.metrics.rowsRead) + (r.metrics.unmetered ? ` (+${r.metrics.unmetered} unmetered)` : ""), fmt(r.metrics.durationMs, 0),
+      fmt(r.metrics.rowsRead) + (r.metrics.unmetered ? ` (+${r.metrics.unmetered} unmetered)` : ""), fmt(r.metrics.rowsWritten), fmt(r.metrics.durationMs, 0),
       fmt(r.metrics.matched), paired ? fmt(r.floor.rps) : "", paired ? fmt(r.floor.p99, 1) : "",
       paired ? fmt(r.rps / r.floor.rps, 2) : "", paired ? fmt(r.p99 / r.floor.p99, 2) : "", t.text, t.ok === null ? "" : t.ok ? "ok" : `MISSED (${missedBecause(w, r)})`,
     ];
   });
-  const out = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i === 0 || i >= 13 ? "---" : "---:")).join("|")}|`];
+  const out = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i === 0 || i >= 14 ? "---" : "---:")).join("|")}|`];
   for (const row of rows) out.push(`| ${row.join(" | ")} |`);
   return out.join("\n");
 }

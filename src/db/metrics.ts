@@ -1,5 +1,5 @@
 // Opt-in D1 metering for the benchmark (BENCH_METRICS=1): counts the statements each request runs
-// and sums D1's meta.rows_read, answered in X-D1-* headers. Off, nothing here runs at all.
+// and sums D1's meta.rows_read and meta.rows_written, answered in X-D1-* headers. Off, nothing here runs at all.
 // One metered binding per D1 binding (so createDb's per-binding Drizzle cache still holds) and the
 // counters of the current request in an AsyncLocalStorage, so concurrent requests never mix.
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -11,6 +11,8 @@ export type D1Metrics = {
   roundTrips: number;
   /** Sum of meta.rows_read over the statements that report it. */
   rowsRead: number;
+  /** Sum of meta.rows_written: rows, index entries and what triggers write, as D1 bills them. */
+  rowsWritten: number;
   /** Sum of meta.duration (ms spent in the database) over the statements that report it. */
   durationMs: number;
   /** Statements run through raw() or first(), whose result carries no meta (no rows_read). */
@@ -24,7 +26,7 @@ const metered = new WeakMap<D1Database, D1Database>();
 const innerOf = new WeakMap<object, D1PreparedStatement>();
 
 export function newD1Metrics(): D1Metrics {
-  return { queries: 0, roundTrips: 0, rowsRead: 0, durationMs: 0, unmetered: 0 };
+  return { queries: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0, durationMs: 0, unmetered: 0 };
 }
 
 /** Runs fn with metrics collecting into m for every statement of a metered binding. */
@@ -35,7 +37,7 @@ export function withD1Metrics<T>(m: D1Metrics, fn: () => T): T {
 type Text = { sql: string; params: unknown[] };
 const textOf = new WeakMap<object, Text>();
 
-function record(statements: number, results: { meta?: { rows_read?: number; duration?: number } }[] | null, texts: (Text | undefined)[]) {
+function record(statements: number, results: { meta?: { rows_read?: number; rows_written?: number; duration?: number } }[] | null, texts: (Text | undefined)[]) {
   const m = current.getStore();
   if (!m) return;
   if (m.statements) for (const t of texts) if (t) m.statements.push(t);
@@ -45,6 +47,7 @@ function record(statements: number, results: { meta?: { rows_read?: number; dura
   else {
     for (const r of results) {
       m.rowsRead += r.meta?.rows_read ?? 0;
+      m.rowsWritten += r.meta?.rows_written ?? 0;
       m.durationMs += r.meta?.duration ?? 0;
     }
   }

@@ -11,7 +11,7 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   c.set("requestId", id);
   c.set("pipeline", pipelineFor(c.env, (promise) => c.executionCtx.waitUntil(promise)));
   if (c.env.BENCH_METRICS === "1") {
-    // Benchmark runs only: count this request's D1 statements and rows read (see db/metrics.ts).
+    // Benchmark runs only: count this request's D1 statements, rows read and written (see db/metrics.ts).
     const metrics = newD1Metrics();
     const capture = c.req.header("x-bench-capture-sql") === "1";
     if (capture) metrics.statements = [];
@@ -20,6 +20,7 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
     c.header("X-D1-Queries", String(metrics.queries));
     c.header("X-D1-Round-Trips", String(metrics.roundTrips));
     c.header("X-D1-Rows-Read", String(metrics.rowsRead));
+    c.header("X-D1-Rows-Written", String(metrics.rowsWritten));
     c.header("X-D1-Duration-Ms", metrics.durationMs.toFixed(2));
     c.header("X-D1-Unmetered", String(metrics.unmetered));
     if (metrics.statements) {

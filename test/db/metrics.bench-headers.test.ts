@@ -3,14 +3,14 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { createAccount, createOrder } from "../helpers/factories";
+import { createAccount, createOrder, orderPayload } from "../helpers/factories";
 import { authHeaders, BASE, call } from "../helpers/http";
 
 const app = createApp();
 
-async function fetchWith(vars: Record<string, string>, path: string, headers: Record<string, string>) {
+async function fetchWith(vars: Record<string, string>, path: string, headers: Record<string, string>, init: RequestInit = {}) {
   const ctx = createExecutionContext();
-  const res = await app.fetch(new Request(`${BASE}${path}`, { headers }), { ...env, ...vars }, ctx);
+  const res = await app.fetch(new Request(`${BASE}${path}`, { headers, ...init }), { ...env, ...vars }, ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -35,6 +35,17 @@ describe("D1 metering for the benchmark", () => {
     const res = await fetchWith({ BENCH_METRICS: "1" }, "/api/v1", authHeaders(creds));
     expect(res.status).toBe(200);
     expect(res.headers.get("X-D1-Queries")).toBe("1");
+    expect(res.headers.get("X-D1-Rows-Written")).toBe("0");
+  });
+
+  it("counts the rows a create writes, its triggers' rows included", async () => {
+    const creds = await createAccount();
+    await call("GET", "/api/v1", { creds });
+    const body = JSON.stringify(orderPayload());
+    const res = await fetchWith({ BENCH_METRICS: "1" }, "/api/v1/orders", { ...authHeaders(creds), "content-type": "application/json" }, { method: "POST", body });
+    expect(res.status).toBe(200);
+    console.log("rows written by a create:", res.headers.get("X-D1-Rows-Written"));
+    expect(Number(res.headers.get("X-D1-Rows-Written"))).toBeGreaterThan(0);
   });
 
   it("adds nothing when it is off", async () => {

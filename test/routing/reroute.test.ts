@@ -2,8 +2,10 @@
 // eligible supplier (next rule, cheapest catalogue offer with stock), never one that had it, within
 // the account's cap; off per account and per rule. Through the real queue, with suppliers answering
 // in the supplier API (pull channel) or faked at the network edge (webhook).
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { seedFeed, seedProduct } from "../helpers/catalogue-seed";
+import { countsDiff } from "../helpers/counts";
 import { createAccount, createOrder, orderPayload, recordEvents, rows } from "../helpers/factories";
 import { remoteUrl } from "../helpers/fake-remote";
 import { call, type Credentials } from "../helpers/http";
@@ -58,6 +60,17 @@ describe("a declined line goes to the next supplier", () => {
     expect(order.order_lines).toHaveLength(1);
     expect(order.order_lines[0]).toMatchObject({ current_status: "declined", matched_supplier: { id: c.supplier.id } });
     expect(logsOf(order.order_lines[0]).at(-1)).toEqual(["declined", `Declined by supplier ${c.supplier.name}: no; not re-routed: 3 of 3 suppliers tried`]);
+    // The list counts the order at C only, declined (the counters followed each hop).
+    const total = async (query: string) => (await call("GET", `/api/v1/orders?${query}`, { creds })).json.meta.total;
+    expect([
+      await total(`supplier_ids=${a.supplier.id}`),
+      await total(`supplier_ids=${b.supplier.id}`),
+      await total(`supplier_ids=${c.supplier.id}`),
+      await total(`supplier_ids=${a.supplier.id},${c.supplier.id}`),
+      await total("statuses=declined"),
+      await total("statuses=ruled"),
+    ]).toEqual([0, 0, 1, 1, 1, 0]);
+    expect(await countsDiff(env.DB, [creds.accountId])).toEqual({ counters: [], facets: [], fts: [] });
 
     const events = await reroutedEvents(creds.accountId);
     expect(events).toEqual([
@@ -197,6 +210,18 @@ describe("a partial confirmation", () => {
       [3, null],
       [2, lineId],
     ]);
+    // The list's counts follow the split line to B (its supplier counters, and the pair A and B, kept
+    // by the triggers of drizzle/0011): one order at A, one at B, one at A or B; both line states.
+    const total = async (query: string) => (await call("GET", `/api/v1/orders?${query}`, { creds })).json.meta.total;
+    expect([
+      await total(`supplier_ids=${a.supplier.id}`),
+      await total(`supplier_ids=${b.supplier.id}`),
+      await total(`supplier_ids=${a.supplier.id},${b.supplier.id}`),
+      await total("statuses=partially_completed"),
+      await total("statuses=ruled"),
+      await total("statuses=pending"),
+    ]).toEqual([1, 1, 1, 1, 1, 0]);
+    expect(await countsDiff(env.DB, [creds.accountId])).toEqual({ counters: [], facets: [], fts: [] });
   });
 });
 

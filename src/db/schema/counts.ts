@@ -1,6 +1,6 @@
 // What the lists read instead of counting rows: exact counters per account, and per-order facets
 // (which line states and which suppliers an order has). Derived from orders, order_lines and
-// products by SQLite triggers (drizzle/0011_list_counts_triggers.sql) in the same statement as the
+// products by SQLite triggers (drizzle/0011_list_counts_triggers.sql, 0012) in the same statement as the
 // write they describe, so every code path keeps them exact; the application never writes them.
 // Both are WITHOUT ROWID tables (the custom migration rebuilds them so): the primary key is the
 // only b-tree. The README's "GET /api/v1/orders" section explains what each counts.
@@ -15,7 +15,7 @@ export const lineStatusCodes = sqliteTable("line_status_codes", {
 /**
  * n = how many orders (or products) of (account_id, test) have `key` under `kind`. Kinds:
  * orders, orders.blocked, orders.source (lower(source)), orders.mask (the set of line states, as
- * a bit mask), orders.supplier (supplier id), orders.supplier_pair ("a,b", a < b: orders with lines
+ * a bit mask; an order without lines has none), orders.supplier (supplier id), orders.supplier_pair ("a,b", a < b: orders with lines
  * at both), orders.created:L and orders.completed:L (the first L characters of the timestamp, L =
  * 4, 7, 10, 13: year, month, day, hour), orders.total:L (two digits of length, then the first L
  * digits of the total in units, down to whole units of money), products and products.feed
