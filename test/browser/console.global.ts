@@ -1,56 +1,27 @@
-// Global setup of the browser suite: the real Worker (wrangler's unstable_startWorker: workerd with a
-// local D1 on a fresh temporary directory, the real migrations applied by `wrangler d1 migrations
-// apply`, local Queues, the static assets) and one Chromium (Debian's /usr/bin/chromium through
+// Global setup of the browser suite: the real Worker (./worker.ts: wrangler's unstable_startWorker,
+// workerd with a local D1 on a fresh temporary directory, the real migrations applied by `wrangler
+// d1 migrations apply`, local Queues, the static assets) and one Chromium (Debian's /usr/bin/chromium through
 // playwright-core; never a browser download) that every test file connects to.
-import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { chromium } from "playwright-core";
 import type { TestProject } from "vitest/node";
-import { unstable_startWorker } from "wrangler";
+import { root, startLocalWorker } from "./worker";
 
 export const CHROMIUM = "/usr/bin/chromium";
 // The flags GUIDE.md asks for: the closed network would otherwise flood Chromium with refused connections.
 const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-
 export default async function setup(project: TestProject) {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: run \`apt-get install -y chromium\` (npm test does it when it can).`);
   const started = Date.now();
-  const persist = mkdtempSync(join(tmpdir(), "order-intake-console-"));
-  const migrate = spawnSync(process.execPath, [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], {
-    cwd: root,
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
-    encoding: "utf8",
-  });
-  if (migrate.status !== 0) throw new Error(`wrangler d1 migrations apply failed:\n${migrate.stdout}\n${migrate.stderr}`);
-
-  const adminToken = randomBytes(24).toString("hex");
-  const worker = await unstable_startWorker({
-    config: join(root, "wrangler.toml"),
-    // A file that does not exist: the developer's .dev.vars (their own ADMIN_TOKEN) is not read.
-    envFiles: [join(persist, "no-such.env")],
-    bindings: {
-      ADMIN_TOKEN: { type: "plain_text", value: adminToken },
-      // A failing pipeline message is retried at once (not after 5 s, 10 s, ...), and an order is
-      // parked after 10 failed routing attempts: the operator's tests produce a dead letter and a
-      // parked order through the real queue in seconds (test/admin/operator.browser.test.ts).
-      PIPELINE_RETRY_BASE_SECONDS: { type: "plain_text", value: "0" },
-      ROUTING_MAX_ATTEMPTS: { type: "plain_text", value: "10" },
-    },
-    dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, persist, logLevel: "error" },
-  });
-  await worker.ready;
-  const url = (await worker.url).origin;
+  // A failing pipeline message is retried at once (not after 5 s, 10 s, ...), and an order is
+  // parked after 10 failed routing attempts: the operator's tests produce a dead letter and a
+  // parked order through the real queue in seconds (test/admin/operator.browser.test.ts).
+  const { url, adminToken, d1File, dispose } = await startLocalWorker({ PIPELINE_RETRY_BASE_SECONDS: "0", ROUTING_MAX_ATTEMPTS: "10" });
 
   const browser = await chromium.launchServer({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 
-  const d1Dir = join(persist, "v3", "d1", "miniflare-D1DatabaseObject");
-  const d1File = join(d1Dir, readdirSync(d1Dir).find((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")!);
   const screenshots = join(root, "test-results", "screenshots");
   mkdirSync(screenshots, { recursive: true });
 
@@ -63,7 +34,6 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     await browser.close();
-    await worker.dispose();
-    rmSync(persist, { recursive: true, force: true });
+    await dispose();
   };
 }
