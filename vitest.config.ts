@@ -14,7 +14,7 @@ class AfterSuiteLast extends BaseSequencer {
   }
 }
 
-// Two projects, both run by `npm test`:
+// Three projects, all run by `npm test`:
 // - workers: every test/**/*.test.ts inside workerd (the Workers pool), real local D1 and Queues;
 // - browser: test/**/*.browser.test.ts in Node, driving Chromium against the real Worker that
 //   test/browser/console.global.ts starts (see docs/console.md);
@@ -104,7 +104,10 @@ export default defineConfig(async () => {
             include: ["test/docs/**/*.test.ts"],
             environment: "node",
             globalSetup: ["./test/docs/docs.global.ts"],
-            // One Worker and one demo account for the run, its pages one after another (as a reader).
+            // One Worker and one demo account for the run, its pages one after another (as a reader),
+            // after the other two projects: their pipeline tests wait on queues, and a third Worker
+            // busy beside them on a shared two-core machine only makes everyone slower.
+            sequence: { groupOrder: 1 },
             fileParallelism: false,
             testTimeout: 60_000,
             hookTimeout: 120_000,
