@@ -14,10 +14,12 @@ class AfterSuiteLast extends BaseSequencer {
   }
 }
 
-// Two projects, both run by `npm test`:
+// Three projects, all run by `npm test`:
 // - workers: every test/**/*.test.ts inside workerd (the Workers pool), real local D1 and Queues;
 // - browser: test/**/*.browser.test.ts in Node, driving Chromium against the real Worker that
-//   test/browser/console.global.ts starts (see the README's Console section).
+//   test/browser/console.global.ts starts (see docs/console.md);
+// - docs: test/docs/*.test.ts in Node: the docs' links, their curl examples and the admin CLI run
+//   against another real Worker with npm start's demo account (test/docs/docs.global.ts).
 export default defineConfig(async () => {
   // The real drizzle-kit migrations, applied inside workerd by test/setup.ts.
   const migrations = await readD1Migrations("./drizzle");
@@ -66,7 +68,7 @@ export default defineConfig(async () => {
           test: {
             name: "workers",
             include: ["test/**/*.test.ts"],
-            exclude: [...configDefaults.exclude, "test/**/*.browser.test.ts"],
+            exclude: [...configDefaults.exclude, "test/**/*.browser.test.ts", "test/docs/**"],
             setupFiles: ["./test/setup.ts"],
             globalSetup: ["./test/helpers/fake-remote.global.ts"],
             // Property-based tests (test/helpers/fuzz.ts): a fixed seed, so a run is reproducible;
@@ -94,6 +96,21 @@ export default defineConfig(async () => {
             fileParallelism: false,
             testTimeout: 60_000,
             hookTimeout: 90_000,
+          },
+        },
+        {
+          test: {
+            name: "docs",
+            include: ["test/docs/**/*.test.ts"],
+            environment: "node",
+            globalSetup: ["./test/docs/docs.global.ts"],
+            // One Worker and one demo account for the run, its pages one after another (as a reader),
+            // after the other two projects: their pipeline tests wait on queues, and a third Worker
+            // busy beside them on a shared two-core machine only makes everyone slower.
+            sequence: { groupOrder: 1 },
+            fileParallelism: false,
+            testTimeout: 60_000,
+            hookTimeout: 120_000,
           },
         },
       ],

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: from a fresh clone with nothing done before it. Installs what is missing (the
 // dependencies; Debian's Chromium for the browser tests, where it can), then type-checks and runs
-// both test projects, the Workers suite and the browser suite (extra arguments go to vitest:
+// the three test projects, the Workers suite, the browser suite and the docs suite (extra arguments go to vitest:
 // `npm test -- test/orders`, `npm test -- --project workers`).
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";

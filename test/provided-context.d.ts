@@ -19,6 +19,12 @@ declare module "vitest" {
     d1File: string;
     /** Where each run writes its screenshots (gitignored). */
     screenshotsDir: string;
+    /** The docs suite (test/docs/docs.global.ts): its Worker's origin. */
+    docsUrl: string;
+    /** That Worker's ADMIN_TOKEN. */
+    docsAdminToken: string;
+    /** Its demo account, as npm start writes it into .demo-credentials.json. */
+    docsCredentials: { account_id: number; api_key: string; supplier_key: string; supplier_name: string };
   }
 }
 export {};

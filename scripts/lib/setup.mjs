@@ -29,5 +29,5 @@ export function run(cmd, args, extra = {}) {
 export function ensureDependencies(required = ["wrangler", "node", "vitest", "tsc"]) {
   if (required.every((name) => existsSync(bin(name)))) return;
   console.log("→ Installing dependencies from package-lock.json (first run)…");
-  run("npm", [existsSync(join(root, "package-lock.json")) ? "ci" : "install", "--no-audit", "--no-fund"]);
+  run("npm", [existsSync(join(root, "package-lock.json")) ? "ci" : "install", "--no-audit", "--no-fund", "--loglevel=error"]);
 }

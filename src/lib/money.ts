@@ -60,7 +60,7 @@ export const roundMoney = (value: number): number => unitsToNumber(numberToUnits
 export type DecimalReading = { ok: true; text: string } | { ok: false; ambiguous: boolean };
 
 /**
- * What a shop or a feed sent as a decimal: a JSON number, or text under one rule (README, Money):
+ * What a shop or a feed sent as a decimal: a JSON number, or text under one rule (docs/api.md, Money):
  * - "1234.50", "1.234" (a dot is a decimal point), ".5";
  * - both separators, grouped by three: "1,234.50" and "1.234,50";
  * - a comma followed by other than exactly three digits, or after a leading 0: a decimal comma
