@@ -76,6 +76,10 @@ const API_DESCRIPTION = [
     "(an unknown value of a listed parameter names the allowed values). An empty body is no body: where the body is optional the request goes on " +
     "without it, where it is required the 422 names the missing fields. A wrong method on an existing path is a 405 with Allow; a fixed path such as " +
     "/api/v1/routing-rules/explain is never read as an id.",
+  "",
+  "Reads may come from a nearby read replica. Every answer carries an x-d1-bookmark header; send it back as a request header " +
+    "(x-d1-bookmark) and that request reads at least what you had seen, your own writes included. Credentials are always checked " +
+    "at the primary: a revoked key is refused at once.",
 ].join("\n");
 
 export function createApp() {

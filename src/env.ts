@@ -30,7 +30,10 @@ export type Flash = { kind: "success" | "error" | "info"; text: string };
 export type AppEnv = {
   Bindings: Bindings;
   Variables: {
+    /** The request's D1 session: on the primary for writes, a replica for reads (src/db/sessions.ts). */
     db: Db;
+    /** A session that starts at the primary, for reading credentials: a revoked key is refused at once. */
+    primaryDb: Db;
     /** The queue, for services that hand work to the pipeline (src/lib/queue.ts). */
     pipeline: Pipeline;
     requestId: string;

@@ -19,7 +19,7 @@ function afterAnswer(c: Context<AppEnv>, write: Promise<unknown> | null) {
 export async function currentSession(c: Context<AppEnv>, area: Area) {
   const secret = readCookie(c, sessionCookie(area));
   if (!secret) return { secret, session: null };
-  const { session, deferred } = await findSession(c.get("db"), secret, area.role, c.env.ADMIN_TOKEN);
+  const { session, deferred } = await findSession(c.get("primaryDb"), secret, area.role, c.env.ADMIN_TOKEN);
   afterAnswer(c, deferred);
   return { secret, session };
 }

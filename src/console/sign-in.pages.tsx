@@ -44,7 +44,7 @@ const FORMS = {
       api_key: field.text(255),
     }),
     verify: async (c, input) => {
-      const { account } = await authenticate(c.get("db"), input.api_key, input.account_id);
+      const { account } = await authenticate(c.get("primaryDb"), input.api_key, input.account_id);
       return { role: "shop", accountId: account.id, apiKeyId: account.apiKeyId };
     },
     refusedField: "api_key",
@@ -56,7 +56,7 @@ const FORMS = {
     fields: [{ name: "supplier_key", label: "Supplier key", type: "password", autocomplete: "current-password" }],
     schema: z.object({ supplier_key: field.text(255) }),
     verify: async (c, input) => {
-      const key = await findSupplierKey(c.get("db"), input.supplier_key);
+      const key = await findSupplierKey(c.get("primaryDb"), input.supplier_key);
       return { role: "supplier", accountId: key.accountId, supplierKeyId: key.keyId };
     },
     refusedField: "supplier_key",

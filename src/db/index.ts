@@ -1,17 +1,35 @@
 // Database access: one Drizzle instance per D1 binding, and helpers that respect D1's limits.
 import { getTableColumns, sql, SQL, type Table } from "drizzle-orm";
-import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
+import { createTableRelationsHelpers, extractTablesRelationalConfig, type ExtractTablesWithRelations } from "drizzle-orm";
+import { DrizzleD1Database, SQLiteD1Session } from "drizzle-orm/d1";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
 
-export type Db = DrizzleD1Database<typeof schema> & { $client: D1Database };
+/**
+ * What a Db runs its statements on: a D1 binding (every statement on the primary) or one of its
+ * D1 sessions (read replication, src/db/sessions.ts). Drizzle's D1 driver only calls prepare and
+ * batch, which both have.
+ */
+export type D1Client = D1Database | D1DatabaseSession;
 
-const instances = new WeakMap<D1Database, Db>();
+export type Db = DrizzleD1Database<typeof schema> & { $client: D1Client };
 
-export function createDb(d1: D1Database): Db {
+const instances = new WeakMap<D1Client, Db>();
+
+// The schema's relational config, worked out once per isolate: drizzle() redoes it on every call,
+// which is ten times the cost of the rest and would be paid twice per request (one Db per session).
+const relational = extractTablesRelationalConfig(schema, createTableRelationsHelpers);
+type Relations = ExtractTablesWithRelations<typeof schema>;
+const schemaConfig = { fullSchema: schema, schema: relational.tables as Relations, tableNamesMap: relational.tableNamesMap };
+const drizzleDialect = new SQLiteAsyncDialect();
+
+export function createDb(d1: D1Client): Db {
   let db = instances.get(d1);
   if (!db) {
-    db = drizzle(guardedD1(d1), { schema });
+    const client = guardedD1(d1);
+    // What drizzle(client, { schema }) builds, on the config computed above.
+    const session = new SQLiteD1Session<typeof schema, Relations>(client as D1Database, drizzleDialect, schemaConfig, {});
+    db = Object.assign(new DrizzleD1Database<typeof schema>("async", drizzleDialect, session, schemaConfig), { $client: client });
     instances.set(d1, db);
   }
   return db;
@@ -57,7 +75,7 @@ export class TooManyStatementsError extends Error {
  * db.$client) checks its parameter count when it is bound, and every batch its size. The statement
  * stays D1's own object (only its bind is wrapped), so batch() takes it as before.
  */
-function guardedD1(d1: D1Database): D1Database {
+function guardedD1<C extends D1Client>(d1: C): C {
   const prepare = (query: string) => {
     const stmt = d1.prepare(query);
     const bind = stmt.bind;

@@ -3,6 +3,7 @@
 // One metered binding per D1 binding (so createDb's per-binding Drizzle cache still holds) and the
 // counters of the current request in an AsyncLocalStorage, so concurrent requests never mix.
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { D1Client } from "./index";
 
 export type D1Metrics = {
   /** Statements run: each one of a batch counts. */
@@ -22,7 +23,7 @@ export type D1Metrics = {
 };
 
 const current = new AsyncLocalStorage<D1Metrics>();
-const metered = new WeakMap<D1Database, D1Database>();
+const metered = new WeakMap<D1Client, D1Client>();
 const innerOf = new WeakMap<object, D1PreparedStatement>();
 
 export function newD1Metrics(): D1Metrics {
@@ -82,22 +83,26 @@ function wrapStatement(inner: D1PreparedStatement, text: Text): D1PreparedStatem
   return stmt;
 }
 
-/** The metered view of a D1 binding (cached, so Drizzle instances built on it are reused). */
-export function meteredD1(d1: D1Database): D1Database {
+/** The metered view of a D1 binding or session (cached, so Drizzle instances built on it are reused). */
+export function meteredD1<C extends D1Client>(d1: C): C {
   let view = metered.get(d1);
   if (!view) {
-    view = {
-      prepare: (query: string) => wrapStatement(d1.prepare(query), { sql: query, params: [] }),
-      batch: async <T>(statements: D1PreparedStatement[]) => {
-        const results = await d1.batch<T>(statements.map((s) => innerOf.get(s) ?? s));
-        record(statements.length, results, statements.map((s) => textOf.get(s)));
-        return results;
+    const prepare = (query: string) => wrapStatement(d1.prepare(query), { sql: query, params: [] });
+    const batch = async <T>(statements: D1PreparedStatement[]) => {
+      const results = await d1.batch<T>(statements.map((s) => innerOf.get(s) ?? s));
+      record(statements.length, results, statements.map((s) => textOf.get(s)));
+      return results;
+    };
+    // Everything else (withSession, getBookmark, exec) is the binding's or the session's own.
+    view = new Proxy(d1, {
+      get(target, prop) {
+        if (prop === "prepare") return prepare;
+        if (prop === "batch") return batch;
+        const value = Reflect.get(target, prop) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
-      exec: (query: string) => d1.exec(query),
-      withSession: (constraint?: string) => d1.withSession(constraint),
-      dump: () => (d1 as unknown as { dump(): Promise<ArrayBuffer> }).dump(),
-    } as unknown as D1Database;
+    });
     metered.set(d1, view);
   }
-  return view;
+  return view as C;
 }

@@ -15,7 +15,7 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   try {
     if (!apiKey) throw ApiError.unauthorized("The api-key header is missing.");
     if (!accountId) throw ApiError.unauthorized("The account-id header is missing.");
-    authenticated = await authenticate(c.get("db"), apiKey, accountId);
+    authenticated = await authenticate(c.get("primaryDb"), apiKey, accountId);
   } catch (error) {
     throw error instanceof ApiError && error.status === 401 ? await countAuthFailure(c, error) : error;
   }

@@ -1,21 +1,36 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
-import { createDb } from "../db";
 import { meteredD1, newD1Metrics, withD1Metrics } from "../db/metrics";
+import { BOOKMARK_HEADER, laterBookmark, openRequestDatabase, parseBookmark } from "../db/sessions";
 import { pipelineFor } from "../lib/queue";
+import { areaOfPath } from "../console/areas";
+import { readCookie, writeCookie } from "../console/cookies";
 
-/** Gives every request an id (echoed as X-Request-Id, used in server logs), the database and the pipeline. */
+/** Where a browser keeps the console's bookmark: its pages read their own writes after a redirect. */
+const BOOKMARK_COOKIE = "oi_d1_bookmark";
+
+/**
+ * Gives every request an id (echoed as X-Request-Id, used in server logs), its D1 sessions (the
+ * db and the primary for credentials, src/db/sessions.ts) and the pipeline; answers the newest
+ * D1 bookmark in x-d1-bookmark (a browser in the console gets it as a cookie too).
+ */
 export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   const incoming = c.req.header("x-request-id");
   const id = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : crypto.randomUUID();
   c.set("requestId", id);
   c.set("pipeline", pipelineFor(c.env, (promise) => c.executionCtx.waitUntil(promise)));
-  if (c.env.BENCH_METRICS === "1") {
+  const inConsole = areaOfPath(c.req.path) !== undefined;
+  const cookieBookmark = inConsole ? parseBookmark(readCookie(c, BOOKMARK_COOKIE)) : undefined;
+  const given = parseBookmark(c.req.header(BOOKMARK_HEADER)) ?? cookieBookmark;
+  const bench = c.env.BENCH_METRICS === "1";
+  const sessions = openRequestDatabase(c.env.DB, c.req.method, given, bench ? meteredD1 : undefined);
+  c.set("db", sessions.db);
+  c.set("primaryDb", sessions.primary);
+  if (bench) {
     // Benchmark runs only: count this request's D1 statements, rows read and written (see db/metrics.ts).
     const metrics = newD1Metrics();
     const capture = c.req.header("x-bench-capture-sql") === "1";
     if (capture) metrics.statements = [];
-    c.set("db", createDb(meteredD1(c.env.DB)));
     await withD1Metrics(metrics, next);
     c.header("X-D1-Queries", String(metrics.queries));
     c.header("X-D1-Round-Trips", String(metrics.roundTrips));
@@ -30,8 +45,11 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
       c.header("Content-Type", "application/json");
     }
   } else {
-    c.set("db", createDb(c.env.DB));
     await next();
   }
   c.header("X-Request-Id", id);
+  // A request that read nothing leaves the client where it was (its own bookmark, or none yet).
+  const bookmark = laterBookmark(sessions.bookmark(), given) ?? "";
+  c.header(BOOKMARK_HEADER, bookmark);
+  if (inConsole && bookmark && bookmark !== cookieBookmark) writeCookie(c, BOOKMARK_COOKIE, bookmark, 60 * 60);
 });

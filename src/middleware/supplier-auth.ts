@@ -22,7 +22,7 @@ export const supplierKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
 async function identify(c: Context<AppEnv>) {
   const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization")?.trim() ?? "");
   if (!match) throw ApiError.unauthorized("The Authorization header must carry a supplier key: Bearer <key>.");
-  return findSupplierKey(c.get("db"), match[1]);
+  return findSupplierKey(c.get("primaryDb"), match[1]);
 }
 
 /** The supplier a key belongs to (the API's bearer key, the portal's sign-in); the 401 when it is not a live key. */
