@@ -12,23 +12,38 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { seedDemo } from "./lib/demo-data.mjs";
 import { bin, childEnv as env, ensureDependencies, root, run } from "./lib/setup.mjs";
 
-const USAGE = "Usage: npm start -- [--port N] [--reset]";
+const USAGE = "Usage: npm start -- [--port N] [--reset] [--state DIR]";
 const args = process.argv.slice(2);
-const portIndex = args.indexOf("--port");
-const port = portIndex >= 0 ? Number(args[portIndex + 1]) : 8787;
-if (!Number.isInteger(port) || port < 1 || port > 65535 || args.some((a, i) => a !== "--reset" && a !== "--port" && !(portIndex >= 0 && i === portIndex + 1))) {
+const valued = { "--port": null, "--state": null };
+const flags = new Set();
+for (let i = 0; i < args.length; i++) {
+  if (args[i] in valued && i + 1 < args.length) valued[args[i]] = args[++i];
+  else if (args[i] === "--reset") flags.add("--reset");
+  else {
+    console.error(USAGE);
+    process.exit(2);
+  }
+}
+const port = valued["--port"] === null ? 8787 : Number(valued["--port"]);
+if (!Number.isInteger(port) || port < 1 || port > 65535) {
   console.error(USAGE);
   process.exit(2);
 }
 
-const credentialsFile = join(root, ".demo-credentials.json");
-const stateDir = join(root, ".wrangler", "state");
-const logFile = join(root, ".wrangler", "npm-start.log");
+// Where the local data lives: by default the local D1, queues and caches in .wrangler/state, the demo
+// credentials in .demo-credentials.json and wrangler's output in .wrangler/npm-start.log; with
+// --state DIR all three in DIR (a second demo beside the first, on another --port).
+const custom = valued["--state"] === null ? null : resolve(valued["--state"]);
+const stateDir = custom ?? join(root, ".wrangler", "state");
+const credentialsFile = custom ? join(custom, "demo-credentials.json") : join(root, ".demo-credentials.json");
+const logFile = custom ? join(custom, "npm-start.log") : join(root, ".wrangler", "npm-start.log");
+/** A path as the banner says it: relative inside the project, absolute outside. */
+const shown = (file) => (relative(root, file).startsWith("..") ? file : relative(root, file));
 
 // 0. A taken port, said plainly before anything starts (wrangler would only say EADDRINUSE later).
 const free = await new Promise((resolve) => {
@@ -48,10 +63,10 @@ if (!free) {
 ensureDependencies();
 
 // 2. --reset: the local database and the demo account go; everything else (.dev.vars) stays.
-if (args.includes("--reset")) {
+if (flags.has("--reset")) {
   rmSync(stateDir, { recursive: true, force: true });
   rmSync(credentialsFile, { force: true });
-  console.log("→ Reset: removed the local D1, queues and caches (.wrangler/state) and .demo-credentials.json");
+  console.log(`→ Reset: removed the local D1, queues and caches (${shown(stateDir)}) and ${shown(credentialsFile)}`);
 }
 
 // 3. Local secrets.
@@ -64,9 +79,10 @@ const adminToken = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(devVars, "utf8"))?.[1
 
 // 4. /docs assets, and migrations on the local D1 (their tables only when something fails).
 mkdirSync(join(root, ".wrangler"), { recursive: true });
+mkdirSync(stateDir, { recursive: true });
 const log = createWriteStream(logFile);
 run(process.execPath, [join(root, "scripts", "docs-assets.mjs")]);
-const migrate = spawnSync(bin("wrangler"), ["d1", "migrations", "apply", "DB", "--local"], { cwd: root, env: { ...env, CI: "true" }, encoding: "utf8" });
+const migrate = spawnSync(bin("wrangler"), ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], { cwd: root, env: { ...env, CI: "true" }, encoding: "utf8" });
 log.write(migrate.stdout + migrate.stderr);
 if (migrate.status !== 0) {
   process.stdout.write(migrate.stdout);
@@ -75,11 +91,11 @@ if (migrate.status !== 0) {
   process.exit(migrate.status ?? 1);
 }
 const applied = (migrate.stdout.match(/commands executed successfully/g) ?? []).length;
-console.log(applied ? `→ Applied ${applied} migration(s) to the local D1 (.wrangler/state)` : "→ The local D1 is up to date (.wrangler/state)");
+console.log(applied ? `→ Applied ${applied} migration(s) to the local D1 (${shown(stateDir)})` : `→ The local D1 is up to date (${shown(stateDir)})`);
 
 // 5. Serve. wrangler's output is filtered line by line (see the top of this file).
 console.log(`→ Starting the Worker (wrangler dev, local D1 and Queues) on port ${port}…`);
-const server = spawn(bin("wrangler"), ["dev", "--port", String(port), "--ip", "127.0.0.1", "--show-interactive-dev-session=false"], {
+const server = spawn(bin("wrangler"), ["dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", stateDir, "--show-interactive-dev-session=false"], {
   cwd: root,
   stdio: ["ignore", "pipe", "pipe"],
   env: { ...env, FORCE_COLOR: "0" },
@@ -183,6 +199,8 @@ async function fireCron() {
   }
 }
 
+const restartArgs = `${port === 8787 ? "" : `--port ${port} `}${custom ? `--state ${shown(custom)} ` : ""}`;
+
 /** The banner: everything a newcomer needs, in one block, last. */
 function banner({ account_id, api_key, supplier_key, supplier_name }) {
   const rule = "━".repeat(76);
@@ -200,13 +218,13 @@ ${rule}
    api-key        ${api_key}
    supplier key   ${supplier_key}
    admin token    ${adminToken}
- The first three are kept in .demo-credentials.json, the admin token in .dev.vars.
+ The first three are kept in ${shown(credentialsFile)}, the admin token in .dev.vars.
 
  Try the tour in README.md; in another terminal, first:
    export BASE=${base} API_KEY=${api_key} ACCOUNT_ID=${account_id} SUPPLIER_KEY=${supplier_key}
 
- The cron runs every minute (as on Cloudflare). Start afresh: npm start -- --reset
- Ctrl+C stops the server. Requests are logged below; wrangler's full output: .wrangler/npm-start.log
+ The cron runs every minute (as on Cloudflare). Start afresh: npm start -- ${restartArgs}--reset
+ Ctrl+C stops the server. Requests are logged below; wrangler's full output: ${shown(logFile)}
 ${rule}
 `;
 }

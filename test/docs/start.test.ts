@@ -1,0 +1,151 @@
+// `npm start` as a newcomer sees it (scripts/start.mjs, run as `npm start` runs it): a line per step,
+// then the banner last, with URLs and demo credentials that work, and none of wrangler's startup
+// noise (its bindings table, migration tables, offline DNS stack traces), which goes to the log file.
+// Each run gets its own port and its own state (--state), so it never touches the project's own
+// .wrangler/state or .demo-credentials.json.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { root } from "./markdown";
+
+const START = join(root, "scripts", "start.mjs");
+const RULE = "━".repeat(76);
+
+function listen(): Promise<Server> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => resolve(server));
+  });
+}
+async function freePort() {
+  const server = await listen();
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+type Run = { stdout: string; stderr: string; stop: () => Promise<number | null> };
+
+/** Starts `npm start -- --port <port> --state <dir>` and resolves once its banner is printed. */
+function start(port: number, state: string): Promise<Run> {
+  const child = spawn(process.execPath, [START, "--port", String(port), "--state", state], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const run: Run = {
+    stdout: "",
+    stderr: "",
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once("exit", (code) => resolve(code));
+        child.kill("SIGINT");
+      }),
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner within 150 s:\n${run.stdout}\n${run.stderr}`)), 150_000);
+    child.stdout.on("data", (chunk) => {
+      run.stdout += chunk;
+      // The banner is complete once its closing rule is printed (the second rule).
+      if (run.stdout.split(RULE).length === 3) {
+        clearTimeout(timer);
+        resolve(run);
+      }
+    });
+    child.stderr.on("data", (chunk) => (run.stderr += chunk));
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited (${code}) before its banner:\n${run.stdout}\n${run.stderr}`));
+    });
+  });
+}
+
+const states: string[] = [];
+afterAll(() => states.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+describe("npm start", () => {
+  it("prints a line per step and the banner last, whose URLs and credentials work; wrangler's noise goes to the log; a restart keeps the demo account", async () => {
+    const port = await freePort();
+    const state = mkdtempSync(join(tmpdir(), "npm-start-"));
+    states.push(state);
+    const base = `http://localhost:${port}`;
+
+    const first = await start(port, state);
+    let [before, banner] = first.stdout.split(RULE);
+    try {
+      // Before the banner: our own steps, nothing else.
+      const steps = before.split("\n").filter((l) => l.trim() !== "");
+      expect(steps.filter((l) => !l.startsWith("→ "))).toEqual([]);
+      expect(steps.filter((l) => !/^→ Created \.dev\.vars/.test(l))).toEqual([
+        `→ Applied 14 migration(s) to the local D1 (${state})`,
+        `→ Starting the Worker (wrangler dev, local D1 and Queues) on port ${port}…`,
+        "→ Creating the demo account's data (suppliers, routing rules, orders in every state)…",
+      ]);
+      expect(first.stderr).toBe("");
+
+      // The banner: the five URLs, the credentials, the files that keep them.
+      const credentials = JSON.parse(readFileSync(join(state, "demo-credentials.json"), "utf8"));
+      const adminToken = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(join(root, ".dev.vars"), "utf8"))![1].trim();
+      for (const path of ["/api/v1", "/docs", "/openapi.json", "/console", "/supplier", "/operator"]) expect(banner).toContain(`${base}${path} `.trimEnd());
+      expect(banner).toMatch(new RegExp(`account-id +${credentials.account_id}\\n`));
+      expect(banner).toMatch(new RegExp(`api-key +${credentials.api_key}\\n`));
+      expect(banner).toMatch(new RegExp(`supplier key +${credentials.supplier_key}\\n`));
+      expect(banner).toMatch(new RegExp(`admin token +${adminToken}\\n`));
+      expect(banner).toContain(`kept in ${join(state, "demo-credentials.json")}, the admin token in .dev.vars.`);
+      expect(banner).toContain(`export BASE=${base} API_KEY=${credentials.api_key} ACCOUNT_ID=${credentials.account_id} SUPPLIER_KEY=${credentials.supplier_key}\n`);
+      expect(banner).toContain(`Start afresh: npm start -- --port ${port} --state ${state} --reset`);
+
+      // What it printed works: the demo orders through the API, the supplier's open dispatches, the operator.
+      const orders = await fetch(`${base}/api/v1/orders`, { headers: { "api-key": credentials.api_key, "account-id": String(credentials.account_id) } });
+      expect(orders.status).toBe(200);
+      expect(((await orders.json()) as { meta: { total: number } }).meta.total).toBeGreaterThan(0);
+      const accounts = await fetch(`${base}/admin/v1/accounts`, { headers: { authorization: `Bearer ${adminToken}` } });
+      expect(accounts.status).toBe(200);
+      const console = await fetch(`${base}/console/sign-in`);
+      expect([console.status, console.headers.get("content-type")]).toEqual([200, "text/html; charset=UTF-8"]);
+
+      // wrangler's startup output is not shown, and it is not lost either: it is in the log.
+      const noise = /Your Worker has access to the following bindings|getaddrinfo|workers\.cloudflare\.com|Scheduled Workers are not automatically triggered|⛅️|^\s+at .*\(|┌|│/m;
+      expect(first.stdout + first.stderr).not.toMatch(noise);
+      expect(readFileSync(join(state, "npm-start.log"), "utf8")).toMatch(/Your Worker has access to the following bindings/);
+    } finally {
+      expect(await first.stop()).not.toBe(null);
+    }
+
+    // Started again on the same state: nothing to migrate, the same demo account, no new data.
+    const second = await start(port, state);
+    try {
+      [before, banner] = second.stdout.split(RULE);
+      expect(before.split("\n").filter((l) => l.trim() !== "")).toEqual([
+        `→ The local D1 is up to date (${state})`,
+        `→ Starting the Worker (wrangler dev, local D1 and Queues) on port ${port}…`,
+      ]);
+      const credentials = JSON.parse(readFileSync(join(state, "demo-credentials.json"), "utf8"));
+      expect(banner).toMatch(new RegExp(`api-key +${credentials.api_key}\\n`));
+      expect(second.stderr).toBe("");
+    } finally {
+      await second.stop();
+    }
+  }, 400_000);
+
+  it("says plainly that the port is taken, and which port to use instead, before starting anything", async () => {
+    const taken = await listen();
+    const { port } = taken.address() as { port: number };
+    try {
+      const result = spawnSync(process.execPath, [START, "--port", String(port)], { cwd: root, encoding: "utf8" });
+      expect(result.status).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr.split("\n")[0]).toBe(`✗ Port ${port} is taken: another \`npm start\` (or another program) listens on it.`);
+      expect(result.stderr).toContain(`or start on another port: npm start -- --port ${port + 1}`);
+    } finally {
+      await new Promise((r) => taken.close(r));
+    }
+  });
+
+  it("answers a wrong argument with its usage", () => {
+    for (const args of [["--port", "http"], ["--port", "70000"], ["--verbose"], ["--state"]]) {
+      const result = spawnSync(process.execPath, [START, ...args], { cwd: root, encoding: "utf8" });
+      expect([result.status, result.stdout, result.stderr]).toEqual([2, "", "Usage: npm start -- [--port N] [--reset] [--state DIR]\n"]);
+    }
+  });
+});
