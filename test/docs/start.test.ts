@@ -4,7 +4,7 @@
 // Each run gets its own port and its own state (--state), so it never touches the project's own
 // .wrangler/state or .demo-credentials.json.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +13,7 @@ import { root } from "./markdown";
 
 const START = join(root, "scripts", "start.mjs");
 const RULE = "━".repeat(76);
+const MIGRATIONS = readdirSync(join(root, "drizzle")).filter((f) => f.endsWith(".sql")).length;
 
 function listen(): Promise<Server> {
   return new Promise((resolve) => {
@@ -77,7 +78,7 @@ describe("npm start", () => {
       const steps = before.split("\n").filter((l) => l.trim() !== "");
       expect(steps.filter((l) => !l.startsWith("→ "))).toEqual([]);
       expect(steps.filter((l) => !/^→ Created \.dev\.vars/.test(l))).toEqual([
-        `→ Applied 14 migration(s) to the local D1 (${state})`,
+        `→ Applied ${MIGRATIONS} migration(s) to the local D1 (${state})`,
         `→ Starting the Worker (wrangler dev, local D1 and Queues) on port ${port}…`,
         "→ Creating the demo account's data (suppliers, routing rules, orders in every state)…",
       ]);
