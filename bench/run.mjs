@@ -111,6 +111,16 @@ async function startWorker(persistDir, { pipeline }) {
         child.on("exit", () => (clearTimeout(t), r()));
       });
     }
+    // wrangler exits before its workerd does: wait for the whole process group, or the next phase
+    // finds the D1 file still locked ("database is locked").
+    for (let i = 0; i < 100 && groupAlive(child.pid); i++) {
+      if (i === 50) {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {}
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
     if (!pipeline) rmSync(detachedConfigFile, { force: true });
   };
   for (let i = 0; i < 240; i++) {
@@ -671,6 +681,16 @@ function constancyReport(runs) {
     lines.push(`| ${name} | ${metrics.map((m) => fmt(m?.rowsRead)).join(" | ")} | ${perRow.map((v) => fmt(v, 2)).join(" | ")} | ${fmt(ratio, 2)} | ${ratio <= 1.2 ? "ok" : "MISSED"} |`);
   }
   return lines.join("\n");
+}
+
+/** Whether any process of the group led by `pid` is still running. */
+function groupAlive(pid) {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const runs = [];
