@@ -18,8 +18,11 @@ export type D1Metrics = {
   durationMs: number;
   /** Statements run through raw() or first(), whose result carries no meta (no rows_read). */
   unmetered: number;
-  /** When set, every statement's SQL and parameters (for the benchmark's EXPLAIN QUERY PLAN check). */
-  statements?: { sql: string; params: unknown[] }[];
+  /**
+   * When set, every statement's SQL and parameters (for the benchmark's EXPLAIN QUERY PLAN check),
+   * with its own rows read and written where D1 reports them (which statement of many reads a lot).
+   */
+  statements?: { sql: string; params: unknown[]; rowsRead?: number; rowsWritten?: number }[];
 };
 
 const current = new AsyncLocalStorage<D1Metrics>();
@@ -41,7 +44,12 @@ const textOf = new WeakMap<object, Text>();
 function record(statements: number, results: { meta?: { rows_read?: number; rows_written?: number; duration?: number } }[] | null, texts: (Text | undefined)[]) {
   const m = current.getStore();
   if (!m) return;
-  if (m.statements) for (const t of texts) if (t) m.statements.push(t);
+  if (m.statements) {
+    texts.forEach((t, i) => {
+      const meta = results?.[i]?.meta;
+      if (t) m.statements!.push(meta ? { ...t, rowsRead: meta.rows_read, rowsWritten: meta.rows_written } : t);
+    });
+  }
   m.roundTrips += 1;
   m.queries += statements;
   if (!results) m.unmetered += statements;
