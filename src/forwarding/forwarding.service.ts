@@ -205,9 +205,10 @@ export function deliveredStatements(sent: { held: Held; doc: DispatchDocument }[
   });
   return [
     ...lineStatements(changes, at, { guard: stillHeld(sql`order_lines.dispatch_id`) }),
+    // `+status`: the ids drive the write (through the primary key), not every dispatch being sent.
     sql`UPDATE dispatches SET status = 'sent', lease_until = NULL, payload = h.value -> '$.p', last_error = NULL, sent_at = ${at}, updated_at = ${at}
         FROM json_each(${held}) AS h
-        WHERE dispatches.id = h.value ->> '$.d' AND dispatches.status = 'sending' AND dispatches.lease_until = h.value ->> '$.l'`,
+        WHERE dispatches.id = h.value ->> '$.d' AND +dispatches.status = 'sending' AND dispatches.lease_until = h.value ->> '$.l'`,
     ...completionStatements(sent.map((s) => s.held.order.id), at),
   ];
 }

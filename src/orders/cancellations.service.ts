@@ -5,7 +5,7 @@
 // else changes). All or nothing per call, judged against the lines as they are when it is written:
 // a concurrent send, shipment or second cancellation aborts the batch and it is judged again.
 import { sql, type SQL } from "drizzle-orm";
-import { rowMapper, toStatement, type Db, type Row } from "../db";
+import { ofAccount, rowMapper, toStatement, type Db, type Row } from "../db";
 import { expectChanges, expectCount, LOST, retryLostRaces, runGuarded, tryBatch } from "../db/guards";
 import { cancellationLines, cancellations, orderLines, type Cancellation, type CancellationLine, type Channel, type LineStatus, type OrderLine } from "../db/schema";
 import { lineEvents, orderCancelledEvent, type LineEventEntry } from "../events/outbox";
@@ -69,7 +69,7 @@ export function cancellableLinesQuery(where: { orderId: number } | { lineIds: nu
   const filter =
     "orderId" in where
       ? sql`l.order_id = ${where.orderId}`
-      : sql`l.id IN (SELECT value FROM json_each(${JSON.stringify(where.lineIds)})) AND l.account_id = ${where.accountId}`;
+      : sql`l.id IN (SELECT value FROM json_each(${JSON.stringify(where.lineIds)})) AND ${ofAccount("l", where.accountId)}`;
   const addressed = supplierId === undefined ? sql`c.purpose = 'cancel'` : sql`c.supplier_id = ${supplierId}`;
   return sql`SELECT l.*, d.status AS dispatch_status, d.attempts AS dispatch_attempts, s.name AS supplier_name, s.channel AS supplier_channel,
       s.ship_deadline_days AS supplier_ship_days, s.ack_deadline_hours AS supplier_ack_hours, ${shippedOf} AS shipped,

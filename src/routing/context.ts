@@ -1,7 +1,7 @@
 // What a routing decision reads: the subject (an order and one of its lines, in the rule language's
 // names) and the account's rules, suppliers and the catalogue products the lines could match.
 import { sql, type SQL } from "drizzle-orm";
-import { jsonRow, rowMapper, runBatch, type Db, type Row } from "../db";
+import { jsonRow, ofAccount, rowMapper, runBatch, type Db, type Row } from "../db";
 import { orderLines, orders, products, routingRules, suppliers, type Order, type OrderLine, type Supplier } from "../db/schema";
 import { shippingAddressOf } from "../orders/orders.service";
 import type { RoutingContext } from "./matching";
@@ -67,7 +67,7 @@ export async function loadRoutingContext(
   const [contexts, ...rest] = await runBatch(db, [
     accountContexts(sql`SELECT ${accountId}`, sql`SELECT value FROM json_each(${JSON.stringify(eans)})`, sql`SELECT value FROM json_each(${JSON.stringify(skus)})`),
     ...(orderIds.length
-      ? [sql`SELECT * FROM orders WHERE account_id = ${accountId} AND id IN (SELECT value FROM json_each(${JSON.stringify(orderIds)}))`]
+      ? [sql`SELECT * FROM orders WHERE id IN (SELECT value FROM json_each(${JSON.stringify(orderIds)})) AND ${ofAccount("orders", accountId)}`]
       : []),
   ]);
   const orderRows = rest.length ? (rest[0].results as Row[]).map(orderRow) : [];
@@ -103,7 +103,7 @@ export async function loadOrdersToRoute(
 ): Promise<{ orders: Map<number, OrderToRoute>; accounts: Map<number, AccountContext> }> {
   const ids = JSON.stringify([...new Set(orderIds)]);
   const pendingOf = (column: "ean13" | "reference") =>
-    sql`SELECT l.${sql.raw(column)} FROM order_lines l WHERE l.order_id IN (SELECT value FROM json_each(${ids})) AND l.account_id = a.id
+    sql`SELECT l.${sql.raw(column)} AS value FROM order_lines l WHERE l.order_id IN (SELECT value FROM json_each(${ids})) AND l.account_id = a.id
         AND l.current_status = 'pending' AND l.${sql.raw(column)} IS NOT NULL`;
   const statements: SQL[] = [
     ...(countAttempt.length
@@ -135,14 +135,17 @@ export async function loadOrdersToRoute(
 /**
  * One row per account of `accountIds` (a query of ids): its re-routing settings, and packed as JSON
  * its active rules, its suppliers, and the catalogue products whose EAN-13 is among `eans` or whose
- * SKU is among `skus` (queries that may refer to the account as a.id). One query per column, joined
- * by a UNION: an OR of both would read the account's whole catalogue instead of the two indexes.
+ * SKU is among `skus` (queries of one column named `value`, which may refer to the account as a.id).
+ * One query per column, joined by a UNION: an OR of both would read the account's whole catalogue
+ * instead of the two indexes. Each starts from its values (CROSS JOIN keeps that order) and looks
+ * each one up in (account_id, ean13) or (account_id, sku): written as `column IN (values)`, SQLite
+ * preferred (account_id, id), whose order the UNION's merge wants, and read the whole catalogue.
  */
 function accountContexts(accountIds: SQL, eans: SQL, skus: SQL): SQL {
   const candidates = (column: "ean13" | "sku", values: SQL) =>
     sql`SELECT p.id, p.sku, p.ean13, p.purchase_price, p.stock_quantity, f.supplier_id
-        FROM products p JOIN product_feeds f ON f.id = p.product_feed_id
-        WHERE p.account_id = a.id AND p.active = 1 AND f.active = 1 AND p.${sql.raw(column)} IN (${values})`;
+        FROM (${values}) AS v CROSS JOIN products p JOIN product_feeds f ON f.id = p.product_feed_id
+        WHERE p.account_id = a.id AND p.${sql.raw(column)} = v.value AND p.active = 1 AND f.active = 1`;
   return sql`SELECT a.id, a.reroute_enabled, a.reroute_max_attempts,
       (SELECT json_group_array(${jsonRow(routingRules, "r")}) FROM routing_rules r WHERE r.account_id = a.id AND r.active = 1) AS rules_json,
       (SELECT json_group_array(${jsonRow(suppliers, "s")}) FROM suppliers s WHERE s.account_id = a.id) AS suppliers_json,

@@ -2,63 +2,13 @@
 // not swing with the machine's load): the create request (auth included) and each queue message
 // the pipeline handles for it, with the queue consumer's own metering (BENCH_METRICS=1). The
 // order is the benchmark's: three lines, two of them to one webhook supplier and one to another.
-import { createMessageBatch } from "cloudflare:test";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createApp } from "../../src/app";
-import type { Bindings } from "../../src/env";
-import type { PipelineMessage } from "../../src/lib/queue";
-import { handlePipelineBatch } from "../../src/processing/consumer";
 import { createAccount, exec, rows, seedSupplier } from "../helpers/factories";
 import { received, remoteUrl } from "../helpers/fake-remote";
-import { authHeaders, BASE, call, type Credentials } from "../helpers/http";
+import { authHeaders, call, type Credentials } from "../helpers/http";
+import { benchEnv, consume, request } from "../helpers/metered-app";
 import { seedRule } from "../helpers/routing";
-import { fullScans, type Captured } from "../helpers/statements";
-
-const app = createApp();
-
-type Counted = { queries: number; roundTrips: number };
-
-/**
- * The Worker's env with metering on, and a queue producer that keeps what is sent (the test hands
- * each message to the consumer itself, so no other delivery can handle it first).
- */
-function benchEnv() {
-  const sent: PipelineMessage[] = [];
-  const PIPELINE = {
-    send: async (body: PipelineMessage) => void sent.push(body),
-    sendBatch: async (messages: { body: PipelineMessage }[]) => void sent.push(...messages.map((m) => m.body)),
-  };
-  return { env: { ...env, BENCH_METRICS: "1", PIPELINE } as unknown as Bindings, sent };
-}
-
-/** A request through the app with metering on: its status, JSON and D1 work. */
-async function request(view: Bindings, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const ctx = createExecutionContext();
-  const res = await app.fetch(
-    new Request(`${BASE}${path}`, { method, headers: { accept: "application/json", "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) }),
-    view,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  const counted: Counted = { queries: Number(res.headers.get("X-D1-Queries")), roundTrips: Number(res.headers.get("X-D1-Round-Trips")) };
-  return { status: res.status, json: (await res.json()) as Record<string, unknown>, counted };
-}
-
-let seq = 0;
-/** Hands the messages to the consumer as one queue batch; what it metered, per logged group. */
-async function consume(view: Bindings, bodies: PipelineMessage[]): Promise<(Counted & { type: string; messages: number; statements: Captured[] })[]> {
-  const logged: string[] = [];
-  const spy = vi.spyOn(console, "warn").mockImplementation((line: unknown) => void logged.push(String(line)));
-  try {
-    const batch = createMessageBatch<PipelineMessage>("order-pipeline", bodies.map((body) => ({ id: `budget-${++seq}`, timestamp: new Date(), attempts: 1, body })));
-    await handlePipelineBatch(batch, view);
-  } finally {
-    spy.mockRestore();
-  }
-  return logged.filter((l) => l.startsWith("bench:pipeline ")).map((l) => JSON.parse(l.slice("bench:pipeline ".length)));
-}
+import { fullScans } from "../helpers/statements";
 
 const THREE_LINES = {
   products: [
