@@ -1,8 +1,9 @@
 // The events recorded about one order (what the shop's webhooks were sent about it), newest first,
 // each with how its deliveries went: one statement, read through events_account_order_idx (whose
-// expression the WHERE repeats exactly) and webhook_deliveries_event_idx.
-import { sql } from "drizzle-orm";
-import { toStatement, type Db } from "../db";
+// expression the WHERE repeats exactly) and webhook_deliveries_event_idx. The statement stands
+// alone too, so that a page reads it in the same round trip as the order (src/orders/orders.pages.tsx).
+import { sql, type SQL } from "drizzle-orm";
+import { toStatement, type Db, type Row } from "../db";
 import type { EventType, WebhookDelivery } from "../db/schema";
 
 /** The newest this many are shown; the count says how many there are. */
@@ -28,15 +29,19 @@ export type OrderEvent = {
 
 type EventRow = { id: string; type: EventType; data: string; created_at: string; published_at: string | null; deliveries: string; total: number };
 
-export async function listOrderEvents(db: Db, accountId: number, reference: string): Promise<{ total: number; events: OrderEvent[] }> {
-  const statement = sql`SELECT e.id, e.type, e.data, e.created_at, e.published_at, count(*) OVER () AS total,
+/** The statement; its rows become the events with orderEventsOf. */
+export function orderEventsStatement(accountId: number, reference: string): SQL {
+  return sql`SELECT e.id, e.type, e.data, e.created_at, e.published_at, count(*) OVER () AS total,
       (SELECT json_group_array(json_object('subscriptionId', d.subscription_id, 'status', d.status, 'attempts', d.attempts,
           'lastStatusCode', d.last_status_code, 'lastError', d.last_error))
         FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
     FROM events e
     WHERE e.account_id = ${accountId} AND json_extract(e.data, '$.order.reference') = ${reference}
     ORDER BY e.created_at DESC, e.id DESC LIMIT ${ORDER_EVENTS_SHOWN}`;
-  const { results } = await toStatement(db, statement).all<EventRow>();
+}
+
+export function orderEventsOf(rows: Row[]): { total: number; events: OrderEvent[] } {
+  const results = rows as EventRow[];
   return {
     total: Number(results[0]?.total ?? 0),
     events: results.map((r) => ({
@@ -48,4 +53,9 @@ export async function listOrderEvents(db: Db, accountId: number, reference: stri
       deliveries: JSON.parse(r.deliveries) as OrderEventDelivery[],
     })),
   };
+}
+
+export async function listOrderEvents(db: Db, accountId: number, reference: string): Promise<{ total: number; events: OrderEvent[] }> {
+  const { results } = await toStatement(db, orderEventsStatement(accountId, reference)).all<Row>();
+  return orderEventsOf(results);
 }

@@ -1,8 +1,10 @@
 // The console face of orders: the list with every filter of the API, and one order with its lines,
 // timelines, shipments and dispatches. As thin as orders.routes.ts: read the request, call the
-// same services, render. The list is GET /api/v1/orders's query (one batch of three statements)
-// plus the account's suppliers for the supplier filter; an order is GET /api/v1/orders/{reference}
-// with its dispatches in the same round trip, and beside it (in parallel) the events sent about it.
+// same services, render. Each page costs what the API call it shows costs (docs/console.md, held by
+// test/console/pages.budget.test.ts): the list is GET /api/v1/orders's read, with the account's
+// suppliers for the supplier filter selected beside its count (no statement of their own); an order
+// is GET /api/v1/orders/{reference}'s read with two more statements in the same round trip: its
+// dispatches and the events sent to the shop about it.
 import { z } from "@hono/zod-openapi";
 import { Hono, type Context } from "hono";
 import { attempt, done, formFields, text, type FormValues } from "../console/forms";
@@ -15,7 +17,7 @@ import type { ValidationErrors } from "../lib/errors";
 import { groupBy } from "../lib/group";
 import { pageParam } from "../lib/pagination";
 import { field, validateForm } from "../lib/validation";
-import { supplierChoices } from "../suppliers/suppliers.service";
+import { supplierChoices, supplierChoicesOf, supplierChoicesValue, type SupplierChoice } from "../suppliers/suppliers.service";
 import { Badge, DispatchStatusBadge, LineStatusBadge } from "../ui/badge";
 import { Checkbox, CheckboxGroup, CsrfField, Field, FormError, SelectField } from "../ui/field";
 import { ShippingAddress } from "../ui/address";
@@ -28,7 +30,7 @@ import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import { ShipmentText } from "../ui/tracking";
 import { OrderEvents } from "../events/order-events.pages";
-import { listOrderEvents } from "../events/order-events.service";
+import { orderEventsOf, orderEventsStatement, type OrderEvent } from "../events/order-events.service";
 import { CancelSection } from "./cancellations.pages";
 import { ListOrdersQuery, type ListOrdersFilters } from "./orders.schemas";
 import { blockReasonOf, getOrder, listOrders, shippingAddressOf, type LineWithSupplier, type Order, type OrderDetail } from "./orders.service";
@@ -73,7 +75,7 @@ type ListView = {
   raw: Record<string, string>;
   query: URLSearchParams;
   errors: ValidationErrors;
-  suppliers: { id: number; name: string; active: boolean }[];
+  suppliers: SupplierChoice[];
   result?: { total: number; orders: Order[]; lines: LineWithSupplier[]; page: number; perPage: number };
 };
 
@@ -87,8 +89,8 @@ ordersPages.get("/orders", async (c) => {
   if (checked.ok) {
     const filters: ListOrdersFilters = checked.data;
     const page = { page: pageParam(filters.page), perPage: filters.per_page };
-    const [result, suppliers] = await Promise.all([listOrders(db, accountId, filters, page), supplierChoices(db, accountId)]);
-    view.suppliers = suppliers;
+    const result = await listOrders(db, accountId, filters, page, supplierChoicesValue(accountId));
+    view.suppliers = supplierChoicesOf(result.alongside);
     view.result = { ...result, ...page };
   } else {
     view.suppliers = await supplierChoices(db, accountId);
@@ -256,7 +258,8 @@ async function renderOrder(c: Context<AppEnv>, form?: ActionForm) {
   const reference = c.req.param("reference")!;
   const db = c.get("db");
   const accountId = c.get("account").id;
-  const [detail, events] = await Promise.all([getOrder(db, accountId, reference, { dispatches: true }), listOrderEvents(db, accountId, reference)]);
+  const detail = await getOrder(db, accountId, reference, { dispatches: true, alongside: [orderEventsStatement(accountId, reference)] });
+  const events = orderEventsOf(detail.alongside[0]);
   return c.render(<OrderPage detail={detail} events={events} csrf={c.get("session").csrfToken} form={form} />, { title: `Order ${reference}` });
 }
 
@@ -387,7 +390,7 @@ function OrderActions({ detail, csrf, form }: { detail: OrderDetail; csrf: strin
   );
 }
 
-function OrderPage({ detail, events, csrf, form }: { detail: OrderDetail; events: Awaited<ReturnType<typeof listOrderEvents>>; csrf: string; form?: ActionForm }) {
+function OrderPage({ detail, events, csrf, form }: { detail: OrderDetail; events: { total: number; events: OrderEvent[] }; csrf: string; form?: ActionForm }) {
   const { order, lines, logs, dispatches } = detail;
   const logsOf = groupBy(logs, (l) => l.orderLineId);
   const blockReason = order.blocked ? blockReasonOf(logs) : null;

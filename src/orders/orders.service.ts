@@ -243,11 +243,19 @@ const DEEP_OFFSET = 1000;
  * The count and one page of the account's orders, newest first, with the page's lines. The SQL
  * (list.query.ts) reads the count from counters and the page's ids from an index, about a page's
  * worth; one round trip after authentication, two when several filters combine (their counts pick
- * the index to read) or the page is deep (the count picks the nearer end).
+ * the index to read) or the page is deep (the count picks the nearer end). `alongside`: one value of
+ * the caller's own (a scalar subquery: the console's supplier choices) selected beside the count,
+ * so that it costs neither a statement nor a round trip of its own (one statement when the filters
+ * can match nothing and the list reads nothing); answered as read, null without one.
  */
-export async function listOrders(db: Db, accountId: number, filters: ListOrdersFilters, page: PageRequest) {
+export async function listOrders(db: Db, accountId: number, filters: ListOrdersFilters, page: PageRequest, alongside?: SQL) {
+  const extra = alongside ? sql`, ${alongside} AS alongside` : sql``;
+  const besides = (row: Row | undefined) => (alongside ? (row?.alongside ?? null) : null);
   const chosen = plan(listQuery(accountId, filters));
-  if (chosen.kind === "empty") return { total: 0, orders: [], lines: [] };
+  if (chosen.kind === "empty") {
+    const read = alongside ? (await rawBatch(db, [sql`SELECT ${alongside} AS alongside`]))[0][0] : undefined;
+    return { total: 0, orders: [], lines: [], alongside: besides(read) };
+  }
   let count: SQL;
   let pageOf: (w: Window) => SQL;
   if (chosen.kind === "combined") {
@@ -258,28 +266,30 @@ export async function listOrders(db: Db, accountId: number, filters: ListOrdersF
   }
   const offset = offsetOf(page);
   let window: Window = { limit: page.perPage, offset, direction: "newest" };
-  let known: number | null = null;
+  let known: Row | null = null;
   if (chosen.kind === "direct" && chosen.countIsConstant && offset >= DEEP_OFFSET) {
-    const [[row]] = await rawBatch(db, [sql`SELECT ${count} AS total`]);
-    known = Number(row.total);
-    if (offset * 2 + page.perPage > known) {
+    [[known]] = await rawBatch(db, [sql`SELECT ${count} AS total${extra}`]);
+    const total = Number(known.total);
+    if (offset * 2 + page.perPage > total) {
       // Past the middle: the same rows, counted from the oldest end.
-      const end = known - offset;
-      if (end <= 0) return { total: known, orders: [], lines: [] };
+      const end = total - offset;
+      if (end <= 0) return { total, orders: [], lines: [], alongside: besides(known) };
       const start = Math.max(0, end - page.perPage);
       window = { limit: end - start, offset: start, direction: "oldest" };
     }
   }
   const results = await rawBatch(db, [
-    ...(known === null ? [sql`SELECT ${count} AS total`] : []),
+    ...(known === null ? [sql`SELECT ${count} AS total${extra}`] : []),
     sql`WITH page AS (${pageOf(window)})
       SELECT o.*, ${linesJson} AS lines_json FROM page CROSS JOIN orders o ON o.id = page.id ORDER BY o.created_at DESC, o.id DESC`,
   ]);
   const orderRows = results[results.length - 1];
+  const counted = known ?? results[0][0];
   return {
-    total: known ?? Number(results[0][0]?.total ?? 0),
+    total: Number(counted?.total ?? 0),
     orders: orderRows.map(toOrder),
     lines: orderRows.flatMap((row) => (JSON.parse(row.lines_json as string) as Row[]).map(toJsonLine)),
+    alongside: besides(counted),
   };
 }
 
@@ -291,12 +301,14 @@ const toDispatch = rowMapper(dispatches);
  * One round trip of two statements: the order, and its lines with their supplier, shipments and
  * logs (oldest first; each line's logs as one JSON array, like its shipments). With `dispatches`,
  * a third statement in the same round trip: the order's sends to its suppliers (the console's
- * order page shows them beside the lines).
+ * order page shows them beside the lines). `alongside`: statements of the caller's own (each
+ * bound to this account and reference) read in the same round trip, their rows answered as read.
  */
-export async function getOrder(db: Db, accountId: number, reference: string, options: { dispatches?: boolean } = {}) {
+export async function getOrder(db: Db, accountId: number, reference: string, options: { dispatches?: boolean; alongside?: SQL[] } = {}) {
   const byReference = and(eq(orders.reference, reference), eq(orders.accountId, accountId));
   const orderId = db.select({ id: orders.id }).from(orders).where(byReference);
-  const [orderRows, lineRows, dispatchRows = []] = await rawBatch(db, [
+  const alongside = options.alongside ?? [];
+  const results = await rawBatch(db, [
     db.select().from(orders).where(byReference),
     linesWithSupplier(db, {
       logsJson: sql<string>`(SELECT json_group_array(json_object('id', g.id, 'status', g.status, 'message', g.message, 'created_at', g.created_at))
@@ -318,7 +330,10 @@ export async function getOrder(db: Db, accountId: number, reference: string, opt
             .orderBy(asc(dispatches.id)),
         ]
       : []),
+    ...alongside,
   ]);
+  const [orderRows, lineRows] = results;
+  const dispatchRows = options.dispatches ? results[2] : [];
   // Another account's reference answers exactly like an unknown one.
   if (!orderRows[0]) throw ApiError.notFound(`Order with reference '${reference}' not found`);
   const order = toOrder(orderRows[0]);
@@ -334,7 +349,7 @@ export async function getOrder(db: Db, accountId: number, reference: string, opt
     }
   });
   const sends: DispatchWithSupplier[] = dispatchRows.map((row) => ({ ...toDispatch(row), supplierName: row.dispatch_supplier_name as string }));
-  return { order, lines, logs, dispatches: sends };
+  return { order, lines, logs, dispatches: sends, alongside: results.slice(results.length - alongside.length) };
 }
 
 export type OrderDetail = Awaited<ReturnType<typeof getOrder>>;

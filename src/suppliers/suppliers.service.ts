@@ -1,6 +1,6 @@
 // Suppliers of an account. A new or changed supplier can make waiting lines matchable, so creating
 // and updating one requests a re-match in the same transaction (src/routing/rematch.ts).
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
 import { consoleSessions, supplierKeys, suppliers, type Channel, type Supplier, type SupplierKey } from "../db/schema";
 import { newSupplierKeySecret, sha256Hex } from "../lib/crypto";
@@ -119,13 +119,27 @@ export async function listSuppliers(db: Db, accountId: number, page: PageRequest
   return { total: countRows[0]?.total ?? 0, rows };
 }
 
-/** Every supplier of the account by name, for a choice of suppliers (the orders page's filter). */
-export async function supplierChoices(db: Db, accountId: number) {
+export type SupplierChoice = { id: number; name: string; active: boolean };
+
+/** Every supplier of the account by name, for a choice of suppliers (the rules' and the catalogue's forms). */
+export async function supplierChoices(db: Db, accountId: number): Promise<SupplierChoice[]> {
   return db
     .select({ id: suppliers.id, name: suppliers.name, active: suppliers.active })
     .from(suppliers)
     .where(eq(suppliers.accountId, accountId))
     .orderBy(asc(suppliers.name), asc(suppliers.id));
+}
+
+/**
+ * The same choices as one JSON value (a scalar subquery), for a read that carries them beside its
+ * own (the orders page's filter, in the list's count statement); supplierChoicesOf reads it back.
+ */
+export const supplierChoicesValue = (accountId: number): SQL =>
+  sql`(SELECT json_group_array(json_object('id', id, 'name', name, 'active', active))
+      FROM (SELECT id, name, active FROM suppliers WHERE account_id = ${accountId} ORDER BY name, id))`;
+
+export function supplierChoicesOf(value: unknown): SupplierChoice[] {
+  return (JSON.parse(String(value ?? "[]")) as { id: number; name: string; active: number }[]).map((s) => ({ id: s.id, name: s.name, active: s.active === 1 }));
 }
 
 /**
