@@ -8,12 +8,17 @@ import { withTimeout } from "../lib/outbound";
 import { SIGNATURE_HEADER, signatureHeader } from "../lib/signature";
 import { csvRows, emailText, toCsv, type DispatchDocument } from "./document";
 
-export type Attempt =
+/** What came back, for the attempt's record: the HTTP status and the answer's body, or how the call failed (the error as `response`). */
+type Answer = { http?: number; response?: string; failure?: "timeout" | "network" | "email" };
+
+export type Attempt = (
   | { outcome: "delivered"; detail: string }
   /** Worth trying again: 408, 429, 5xx, timeouts, network errors. */
   | { outcome: "retryable"; detail: string }
   /** The supplier refused it; trying again will not help. */
-  | { outcome: "rejected"; detail: string };
+  | { outcome: "rejected"; detail: string }
+) &
+  Answer;
 
 const MAX_DETAIL = 500;
 
@@ -42,16 +47,19 @@ export async function postWebhook(url: string, secrets: string[], doc: { id: str
       signal: AbortSignal.timeout(timeoutMs),
     });
     const answer = truncate(await res.text().catch(() => ""));
-    if (res.ok) return { outcome: "delivered", detail: `HTTP ${res.status}` };
+    const got = { http: res.status, response: answer };
+    if (res.ok) return { outcome: "delivered", detail: `HTTP ${res.status}`, ...got };
     if (res.status === 408 || res.status === 429 || res.status >= 500) {
-      return { outcome: "retryable", detail: `HTTP ${res.status}${answer ? `: ${answer}` : ""}` };
+      return { outcome: "retryable", detail: `HTTP ${res.status}${answer ? `: ${answer}` : ""}`, ...got };
     }
-    return { outcome: "rejected", detail: `HTTP ${res.status}${answer ? `: ${answer}` : ""}` };
+    return { outcome: "rejected", detail: `HTTP ${res.status}${answer ? `: ${answer}` : ""}`, ...got };
   };
   try {
     return await withTimeout(attempt(), timeoutMs);
   } catch (error) {
-    return { outcome: "retryable", detail: timedOut(error) ? "timed out" : `network error: ${truncate(String(error))}` };
+    if (timedOut(error)) return { outcome: "retryable", detail: "timed out", failure: "timeout", response: `no answer within ${timeoutMs} ms` };
+    const message = truncate(String(error));
+    return { outcome: "retryable", detail: `network error: ${message}`, failure: "network", response: message };
   }
 }
 
@@ -72,7 +80,9 @@ export async function sendMail(env: Bindings, to: string, mail: Mail, timeoutMs:
     await withTimeout(env.SUPPLIER_EMAIL.send(new EmailMessage(env.EMAIL_FROM, to, msg.asRaw())), timeoutMs);
     return { outcome: "delivered", detail: `e-mailed to ${to}` };
   } catch (error) {
-    return { outcome: "retryable", detail: timedOut(error) ? "e-mail timed out" : `e-mail failed: ${truncate(String(error))}` };
+    if (timedOut(error)) return { outcome: "retryable", detail: "e-mail timed out", failure: "timeout", response: `no answer within ${timeoutMs} ms` };
+    const message = truncate(String(error));
+    return { outcome: "retryable", detail: `e-mail failed: ${message}`, failure: "email", response: message };
   }
 }
 

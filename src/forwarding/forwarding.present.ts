@@ -10,6 +10,8 @@ export function presentDispatch({ dispatch: d, lineIds }: DispatchWithLines) {
     idempotency_key: d.idempotencyKey,
     attempts: d.attempts,
     last_error: d.lastError,
+    // The last 20 attempts on a push channel, oldest first (docs/forwarding.md); [] before the first.
+    attempt_log: d.attemptLog ?? [],
     line_ids: lineIds,
     payload: d.payload ? (JSON.parse(d.payload) as unknown) : null,
     created_at: d.createdAt,

@@ -7,7 +7,19 @@
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { rowMapper, runBatch, type Db, type Row } from "../db";
 import { LOST, retryLostRaces, runGuarded } from "../db/guards";
-import { dispatches, orderLines, orders, suppliers, type Dispatch, type LineStatus, type Order, type OrderLine, type Supplier } from "../db/schema";
+import {
+  ATTEMPT_LOG_KEPT,
+  dispatches,
+  orderLines,
+  orders,
+  suppliers,
+  type AttemptRecord,
+  type Dispatch,
+  type LineStatus,
+  type Order,
+  type OrderLine,
+  type Supplier,
+} from "../db/schema";
 import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
 import { enqueue, type Pipeline } from "../lib/queue";
@@ -168,7 +180,7 @@ async function sendHeld(db: Db, env: Bindings, held: Held): Promise<SendResult> 
   }
   const attempt = await attemptSend(env, held, doc, sendSettings(env).timeoutMs);
   if (attempt.outcome === "delivered") {
-    await runGuarded(db, deliveredStatements([{ held, doc }], isoMicro()));
+    await runGuarded(db, deliveredStatements([{ held, doc, attempt }], isoMicro()));
     return { done: true };
   }
   return concludeAttempt(db, env, held, doc, attempt);
@@ -177,24 +189,58 @@ async function sendHeld(db: Db, env: Bindings, held: Held): Promise<SendResult> 
 export const dryRunMessage = (supplier: Pick<Supplier, "name">) => `Test order: dry run, nothing was sent to supplier ${supplier.name}`;
 export const pickupNote = (supplier: Pick<Supplier, "name">) => `Waiting for supplier ${supplier.name} to fetch and acknowledge the order`;
 
-/** The call itself, on a push channel (webhook or e-mail), time-boxed. */
-export async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, timeoutMs: number): Promise<Attempt> {
+/** An attempt at a push send, with its record for the dispatch's attempt_log. */
+export type SentAttempt = Attempt & { record: AttemptRecord };
+
+/** The call itself, on a push channel (webhook or e-mail), time-boxed; timed and recorded. */
+export async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, timeoutMs: number): Promise<SentAttempt> {
   const { supplier } = held;
-  if (held.dispatch.channel === "webhook") {
+  const channel = held.dispatch.channel === "webhook" ? "webhook" : "email";
+  const to = channel === "webhook" ? supplier.webhookUrl : supplier.email;
+  const at = new Date();
+  let attempt: Attempt;
+  if (!to) attempt = { outcome: "rejected", detail: channel === "webhook" ? "the supplier has no webhook URL" : "the supplier has no e-mail address" };
+  else if (channel === "webhook") {
     const secrets = [supplier.webhookSecret, supplier.webhookSecretPrevious].filter((s): s is string => !!s);
-    return supplier.webhookUrl ? postWebhook(supplier.webhookUrl, secrets, doc, timeoutMs) : { outcome: "rejected", detail: "the supplier has no webhook URL" };
-  }
-  return supplier.email ? sendEmail(env, supplier.email, doc, timeoutMs) : { outcome: "rejected", detail: "the supplier has no e-mail address" };
+    attempt = await postWebhook(to, secrets, doc, timeoutMs);
+  } else attempt = await sendEmail(env, to, doc, timeoutMs);
+  const record: AttemptRecord = {
+    attempt: held.dispatch.attempts,
+    at: isoMicro(at),
+    channel,
+    to,
+    lines: doc.lines.length,
+    outcome: outcomeOf(attempt, to),
+    http_status: attempt.http ?? null,
+    response: attempt.response ?? (to ? null : attempt.detail),
+    duration_ms: Date.now() - at.getTime(),
+  };
+  return { ...attempt, record };
 }
+
+function outcomeOf(attempt: Attempt, to: string | null): AttemptRecord["outcome"] {
+  if (!to) return "not_sent";
+  if (attempt.outcome === "delivered") return "accepted";
+  if (attempt.http !== undefined) return "http_error";
+  return attempt.failure === "timeout" ? "timeout" : attempt.failure === "email" ? "email_error" : "network_error";
+}
+
+/**
+ * attempt_log with `entry` (an AttemptRecord as JSON text) appended, keeping the last
+ * ATTEMPT_LOG_KEPT: part of the UPDATE that records the attempt's outcome, so no statement of its own.
+ */
+const appendAttempt = (entry: SQL) =>
+  sql`attempt_log = json_insert(CASE WHEN json_array_length(coalesce(attempt_log, '[]')) >= ${ATTEMPT_LOG_KEPT} THEN json_remove(attempt_log, '$[0]')
+      ELSE coalesce(attempt_log, '[]') END, '$[#]', json(${entry}))`;
 
 /**
  * Delivered sends, any number (of any orders) in one batch of six statements: their lines move to
  * completed with the acknowledgement clock started, each dispatch is marked sent; each part only
  * while its attempt still holds the dispatch's lease (one that lost it writes nothing).
  */
-export function deliveredStatements(sent: { held: Held; doc: DispatchDocument }[], at: string): SQL[] {
+export function deliveredStatements(sent: { held: Held; doc: DispatchDocument; attempt: SentAttempt }[], at: string): SQL[] {
   if (sent.length === 0) return [];
-  const held = JSON.stringify(sent.map(({ held: h, doc }) => ({ d: h.dispatch.id, l: h.lease, p: doc })));
+  const held = JSON.stringify(sent.map(({ held: h, doc, attempt }) => ({ d: h.dispatch.id, l: h.lease, p: doc, a: attempt.record })));
   const stillHeld = (dispatchId: SQL) =>
     sql`EXISTS (SELECT 1 FROM json_each(${held}) AS h JOIN dispatches d ON d.id = h.value ->> '$.d'
         WHERE d.id = ${dispatchId} AND d.status = 'sending' AND d.lease_until = h.value ->> '$.l')`;
@@ -206,7 +252,8 @@ export function deliveredStatements(sent: { held: Held; doc: DispatchDocument }[
   return [
     ...lineStatements(changes, at, { guard: stillHeld(sql`order_lines.dispatch_id`) }),
     // `+status`: the ids drive the write (through the primary key), not every dispatch being sent.
-    sql`UPDATE dispatches SET status = 'sent', lease_until = NULL, payload = h.value -> '$.p', last_error = NULL, sent_at = ${at}, updated_at = ${at}
+    sql`UPDATE dispatches SET status = 'sent', lease_until = NULL, payload = h.value -> '$.p', last_error = NULL, sent_at = ${at}, updated_at = ${at},
+          ${appendAttempt(sql`h.value -> '$.a'`)}
         FROM json_each(${held}) AS h
         WHERE dispatches.id = h.value ->> '$.d' AND +dispatches.status = 'sending' AND dispatches.lease_until = h.value ->> '$.l'`,
     ...completionStatements(sent.map((s) => s.held.order.id), at),
@@ -214,11 +261,12 @@ export function deliveredStatements(sent: { held: Held; doc: DispatchDocument }[
 }
 
 /** A send that was not delivered: the supplier refused it or it failed for the last time (re-routed when the account does), or it is queued to be tried again. */
-export async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: DispatchDocument, attempt: Exclude<Attempt, { outcome: "delivered" }>): Promise<SendResult> {
+export async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: DispatchDocument, attempt: Exclude<SentAttempt, { outcome: "delivered" }>): Promise<SendResult> {
   const { dispatch: claimed, order, supplier, lines } = held;
   const settings = sendSettings(env);
   const payload = JSON.stringify(doc);
   const leased = leasedBy(db, held);
+  const recorded = appendAttempt(sql`${JSON.stringify(attempt.record)}`);
   if (attempt.outcome === "rejected" || claimed.attempts >= settings.maxAttempts) {
     const message =
       attempt.outcome === "rejected"
@@ -235,7 +283,7 @@ export async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: Di
     const token = newToken();
     const at = isoMicro();
     const owed = plan.rerouted > 0 ? [owedToPipeline(order.id, at)] : [];
-    const written = await leased(sql`status = 'failed', lease_until = NULL, payload = ${payload}, last_error = ${message}, sent_at = sent_at`, [
+    const written = await leased(sql`status = 'failed', lease_until = NULL, payload = ${payload}, last_error = ${message}, sent_at = sent_at, ${recorded}`, [
       ...lineStatements(plan.changes, at, { token }),
       ...plan.statements(token),
       ...owed,
@@ -244,7 +292,7 @@ export async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: Di
     if (written && plan.rerouted > 0) await enqueue(env, [{ type: "route_order", orderId: order.id }]);
     return { done: true };
   }
-  const requeued = await leased(sql`status = 'queued', lease_until = NULL, last_error = ${attempt.detail}, payload = ${payload}`);
+  const requeued = await leased(sql`status = 'queued', lease_until = NULL, last_error = ${attempt.detail}, payload = ${payload}, ${recorded}`);
   // Not ours any more: whoever took the lease over carries the dispatch on.
   if (!requeued) return { done: true };
   return { done: false, retryInSeconds: retryDelaySeconds(settings, claimed.attempts) };

@@ -139,6 +139,7 @@ export async function routeOrders(db: Db, env: Bindings, requests: RouteRequest[
         updatedAt: now,
         sentAt: status === "dry_run" ? now : null,
         acknowledgedAt: null,
+        attemptLog: null,
       };
       created.push({ dispatch, lines: carried.map((c) => ({ line: c.line, from: c.from })), doc: supplier ? buildDocument(dispatch, order, supplier, held) : null, supplier, ackDueAt });
     }

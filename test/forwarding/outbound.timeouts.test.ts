@@ -30,7 +30,7 @@ describe("time boxes", () => {
     // The mail server hangs: the binding's promise never settles.
     const hung = { ...env, SUPPLIER_EMAIL: { send: () => new Promise<never>(() => {}) } } as unknown as typeof env;
     const started = Date.now();
-    expect(await sendEmail(hung, "orders@supplier.example", doc, 300)).toEqual({ outcome: "retryable", detail: "e-mail timed out" });
+    expect(await sendEmail(hung, "orders@supplier.example", doc, 300)).toEqual({ outcome: "retryable", detail: "e-mail timed out", failure: "timeout", response: "no answer within 300 ms" });
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 

@@ -46,9 +46,38 @@ export const sendColumns = <S extends readonly [string, ...string[]]>(statuses: 
   acknowledgedAt: text("acknowledged_at"),
 });
 
+/** A dispatch keeps its last this many attempts (attempt_log); `attempts` counts every one. */
+export const ATTEMPT_LOG_KEPT = 20;
+
+/**
+ * One attempt at sending a dispatch on a push channel, as its attempt_log keeps it (JSON, in the
+ * public API's field names): when, to where, what came back and how long it took.
+ */
+export type AttemptRecord = {
+  /** The attempt's number: the dispatch's `attempts` once it was claimed (a retry by hand starts it over). */
+  attempt: number;
+  at: string;
+  channel: "webhook" | "email";
+  /** The webhook URL or the e-mail address; null when the supplier has none (nothing was sent). */
+  to: string | null;
+  /** How many lines the document carried. */
+  lines: number;
+  /** accepted; http_error (the supplier answered another status); network_error; timeout; email_error (the send_email binding refused); not_sent (no URL or address). */
+  outcome: "accepted" | "http_error" | "network_error" | "timeout" | "email_error" | "not_sent";
+  http_status: number | null;
+  /** The supplier's answer (its body) or the error, at most 500 characters. */
+  response: string | null;
+  duration_ms: number;
+};
+
 export const dispatches = sqliteTable(
   "dispatches",
-  sendColumns(DISPATCH_STATUSES),
+  {
+    ...sendColumns(DISPATCH_STATUSES),
+    // The last ATTEMPT_LOG_KEPT attempts (AttemptRecord[], oldest first), appended by the UPDATE that
+    // records each attempt's outcome; null before the first (and for dispatches older than the log).
+    attemptLog: text("attempt_log", { mode: "json" }).$type<AttemptRecord[]>(),
+  },
   (t) => [
     index("dispatches_order_idx").on(t.orderId),
     index("dispatches_supplier_status_idx").on(t.supplierId, t.status, t.id),
