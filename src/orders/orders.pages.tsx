@@ -11,14 +11,14 @@ import { attempt, done, formFields, text, type FormValues } from "../console/for
 import { completeByHand, retryFailedLines } from "../forwarding/forwarding.service";
 import { routeNow, setBlocked } from "../routing/routing.service";
 import type { LineStatus } from "../db/schema";
-import { LINE_STATUSES } from "../db/schema";
+import { ATTEMPT_LOG_KEPT, LINE_STATUSES, type AttemptRecord } from "../db/schema";
 import type { AppEnv } from "../env";
 import type { ValidationErrors } from "../lib/errors";
 import { groupBy } from "../lib/group";
 import { pageParam } from "../lib/pagination";
 import { field, validateForm } from "../lib/validation";
 import { supplierChoices, supplierChoicesOf, supplierChoicesValue, type SupplierChoice } from "../suppliers/suppliers.service";
-import { Badge, DispatchStatusBadge, LineStatusBadge } from "../ui/badge";
+import { AttemptOutcomeBadge, Badge, DispatchStatusBadge, LineStatusBadge } from "../ui/badge";
 import { Checkbox, CheckboxGroup, CsrfField, Field, FormError, SelectField } from "../ui/field";
 import { ShippingAddress } from "../ui/address";
 import { money, orDash } from "../ui/format";
@@ -545,21 +545,63 @@ function Dispatches({ detail }: { detail: OrderDetail }) {
   const linesOf = groupBy(detail.lines, (l) => l.dispatchId);
   type D = OrderDetail["dispatches"][number];
   return (
-    <DataTable<D>
-      caption="Dispatches to suppliers, oldest first"
-      rows={detail.dispatches}
-      columns={[
-        { header: "Supplier", cell: (d) => d.supplierName },
-        { header: "Channel", cell: (d) => d.channel },
-        { header: "Status", cell: (d) => <DispatchStatusBadge status={d.status} /> },
-        { header: "Attempts", numeric: true, cell: (d) => d.attempts },
-        { header: "Lines", cell: (d) => orDash((linesOf.get(d.id) ?? []).map((l) => l.externalId).join(", ")) },
-        { header: "Supplier's response", cell: (d) => (d.lastError ? <span class="response">{d.lastError}</span> : d.status === "sent" || d.status === "acknowledged" ? "Accepted" : "—") },
-        { header: "Created", cell: (d) => <LocalTime iso={d.createdAt} /> },
-        { header: "Sent", cell: (d) => <LocalTime iso={d.sentAt} /> },
-        { header: "Acknowledged", cell: (d) => <LocalTime iso={d.acknowledgedAt} /> },
-      ]}
-    />
+    <>
+      <DataTable<D>
+        caption="Dispatches to suppliers, oldest first"
+        rows={detail.dispatches}
+        columns={[
+          { header: "Supplier", cell: (d) => d.supplierName },
+          { header: "Channel", cell: (d) => d.channel },
+          { header: "Status", cell: (d) => <DispatchStatusBadge status={d.status} /> },
+          { header: "Attempts", numeric: true, cell: (d) => d.attempts },
+          { header: "Lines", cell: (d) => orDash((linesOf.get(d.id) ?? []).map((l) => l.externalId).join(", ")) },
+          { header: "Last answer", cell: (d) => (d.lastError ? <span class="response">{d.lastError}</span> : d.status === "sent" || d.status === "acknowledged" ? "Accepted" : "—") },
+          { header: "Created", cell: (d) => <LocalTime iso={d.createdAt} /> },
+          { header: "Sent", cell: (d) => <LocalTime iso={d.sentAt} /> },
+          { header: "Acknowledged", cell: (d) => <LocalTime iso={d.acknowledgedAt} /> },
+        ]}
+      />
+      {detail.dispatches.map((d) => (d.attemptLog?.length ? <AttemptLog dispatch={d} /> : null))}
+    </>
   );
 }
 
+/**
+ * Every kept attempt of a push dispatch, oldest first: when, what was sent where, the outcome, the
+ * supplier's answer and how long it took. A dispatch without a log (sent before the log existed,
+ * or on the pull or manual channel) is said by the table above: its attempt count and last answer.
+ */
+function AttemptLog({ dispatch: d }: { dispatch: OrderDetail["dispatches"][number] }) {
+  const log = d.attemptLog ?? [];
+  type A = AttemptRecord & { restarted: boolean };
+  const rows: A[] = log.map((a, i) => ({ ...a, restarted: i > 0 && a.attempt <= log[i - 1].attempt }));
+  const caption = `Attempts at sending to ${d.supplierName} (dispatch #${d.id}), oldest first`;
+  return (
+    <section class="attempt-log" aria-label={caption}>
+      <h3>
+        Attempts at sending to {d.supplierName} <small class="muted">dispatch #{d.id}</small>
+      </h3>
+      {log[0].attempt > 1 ? (
+        <p class="muted">
+          Earlier attempts are not kept: a dispatch keeps its last {ATTEMPT_LOG_KEPT}, its attempt count says how many there were.
+        </p>
+      ) : null}
+      <DataTable<A>
+        caption={caption}
+        rows={rows}
+        columns={[
+          { header: "Attempt", numeric: true, cell: (a) => (a.restarted ? `${a.attempt} (retried by hand)` : String(a.attempt)) },
+          { header: "When", cell: (a) => <LocalTime iso={a.at} /> },
+          {
+            header: "Sent",
+            cell: (a) =>
+              `${a.lines} ${a.lines === 1 ? "line" : "lines"} by ${a.channel === "webhook" ? "webhook" : "e-mail"}${a.to ? ` to ${a.to}` : ": no " + (a.channel === "webhook" ? "webhook URL" : "e-mail address")}`,
+          },
+          { header: "Outcome", cell: (a) => <AttemptOutcomeBadge outcome={a.outcome} httpStatus={a.http_status} /> },
+          { header: "Supplier's response", cell: (a) => (a.response ? <span class="response">{a.response}</span> : "—") },
+          { header: "Took", numeric: true, cell: (a) => `${a.duration_ms} ms` },
+        ]}
+      />
+    </section>
+  );
+}

@@ -1,7 +1,7 @@
 // The one place that decides how a status looks: each line state and each dispatch state has one
 // label and one colour, the same on every page (the colours are the tone-* classes of console.css).
 import type { Child } from "hono/jsx";
-import type { DispatchStatus, LineStatus } from "../db/schema";
+import type { AttemptRecord, DispatchStatus, LineStatus } from "../db/schema";
 
 export type Tone = "amber" | "blue" | "green" | "orange" | "red" | "purple" | "grey";
 
@@ -51,6 +51,26 @@ export function DispatchStatusBadge({ status }: { status: DispatchStatus }) {
   return (
     <span class={`badge tone-${tone}`} data-status={status}>
       {label}
+    </span>
+  );
+}
+
+const ATTEMPT_OUTCOMES: Record<AttemptRecord["outcome"], { label: string; tone: Tone }> = {
+  accepted: { label: "Accepted", tone: "green" },
+  http_error: { label: "HTTP error", tone: "red" },
+  network_error: { label: "Network error", tone: "red" },
+  timeout: { label: "Timed out", tone: "red" },
+  email_error: { label: "E-mail failed", tone: "red" },
+  not_sent: { label: "Not sent", tone: "grey" },
+};
+
+/** How one attempt at sending a dispatch went; an HTTP status is said with it. */
+export function AttemptOutcomeBadge({ outcome, httpStatus }: { outcome: AttemptRecord["outcome"]; httpStatus: number | null }) {
+  const { label, tone } = ATTEMPT_OUTCOMES[outcome];
+  const text = outcome === "http_error" && httpStatus !== null ? `HTTP ${httpStatus}` : httpStatus !== null ? `${label} (HTTP ${httpStatus})` : label;
+  return (
+    <span class={`badge tone-${tone}`} data-outcome={outcome}>
+      {text}
     </span>
   );
 }
