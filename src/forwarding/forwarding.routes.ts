@@ -82,7 +82,9 @@ forwardingRouter.openapi(
     summary: "What was (or would have been) sent to each supplier, with its status and attempts",
     description:
       "One dispatch per supplier of the order: its channel, status, attempts, last error, the line ids and the document itself " +
-      "(for test orders and the manual channel, what would have been sent).",
+      "(for test orders and the manual channel, what would have been sent); attempt_log: its last 20 attempts on a push channel, " +
+      "oldest first, each with attempt, at, channel, to, lines, outcome (accepted, http_error, network_error, timeout, email_error, " +
+      "not_sent), http_status, response (the supplier's answer, at most 500 characters) and duration_ms.",
     security: apiSecurity,
     request: { params },
     responses: { 200: responses.json(z.object({ data: z.array(z.object({}).passthrough()) }), "The dispatches"), 404: responses.notFound, ...errorResponses },
