@@ -53,7 +53,9 @@ export function workloads(marker, runId, session = { cookie: "" }) {
   let fetched = 0;
   let shown = 0;
   // The shop console's pages, signed in (run.mjs fills the session's cookie): each against the API
-  // call it shows, whose D1 statements it must not exceed (issue 12: no query per row).
+  // call it shows, whose D1 statements and round trips it must not exceed (issue 12: no query per
+  // row), but for `more`: the statements of what the page shows beyond the API call, each named,
+  // read in the API call's round trips (docs/console.md, test/console/pages.budget.test.ts).
   const page = (extra) => ({
     kind: "console",
     headers: () => ({ cookie: session.cookie, accept: "text/html" }),
@@ -86,6 +88,7 @@ export function workloads(marker, runId, session = { cookie: "" }) {
     page({
       name: "console order page",
       shows: "single order",
+      more: ["the order's dispatches", "the events sent to the shop"],
       request: () => ({ method: "GET", path: `/console/orders/${sample.references[shown++ % sample.references.length]}` }),
     }),
     { name: "products page 1", kind: "products", path: "/api/v1/products?page=1", check: (s, j) => s === 200 && j?.data?.length === 100 },

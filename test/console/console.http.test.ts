@@ -2,7 +2,7 @@
 // the session cookie's attributes and its hashed row, CSRF refusals, the sign-in rate limit, the
 // cleanup of ended sessions, and the admin API's account list.
 import { createExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { deleteEndedSessions } from "../../src/console/sessions";
@@ -10,29 +10,7 @@ import { createDb } from "../../src/db";
 import { sha256Hex } from "../../src/lib/crypto";
 import { createAccount, exec, rows } from "../helpers/factories";
 import { ADMIN, BASE, call } from "../helpers/http";
-
-type Jar = Map<string, string>;
-
-async function send(path: string, init: RequestInit & { jar?: Jar } = {}, fetcher: (r: Request) => Promise<Response> = (r) => exports.default.fetch(r)) {
-  const headers = new Headers(init.headers);
-  if (init.jar?.size) headers.set("cookie", [...init.jar].map(([k, v]) => `${k}=${v}`).join("; "));
-  const res = await fetcher(new Request(`${BASE}${path}`, { ...init, headers, redirect: "manual" }));
-  for (const cookie of res.headers.getSetCookie()) {
-    const [pair] = cookie.split(";");
-    const [name, value] = [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)];
-    if (value) init.jar?.set(name, value);
-    else init.jar?.delete(name);
-  }
-  return res;
-}
-
-/** GET the sign-in page (the double-submit cookie), then POST the form from our own origin. */
-async function signIn(fields: Record<string, string>, jar: Jar = new Map(), fetcher?: (r: Request) => Promise<Response>, address = "192.0.2.10") {
-  await send("/console/sign-in", { jar, headers: { "cf-connecting-ip": address } }, fetcher);
-  const body = new URLSearchParams({ _csrf: jar.get("__Host-oi_signin_csrf") ?? "", ...fields });
-  const res = await send("/console/sign-in", { method: "POST", body, jar, headers: { origin: BASE, "cf-connecting-ip": address, "content-type": "application/x-www-form-urlencoded" } }, fetcher);
-  return { res, jar };
-}
+import { send, signIn, type Jar } from "../helpers/console-http";
 
 describe("GET /", () => {
   it("sends a browser to the console and tells an API client where things are", async () => {

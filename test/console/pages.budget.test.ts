@@ -4,38 +4,21 @@
 // named. Issue 12: "a page costs the same D1 statements as the API call it shows, with no query per
 // row"; docs/console.md says what each statement is.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import type { Bindings } from "../../src/env";
 import { createAccount, createOrder, exec, recordEvents, seedSupplier } from "../helpers/factories";
 import { remoteUrl } from "../helpers/fake-remote";
+import { signIn, type Jar } from "../helpers/console-http";
 import { authHeaders, BASE, call, type Credentials } from "../helpers/http";
 import { seedRule, waitForLineStatus } from "../helpers/routing";
 
 const app = createApp();
 const view = { ...env, BENCH_METRICS: "1" } as unknown as Bindings;
 
-type Jar = Map<string, string>;
-
-async function send(path: string, init: RequestInit & { jar?: Jar } = {}) {
-  const headers = new Headers(init.headers);
-  if (init.jar?.size) headers.set("cookie", [...init.jar].map(([k, v]) => `${k}=${v}`).join("; "));
-  const res = await exports.default.fetch(new Request(`${BASE}${path}`, { ...init, headers, redirect: "manual" }));
-  for (const cookie of res.headers.getSetCookie()) {
-    const [pair] = cookie.split(";");
-    const [name, value] = [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)];
-    if (value) init.jar?.set(name, value);
-    else init.jar?.delete(name);
-  }
-  return res;
-}
-
-async function signIn(accountId: number, apiKey: string): Promise<Jar> {
-  const jar: Jar = new Map();
-  await send("/console/sign-in", { jar });
-  const body = new URLSearchParams({ _csrf: jar.get("__Host-oi_signin_csrf") ?? "", account_id: String(accountId), api_key: apiKey });
-  const res = await send("/console/sign-in", { method: "POST", body, jar, headers: { origin: BASE, "content-type": "application/x-www-form-urlencoded" } });
+async function signedIn(accountId: number, apiKey: string): Promise<Jar> {
+  const { res, jar } = await signIn({ account_id: String(accountId), api_key: apiKey });
   expect(res.status).toBe(303);
   return jar;
 }
@@ -86,7 +69,7 @@ async function shopWithOrders() {
   const references: string[] = [];
   for (let i = 0; i < 3; i++) references.push((await createOrder(creds)).reference);
   for (const reference of references) await waitForLineStatus(creds, reference, "completed");
-  const jar = await signIn(creds.accountId, creds.apiKey);
+  const jar = await signedIn(creds.accountId, creds.apiKey);
   return { creds, sender, references, cookie: cookieOf(jar) };
 }
 

@@ -1,0 +1,27 @@
+// The console over HTTP inside workerd, as a browser talks to it: a cookie jar, the sign-in form
+// (its double-submit cookie first, then the POST from our own origin).
+import { exports } from "cloudflare:workers";
+import { BASE } from "./http";
+
+export type Jar = Map<string, string>;
+
+export async function send(path: string, init: RequestInit & { jar?: Jar } = {}, fetcher: (r: Request) => Promise<Response> = (r) => exports.default.fetch(r)) {
+  const headers = new Headers(init.headers);
+  if (init.jar?.size) headers.set("cookie", [...init.jar].map(([k, v]) => `${k}=${v}`).join("; "));
+  const res = await fetcher(new Request(`${BASE}${path}`, { ...init, headers, redirect: "manual" }));
+  for (const cookie of res.headers.getSetCookie()) {
+    const [pair] = cookie.split(";");
+    const [name, value] = [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)];
+    if (value) init.jar?.set(name, value);
+    else init.jar?.delete(name);
+  }
+  return res;
+}
+
+/** GET the sign-in page (the double-submit cookie), then POST the form from our own origin. */
+export async function signIn(fields: Record<string, string>, jar: Jar = new Map(), fetcher?: (r: Request) => Promise<Response>, address = "192.0.2.10") {
+  await send("/console/sign-in", { jar, headers: { "cf-connecting-ip": address } }, fetcher);
+  const body = new URLSearchParams({ _csrf: jar.get("__Host-oi_signin_csrf") ?? "", ...fields });
+  const res = await send("/console/sign-in", { method: "POST", body, jar, headers: { origin: BASE, "cf-connecting-ip": address, "content-type": "application/x-www-form-urlencoded" } }, fetcher);
+  return { res, jar };
+}
