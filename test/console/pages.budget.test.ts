@@ -30,6 +30,7 @@ function nameOf(sql: string): string {
   if (/from "api_keys"/.test(s)) return "API key";
   if (/AS total, \(SELECT json_group_array\(json_object\('id', id, 'name', name, 'active', active\)\)/.test(s)) return "count + supplier choices";
   if (/^SELECT .* AS total$/.test(s)) return "count";
+  if (/^SELECT \(SELECT json_group_array\(json_object\('id', id, 'name', name, 'active', active\)\).* AS alongside$/.test(s)) return "supplier choices";
   if (/^WITH page AS .* AS lines_json FROM page/.test(s)) return "page of orders with their lines";
   if (/^select .*order_line_logs.* from "order_lines"/.test(s)) return "lines with supplier, shipments, logs";
   if (/^select .* from "dispatches"/.test(s)) return "dispatches";
@@ -92,11 +93,23 @@ describe("a console page costs the D1 statements of the API call it shows", () =
       "Zeta Wholesale (inactive)",
     ]);
 
-    // Filtered by supplier: still the API's statements and round trips.
-    const filtered = await measured(`/api/v1/orders?supplier_ids=${sender.id}`, api(creds));
-    const filteredPage = await measured(`/console/orders?supplier_ids=${sender.id}`, { cookie });
-    expect([filteredPage.queries, filteredPage.roundTrips]).toEqual([filtered.queries, filtered.roundTrips]);
-    expect(filteredPage.statements.slice(1)).toEqual(filtered.statements.slice(1).map((n) => (n === "count" ? "count + supplier choices" : n)));
+    // Filtered by a supplier, and by two filters (whose counts are read first to pick the index): still the API's statements and round trips.
+    for (const query of [`supplier_ids=${sender.id}`, `supplier_ids=${sender.id}&statuses=completed`]) {
+      const filtered = await measured(`/api/v1/orders?${query}`, api(creds));
+      const filteredPage = await measured(`/console/orders?${query}`, { cookie });
+      expect([filteredPage.status, filteredPage.queries, filteredPage.roundTrips]).toEqual([200, filtered.queries, filtered.roundTrips]);
+      expect(filteredPage.statements.slice(1)).toEqual(filtered.statements.slice(1).map((n) => (n === "count" ? "count + supplier choices" : n)));
+      for (const reference of references) expect(filteredPage.text).toContain(`href="/console/orders/${reference}"`);
+    }
+
+    // Filters that can match nothing: the API reads nothing after the key, the page only the choices.
+    const nothing = "date_from=2026-02-01&date_to=2026-01-01";
+    const none = await measured(`/api/v1/orders?${nothing}`, api(creds));
+    const nonePage = await measured(`/console/orders?${nothing}`, { cookie });
+    expect(none.statements).toEqual(["API key"]);
+    expect(nonePage.statements).toEqual(["session (with its API key)", "supplier choices"]);
+    expect(nonePage.text).toContain("No orders match these filters");
+    expect(nonePage.text).toContain("Zeta Wholesale (inactive)");
   });
 
   it("the order page: the API single order's 3 statements in 2 round trips, plus its dispatches and the events sent to the shop in the same round trip", async () => {
