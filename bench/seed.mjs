@@ -2,7 +2,8 @@
 // rows in the shape the service writes them (orders, lines, one log entry per status move,
 // accounts and hashed api keys, suppliers, product feeds and products), straight into the
 // local D1's SQLite file with node:sqlite. Deterministic (seeded PRNG), reused between runs: a
-// marker records the migrations' hash and the seeder's version, and a change to either reseeds.
+// marker records the migrations' hash and the seeder's version. Migrations added since are applied
+// to the seeded data (as production applies them); a change to a seeded one or to the seeder reseeds.
 import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -42,15 +43,41 @@ function mulberry32(seed) {
   };
 }
 
-export function schemaHash(root) {
-  const dir = join(root, "drizzle");
+/** The migration files, in the order wrangler applies them. */
+function migrationFiles(root) {
+  return readdirSync(join(root, "drizzle")).filter((f) => f.endsWith(".sql")).sort();
+}
+
+/**
+ * The hash of the seeder's version and of every prefix of the migration files, by how many files it
+ * covers: prefixes[n] is the hash of the first n (prefixes[files.length] is the schema's own).
+ */
+function prefixHashes(root) {
+  const files = migrationFiles(root);
   const h = createHash("sha256");
   h.update(`seed-v${SEED_VERSION}\n`);
-  for (const f of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) {
+  const prefixes = [h.copy().digest("hex").slice(0, 16)];
+  for (const f of files) {
     h.update(f);
-    h.update(readFileSync(join(dir, f)));
+    h.update(readFileSync(join(root, "drizzle", f)));
+    prefixes.push(h.copy().digest("hex").slice(0, 16));
   }
-  return h.digest("hex").slice(0, 16);
+  return { files, prefixes };
+}
+
+export function schemaHash(root) {
+  return prefixHashes(root).prefixes.at(-1);
+}
+
+/** `wrangler d1 migrations apply` on a persisted local D1: wrangler applies those not yet recorded in its d1_migrations table. */
+function applyMigrations(root, state) {
+  const wrangler = join(root, "node_modules", ".bin", "wrangler");
+  const r = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], {
+    cwd: root,
+    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+    encoding: "utf8",
+  });
+  if (r.status !== 0) throw new Error(`wrangler d1 migrations apply failed:\n${r.stdout}\n${r.stderr}`);
 }
 
 export function d1File(persistDir) {
@@ -62,32 +89,46 @@ export function d1File(persistDir) {
 
 /**
  * Returns the seeded state for `size` orders: { dir, marker } where dir/state is the pristine
- * persisted state (copy it before a run that writes). Seeds only when the marker is missing or stale.
+ * persisted state (copy it before a run that writes). Reuses the seeded data when the marker's hash
+ * is the schema's; brings it forward when the marker's hash is that of a prefix of today's migration
+ * files (migrations were added since, none of the seeded ones changed, same seeder): the new
+ * migrations are applied to the seeded rows, as production applies them to its data. Seeds anew
+ * when the marker is missing, when neither holds (a seeded migration or the seeder changed), or with
+ * `force` (--reseed).
  */
 export async function ensureSeeded(root, size, { force = false, log = console.log } = {}) {
   const base = join(root, "bench", ".data", String(size));
   const markerFile = join(base, "seed.json");
-  const hash = schemaHash(root);
+  const { files, prefixes } = prefixHashes(root);
+  const hash = prefixes.at(-1);
   if (!force && existsSync(markerFile)) {
     const marker = JSON.parse(readFileSync(markerFile, "utf8"));
     if (marker.schemaHash === hash && marker.size === size) {
       log(`→ ${size} orders: reusing the seeded D1 in ${base} (schema ${hash})`);
       return { dir: join(base, "state"), marker };
     }
-    log(`→ ${size} orders: schema or seeder changed (${marker.schemaHash} → ${hash}), seeding again`);
+    const applied = marker.size === size ? prefixes.indexOf(marker.schemaHash) : -1;
+    if (applied > 0) {
+      const pending = files.slice(applied);
+      const state = join(base, "state");
+      log(`→ ${size} orders: seeded with the first ${applied} migrations (${marker.schemaHash}); applying the ${pending.length} added since to the seeded D1: ${pending.join(", ")}`);
+      const started = Date.now();
+      applyMigrations(root, state);
+      const seconds = Math.round((Date.now() - started) / 1000);
+      marker.upgrades = [...(marker.upgrades ?? []), { from: marker.schemaHash, to: hash, migrations: pending, seconds, at: new Date().toISOString() }];
+      marker.schemaHash = hash;
+      writeFileSync(markerFile, JSON.stringify(marker, null, 2) + "\n");
+      log(`→ ${size} orders: brought forward in ${seconds} s (schema ${hash})`);
+      return { dir: state, marker };
+    }
+    log(`→ ${size} orders: a seeded migration or the seeder changed (${marker.schemaHash} → ${hash}), seeding again`);
   }
   rmSync(base, { recursive: true, force: true });
   mkdirSync(base, { recursive: true });
   const state = join(base, "state");
   const started = Date.now();
   log(`→ ${size} orders: applying migrations to a fresh local D1 (${state})`);
-  const wrangler = join(root, "node_modules", ".bin", "wrangler");
-  const r = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], {
-    cwd: root,
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`wrangler d1 migrations apply failed:\n${r.stdout}\n${r.stderr}`);
+  applyMigrations(root, state);
   log(`→ ${size} orders: loading rows…`);
   const marker = await withTriggersAfterwards(root, d1File(state), log, () => load(d1File(state), size));
   marker.schemaHash = hash;
