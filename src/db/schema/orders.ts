@@ -77,7 +77,11 @@ export const orders = sqliteTable(
   (t) => [
     // Idempotency of create: one order per (account, external_id), enforced by the database.
     uniqueIndex("orders_account_external_uq").on(t.accountId, t.externalId),
-    index("orders_unrouted_idx").on(t.routedAt, t.routeRequestedAt),
+    // The orders the pipeline owes routing (routed_at null), oldest request first: only those, so a
+    // create writes the entry that routing then deletes, and a routed order carries none.
+    // (routed_at first, though always null there: the queries then search it, a plan the checks of
+    // full scans tell from a scan of orders.)
+    index("orders_unrouted_idx").on(t.routedAt, t.routeRequestedAt).where(sql`${t.routedAt} IS NULL`),
     index("orders_parked_idx").on(t.parkedAt).where(sql`${t.parkedAt} IS NOT NULL`),
     // The list (src/orders/list.query.ts) picks a page's ids from one of these, newest first, and
     // reads only as many entries as the page needs. Every one starts with (account_id, test):
@@ -96,7 +100,8 @@ export const orders = sqliteTable(
     // completed_since: the completed orders newest first (the page), or the range by completion
     // when few orders match.
     index("orders_completed_created_idx").on(t.accountId, t.test, t.createdAt, t.id, t.completedAt).where(sql`${t.completedAt} IS NOT NULL`),
-    index("orders_account_test_completed_idx").on(t.accountId, t.test, t.completedAt, t.createdAt),
+    // Only completed orders (every query of it bounds completed_at): a create writes no entry.
+    index("orders_account_test_completed_idx").on(t.accountId, t.test, t.completedAt, t.createdAt).where(sql`${t.completedAt} IS NOT NULL`),
   ],
 );
 
@@ -164,7 +169,8 @@ export const orderLines = sqliteTable(
     // filters by line status and supplier through order_facets, ./counts.ts.)
     index("order_lines_account_status_idx").on(t.accountId, t.currentStatus, t.orderId),
     // Sending a dispatch reads its lines: without this, a scan of every line of every account.
-    index("order_lines_dispatch_idx").on(t.dispatchId),
+    // Only lines with a dispatch (every query of it asks for one): a create's lines write no entry.
+    index("order_lines_dispatch_idx").on(t.dispatchId).where(sql`${t.dispatchId} IS NOT NULL`),
     // The deadline sweeper's two questions, answered from index ranges of only the lines that wait.
     index("order_lines_ack_due_idx").on(t.ackDueAt).where(sql`${t.ackDueAt} IS NOT NULL`),
     index("order_lines_ship_due_idx").on(t.shipDueAt).where(sql`${t.shipDueAt} IS NOT NULL`),
