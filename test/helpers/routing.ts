@@ -2,7 +2,8 @@
 import { expect } from "vitest";
 import { env } from "cloudflare:workers";
 import { call, type Credentials } from "./http";
-import { unique } from "./factories";
+import { exec, seedSupplier, unique } from "./factories";
+import { remoteUrl } from "./fake-remote";
 import { waitFor } from "./wait";
 
 export async function createSupplier(creds: Credentials, body: Record<string, unknown> = {}) {
@@ -83,4 +84,22 @@ export async function seedRule(
     .bind(accountId, name, rule.priority, rule.match ?? "all", JSON.stringify(rule.conditions ?? []), JSON.stringify(rule.action), rule.active === false ? 0 : 1, now, now)
     .first<{ id: number }>();
   return { id: row!.id, name };
+}
+
+/**
+ * The decline setting of the pipeline's tests and the benchmark: a pull supplier that gets every
+ * line by rule, and a webhook supplier (posting to a fake remote) next in line. Returns both, the
+ * webhook's URL and a key of the pull supplier, already used once (its first use writes last_used_at).
+ */
+export async function pullThenWebhook(creds: Credentials) {
+  const first = await seedSupplier(creds.accountId);
+  const next = await seedSupplier(creds.accountId);
+  const url = remoteUrl("ok");
+  await exec("UPDATE suppliers SET channel = 'pull' WHERE id = ?", first.id);
+  await exec("UPDATE suppliers SET channel = 'webhook', webhook_url = ?, webhook_secret = 'test-secret' WHERE id = ?", url, next.id);
+  await seedRule(creds.accountId, { priority: 10, action: { type: "assign_supplier", supplier_id: first.id } });
+  await seedRule(creds.accountId, { priority: 20, action: { type: "assign_supplier", supplier_id: next.id } });
+  const key = (await call("POST", `/api/v1/suppliers/${first.id}/keys`, { creds, body: {} })).json.key as string;
+  await call("GET", "/api/v1/supplier/orders", { headers: { authorization: `Bearer ${key}` } });
+  return { first, next, url, key };
 }

@@ -7,7 +7,7 @@ import { createAccount, exec, rows, seedSupplier } from "../helpers/factories";
 import { received, remoteUrl } from "../helpers/fake-remote";
 import { authHeaders, call, type Credentials } from "../helpers/http";
 import { benchEnv, consume, request } from "../helpers/metered-app";
-import { seedRule } from "../helpers/routing";
+import { pullThenWebhook, seedRule } from "../helpers/routing";
 import { fullScans } from "../helpers/statements";
 
 const THREE_LINES = {
@@ -111,21 +111,13 @@ describe("the pipeline's D1 budget per order, counted per message", () => {
   it("a decline and re-route: the supplier's answer, then one route_order message that claims and sends to the next supplier", async () => {
     const creds = await createAccount();
     await call("GET", "/api/v1", { creds });
-    const first = await seedSupplier(creds.accountId);
-    const next = await seedSupplier(creds.accountId);
-    const url = remoteUrl("ok");
-    await exec("UPDATE suppliers SET channel = 'pull' WHERE id = ?", first.id);
-    await exec("UPDATE suppliers SET channel = 'webhook', webhook_url = ?, webhook_secret = 'budget-secret' WHERE id = ?", url, next.id);
-    await seedRule(creds.accountId, { priority: 10, action: { type: "assign_supplier", supplier_id: first.id } });
-    await seedRule(creds.accountId, { priority: 20, action: { type: "assign_supplier", supplier_id: next.id } });
-    const key = (await call("POST", `/api/v1/suppliers/${first.id}/keys`, { creds, body: {} })).json.key as string;
+    const { url, key } = await pullThenWebhook(creds);
     const { env: view, sent } = benchEnv();
 
     const created = await request(view, "POST", "/api/v1/orders", authHeaders(creds), { ...orderBase(), ...THREE_LINES });
     const routed = await consume(view, sent.splice(0));
     const reference = String(created.json.reference);
     const lineIds = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines.map((l: { id: number }) => l.id) as number[];
-    await call("GET", "/api/v1/supplier/orders", { headers: { authorization: `Bearer ${key}` } }); // the key's first use
     const declined = await request(view, "POST", "/api/v1/supplier/answers", { authorization: `Bearer ${key}` }, {
       answers: lineIds.map((id) => ({ line_id: id, action: "decline", reason: "out of stock" })),
     });

@@ -4,11 +4,11 @@
 // meta.rows_read per statement; the metering sums them per request and per consumer message group.
 import { describe, expect, it } from "vitest";
 import { seedFeed, seedProduct } from "../helpers/catalogue-seed";
-import { createAccount, exec, seedProductFeed, seedProducts, seedSupplier, unique } from "../helpers/factories";
-import { received, remoteUrl } from "../helpers/fake-remote";
+import { createAccount, seedProductFeed, seedProducts, unique } from "../helpers/factories";
+import { received } from "../helpers/fake-remote";
 import { authHeaders, call, type Credentials } from "../helpers/http";
 import { benchEnv, consume, request, type ConsumedGroup } from "../helpers/metered-app";
-import { seedRule } from "../helpers/routing";
+import { pullThenWebhook } from "../helpers/routing";
 
 /** The benchmark's order: three lines, two with an EAN-13 and a SKU that the catalogue knows. */
 const THREE_LINES = [
@@ -44,19 +44,11 @@ const perStatement = (groups: ConsumedGroup[]) => groups.flatMap((g) => g.statem
 async function account() {
   const creds = await createAccount();
   await call("GET", "/api/v1", { creds }); // the key's first use writes last_used_at
-  const first = await seedSupplier(creds.accountId);
-  const next = await seedSupplier(creds.accountId);
-  const url = remoteUrl("ok");
-  await exec("UPDATE suppliers SET channel = 'pull' WHERE id = ?", first.id);
-  await exec("UPDATE suppliers SET channel = 'webhook', webhook_url = ?, webhook_secret = 'rows-secret' WHERE id = ?", url, next.id);
-  await seedRule(creds.accountId, { priority: 10, action: { type: "assign_supplier", supplier_id: first.id } });
-  await seedRule(creds.accountId, { priority: 20, action: { type: "assign_supplier", supplier_id: next.id } });
+  const { next, url, key } = await pullThenWebhook(creds);
   const feed = await seedFeed(creds.accountId, next.id);
   for (const line of THREE_LINES.filter((l) => l.ean13)) {
     await seedProduct(creds.accountId, feed.id, { sku: line.reference, ean13: line.ean13, purchasePrice: 5, stockQuantity: 10 });
   }
-  const key = (await call("POST", `/api/v1/suppliers/${first.id}/keys`, { creds, body: {} })).json.key as string;
-  await call("GET", "/api/v1/supplier/orders", { headers: { authorization: `Bearer ${key}` } }); // the key's first use
   return { creds, key, url, supplierId: next.id };
 }
 
