@@ -3,12 +3,12 @@
 // own per message group. Statements, round trips and rows read do not swing with the machine's load.
 import { createExecutionContext, createMessageBatch, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { vi } from "vitest";
+import { expect, vi } from "vitest";
 import { createApp } from "../../src/app";
 import type { Bindings } from "../../src/env";
 import type { PipelineMessage } from "../../src/lib/queue";
 import { handlePipelineBatch } from "../../src/processing/consumer";
-import { BASE } from "./http";
+import { authHeaders, BASE, call, type Credentials } from "./http";
 import type { Captured } from "./statements";
 
 const app = createApp();
@@ -55,4 +55,25 @@ export async function consume(view: Bindings, bodies: PipelineMessage[]): Promis
     spy.mockRestore();
   }
   return logged.filter((l) => l.startsWith("bench:pipeline ")).map((l) => JSON.parse(l.slice("bench:pipeline ".length)));
+}
+
+/**
+ * An order's life in the decline setting (routing.ts pullThenWebhook), metered: the create, its
+ * route_order message, the pull supplier's decline of every line, and the route_order messages that
+ * re-route them. Each step's answer or consumed groups; the lines' ids in their order.
+ */
+export async function declinedOrderLife(creds: Credentials, supplierKey: string, body: unknown) {
+  const { env: view, sent } = benchEnv();
+  const created = await request(view, "POST", "/api/v1/orders", authHeaders(creds), body);
+  expect(created.status).toBe(200);
+  const routed = await consume(view, sent.splice(0));
+  const reference = String(created.json.reference);
+  const lineIds = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines.map((l: { id: number }) => l.id) as number[];
+  const declined = await request(view, "POST", "/api/v1/supplier/answers", { authorization: `Bearer ${supplierKey}` }, {
+    answers: lineIds.map((id) => ({ line_id: id, action: "decline", reason: "out of stock" })),
+  });
+  expect(declined.status).toBe(200);
+  expect(declined.json).toEqual({ results: lineIds.map((id) => ({ line_id: id, current_status: "declined" })) });
+  const rerouted = await consume(view, sent.splice(0).filter((m) => m.type === "route_order"));
+  return { reference, lineIds, created, routed, declined, rerouted };
 }

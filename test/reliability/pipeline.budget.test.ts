@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createAccount, exec, rows, seedSupplier } from "../helpers/factories";
 import { received, remoteUrl } from "../helpers/fake-remote";
 import { authHeaders, call, type Credentials } from "../helpers/http";
-import { benchEnv, consume, request } from "../helpers/metered-app";
+import { benchEnv, consume, declinedOrderLife, request } from "../helpers/metered-app";
 import { pullThenWebhook, seedRule } from "../helpers/routing";
 import { fullScans } from "../helpers/statements";
 
@@ -112,17 +112,7 @@ describe("the pipeline's D1 budget per order, counted per message", () => {
     const creds = await createAccount();
     await call("GET", "/api/v1", { creds });
     const { url, key } = await pullThenWebhook(creds);
-    const { env: view, sent } = benchEnv();
-
-    const created = await request(view, "POST", "/api/v1/orders", authHeaders(creds), { ...orderBase(), ...THREE_LINES });
-    const routed = await consume(view, sent.splice(0));
-    const reference = String(created.json.reference);
-    const lineIds = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines.map((l: { id: number }) => l.id) as number[];
-    const declined = await request(view, "POST", "/api/v1/supplier/answers", { authorization: `Bearer ${key}` }, {
-      answers: lineIds.map((id) => ({ line_id: id, action: "decline", reason: "out of stock" })),
-    });
-    expect(declined.status).toBe(200);
-    const rerouted = await consume(view, sent.splice(0).filter((m) => m.type === "route_order"));
+    const { reference, lineIds, routed, declined, rerouted } = await declinedOrderLife(creds, key, { ...orderBase(), ...THREE_LINES });
 
     const order = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
     expect(order.order_lines.map((l: { current_status: string }) => l.current_status)).toEqual(["completed", "completed", "completed"]);

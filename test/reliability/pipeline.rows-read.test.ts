@@ -7,7 +7,7 @@ import { seedFeed, seedProduct } from "../helpers/catalogue-seed";
 import { createAccount, seedProductFeed, seedProducts, unique } from "../helpers/factories";
 import { received } from "../helpers/fake-remote";
 import { authHeaders, call, type Credentials } from "../helpers/http";
-import { benchEnv, consume, request, type ConsumedGroup } from "../helpers/metered-app";
+import { benchEnv, declinedOrderLife, request, type ConsumedGroup } from "../helpers/metered-app";
 import { pullThenWebhook } from "../helpers/routing";
 
 /** The benchmark's order: three lines, two with an EAN-13 and a SKU that the catalogue knows. */
@@ -67,19 +67,8 @@ async function grow({ creds, supplierId }: Awaited<ReturnType<typeof account>>) 
 
 /** The measured order's life in this account: rows read by each step, and each statement's for the consumer. */
 async function lifeOfADeclinedOrder({ creds, key, url }: Awaited<ReturnType<typeof account>>) {
-  const { env: view, sent } = benchEnv();
   const documentsBefore = (await received(url)).length;
-  const created = await request(view, "POST", "/api/v1/orders", authHeaders(creds), order(unique("measured")));
-  expect(created.status).toBe(200);
-  const routed = await consume(view, sent.splice(0));
-  const reference = String(created.json.reference);
-  const lineIds = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines.map((l: { id: number }) => l.id) as number[];
-  const declined = await request(view, "POST", "/api/v1/supplier/answers", { authorization: `Bearer ${key}` }, {
-    answers: lineIds.map((id) => ({ line_id: id, action: "decline", reason: "out of stock" })),
-  });
-  expect(declined.status).toBe(200);
-  expect(declined.json).toEqual({ results: lineIds.map((id) => ({ line_id: id, current_status: "declined" })) });
-  const rerouted = await consume(view, sent.splice(0).filter((m) => m.type === "route_order"));
+  const { reference, lineIds, created, routed, declined, rerouted } = await declinedOrderLife(creds, key, order(unique("measured")));
 
   // Every line went on to the next supplier, which got them in one document.
   const answer = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
