@@ -14,7 +14,21 @@
 // A port nothing listens on is provided as closedPortUrl (a connection there is refused).
 // GET /__log/<prefix> returns every recorded request whose path starts with /<prefix>.
 import http from "node:http";
+import net from "node:net";
 import type { TestProject } from "vitest/node";
+
+/** The first of a few low ports where a connection on loopback is refused now. */
+async function refusedLowPort(): Promise<number> {
+  for (const port of [9, 47, 1, 99, 199]) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, "127.0.0.1");
+      socket.once("connect", () => (socket.destroy(), resolve(false)));
+      socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"));
+    });
+    if (refused) return port;
+  }
+  throw new Error("no low port on 127.0.0.1 refuses connections (9, 47, 1, 99, 199 all answer)");
+}
 
 type Recorded = { method: string; path: string; headers: Record<string, string>; body: string; at: number };
 
@@ -69,12 +83,10 @@ export default async function setup(project: TestProject) {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   project.provide("fakeRemoteUrl", `http://127.0.0.1:${port}`);
-  // A port that was just free and is closed again: nothing listens there.
-  const closed = http.createServer();
-  await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", () => resolve()));
-  const closedAddress = closed.address();
-  await new Promise<void>((resolve) => closed.close(() => resolve()));
-  project.provide("closedPortUrl", `http://127.0.0.1:${typeof closedAddress === "object" && closedAddress ? closedAddress.port : 1}`);
+  // A port nothing listens on, for the whole run: one below the ephemeral range, so that no server
+  // started meanwhile (another suite's Worker, a browser) can be given it by the system, as a port
+  // that was merely free at setup could be (it was, and answered 404 minutes later).
+  project.provide("closedPortUrl", `http://127.0.0.1:${await refusedLowPort()}`);
   return () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();
