@@ -97,7 +97,7 @@ export async function ordersToDecline(base, headers, supplierKey, count, body) {
 }
 
 /** Signs in to the shop console (as a browser does: the sign-in form's token, then the form) and returns the session cookie. */
-export async function consoleSession(base, account) {
+export async function consoleSession(base, account, key = account.apiKeys[0]) {
   const form = await fetch(`${base}/console/sign-in`, { redirect: "manual" });
   const html = await form.text();
   const signInCookie = (form.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]).join("; ");
@@ -107,7 +107,7 @@ export async function consoleSession(base, account) {
     method: "POST",
     redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: signInCookie, origin: base },
-    body: new URLSearchParams({ account_id: String(account.id), api_key: account.apiKeys[0], _csrf: token }),
+    body: new URLSearchParams({ account_id: String(account.id), api_key: key, _csrf: token }),
   });
   const session = (res.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]).filter((c) => !c.startsWith("oi_signin"));
   if (res.status !== 303 || session.length === 0) throw new Error(`console sign-in: ${res.status} ${await res.text()}`);

@@ -413,7 +413,9 @@ async function runSize(size) {
     "content-type": "application/json",
   });
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
-  const session = { cookie: "" };
+  // The console's pages rotate over sessions signed in with each of the account's keys, as the API
+  // workloads rotate over the keys: the console counts a page against its key's rate limit too.
+  const session = { cookies: [], turn: 0 };
   const all = workloads(marker, runId, session).filter((w) => w.kind === "floor" || !only || only.test(w.name));
   const floorW = all.find((w) => w.kind === "floor");
   const createW = all.find((w) => w.kind === "create");
@@ -422,7 +424,7 @@ async function runSize(size) {
   // Phase 1: the request paths, queue consumer detached.
   console.log(`\n→ ${size} orders: wrangler dev on a copy of the seeded D1, queue consumer detached…`);
   const signIn = async (worker) => {
-    if (all.some((w) => w.kind === "console")) session.cookie = await consoleSession(worker.base, account);
+    if (all.some((w) => w.kind === "console")) session.cookies = await Promise.all(account.apiKeys.map((key) => consoleSession(worker.base, account, key)));
   };
   const main = await runPhase(persist, headers, all, { pipeline: false, onStart: signIn });
 

@@ -38,7 +38,7 @@ export function orderBody(externalId) {
  * path or a request() that autocannon's setupRequest calls for each request.
  * `check(status, json)` tells whether a sampled answer is the one the workload means to measure.
  */
-export function workloads(marker, runId, session = { cookie: "" }) {
+export function workloads(marker, runId, session = { cookies: [], turn: 0 }) {
   const { sample, suppliers } = marker;
   const ok200 = (status) => status === 200;
   const list = (name, query, extra = {}) => ({
@@ -52,13 +52,13 @@ export function workloads(marker, runId, session = { cookie: "" }) {
   let repeated = 0;
   let fetched = 0;
   let shown = 0;
-  // The shop console's pages, signed in (run.mjs fills the session's cookie): each against the API
+  // The shop console's pages, signed in (run.mjs signs in once per key of the account; the pages rotate over those sessions): each against the API
   // call it shows, whose D1 statements and round trips it must not exceed (issue 12: no query per
   // row), but for `more`: the statements of what the page shows beyond the API call, each named,
   // read in the API call's round trips (docs/console.md, test/console/pages.budget.test.ts).
   const page = (extra) => ({
     kind: "console",
-    headers: () => ({ cookie: session.cookie, accept: "text/html" }),
+    headers: () => ({ cookie: session.cookies[session.turn++ % session.cookies.length], accept: "text/html" }),
     check: (status, _json, text) => status === 200 && /<table/.test(text ?? ""),
     ...extra,
   });
