@@ -11,9 +11,10 @@ import { isoMicro } from "../lib/time";
 // last_used_at is refreshed at most this often, so authentication does not write on every request.
 const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
 
-export async function createAccount(db: Db, name: string) {
+/** The account's row on its shard, under the id the directory minted for it (src/shards/accounts.ts). */
+export async function createAccount(db: Db, name: string, id?: number) {
   const now = isoMicro();
-  const [row] = await db.insert(accounts).values({ name, createdAt: now }).returning();
+  const [row] = await db.insert(accounts).values({ id, name, createdAt: now }).returning();
   return { id: row.id, name: row.name, created_at: row.createdAt };
 }
 

@@ -1,6 +1,7 @@
 // The operator's API (/admin/v1), behind Authorization: Bearer <ADMIN_TOKEN>.
 import { createRoute, z } from "@hono/zod-openapi";
-import { createAccount, createApiKey, listAccounts, listApiKeys, revokeApiKey } from "../accounts/accounts.service";
+import { createApiKey, listApiKeys } from "../accounts/accounts.service";
+import { listAccountsEverywhere, openAccount, revokeApiKeyAnywhere, toAccountShard } from "../shards/accounts";
 import type { ApiKey } from "../db/schema";
 import { resourcePage } from "../lib/pagination";
 import { PageQuery, pageRequest, resourcePageOf } from "../lib/params";
@@ -9,6 +10,13 @@ import { parseIsoFilter } from "../lib/time";
 import { field } from "../lib/validation";
 
 export const adminRouter = createRouter();
+
+// An account's own paths run on its shard.
+adminRouter.use("/accounts/:id/*", async (c, next) => {
+  const id = c.req.param("id");
+  if (/^\d{1,15}$/.test(id)) await toAccountShard(c, Number(id));
+  await next();
+});
 
 export const adminErrors = {
   401: responses.json(ErrorBody, "Missing or wrong admin token"),
@@ -21,10 +29,23 @@ const idParam = (name: string, description: string) =>
   >;
 
 export const AccountBody = z
-  .object({ name: field.text(255).openapi({ description: "The shop's name, up to 255 characters." }) })
+  .object({
+    name: field.text(255).openapi({ description: "The shop's name, up to 255 characters." }),
+    shard: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .openapi({ description: "Pins the account to this shard (0 is DB, n is SHARD_n). Left out: the shard with the most room." }),
+  })
   .openapi("CreateAccountRequest", { example: { name: "Acme Shop" } });
 const AccountResponse = z
-  .object({ id: z.number().int(), name: z.string(), created_at: z.string() })
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    created_at: z.string(),
+    shard: z.number().int().openapi({ description: "The shard the account lives on." }),
+  })
   .openapi("AccountCreated");
 
 adminRouter.openapi(
@@ -40,7 +61,10 @@ adminRouter.openapi(
     request: { body: { content: { "application/json": { schema: AccountBody } }, required: true } },
     responses: { 201: responses.json(AccountResponse, "The new account"), ...adminErrors },
   }),
-  async (c) => c.json(await createAccount(c.get("db"), c.req.valid("json").name), 201),
+  async (c) => {
+    const body = c.req.valid("json");
+    return c.json(await openAccount(c, body.name, body.shard), 201);
+  },
 );
 
 const AccountItem = z
@@ -65,7 +89,7 @@ adminRouter.openapi(
   }),
   async (c) => {
     const page = pageRequest(c.req.valid("query"));
-    const { total, rows } = await listAccounts(c.get("db"), page);
+    const { total, rows } = await listAccountsEverywhere(c.env, page);
     const data = rows.map((a) => ({ id: a.id, name: a.name, created_at: a.createdAt, active_api_keys: a.activeApiKeys }));
     return c.json(resourcePage(c.req.url, page, total, data), 200);
   },
@@ -185,7 +209,7 @@ adminRouter.openapi(
     responses: { 204: { description: "Revoked" }, 404: responses.notFound, ...adminErrors },
   }),
   async (c) => {
-    await revokeApiKey(c.get("db"), Number(c.req.valid("param").id));
+    await revokeApiKeyAnywhere(c.env, Number(c.req.valid("param").id));
     return c.body(null, 204);
   },
 );

@@ -5,6 +5,7 @@ import type { AppEnv } from "../env";
 import { timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { countAuthFailure, limitCredential, refuseBlockedAddress } from "./rate-limit";
+import { onAccountShard } from "../shards/request";
 
 export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   refuseBlockedAddress(c);
@@ -15,7 +16,7 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   try {
     if (!apiKey) throw ApiError.unauthorized("The api-key header is missing.");
     if (!accountId) throw ApiError.unauthorized("The account-id header is missing.");
-    authenticated = await authenticate(c.get("primaryDb"), apiKey, accountId);
+    authenticated = await onAccountShard(c, accountId, () => authenticate(c.get("primaryDb"), apiKey, accountId));
   } catch (error) {
     throw error instanceof ApiError && error.status === 401 ? await countAuthFailure(c, error) : error;
   }

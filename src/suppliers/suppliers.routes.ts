@@ -1,5 +1,6 @@
 // HTTP contract of /api/v1/suppliers.
 import { createRoute, z } from "@hono/zod-openapi";
+import { registerSupplierKey } from "../shards/directory";
 import { CHANNELS } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
@@ -257,7 +258,11 @@ suppliersRouter.openapi(
     },
     responses: { 201: responses.json(SupplierKeyJson, "The key"), 404: responses.notFound, 422: responses.invalid, ...errorResponses },
   }),
-  async (c) => c.json(await createSupplierKey(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id), c.req.valid("json").name), 201),
+  async (c) => {
+    const key = await createSupplierKey(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id), c.req.valid("json").name);
+    await registerSupplierKey(c.env, key.key, c.get("account").id);
+    return c.json(key, 201);
+  },
 );
 
 const SupplierKeyItem = z
