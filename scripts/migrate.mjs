@@ -3,6 +3,7 @@
 // database wrangler.toml declares (every shard: DB and SHARD_n from drizzle/; the directory from
 // drizzle-directory/), then gives each shard its id range (scripts/lib/shards.mjs). Safe to run
 // again: wrangler applies only what a database has not had, and the ranges are set once.
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { d1Bindings, idRangeStatements, shardOfBinding } from "./lib/shards.mjs";
@@ -20,4 +21,22 @@ for (const { binding } of databases) {
     console.log(`→ ${binding}: ids from ${shard} × 2^40`);
     run(bin("wrangler"), ["d1", "execute", binding, where, ...extra, "--command", idRangeStatements(shard).join(";\n")], { env: { ...childEnv, CI: "true" } });
   }
+}
+
+// The directory mints account ids from now on: it starts above the accounts shard 0 had before
+// sharding (those stay on shard 0; the directory not knowing an account means shard 0).
+const legacy = spawnSync(bin("wrangler"), ["d1", "execute", "DB", where, ...extra, "--json", "--command", "SELECT coalesce(max(id), 0) AS m FROM accounts"], {
+  cwd: root,
+  env: { ...childEnv, CI: "true" },
+  encoding: "utf8",
+});
+const highest = legacy.status === 0 ? Number(JSON.parse(legacy.stdout)[0]?.results?.[0]?.m ?? 0) : 0;
+if (legacy.status !== 0) console.error(`! Could not read shard 0's highest account id:\n${legacy.stderr}`);
+if (highest > 0) {
+  console.log(`→ DIRECTORY: account ids from ${highest + 1}`);
+  const raise = [
+    `INSERT INTO sqlite_sequence (name, seq) SELECT 'directory_accounts', ${highest} WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'directory_accounts')`,
+    `UPDATE sqlite_sequence SET seq = ${highest} WHERE name = 'directory_accounts' AND seq < ${highest}`,
+  ];
+  run(bin("wrangler"), ["d1", "execute", "DIRECTORY", where, ...extra, "--command", raise.join(";\n")], { env: { ...childEnv, CI: "true" } });
 }
