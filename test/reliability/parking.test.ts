@@ -48,7 +48,8 @@ describe("an order whose routing always fails", () => {
         id: expect.any(Number),
         queue: "order-pipeline-dlq",
         type: "route_order",
-        body: { type: "route_order", orderId },
+        // The message as it was sent: with its shard (src/shards), so a replay runs on the same shard.
+        body: { type: "route_order", orderId, shard: 0 },
         account_id: creds.accountId,
         order_id: orderId,
         dispatch_id: null,
