@@ -8,7 +8,8 @@ import { handlePipelineBatch } from "./processing/consumer";
 import { runCron } from "./processing/cron";
 import { DEAD_LETTER_QUEUE, handleDeadLetterBatch } from "./processing/dead-letters";
 import type { PipelineMessage } from "./lib/queue";
-import { batchesByShard, shardEnv, shardNumbers, shardOfUnknown } from "./shards/shards";
+import { keepOnShard } from "./shards/redirect";
+import { batchesByShard, shardEnv, shardNumbers, shardOfUnknown, subBatch } from "./shards/shards";
 
 const app = createApp();
 
@@ -18,11 +19,12 @@ export default {
   queue: async (batch, env) => {
     const parts = batchesByShard(batch as MessageBatch<unknown>, shardOfUnknown);
     await Promise.all(
-      parts.map(({ shard, batch: part }) =>
-        batch.queue === DEAD_LETTER_QUEUE
-          ? handleDeadLetterBatch(part, shardEnv(env, shard))
-          : handlePipelineBatch(part as MessageBatch<PipelineMessage>, shardEnv(env, shard)),
-      ),
+      parts.map(async ({ shard, batch: part }) => {
+        if (batch.queue === DEAD_LETTER_QUEUE) return handleDeadLetterBatch(part, shardEnv(env, shard));
+        // A message of an account that moved since it was sent goes on to the account's shard.
+        const staying = await keepOnShard(env, shard, (part as MessageBatch<PipelineMessage>).messages);
+        if (staying.length > 0) await handlePipelineBatch(subBatch(part as MessageBatch<PipelineMessage>, staying), shardEnv(env, shard));
+      }),
     );
   },
   // The sweepers, feeds and cleanups of every shard, each shard's run recorded on that shard.

@@ -5,12 +5,14 @@
 export const ID_RANGE = 2 ** 40;
 
 /**
- * Raises every AUTOINCREMENT counter of shard n to the start of its range (once: a counter already
- * past it is left alone, so running this again changes nothing). SQLite keeps the counters in the
- * plain table sqlite_sequence; a table without a row there yet gets one. Shard 0 keeps 0.
+ * Raises every AUTOINCREMENT counter of a shard to the start of id block n (once: a counter already
+ * past it is left alone, so running this again changes nothing). Shard n starts in block n; a
+ * shard that takes in an account holding higher ids moves on to a later block (src/shards/move.ts).
+ * SQLite keeps the counters in the plain table sqlite_sequence; a table without a row there yet
+ * gets one. Block 0 is 0.
  */
-export function idRangeStatements(shard) {
-  const base = shard * ID_RANGE;
+export function idRangeStatements(block) {
+  const base = block * ID_RANGE;
   return [
     `INSERT INTO sqlite_sequence (name, seq)
        SELECT m.name, ${base} FROM sqlite_master m

@@ -160,6 +160,8 @@ export type Authenticated = {
   account: { id: number; name: string; apiKeyId: number };
   /** A deferred write to keep last_used_at fresh, or null when it is fresh enough. */
   touch: Promise<unknown> | null;
+  /** The account's move to another shard, if one is under way (src/shards/move.ts). */
+  moving: "frozen" | "leaving" | "arriving" | null;
 };
 
 /** Checks an api-key / account-id pair; throws the 401 that names what is wrong. */
@@ -173,6 +175,7 @@ const keyLookupSql = new QueryBuilder()
     revokedAt: apiKeys.revokedAt,
     lastUsedAt: apiKeys.lastUsedAt,
     accountName: accounts.name,
+    moving: accounts.moving,
   })
   .from(apiKeys)
   .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
@@ -188,6 +191,7 @@ type KeyLookupRow = {
   revoked_at: string | null;
   last_used_at: string | null;
   name: string;
+  moving: "frozen" | "leaving" | "arriving" | null;
 };
 
 export async function authenticate(db: Db, apiKey: string, accountIdHeader: string): Promise<Authenticated> {
@@ -202,7 +206,8 @@ export async function authenticate(db: Db, apiKey: string, accountIdHeader: stri
   if (accountIdHeader.trim() !== String(row.account_id)) {
     throw ApiError.unauthorized("The account-id header does not match the api-key.");
   }
-  const stale = !row.last_used_at || now.getTime() - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS;
+  // A moving account's rows take no writes (src/shards/move.ts): last_used_at waits for the move.
+  const stale = !row.moving && (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS);
   const touch = stale
     ? db
         .update(apiKeys)
@@ -215,7 +220,7 @@ export async function authenticate(db: Db, apiKey: string, accountIdHeader: stri
         )
         .run()
     : null;
-  return { account: { id: row.account_id, name: row.name, apiKeyId: row.id }, touch };
+  return { account: { id: row.account_id, name: row.name, apiKeyId: row.id }, touch, moving: row.moving };
 }
 
 // ---- The account's own settings (GET/PATCH /api/v1/settings) -------------------------

@@ -2,10 +2,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createApiKey, listApiKeys } from "../accounts/accounts.service";
 import { listAccountsEverywhere, openAccount, revokeApiKeyAnywhere, toAccountShard } from "../shards/accounts";
+import { moveAccount } from "../shards/move";
 import type { ApiKey } from "../db/schema";
 import { resourcePage } from "../lib/pagination";
 import { PageQuery, pageRequest, resourcePageOf } from "../lib/params";
-import { createRouter, ErrorBody, responses } from "../lib/router";
+import { createRouter, ErrorBody, errorResponse, responses } from "../lib/router";
 import { parseIsoFilter } from "../lib/time";
 import { field } from "../lib/validation";
 
@@ -147,6 +148,54 @@ adminRouter.openapi(
     const body = c.req.valid("json");
     const key = await createApiKey(c.get("db"), Number(c.req.valid("param").id), body);
     return c.json(key, 201);
+  },
+);
+
+const MoveBody = z
+  .object({
+    shard: z.number().int().min(0).openapi({ description: "The shard the account goes to (0 is DB, n is SHARD_n)." }),
+    pause_after: z
+      .enum(["freeze", "copy", "switch"])
+      .optional()
+      .openapi({ description: "Stop once this phase has finished (to look at the account between phases); the next call goes on." }),
+  })
+  .openapi("MoveAccountRequest", { example: { shard: 1 } });
+const MoveResponse = z
+  .object({
+    account_id: z.number().int(),
+    from_shard: z.number().int(),
+    to_shard: z.number().int(),
+    phase: z.enum(["freeze", "copy", "switch", "delete", "done"]),
+    done: z.boolean().openapi({ description: "false: call again (the same body) to go on." }),
+    rows_copied: z.number().int(),
+    rows_deleted: z.number().int(),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+  })
+  .openapi("MoveState");
+
+adminRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/accounts/{id}/move",
+    tags: ["Admin"],
+    summary: "Move an account to another shard (call again until done)",
+    description:
+      "Freezes the account's writes (its API answers 503 with Retry-After meanwhile; reads go on), copies its rows to the shard, " +
+      "switches the directory and deletes the old rows. Each call does a bounded part and answers where the move stands; the move's " +
+      "phase and cursor live in the directory, so calling again after a crash continues it. Ids and references stay as they are.",
+    security: adminSecurity,
+    request: { params: idParam("id", "The account's id."), body: { content: { "application/json": { schema: MoveBody } }, required: true } },
+    responses: {
+      200: responses.json(MoveResponse, "Where the move stands"),
+      404: responses.notFound,
+      409: errorResponse(409, "The account is on that shard already, or moving to another"),
+      ...adminErrors,
+    },
+  }),
+  async (c) => {
+    const body = c.req.valid("json");
+    return c.json(await moveAccount(c.env, Number(c.req.valid("param").id), body.shard, body.pause_after), 200);
   },
 );
 

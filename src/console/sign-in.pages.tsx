@@ -10,7 +10,7 @@ import { field, validateForm } from "../lib/validation";
 import { verifyAdminToken } from "../middleware/auth";
 import { countAuthFailure, refuseBlockedAddress } from "../middleware/rate-limit";
 import { findSupplierKey } from "../middleware/supplier-auth";
-import { onAccountShard, toSupplierKeyShard } from "../shards/request";
+import { onAccountShard, onSupplierKeyShard } from "../shards/request";
 import { CsrfField, Field, FormError } from "../ui/field";
 import { safeNext, type Area } from "./areas";
 import { currentSession, requireSession, sessionCookie, startSession } from "./auth";
@@ -58,8 +58,7 @@ const FORMS = {
     fields: [{ name: "supplier_key", label: "Supplier key", type: "password", autocomplete: "current-password" }],
     schema: z.object({ supplier_key: field.text(255) }),
     verify: async (c, input) => {
-      await toSupplierKeyShard(c, input.supplier_key);
-      const key = await findSupplierKey(c.get("primaryDb"), input.supplier_key);
+      const key = await onSupplierKeyShard(c, input.supplier_key, () => findSupplierKey(c.get("primaryDb"), input.supplier_key));
       return { role: "supplier", accountId: key.accountId, supplierKeyId: key.keyId };
     },
     refusedField: "supplier_key",

@@ -325,7 +325,7 @@ supplierApiRouter.openapi(
   async (c) => {
     const raw = c.req.valid("param").supplierId;
     const id = parseId(raw);
-    if (id !== null) toSupplierIdShard(c, id);
+    if (id !== null) await toSupplierIdShard(c, id);
     const supplier = id === null ? undefined : await c.get("db").query.suppliers.findFirst({ where: and(eq(suppliers.id, id), eq(suppliers.active, true)) });
     // An unknown supplier and a bad signature look the same: nothing to probe.
     const body = await c.req.text();

@@ -13,7 +13,7 @@ import type { Bindings } from "../env";
 import { sha256Hex } from "../lib/crypto";
 import { isoMicro } from "../lib/time";
 import { shardBinding, shardNumbers } from "./shards";
-import { directoryAccounts, directoryCredentials } from "./directory.schema";
+import { directoryAccounts, directoryCredentials, directorySuppliers } from "./directory.schema";
 
 export type KeyKind = "api_key" | "supplier_key";
 export type Located = { accountId: number; shard: number };
@@ -60,6 +60,30 @@ export async function shardOfAccount(env: Bindings, accountId: number): Promise<
   if (!row) return null;
   remember(byAccount, accountId, row.shard);
   return row.shard;
+}
+
+const bySupplier = new Map<number, number>();
+
+/** A supplier's shard, through its account (cached; an account's suppliers never change account); null if unknown. */
+export async function shardOfSupplier(env: Bindings, supplierId: number): Promise<number | null> {
+  let accountId = bySupplier.get(supplierId);
+  if (accountId === undefined) {
+    const row = await directory(env).select({ accountId: directorySuppliers.accountId }).from(directorySuppliers).where(eq(directorySuppliers.supplierId, supplierId)).get();
+    if (!row) return null;
+    accountId = row.accountId;
+    remember(bySupplier, supplierId, accountId);
+  }
+  return shardOfAccount(env, accountId);
+}
+
+/** Records a new supplier's account (its signed callbacks name only the supplier). */
+export async function registerSupplier(env: Bindings, supplierId: number, accountId: number): Promise<void> {
+  // Only accounts the directory knows (an account from before sharding is found on shard 0 anyway).
+  await env.DIRECTORY.prepare(
+    "INSERT INTO directory_suppliers (supplier_id, account_id) SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM directory_accounts WHERE id = ?2) ON CONFLICT DO NOTHING",
+  )
+    .bind(supplierId, accountId)
+    .run();
 }
 
 /** Drops an account's cached shard (after a move, in the isolate that ran it). */

@@ -7,7 +7,7 @@ import type { AppEnv } from "../env";
 import { pipelineFor } from "../lib/queue";
 import { ApiError } from "../lib/errors";
 import { sha256Hex } from "../lib/crypto";
-import { forgetAccount, locateKey, shardOfAccount } from "./directory";
+import { forgetAccount, forgetKey, locateKey, shardOfAccount, shardOfSupplier } from "./directory";
 import { shardBinding, shardEnv, shardNumbers } from "./shards";
 
 /**
@@ -46,12 +46,23 @@ export async function onAccountShard<T>(c: Context<AppEnv>, accountIdText: strin
   try {
     return await check();
   } catch (error) {
-    if (!(error instanceof ApiError && error.status === 401)) throw error;
+    if (!(error instanceof MovedAway || (error instanceof ApiError && error.status === 401))) throw error;
     forgetAccount(accountId);
     const fresh = (await shardOfAccount(c.env, accountId)) ?? 0;
-    if (fresh === shard) throw error;
+    if (fresh === shard) throw error instanceof MovedAway ? ApiError.accountMoving() : error;
     useShard(c, fresh);
-    return check();
+    try {
+      return await check();
+    } catch (again) {
+      throw again instanceof MovedAway ? ApiError.accountMoving() : again;
+    }
+  }
+}
+
+/** A credential check found the account's rows on a shard it is leaving (a move's last phase). */
+export class MovedAway extends Error {
+  constructor() {
+    super("The account has moved to another shard.");
   }
 }
 
@@ -60,19 +71,30 @@ export async function onAccountShard<T>(c: Context<AppEnv>, accountIdText: strin
  * does not know was issued before sharding, on shard 0). The key itself is then read there, on the
  * primary: a revoked key is refused at once wherever the cache points.
  */
-export async function toSupplierKeyShard(c: Context<AppEnv>, secret: string) {
-  const located = await locateKey(c.env, await sha256Hex(secret), "supplier_key");
+export async function onSupplierKeyShard<T>(c: Context<AppEnv>, secret: string, check: () => Promise<T>): Promise<T> {
+  const keyHash = await sha256Hex(secret);
+  const located = await locateKey(c.env, keyHash, "supplier_key");
   const shard = located?.shard ?? 0;
   if (shard !== c.get("shard")) useShard(c, shard);
+  try {
+    return await check();
+  } catch (error) {
+    // From the cache, and not there: the account may have moved. Once more, from the directory.
+    if (!located?.cached || !(error instanceof ApiError && error.status === 401)) throw error;
+    forgetKey(keyHash, "supplier_key", located.accountId);
+    const fresh = (await locateKey(c.env, keyHash, "supplier_key"))?.shard ?? 0;
+    if (fresh === shard) throw error;
+    useShard(c, fresh);
+    return check();
+  }
 }
 
 /**
- * A signed supplier callback names only the supplier's id. Ids are minted in the shard's own range
- * (n × 2^40, scripts/lib/shards.mjs), so the id says the shard its supplier was created on.
+ * A signed supplier callback names only the supplier's id: the directory says its account, and so
+ * its shard (cached; a supplier the directory does not know is one from before sharding: shard 0).
+ * Not the id's range: an account that moved keeps its ids on its new shard.
  */
-export function toSupplierIdShard(c: Context<AppEnv>, supplierId: number) {
-  const shard = Math.floor(supplierId / ID_RANGE);
+export async function toSupplierIdShard(c: Context<AppEnv>, supplierId: number) {
+  const shard = (await shardOfSupplier(c.env, supplierId)) ?? 0;
   if (shardNumbers(c.env).includes(shard) && shard !== c.get("shard")) useShard(c, shard);
 }
-
-const ID_RANGE = 2 ** 40;

@@ -17,15 +17,19 @@ export function shardNumbers(env: Bindings): number[] {
 
 /** A shard's database binding; throws for a shard this deployment does not have. */
 export function shardBinding(env: Bindings, shard: number): D1Database {
-  const binding = shard === 0 ? env.DB : ((env as unknown as Record<string, D1Database | undefined>)[`SHARD_${shard}`] ?? undefined);
+  // A shard's view of env has its own DB: shard 0 is the Worker's DB binding, not the view's.
+  const root = rootOfView.get(env) ?? env;
+  const binding = shard === 0 ? root.DB : ((root as unknown as Record<string, D1Database | undefined>)[`SHARD_${shard}`] ?? undefined);
   if (!binding) throw new Error(`Shard ${shard} has no binding (SHARD_${shard} in wrangler.toml).`);
   return binding;
 }
 
 const views = new WeakMap<object, Map<number, Bindings>>();
+const rootOfView = new WeakMap<object, Bindings>();
 
 /** env as one shard sees it: DB is the shard's database, and PIPELINE stamps the shard on every message. */
 export function shardEnv(env: Bindings, shard: number): Bindings {
+  env = rootOfView.get(env) ?? env;
   let byShard = views.get(env);
   if (!byShard) views.set(env, (byShard = new Map()));
   let view = byShard.get(shard);
@@ -38,6 +42,7 @@ export function shardEnv(env: Bindings, shard: number): Bindings {
         queue.sendBatch([...messages].map((m) => ({ ...m, body: stamp(m.body) })), options),
     } as Queue<PipelineMessage>;
     view = { ...env, DB: shardBinding(env, shard), PIPELINE: pipeline };
+    rootOfView.set(view, env);
     byShard.set(shard, view);
   }
   return view;
@@ -53,16 +58,18 @@ export function batchesByShard<B>(batch: MessageBatch<B>, shardOfBody: (body: B)
     const shard = shardOfBody(message.body);
     parts.set(shard, [...(parts.get(shard) ?? []), message]);
   }
-  return [...parts].map(([shard, messages]) => ({
-    shard,
-    batch: {
-      ...batch,
-      queue: batch.queue,
-      messages,
-      ackAll: () => messages.forEach((m) => m.ack()),
-      retryAll: (options?: QueueRetryOptions) => messages.forEach((m) => m.retry(options)),
-    },
-  }));
+  return [...parts].map(([shard, messages]) => ({ shard, batch: subBatch(batch, messages) }));
+}
+
+/** Some of a batch's messages as a batch of their own (acking and retrying only them). */
+export function subBatch<B>(batch: MessageBatch<B>, messages: Message<B>[]): MessageBatch<B> {
+  return {
+    ...batch,
+    queue: batch.queue,
+    messages,
+    ackAll: () => messages.forEach((m) => m.ack()),
+    retryAll: (options?: QueueRetryOptions) => messages.forEach((m) => m.retry(options)),
+  };
 }
 
 /** The shard a dead letter's body names (anything unreadable: shard 0, where it is recorded). */

@@ -20,7 +20,7 @@ import { SecretOnce } from "../ui/secret";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.routes";
-import { registerSupplierKey } from "../shards/directory";
+import { registerSupplier, registerSupplierKey } from "../shards/directory";
 import { createSupplier, createSupplierKey, getSupplierWithKeys, listSuppliers, revokeSupplierKey, rotateSecret, updateSupplier } from "./suppliers.service";
 
 export const suppliersPages = new Hono<AppEnv>();
@@ -138,6 +138,7 @@ suppliersPages.post("/suppliers/new", async (c) => {
     return renderNew(c, values, result.errors);
   }
   const supplier = result.value;
+  await registerSupplier(c.env, supplier.id, c.get("account").id);
   await revealOnce(c, {
     label: `Signing secret of ${supplier.name}`,
     value: supplier.webhookSecret ?? "",

@@ -1,6 +1,6 @@
 // HTTP contract of /api/v1/suppliers.
 import { createRoute, z } from "@hono/zod-openapi";
-import { registerSupplierKey } from "../shards/directory";
+import { registerSupplier, registerSupplierKey } from "../shards/directory";
 import { CHANNELS } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
@@ -121,6 +121,7 @@ suppliersRouter.openapi(
   }),
   async (c) => {
     const supplier = await createSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.valid("json"));
+    await registerSupplier(c.env, supplier.id, c.get("account").id);
     return c.json(presentSupplierWithSecret(supplier), 201);
   },
 );

@@ -15,6 +15,10 @@ export const accounts = sqliteTable(
     // goes to the next eligible supplier, at most this many suppliers per line, the first included.
     rerouteEnabled: integer("reroute_enabled", { mode: "boolean" }).notNull().default(true),
     rerouteMaxAttempts: integer("reroute_max_attempts").notNull().default(3),
+    // A move to another shard (src/shards/move.ts): 'frozen' while its rows are copied (the
+    // triggers of drizzle/0015 refuse every write of the account), 'leaving' once the directory
+    // points elsewhere (only the move's deletes pass), 'arriving' on the target until the switch.
+    moving: text("moving", { enum: ["frozen", "leaving", "arriving"] }),
   },
   (t) => [index("accounts_rematch_idx").on(t.rematchRequestedAt)],
 );
