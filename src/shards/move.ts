@@ -171,10 +171,14 @@ async function step(env: Bindings, move: MoveRow): Promise<MoveRow> {
         return copy;
       });
       const select = columns.map((c) => `value ->> '$."${c}"'`).join(", ");
-      await target
+      const rowsJson = JSON.stringify(values);
+      const insert = target
         .prepare(`INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(", ")}) SELECT ${select} FROM json_each(?1) WHERE true ON CONFLICT (id) DO NOTHING`)
-        .bind(JSON.stringify(values))
-        .run();
+        .bind(rowsJson);
+      // An order coming back to the shard that minted its reference takes it out of retirement.
+      if (table === "orders") {
+        await target.batch([target.prepare("DELETE FROM retired_references WHERE reference IN (SELECT value ->> '$.reference' FROM json_each(?1))").bind(rowsJson), insert]);
+      } else await insert.run();
       return save({ cursor: Number(rows[rows.length - 1].__rowid), rowsCopied: move.rowsCopied + rows.length });
     }
     case "switch": {
@@ -198,7 +202,13 @@ async function step(env: Bindings, move: MoveRow): Promise<MoveRow> {
         return save({ phase: "done", finishedAt: isoMicro() });
       }
       const { table, scope } = MOVED_TABLES[move.tableIndex];
-      const result = await source.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${scope} LIMIT ${CHUNK_ROWS})`).bind(id).run();
+      const chunk = `SELECT rowid FROM ${table} WHERE ${scope} LIMIT ${CHUNK_ROWS}`;
+      const remove = source.prepare(`DELETE FROM ${table} WHERE rowid IN (${chunk})`).bind(id);
+      // References this shard minted (its two digits after the first) are never minted here again.
+      const retire = source
+        .prepare(`INSERT OR IGNORE INTO retired_references (reference) SELECT reference FROM orders WHERE rowid IN (${chunk}) AND substr(reference, 2, 2) = ?2`)
+        .bind(id, String(move.fromShard).padStart(2, "0"));
+      const [result] = table === "orders" ? (await source.batch([retire, remove])).slice(1) : [await remove.run()];
       const deleted = result.meta.changes ?? 0;
       if (deleted === 0) return save({ tableIndex: move.tableIndex - 1 });
       return save({ rowsDeleted: move.rowsDeleted + deleted });

@@ -126,6 +126,26 @@ describe("moving an account to another shard", () => {
     expect((await call("POST", "/api/v1/orders", { creds, body: orderPayload() })).status).toBe(200);
   });
 
+  it("keeps references unique across shards: each shard mints its own two digits, and never again one whose order moved away", async () => {
+    const creds = await accountOn(0);
+    const first = await call("POST", "/api/v1/orders", { creds, body: orderPayload() });
+    const reference = String(first.json.reference);
+    expect(reference).toMatch(/^[1-8]00\d{13}$/);
+    await move(creds.accountId, { shard: 1 });
+    const onOne = await call("POST", "/api/v1/orders", { creds, body: orderPayload() });
+    expect(String(onOne.json.reference)).toMatch(/^[1-8]01\d{13}$/);
+    // Shard 0 no longer holds the order, and refuses its reference as taken.
+    const reuse = env.DB.prepare(
+      `INSERT INTO orders (account_id, reference, external_id, source, test, blocked, total, first_name, last_name, address1, postcode, city, country, created_at, updated_at)
+       SELECT id, ?, 'reuse', 'shop', 0, 0, 1, 'A', 'B', 'C', '1', 'D', 'NL', '2026-11-01T10:00:00.000000Z', '2026-11-01T10:00:00.000000Z' FROM accounts LIMIT 1`,
+    ).bind(reference);
+    await expect(reuse.run()).rejects.toThrow(/UNIQUE constraint failed: orders\.reference/);
+    // Back on shard 0, the order takes its reference with it, out of retirement.
+    await move(creds.accountId, { shard: 0 });
+    expect((await call("GET", `/api/v1/orders/${reference}`, { creds })).status).toBe(200);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM retired_references WHERE reference = ?").bind(reference).first()).toEqual({ n: 0 });
+  });
+
   it("under concurrent creates: each is 200 or 503 with Retry-After, and every 200 order exists exactly once, on the new shard", async () => {
     const creds = await accountOn(0);
     const answers: { status: number; reference?: string; retryAfter: string | null }[] = [];
