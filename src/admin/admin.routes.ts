@@ -74,6 +74,7 @@ const AccountItem = z
     name: z.string(),
     created_at: z.string(),
     active_api_keys: z.number().int().openapi({ description: "Keys neither revoked nor expired" }),
+    shard: z.number().int().openapi({ description: "The shard the account lives on." }),
   })
   .openapi("AccountListItem");
 
@@ -91,7 +92,7 @@ adminRouter.openapi(
   async (c) => {
     const page = pageRequest(c.req.valid("query"));
     const { total, rows } = await listAccountsEverywhere(c.env, page);
-    const data = rows.map((a) => ({ id: a.id, name: a.name, created_at: a.createdAt, active_api_keys: a.activeApiKeys }));
+    const data = rows.map((a) => ({ id: a.id, name: a.name, created_at: a.createdAt, active_api_keys: a.activeApiKeys, shard: a.shard }));
     return c.json(resourcePage(c.req.url, page, total, data), 200);
   },
 );
@@ -189,7 +190,7 @@ adminRouter.openapi(
     responses: {
       200: responses.json(MoveResponse, "Where the move stands"),
       404: responses.notFound,
-      409: errorResponse(409, "The account is on that shard already, or moving to another"),
+      409: errorResponse(409, "The account is on that shard already, or moving to another", { message: "Conflict", error: "Account 7 is on shard 1 already." }),
       ...adminErrors,
     },
   }),

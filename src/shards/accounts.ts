@@ -32,12 +32,43 @@ export async function toAccountShard(c: Context<AppEnv>, accountId: number) {
 export const everyShard = (env: Bindings): { shard: number; db: Db }[] =>
   shardNumbers(env).map((shard) => ({ shard, db: createDb(shardBinding(env, shard)) }));
 
-/** The accounts of every shard, ids ascending: each shard's first offset + per_page rows, merged. */
-export async function listAccountsEverywhere(env: Bindings, page: PageRequest) {
+/**
+ * One page of a list that spans every shard: each shard's first offset + per_page rows in `order`
+ * (the order each shard's own list has), merged; each row says its shard. A deep page reads
+ * more rows per shard: the operator's lists are short.
+ */
+export async function pageEverywhere<T>(
+  env: Bindings,
+  page: PageRequest,
+  list: (db: Db, page: PageRequest) => Promise<{ total: number; rows: T[] }>,
+  order: (a: T, b: T) => number,
+): Promise<{ total: number; rows: (T & { shard: number })[] }> {
   const upTo = offsetOf(page) + page.perPage;
-  const lists = await Promise.all(everyShard(env).map(({ db }) => listAccounts(db, { ...page, page: 1, perPage: upTo })));
-  const rows = lists.flatMap((l) => l.rows).sort((a, b) => a.id - b.id);
+  const lists = await Promise.all(everyShard(env).map(async ({ shard, db }) => ({ shard, ...(await list(db, { ...page, page: 1, perPage: upTo })) })));
+  const rows = lists.flatMap((l) => l.rows.map((r) => ({ ...r, shard: l.shard }))).sort(order);
   return { total: lists.reduce((n, l) => n + l.total, 0), rows: rows.slice(offsetOf(page), upTo) };
+}
+
+/** The accounts of every shard, ids ascending, each with its shard. */
+export const listAccountsEverywhere = (env: Bindings, page: PageRequest) => pageEverywhere(env, page, listAccounts, (a, b) => a.id - b.id);
+
+/**
+ * Runs an operator's action about a thing named by an id or reference unique across shards (a
+ * parked order, a dead letter) on the shard that has it: each shard in turn until one does not
+ * answer 404.
+ */
+export async function onShardHolding<T>(c: Context<AppEnv>, action: () => Promise<T>): Promise<T> {
+  let missing: unknown;
+  for (const shard of shardNumbers(c.env)) {
+    if (shard !== c.get("shard")) useShard(c, shard);
+    try {
+      return await action();
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+      missing = error;
+    }
+  }
+  throw missing;
 }
 
 /** Revokes a key by its id on whichever shard holds it (404 when none does). */

@@ -84,7 +84,7 @@ describe("the operator's accounts", () => {
     expect(await operator.getByRole("heading", { name: "No orders in the last 30 days" }).isVisible()).toBe(true);
     await expectAccessible(operator);
     const listed = await admin("GET", "/accounts?per_page=100");
-    expect(listed.json.data.find((a: { id: number }) => a.id === id)).toEqual({ id, name, created_at: expect.any(String), active_api_keys: 0 });
+    expect(listed.json.data.find((a: { id: number }) => a.id === id)).toEqual({ id, name, created_at: expect.any(String), active_api_keys: 0, shard: expect.any(Number) });
   });
 });
 

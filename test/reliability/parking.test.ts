@@ -56,6 +56,7 @@ describe("an order whose routing always fails", () => {
         status: "open",
         received_at: expect.any(String),
         replayed_at: null,
+        shard: 0,
       });
       // Each redelivery counts the failed attempt before it: two of the three failures so far.
       expect(await routingState(orderId)).toMatchObject({ routing_attempts: 2, parked_at: null, routed_at: null });
@@ -90,6 +91,7 @@ describe("an order whose routing always fails", () => {
         routing_error: expect.stringMatching(/injected fault/),
         parked_at: expect.any(String),
         created_at: order.created_at,
+        shard: 0,
       });
     } finally {
       await exec(`DROP TRIGGER IF EXISTS ${trigger}`);
