@@ -65,8 +65,8 @@ async function renderAccounts(c: Context<AppEnv>, form: Form = { values: {}, err
               { header: "ID", numeric: true, cell: (a) => a.id },
               { header: "Name", cell: (a) => <a href={accountPath(a.id)}>{a.name}</a> },
               { header: "Created", cell: (a) => <LocalTime iso={a.createdAt} /> },
-              { header: "Active API keys", numeric: true, cell: (a) => a.activeApiKeys },
               { header: "Shard", numeric: true, cell: (a) => a.shard },
+              { header: "Active API keys", numeric: true, cell: (a) => a.activeApiKeys },
             ]}
           />
           <Pagination path="/operator/accounts" query={new URL(c.req.url).searchParams} noun="accounts" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />

@@ -125,10 +125,10 @@ function SweeperActivity({ runs }: { runs: (SweeperRun & { shard: number })[] })
           rows={runs}
           columns={[
             { header: "Ran at", cell: (r) => <LocalTime iso={r.scheduledAt} /> },
-            { header: "Shard", numeric: true, cell: (r) => r.shard },
             { header: "Took", numeric: true, cell: (r) => `${Math.max(0, Date.parse(r.finishedAt) - Date.parse(r.startedAt))} ms` },
             { header: "What it did", cell: (r) => <RunCounts counts={r.counts} /> },
             { header: "Problems", cell: (r) => <RunErrors errors={r.errors} /> },
+            { header: "Shard", numeric: true, cell: (r) => r.shard },
           ]}
         />
       )}
@@ -187,11 +187,11 @@ pipelinePages.get("/parked-orders", async (c) => {
             columns={[
               { header: "Reference", cell: (o) => o.reference },
               { header: "Account", numeric: true, cell: (o) => accountLink(o.accountId) },
-              { header: "Shard", numeric: true, cell: (o) => o.shard },
               { header: "External ID", cell: (o) => o.externalId },
               { header: "Attempts", numeric: true, cell: (o) => o.routingAttempts },
               { header: "Last error", cell: (o) => (o.routingError ? <span class="response">{o.routingError}</span> : <span class="muted">—</span>) },
               { header: "Parked", cell: (o) => <LocalTime iso={o.parkedAt} /> },
+              { header: "Shard", numeric: true, cell: (o) => o.shard },
               {
                 header: "Action",
                 cell: (o) => <PostButton action={`/operator/parked-orders/${encodeURIComponent(o.reference)}/replay`} csrf={token} label="Replay" ariaLabel={`Replay order ${o.reference}`} />,
@@ -264,7 +264,6 @@ pipelinePages.get("/dead-letters", async (c) => {
             rows={rows}
             columns={[
               { header: "ID", numeric: true, cell: (d) => d.id },
-              { header: "Shard", numeric: true, cell: (d) => d.shard },
               { header: "Received", cell: (d) => <LocalTime iso={d.receivedAt} /> },
               { header: "Type", cell: (d) => <code>{d.type}</code> },
               {
@@ -278,6 +277,7 @@ pipelinePages.get("/dead-letters", async (c) => {
                 ),
               },
               { header: "Message", cell: (d) => <code class="response">{JSON.stringify(d.body)}</code> },
+              { header: "Shard", numeric: true, cell: (d) => d.shard },
               {
                 header: "Status",
                 cell: (d) =>
@@ -336,13 +336,13 @@ pipelinePages.get("/webhook-deliveries", async (c) => {
             rows={rows}
             columns={[
               { header: "Account", cell: (d) => <a href={`/operator/accounts/${d.accountId}`}>{d.accountName}</a> },
-              { header: "Shard", numeric: true, cell: (d) => d.shard },
               { header: "Endpoint", cell: (d) => <span class="response">{d.url}</span> },
               { header: "Event", cell: (d) => <code>{d.eventType}</code> },
               { header: "Status", cell: (d) => (d.status === "failed" ? <Badge tone="red">Given up</Badge> : <Badge tone="amber">Retrying</Badge>) },
               { header: "Attempts", numeric: true, cell: (d) => d.attempts },
               { header: "Last answer", cell: (d) => <span class="response">{[d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : null, d.lastError].filter(Boolean).join(": ") || "—"}</span> },
               { header: "Updated", cell: (d) => <LocalTime iso={d.updatedAt} /> },
+              { header: "Shard", numeric: true, cell: (d) => d.shard },
             ]}
           />
           <Pagination path="/operator/webhook-deliveries" query={new URL(c.req.url).searchParams} noun="deliveries" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
