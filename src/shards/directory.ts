@@ -22,8 +22,11 @@ const directory = (env: Bindings) => drizzle(env.DIRECTORY);
 
 // Bounded so an isolate's memory stays flat however many keys it sees (oldest entries go first).
 const MAX_ENTRIES = 10_000;
-const byKey = new Map<string, Located>();
-const byAccount = new Map<number, number>();
+// An entry may be null: the directory does not know the key or account (one from before sharding,
+// on shard 0). Cached too, so such requests cost no directory read either; should it have moved
+// since, the old shard no longer has it and the caller reads the directory again.
+const byKey = new Map<string, Located | null>();
+const byAccount = new Map<number, number | null>();
 
 function remember<K, V>(map: Map<K, V>, key: K, value: V) {
   if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value as K);
@@ -34,13 +37,17 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V) {
 export async function locateKey(env: Bindings, keyHash: string, kind: KeyKind): Promise<(Located & { cached: boolean }) | null> {
   const cached = byKey.get(`${kind}:${keyHash}`);
   if (cached) return { ...cached, cached: true };
+  if (cached === null) return null;
   const row = await directory(env)
     .select({ accountId: directoryCredentials.accountId, shard: directoryAccounts.shard })
     .from(directoryCredentials)
     .innerJoin(directoryAccounts, eq(directoryAccounts.id, directoryCredentials.accountId))
     .where(and(eq(directoryCredentials.keyHash, keyHash), eq(directoryCredentials.kind, kind)))
     .get();
-  if (!row) return null;
+  if (!row) {
+    remember(byKey, `${kind}:${keyHash}`, null);
+    return null;
+  }
   remember(byKey, `${kind}:${keyHash}`, row);
   remember(byAccount, row.accountId, row.shard);
   return { ...row, cached: false };
@@ -57,27 +64,30 @@ export async function shardOfAccount(env: Bindings, accountId: number): Promise<
   const cached = byAccount.get(accountId);
   if (cached !== undefined) return cached;
   const row = await directory(env).select({ shard: directoryAccounts.shard }).from(directoryAccounts).where(eq(directoryAccounts.id, accountId)).get();
-  if (!row) return null;
+  if (!row) {
+    remember(byAccount, accountId, null);
+    return null;
+  }
   remember(byAccount, accountId, row.shard);
   return row.shard;
 }
 
-const bySupplier = new Map<number, number>();
+const bySupplier = new Map<number, number | null>();
 
 /** A supplier's shard, through its account (cached; an account's suppliers never change account); null if unknown. */
 export async function shardOfSupplier(env: Bindings, supplierId: number): Promise<number | null> {
   let accountId = bySupplier.get(supplierId);
   if (accountId === undefined) {
     const row = await directory(env).select({ accountId: directorySuppliers.accountId }).from(directorySuppliers).where(eq(directorySuppliers.supplierId, supplierId)).get();
-    if (!row) return null;
-    accountId = row.accountId;
+    accountId = row?.accountId ?? null;
     remember(bySupplier, supplierId, accountId);
   }
-  return shardOfAccount(env, accountId);
+  return accountId === null ? null : shardOfAccount(env, accountId);
 }
 
 /** Records a new supplier's account (its signed callbacks name only the supplier). */
 export async function registerSupplier(env: Bindings, supplierId: number, accountId: number): Promise<void> {
+  bySupplier.delete(supplierId);
   // Only accounts the directory knows (an account from before sharding is found on shard 0 anyway).
   await env.DIRECTORY.prepare(
     "INSERT INTO directory_suppliers (supplier_id, account_id) SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM directory_accounts WHERE id = ?2) ON CONFLICT DO NOTHING",
@@ -89,7 +99,7 @@ export async function registerSupplier(env: Bindings, supplierId: number, accoun
 /** Drops an account's cached shard (after a move, in the isolate that ran it). */
 export function forgetAccount(accountId: number) {
   byAccount.delete(accountId);
-  for (const [key, located] of byKey) if (located.accountId === accountId) byKey.delete(key);
+  for (const [key, located] of byKey) if (located?.accountId === accountId) byKey.delete(key);
 }
 
 /**
@@ -124,6 +134,7 @@ export async function registerAccount(env: Bindings, pin?: number): Promise<Loca
 
 /** Records which account a new key belongs to (before the key is handed out: it works at once). */
 export async function registerKey(env: Bindings, keyHash: string, kind: KeyKind, accountId: number): Promise<void> {
+  byKey.delete(`${kind}:${keyHash}`);
   await directory(env).insert(directoryCredentials).values({ keyHash, kind, accountId }).onConflictDoNothing();
 }
 

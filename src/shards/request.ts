@@ -79,9 +79,10 @@ export async function onSupplierKeyShard<T>(c: Context<AppEnv>, secret: string, 
   try {
     return await check();
   } catch (error) {
-    // From the cache, and not there: the account may have moved. Once more, from the directory.
-    if (!located?.cached || !(error instanceof ApiError && error.status === 401)) throw error;
-    forgetKey(keyHash, "supplier_key", located.accountId);
+    // Not there: the account may have moved since the cache (or a first lookup) said where it was.
+    // Once more, from the directory (a wrong key costs this one read too; refusals are rate-limited).
+    if (!(error instanceof ApiError && error.status === 401)) throw error;
+    forgetKey(keyHash, "supplier_key", located?.accountId);
     const fresh = (await locateKey(c.env, keyHash, "supplier_key"))?.shard ?? 0;
     if (fresh === shard) throw error;
     useShard(c, fresh);
