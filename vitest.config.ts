@@ -23,6 +23,7 @@ class AfterSuiteLast extends BaseSequencer {
 export default defineConfig(async () => {
   // The real drizzle-kit migrations, applied inside workerd by test/setup.ts.
   const migrations = await readD1Migrations("./drizzle");
+  const directoryMigrations = await readD1Migrations("./drizzle-directory");
   return {
     test: {
       sequence: { sequencer: AfterSuiteLast },
@@ -35,6 +36,7 @@ export default defineConfig(async () => {
                 // Short timeouts and immediate retries keep the failure-path tests fast.
                 bindings: {
                   TEST_MIGRATIONS: migrations,
+                  TEST_DIRECTORY_MIGRATIONS: directoryMigrations,
                   ADMIN_TOKEN: "test-admin-token",
                   OUTBOUND_TIMEOUT_MS: "1000",
                   RETRY_BASE_SECONDS: "0",

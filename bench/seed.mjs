@@ -1,4 +1,5 @@
-// Seeds a local D1 for the benchmark: the real migrations through wrangler, then a bulk load of
+// Seeds a local D1 for the benchmark: the real migrations through `npm run db:migrate:local` (every
+// shard and the directory), then a bulk load into shard 0 (the binding DB) of
 // rows in the shape the service writes them (orders, lines, one log entry per status move,
 // accounts and hashed api keys, suppliers, product feeds and products), straight into the
 // local D1's SQLite file with node:sqlite. Deterministic (seeded PRNG), reused between runs: a
@@ -10,7 +11,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
-const SEED_VERSION = 3;
+const SEED_VERSION = 4;
 /**
  * API keys of the benchmarked account. The load rotates over them, as many shops' plugins would,
  * so a per-key rate limit (1,200 a minute where one is configured) does not throttle the run.
@@ -43,9 +44,14 @@ function mulberry32(seed) {
   };
 }
 
-/** The migration files, in the order wrangler applies them. */
+/**
+ * The migration files, in the order they are applied: every shard's (drizzle/), then the directory's
+ * (drizzle-directory/, named with their folder).
+ */
 function migrationFiles(root) {
-  return readdirSync(join(root, "drizzle")).filter((f) => f.endsWith(".sql")).sort();
+  const sql = (folder) => readdirSync(join(root, folder)).filter((f) => f.endsWith(".sql")).sort();
+  const directory = existsSync(join(root, "drizzle-directory")) ? sql("drizzle-directory").map((f) => `drizzle-directory/${f}`) : [];
+  return [...sql("drizzle"), ...directory];
 }
 
 /**
@@ -59,7 +65,7 @@ function prefixHashes(root) {
   const prefixes = [h.copy().digest("hex").slice(0, 16)];
   for (const f of files) {
     h.update(f);
-    h.update(readFileSync(join(root, "drizzle", f)));
+    h.update(readFileSync(join(root, f.startsWith("drizzle-directory/") ? "" : "drizzle", f)));
     prefixes.push(h.copy().digest("hex").slice(0, 16));
   }
   return { files, prefixes };
@@ -69,22 +75,38 @@ export function schemaHash(root) {
   return prefixHashes(root).prefixes.at(-1);
 }
 
-/** `wrangler d1 migrations apply` on a persisted local D1: wrangler applies those not yet recorded in its d1_migrations table. */
+/**
+ * Every shard's and the directory's migrations on a persisted local state (scripts/migrate.mjs, as
+ * `npm run db:migrate:local`): each database gets those not yet recorded in its d1_migrations table.
+ */
 function applyMigrations(root, state) {
-  const wrangler = join(root, "node_modules", ".bin", "wrangler");
-  const r = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], {
+  const r = spawnSync(process.execPath, [join(root, "scripts", "migrate.mjs"), "--local", "--persist-to", state], {
     cwd: root,
     env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
     encoding: "utf8",
   });
-  if (r.status !== 0) throw new Error(`wrangler d1 migrations apply failed:\n${r.stdout}\n${r.stderr}`);
+  if (r.status !== 0) throw new Error(`scripts/migrate.mjs --local failed:\n${r.stdout}\n${r.stderr}`);
 }
 
+/**
+ * Shard 0's database file (the binding DB): of the local D1 files (every shard and the directory,
+ * named by a hash), the one with the orders table whose ids are not in another shard's block
+ * (shard n starts at n × 2^40; the directory has no orders table).
+ */
 export function d1File(persistDir) {
   const dir = join(persistDir, "v3", "d1", "miniflare-D1DatabaseObject");
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite") : [];
-  if (files.length !== 1) throw new Error(`expected one D1 database file in ${dir}, found ${files.length}`);
-  return join(dir, files[0]);
+  const zero = files.filter((f) => {
+    const db = new DatabaseSync(join(dir, f), { readOnly: true });
+    try {
+      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'orders'").get()) return false;
+      return db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM sqlite_sequence").get().seq < 2 ** 40;
+    } finally {
+      db.close();
+    }
+  });
+  if (zero.length !== 1) throw new Error(`expected one shard-0 D1 database file in ${dir}, found ${zero.length} of ${files.length}`);
+  return join(dir, zero[0]);
 }
 
 /**
@@ -131,6 +153,8 @@ export async function ensureSeeded(root, size, { force = false, log = console.lo
   applyMigrations(root, state);
   log(`→ ${size} orders: loading rows…`);
   const marker = await withTriggersAfterwards(root, d1File(state), log, () => load(d1File(state), size));
+  // Again (it applies nothing new): the directory's account ids now start above the seeded accounts.
+  applyMigrations(root, state);
   marker.schemaHash = hash;
   marker.seedSeconds = Math.round((Date.now() - started) / 1000);
   writeFileSync(markerFile, JSON.stringify(marker, null, 2) + "\n");
@@ -149,6 +173,10 @@ async function withTriggersAfterwards(root, file, log, loadRows) {
   // wrangler's own splitter, as `wrangler d1 migrations apply` reads the file.
   const { unstable_splitSqlQuery: splitStatements } = await import("wrangler");
   const migration = readdirSync(join(root, "drizzle")).find((f) => f.endsWith("_list_counts_triggers.sql"));
+  // The search index's rowid changed with sharding: its backfill is the latest migration's.
+  const ftsMigration = readdirSync(join(root, "drizzle")).filter((f) => f.endsWith(".sql")).sort().findLast((f) =>
+    /INSERT INTO orders_external_fts \(rowid, external_id\) SELECT/.test(readFileSync(join(root, "drizzle", f), "utf8")),
+  );
   const db = new DatabaseSync(file);
   // BENCH_SEED_TRIGGERS=1 loads with the triggers firing per row instead (to compare the two).
   const triggers = process.env.BENCH_SEED_TRIGGERS === "1" ? [] : db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all();
@@ -156,9 +184,11 @@ async function withTriggersAfterwards(root, file, log, loadRows) {
   db.close();
   const marker = loadRows();
   const started = Date.now();
-  const backfill = triggers.length === 0 ? [] : splitStatements(readFileSync(join(root, "drizzle", migration), "utf8"))
-    .map((st) => st.replace(/^(\s*--.*\n)+/, "").trim())
-    .filter((st) => /^INSERT INTO (order_facets|counters|orders_external_fts)\b/.test(st));
+  const statementsOf = (file) => splitStatements(readFileSync(join(root, "drizzle", file), "utf8")).map((st) => st.replace(/^(\s*--.*\n)+/, "").trim());
+  const backfill = triggers.length === 0 ? [] : [
+    ...statementsOf(migration).filter((st) => /^INSERT INTO (order_facets|counters)\b/.test(st)),
+    ...statementsOf(ftsMigration).filter((st) => /^INSERT INTO orders_external_fts \(rowid, external_id\) SELECT/.test(st)),
+  ];
   const again = new DatabaseSync(file);
   again.exec("BEGIN");
   for (const st of backfill) {

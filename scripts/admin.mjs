@@ -5,6 +5,7 @@
 //   keys:list <account-id> [--page N]
 //   keys:create <account-id> [--name N] [--expires-at ISO]
 //   keys:revoke <key-id>
+//   accounts:move <account-id> <shard>   (calls until the move is done; run it again after a crash)
 // Talks to ADMIN_URL (default http://localhost:8787) with ADMIN_TOKEN (default: from .dev.vars).
 import { existsSync, readFileSync } from "node:fs";
 
@@ -49,7 +50,21 @@ switch (command) {
   case "keys:revoke":
     await call("DELETE", `/api-keys/${rest[0]}`);
     break;
+  case "accounts:move": {
+    // Each call does a bounded part of the move (src/shards/move.ts) and says where it stands.
+    for (;;) {
+      const res = await fetch(`${base}/admin/v1/accounts/${rest[0]}/move`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ shard: Number(rest[1]) }),
+      });
+      const text = await res.text();
+      console.log(res.status, text);
+      if (!res.ok) process.exit(1);
+      if (JSON.parse(text).done) process.exit(0);
+    }
+  }
   default:
-    console.error("Usage: npm run admin -- accounts:list [--page N] | accounts:create <name> | keys:list <account-id> [--page N] | keys:create <account-id> [--name N] [--expires-at ISO] | keys:revoke <key-id>");
+    console.error("Usage: npm run admin -- accounts:list [--page N] | accounts:create <name> | keys:list <account-id> [--page N] | keys:create <account-id> [--name N] [--expires-at ISO] | keys:revoke <key-id> | accounts:move <account-id> <shard>");
     process.exit(2);
 }

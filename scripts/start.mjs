@@ -82,16 +82,23 @@ mkdirSync(join(root, ".wrangler"), { recursive: true });
 mkdirSync(stateDir, { recursive: true });
 const log = createWriteStream(logFile);
 run(process.execPath, [join(root, "scripts", "docs-assets.mjs")]);
-const migrate = spawnSync(bin("wrangler"), ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], { cwd: root, env: { ...env, CI: "true" }, encoding: "utf8" });
+// Every shard and the directory, as `npm run db:migrate:local` does (scripts/migrate.mjs).
+const migrate = spawnSync(process.execPath, [join(root, "scripts", "migrate.mjs"), "--local", "--persist-to", stateDir], { cwd: root, env: { ...env, CI: "true" }, encoding: "utf8" });
 log.write(migrate.stdout + migrate.stderr);
 if (migrate.status !== 0) {
   process.stdout.write(migrate.stdout);
   process.stderr.write(migrate.stderr);
-  console.error(`\n✗ Applying the migrations to the local D1 failed (exit ${migrate.status ?? migrate.signal}).`);
+  console.error(`\n✗ Applying the migrations to the local D1 databases failed (exit ${migrate.status ?? migrate.signal}).`);
   process.exit(migrate.status ?? 1);
 }
-const applied = (migrate.stdout.match(/commands executed successfully/g) ?? []).length;
-console.log(applied ? `→ Applied ${applied} migration(s) to the local D1 (${shown(stateDir)})` : `→ The local D1 is up to date (${shown(stateDir)})`);
+// scripts/migrate.mjs says "→ <binding>: migrations" before each database's; count shard 0's and the directory's.
+const appliedTo = (binding) =>
+  (migrate.stdout.split(/^→ /m).find((part) => part.startsWith(`${binding}: migrations`))?.match(/commands executed successfully/g) ?? []).length;
+console.log(
+  appliedTo("DB") + appliedTo("DIRECTORY") > 0
+    ? `→ Applied ${appliedTo("DB")} migration(s) to each local D1 shard and ${appliedTo("DIRECTORY")} to the directory (${shown(stateDir)})`
+    : `→ The local D1 databases (every shard and the directory) are up to date (${shown(stateDir)})`,
+);
 
 // 5. Serve. wrangler's output is filtered line by line (see the top of this file).
 console.log(`→ Starting the Worker (wrangler dev, local D1 and Queues) on port ${port}…`);

@@ -12,7 +12,7 @@ import type { AppEnv } from "./env";
 import { publishEventsAfterWrites } from "./events/notify.middleware";
 import { documentEvents } from "./events/events.openapi";
 import { webhooksRouter } from "./events/webhooks.routes";
-import { ApiError, INTERNAL_ERROR_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
+import { ApiError, INTERNAL_ERROR_BODY, isAccountMoving, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
 import { emptyBodyIsNoBody, unsupportedMediaType } from "./lib/request-body";
 import { documentErrors } from "./lib/router";
 import { adminAuth, apiKeyAuth } from "./middleware/auth";
@@ -179,6 +179,10 @@ export function createApp() {
 
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(err.body, err.status, err.headers);
+    if (isAccountMoving(err)) {
+      const moving = ApiError.accountMoving();
+      return c.json(moving.body, moving.status, moving.headers);
+    }
     // @hono/zod-openapi's body gate: name what this route takes instead of repeating the status.
     if (err instanceof HTTPException && err.status === 415) {
       const e = unsupportedMediaType(acceptedBodyTypes(app, c.req.method, c.req.path));

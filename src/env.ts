@@ -2,6 +2,7 @@
 import type { Db } from "./db";
 import type { MultipartForm } from "./lib/multipart";
 import type { Pipeline } from "./lib/queue";
+import type { RequestDatabase } from "./db/sessions";
 
 export type Bindings = Env & {
   /** Operator secret for /admin/v1; admin routes are off when it is unset. */
@@ -34,6 +35,12 @@ export type AppEnv = {
     db: Db;
     /** A session that starts at the primary, for reading credentials: a revoked key is refused at once. */
     primaryDb: Db;
+    /** The request's sessions (db and primaryDb), on its account's shard once that is known (src/shards/request.ts). */
+    database: RequestDatabase;
+    /** The shard the request works on (0 until authentication finds the account's). */
+    shard: number;
+    /** The client's bookmark, if it sent one (src/db/sessions.ts). */
+    bookmark: string | undefined;
     /** The queue, for services that hand work to the pipeline (src/lib/queue.ts). */
     pipeline: Pipeline;
     requestId: string;

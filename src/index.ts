@@ -8,14 +8,29 @@ import { handlePipelineBatch } from "./processing/consumer";
 import { runCron } from "./processing/cron";
 import { DEAD_LETTER_QUEUE, handleDeadLetterBatch } from "./processing/dead-letters";
 import type { PipelineMessage } from "./lib/queue";
+import { keepOnShard } from "./shards/redirect";
+import { batchesByShard, shardEnv, shardNumbers, shardOfUnknown, subBatch } from "./shards/shards";
 
 const app = createApp();
 
 export default {
   fetch: app.fetch,
-  queue: (batch, env) => (batch.queue === DEAD_LETTER_QUEUE ? handleDeadLetterBatch(batch, env) : handlePipelineBatch(batch, env)),
+  // Every message names its shard (src/shards): each shard's part of a batch runs on that shard.
+  queue: async (batch, env) => {
+    const parts = batchesByShard(batch as MessageBatch<unknown>, shardOfUnknown);
+    await Promise.all(
+      parts.map(async ({ shard, batch: part }) => {
+        if (batch.queue === DEAD_LETTER_QUEUE) return handleDeadLetterBatch(part, shardEnv(env, shard));
+        // A message of an account that moved since it was sent goes on to the account's shard.
+        const staying = await keepOnShard(env, shard, (part as MessageBatch<PipelineMessage>).messages);
+        if (staying.length > 0) await handlePipelineBatch(subBatch(part as MessageBatch<PipelineMessage>, staying), shardEnv(env, shard));
+      }),
+    );
+  },
+  // The sweepers, feeds and cleanups of every shard, each shard's run recorded on that shard.
   scheduled: async (controller, env, ctx) => {
     // Ages are measured from the time the cron fired for, not from when this invocation got to run.
-    ctx.waitUntil(runCron(env, new Date(controller.scheduledTime)));
+    const at = new Date(controller.scheduledTime);
+    ctx.waitUntil(Promise.all(shardNumbers(env).map((shard) => runCron(shardEnv(env, shard), at))));
   },
 } satisfies ExportedHandler<Bindings, PipelineMessage>;

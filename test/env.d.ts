@@ -4,6 +4,7 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
+      TEST_DIRECTORY_MIGRATIONS: D1Migration[];
       MIGRATION_DB: D1Database;
       ADMIN_TOKEN: string;
       TIGHT_API_LIMITER: RateLimit;

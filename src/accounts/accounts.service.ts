@@ -11,9 +11,10 @@ import { isoMicro } from "../lib/time";
 // last_used_at is refreshed at most this often, so authentication does not write on every request.
 const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
 
-export async function createAccount(db: Db, name: string) {
+/** The account's row on its shard, under the id the directory minted for it (src/shards/accounts.ts). */
+export async function createAccount(db: Db, name: string, id?: number) {
   const now = isoMicro();
-  const [row] = await db.insert(accounts).values({ name, createdAt: now }).returning();
+  const [row] = await db.insert(accounts).values({ id, name, createdAt: now }).returning();
   return { id: row.id, name: row.name, created_at: row.createdAt };
 }
 
@@ -159,6 +160,8 @@ export type Authenticated = {
   account: { id: number; name: string; apiKeyId: number };
   /** A deferred write to keep last_used_at fresh, or null when it is fresh enough. */
   touch: Promise<unknown> | null;
+  /** The account's move to another shard, if one is under way (src/shards/move.ts). */
+  moving: "frozen" | "leaving" | "arriving" | null;
 };
 
 /** Checks an api-key / account-id pair; throws the 401 that names what is wrong. */
@@ -172,6 +175,7 @@ const keyLookupSql = new QueryBuilder()
     revokedAt: apiKeys.revokedAt,
     lastUsedAt: apiKeys.lastUsedAt,
     accountName: accounts.name,
+    moving: accounts.moving,
   })
   .from(apiKeys)
   .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
@@ -187,6 +191,7 @@ type KeyLookupRow = {
   revoked_at: string | null;
   last_used_at: string | null;
   name: string;
+  moving: "frozen" | "leaving" | "arriving" | null;
 };
 
 export async function authenticate(db: Db, apiKey: string, accountIdHeader: string): Promise<Authenticated> {
@@ -201,7 +206,8 @@ export async function authenticate(db: Db, apiKey: string, accountIdHeader: stri
   if (accountIdHeader.trim() !== String(row.account_id)) {
     throw ApiError.unauthorized("The account-id header does not match the api-key.");
   }
-  const stale = !row.last_used_at || now.getTime() - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS;
+  // A moving account's rows take no writes (src/shards/move.ts): last_used_at waits for the move.
+  const stale = !row.moving && (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS);
   const touch = stale
     ? db
         .update(apiKeys)
@@ -214,7 +220,7 @@ export async function authenticate(db: Db, apiKey: string, accountIdHeader: stri
         )
         .run()
     : null;
-  return { account: { id: row.account_id, name: row.name, apiKeyId: row.id }, touch };
+  return { account: { id: row.account_id, name: row.name, apiKeyId: row.id }, touch, moving: row.moving };
 }
 
 // ---- The account's own settings (GET/PATCH /api/v1/settings) -------------------------

@@ -4,7 +4,8 @@
 // volume per day, its keys with issue (the secret shown once) and revoke.
 import { z } from "@hono/zod-openapi";
 import { Hono, type Context } from "hono";
-import { apiKeyState, createAccount, createApiKey, listAccounts, listApiKeys, ordersPerDay, revokeApiKey, VOLUME_MAX_DAYS, type DayVolume } from "../accounts/accounts.service";
+import { apiKeyState, createApiKey, listApiKeys, ordersPerDay, VOLUME_MAX_DAYS, type DayVolume } from "../accounts/accounts.service";
+import { listAccountsEverywhere, openAccount, revokeApiKeyAnywhere, toAccountShard } from "../shards/accounts";
 import { done } from "../console/forms";
 import { revealOnce, takeRevealed } from "../console/reveal";
 import type { ApiKey } from "../db/schema";
@@ -36,7 +37,7 @@ type Form = { values: Record<string, string>; errors: ValidationErrors };
 
 async function renderAccounts(c: Context<AppEnv>, form: Form = { values: {}, errors: {} }) {
   const page = { page: pageParam(c.req.query("page")), perPage: PER_PAGE };
-  const { total, rows } = await listAccounts(c.get("db"), page);
+  const { total, rows } = await listAccountsEverywhere(c.env, page);
   type Row = (typeof rows)[number];
   return c.render(
     <>
@@ -64,6 +65,7 @@ async function renderAccounts(c: Context<AppEnv>, form: Form = { values: {}, err
               { header: "ID", numeric: true, cell: (a) => a.id },
               { header: "Name", cell: (a) => <a href={accountPath(a.id)}>{a.name}</a> },
               { header: "Created", cell: (a) => <LocalTime iso={a.createdAt} /> },
+              { header: "Shard", numeric: true, cell: (a) => a.shard },
               { header: "Active API keys", numeric: true, cell: (a) => a.activeApiKeys },
             ]}
           />
@@ -85,7 +87,8 @@ operatorPages.post("/accounts", async (c) => {
     c.status(422);
     return renderAccounts(c, { values, errors: checked.errors });
   }
-  const account = await createAccount(c.get("db"), checked.data.name);
+  // Its id from the directory, its rows on the shard with the most room (src/shards).
+  const account = await openAccount(c, checked.data.name);
   return done(c, accountPath(account.id), { kind: "success", text: `Account '${account.name}' created with ID ${account.id}. Issue it an API key below.` });
 });
 
@@ -113,7 +116,7 @@ async function renderAccount(c: Context<AppEnv>, keyForm: Form = { values: {}, e
       <hgroup>
         <h1>{account.name}</h1>
         <p>
-          Account ID {account.id} · created <LocalTime iso={account.createdAt} />
+          Account ID {account.id} · shard {c.get("shard")} · created <LocalTime iso={account.createdAt} />
         </p>
       </hgroup>
 
@@ -176,6 +179,15 @@ async function renderAccount(c: Context<AppEnv>, keyForm: Form = { values: {}, e
   );
 }
 
+// An account's page and its forms run on the account's shard.
+operatorPages.use("/accounts/:id", accountShard);
+operatorPages.use("/accounts/:id/*", accountShard);
+async function accountShard(c: Context<AppEnv>, next: () => Promise<void>) {
+  const id = c.req.param("id") ?? "";
+  if (/^\d{1,15}$/.test(id)) await toAccountShard(c, Number(id));
+  await next();
+}
+
 operatorPages.get("/accounts/:id", (c) => renderAccount(c));
 
 operatorPages.post("/accounts/:id/api-keys", async (c) => {
@@ -193,7 +205,7 @@ operatorPages.post("/accounts/:id/api-keys", async (c) => {
 });
 
 operatorPages.post("/api-keys/:id/revoke", async (c) => {
-  const key = await revokeApiKey(c.get("db"), idOrNotFound(c.req.param("id"), "API key"));
+  const key = await revokeApiKeyAnywhere(c.env, idOrNotFound(c.req.param("id"), "API key"));
   return done(c, accountPath(key.accountId), { kind: "success", text: `API key ${key.prefix}… revoked: its API calls and console sessions are refused from now on.` });
 });
 

@@ -1,14 +1,23 @@
 // The operator's API (/admin/v1), behind Authorization: Bearer <ADMIN_TOKEN>.
 import { createRoute, z } from "@hono/zod-openapi";
-import { createAccount, createApiKey, listAccounts, listApiKeys, revokeApiKey } from "../accounts/accounts.service";
+import { createApiKey, listApiKeys } from "../accounts/accounts.service";
+import { listAccountsEverywhere, openAccount, revokeApiKeyAnywhere, toAccountShard } from "../shards/accounts";
+import { moveAccount } from "../shards/move";
 import type { ApiKey } from "../db/schema";
 import { resourcePage } from "../lib/pagination";
 import { PageQuery, pageRequest, resourcePageOf } from "../lib/params";
-import { createRouter, ErrorBody, responses } from "../lib/router";
+import { createRouter, ErrorBody, errorResponse, responses } from "../lib/router";
 import { parseIsoFilter } from "../lib/time";
 import { field } from "../lib/validation";
 
 export const adminRouter = createRouter();
+
+// An account's own paths run on its shard.
+adminRouter.use("/accounts/:id/*", async (c, next) => {
+  const id = c.req.param("id");
+  if (/^\d{1,15}$/.test(id)) await toAccountShard(c, Number(id));
+  await next();
+});
 
 export const adminErrors = {
   401: responses.json(ErrorBody, "Missing or wrong admin token"),
@@ -21,10 +30,23 @@ const idParam = (name: string, description: string) =>
   >;
 
 export const AccountBody = z
-  .object({ name: field.text(255).openapi({ description: "The shop's name, up to 255 characters." }) })
+  .object({
+    name: field.text(255).openapi({ description: "The shop's name, up to 255 characters." }),
+    shard: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .openapi({ description: "Pins the account to this shard (0 is DB, n is SHARD_n). Left out: the shard with the most room." }),
+  })
   .openapi("CreateAccountRequest", { example: { name: "Acme Shop" } });
 const AccountResponse = z
-  .object({ id: z.number().int(), name: z.string(), created_at: z.string() })
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    created_at: z.string(),
+    shard: z.number().int().openapi({ description: "The shard the account lives on." }),
+  })
   .openapi("AccountCreated");
 
 adminRouter.openapi(
@@ -40,7 +62,10 @@ adminRouter.openapi(
     request: { body: { content: { "application/json": { schema: AccountBody } }, required: true } },
     responses: { 201: responses.json(AccountResponse, "The new account"), ...adminErrors },
   }),
-  async (c) => c.json(await createAccount(c.get("db"), c.req.valid("json").name), 201),
+  async (c) => {
+    const body = c.req.valid("json");
+    return c.json(await openAccount(c, body.name, body.shard), 201);
+  },
 );
 
 const AccountItem = z
@@ -49,6 +74,7 @@ const AccountItem = z
     name: z.string(),
     created_at: z.string(),
     active_api_keys: z.number().int().openapi({ description: "Keys neither revoked nor expired" }),
+    shard: z.number().int().openapi({ description: "The shard the account lives on." }),
   })
   .openapi("AccountListItem");
 
@@ -65,8 +91,8 @@ adminRouter.openapi(
   }),
   async (c) => {
     const page = pageRequest(c.req.valid("query"));
-    const { total, rows } = await listAccounts(c.get("db"), page);
-    const data = rows.map((a) => ({ id: a.id, name: a.name, created_at: a.createdAt, active_api_keys: a.activeApiKeys }));
+    const { total, rows } = await listAccountsEverywhere(c.env, page);
+    const data = rows.map((a) => ({ id: a.id, name: a.name, created_at: a.createdAt, active_api_keys: a.activeApiKeys, shard: a.shard }));
     return c.json(resourcePage(c.req.url, page, total, data), 200);
   },
 );
@@ -123,6 +149,54 @@ adminRouter.openapi(
     const body = c.req.valid("json");
     const key = await createApiKey(c.get("db"), Number(c.req.valid("param").id), body);
     return c.json(key, 201);
+  },
+);
+
+const MoveBody = z
+  .object({
+    shard: z.number().int().min(0).openapi({ description: "The shard the account goes to (0 is DB, n is SHARD_n)." }),
+    pause_after: z
+      .enum(["freeze", "copy", "switch"])
+      .optional()
+      .openapi({ description: "Stop once this phase has finished (to look at the account between phases); the next call goes on." }),
+  })
+  .openapi("MoveAccountRequest", { example: { shard: 1 } });
+const MoveResponse = z
+  .object({
+    account_id: z.number().int(),
+    from_shard: z.number().int(),
+    to_shard: z.number().int(),
+    phase: z.enum(["freeze", "copy", "switch", "delete", "done"]),
+    done: z.boolean().openapi({ description: "false: call again (the same body) to go on." }),
+    rows_copied: z.number().int(),
+    rows_deleted: z.number().int(),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+  })
+  .openapi("MoveState");
+
+adminRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/accounts/{id}/move",
+    tags: ["Admin"],
+    summary: "Move an account to another shard (call again until done)",
+    description:
+      "Freezes the account's writes (its API answers 503 with Retry-After meanwhile; reads go on), copies its rows to the shard, " +
+      "switches the directory and deletes the old rows. Each call does a bounded part and answers where the move stands; the move's " +
+      "phase and cursor live in the directory, so calling again after a crash continues it. Ids and references stay as they are.",
+    security: adminSecurity,
+    request: { params: idParam("id", "The account's id."), body: { content: { "application/json": { schema: MoveBody } }, required: true } },
+    responses: {
+      200: responses.json(MoveResponse, "Where the move stands"),
+      404: responses.notFound,
+      409: errorResponse(409, "The account is on that shard already, or moving to another", { message: "Conflict", error: "Account 7 is on shard 1 already." }),
+      ...adminErrors,
+    },
+  }),
+  async (c) => {
+    const body = c.req.valid("json");
+    return c.json(await moveAccount(c.env, Number(c.req.valid("param").id), body.shard, body.pause_after), 200);
   },
 );
 
@@ -185,7 +259,7 @@ adminRouter.openapi(
     responses: { 204: { description: "Revoked" }, 404: responses.notFound, ...adminErrors },
   }),
   async (c) => {
-    await revokeApiKey(c.get("db"), Number(c.req.valid("param").id));
+    await revokeApiKeyAnywhere(c.env, Number(c.req.valid("param").id));
     return c.body(null, 204);
   },
 );

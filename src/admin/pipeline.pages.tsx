@@ -10,8 +10,10 @@ import { ApiError } from "../lib/errors";
 import { pageParam } from "../lib/pagination";
 import { idOrNotFound } from "../lib/params";
 import { lastSweeperRuns, SWEEPERS, type SweeperName } from "../processing/cron";
-import { listFailingDeliveries, pipelineBacklog, type Backlog, type FailingDelivery, type Stage } from "../processing/health.service";
+import { addBacklogs, listFailingDeliveries, pipelineBacklog, type Backlog, type FailingDelivery, type Stage } from "../processing/health.service";
 import { listDeadLetters, listParkedOrders, replayDeadLetter, replayParkedOrder, type ParkedOrder } from "../processing/recovery.service";
+import { byIdDescending, byParkedAt } from "../processing/recovery.present";
+import { everyShard, onShardHolding, pageEverywhere } from "../shards/accounts";
 import { Badge } from "../ui/badge";
 import { PostButton } from "../ui/actions";
 import { EmptyState } from "../ui/notice";
@@ -32,8 +34,14 @@ const accountLink = (id: number | null) => (id === null ? <span class="muted">�
 // ---- Health -------------------------------------------------------------------------
 
 pipelinePages.get("/pipeline", async (c) => {
-  const db = c.get("db");
-  const [backlog, runs] = await Promise.all([pipelineBacklog(db), lastSweeperRuns(db, RUNS_SHOWN)]);
+  // Every shard's backlog, added up; the sweepers' runs of every shard, newest first.
+  const shards = everyShard(c.env);
+  const [backlogs, runLists] = await Promise.all([Promise.all(shards.map(({ db }) => pipelineBacklog(db))), Promise.all(shards.map(({ db }) => lastSweeperRuns(db, RUNS_SHOWN)))]);
+  const backlog = addBacklogs(backlogs);
+  const runs = runLists
+    .flatMap((list, i) => list.map((run) => ({ ...run, shard: shards[i].shard })))
+    .sort((a, b) => b.scheduledAt.localeCompare(a.scheduledAt) || a.shard - b.shard)
+    .slice(0, RUNS_SHOWN);
   return c.render(
     <>
       <hgroup>
@@ -93,7 +101,7 @@ function GivenUp({ backlog: b }: { backlog: Backlog }) {
   );
 }
 
-function SweeperActivity({ runs }: { runs: SweeperRun[] }) {
+function SweeperActivity({ runs }: { runs: (SweeperRun & { shard: number })[] }) {
   const last = runs[0];
   const silent = !last || Date.now() - Date.parse(last.startedAt) > CRON_SILENT_MS;
   return (
@@ -112,7 +120,7 @@ function SweeperActivity({ runs }: { runs: SweeperRun[] }) {
         </p>
       ) : null}
       {runs.length === 0 ? null : (
-        <DataTable<SweeperRun>
+        <DataTable<SweeperRun & { shard: number }>
           caption={`The last ${runs.length} cron runs, newest first`}
           rows={runs}
           columns={[
@@ -120,6 +128,7 @@ function SweeperActivity({ runs }: { runs: SweeperRun[] }) {
             { header: "Took", numeric: true, cell: (r) => `${Math.max(0, Date.parse(r.finishedAt) - Date.parse(r.startedAt))} ms` },
             { header: "What it did", cell: (r) => <RunCounts counts={r.counts} /> },
             { header: "Problems", cell: (r) => <RunErrors errors={r.errors} /> },
+            { header: "Shard", numeric: true, cell: (r) => r.shard },
           ]}
         />
       )}
@@ -158,7 +167,7 @@ function RunErrors({ errors }: { errors: Record<string, string> | null }) {
 
 pipelinePages.get("/parked-orders", async (c) => {
   const page = { page: pageParam(c.req.query("page")), perPage: PER_PAGE };
-  const { total, rows } = await listParkedOrders(c.get("db"), page);
+  const { total, rows } = await pageEverywhere(c.env, page, listParkedOrders, byParkedAt);
   const token = c.get("session").csrfToken;
   return c.render(
     <>
@@ -172,7 +181,7 @@ pipelinePages.get("/parked-orders", async (c) => {
         </EmptyState>
       ) : (
         <>
-          <DataTable<ParkedOrder>
+          <DataTable<ParkedOrder & { shard: number }>
             caption="Parked orders, most recently parked first"
             rows={rows}
             columns={[
@@ -182,6 +191,7 @@ pipelinePages.get("/parked-orders", async (c) => {
               { header: "Attempts", numeric: true, cell: (o) => o.routingAttempts },
               { header: "Last error", cell: (o) => (o.routingError ? <span class="response">{o.routingError}</span> : <span class="muted">—</span>) },
               { header: "Parked", cell: (o) => <LocalTime iso={o.parkedAt} /> },
+              { header: "Shard", numeric: true, cell: (o) => o.shard },
               {
                 header: "Action",
                 cell: (o) => <PostButton action={`/operator/parked-orders/${encodeURIComponent(o.reference)}/replay`} csrf={token} label="Replay" ariaLabel={`Replay order ${o.reference}`} />,
@@ -207,7 +217,7 @@ pipelinePages.post("/parked-orders/:reference/replay", (c) =>
   conflictsToFlash(
     c,
     async () => {
-      const { reference } = await replayParkedOrder(c.get("db"), c.env, c.req.param("reference"));
+      const { reference } = await onShardHolding(c, () => replayParkedOrder(c.get("db"), c.env, c.req.param("reference")));
       return `Order ${reference} handed back to the pipeline: it is routed again, its attempts counted from zero.`;
     },
     "/operator/parked-orders",
@@ -224,7 +234,7 @@ pipelinePages.get("/dead-letters", async (c) => {
   const view = (c.req.query("status") ?? "open") as LetterView;
   if (!LETTER_VIEWS.includes(view)) throw ApiError.validation({ status: [`The selected status is invalid. Allowed: ${LETTER_VIEWS.join(", ")}.`] });
   const page = { page: pageParam(c.req.query("page")), perPage: PER_PAGE };
-  const { total, rows } = await listDeadLetters(c.get("db"), view, page);
+  const { total, rows } = await pageEverywhere(c.env, page, (db, p) => listDeadLetters(db, view, p), byIdDescending);
   const token = c.get("session").csrfToken;
   return c.render(
     <>
@@ -249,7 +259,7 @@ pipelinePages.get("/dead-letters", async (c) => {
         </EmptyState>
       ) : (
         <>
-          <DataTable<DeadLetter>
+          <DataTable<DeadLetter & { shard: number }>
             caption={`Dead letters (${LETTER_VIEW_LABELS[view].toLowerCase()}), newest first`}
             rows={rows}
             columns={[
@@ -267,6 +277,7 @@ pipelinePages.get("/dead-letters", async (c) => {
                 ),
               },
               { header: "Message", cell: (d) => <code class="response">{JSON.stringify(d.body)}</code> },
+              { header: "Shard", numeric: true, cell: (d) => d.shard },
               {
                 header: "Status",
                 cell: (d) =>
@@ -296,7 +307,7 @@ pipelinePages.post("/dead-letters/:id/replay", (c) =>
   conflictsToFlash(
     c,
     async () => {
-      const letter = await replayDeadLetter(c.get("db"), c.env, idOrNotFound(c.req.param("id"), "Dead letter"));
+      const letter = await onShardHolding(c, () => replayDeadLetter(c.get("db"), c.env, idOrNotFound(c.req.param("id"), "Dead letter")));
       return `Dead letter ${letter.id} (${letter.type}) sent to the pipeline again.`;
     },
     "/operator/dead-letters",
@@ -307,7 +318,7 @@ pipelinePages.post("/dead-letters/:id/replay", (c) =>
 
 pipelinePages.get("/webhook-deliveries", async (c) => {
   const page = { page: pageParam(c.req.query("page")), perPage: PER_PAGE };
-  const { total, rows } = await listFailingDeliveries(c.get("db"), page);
+  const { total, rows } = await pageEverywhere(c.env, page, listFailingDeliveries, byIdDescending);
   return c.render(
     <>
       <hgroup>
@@ -320,7 +331,7 @@ pipelinePages.get("/webhook-deliveries", async (c) => {
         </EmptyState>
       ) : (
         <>
-          <DataTable<FailingDelivery>
+          <DataTable<FailingDelivery & { shard: number }>
             caption="Failing webhook deliveries, newest first"
             rows={rows}
             columns={[
@@ -331,6 +342,7 @@ pipelinePages.get("/webhook-deliveries", async (c) => {
               { header: "Attempts", numeric: true, cell: (d) => d.attempts },
               { header: "Last answer", cell: (d) => <span class="response">{[d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : null, d.lastError].filter(Boolean).join(": ") || "—"}</span> },
               { header: "Updated", cell: (d) => <LocalTime iso={d.updatedAt} /> },
+              { header: "Shard", numeric: true, cell: (d) => d.shard },
             ]}
           />
           <Pagination path="/operator/webhook-deliveries" query={new URL(c.req.url).searchParams} noun="deliveries" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />

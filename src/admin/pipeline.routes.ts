@@ -8,6 +8,8 @@ import { createRouter, errorResponse, responses } from "../lib/router";
 import { adminErrors, adminSecurity } from "./admin.routes";
 import { presentDeadLetter, presentParkedOrder } from "../processing/recovery.present";
 import { listDeadLetters, listParkedOrders, replayDeadLetter, replayParkedOrder } from "../processing/recovery.service";
+import { byIdDescending, byParkedAt } from "../processing/recovery.present";
+import { onShardHolding, pageEverywhere } from "../shards/accounts";
 
 export const pipelineAdminRouter = createRouter();
 
@@ -25,6 +27,7 @@ const ParkedOrder = z
     routing_error: z.string().nullable(),
     parked_at: z.string(),
     created_at: z.string(),
+    shard: z.number().int().openapi({ description: "The shard the order's account lives on." }),
   })
   .openapi("ParkedOrder");
 
@@ -40,6 +43,7 @@ const DeadLetter = z
     status: z.enum(DEAD_LETTER_STATUSES),
     received_at: z.string(),
     replayed_at: z.string().nullable(),
+    shard: z.number().int().openapi({ description: "The shard the message belongs to (where it is recorded)." }),
   })
   .openapi("DeadLetter");
 
@@ -58,8 +62,8 @@ pipelineAdminRouter.openapi(
   }),
   async (c) => {
     const page = pageRequest(c.req.valid("query"));
-    const { total, rows } = await listParkedOrders(c.get("db"), page);
-    return c.json(resourcePage(c.req.url, page, total, rows.map(presentParkedOrder)), 200);
+    const { total, rows } = await pageEverywhere(c.env, page, listParkedOrders, byParkedAt);
+    return c.json(resourcePage(c.req.url, page, total, rows.map((o) => presentParkedOrder(o, o.shard))), 200);
   },
 );
 
@@ -82,7 +86,7 @@ pipelineAdminRouter.openapi(
     },
   }),
   async (c) => {
-    const result = await replayParkedOrder(c.get("db"), c.env, c.req.valid("param").reference);
+    const result = await onShardHolding(c, () => replayParkedOrder(c.get("db"), c.env, c.req.valid("param").reference));
     return c.json({ reference: result.reference, replayed_at: result.replayedAt }, 200);
   },
 );
@@ -108,8 +112,8 @@ pipelineAdminRouter.openapi(
   async (c) => {
     const query = c.req.valid("query");
     const page = pageRequest(query);
-    const { total, rows } = await listDeadLetters(c.get("db"), query.status ?? "open", page);
-    return c.json(resourcePage(c.req.url, page, total, rows.map(presentDeadLetter)), 200);
+    const { total, rows } = await pageEverywhere(c.env, page, (db, p) => listDeadLetters(db, query.status ?? "open", p), byIdDescending);
+    return c.json(resourcePage(c.req.url, page, total, rows.map((d) => presentDeadLetter(d, d.shard))), 200);
   },
 );
 
@@ -131,6 +135,7 @@ pipelineAdminRouter.openapi(
   }),
   async (c) => {
     const id = idOrNotFound(c.req.valid("param").id, "Dead letter");
-    return c.json(presentDeadLetter(await replayDeadLetter(c.get("db"), c.env, id)), 200);
+    const letter = await onShardHolding(c, () => replayDeadLetter(c.get("db"), c.env, id));
+    return c.json(presentDeadLetter(letter, c.get("shard")), 200);
   },
 );

@@ -8,6 +8,8 @@ import { limitCredential } from "../middleware/rate-limit";
 import type { Area } from "./areas";
 import { clearCookie, readCookie, setFlash, writeCookie } from "./cookies";
 import { findSession, openSession, SESSION_LIMITS, type OpenedWith } from "./sessions";
+import { useShard } from "../shards/request";
+import { shardNumbers } from "../shards/shards";
 
 export const sessionCookie = (area: Area) => `oi_${area.role}_session`;
 
@@ -17,8 +19,14 @@ function afterAnswer(c: Context<AppEnv>, write: Promise<unknown> | null) {
 
 /** The area's live session, if any (sign-in pages use it to skip the form). */
 export async function currentSession(c: Context<AppEnv>, area: Area) {
-  const secret = readCookie(c, sessionCookie(area));
-  if (!secret) return { secret, session: null };
+  const cookie = readCookie(c, sessionCookie(area));
+  if (!cookie) return { secret: cookie, session: null };
+  // "<shard>.<secret>": the session row lives on its account's shard (shard 0: the secret alone).
+  const onShard = /^(\d{1,4})\.(.+)$/.exec(cookie);
+  const secret = onShard ? onShard[2] : cookie;
+  const shard = onShard ? Number(onShard[1]) : 0;
+  if (!shardNumbers(c.env).includes(shard)) return { secret, session: null };
+  if (shard !== c.get("shard")) useShard(c, shard);
   const { session, deferred } = await findSession(c.get("primaryDb"), secret, area.role, c.env.ADMIN_TOKEN);
   afterAnswer(c, deferred);
   return { secret, session };
@@ -55,5 +63,6 @@ export const requireSession = (area: Area) =>
 /** Opens a session and hands the browser its cookie (lasting as long as the session can). */
 export async function startSession(c: Context<AppEnv>, area: Area, by: OpenedWith) {
   const { secret } = await openSession(c.get("db"), by);
-  writeCookie(c, sessionCookie(area), secret, Math.floor(SESSION_LIMITS[area.role].absoluteMs / 1000));
+  const shard = c.get("shard");
+  writeCookie(c, sessionCookie(area), shard ? `${shard}.${secret}` : secret, Math.floor(SESSION_LIMITS[area.role].absoluteMs / 1000));
 }

@@ -10,6 +10,7 @@ import { field, validateForm } from "../lib/validation";
 import { verifyAdminToken } from "../middleware/auth";
 import { countAuthFailure, refuseBlockedAddress } from "../middleware/rate-limit";
 import { findSupplierKey } from "../middleware/supplier-auth";
+import { onAccountShard, onSupplierKeyShard } from "../shards/request";
 import { CsrfField, Field, FormError } from "../ui/field";
 import { safeNext, type Area } from "./areas";
 import { currentSession, requireSession, sessionCookie, startSession } from "./auth";
@@ -44,7 +45,8 @@ const FORMS = {
       api_key: field.text(255),
     }),
     verify: async (c, input) => {
-      const { account } = await authenticate(c.get("primaryDb"), input.api_key, input.account_id);
+      // On the account's shard, where the session is then opened too.
+      const { account } = await onAccountShard(c, input.account_id, () => authenticate(c.get("primaryDb"), input.api_key, input.account_id));
       return { role: "shop", accountId: account.id, apiKeyId: account.apiKeyId };
     },
     refusedField: "api_key",
@@ -56,7 +58,7 @@ const FORMS = {
     fields: [{ name: "supplier_key", label: "Supplier key", type: "password", autocomplete: "current-password" }],
     schema: z.object({ supplier_key: field.text(255) }),
     verify: async (c, input) => {
-      const key = await findSupplierKey(c.get("primaryDb"), input.supplier_key);
+      const key = await onSupplierKeyShard(c, input.supplier_key, () => findSupplierKey(c.get("primaryDb"), input.supplier_key));
       return { role: "supplier", accountId: key.accountId, supplierKeyId: key.keyId };
     },
     refusedField: "supplier_key",
@@ -153,7 +155,8 @@ export function signInPages(area: Area) {
   });
 
   pages.post("/sign-out", originCheck, requireSession(area), sessionToken, async (c) => {
-    const secret = readCookie(c, sessionCookie(area));
+    // The cookie's secret without its shard (requireSession has put the request on that shard).
+    const secret = readCookie(c, sessionCookie(area))?.replace(/^\d{1,4}\./, "");
     if (secret) await endSession(c.get("db"), secret);
     clearCookie(c, sessionCookie(area));
     setFlash(c, { kind: "success", text: "You are signed out." });

@@ -11,6 +11,7 @@ import { createRouter, errorResponse, errorResponses, responses } from "../lib/r
 import { verifySignature } from "../lib/signature";
 import { field, parseOrThrow } from "../lib/validation";
 import { supplierKeyAuth } from "../middleware/supplier-auth";
+import { toSupplierIdShard } from "../shards/request";
 import { acknowledgeDispatch, applyAnswers, listSupplierDispatches } from "./answers.service";
 import { csvRows, presentSupplierDispatch, toCsv } from "./document";
 import { buildCancellationDocument, presentSupplierCancellation } from "./cancellation-document";
@@ -324,6 +325,7 @@ supplierApiRouter.openapi(
   async (c) => {
     const raw = c.req.valid("param").supplierId;
     const id = parseId(raw);
+    if (id !== null) await toSupplierIdShard(c, id);
     const supplier = id === null ? undefined : await c.get("db").query.suppliers.findFirst({ where: and(eq(suppliers.id, id), eq(suppliers.active, true)) });
     // An unknown supplier and a bad signature look the same: nothing to probe.
     const body = await c.req.text();

@@ -38,11 +38,14 @@ export const newApiKeySecret = () => randomToken("oik");
 export const newSupplierKeySecret = () => randomToken("osk");
 
 /**
- * An order reference: 16 random digits, first digit 1-8, so it is always below
- * Number.MAX_SAFE_INTEGER and survives as a JSON number in every client.
+ * An order reference: 16 digits, first digit 1-8 (so it is always below Number.MAX_SAFE_INTEGER
+ * and survives as a JSON number in every client), then the two digits of the shard that mints it,
+ * then 13 random digits. Unique across the service by construction: each shard mints only its own
+ * tag, its unique index (and the references it retired when an account moved away, drizzle/0016)
+ * keeps its own unique, and a moved order keeps its reference. Nothing in it counts anything.
  */
-export function newOrderReference(): string {
+export function newOrderReference(shard: number): string {
   const [a, b, c] = crypto.getRandomValues(new Uint32Array(3));
   const first = (a % 8) + 1; // 1..8
-  return `${first}${String(b % 1e7).padStart(7, "0")}${String(c % 1e8).padStart(8, "0")}`;
+  return `${first}${String(shard).padStart(2, "0")}${String(b % 1e5).padStart(5, "0")}${String(c % 1e8).padStart(8, "0")}`;
 }

@@ -32,6 +32,24 @@ export class ApiError extends Error {
   static conflict(error: string) {
     return new ApiError(409, "Conflict", { error });
   }
+  /** The account is moving to another shard (src/shards/move.ts): its writes wait a moment. */
+  static accountMoving() {
+    return new ApiError(
+      503,
+      "Service Unavailable",
+      { error: "The account is being moved to another database; its data can be read, and writes work again in a moment." },
+      { "Retry-After": String(MOVING_RETRY_SECONDS) },
+    );
+  }
+}
+
+const MOVING_RETRY_SECONDS = 5;
+
+/** A write refused by a moving account's freeze (the triggers of drizzle/0015 raise "account_moving"). */
+export function isAccountMoving(err: unknown): boolean {
+  // Drizzle wraps D1's error: the cause chain holds it.
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (/account_moving/.test(e.message)) return true;
+  return false;
 }
 
 /** The `message` of each error status: Laravel's reason phrases, as the original service answers. */

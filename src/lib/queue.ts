@@ -3,7 +3,7 @@
 // src/middleware/request-id.ts), so no route or page handler sends messages itself.
 import type { Bindings } from "../env";
 
-export type PipelineMessage =
+export type PipelineMessage = (
   /** Match the order's pending lines (after create, unblock, retry, replay, or on demand), then dispatch. */
   | { type: "route_order"; orderId: number }
   /**
@@ -18,7 +18,11 @@ export type PipelineMessage =
   /** Turn unpublished events into webhook deliveries (src/events/publish.service.ts). */
   | { type: "publish_events" }
   /** Send (or re-send) one webhook delivery to the shop (src/events/delivery.service.ts). */
-  | { type: "deliver_webhook"; deliveryId: number };
+  | { type: "deliver_webhook"; deliveryId: number }
+) & {
+  /** The shard whose database the message's ids belong to (src/shards/shards.ts); none: shard 0. */
+  shard?: number;
+};
 
 export async function enqueue(env: Bindings, messages: PipelineMessage[], delaySeconds?: number): Promise<void> {
   // sendBatch takes at most 100 messages.

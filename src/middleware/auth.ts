@@ -5,6 +5,7 @@ import type { AppEnv } from "../env";
 import { timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { countAuthFailure, limitCredential, refuseBlockedAddress } from "./rate-limit";
+import { MovedAway, onAccountShard } from "../shards/request";
 
 export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   refuseBlockedAddress(c);
@@ -15,11 +16,18 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   try {
     if (!apiKey) throw ApiError.unauthorized("The api-key header is missing.");
     if (!accountId) throw ApiError.unauthorized("The account-id header is missing.");
-    authenticated = await authenticate(c.get("primaryDb"), apiKey, accountId);
+    authenticated = await onAccountShard(c, accountId, async () => {
+      const found = await authenticate(c.get("primaryDb"), apiKey, accountId);
+      // The directory points elsewhere already: the account's rows here are being deleted.
+      if (found.moving === "leaving") throw new MovedAway();
+      return found;
+    });
   } catch (error) {
     throw error instanceof ApiError && error.status === 401 ? await countAuthFailure(c, error) : error;
   }
   const { account, touch } = authenticated;
+  // A write of an account in the middle of a move waits (the freeze in the database refuses it anyway).
+  if (authenticated.moving === "frozen" && c.req.method !== "GET" && c.req.method !== "HEAD") throw ApiError.accountMoving();
   await limitCredential(c, `key:${account.apiKeyId}`);
   if (touch) c.executionCtx.waitUntil(touch.catch((e) => console.error("last_used_at update failed", e)));
   c.set("account", account);

@@ -1,8 +1,8 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
-import { meteredD1, newD1Metrics, withD1Metrics } from "../db/metrics";
-import { BOOKMARK_HEADER, laterBookmark, openRequestDatabase, parseBookmark } from "../db/sessions";
-import { pipelineFor } from "../lib/queue";
+import { newD1Metrics, withD1Metrics } from "../db/metrics";
+import { BOOKMARK_HEADER, laterBookmark, parseBookmark } from "../db/sessions";
+import { useShard } from "../shards/request";
 import { areaOfPath } from "../console/areas";
 import { readCookie, writeCookie } from "../console/cookies";
 
@@ -18,14 +18,13 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   const incoming = c.req.header("x-request-id");
   const id = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : crypto.randomUUID();
   c.set("requestId", id);
-  c.set("pipeline", pipelineFor(c.env, (promise) => c.executionCtx.waitUntil(promise)));
   const inConsole = areaOfPath(c.req.path) !== undefined;
   const cookieBookmark = inConsole ? parseBookmark(readCookie(c, BOOKMARK_COOKIE)) : undefined;
   const given = parseBookmark(c.req.header(BOOKMARK_HEADER)) ?? cookieBookmark;
   const bench = c.env.BENCH_METRICS === "1";
-  const sessions = openRequestDatabase(c.env.DB, c.req.method, given, bench ? meteredD1 : undefined);
-  c.set("db", sessions.db);
-  c.set("primaryDb", sessions.primary);
+  c.set("bookmark", given);
+  // Shard 0 until authentication finds the account's shard (src/shards/request.ts).
+  useShard(c, 0);
   if (bench) {
     // Benchmark runs only: count this request's D1 statements, rows read and written (see db/metrics.ts).
     const metrics = newD1Metrics();
@@ -49,7 +48,7 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   }
   c.header("X-Request-Id", id);
   // A request that read nothing leaves the client where it was (its own bookmark, or none yet).
-  const bookmark = laterBookmark(sessions.bookmark(), given) ?? "";
+  const bookmark = laterBookmark(c.get("database").bookmark(), given) ?? "";
   c.header(BOOKMARK_HEADER, bookmark);
   if (inConsole && bookmark && bookmark !== cookieBookmark) writeCookie(c, BOOKMARK_COOKIE, bookmark, 60 * 60);
 });

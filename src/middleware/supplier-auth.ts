@@ -8,6 +8,7 @@ import type { AppEnv } from "../env";
 import { sha256Hex, timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { countAuthFailure, limitCredential, refuseBlockedAddress } from "./rate-limit";
+import { onSupplierKeyShard } from "../shards/request";
 
 export const supplierKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   refuseBlockedAddress(c);
@@ -22,7 +23,7 @@ export const supplierKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
 async function identify(c: Context<AppEnv>) {
   const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization")?.trim() ?? "");
   if (!match) throw ApiError.unauthorized("The Authorization header must carry a supplier key: Bearer <key>.");
-  return findSupplierKey(c.get("primaryDb"), match[1]);
+  return onSupplierKeyShard(c, match[1], () => findSupplierKey(c.get("primaryDb"), match[1]));
 }
 
 /** The supplier a key belongs to (the API's bearer key, the portal's sign-in); the 401 when it is not a live key. */

@@ -8,8 +8,12 @@ import { FACET_STATUS, FACET_SUPPLIER, LINE_STATUSES, totalBucket } from "../db/
 import { nextMicro } from "../lib/time";
 import type { ListOrdersFilters } from "./orders.schemas";
 
-/** orders_external_fts rowid = (account_id * 2 + test) * 2^32 + order id (drizzle/0009). */
-const FTS_SCOPE = 4294967296;
+/**
+ * orders_external_fts rowid = (account_id * 2 + test) * 2^40 + the order id packed into 40 bits:
+ * (id >> 40) * 2^32 + (id & (2^32 - 1)), its shard's range and its place there (drizzle/0015).
+ */
+const FTS_SCOPE = 2 ** 40;
+const LOW_32 = 2 ** 32 - 1;
 /** Totals are stored in units below 10^15 (src/lib/money.ts). */
 const TOTAL_LIMIT = 1e15;
 /** The time levels of the created/completed counters: year, month, day, hour (prefix lengths). */
@@ -201,7 +205,7 @@ const createdRange = (q: ListQuery, column = sql`created_at`) =>
   sql`${q.from ? sql` AND ${column} >= ${instant(q.from)}` : sql``}${q.to ? sql` AND ${column} <= ${instant(q.to)}` : sql``}`;
 
 /** The trigram search: the FTS5 phrase of the lower-cased text ("" doubled), inside the account's rowid range. */
-const textIds = (q: ListQuery, text: string) => sql`SELECT rowid & ${int(FTS_SCOPE - 1)} AS id FROM orders_external_fts
+const textIds = (q: ListQuery, text: string) => sql`SELECT ((rowid & ${int(FTS_SCOPE - 1)}) >> 32) * ${int(FTS_SCOPE)} + (rowid & ${int(LOW_32)}) AS id FROM orders_external_fts
   WHERE orders_external_fts MATCH '"' || replace(lower(${text}), '"', '""') || '"'
     AND rowid >= (${int(q.accountId)} * 2 + ${int(Math.min(...q.tests))}) * ${int(FTS_SCOPE)} AND rowid < (${int(q.accountId)} * 2 + ${int(Math.max(...q.tests) + 1)}) * ${int(FTS_SCOPE)}`;
 

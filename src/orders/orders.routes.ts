@@ -47,7 +47,7 @@ ordersRouter.openAPIRegistry.registerPath(
 
 ordersRouter.post("/orders", async (c) => {
   const input = parseOrThrow(CreateOrderBody, await readBody(c, { forms: true }));
-  const result = await createOrder(c.get("db"), c.get("pipeline"), c.get("account").id, input);
+  const result = await createOrder(c.get("db"), c.get("pipeline"), c.get("account").id, input, c.get("shard"));
   return c.json(
     { message: result.created ? ("Order created" as const) : ("Order already exists" as const), reference: Number(result.reference) },
     200,

@@ -31,14 +31,14 @@ export type CreateOrderResult = { created: boolean; reference: string; orderId: 
  * A new order is handed to the pipeline for matching without holding up the caller: a lost message
  * is the sweeper's case (routed_at stays null), as a failed one already is.
  */
-export async function createOrder(db: Db, pipeline: Pipeline, accountId: number, input: CreateOrderInput): Promise<CreateOrderResult> {
+export async function createOrder(db: Db, pipeline: Pipeline, accountId: number, input: CreateOrderInput, shard = 0): Promise<CreateOrderResult> {
   for (let attempt = 0; ; attempt++) {
     try {
-      const result = await insertOrderBatch(db, accountId, input, newOrderReference());
+      const result = await insertOrderBatch(db, accountId, input, newOrderReference(shard));
       if (result.created) pipeline.sendAfterResponse([{ type: "route_order", orderId: result.orderId }]);
       return result;
     } catch (error) {
-      // A reference collision (16 random digits) is astronomically rare; draw another.
+      // A reference collision (13 random digits within the shard's own) is astronomically rare; draw another.
       if (attempt < 3 && /UNIQUE constraint failed: orders\.reference/.test(String(error))) continue;
       throw error;
     }

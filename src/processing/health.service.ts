@@ -28,6 +28,26 @@ export type Backlog = {
 
 type StageRow = { count: number; oldest: string | null };
 
+/** Several shards' backlogs as one: counts added, the oldest of the oldest. */
+export function addBacklogs(backlogs: Backlog[]): Backlog {
+  const stage = (pick: (b: Backlog) => Stage): Stage => ({
+    count: backlogs.reduce((n, b) => n + pick(b).count, 0),
+    oldest: backlogs.map((b) => pick(b).oldest).filter((o): o is string => o !== null).sort()[0] ?? null,
+  });
+  const sum = (pick: (b: Backlog) => number) => backlogs.reduce((n, b) => n + pick(b), 0);
+  return {
+    routing: stage((b) => b.routing),
+    sendsQueued: stage((b) => b.sendsQueued),
+    sendsInProgress: stage((b) => b.sendsInProgress),
+    eventsUnpublished: stage((b) => b.eventsUnpublished),
+    deliveriesPending: stage((b) => b.deliveriesPending),
+    rematches: stage((b) => b.rematches),
+    parkedOrders: sum((b) => b.parkedOrders),
+    openDeadLetters: sum((b) => b.openDeadLetters),
+    failingDeliveries: sum((b) => b.failingDeliveries),
+  };
+}
+
 /**
  * One round trip of nine statements, each answered from an index (most from the index alone):
  * orders_unrouted_idx, dispatches_status_updated_idx, events_unpublished_idx,

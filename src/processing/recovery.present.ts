@@ -2,7 +2,11 @@
 import type { DeadLetter } from "../db/schema";
 import type { ParkedOrder } from "./recovery.service";
 
-export function presentParkedOrder(o: ParkedOrder) {
+// Each shard lists in this order; the operator's lists across shards merge in the same.
+export const byParkedAt = (a: ParkedOrder, b: ParkedOrder) => b.parkedAt.localeCompare(a.parkedAt) || b.id - a.id;
+export const byIdDescending = (a: { id: number }, b: { id: number }) => b.id - a.id;
+
+export function presentParkedOrder(o: ParkedOrder, shard: number) {
   return {
     id: o.id,
     account_id: o.accountId,
@@ -12,10 +16,11 @@ export function presentParkedOrder(o: ParkedOrder) {
     routing_error: o.routingError,
     parked_at: o.parkedAt,
     created_at: o.createdAt,
+    shard,
   };
 }
 
-export function presentDeadLetter(d: DeadLetter) {
+export function presentDeadLetter(d: DeadLetter, shard: number) {
   return {
     id: d.id,
     queue: d.queue,
@@ -27,5 +32,6 @@ export function presentDeadLetter(d: DeadLetter) {
     status: d.status,
     received_at: d.receivedAt,
     replayed_at: d.replayedAt,
+    shard,
   };
 }

@@ -20,6 +20,7 @@ import { SecretOnce } from "../ui/secret";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.routes";
+import { registerSupplier, registerSupplierKey } from "../shards/directory";
 import { createSupplier, createSupplierKey, getSupplierWithKeys, listSuppliers, revokeSupplierKey, rotateSecret, updateSupplier } from "./suppliers.service";
 
 export const suppliersPages = new Hono<AppEnv>();
@@ -137,6 +138,7 @@ suppliersPages.post("/suppliers/new", async (c) => {
     return renderNew(c, values, result.errors);
   }
   const supplier = result.value;
+  await registerSupplier(c.env, supplier.id, c.get("account").id);
   await revealOnce(c, {
     label: `Signing secret of ${supplier.name}`,
     value: supplier.webhookSecret ?? "",
@@ -194,6 +196,7 @@ suppliersPages.post("/suppliers/:id/keys", async (c) => {
     return renderSupplier(c, { values: { key_name: name }, errors: { key_name: checked.errors.name ?? [] } });
   }
   const key = await createSupplierKey(c.get("db"), c.get("account").id, id, checked.data.name);
+  await registerSupplierKey(c.env, key.key, c.get("account").id);
   await revealOnce(c, {
     label: `New supplier key ${key.prefix}…`,
     value: key.key,

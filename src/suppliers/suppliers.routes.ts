@@ -1,5 +1,6 @@
 // HTTP contract of /api/v1/suppliers.
 import { createRoute, z } from "@hono/zod-openapi";
+import { registerSupplier, registerSupplierKey } from "../shards/directory";
 import { CHANNELS } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
@@ -120,6 +121,7 @@ suppliersRouter.openapi(
   }),
   async (c) => {
     const supplier = await createSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.valid("json"));
+    await registerSupplier(c.env, supplier.id, c.get("account").id);
     return c.json(presentSupplierWithSecret(supplier), 201);
   },
 );
@@ -257,7 +259,11 @@ suppliersRouter.openapi(
     },
     responses: { 201: responses.json(SupplierKeyJson, "The key"), 404: responses.notFound, 422: responses.invalid, ...errorResponses },
   }),
-  async (c) => c.json(await createSupplierKey(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id), c.req.valid("json").name), 201),
+  async (c) => {
+    const key = await createSupplierKey(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id), c.req.valid("json").name);
+    await registerSupplierKey(c.env, key.key, c.get("account").id);
+    return c.json(key, 201);
+  },
 );
 
 const SupplierKeyItem = z

@@ -11,18 +11,20 @@ async function sha256Hex(input: string) {
 }
 
 async function newAccount(name = unique("acct")) {
-  const res = await call("POST", "/admin/v1/accounts", { headers: ADMIN, body: { name } });
+  const res = await call("POST", "/admin/v1/accounts", { headers: ADMIN, body: { name, shard: 0 } });
   expect(res.status).toBe(201);
   return res.json as { id: number; name: string; created_at: string };
 }
 
 describe("POST /admin/v1/accounts", () => {
   it("creates an account: 201 with id, name, created_at", async () => {
-    const res = await call("POST", "/admin/v1/accounts", { headers: ADMIN, body: { name: "  Webshop Utrecht " } });
+    // Pinned to shard 0, which rows() reads (test/shards covers placement).
+    const res = await call("POST", "/admin/v1/accounts", { headers: ADMIN, body: { name: "  Webshop Utrecht ", shard: 0 } });
     expect(res.status).toBe(201);
-    expect(res.json).toEqual({ id: expect.any(Number), name: "Webshop Utrecht", created_at: expect.stringMatching(ISO_MICRO) });
+    expect(res.json).toEqual({ id: expect.any(Number), name: "Webshop Utrecht", created_at: expect.stringMatching(ISO_MICRO), shard: 0 });
     const [row] = await rows("SELECT id, name, created_at FROM accounts WHERE id = ?", res.json.id);
-    expect(row).toEqual(res.json);
+    const { shard: _shard, ...account } = res.json;
+    expect(row).toEqual(account);
   });
 
   it("gives every account its own id", async () => {

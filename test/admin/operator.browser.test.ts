@@ -50,6 +50,8 @@ describe("the operator's accounts", () => {
     const listed = await admin("GET", "/accounts?per_page=100");
     expect(await columnTexts(operator, "Name")).toEqual(listed.json.data.slice(0, 50).map((a: { name: string }) => a.name));
     expect(await row(operator, shop.name).locator("td").last().innerText()).toBe("2");
+    // Each account says its shard (createShop pins shard 0).
+    expect(await row(operator, shop.name).locator("td").nth(3).innerText()).toBe("0");
     await screenshot(operator, "operator-accounts");
     await expectAccessible(operator);
 
@@ -84,7 +86,7 @@ describe("the operator's accounts", () => {
     expect(await operator.getByRole("heading", { name: "No orders in the last 30 days" }).isVisible()).toBe(true);
     await expectAccessible(operator);
     const listed = await admin("GET", "/accounts?per_page=100");
-    expect(listed.json.data.find((a: { id: number }) => a.id === id)).toEqual({ id, name, created_at: expect.any(String), active_api_keys: 0 });
+    expect(listed.json.data.find((a: { id: number }) => a.id === id)).toEqual({ id, name, created_at: expect.any(String), active_api_keys: 0, shard: expect.any(Number) });
   });
 });
 
@@ -210,6 +212,7 @@ describe("the pipeline", () => {
     const lastRun = operator.getByRole("table", { name: /cron runs/ }).locator("tbody tr").first();
     expect(await lastRun.locator("td").nth(2).innerText()).toMatch(/Orders re-queued for routing: \d+/);
     expect(await lastRun.locator("td").nth(3).innerText()).toBe("None");
+    expect(await lastRun.locator("td").nth(4).innerText()).toMatch(/^[01]$/); // its shard
     await screenshot(operator, "operator-pipeline");
     await expectAccessible(operator);
 
@@ -219,6 +222,7 @@ describe("the pipeline", () => {
     const parkedRow = row(operator, reference);
     expect(await parkedRow.locator("td").nth(3).innerText()).toBe("10");
     expect(await parkedRow.locator("td").nth(4).innerText()).toContain("injected fault");
+    expect(await parkedRow.locator("td").nth(6).innerText()).toBe("0"); // its shard
     await screenshot(operator, "operator-parked-orders");
     await expectAccessible(operator);
     await parkedRow.getByRole("button", { name: `Replay order ${reference}` }).click();
@@ -260,7 +264,7 @@ describe("the pipeline", () => {
     }, "the failing delivery on the page");
     const cells = await row(operator, shop.name).locator("td").allInnerTexts();
     // Retried after 30 s (wrangler.toml's RETRY_BASE_SECONDS): one attempt so far, or two on a slow run.
-    expect(cells).toEqual([shop.name, `${BASE}/a-shop-endpoint-that-refuses`, "order.created", "Retrying", expect.stringMatching(/^[12]$/), expect.stringMatching(/^HTTP 404: /), expect.any(String)]);
+    expect(cells).toEqual([shop.name, `${BASE}/a-shop-endpoint-that-refuses`, "order.created", "Retrying", expect.stringMatching(/^[12]$/), expect.stringMatching(/^HTTP 404: /), expect.any(String), "0"]);
     await screenshot(operator, "operator-webhook-deliveries");
     await expectAccessible(operator);
   });

@@ -56,6 +56,7 @@ describe("GET /openapi.json", () => {
       "/api/v1/supplier-callbacks/{supplierId}": ["post"],
       "/admin/v1/accounts": ["get", "post"],
       "/admin/v1/accounts/{id}/api-keys": ["get", "post"],
+      "/admin/v1/accounts/{id}/move": ["post"],
       "/admin/v1/api-keys/{id}": ["delete"],
       "/admin/v1/parked-orders": ["get"],
       "/admin/v1/parked-orders/{reference}/replay": ["post"],

@@ -1,12 +1,14 @@
 // The real Worker over HTTP, for the suites that run in Node (the browser suite, the docs suite):
 // wrangler's unstable_startWorker (workerd, the real bundle and static assets, local Queues with
-// the queue consumer) on a free port of 127.0.0.1, its local D1 in a fresh temporary directory to
-// which `wrangler d1 migrations apply DB --local --persist-to` has applied the real migrations
-// first, and a random ADMIN_TOKEN (a developer's .dev.vars is not read).
+// the queue consumer) on a free port of 127.0.0.1, its local D1 databases (every shard and the
+// directory) in a fresh temporary directory to which `scripts/migrate.mjs --local --persist-to`
+// (`npm run db:migrate:local`) has applied the real migrations first, and a random ADMIN_TOKEN (a
+// developer's .dev.vars is not read).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { DatabaseSync } from "node:sqlite";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unstable_startWorker } from "wrangler";
@@ -37,8 +39,7 @@ export async function startLocalWorker(vars: Record<string, string> = {}): Promi
   }
   await worker.ready;
   const url = (await worker.url).origin;
-  const d1Dir = join(persist, "v3", "d1", "miniflare-D1DatabaseObject");
-  const d1File = join(d1Dir, readdirSync(d1Dir).find((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")!);
+  const d1File = shardZeroFile(persist);
   return {
     url,
     adminToken,
@@ -51,10 +52,32 @@ export async function startLocalWorker(vars: Record<string, string> = {}): Promi
   };
 }
 
-/** `wrangler d1 migrations apply` of the real migrations into the run's fresh local D1 (async, so
- * that the caller can start Chromium meanwhile). */
+/**
+ * Shard 0's database file (the binding DB, where accounts the tests pin to shard 0 live): of the
+ * local D1 files, the one with the orders table whose ids are not in another shard's range (shard n
+ * counts from n × 2^40; the directory has no orders table). Miniflare names the files by a hash.
+ */
+function shardZeroFile(persist: string): string {
+  const d1Dir = join(persist, "v3", "d1", "miniflare-D1DatabaseObject");
+  const files = readdirSync(d1Dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
+  const zero = files.filter((f) => {
+    const db = new DatabaseSync(join(d1Dir, f), { readOnly: true });
+    try {
+      const orders = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'orders'").get();
+      const seq = db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM sqlite_sequence").get() as { seq: number };
+      return orders !== undefined && seq.seq < 2 ** 40;
+    } finally {
+      db.close();
+    }
+  });
+  if (zero.length !== 1) throw new Error(`Expected one shard-0 database among ${files.join(", ")}; found ${zero.length}`);
+  return join(d1Dir, zero[0]);
+}
+
+/** `npm run db:migrate:local` (every shard and the directory) into the run's fresh local D1
+ * databases (async, so that the caller can start Chromium meanwhile). */
 function applyMigrations(persist: string): Promise<void> {
-  const child = spawn(process.execPath, [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], {
+  const child = spawn(process.execPath, [join(root, "scripts", "migrate.mjs"), "--local", "--persist-to", persist], {
     cwd: root,
     env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
   });
@@ -63,7 +86,7 @@ function applyMigrations(persist: string): Promise<void> {
   child.stderr.on("data", (chunk) => (output += chunk));
   return new Promise((resolve, reject) => {
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`wrangler d1 migrations apply failed:\n${output}`))));
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`scripts/migrate.mjs --local failed:\n${output}`))));
   });
 }
 

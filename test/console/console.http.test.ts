@@ -136,10 +136,14 @@ describe("GET /admin/v1/accounts", () => {
     const total = first.json.meta.total;
     const last = await call("GET", `/admin/v1/accounts?per_page=1&page=${total}`, { headers: ADMIN });
     expect(last.status).toBe(200);
-    const [row] = await rows<{ id: number; name: string; created_at: string }>("SELECT id, name, created_at FROM accounts ORDER BY id DESC LIMIT 1");
+    // The highest id of every shard's accounts (the list merges the shards, src/shards).
+    const newest = await Promise.all(
+      [env.DB, env.SHARD_1].map(async (db, shard) => ({ shard, ...(await db.prepare("SELECT id, name, created_at FROM accounts ORDER BY id DESC LIMIT 1").first<{ id: number; name: string; created_at: string }>())! })),
+    );
+    const row = newest.filter((r) => r.id !== undefined).sort((x, y) => y.id - x.id)[0];
     expect(last.json).toEqual({
       current_page: total,
-      data: [{ id: row.id, name: row.name, created_at: row.created_at, active_api_keys: row.id === a.accountId ? 1 : expect.any(Number) }],
+      data: [{ id: row.id, name: row.name, created_at: row.created_at, active_api_keys: row.id === a.accountId ? 1 : expect.any(Number), shard: row.shard }],
       links: {
         first: `${BASE}/admin/v1/accounts?per_page=1&page=1`,
         last: `${BASE}/admin/v1/accounts?per_page=1&page=${total}`,

@@ -23,7 +23,7 @@ describe("npm run admin", () => {
 
     const listed = admin("accounts:list");
     expect(listed).toMatchObject({ exit: 0, status: 200 });
-    expect(listed.body.data).toContainEqual({ id: accountId, name: "CLI shop", created_at: created.body.created_at, active_api_keys: 0 });
+    expect(listed.body.data).toContainEqual({ id: accountId, name: "CLI shop", created_at: created.body.created_at, active_api_keys: 0, shard: created.body.shard });
     expect(listed.body.data.find((a: { name: string }) => a.name === "Demo shop")).toMatchObject({ id: inject("docsCredentials").account_id, active_api_keys: 2 });
 
     const key = admin("keys:create", String(accountId), "--name", "woocommerce", "--expires-at", "2030-12-31T00:00:00Z");
@@ -44,6 +44,22 @@ describe("npm run admin", () => {
 
   it("answers an unknown account's keys with the API's 404 and a non-zero exit", () => {
     expect(admin("keys:list", "999999")).toMatchObject({ exit: 1, status: 404, body: { message: "Not Found" } });
+  });
+
+  it("accounts:move calls the move until it is done (one line per call), and the account answers from its new shard", () => {
+    const created = admin("accounts:create", "CLI mover");
+    const accountId = created.body.id as number;
+    const to = created.body.shard === 0 ? 1 : 0;
+    const result = spawnSync(process.execPath, [join(root, "scripts", "admin.mjs"), "accounts:move", String(accountId), String(to)], {
+      cwd: root,
+      env: { ...process.env, ADMIN_URL: inject("docsUrl"), ADMIN_TOKEN: inject("docsAdminToken") },
+      encoding: "utf8",
+    });
+    expect(result.status).toBe(0);
+    const lines = result.stdout.trim().split("\n");
+    const last = /^200 (.*)$/.exec(lines[lines.length - 1])?.[1];
+    expect(JSON.parse(last ?? "null")).toMatchObject({ account_id: accountId, from_shard: created.body.shard, to_shard: to, phase: "done", done: true });
+    expect(admin("keys:list", String(accountId))).toMatchObject({ exit: 0, status: 200, body: { data: [] } });
   });
 
   it("prints its usage for an unknown command, exit 2", () => {

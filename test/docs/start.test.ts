@@ -14,6 +14,7 @@ import { root } from "./markdown";
 const START = join(root, "scripts", "start.mjs");
 const RULE = "━".repeat(76);
 const MIGRATIONS = readdirSync(join(root, "drizzle")).filter((f) => f.endsWith(".sql")).length;
+const DIRECTORY_MIGRATIONS = readdirSync(join(root, "drizzle-directory")).filter((f) => f.endsWith(".sql")).length;
 
 function listen(): Promise<Server> {
   return new Promise((resolve) => {
@@ -78,7 +79,7 @@ describe("npm start", () => {
       const steps = before.split("\n").filter((l) => l.trim() !== "");
       expect(steps.filter((l) => !l.startsWith("→ "))).toEqual([]);
       expect(steps.filter((l) => !/^→ Created \.dev\.vars/.test(l))).toEqual([
-        `→ Applied ${MIGRATIONS} migration(s) to the local D1 (${state})`,
+        `→ Applied ${MIGRATIONS} migration(s) to each local D1 shard and ${DIRECTORY_MIGRATIONS} to the directory (${state})`,
         `→ Starting the Worker (wrangler dev, local D1 and Queues) on port ${port}…`,
         "→ Creating the demo account's data (suppliers, routing rules, orders in every state)…",
       ]);
@@ -118,7 +119,7 @@ describe("npm start", () => {
     try {
       [before, banner] = second.stdout.split(RULE);
       expect(before.split("\n").filter((l) => l.trim() !== "")).toEqual([
-        `→ The local D1 is up to date (${state})`,
+        `→ The local D1 databases (every shard and the directory) are up to date (${state})`,
         `→ Starting the Worker (wrangler dev, local D1 and Queues) on port ${port}…`,
       ]);
       const credentials = JSON.parse(readFileSync(join(state, "demo-credentials.json"), "utf8"));

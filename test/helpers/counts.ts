@@ -27,8 +27,11 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
     db.prepare(`SELECT account_id, product_feed_id FROM products ${scope}`),
     db.prepare(`SELECT account_id, test, kind, key, n FROM counters ${scope}`),
     db.prepare(`SELECT account_id, test, kind, value, created_at, order_id, n FROM order_facets ${scope}`),
-    // rowid = (account_id * 2 + test) * 2^32 + order id, taken apart in SQL (it may pass 2^53).
-    db.prepare(`SELECT r FROM (SELECT (rowid >> 32) || '|' || (rowid & 4294967295) AS r, rowid >> 33 AS account_id FROM orders_external_fts) ${scope}`),
+    // rowid = (account_id * 2 + test) * 2^40 + the order id packed into 40 bits (its shard's range,
+    // then its place there: drizzle/0015), taken apart in SQL (it may pass 2^53).
+    db.prepare(
+      `SELECT r FROM (SELECT (rowid >> 40) || '|' || (((rowid & 1099511627775) >> 32) * 1099511627776 + (rowid & 4294967295)) AS r, rowid >> 41 AS account_id FROM orders_external_fts) ${scope}`,
+    ),
   ]);
   type O = { id: number; account_id: number; test: number; blocked: number; source: string; created_at: string; completed_at: string | null; total: number; external_id: string };
   type L = { order_id: number; current_status: string; matched_supplier_id: number | null };

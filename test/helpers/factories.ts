@@ -6,7 +6,8 @@ let counter = 0;
 export const unique = (prefix = "x") => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
 export async function createAccount(name = unique("shop")): Promise<Credentials & { name: string }> {
-  const account = await call("POST", "/admin/v1/accounts", { headers: ADMIN, body: { name } });
+  // Shard 0 (the binding DB, which the raw-SQL helpers below read); test/shards covers the others.
+  const account = await call("POST", "/admin/v1/accounts", { headers: ADMIN, body: { name, shard: 0 } });
   if (account.status !== 201) throw new Error(`account: ${account.status} ${account.text}`);
   const key = await call("POST", `/admin/v1/accounts/${account.json.id}/api-keys`, { headers: ADMIN, body: {} });
   if (key.status !== 201) throw new Error(`key: ${key.status} ${key.text}`);

@@ -13,4 +13,10 @@ describe("after the whole suite", () => {
     expect(written).toBeGreaterThan(0);
     expect(await countsDiff(env.DB)).toEqual({ counters: [], facets: [], fts: [] });
   }, 120_000);
+
+  it("so on shard 1 too (accounts created there, and accounts moved in and out by test/shards)", async () => {
+    const [{ written }] = (await env.SHARD_1.prepare("SELECT (SELECT count(*) FROM orders) + (SELECT count(*) FROM products) AS written").all<{ written: number }>()).results;
+    expect(written).toBeGreaterThan(0);
+    expect(await countsDiff(env.SHARD_1)).toEqual({ counters: [], facets: [], fts: [] });
+  }, 120_000);
 });

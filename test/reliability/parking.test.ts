@@ -48,13 +48,15 @@ describe("an order whose routing always fails", () => {
         id: expect.any(Number),
         queue: "order-pipeline-dlq",
         type: "route_order",
-        body: { type: "route_order", orderId },
+        // The message as it was sent: with its shard (src/shards), so a replay runs on the same shard.
+        body: { type: "route_order", orderId, shard: 0 },
         account_id: creds.accountId,
         order_id: orderId,
         dispatch_id: null,
         status: "open",
         received_at: expect.any(String),
         replayed_at: null,
+        shard: 0,
       });
       // Each redelivery counts the failed attempt before it: two of the three failures so far.
       expect(await routingState(orderId)).toMatchObject({ routing_attempts: 2, parked_at: null, routed_at: null });
@@ -89,6 +91,7 @@ describe("an order whose routing always fails", () => {
         routing_error: expect.stringMatching(/injected fault/),
         parked_at: expect.any(String),
         created_at: order.created_at,
+        shard: 0,
       });
     } finally {
       await exec(`DROP TRIGGER IF EXISTS ${trigger}`);

@@ -41,7 +41,8 @@ describe("the pipeline's D1 budget per order, counted per message", () => {
 
     const created = await request(view, "POST", "/api/v1/orders", authHeaders(creds), { ...orderBase(), ...THREE_LINES });
     expect(created.status).toBe(200);
-    expect(sent).toEqual([{ type: "route_order", orderId: expect.any(Number) }]);
+    // Stamped with the account's shard (src/shards): the consumer runs it there.
+    expect(sent).toEqual([{ type: "route_order", orderId: expect.any(Number), shard: 0 }]);
     const routed = await consume(view, sent.splice(0));
 
     // Every line reached its supplier and is completed; each supplier got one document.

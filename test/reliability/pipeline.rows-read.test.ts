@@ -30,8 +30,13 @@ const order = (externalId: string) => ({
 const MORE_ORDERS = 40;
 const MORE_PRODUCTS = 2_000;
 
-/** At most this many rows read per line of the order, by each step of its life. */
-const ROWS_PER_LINE = 150;
+/**
+ * At most this many rows read per line of the order, by each step of its life. 150 before
+ * sharding; the write freeze of account moves (drizzle/0015, 0019) probes a partial index on each
+ * row written: the re-route read 430 rows without it, 447-451 with it (neighbouring test files'
+ * rows shift it). The allowance is that probe, not growth with the account (asserted above).
+ */
+const ROWS_PER_LINE = 155;
 
 const sum = (groups: ConsumedGroup[]) => groups.reduce((n, g) => n + g.rowsRead, 0);
 /** Each statement's rows read, to show which one grew when the comparison fails. */

@@ -1,4 +1,5 @@
 // Tenants and their credentials. An account is the spec's "user or project".
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const accounts = sqliteTable(
@@ -15,8 +16,17 @@ export const accounts = sqliteTable(
     // goes to the next eligible supplier, at most this many suppliers per line, the first included.
     rerouteEnabled: integer("reroute_enabled", { mode: "boolean" }).notNull().default(true),
     rerouteMaxAttempts: integer("reroute_max_attempts").notNull().default(3),
+    // A move to another shard (src/shards/move.ts): 'frozen' while its rows are copied (the
+    // triggers of drizzle/0015 refuse every write of the account), 'leaving' once the directory
+    // points elsewhere (only the move's deletes pass), 'arriving' on the target until the switch.
+    moving: text("moving", { enum: ["frozen", "leaving", "arriving"] }),
   },
-  (t) => [index("accounts_rematch_idx").on(t.rematchRequestedAt)],
+  (t) => [
+    index("accounts_rematch_idx").on(t.rematchRequestedAt),
+    // Only moving accounts: the freeze triggers (drizzle/0019) probe it on every write, and an
+    // empty index costs them no row read while no account moves.
+    index("accounts_moving_idx").on(t.id, t.moving).where(sql`${t.moving} IS NOT NULL`),
+  ],
 );
 
 export const apiKeys = sqliteTable(

@@ -209,3 +209,10 @@ export type RerouteHop = {
 export type Order = typeof orders.$inferSelect;
 export type OrderLine = typeof orderLines.$inferSelect;
 export type OrderLineLog = typeof orderLineLogs.$inferSelect;
+
+// References this shard minted whose orders moved to another shard with their account
+// (src/shards/move.ts): the shard never mints them again (a trigger refuses them as the unique index
+// would, drizzle/0016), so a reference stays unique across the service however accounts move.
+export const retiredReferences = sqliteTable("retired_references", {
+  reference: text("reference").primaryKey(),
+});

@@ -1,0 +1,3 @@
+CREATE TABLE `retired_references` (
+	`reference` text PRIMARY KEY NOT NULL
+);

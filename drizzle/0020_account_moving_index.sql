@@ -1,0 +1,1 @@
+CREATE INDEX `accounts_moving_idx` ON `accounts` (`id`,`moving`) WHERE "accounts"."moving" IS NOT NULL;

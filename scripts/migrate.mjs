@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// `npm run db:migrate:local` / `npm run db:migrate:remote`: applies the migrations to every D1
+// database wrangler.toml declares (every shard: DB and SHARD_n from drizzle/; the directory from
+// drizzle-directory/), then gives each shard its id range (scripts/lib/shards.mjs). Safe to run
+// again: wrangler applies only what a database has not had, and the ranges are set once.
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { d1Bindings, idRangeStatements, shardOfBinding } from "./lib/shards.mjs";
+import { bin, childEnv, root, run } from "./lib/setup.mjs";
+
+const where = process.argv.includes("--remote") ? "--remote" : "--local";
+// Anything else is wrangler's (e.g. --persist-to <dir> for a local state of its own).
+const extra = process.argv.slice(2).filter((a) => a !== "--remote" && a !== "--local");
+const databases = d1Bindings(readFileSync(join(root, "wrangler.toml"), "utf8")).filter((d) => d.migrationsDir);
+for (const { binding } of databases) {
+  console.log(`→ ${binding}: migrations (${where.slice(2)})`);
+  run(bin("wrangler"), ["d1", "migrations", "apply", binding, where, ...extra], { env: { ...childEnv, CI: "true" } });
+  const shard = shardOfBinding(binding);
+  if (shard) {
+    console.log(`→ ${binding}: ids from ${shard} × 2^40`);
+    run(bin("wrangler"), ["d1", "execute", binding, where, ...extra, "--command", idRangeStatements(shard).join(";\n")], { env: { ...childEnv, CI: "true" } });
+  }
+}
+
+// The directory mints account ids from now on: it starts above the accounts shard 0 had before
+// sharding (those stay on shard 0; the directory not knowing an account means shard 0).
+const legacy = spawnSync(bin("wrangler"), ["d1", "execute", "DB", where, ...extra, "--json", "--command", "SELECT coalesce(max(id), 0) AS m FROM accounts"], {
+  cwd: root,
+  env: { ...childEnv, CI: "true" },
+  encoding: "utf8",
+});
+const highest = legacy.status === 0 ? Number(JSON.parse(legacy.stdout)[0]?.results?.[0]?.m ?? 0) : 0;
+if (legacy.status !== 0) console.error(`! Could not read shard 0's highest account id:\n${legacy.stderr}`);
+if (highest > 0) {
+  console.log(`→ DIRECTORY: account ids from ${highest + 1}`);
+  const raise = [
+    `INSERT INTO sqlite_sequence (name, seq) SELECT 'directory_accounts', ${highest} WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'directory_accounts')`,
+    `UPDATE sqlite_sequence SET seq = ${highest} WHERE name = 'directory_accounts' AND seq < ${highest}`,
+  ];
+  run(bin("wrangler"), ["d1", "execute", "DIRECTORY", where, ...extra, "--command", raise.join(";\n")], { env: { ...childEnv, CI: "true" } });
+}

@@ -1,0 +1,247 @@
+// Moving an account to another shard (the operator's command: POST /admin/v1/accounts/{id}/move,
+// `npm run admin -- accounts:move <id> <shard>`). A state machine whose phase and cursor live in
+// the directory (directory_moves), so running the command again continues after a crash:
+//   freeze  the account's rows on its shard refuse every write (accounts.moving = 'frozen': the
+//           triggers of drizzle/0015; the API answers 503 with Retry-After); reads go on there.
+//   copy    every table's rows of the account, in chunks, to the target (ids kept: they are unique
+//           across shards by construction), a chunk's cursor saved after it lands (a chunk copied
+//           twice changes nothing: the ids are there already).
+//   switch  the copy checked table by table; the directory points at the target; the old shard's
+//           rows say 'leaving' (a request or message that still finds them is sent on).
+//   delete  the old rows, in chunks, children first; done.
+// Each call does a bounded amount of work (D1 allows 1,000 statements per invocation) and answers
+// where it stands; the CLI calls again until the move is done.
+import { and, eq, ne } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { idRangeStatements, ID_RANGE } from "../../scripts/lib/shards.mjs";
+import type { Bindings } from "../env";
+import { ApiError } from "../lib/errors";
+import { isoMicro } from "../lib/time";
+import { forgetAccount } from "./directory";
+import { directoryAccounts, directoryMoves, type MovePhase } from "./directory.schema";
+import { shardBinding, shardEnv, shardNumbers } from "./shards";
+
+/** Every table holding an account's rows, parents first (the copy's order; the delete's reversed). */
+export const MOVED_TABLES: { table: string; scope: string }[] = [
+  { table: "accounts", scope: "id = ?1" },
+  { table: "suppliers", scope: "account_id = ?1" },
+  { table: "api_keys", scope: "account_id = ?1" },
+  { table: "supplier_keys", scope: "account_id = ?1" },
+  { table: "console_sessions", scope: "account_id = ?1" },
+  { table: "routing_rules", scope: "account_id = ?1" },
+  { table: "product_feeds", scope: "account_id = ?1" },
+  { table: "products", scope: "account_id = ?1" },
+  { table: "product_imports", scope: "account_id = ?1" },
+  { table: "product_import_rows", scope: "import_id IN (SELECT id FROM product_imports WHERE account_id = ?1)" },
+  { table: "orders", scope: "account_id = ?1" },
+  { table: "order_lines", scope: "account_id = ?1" },
+  { table: "order_line_logs", scope: "order_id IN (SELECT id FROM orders WHERE account_id = ?1)" },
+  { table: "dispatches", scope: "account_id = ?1" },
+  { table: "shipments", scope: "account_id = ?1" },
+  { table: "cancellations", scope: "account_id = ?1" },
+  { table: "cancellation_lines", scope: "account_id = ?1" },
+  { table: "events", scope: "account_id = ?1" },
+  { table: "webhook_subscriptions", scope: "account_id = ?1" },
+  { table: "webhook_deliveries", scope: "account_id = ?1" },
+  { table: "webhook_delivery_attempts", scope: "delivery_id IN (SELECT id FROM webhook_deliveries WHERE account_id = ?1)" },
+  { table: "dead_letters", scope: "account_id = ?1" },
+];
+// counters and order_facets are not copied: the target's triggers build them from the rows copied
+// in, and the old shard's are deleted with the account (drizzle/0011).
+
+const CHUNK_ROWS = 100;
+// A chunk travels as one JSON parameter; D1 takes up to 2 MB in one value.
+const CHUNK_BYTES = 1_000_000;
+/** Chunks (and phase steps) one call works through: well inside D1's 1,000 statements per invocation. */
+const STEPS_PER_CALL = 60;
+// Shard n starts in id block n; blocks for shards that take in higher ids come from here up.
+const FIRST_SPARE_BLOCK = 64;
+
+export type MoveState = {
+  account_id: number;
+  from_shard: number;
+  to_shard: number;
+  phase: MovePhase;
+  done: boolean;
+  rows_copied: number;
+  rows_deleted: number;
+  started_at: string;
+  finished_at: string | null;
+};
+
+type MoveRow = typeof directoryMoves.$inferSelect;
+
+const present = (m: MoveRow): MoveState => ({
+  account_id: m.accountId,
+  from_shard: m.fromShard,
+  to_shard: m.toShard,
+  phase: m.phase,
+  done: m.phase === "done",
+  rows_copied: m.rowsCopied,
+  rows_deleted: m.rowsDeleted,
+  started_at: m.startedAt,
+  finished_at: m.finishedAt,
+});
+
+/**
+ * Starts the account's move to `toShard`, or continues the one under way (to the same shard), and
+ * works until it is done, the call's budget is spent, or the phase `pauseAfter` has finished.
+ */
+export async function moveAccount(env: Bindings, accountId: number, toShard: number, pauseAfter?: MovePhase): Promise<MoveState> {
+  if (!shardNumbers(env).includes(toShard)) {
+    throw ApiError.validation({ shard: [`The selected shard is invalid. Shards: ${shardNumbers(env).join(", ")}.`] });
+  }
+  const dir = drizzle(env.DIRECTORY);
+  let move = await dir
+    .select()
+    .from(directoryMoves)
+    .where(and(eq(directoryMoves.accountId, accountId), ne(directoryMoves.phase, "done")))
+    .get();
+  if (move && move.toShard !== toShard) {
+    throw ApiError.conflict(`Account ${accountId} is being moved to shard ${move.toShard}; run that move to its end first.`);
+  }
+  if (!move) {
+    const entry = await dir.select().from(directoryAccounts).where(eq(directoryAccounts.id, accountId)).get();
+    const fromShard = entry?.shard ?? 0;
+    const exists = await shardBinding(env, fromShard).prepare("SELECT 1 FROM accounts WHERE id = ?").bind(accountId).first();
+    if (!exists) throw ApiError.notFound(`Account with id '${accountId}' not found`);
+    if (fromShard === toShard) throw ApiError.conflict(`Account ${accountId} is on shard ${toShard} already.`);
+    const now = isoMicro();
+    // An account from before sharding gets its directory entry now (shard 0, where it is).
+    if (!entry) await dir.insert(directoryAccounts).values({ id: accountId, shard: 0, createdAt: now }).onConflictDoNothing();
+    [move] = await dir
+      .insert(directoryMoves)
+      .values({ accountId, fromShard, toShard, phase: "freeze", startedAt: now, updatedAt: now })
+      .returning();
+  }
+  for (let steps = 0; move.phase !== "done" && steps < STEPS_PER_CALL; steps++) {
+    const before = move.phase;
+    const at = move;
+    move = await step(env, move).catch((error: unknown) => {
+      const table = MOVED_TABLES[at.tableIndex]?.table;
+      throw new Error(`Move of account ${accountId}, phase ${at.phase}${at.phase === "copy" || at.phase === "delete" ? ` (${table})` : ""}: ${String(error)}`, { cause: error });
+    });
+    if (pauseAfter && before === pauseAfter && move.phase !== before) break;
+  }
+  return present(move);
+}
+
+/** One bounded step of the move; the directory row as it stands after it. */
+async function step(env: Bindings, move: MoveRow): Promise<MoveRow> {
+  const source = shardBinding(env, move.fromShard);
+  const target = shardBinding(env, move.toShard);
+  const id = move.accountId;
+  const save = async (change: Partial<MoveRow>) => {
+    const [row] = await drizzle(env.DIRECTORY)
+      .update(directoryMoves)
+      .set({ ...change, updatedAt: isoMicro() })
+      .where(eq(directoryMoves.id, move.id))
+      .returning();
+    return row;
+  };
+
+  switch (move.phase) {
+    case "freeze": {
+      await source.prepare("UPDATE accounts SET moving = 'frozen' WHERE id = ? AND moving IS NULL").bind(id).run();
+      await makeRoomForIds(env, move);
+      forgetAccount(id);
+      return save({ phase: "copy", tableIndex: 0, cursor: 0 });
+    }
+    case "copy": {
+      if (move.tableIndex >= MOVED_TABLES.length) return save({ phase: "switch" });
+      const { table, scope } = MOVED_TABLES[move.tableIndex];
+      const { results } = await source
+        .prepare(`SELECT rowid AS "__rowid", * FROM ${table} WHERE ${scope} AND rowid > ?2 ORDER BY rowid LIMIT ${CHUNK_ROWS}`)
+        .bind(id, move.cursor)
+        .all<Record<string, unknown>>();
+      if (results.length === 0) return save({ tableIndex: move.tableIndex + 1, cursor: 0 });
+      const rows: Record<string, unknown>[] = [];
+      let bytes = 0;
+      for (const row of results) {
+        bytes += JSON.stringify(row).length;
+        if (rows.length > 0 && bytes > CHUNK_BYTES) break;
+        rows.push(row);
+      }
+      const columns = Object.keys(rows[0]).filter((c) => c !== "__rowid");
+      const values = rows.map((r) => {
+        const copy: Record<string, unknown> = {};
+        for (const c of columns) copy[c] = r[c];
+        // On the target the account is 'arriving': its rows may be written there (by this copy).
+        if (table === "accounts") copy.moving = "arriving";
+        return copy;
+      });
+      const select = columns.map((c) => `value ->> '$."${c}"'`).join(", ");
+      const rowsJson = JSON.stringify(values);
+      const insert = target
+        .prepare(`INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(", ")}) SELECT ${select} FROM json_each(?1) WHERE true ON CONFLICT (id) DO NOTHING`)
+        .bind(rowsJson);
+      // An order coming back to the shard that minted its reference takes it out of retirement.
+      if (table === "orders") {
+        await target.batch([target.prepare("DELETE FROM retired_references WHERE reference IN (SELECT value ->> '$.reference' FROM json_each(?1))").bind(rowsJson), insert]);
+      } else await insert.run();
+      return save({ cursor: Number(rows[rows.length - 1].__rowid), rowsCopied: move.rowsCopied + rows.length });
+    }
+    case "switch": {
+      // The copy, checked table by table before anything points at it.
+      const counts = (db: D1Database) => db.batch(MOVED_TABLES.map(({ table, scope }) => db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${scope}`).bind(id)));
+      const [from, to] = await Promise.all([counts(source), counts(target)]);
+      const short = MOVED_TABLES.filter((_, i) => (from[i].results[0] as { n: number }).n !== (to[i].results[0] as { n: number }).n).map((t) => t.table);
+      if (short.length > 0) throw new Error(`Move of account ${id}: the copy on shard ${move.toShard} differs in ${short.join(", ")}; run the move again.`);
+      await drizzle(env.DIRECTORY).update(directoryAccounts).set({ shard: move.toShard }).where(eq(directoryAccounts.id, id));
+      forgetAccount(id);
+      await source.prepare("UPDATE accounts SET moving = 'leaving' WHERE id = ?").bind(id).run();
+      await target.prepare("UPDATE accounts SET moving = NULL WHERE id = ?").bind(id).run();
+      return save({ phase: "delete", tableIndex: MOVED_TABLES.length - 1, cursor: 0 });
+    }
+    case "delete": {
+      if (move.tableIndex < 0) {
+        // What the triggers kept for the account's rows (empty by now) goes with it.
+        await source.batch([source.prepare("DELETE FROM counters WHERE account_id = ?").bind(id), source.prepare("DELETE FROM order_facets WHERE account_id = ?").bind(id)]);
+        // Unpublished events moved with the account: the target publishes them now, not at the next cron.
+        await shardEnv(env, move.toShard).PIPELINE.send({ type: "publish_events" });
+        return save({ phase: "done", finishedAt: isoMicro() });
+      }
+      const { table, scope } = MOVED_TABLES[move.tableIndex];
+      const chunk = `SELECT rowid FROM ${table} WHERE ${scope} LIMIT ${CHUNK_ROWS}`;
+      const remove = source.prepare(`DELETE FROM ${table} WHERE rowid IN (${chunk})`).bind(id);
+      // References this shard minted (its two digits after the first) are never minted here again.
+      const retire = source
+        .prepare(`INSERT OR IGNORE INTO retired_references (reference) SELECT reference FROM orders WHERE rowid IN (${chunk}) AND substr(reference, 2, 2) = ?2`)
+        .bind(id, String(move.fromShard).padStart(2, "0"));
+      const [result] = table === "orders" ? (await source.batch([retire, remove])).slice(1) : [await remove.run()];
+      const deleted = result.meta.changes ?? 0;
+      if (deleted === 0) return save({ tableIndex: move.tableIndex - 1 });
+      return save({ rowsDeleted: move.rowsDeleted + deleted });
+    }
+    case "done":
+      return move;
+  }
+}
+
+/**
+ * Rows keep their ids on the target, and SQLite mints a table's next id above the largest there.
+ * When the account holds ids of a higher block than the target mints in, the target moves on to a
+ * new block above every block given out (the directory's), before any row arrives.
+ */
+async function makeRoomForIds(env: Bindings, move: MoveRow) {
+  const source = shardBinding(env, move.fromShard);
+  const target = shardBinding(env, move.toShard);
+  const withIds = MOVED_TABLES.filter((t) => t.table !== "events");
+  const highest = await source
+    // (Scalar subqueries: D1 allows few terms in a compound SELECT.)
+    .prepare(`SELECT max(${withIds.map(({ table, scope }) => `coalesce((SELECT max(id) FROM ${table} WHERE ${scope}), 0)`).join(", ")}) AS m`)
+    .bind(move.accountId)
+    .first<{ m: number | null }>();
+  const own = await target.prepare("SELECT coalesce(max(seq), 0) AS seq FROM sqlite_sequence").first<{ seq: number }>();
+  const accountBlock = Math.floor((highest?.m ?? 0) / ID_RANGE);
+  const targetBlock = Math.floor((own?.seq ?? 0) / ID_RANGE);
+  if (accountBlock < targetBlock) return;
+  const row = await env.DIRECTORY.prepare(
+    `INSERT INTO directory_id_blocks (block, shard, created_at)
+       SELECT max(coalesce(max(block) + 1, ${FIRST_SPARE_BLOCK}), ${FIRST_SPARE_BLOCK}), ?, ? FROM directory_id_blocks RETURNING block`,
+  )
+    .bind(move.toShard, isoMicro())
+    .first<{ block: number }>();
+  if (!row) throw new Error("The directory gave out no id block.");
+  await target.batch(idRangeStatements(row.block).map((s) => target.prepare(s)));
+}
