@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { DatabaseSync } from "node:sqlite";
-import { d1File } from "./seed.mjs";
+import { directoryFile, shardFile } from "./seed.mjs";
 
 export const DECLINE_SOURCE = "BenchDecline";
 
@@ -32,12 +32,15 @@ export async function startSink() {
  * the pull supplier. Straight into the file, so that no re-match of the account's waiting lines
  * runs during the measurement. Returns the pull supplier's key.
  */
-export function preparePipelineCopy(persistDir, accountId, sinkUrl) {
-  const db = new DatabaseSync(d1File(persistDir));
+export function preparePipelineCopy(persistDir, account, sinkUrl, { directory: inDirectory }) {
+  const accountId = account.id;
+  const db = new DatabaseSync(shardFile(persistDir, account.shard ?? 0));
+  // An account the directory knows: its new suppliers and key too, as the admin API records them.
+  const directory = inDirectory ? new DatabaseSync(directoryFile(persistDir)) : null;
   const now = new Date().toISOString().replace("Z", "000Z");
   try {
     db.prepare("UPDATE suppliers SET channel = 'webhook', webhook_url = ?, webhook_secret = 'bench-secret' WHERE account_id = ?").run(sinkUrl, accountId);
-    const supplier = (name, channel) =>
+    const insertSupplier = (name, channel) =>
       Number(
         db
           .prepare(
@@ -46,6 +49,11 @@ export function preparePipelineCopy(persistDir, accountId, sinkUrl) {
           )
           .run(accountId, name, channel, channel === "webhook" ? sinkUrl : null, now, now).lastInsertRowid,
       );
+    const supplier = (name, channel) => {
+      const id = insertSupplier(name, channel);
+      directory?.prepare("INSERT INTO directory_suppliers (supplier_id, account_id) VALUES (?, ?)").run(id, accountId);
+      return id;
+    };
     const declining = supplier("Bench declining supplier", "pull");
     const next = supplier("Bench next supplier", "webhook");
     const conditions = JSON.stringify([{ variable: "order.source", operator: "is", value: DECLINE_SOURCE }]);
@@ -59,16 +67,19 @@ export function preparePipelineCopy(persistDir, accountId, sinkUrl) {
     rule("bench: declining supplier first", -20, declining);
     rule("bench: then the next one", -10, next);
     const key = `osk_bench_${randomBytes(16).toString("hex")}`;
+    const keyHash = createHash("sha256").update(key).digest("hex");
     db.prepare("INSERT INTO supplier_keys (account_id, supplier_id, name, key_hash, prefix, created_at) VALUES (?, ?, 'bench', ?, ?, ?)").run(
       accountId,
       declining,
-      createHash("sha256").update(key).digest("hex"),
+      keyHash,
       key.slice(0, 10),
       now,
     );
+    directory?.prepare("INSERT INTO directory_credentials (key_hash, kind, account_id) VALUES (?, 'supplier_key', ?)").run(keyHash, accountId);
     return key;
   } finally {
     db.close();
+    directory?.close();
   }
 }
 

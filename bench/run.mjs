@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { d1File, ensureSeeded, runCopy } from "./seed.mjs";
+import { ensureSeeded, LAYOUTS, runCopy, shardFile } from "./seed.mjs";
 import { orderBody, workloads } from "./workloads.mjs";
 import { consoleSession, ordersToDecline, preparePipelineCopy, startSink } from "./pipeline.mjs";
 
@@ -29,13 +29,19 @@ const { values: opts } = parseArgs({
     only: { type: "string" },
     reseed: { type: "boolean", default: false },
     pipeline: { type: "boolean", default: true },
+    sharded: { type: "boolean", default: false },
     samples: { type: "string", default: "3" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 if (opts.help) {
   console.log(`Usage: npm run bench -- [--sizes 10000,100000] [--duration 10] [--connections 10] [--warmup 1]
-                        [--only <regex of workload names>] [--samples 3] [--reseed] [--no-pipeline]`);
+                        [--only <regex of workload names>] [--samples 3] [--reseed] [--no-pipeline] [--sharded]
+
+  --sharded   after each size's run on one database, the same workloads again with the accounts
+              spread over the local shards (the benchmarked account on SHARD_1, the other on DB,
+              both in the directory), and a table of each request's D1 work in the two layouts:
+              statements on the shard, and the directory's statements on a cold isolate and after.`);
   process.exit(0);
 }
 const sizes = opts.sizes.split(",").map(Number);
@@ -174,12 +180,34 @@ async function sampleMetrics(base, headers, w) {
       rowsWritten: Number(res.headers.get("x-d1-rows-written")),
       unmetered: Number(res.headers.get("x-d1-unmetered")),
       durationMs: Number(res.headers.get("x-d1-duration-ms")),
+      directoryQueries: Number(res.headers.get("x-d1-directory-queries")),
     });
   }
   if (rows.some((r) => Number.isNaN(r.queries))) throw new Error("no X-D1-* headers: is BENCH_METRICS on?");
   const max = (k) => Math.max(...rows.map((r) => r[k]));
   const mean = (k) => rows.reduce((s, r) => s + r[k], 0) / rows.length;
-  return { queries: max("queries"), roundTrips: max("roundTrips"), rowsRead: Math.round(mean("rowsRead")), rowsWritten: Math.round(mean("rowsWritten")), durationMs: mean("durationMs"), unmetered: max("unmetered"), matched, pageRows, pageLines };
+  return {
+    queries: max("queries"), roundTrips: max("roundTrips"), rowsRead: Math.round(mean("rowsRead")), rowsWritten: Math.round(mean("rowsWritten")),
+    durationMs: mean("durationMs"), unmetered: max("unmetered"), directoryQueries: max("directoryQueries"),
+    matched, pageRows, pageLines,
+  };
+}
+
+/**
+ * The directory's statements of each workload's first request on a fresh isolate (nothing cached
+ * yet but what the console's sign-in looked up), before any warm-up: the one lookup a request may
+ * add (issue 14), against the cached none of the sampled requests after.
+ */
+async function coldDirectory(base, headers, sequence) {
+  const cold = new Map();
+  for (const w of sequence) {
+    if (w.amount) continue;
+    const req = requestOf(w);
+    const res = await fetch(base + req.path, { method: req.method, headers: headersOf(w, headers), body: req.body });
+    await res.arrayBuffer();
+    cold.set(w.name, { directoryQueries: Number(res.headers.get("x-d1-directory-queries")), queries: Number(res.headers.get("x-d1-queries")), status: res.status });
+  }
+  return cold;
 }
 
 function drive(base, headers, w, seconds) {
@@ -320,13 +348,21 @@ async function alive(worker) {
 
 async function runPhase(persist, headers, sequence, { pipeline: attached, onStart = async () => {} }) {
   let worker = await startWorker(persist, { pipeline: attached });
-  await onStart(worker);
   const results = [];
   const plans = [];
   const pipeline = [];
+  const cold = new Map();
+  // Workloads that add orders warm up right before they are measured, after every read: what the
+  // reads measure is the seeded data alone, the same in every run and layout (the newest orders
+  // were otherwise the warm-up's, and a list page's rows read followed how many it had made).
+  const writes = (w) => w.kind === "create" || w.kind === "decline";
   try {
+    // The API's cold requests before anything else (the console's sign-in looks the account up).
+    for (const [name, c] of await coldDirectory(worker.base, headers, sequence.filter((w) => !writes(w) && w.kind !== "console"))) cold.set(name, c);
+    await onStart(worker);
+    for (const [name, c] of await coldDirectory(worker.base, headers, sequence.filter((w) => w.kind === "console"))) cold.set(name, c);
     // Warm-up: a moment of every workload (JIT, SQLite's page cache, the isolate's caches).
-    for (const w of sequence) if (!w.amount) await drive(worker.base, headers, w, Number(opts.warmup));
+    for (const w of sequence) if (!w.amount && !writes(w)) await drive(worker.base, headers, w, Number(opts.warmup));
     const floorW = sequence.find((w) => w.kind === "floor");
     const floorRun = async () => {
       const f = await drive(worker.base, headers, floorW, duration);
@@ -342,7 +378,7 @@ async function runPhase(persist, headers, sequence, { pipeline: attached, onStar
         await worker.stop();
         worker = await startWorker(persist, { pipeline: attached });
         await onStart(worker);
-        for (const x of sequence) if (!x.amount) await drive(worker.base, headers, x, Number(opts.warmup));
+        for (const x of sequence) if (!x.amount && !writes(x)) await drive(worker.base, headers, x, Number(opts.warmup));
       }
       // Floors between the workloads: the machine's load drifts within minutes, so each workload is
       // compared with the mean of the floor run right before it and the one right after it.
@@ -352,6 +388,7 @@ async function runPhase(persist, headers, sequence, { pipeline: attached, onStar
         if (previous) previous.after = paired;
       }
       if (w.prepare) await w.prepare(worker);
+      if (writes(w) && !w.amount) await drive(worker.base, headers, w, Number(opts.warmup));
       const logStart = worker.output().length;
       const metrics = await sampleMetrics(worker.base, headers, w);
       if (!w.retried && ["list", "single", "products", "console"].includes(w.kind)) plans.push({ w, statements: await capturedStatements(worker.base, headers, w) });
@@ -397,13 +434,17 @@ async function runPhase(persist, headers, sequence, { pipeline: attached, onStar
   } finally {
     await worker.stop();
   }
+  for (const { w, r } of results) r.cold = cold.get(w.name);
   return { results, plans, pipeline };
 }
 
-async function runSize(size) {
-  const { dir: seeded, marker } = await ensureSeeded(root, size, { force: opts.reseed });
-  const persist = runCopy(root, size, seeded);
+async function runSize(size, layout = "one") {
+  const { dir: seeded, marker } = await ensureSeeded(root, size, { force: opts.reseed, layout });
+  const persist = runCopy(root, layout === "one" ? String(size) : `${size}-${layout}`, seeded);
   const account = marker.accounts[0];
+  // The benchmarked account's shard (the seed's layout): its file is the one the plans are explained on.
+  const accountFile = (dir) => shardFile(dir, account.shard ?? 0);
+  const inLayout = layout === "one" ? "" : ` (${layout}: the benchmarked account on shard ${account.shard}, the other on shard ${marker.accounts[1].shard})`;
   // Every request takes the next of the account's keys (see BENCH_KEYS in seed.mjs).
   let keyTurn = 0;
   const headers = () => ({
@@ -422,7 +463,7 @@ async function runSize(size) {
   const loadBefore = machine().loadavg;
 
   // Phase 1: the request paths, queue consumer detached.
-  console.log(`\n→ ${size} orders: wrangler dev on a copy of the seeded D1, queue consumer detached…`);
+  console.log(`\n→ ${size} orders${inLayout}: wrangler dev on a copy of the seeded D1, queue consumer detached…`);
   const signIn = async (worker) => {
     if (all.some((w) => w.kind === "console")) session.cookies = await Promise.all(account.apiKeys.map((key) => consoleSession(worker.base, account, key)));
   };
@@ -438,7 +479,7 @@ async function runSize(size) {
   if (opts.pipeline && createW) {
     console.log(`→ ${size} orders: wrangler dev again, queue consumer attached, suppliers pushing to a local webhook sink…`);
     const sink = await startSink();
-    const supplierKey = preparePipelineCopy(persist, account.id, sink.url);
+    const supplierKey = preparePipelineCopy(persist, account, sink.url, LAYOUTS[layout]);
     // Decline + re-route: each request declines every line of the next order waiting for the pull
     // supplier; the pipeline re-routes them to the next supplier and sends them there.
     let toDecline = [];
@@ -472,13 +513,13 @@ async function runSize(size) {
   }
 
   // Plans: on the pristine seeded file (same schema; the running copy belongs to workerd).
-  const db = new DatabaseSync(d1File(seeded), { readOnly: true });
+  const db = new DatabaseSync(accountFile(seeded), { readOnly: true });
   for (const p of main.plans) {
     p.explained = p.statements.map((st) => ({ sql: st.sql, ...explain(db, st) }));
     const entry = main.results.find((x) => x.w.name === p.w.name);
     if (entry) entry.r.plan = { problems: p.explained.flatMap((e) => e.problems) };
   }
-  const storageOf = storage(d1File(seeded), marker.counts.orders);
+  const storageOf = layout === "one" ? storage(accountFile(seeded), marker.counts.orders) : null;
   // The queue consumer's statements, one plan per distinct SQL text.
   const pipelinePlans = new Map();
   for (const m of pipelinePhase?.pipeline ?? []) {
@@ -490,6 +531,7 @@ async function runSize(size) {
 
   return {
     size,
+    layout,
     marker,
     results: main.results,
 
@@ -508,8 +550,9 @@ async function runSize(size) {
 function report(run) {
   const { size, marker, results, plans } = run;
   const lines = [];
+  const where = run.layout === "one" ? "" : `, sharded: the benchmarked account on shard ${marker.accounts[0].shard}, the other on shard ${marker.accounts[1].shard}`;
   lines.push(
-    `### ${size.toLocaleString("en-US")} orders in the benchmarked account (${marker.counts.orders.toLocaleString("en-US")} in all, ${marker.counts.order_lines.toLocaleString("en-US")} lines, ${marker.counts.order_line_logs.toLocaleString("en-US")} logs, ${marker.counts.products.toLocaleString("en-US")} products)`,
+    `### ${size.toLocaleString("en-US")} orders in the benchmarked account${where} (${marker.counts.orders.toLocaleString("en-US")} in all, ${marker.counts.order_lines.toLocaleString("en-US")} lines, ${marker.counts.order_line_logs.toLocaleString("en-US")} logs, ${marker.counts.products.toLocaleString("en-US")} products)`,
   );
   lines.push("");
   const floors = results.filter(({ w }) => w.kind !== "floor").flatMap(({ r }) => [r.before?.rps, r.after?.rps]).filter((x) => x !== undefined);
@@ -572,17 +615,23 @@ function report(run) {
     // The whole life per order: the request itself, then each message the pipeline handled for it.
     const route = types.find((t) => t.type === "route_order");
     const send = types.find((t) => t.type === "send_dispatch");
+    // The shard check runs once per shard's part of a queue batch (src/shards/redirect.ts): its
+    // statements, spread over the orders routed, are part of each order's life too.
+    const check = types.find((t) => t.type === "shard_check");
     if (route) {
       const sends = send ? send.messages / route.messages : 0;
-      const queries = r.metrics.queries + route.queries + sends * (send?.queries ?? 0);
-      const trips = r.metrics.roundTrips + route.roundTrips + sends * (send?.roundTrips ?? 0);
+      const checks = check ? (check.queries * check.messages) / route.messages : 0;
+      const checkTrips = check ? (check.roundTrips * check.messages) / route.messages : 0;
+      const queries = r.metrics.queries + route.queries + sends * (send?.queries ?? 0) + checks;
+      const trips = r.metrics.roundTrips + route.roundTrips + sends * (send?.roundTrips ?? 0) + checkTrips;
       const what = w.kind === "decline" ? "the decline request and the re-route" : "the create request (auth included) and the pipeline";
       const ok = queries <= 20 && trips <= 6;
       lines.push("");
       lines.push(
         `Per order, ${what}: ${fmt(queries, 1)} D1 statements in ${fmt(trips, 1)} round trips ` +
           `(request ${r.metrics.queries} in ${r.metrics.roundTrips}; route_order ${fmt(route.queries, 1)} in ${fmt(route.roundTrips, 1)}` +
-          `${send ? `; send_dispatch ${fmt(send.queries, 1)} in ${fmt(send.roundTrips, 1)} × ${fmt(sends, 2)} per order` : ""}). ` +
+          `${send ? `; send_dispatch ${fmt(send.queries, 1)} in ${fmt(send.roundTrips, 1)} × ${fmt(sends, 2)} per order` : ""}` +
+          `${check ? `; shard checks ${fmt(checks, 2)} in ${fmt(checkTrips, 2)}` : ""}). ` +
           `Target ≤ 20 in ≤ 6: ${ok ? "ok" : "MISSED"}.`,
       );
     }
@@ -606,7 +655,7 @@ function report(run) {
     }
   }
   lines.push("");
-  lines.push(`#### Query plans (${size.toLocaleString("en-US")} orders)`);
+  lines.push(`#### Query plans (${size.toLocaleString("en-US")} orders${run.layout === "one" ? "" : `, ${run.layout}`})`);
   let scanFailures = 0;
   for (const p of plans) {
     lines.push("");
@@ -690,6 +739,69 @@ function constancyReport(runs) {
   return lines.join("\n");
 }
 
+/**
+ * Issue 14's check of a sharded run against the run on one database at the same size: each
+ * request's statements and round trips on its shard the same as on one database, and at most one
+ * directory statement on a cold isolate, none once cached. Rows read are shown beside (the shard
+ * holds only its accounts' rows, so they may be fewer, never more than the bound of the list).
+ */
+function shardedReport(one, sharded) {
+  const lines = [
+    `#### Sharded against one database (${sharded.size.toLocaleString("en-US")} orders)`,
+    "",
+    "Per request: D1 statements, round trips and rows read on the account's shard, against the same workload on one database; the directory's statements on the first request of a cold isolate (before any warm-up) and in the sampled requests after (its cache warm).",
+    "",
+    "| workload | one DB: statements | round trips | rows read | sharded: statements | round trips | rows read | directory, cold | directory, cached | p99 ÷ floor one DB | sharded | same work + ≤ 1 cached lookup |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+  ];
+  let missed = 0;
+  const rowsOf = (results) => results.filter(({ w }) => w.kind !== "floor");
+  // The isolate's very first request (the floor, GET /api/v1, a key of the account): the lookup that
+  // fills the cache for the account; every later request of it finds its shard there.
+  const first = (run) => run.results.find(({ w }) => w.kind === "floor")?.r.cold?.directoryQueries;
+  const firstNote = `The isolate's first request (the floor, GET /api/v1) ran ${fmt(first(sharded))} directory statement(s) sharded and ${fmt(first(one))} on one database (an account the directory does not know is cached as shard 0 too); every other cold request found the account's shard in the cache.`;
+  for (const { w, r } of [...rowsOf(sharded.results), ...rowsOf(sharded.pipelineResults)]) {
+    const base = [...one.results, ...one.pipelineResults].find((x) => x.w.name === w.name)?.r;
+    const cold = r.cold?.directoryQueries;
+    const cached = r.metrics.directoryQueries;
+    const same = base ? r.metrics.queries === base.metrics.queries && r.metrics.roundTrips === base.metrics.roundTrips : null;
+    const ok = same !== false && (cold === undefined || cold <= 1) && cached === 0;
+    if (!ok) missed++;
+    lines.push(
+      `| ${w.name} | ${base ? fmt(base.metrics.queries) : "–"} | ${base ? fmt(base.metrics.roundTrips) : "–"} | ${base ? fmt(base.metrics.rowsRead) : "–"} | ${fmt(r.metrics.queries)} | ${fmt(r.metrics.roundTrips)} | ${fmt(r.metrics.rowsRead)} | ${cold === undefined ? "–" : fmt(cold)} | ${fmt(cached)} | ${base ? fmt(base.p99 / base.floor.p99, 2) : "–"} | ${fmt(r.p99 / r.floor.p99, 2)} | ${ok ? "ok" : "MISSED"} |`,
+    );
+  }
+  lines.push("", firstNote);
+  if (!(first(sharded) <= 1)) missed++;
+  // The pipeline's work per message in both layouts (the shard check included).
+  const perType = (run) => {
+    const byType = new Map();
+    for (const msg of run.pipeline) {
+      const t = byType.get(msg.type) ?? { messages: 0, queries: 0, roundTrips: 0, directory: 0 };
+      t.messages += msg.messages ?? 1;
+      t.queries += msg.queries;
+      t.roundTrips += msg.roundTrips;
+      t.directory += msg.directory?.queries ?? 0;
+      byType.set(msg.type, t);
+    }
+    return byType;
+  };
+  const a = perType(one);
+  const b = perType(sharded);
+  if (b.size) {
+    lines.push("", "Queue consumer per message, both layouts (shard_check: the one statement per shard's part of a batch that finds whether a message's account has moved, src/shards/redirect.ts):", "");
+    lines.push("| message | one DB: handled | statements | round trips | sharded: handled | statements | round trips | directory statements |");
+    lines.push("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (const [type, t] of b) {
+      const o = a.get(type);
+      lines.push(
+        `| ${type} | ${o ? fmt(o.messages) : "–"} | ${o ? fmt(o.queries / o.messages, 2) : "–"} | ${o ? fmt(o.roundTrips / o.messages, 2) : "–"} | ${fmt(t.messages)} | ${fmt(t.queries / t.messages, 2)} | ${fmt(t.roundTrips / t.messages, 2)} | ${fmt(t.directory)} |`,
+      );
+    }
+  }
+  return { text: lines.join("\n"), missed };
+}
+
 /** Whether any process of the group led by `pid` is still running. */
 function groupAlive(pid) {
   try {
@@ -701,7 +813,10 @@ function groupAlive(pid) {
 }
 
 const runs = [];
-for (const size of sizes) runs.push(await runSize(size));
+for (const size of sizes) {
+  runs.push(await runSize(size));
+  if (opts.sharded) runs.push(await runSize(size, "sharded"));
+}
 
 const m = machine();
 const texts = [];
@@ -709,18 +824,25 @@ let scanFailures = 0;
 let missed = 0;
 for (const run of runs) {
   const { text, scanFailures: s } = report(run);
-  texts.push(text, "", storageReport(run));
+  texts.push(text);
+  if (run.storage) texts.push("", storageReport(run));
+  if (run.layout !== "one") {
+    const one = runs.find((r) => r.size === run.size && r.layout === "one");
+    const { text: compared, missed: m } = shardedReport(one, run);
+    texts.push("", compared);
+    missed += m;
+  }
   scanFailures += s;
   missed += run.results.filter(({ w, r }) => targetOf(w, r).ok === false).length;
 }
 const summary = `Machine: ${m.cpus} CPUs, ${m.memory}, Node ${m.node}, load average now ${m.loadavg}.`;
-const full = [summary, "", ...texts, "", constancyReport(runs)].join("\n");
+const full = [summary, "", ...texts, "", constancyReport(runs.filter((r) => r.layout === "one"))].join("\n");
 console.log(`\n${full}`);
 mkdirSync(join(root, "bench", ".data"), { recursive: true });
 writeFileSync(join(root, "bench", ".data", "last-run.md"), full + "\n");
 writeFileSync(
   join(root, "bench", ".data", "last-run.json"),
-  JSON.stringify(runs.map((run) => ({ size: run.size, storage: run.storage, results: run.results.map(({ w, r }) => ({ name: w.name, kind: w.kind, ...r })) })), null, 2),
+  JSON.stringify(runs.map((run) => ({ size: run.size, layout: run.layout, storage: run.storage, results: run.results.map(({ w, r }) => ({ name: w.name, kind: w.kind, ...r })) })), null, 2),
 );
 console.log(`\n(also written to bench/.data/last-run.md)`);
 if (scanFailures) {

@@ -88,26 +88,57 @@ function applyMigrations(root, state) {
   if (r.status !== 0) throw new Error(`scripts/migrate.mjs --local failed:\n${r.stdout}\n${r.stderr}`);
 }
 
-/**
- * Shard 0's database file (the binding DB): of the local D1 files (every shard and the directory,
- * named by a hash), the one with the orders table whose ids are not in another shard's block
- * (shard n starts at n × 2^40; the directory has no orders table).
- */
-export function d1File(persistDir) {
+/** The local D1 files of a persisted state (every shard and the directory, named by a hash). */
+function d1Files(persistDir) {
   const dir = join(persistDir, "v3", "d1", "miniflare-D1DatabaseObject");
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite") : [];
-  const zero = files.filter((f) => {
-    const db = new DatabaseSync(join(dir, f), { readOnly: true });
+  return files.map((f) => join(dir, f));
+}
+
+/**
+ * Shard n's database file (shard 0 is the binding DB, shard n the binding SHARD_n): of the local D1
+ * files, the one with the orders table whose ids are in shard n's block (shard n starts at n × 2^40;
+ * the directory has no orders table).
+ */
+export function shardFile(persistDir, n = 0) {
+  const files = d1Files(persistDir);
+  const found = files.filter((file) => {
+    const db = new DatabaseSync(file, { readOnly: true });
     try {
       if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'orders'").get()) return false;
-      return db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM sqlite_sequence").get().seq < 2 ** 40;
+      return Math.floor(Number(db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM sqlite_sequence").get().seq) / 2 ** 40) === n;
     } finally {
       db.close();
     }
   });
-  if (zero.length !== 1) throw new Error(`expected one shard-0 D1 database file in ${dir}, found ${zero.length} of ${files.length}`);
-  return join(dir, zero[0]);
+  if (found.length !== 1) throw new Error(`expected one shard-${n} D1 database file in ${persistDir}, found ${found.length} of ${files.length}`);
+  return found[0];
 }
+
+/** Shard 0's database file (the binding DB). */
+export const d1File = (persistDir) => shardFile(persistDir, 0);
+
+/** The directory's database file (the binding DIRECTORY: the one with directory_accounts). */
+export function directoryFile(persistDir) {
+  const found = d1Files(persistDir).filter((file) => {
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      return Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'directory_accounts'").get());
+    } finally {
+      db.close();
+    }
+  });
+  if (found.length !== 1) throw new Error(`expected one directory D1 database file in ${persistDir}, found ${found.length}`);
+  return found[0];
+}
+
+/**
+ * Where the benchmarked account lives in a layout: "one" puts both accounts on shard 0 (as before
+ * sharding: the directory does not know them), "sharded" puts the benchmarked account on shard 1 and
+ * the other on shard 0, both in the directory with their keys and suppliers, as accounts opened
+ * since sharding are.
+ */
+export const LAYOUTS = { one: { main: 0, other: 0, directory: false }, sharded: { main: 1, other: 0, directory: true } };
 
 /**
  * Returns the seeded state for `size` orders: { dir, marker } where dir/state is the pristine
@@ -118,18 +149,18 @@ export function d1File(persistDir) {
  * when the marker is missing, when neither holds (a seeded migration or the seeder changed), or with
  * `force` (--reseed).
  */
-export async function ensureSeeded(root, size, { force = false, log = console.log } = {}) {
-  const base = join(root, "bench", ".data", String(size));
+export async function ensureSeeded(root, size, { force = false, log = console.log, layout = "one" } = {}) {
+  const base = join(root, "bench", ".data", layout === "one" ? String(size) : `${size}-${layout}`);
   const markerFile = join(base, "seed.json");
   const { files, prefixes } = prefixHashes(root);
   const hash = prefixes.at(-1);
   if (!force && existsSync(markerFile)) {
     const marker = JSON.parse(readFileSync(markerFile, "utf8"));
-    if (marker.schemaHash === hash && marker.size === size) {
+    if (marker.schemaHash === hash && marker.size === size && (marker.layout ?? "one") === layout) {
       log(`→ ${size} orders: reusing the seeded D1 in ${base} (schema ${hash})`);
       return { dir: join(base, "state"), marker };
     }
-    const applied = marker.size === size ? prefixes.indexOf(marker.schemaHash) : -1;
+    const applied = marker.size === size && (marker.layout ?? "one") === layout ? prefixes.indexOf(marker.schemaHash) : -1;
     if (applied > 0) {
       const pending = files.slice(applied);
       const state = join(base, "state");
@@ -152,7 +183,10 @@ export async function ensureSeeded(root, size, { force = false, log = console.lo
   log(`→ ${size} orders: applying migrations to a fresh local D1 (${state})`);
   applyMigrations(root, state);
   log(`→ ${size} orders: loading rows…`);
-  const marker = await withTriggersAfterwards(root, d1File(state), log, () => load(d1File(state), size));
+  const where = LAYOUTS[layout];
+  const databases = { shards: [0, 1].map((n) => shardFile(state, n)), directory: directoryFile(state) };
+  const loaded = [...new Set([where.main, where.other])].map((n) => databases.shards[n]);
+  const marker = await withTriggersAfterwards(root, loaded, log, () => load(databases, size, layout));
   // Again (it applies nothing new): the directory's account ids now start above the seeded accounts.
   applyMigrations(root, state);
   marker.schemaHash = hash;
@@ -169,7 +203,7 @@ export async function ensureSeeded(root, size, { force = false, log = console.lo
  * 100,000 orders against 89 s with the triggers firing per row (bench/RESULTS.md); the result is
  * the same either way.
  */
-async function withTriggersAfterwards(root, file, log, loadRows) {
+async function withTriggersAfterwards(root, files, log, loadRows) {
   // wrangler's own splitter, as `wrangler d1 migrations apply` reads the file.
   const { unstable_splitSqlQuery: splitStatements } = await import("wrangler");
   const migration = readdirSync(join(root, "drizzle")).find((f) => f.endsWith("_list_counts_triggers.sql"));
@@ -177,31 +211,37 @@ async function withTriggersAfterwards(root, file, log, loadRows) {
   const ftsMigration = readdirSync(join(root, "drizzle")).filter((f) => f.endsWith(".sql")).sort().findLast((f) =>
     /INSERT INTO orders_external_fts \(rowid, external_id\) SELECT/.test(readFileSync(join(root, "drizzle", f), "utf8")),
   );
-  const db = new DatabaseSync(file);
   // BENCH_SEED_TRIGGERS=1 loads with the triggers firing per row instead (to compare the two).
-  const triggers = process.env.BENCH_SEED_TRIGGERS === "1" ? [] : db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all();
-  for (const t of triggers) db.exec(`DROP TRIGGER "${t.name}"`);
-  db.close();
+  const triggersOf = files.map((file) => {
+    const db = new DatabaseSync(file);
+    const triggers = process.env.BENCH_SEED_TRIGGERS === "1" ? [] : db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all();
+    for (const t of triggers) db.exec(`DROP TRIGGER "${t.name}"`);
+    db.close();
+    return triggers;
+  });
   const marker = loadRows();
   const started = Date.now();
   const statementsOf = (file) => splitStatements(readFileSync(join(root, "drizzle", file), "utf8")).map((st) => st.replace(/^(\s*--.*\n)+/, "").trim());
-  const backfill = triggers.length === 0 ? [] : [
+  const backfill = [
     ...statementsOf(migration).filter((st) => /^INSERT INTO (order_facets|counters)\b/.test(st)),
     ...statementsOf(ftsMigration).filter((st) => /^INSERT INTO orders_external_fts \(rowid, external_id\) SELECT/.test(st)),
   ];
-  const again = new DatabaseSync(file);
-  again.exec("BEGIN");
-  for (const st of backfill) {
-    const t = Date.now();
-    again.exec(st);
-    log(`  ${st.slice(0, 40).replace(/\s+/g, " ")}…: ${((Date.now() - t) / 1000).toFixed(1)} s`);
-  }
-  for (const t of triggers) again.exec(t.sql);
-  again.exec("COMMIT");
-  again.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  again.close();
+  files.forEach((file, i) => {
+    const triggers = triggersOf[i];
+    const again = new DatabaseSync(file);
+    again.exec("BEGIN");
+    for (const st of triggers.length === 0 ? [] : backfill) {
+      const t = Date.now();
+      again.exec(st);
+      log(`  ${st.slice(0, 40).replace(/\s+/g, " ")}…: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    }
+    for (const t of triggers) again.exec(t.sql);
+    again.exec("COMMIT");
+    again.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    again.close();
+  });
   marker.countsSeconds = Math.round((Date.now() - started) / 1000);
-  log(`  counters, facets and the external_id index built in ${marker.countsSeconds} s (${backfill.length} statements of ${migration}); ${triggers.length} triggers back`);
+  log(`  counters, facets and the external_id index built in ${marker.countsSeconds} s (${backfill.length} statements of ${migration} in ${files.length} shard(s)); triggers back`);
   return marker;
 }
 
@@ -235,57 +275,103 @@ function ean13(rand) {
   return digits + ((10 - (sum % 10)) % 10);
 }
 
-function load(file, size) {
+function load(files, size, layout) {
   const rand = mulberry32(size);
   const pick = (list) => list[Math.floor(rand() * list.length)];
   const int = (min, max) => min + Math.floor(rand() * (max - min + 1));
   const money = (min, max) => Math.round((min + rand() * (max - min)) * 100) / 100;
   // Money columns hold exact ten-thousandths (src/lib/money.ts); the amounts here have 2 decimals.
   const units = (amount) => (amount === null ? null : Math.round(amount * 10_000));
+  const where = LAYOUTS[layout];
 
-  const db = new DatabaseSync(file);
-  db.exec("PRAGMA foreign_keys = ON");
-  db.exec("BEGIN");
+  // Each account's rows go to its shard's file (ids from that shard's block: the migrations set each
+  // shard's counters), in one transaction per file.
+  const handles = new Map();
+  const shardDb = (n) => {
+    if (!handles.has(n)) {
+      const db = new DatabaseSync(files.shards[n]);
+      db.exec("PRAGMA foreign_keys = ON");
+      db.exec("BEGIN");
+      handles.set(n, db);
+    }
+    return handles.get(n);
+  };
+  const directory = where.directory ? new DatabaseSync(files.directory) : null;
+  directory?.exec("BEGIN");
   const created = iso(ANCHOR - SPAN_DAYS * DAY - 30 * DAY);
 
-  // Accounts and their keys (stored as the service stores them: SHA-256 hex, a readable prefix).
+  // Accounts and their keys (stored as the service stores them: SHA-256 hex, a readable prefix). In
+  // the sharded layout the directory mints the account's id and knows its keys, as for an account
+  // opened through the admin API (src/shards/accounts.ts).
   const accounts = [];
-  for (const [name, keyCount] of [["Bench shop", BENCH_KEYS], ["Other shop", 1]]) {
-    const { lastInsertRowid: id } = db.prepare("INSERT INTO accounts (name, created_at) VALUES (?, ?)").run(name, created);
+  for (const [name, keyCount, shard] of [["Bench shop", BENCH_KEYS, where.main], ["Other shop", 1, where.other]]) {
+    const db = shardDb(shard);
+    let id;
+    if (directory) {
+      id = Number(directory.prepare("INSERT INTO directory_accounts (shard, pinned, created_at) VALUES (?, 0, ?)").run(shard, created).lastInsertRowid);
+      db.prepare("INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)").run(id, name, created);
+    } else {
+      id = Number(db.prepare("INSERT INTO accounts (name, created_at) VALUES (?, ?)").run(name, created).lastInsertRowid);
+    }
     const apiKeys = [];
     for (let k = 0; k < keyCount; k++) {
       const secret = `oik_${randomBytes(32).toString("base64url")}`;
+      const keyHash = createHash("sha256").update(secret).digest("hex");
       db.prepare(
         "INSERT INTO api_keys (account_id, name, key_hash, prefix, last_used_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      ).run(id, `bench ${k + 1}`, createHash("sha256").update(secret).digest("hex"), secret.slice(0, 10), null, created);
+      ).run(id, `bench ${k + 1}`, keyHash, secret.slice(0, 10), null, created);
+      directory?.prepare("INSERT INTO directory_credentials (key_hash, kind, account_id) VALUES (?, 'api_key', ?)").run(keyHash, id);
       apiKeys.push(secret);
     }
-    accounts.push({ id: Number(id), name, apiKey: apiKeys[0], apiKeys });
+    accounts.push({ id, name, shard, apiKey: apiKeys[0], apiKeys, db });
   }
   const [main, other] = accounts;
 
   // Suppliers, one product feed each, and the catalogue.
-  const insertSupplier = db.prepare(
-    "INSERT INTO suppliers (account_id, name, code, active, priority, channel, created_at, updated_at) VALUES (?, ?, ?, 1, ?, 'manual', ?, ?)",
-  );
-  const insertFeed = db.prepare(
-    "INSERT INTO product_feeds (account_id, supplier_id, name, format, mapping, url, active, created_at, updated_at) VALUES (?, ?, ?, 'csv', ?, ?, 1, ?, ?)",
-  );
-  const insertProduct = db.prepare(
-    `INSERT INTO products (account_id, product_feed_id, sku, ean13, name, purchase_price, stock_quantity, active, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+  const statementsOf = new Map();
+  const prepared = (account) => {
+    if (!statementsOf.has(account.db)) {
+      const db = account.db;
+      statementsOf.set(db, {
+        insertSupplier: db.prepare(
+          "INSERT INTO suppliers (account_id, name, code, active, priority, channel, created_at, updated_at) VALUES (?, ?, ?, 1, ?, 'manual', ?, ?)",
+        ),
+        insertFeed: db.prepare(
+          "INSERT INTO product_feeds (account_id, supplier_id, name, format, mapping, url, active, created_at, updated_at) VALUES (?, ?, ?, 'csv', ?, ?, 1, ?, ?)",
+        ),
+        insertProduct: db.prepare(
+          `INSERT INTO products (account_id, product_feed_id, sku, ean13, name, purchase_price, stock_quantity, active, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ),
+        insertOrder: db.prepare(
+          `INSERT INTO orders (account_id, reference, external_id, source, test, blocked, total, email, shipping_cost, shipping_name,
+             shipping_description, shipping_note, shipping_delivery_date, first_name, last_name, company_name, address1, address2,
+             postcode, city, state, country, phone, custom, completed_at, routed_at, route_requested_at, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ),
+        insertLine: db.prepare(
+          `INSERT INTO order_lines (order_id, account_id, position, external_id, name, ean13, reference, quantity, stock_quantity, price,
+             purchase_price, brand, category, supplier, image_url, custom, current_status, matched_supplier_id, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ),
+        insertLog: db.prepare("INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at) VALUES (?, ?, ?, ?, ?)"),
+      });
+    }
+    return statementsOf.get(account.db);
+  };
   const suppliersOf = new Map();
   const catalogueOf = new Map();
   for (const [account, supplierCount, productCount] of [
     [main, SUPPLIERS_MAIN, PRODUCTS_MAIN],
     [other, SUPPLIERS_OTHER, PRODUCTS_OTHER],
   ]) {
+    const { insertSupplier, insertFeed, insertProduct } = prepared(account);
     const suppliers = [];
     const feeds = [];
     for (let s = 1; s <= supplierCount; s++) {
       const name = `Supplier ${String(s).padStart(2, "0")} of ${account.name}`;
       const sid = Number(insertSupplier.run(account.id, name, `S${s}`, 100 + s, created, created).lastInsertRowid);
+      directory?.prepare("INSERT INTO directory_suppliers (supplier_id, account_id) VALUES (?, ?)").run(sid, account.id);
       suppliers.push({ id: sid, name });
       const mapping = JSON.stringify({ sku: "SKU", ean13: "EAN", name: "Title", purchase_price: "Price", stock_quantity: "Stock" });
       feeds.push(Number(insertFeed.run(account.id, sid, `${name} feed`, mapping, `https://feeds.example.com/${account.id}/${s}.csv`, created, created).lastInsertRowid));
@@ -303,20 +389,6 @@ function load(file, size) {
   }
 
   // Orders, newest last (ids grow with created_at, as they do in service).
-  const insertOrder = db.prepare(
-    `INSERT INTO orders (account_id, reference, external_id, source, test, blocked, total, email, shipping_cost, shipping_name,
-       shipping_description, shipping_note, shipping_delivery_date, first_name, last_name, company_name, address1, address2,
-       postcode, city, state, country, phone, custom, completed_at, routed_at, route_requested_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const insertLine = db.prepare(
-    `INSERT INTO order_lines (order_id, account_id, position, external_id, name, ean13, reference, quantity, stock_quantity, price,
-       purchase_price, brand, category, supplier, image_url, custom, current_status, matched_supplier_id, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const insertLog = db.prepare(
-    "INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at) VALUES (?, ?, ?, ?, ?)",
-  );
   const references = new Set();
   const newReference = () => {
     for (;;) {
@@ -336,6 +408,7 @@ function load(file, size) {
 
   for (let i = 0; i < all; i++) {
     const account = i % OTHER_EVERY === OTHER_EVERY - 1 ? other : main;
+    const { insertOrder, insertLine, insertLog } = prepared(account);
     const suppliers = suppliersOf.get(account.id);
     const catalogue = catalogueOf.get(account.id);
     const createdMs = Math.floor(start + i * step + rand() * step * 0.9);
@@ -420,15 +493,18 @@ function load(file, size) {
       });
     });
   }
-  db.exec("COMMIT");
-  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  db.close();
+  for (const db of [...handles.values(), ...(directory ? [directory] : [])]) {
+    db.exec("COMMIT");
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    db.close();
+  }
 
   return {
     size,
+    layout,
     seedVersion: SEED_VERSION,
     anchor: iso(ANCHOR),
-    accounts,
+    accounts: accounts.map(({ db, ...account }) => account),
     counts,
     suppliers: suppliersOf.get(main.id).map((s) => s.id),
     sample,

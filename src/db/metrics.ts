@@ -23,14 +23,23 @@ export type D1Metrics = {
    * with its own rows read and written where D1 reports them (which statement of many reads a lot).
    */
   statements?: { sql: string; params: unknown[]; rowsRead?: number; rowsWritten?: number }[];
+  /**
+   * The directory's share (binding DIRECTORY: which shard holds the account), counted apart from
+   * the shard's statements above: a request's work on its shard against its shard lookups. (Its
+   * lookups run through first(), which reports no rows read.)
+   */
+  directory: { queries: number; roundTrips: number };
 };
+
+/** Which database a metered binding is: a shard (the counters above) or the directory (its own). */
+export type MeteredKind = "shard" | "directory";
 
 const current = new AsyncLocalStorage<D1Metrics>();
 const metered = new WeakMap<D1Client, D1Client>();
 const innerOf = new WeakMap<object, D1PreparedStatement>();
 
 export function newD1Metrics(): D1Metrics {
-  return { queries: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0, durationMs: 0, unmetered: 0 };
+  return { queries: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0, durationMs: 0, unmetered: 0, directory: { queries: 0, roundTrips: 0 } };
 }
 
 /** Runs fn with metrics collecting into m for every statement of a metered binding. */
@@ -41,9 +50,19 @@ export function withD1Metrics<T>(m: D1Metrics, fn: () => T): T {
 type Text = { sql: string; params: unknown[] };
 const textOf = new WeakMap<object, Text>();
 
-function record(statements: number, results: { meta?: { rows_read?: number; rows_written?: number; duration?: number } }[] | null, texts: (Text | undefined)[]) {
+function record(
+  kind: MeteredKind,
+  statements: number,
+  results: { meta?: { rows_read?: number; rows_written?: number; duration?: number } }[] | null,
+  texts: (Text | undefined)[],
+) {
   const m = current.getStore();
   if (!m) return;
+  if (kind === "directory") {
+    m.directory.roundTrips += 1;
+    m.directory.queries += statements;
+    return;
+  }
   if (m.statements) {
     texts.forEach((t, i) => {
       const meta = results?.[i]?.meta;
@@ -62,27 +81,27 @@ function record(statements: number, results: { meta?: { rows_read?: number; rows
   }
 }
 
-function wrapStatement(inner: D1PreparedStatement, text: Text): D1PreparedStatement {
+function wrapStatement(kind: MeteredKind, inner: D1PreparedStatement, text: Text): D1PreparedStatement {
   const stmt = {
-    bind: (...values: unknown[]) => wrapStatement(inner.bind(...values), { sql: text.sql, params: values }),
+    bind: (...values: unknown[]) => wrapStatement(kind, inner.bind(...values), { sql: text.sql, params: values }),
     all: async () => {
       const r = await inner.all();
-      record(1, [r], [text]);
+      record(kind, 1, [r], [text]);
       return r;
     },
     run: async () => {
       const r = await inner.run();
-      record(1, [r], [text]);
+      record(kind, 1, [r], [text]);
       return r;
     },
     first: async (col?: string) => {
       const r = col === undefined ? await inner.first() : await inner.first(col);
-      record(1, null, [text]);
+      record(kind, 1, null, [text]);
       return r;
     },
     raw: async (options?: { columnNames?: boolean }) => {
       const r = await inner.raw(options as { columnNames: true });
-      record(1, null, [text]);
+      record(kind, 1, null, [text]);
       return r;
     },
   } as unknown as D1PreparedStatement;
@@ -92,13 +111,13 @@ function wrapStatement(inner: D1PreparedStatement, text: Text): D1PreparedStatem
 }
 
 /** The metered view of a D1 binding or session (cached, so Drizzle instances built on it are reused). */
-export function meteredD1<C extends D1Client>(d1: C): C {
+export function meteredD1<C extends D1Client>(d1: C, kind: MeteredKind = "shard"): C {
   let view = metered.get(d1);
   if (!view) {
-    const prepare = (query: string) => wrapStatement(d1.prepare(query), { sql: query, params: [] });
+    const prepare = (query: string) => wrapStatement(kind, d1.prepare(query), { sql: query, params: [] });
     const batch = async <T>(statements: D1PreparedStatement[]) => {
       const results = await d1.batch<T>(statements.map((s) => innerOf.get(s) ?? s));
-      record(statements.length, results, statements.map((s) => textOf.get(s)));
+      record(kind, statements.length, results, statements.map((s) => textOf.get(s)));
       return results;
     };
     // Everything else (withSession, getBookmark, exec) is the binding's or the session's own.
@@ -113,4 +132,31 @@ export function meteredD1<C extends D1Client>(d1: C): C {
     metered.set(d1, view);
   }
   return view as C;
+}
+
+const meteredEnvs = new WeakMap<object, object>();
+
+/**
+ * env with its DIRECTORY binding metered (its statements counted apart, in `directory`): the same
+ * object for the same env, so what is cached per env (a shard's view of it) stays cached.
+ */
+export function withMeteredDirectory<E extends { DIRECTORY: D1Database }>(env: E): E {
+  let view = meteredEnvs.get(env) as E | undefined;
+  if (!view) {
+    view = { ...env, DIRECTORY: meteredD1(env.DIRECTORY, "directory") };
+    meteredEnvs.set(env, view);
+  }
+  return view;
+}
+
+/**
+ * Benchmark runs: runs fn with fresh counters and logs them as one "bench:pipeline {json}" line
+ * (bench/run.mjs reads these from the Worker's output), `type` naming the work; otherwise just fn.
+ */
+export async function meteredWork<T>(bench: boolean, type: string, messages: number, fn: () => Promise<T>): Promise<T> {
+  if (!bench) return fn();
+  const metrics: D1Metrics = { ...newD1Metrics(), statements: [] };
+  const result = await withD1Metrics(metrics, fn);
+  console.warn(`bench:pipeline ${JSON.stringify({ type, messages, ...metrics })}`);
+  return result;
 }

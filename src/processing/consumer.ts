@@ -2,7 +2,7 @@
 // and, past the queue's max_retries, land in the dead-letter queue (./dead-letters.ts).
 import { sql } from "drizzle-orm";
 import { createDb, runBatch, type Db } from "../db";
-import { meteredD1, newD1Metrics, withD1Metrics } from "../db/metrics";
+import { meteredD1, meteredWork } from "../db/metrics";
 import type { Bindings } from "../env";
 import { deliverWebhook } from "../events/delivery.service";
 import { publishAfterPipeline, publishAndContinue } from "../events/publish.service";
@@ -18,12 +18,7 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
   // messages handled together) with its D1 statements.
   const bench = env.BENCH_METRICS === "1";
   const db = createDb(bench ? meteredD1(env.DB) : env.DB);
-  const metered = async (type: string, messages: number, fn: () => Promise<void>) => {
-    if (!bench) return fn();
-    const metrics = { ...newD1Metrics(), statements: [] };
-    await withD1Metrics(metrics, fn);
-    console.warn(`bench:pipeline ${JSON.stringify({ type, messages, ...metrics })}`);
-  };
+  const metered = (type: string, messages: number, fn: () => Promise<void>) => meteredWork(bench, type, messages, fn);
   const failed = async (message: Message<PipelineMessage>, error: unknown) => {
     console.error(JSON.stringify({ level: "error", event: "pipeline_failed", body: message.body, attempts: message.attempts, error: String(error) }));
     if (message.body.type === "route_order") await recordRoutingError(db, message.body.orderId, error);

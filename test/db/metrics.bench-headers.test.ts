@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { createAccount, createOrder, orderPayload } from "../helpers/factories";
 import { authHeaders, BASE, call } from "../helpers/http";
+import { forgetAccount } from "../../src/shards/directory";
 
 const app = createApp();
 
@@ -46,6 +47,18 @@ describe("D1 metering for the benchmark", () => {
     expect(res.status).toBe(200);
     console.log("rows written by a create:", res.headers.get("X-D1-Rows-Written"));
     expect(Number(res.headers.get("X-D1-Rows-Written"))).toBeGreaterThan(0);
+  });
+
+  it("counts the directory's statements apart: one lookup for an account it has not cached, none after", async () => {
+    const creds = await createAccount();
+    await call("GET", "/api/v1", { creds });
+    // As on an isolate that has not seen the account yet.
+    forgetAccount(creds.accountId);
+    const cold = await fetchWith({ BENCH_METRICS: "1" }, "/api/v1", authHeaders(creds));
+    expect(cold.status).toBe(200);
+    expect([cold.headers.get("X-D1-Queries"), cold.headers.get("X-D1-Directory-Queries")]).toEqual(["1", "1"]);
+    const cached = await fetchWith({ BENCH_METRICS: "1" }, "/api/v1", authHeaders(creds));
+    expect([cached.headers.get("X-D1-Queries"), cached.headers.get("X-D1-Directory-Queries")]).toEqual(["1", "0"]);
   });
 
   it("adds nothing when it is off", async () => {
