@@ -22,7 +22,7 @@ export function idRangeStatements(block) {
   ];
 }
 
-/** The [[d1_databases]] of wrangler.toml: binding and migrations_dir, in order. */
+/** The [[d1_databases]] of wrangler.toml: binding, migrations_dir, database_name and database_id, in order. */
 export function d1Bindings(toml) {
   return toml
     .split(/^\[\[d1_databases\]\]\s*$/m)
@@ -31,6 +31,8 @@ export function d1Bindings(toml) {
     .map((block) => ({
       binding: /^binding\s*=\s*"([^"]+)"/m.exec(block)?.[1],
       migrationsDir: /^migrations_dir\s*=\s*"([^"]+)"/m.exec(block)?.[1],
+      databaseName: /^database_name\s*=\s*"([^"]+)"/m.exec(block)?.[1],
+      databaseId: /^database_id\s*=\s*"([^"]+)"/m.exec(block)?.[1],
     }))
     .filter((b) => b.binding);
 }
