@@ -6,13 +6,23 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { d1Bindings, idRangeStatements, shardOfBinding } from "./lib/shards.mjs";
+import { d1Bindings, idRangeStatements, shardDeclarationProblem, shardOfBinding } from "./lib/shards.mjs";
 import { bin, childEnv, root, run } from "./lib/setup.mjs";
 
 const where = process.argv.includes("--remote") ? "--remote" : "--local";
-// Anything else is wrangler's (e.g. --persist-to <dir> for a local state of its own).
+// Anything else is wrangler's (e.g. --persist-to <dir> for a local state of its own, --config <file>).
 const extra = process.argv.slice(2).filter((a) => a !== "--remote" && a !== "--local");
-const databases = d1Bindings(readFileSync(join(root, "wrangler.toml"), "utf8")).filter((d) => d.migrationsDir);
+const configAt = extra.findIndex((a) => a === "--config" || a === "-c");
+const config = configAt >= 0 ? extra[configAt + 1] : join(root, "wrangler.toml");
+const bindings = d1Bindings(readFileSync(config, "utf8"));
+// Shards past the limit, or with a gap, are refused before any database is touched (the Worker
+// refuses them too: src/index.ts).
+const problem = shardDeclarationProblem(bindings.map((d) => d.binding));
+if (problem) {
+  console.error(`✗ ${config}: ${problem}\nNothing was migrated.`);
+  process.exit(1);
+}
+const databases = bindings.filter((d) => d.migrationsDir);
 for (const { binding } of databases) {
   console.log(`→ ${binding}: migrations (${where.slice(2)})`);
   run(bin("wrangler"), ["d1", "migrations", "apply", binding, where, ...extra], { env: { ...childEnv, CI: "true" } });
