@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { d1Bindings, idRangeStatements, shardDeclarationProblem, shardOfBinding } from "./lib/shards.mjs";
+import { d1Bindings, idRangeStatements, MAX_ACCOUNT_ID, shardDeclarationProblem, shardOfBinding } from "./lib/shards.mjs";
 import { bin, childEnv, root, run } from "./lib/setup.mjs";
 
 const where = process.argv.includes("--remote") ? "--remote" : "--local";
@@ -42,6 +42,9 @@ const legacy = spawnSync(bin("wrangler"), ["d1", "execute", "DB", where, ...extr
 });
 const highest = legacy.status === 0 ? Number(JSON.parse(legacy.stdout)[0]?.results?.[0]?.m ?? 0) : 0;
 if (legacy.status !== 0) console.error(`! Could not read shard 0's highest account id:\n${legacy.stderr}`);
+if (highest >= MAX_ACCOUNT_ID) {
+  console.error(`! Shard 0 holds account ids up to ${highest}: account ids end at ${MAX_ACCOUNT_ID}, so no new account can be created (docs/operations.md, "Limits of ids").`);
+}
 if (highest > 0) {
   console.log(`→ DIRECTORY: account ids from ${highest + 1}`);
   const raise = [
