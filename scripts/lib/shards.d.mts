@@ -2,7 +2,6 @@ export declare const ID_RANGE: number;
 export declare const MAX_SHARDS: number;
 export declare const FIRST_SPARE_BLOCK: number;
 export declare const LAST_BLOCK: number;
-export declare const ORDERS_PER_BLOCK: number;
 export declare const MAX_ACCOUNT_ID: number;
 export declare function shardDeclarationProblem(bindings: string[]): string | null;
 export declare function idRangeStatements(shard: number): string[];

@@ -13,8 +13,8 @@ export const MAX_SHARDS = 64;
 export const FIRST_SPARE_BLOCK = MAX_SHARDS;
 /** The last id block: the search's rowid keeps 8 bits of the block. */
 export const LAST_BLOCK = 255;
-/** Orders a shard mints in one block: the search's rowid keeps the low 32 bits of the id (drizzle/0022). */
-export const ORDERS_PER_BLOCK = 2 ** 32;
+// Orders a shard mints in one block: 2^32, the search's rowid keeping the low 32 bits of the id's
+// place in its block (enforced in the database: drizzle/0022_order_id_limit.sql).
 /** The highest account id: (2^22 − 1) × 2 + 1, times 2^40, plus 40 bits, is 2^63 − 1. */
 export const MAX_ACCOUNT_ID = 2 ** 22 - 1;
 

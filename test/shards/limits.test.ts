@@ -198,13 +198,13 @@ describe("shards declared (DB and SHARD_1 to SHARD_63 at most, in sequence)", ()
   const withShards = (n: number) => {
     const declared: Record<string, unknown> = { ...deployment };
     for (let i = 1; i <= n; i++) declared[`SHARD_${i}`] = env.LIMITS_SHARD_1;
-    return declared;
+    return declared as unknown as typeof env;
   };
   afterEach(() => vi.restoreAllMocks());
 
   it("serves a deployment of 64 shards (SHARD_63 the last) and refuses one of 65 at its first request: 503, the reason logged once", async () => {
     const sixtyFour = withShards(63);
-    expect(shardNumbers(sixtyFour as typeof env)).toHaveLength(64);
+    expect(shardNumbers(sixtyFour)).toHaveLength(64);
     expect([(await call("GET", "/health", { on: sixtyFour })).status]).toEqual([200]);
 
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
@@ -226,7 +226,7 @@ describe("shards declared (DB and SHARD_1 to SHARD_63 at most, in sequence)", ()
       ],
     ]);
     // Nothing past the limit is ever used, by the queue and the cron either.
-    expect(shardNumbers(sixtyFive as typeof env)).toHaveLength(64);
+    expect(shardNumbers(sixtyFive)).toHaveLength(64);
   });
 
   it("refuses a gap and odd names as the migration command does", () => {
