@@ -63,7 +63,10 @@ export default defineConfig(async () => {
                 },
                 // A scratch database for the migration test (test/db/migrations.money.test.ts), which
                 // applies the migrations one by one with rows in between.
-                d1Databases: { MIGRATION_DB: "migration-test" },
+                // A deployment of its own for the limits' test (test/shards/limits.test.ts): two shards,
+                // a directory and a queue nobody consumes, so ids at their limits touch nothing else.
+                d1Databases: { MIGRATION_DB: "migration-test", LIMITS_DB: "limits-shard-0", LIMITS_SHARD_1: "limits-shard-1", LIMITS_DIRECTORY: "limits-directory" },
+                queueProducers: { LIMITS_PIPELINE: { queueName: "limits-pipeline" } },
               },
             }),
           ],

@@ -6,13 +6,23 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { d1Bindings, idRangeStatements, shardOfBinding } from "./lib/shards.mjs";
+import { d1Bindings, idRangeStatements, MAX_ACCOUNT_ID, shardDeclarationProblem, shardOfBinding } from "./lib/shards.mjs";
 import { bin, childEnv, root, run } from "./lib/setup.mjs";
 
 const where = process.argv.includes("--remote") ? "--remote" : "--local";
-// Anything else is wrangler's (e.g. --persist-to <dir> for a local state of its own).
+// Anything else is wrangler's (e.g. --persist-to <dir> for a local state of its own, --config <file>).
 const extra = process.argv.slice(2).filter((a) => a !== "--remote" && a !== "--local");
-const databases = d1Bindings(readFileSync(join(root, "wrangler.toml"), "utf8")).filter((d) => d.migrationsDir);
+const configAt = extra.findIndex((a) => a === "--config" || a === "-c");
+const config = configAt >= 0 ? extra[configAt + 1] : join(root, "wrangler.toml");
+const bindings = d1Bindings(readFileSync(config, "utf8"));
+// Shards past the limit, or with a gap, are refused before any database is touched (the Worker
+// refuses them too: src/index.ts).
+const problem = shardDeclarationProblem(bindings.map((d) => d.binding));
+if (problem) {
+  console.error(`✗ ${config}: ${problem}\nNothing was migrated.`);
+  process.exit(1);
+}
+const databases = bindings.filter((d) => d.migrationsDir);
 for (const { binding } of databases) {
   console.log(`→ ${binding}: migrations (${where.slice(2)})`);
   run(bin("wrangler"), ["d1", "migrations", "apply", binding, where, ...extra], { env: { ...childEnv, CI: "true" } });
@@ -32,6 +42,9 @@ const legacy = spawnSync(bin("wrangler"), ["d1", "execute", "DB", where, ...extr
 });
 const highest = legacy.status === 0 ? Number(JSON.parse(legacy.stdout)[0]?.results?.[0]?.m ?? 0) : 0;
 if (legacy.status !== 0) console.error(`! Could not read shard 0's highest account id:\n${legacy.stderr}`);
+if (highest >= MAX_ACCOUNT_ID) {
+  console.error(`! Shard 0 holds account ids up to ${highest}: account ids end at ${MAX_ACCOUNT_ID}, so no new account can be created (docs/operations.md, "Limits of ids").`);
+}
 if (highest > 0) {
   console.log(`→ DIRECTORY: account ids from ${highest + 1}`);
   const raise = [

@@ -12,7 +12,7 @@ import type { AppEnv } from "./env";
 import { publishEventsAfterWrites } from "./events/notify.middleware";
 import { documentEvents } from "./events/events.openapi";
 import { webhooksRouter } from "./events/webhooks.routes";
-import { ApiError, INTERNAL_ERROR_BODY, isAccountMoving, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
+import { ApiError, INTERNAL_ERROR_BODY, isAccountMoving, isOrderIdsExhausted, ORDER_IDS_EXHAUSTED_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
 import { emptyBodyIsNoBody, unsupportedMediaType } from "./lib/request-body";
 import { documentErrors } from "./lib/router";
 import { adminAuth, apiKeyAuth } from "./middleware/auth";
@@ -182,6 +182,10 @@ export function createApp() {
     if (isAccountMoving(err)) {
       const moving = ApiError.accountMoving();
       return c.json(moving.body, moving.status, moving.headers);
+    }
+    if (isOrderIdsExhausted(err)) {
+      console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), path: c.req.path, shard: c.get("shard"), error: String(err) }));
+      return c.json(ORDER_IDS_EXHAUSTED_BODY, 503);
     }
     // @hono/zod-openapi's body gate: name what this route takes instead of repeating the status.
     if (err instanceof HTTPException && err.status === 415) {

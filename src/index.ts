@@ -10,14 +10,40 @@ import { runCron } from "./processing/cron";
 import { DEAD_LETTER_QUEUE, handleDeadLetterBatch } from "./processing/dead-letters";
 import type { PipelineMessage } from "./lib/queue";
 import { keepOnShard } from "./shards/redirect";
-import { batchesByShard, shardEnv, shardNumbers, shardOfUnknown, subBatch } from "./shards/shards";
+import { batchesByShard, shardDeclarationError, shardEnv, shardNumbers, shardOfUnknown, subBatch } from "./shards/shards";
 
 const app = createApp();
 
+const logged = new WeakSet<object>();
+
+/**
+ * A deployment declaring shards past the limit (or with a gap) is refused: every HTTP request
+ * answers 503, and the reason is logged once per isolate. The queue and the cron go on for shards
+ * 0 to 63 (shardNumbers never lists more), so nothing already taken in is lost or stuck; no account
+ * can be created or moved meanwhile. `npm run db:migrate:*` refuses the same wrangler.toml first.
+ */
+function refusedDeclaration(env: Bindings): string | null {
+  const problem = shardDeclarationError(env);
+  if (problem && !logged.has(env)) {
+    logged.add(env);
+    console.error(JSON.stringify({ level: "error", error: `Refused shard bindings: ${problem}` }));
+  }
+  return problem;
+}
+
 export default {
-  fetch: app.fetch,
+  fetch: (request, env, ctx) => {
+    if (refusedDeclaration(env)) {
+      return Response.json(
+        { message: "Service Unavailable", error: "The service's database configuration is refused; the operator finds the reason in the Worker's log." },
+        { status: 503 },
+      );
+    }
+    return app.fetch(request, env, ctx);
+  },
   // Every message names its shard (src/shards): each shard's part of a batch runs on that shard.
   queue: async (batch, env) => {
+    refusedDeclaration(env);
     // Benchmark runs count the directory's statements apart (src/db/metrics.ts).
     if (env.BENCH_METRICS === "1") env = withMeteredDirectory(env);
     const parts = batchesByShard(batch as MessageBatch<unknown>, shardOfUnknown);
@@ -35,6 +61,7 @@ export default {
   scheduled: async (controller, env, ctx) => {
     // Ages are measured from the time the cron fired for, not from when this invocation got to run.
     const at = new Date(controller.scheduledTime);
+    refusedDeclaration(env);
     ctx.waitUntil(Promise.all(shardNumbers(env).map((shard) => runCron(shardEnv(env, shard), at))));
   },
 } satisfies ExportedHandler<Bindings, PipelineMessage>;

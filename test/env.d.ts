@@ -6,6 +6,10 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       TEST_DIRECTORY_MIGRATIONS: D1Migration[];
       MIGRATION_DB: D1Database;
+      LIMITS_DB: D1Database;
+      LIMITS_SHARD_1: D1Database;
+      LIMITS_DIRECTORY: D1Database;
+      LIMITS_PIPELINE: Queue;
       ADMIN_TOKEN: string;
       TIGHT_API_LIMITER: RateLimit;
       TIGHT_AUTH_FAILURE_LIMITER: RateLimit;

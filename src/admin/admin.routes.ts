@@ -60,7 +60,14 @@ adminRouter.openapi(
       "it an API key (POST /admin/v1/accounts/{id}/api-keys); its id is the account-id header.",
     security: adminSecurity,
     request: { body: { content: { "application/json": { schema: AccountBody } }, required: true } },
-    responses: { 201: responses.json(AccountResponse, "The new account"), ...adminErrors },
+    responses: {
+      201: responses.json(AccountResponse, "The new account"),
+      409: errorResponse(409, "Every account id is given out (ids go up to 2^22 - 1; docs/operations.md, Shards)", {
+        message: "Conflict",
+        error: "No account id is left: account ids go up to 4194303 (2^22 - 1; the order search packs them into its index), and the directory has minted them all.",
+      }),
+      ...adminErrors,
+    },
   }),
   async (c) => {
     const body = c.req.valid("json");
@@ -190,7 +197,11 @@ adminRouter.openapi(
     responses: {
       200: responses.json(MoveResponse, "Where the move stands"),
       404: responses.notFound,
-      409: errorResponse(409, "The account is on that shard already, or moving to another", { message: "Conflict", error: "Account 7 is on shard 1 already." }),
+      409: errorResponse(
+        409,
+        "The account is on that shard already, or moving to another, or the move would need a new id block and every spare one (64 to 255) is given out (nothing is changed)",
+        { message: "Conflict", error: "Account 7 is on shard 1 already." },
+      ),
       ...adminErrors,
     },
   }),

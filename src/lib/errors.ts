@@ -45,11 +45,26 @@ export class ApiError extends Error {
 
 const MOVING_RETRY_SECONDS = 5;
 
+/** An order the shard cannot index: it has minted 2^32 orders in its id block (drizzle/0022's trigger raises "order_ids_exhausted"). */
+export function isOrderIdsExhausted(err: unknown): boolean {
+  return causeMatches(err, /order_ids_exhausted/);
+}
+
+/** The service's answer to a write past the orders' id limit: no order is created. */
+export const ORDER_IDS_EXHAUSTED_BODY = {
+  message: "Service Unavailable",
+  error: "This database has taken in all the orders it can (2^32 per id block); no order was created. The operator moves accounts to another shard (docs/operations.md, Shards).",
+} as const;
+
+function causeMatches(err: unknown, pattern: RegExp): boolean {
+  // Drizzle wraps D1's error: the cause chain holds it.
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (pattern.test(e.message)) return true;
+  return false;
+}
+
 /** A write refused by a moving account's freeze (the triggers of drizzle/0015 raise "account_moving"). */
 export function isAccountMoving(err: unknown): boolean {
-  // Drizzle wraps D1's error: the cause chain holds it.
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (/account_moving/.test(e.message)) return true;
-  return false;
+  return causeMatches(err, /account_moving/);
 }
 
 /** The `message` of each error status: Laravel's reason phrases, as the original service answers. */

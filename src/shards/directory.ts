@@ -9,7 +9,9 @@
 //   never a wrong answer.
 import { and, asc, eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
+import { MAX_ACCOUNT_ID } from "../../scripts/lib/shards.mjs";
 import type { Bindings } from "../env";
+import { ApiError } from "../lib/errors";
 import { sha256Hex } from "../lib/crypto";
 import { isoMicro } from "../lib/time";
 import { shardBinding, shardNumbers } from "./shards";
@@ -124,10 +126,21 @@ export async function registerAccount(env: Bindings, pin?: number): Promise<Loca
   } else {
     shardBinding(env, shard);
   }
-  const [row] = await directory(env)
-    .insert(directoryAccounts)
-    .values({ shard, pinned: pin !== undefined, createdAt: isoMicro() })
-    .returning({ id: directoryAccounts.id });
+  // The next id (SQLite's AUTOINCREMENT: above the counter and every id present) only while it is
+  // at most MAX_ACCOUNT_ID: one statement, so two creations at once cannot both pass the check.
+  const row = await env.DIRECTORY.prepare(
+    `INSERT INTO directory_accounts (shard, pinned, created_at)
+       SELECT ?1, ?2, ?3 WHERE max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'directory_accounts'), 0),
+                               coalesce((SELECT max(id) FROM directory_accounts), 0)) < ${MAX_ACCOUNT_ID}
+     RETURNING id`,
+  )
+    .bind(shard, pin !== undefined ? 1 : 0, isoMicro())
+    .first<{ id: number }>();
+  if (!row) {
+    throw ApiError.conflict(
+      `No account id is left: account ids go up to ${MAX_ACCOUNT_ID} (2^22 - 1; the order search packs them into its index), and the directory has minted them all.`,
+    );
+  }
   remember(byAccount, row.id, shard);
   return { accountId: row.id, shard };
 }

@@ -13,7 +13,7 @@
 // where it stands; the CLI calls again until the move is done.
 import { and, eq, ne } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { idRangeStatements, ID_RANGE } from "../../scripts/lib/shards.mjs";
+import { FIRST_SPARE_BLOCK, idRangeStatements, ID_RANGE, LAST_BLOCK } from "../../scripts/lib/shards.mjs";
 import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
 import { isoMicro } from "../lib/time";
@@ -54,8 +54,6 @@ const CHUNK_ROWS = 100;
 const CHUNK_BYTES = 1_000_000;
 /** Chunks (and phase steps) one call works through: well inside D1's 1,000 statements per invocation. */
 const STEPS_PER_CALL = 60;
-// Shard n starts in id block n; blocks for shards that take in higher ids come from here up.
-const FIRST_SPARE_BLOCK = 64;
 
 export type MoveState = {
   account_id: number;
@@ -118,6 +116,7 @@ export async function moveAccount(env: Bindings, accountId: number, toShard: num
     const before = move.phase;
     const at = move;
     move = await step(env, move).catch((error: unknown) => {
+      if (error instanceof ApiError) throw error;
       const table = MOVED_TABLES[at.tableIndex]?.table;
       throw new Error(`Move of account ${accountId}, phase ${at.phase}${at.phase === "copy" || at.phase === "delete" ? ` (${table})` : ""}: ${String(error)}`, { cause: error });
     });
@@ -143,7 +142,13 @@ async function step(env: Bindings, move: MoveRow): Promise<MoveRow> {
   switch (move.phase) {
     case "freeze": {
       await source.prepare("UPDATE accounts SET moving = 'frozen' WHERE id = ? AND moving IS NULL").bind(id).run();
-      await makeRoomForIds(env, move);
+      const refused = await makeRoomForIds(env, move);
+      if (refused) {
+        // Nothing was copied yet: the move is undone, as if it had never started.
+        await source.prepare("UPDATE accounts SET moving = NULL WHERE id = ? AND moving = 'frozen'").bind(id).run();
+        await drizzle(env.DIRECTORY).delete(directoryMoves).where(eq(directoryMoves.id, move.id));
+        throw ApiError.conflict(refused);
+      }
       forgetAccount(id);
       return save({ phase: "copy", tableIndex: 0, cursor: 0 });
     }
@@ -221,9 +226,10 @@ async function step(env: Bindings, move: MoveRow): Promise<MoveRow> {
 /**
  * Rows keep their ids on the target, and SQLite mints a table's next id above the largest there.
  * When the account holds ids of a higher block than the target mints in, the target moves on to a
- * new block above every block given out (the directory's), before any row arrives.
+ * new block above every block given out (the directory's), before any row arrives. Past the last
+ * block (LAST_BLOCK) there is none: the reason the move is refused, else null.
  */
-async function makeRoomForIds(env: Bindings, move: MoveRow) {
+async function makeRoomForIds(env: Bindings, move: MoveRow): Promise<string | null> {
   const source = shardBinding(env, move.fromShard);
   const target = shardBinding(env, move.toShard);
   const withIds = MOVED_TABLES.filter((t) => t.table !== "events");
@@ -235,13 +241,21 @@ async function makeRoomForIds(env: Bindings, move: MoveRow) {
   const own = await target.prepare("SELECT coalesce(max(seq), 0) AS seq FROM sqlite_sequence").first<{ seq: number }>();
   const accountBlock = Math.floor((highest?.m ?? 0) / ID_RANGE);
   const targetBlock = Math.floor((own?.seq ?? 0) / ID_RANGE);
-  if (accountBlock < targetBlock) return;
+  if (accountBlock < targetBlock) return null;
   const row = await env.DIRECTORY.prepare(
     `INSERT INTO directory_id_blocks (block, shard, created_at)
-       SELECT max(coalesce(max(block) + 1, ${FIRST_SPARE_BLOCK}), ${FIRST_SPARE_BLOCK}), ?, ? FROM directory_id_blocks RETURNING block`,
+       SELECT block, ?, ? FROM (SELECT max(coalesce(max(block) + 1, ${FIRST_SPARE_BLOCK}), ${FIRST_SPARE_BLOCK}) AS block FROM directory_id_blocks)
+       WHERE block <= ${LAST_BLOCK} RETURNING block`,
   )
     .bind(move.toShard, isoMicro())
     .first<{ block: number }>();
-  if (!row) throw new Error("The directory gave out no id block.");
+  if (!row) {
+    return (
+      `Account ${move.accountId} cannot move to shard ${move.toShard}: it holds ids of block ${accountBlock}, not below the block shard ${move.toShard} ` +
+      `mints in (${targetBlock}), so the shard would need a new id block, and all spare blocks (${FIRST_SPARE_BLOCK} to ${LAST_BLOCK}) are given out. ` +
+      `The move was not started.`
+    );
+  }
   await target.batch(idRangeStatements(row.block).map((s) => target.prepare(s)));
+  return null;
 }

@@ -5,14 +5,31 @@
 // Code off the request path and the services are written against an `env` whose DB is "the
 // database" and whose PIPELINE is "the queue": a shard's view of env is exactly that for one shard,
 // with every message it sends stamped with the shard, so the consumer runs it on the same shard.
+import { MAX_SHARDS, shardDeclarationProblem } from "../../scripts/lib/shards.mjs";
 import type { Bindings } from "../env";
 import type { PipelineMessage } from "../lib/queue";
 
-/** The shard numbers this deployment has, 0 first (SHARD_1, SHARD_2, … as declared). */
+/** The shard numbers this deployment has, 0 first (SHARD_1, SHARD_2, … as declared; never past the limit). */
 export function shardNumbers(env: Bindings): number[] {
   const numbers = [0];
-  for (let n = 1; (env as unknown as Record<string, unknown>)[`SHARD_${n}`] !== undefined; n++) numbers.push(n);
+  for (let n = 1; n < MAX_SHARDS && (env as unknown as Record<string, unknown>)[`SHARD_${n}`] !== undefined; n++) numbers.push(n);
   return numbers;
+}
+
+const declarationChecked = new WeakMap<object, string | null>();
+
+/**
+ * Why this deployment's SHARD_n bindings are refused (past SHARD_63, a gap, an odd name), or null:
+ * checked once per env object (scripts/lib/shards.mjs; the migration command refuses the same).
+ */
+export function shardDeclarationError(env: Bindings): string | null {
+  const root = rootOfView.get(env) ?? env;
+  let problem = declarationChecked.get(root);
+  if (problem === undefined) {
+    problem = shardDeclarationProblem(Object.keys(root));
+    declarationChecked.set(root, problem);
+  }
+  return problem;
 }
 
 /** A shard's database binding; throws for a shard this deployment does not have. */
