@@ -3,9 +3,9 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env";
-import { ApiError } from "../lib/errors";
+import { ApiError, isAccountMoving } from "../lib/errors";
 
-type Shown = { status: 403 | 404 | 409 | 422 | 429 | 500; title: string; text: string };
+type Shown = { status: 403 | 404 | 409 | 422 | 429 | 500 | 503; title: string; text: string };
 
 function shown(err: Error): Shown {
   if (err instanceof ApiError || err instanceof HTTPException) {
@@ -15,6 +15,8 @@ function shown(err: Error): Shown {
     if (status === 404) return NOT_FOUND;
     if (status === 403) return { status, title: "Request refused", text: detail ?? "This request was refused." };
     if (status === 429) return { status, title: "Too many requests", text: detail ?? "Too many requests; wait a minute and try again." };
+    // The account is moving (src/shards/move.ts): the API's sentence; nothing was changed.
+    if (status === 503) return { status, title: "Try again in a moment", text: detail ?? "This cannot be done right now; try again in a moment." };
     if (status === 409 || status === 422) return { status, title: status === 409 ? "Not possible now" : "Not accepted", text: detail ?? err.message };
   }
   return { status: 500, title: "Something went wrong", text: "Something went wrong on our side. Please try again in a moment." };
@@ -39,6 +41,8 @@ function ErrorPage({ title, text, status }: Shown) {
 }
 
 export function renderError(err: Error, c: Context<AppEnv>) {
+  // A write that passed the session check just before the move froze the account: the freeze's triggers refused it.
+  if (isAccountMoving(err)) err = ApiError.accountMoving();
   const page = shown(err);
   if (page.status === 500) {
     console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), path: c.req.path, error: String(err), stack: err.stack }));

@@ -5,7 +5,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { areaOfPath } from "./areas";
-import { sessionCookie } from "./auth";
+import { sessionSecret } from "./auth";
 import { clearCookie, readCookie, writeCookie } from "./cookies";
 
 const COOKIE = "oi_reveal";
@@ -15,7 +15,7 @@ export type Revealed = { label: string; value: string; note?: string };
 
 async function keyOf(c: Context<AppEnv>): Promise<CryptoKey | null> {
   const area = areaOfPath(c.req.path);
-  const secret = area ? readCookie(c, sessionCookie(area)) : undefined;
+  const secret = area ? sessionSecret(c, area) : undefined;
   if (!secret) return null;
   const material = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`reveal:${secret}`));
   return crypto.subtle.importKey("raw", material, "AES-GCM", false, ["encrypt", "decrypt"]);

@@ -59,7 +59,7 @@ export async function openSession(db: Db, by: OpenedWith, now = new Date()) {
 
 // Runs on every console request: plain SQL, one statement, each request binds the digest.
 const LOOKUP_SQL = `SELECT s.id, s.role, s.account_id, s.api_key_id, s.operator_token_hash, s.last_seen_at, s.expires_at,
-    a.name AS account_name, k.revoked_at AS api_key_revoked_at, k.expires_at AS api_key_expires_at,
+    a.name AS account_name, a.moving AS account_moving, k.revoked_at AS api_key_revoked_at, k.expires_at AS api_key_expires_at,
     sk.revoked_at AS supplier_key_revoked_at, sp.id AS supplier_id, sp.name AS supplier_name, sp.active AS supplier_active
   FROM console_sessions s
   LEFT JOIN accounts a ON a.id = s.account_id
@@ -68,7 +68,8 @@ const LOOKUP_SQL = `SELECT s.id, s.role, s.account_id, s.api_key_id, s.operator_
   LEFT JOIN suppliers sp ON sp.id = sk.supplier_id
   WHERE s.token_hash = ?1`;
 
-type LookupRow = {
+/** A session's row as the lookup finds it, before it is judged live or ended. */
+export type SessionRow = {
   id: number;
   role: ConsoleRole;
   account_id: number | null;
@@ -77,6 +78,7 @@ type LookupRow = {
   last_seen_at: string;
   expires_at: string;
   account_name: string | null;
+  account_moving: AccountMoving | null;
   api_key_revoked_at: string | null;
   api_key_expires_at: string | null;
   supplier_key_revoked_at: string | null;
@@ -91,9 +93,14 @@ export type LiveSession = {
   csrfToken: string;
   account: { id: number; name: string; apiKeyId: number } | null;
   supplier: { id: number; accountId: number; name: string } | null;
+  /** The account's move (src/shards/move.ts): 'frozen' takes no writes. */
+  moving: AccountMoving | null;
+  expiresAt: string;
 };
 
-async function stillValid(row: LookupRow, adminToken: string | undefined, now: number): Promise<boolean> {
+type AccountMoving = "frozen" | "leaving" | "arriving";
+
+async function stillValid(row: SessionRow, adminToken: string | undefined, now: number): Promise<boolean> {
   const limits = SESSION_LIMITS[row.role];
   if (Date.parse(row.expires_at) <= now || Date.parse(row.last_seen_at) + limits.idleMs <= now) return false;
   switch (row.role) {
@@ -106,18 +113,22 @@ async function stillValid(row: LookupRow, adminToken: string | undefined, now: n
   }
 }
 
+/** The session row of the cookie's secret, looked up by its SHA-256 only; null when this database has none. */
+export async function sessionRow(db: Db, secret: string): Promise<SessionRow | null> {
+  const { results } = await db.$client.prepare(LOOKUP_SQL).bind(await sha256Hex(secret)).all<SessionRow>();
+  return results[0] ?? null;
+}
+
 /**
- * The live session of this role for the cookie's secret, or null. `deferred` is a write to run
- * after the answer: refreshing last_seen_at (at most every five minutes), or deleting a session
- * that has ended.
+ * The live session of this role from its row, or null. `deferred` is a write to run after the
+ * answer: refreshing last_seen_at (at most every five minutes), or deleting a session that has
+ * ended; none while the account moves (its rows take no writes; the cron deletes ended ones later).
  */
-export async function findSession(db: Db, secret: string, role: ConsoleRole, adminToken: string | undefined, now = new Date()) {
-  const digest = await sha256Hex(secret);
-  const { results } = await db.$client.prepare(LOOKUP_SQL).bind(digest).all<LookupRow>();
-  const row = results[0];
-  if (!row || row.role !== role) return { session: null, deferred: null };
+export async function liveSession(db: Db, row: SessionRow, secret: string, role: ConsoleRole, adminToken: string | undefined, now = new Date()) {
+  if (row.role !== role) return { session: null, deferred: null };
+  const writable = row.account_moving === null;
   if (!(await stillValid(row, adminToken, now.getTime()))) {
-    return { session: null, deferred: db.delete(consoleSessions).where(eq(consoleSessions.id, row.id)).run() };
+    return { session: null, deferred: writable ? db.delete(consoleSessions).where(eq(consoleSessions.id, row.id)).run() : null };
   }
   const stale = now.getTime() - Date.parse(row.last_seen_at) > TOUCH_AFTER_MS;
   const session: LiveSession = {
@@ -126,8 +137,10 @@ export async function findSession(db: Db, secret: string, role: ConsoleRole, adm
     csrfToken: await csrfTokenOf(secret),
     account: row.role === "shop" ? { id: row.account_id!, name: row.account_name!, apiKeyId: row.api_key_id! } : null,
     supplier: row.role === "supplier" ? { id: row.supplier_id!, accountId: row.account_id!, name: row.supplier_name! } : null,
+    moving: row.account_moving,
+    expiresAt: row.expires_at,
   };
-  const deferred = stale ? db.update(consoleSessions).set({ lastSeenAt: isoMicro(now) }).where(eq(consoleSessions.id, row.id)).run() : null;
+  const deferred = stale && writable ? db.update(consoleSessions).set({ lastSeenAt: isoMicro(now) }).where(eq(consoleSessions.id, row.id)).run() : null;
   return { session, deferred };
 }
 

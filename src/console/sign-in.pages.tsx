@@ -5,16 +5,16 @@ import { z } from "@hono/zod-openapi";
 import { Hono, type Context } from "hono";
 import { authenticate } from "../accounts/accounts.service";
 import type { AppEnv } from "../env";
-import { ApiError, type ValidationErrors } from "../lib/errors";
+import { ApiError, isAccountMoving, type ValidationErrors } from "../lib/errors";
 import { field, validateForm } from "../lib/validation";
 import { verifyAdminToken } from "../middleware/auth";
 import { countAuthFailure, refuseBlockedAddress } from "../middleware/rate-limit";
 import { findSupplierKey } from "../middleware/supplier-auth";
-import { onAccountShard, onSupplierKeyShard } from "../shards/request";
+import { MovedAway, onAccountShard, onSupplierKeyShard } from "../shards/request";
 import { CsrfField, Field, FormError } from "../ui/field";
 import { safeNext, type Area } from "./areas";
-import { currentSession, requireSession, sessionCookie, startSession } from "./auth";
-import { clearCookie, readCookie, setFlash } from "./cookies";
+import { currentSession, requireSession, sessionCookie, sessionSecret, startSession } from "./auth";
+import { clearCookie, setFlash } from "./cookies";
 import { checkSignInToken, originCheck, sessionToken, signInToken } from "./csrf";
 import { endSession, type OpenedWith } from "./sessions";
 
@@ -46,7 +46,12 @@ const FORMS = {
     }),
     verify: async (c, input) => {
       // On the account's shard, where the session is then opened too.
-      const { account } = await onAccountShard(c, input.account_id, () => authenticate(c.get("primaryDb"), input.api_key, input.account_id));
+      const { account } = await onAccountShard(c, input.account_id, async () => {
+        const found = await authenticate(c.get("primaryDb"), input.api_key, input.account_id);
+        // As in the API: a shard the account is leaving (a stale cache entry) is not where its session goes.
+        if (found.moving === "leaving") throw new MovedAway();
+        return found;
+      });
       return { role: "shop", accountId: account.id, apiKeyId: account.apiKeyId };
     },
     refusedField: "api_key",
@@ -115,7 +120,7 @@ export function signInPages(area: Area) {
   const pages = new Hono<AppEnv>();
   const labels = Object.fromEntries(form.fields.map((f) => [f.name, f.label]));
 
-  const render = (c: Context<AppEnv>, status: 200 | 401 | 422 | 429, state: { next: string; values?: Record<string, string>; errors?: ValidationErrors; formError?: string[] }) => {
+  const render = (c: Context<AppEnv>, status: 200 | 401 | 422 | 429 | 503, state: { next: string; values?: Record<string, string>; errors?: ValidationErrors; formError?: string[] }) => {
     c.status(status);
     return c.render(
       <SignInPage area={area} form={form} token={signInToken(c)} next={state.next} values={state.values ?? {}} errors={state.errors ?? {}} formError={state.formError} />,
@@ -150,13 +155,21 @@ export function signInPages(area: Area) {
       const message = error.status === 429 ? "Too many failed sign-in attempts from your address. Wait a minute, then try again." : form.refusedMessage;
       return render(c, error.status, { next, values, errors: { [form.refusedField]: [message] }, formError: [message] });
     }
-    await startSession(c, area, opened);
+    try {
+      await startSession(c, area, opened);
+    } catch (error) {
+      // The account's move froze its rows (src/shards/move.ts): the session row cannot be written yet.
+      if (!isAccountMoving(error)) throw error;
+      const moving = ApiError.accountMoving();
+      for (const [name, value] of Object.entries(moving.headers ?? {})) c.header(name, value);
+      return render(c, 503, { next, values, formError: ["Your account is being moved to another database: signing in works again in a moment."] });
+    }
     return c.redirect(next, 303);
   });
 
   pages.post("/sign-out", originCheck, requireSession(area), sessionToken, async (c) => {
-    // The cookie's secret without its shard (requireSession has put the request on that shard).
-    const secret = readCookie(c, sessionCookie(area))?.replace(/^\d{1,4}\./, "");
+    // requireSession has put the request on the session's shard.
+    const secret = sessionSecret(c, area);
     if (secret) await endSession(c.get("db"), secret);
     clearCookie(c, sessionCookie(area));
     setFlash(c, { kind: "success", text: "You are signed out." });

@@ -61,7 +61,8 @@ export async function onAccountShard<T>(c: Context<AppEnv>, accountIdText: strin
 
 /** A credential check found the account's rows on a shard it is leaving (a move's last phase). */
 export class MovedAway extends Error {
-  constructor() {
+  /** The account whose rows were found (when the check knew only a secret, not the account). */
+  constructor(readonly accountId?: number) {
     super("The account has moved to another shard.");
   }
 }

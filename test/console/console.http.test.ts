@@ -27,8 +27,9 @@ describe("console sessions over HTTP", () => {
     const { res, jar } = await signIn({ account_id: String(creds.accountId), api_key: creds.apiKey });
     expect([res.status, res.headers.get("location")]).toEqual([303, "/console"]);
     const cookie = res.headers.getSetCookie().find((c) => c.startsWith("__Host-oi_shop_session="))!;
-    expect(cookie).toMatch(/^__Host-oi_shop_session=[\w-]{43}; Max-Age=604800; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
-    const secret = jar.get("__Host-oi_shop_session")!;
+    // The account and the secret (the account says the shard: docs/console.md "Sessions").
+    expect(cookie).toMatch(new RegExp(`^__Host-oi_shop_session=a${creds.accountId}\\.[\\w-]{43}; Max-Age=604800; Path=/; HttpOnly; Secure; SameSite=Lax$`));
+    const secret = jar.get("__Host-oi_shop_session")!.replace(/^a\d+\./, "");
     const stored = await rows<{ token_hash: string; role: string }>("SELECT token_hash, role FROM console_sessions WHERE account_id = ?", creds.accountId);
     expect(stored).toEqual([{ token_hash: await sha256Hex(secret), role: "shop" }]);
 

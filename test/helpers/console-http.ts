@@ -20,8 +20,13 @@ export async function send(path: string, init: RequestInit & { jar?: Jar } = {},
 
 /** GET the sign-in page (the double-submit cookie), then POST the form from our own origin. */
 export async function signIn(fields: Record<string, string>, jar: Jar = new Map(), fetcher?: (r: Request) => Promise<Response>, address = "192.0.2.10") {
-  await send("/console/sign-in", { jar, headers: { "cf-connecting-ip": address } }, fetcher);
+  return signInTo("/console", fields, jar, fetcher, address);
+}
+
+/** signIn for any area: the shop console (/console), the supplier portal (/supplier), the operator (/operator). */
+export async function signInTo(area: string, fields: Record<string, string>, jar: Jar = new Map(), fetcher?: (r: Request) => Promise<Response>, address = "192.0.2.10") {
+  await send(`${area}/sign-in`, { jar, headers: { "cf-connecting-ip": address } }, fetcher);
   const body = new URLSearchParams({ _csrf: jar.get("__Host-oi_signin_csrf") ?? "", ...fields });
-  const res = await send("/console/sign-in", { method: "POST", body, jar, headers: { origin: BASE, "cf-connecting-ip": address, "content-type": "application/x-www-form-urlencoded" } }, fetcher);
+  const res = await send(`${area}/sign-in`, { method: "POST", body, jar, headers: { origin: BASE, "cf-connecting-ip": address, "content-type": "application/x-www-form-urlencoded" } }, fetcher);
   return { res, jar };
 }

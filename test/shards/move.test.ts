@@ -5,19 +5,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MOVED_TABLES } from "../../src/shards/move";
-import { ADMIN, call, type Credentials } from "../helpers/http";
-import { orderPayload, unique } from "../helpers/factories";
+import { ADMIN, call } from "../helpers/http";
+import { orderPayload } from "../helpers/factories";
+import { accountOn, move } from "../helpers/moves";
 import { waitFor } from "../helpers/wait";
 
 const shards = [env.DB, env.SHARD_1];
-
-async function accountOn(shard: number): Promise<Credentials> {
-  const account = await call("POST", "/admin/v1/accounts", { headers: ADMIN, body: { name: unique("mover"), shard } });
-  expect(account.status, account.text).toBe(201);
-  const key = await call("POST", `/admin/v1/accounts/${account.json.id}/api-keys`, { headers: ADMIN, body: {} });
-  expect(key.status, key.text).toBe(201);
-  return { accountId: account.json.id, apiKey: key.json.api_key };
-}
 
 /** How many rows of the account each table holds on a shard. */
 async function rowsOf(shard: number, accountId: number): Promise<Record<string, number>> {
@@ -26,16 +19,6 @@ async function rowsOf(shard: number, accountId: number): Promise<Record<string, 
   return Object.fromEntries(MOVED_TABLES.map(({ table }, i) => [table, (answers[i].results[0] as { n: number }).n]));
 }
 const none = Object.fromEntries(MOVED_TABLES.map(({ table }) => [table, 0]));
-
-/** Calls the move command until it is done (as `npm run admin -- accounts:move` does), or once with pause_after. */
-async function move(accountId: number, body: Record<string, unknown>) {
-  for (let call_ = 0; call_ < 50; call_++) {
-    const res = await call("POST", `/admin/v1/accounts/${accountId}/move`, { headers: ADMIN, body });
-    expect(res.status, res.text).toBe(200);
-    if (res.json.done || body.pause_after) return res.json;
-  }
-  throw new Error("The move did not finish in 50 calls");
-}
 
 describe("moving an account to another shard", () => {
   it("takes orders in every state, with their ids and references; afterwards every endpoint works on the new shard and the old one holds none of its rows", async () => {
