@@ -48,31 +48,47 @@ function mulberry32(seed) {
  * The migration files, in the order they are applied: every shard's (drizzle/), then the directory's
  * (drizzle-directory/, named with their folder).
  */
-function migrationFiles(root) {
+function migrationFolders(root) {
   const sql = (folder) => readdirSync(join(root, folder)).filter((f) => f.endsWith(".sql")).sort();
   const directory = existsSync(join(root, "drizzle-directory")) ? sql("drizzle-directory").map((f) => `drizzle-directory/${f}`) : [];
-  return [...sql("drizzle"), ...directory];
+  return { shard: sql("drizzle"), directory };
 }
 
 /**
- * The hash of the seeder's version and of every prefix of the migration files, by how many files it
- * covers: prefixes[n] is the hash of the first n (prefixes[files.length] is the schema's own).
+ * The hash of the seeder's version and the migration files, the schema's own (`hash`: every shard
+ * migration, then every directory migration), and the hash of every earlier state the two folders
+ * were in: each pair of a prefix of the shard migrations and a prefix of the directory's, with the
+ * files added since (a marker holding one of them is brought forward by applying those). The two
+ * folders grow apart: a shard migration added after a directory one is still "added since".
  */
-function prefixHashes(root) {
-  const files = migrationFiles(root);
+export function schemaHashes(root) {
+  const { shard, directory } = migrationFolders(root);
+  const contents = new Map([...shard, ...directory].map((f) => [f, readFileSync(join(root, f.startsWith("drizzle-directory/") ? "" : "drizzle", f))]));
   const h = createHash("sha256");
   h.update(`seed-v${SEED_VERSION}\n`);
-  const prefixes = [h.copy().digest("hex").slice(0, 16)];
-  for (const f of files) {
-    h.update(f);
-    h.update(readFileSync(join(root, f.startsWith("drizzle-directory/") ? "" : "drizzle", f)));
-    prefixes.push(h.copy().digest("hex").slice(0, 16));
+  const earlier = new Map();
+  let hash = null;
+  for (let i = 0; i <= shard.length; i++) {
+    if (i > 0) {
+      h.update(shard[i - 1]);
+      h.update(contents.get(shard[i - 1]));
+    }
+    const d = h.copy();
+    for (let j = 0; j <= directory.length; j++) {
+      if (j > 0) {
+        d.update(directory[j - 1]);
+        d.update(contents.get(directory[j - 1]));
+      }
+      const digest = d.copy().digest("hex").slice(0, 16);
+      if (i === shard.length && j === directory.length) hash = digest;
+      else if (i + j > 0) earlier.set(digest, [...shard.slice(i), ...directory.slice(j)]);
+    }
   }
-  return { files, prefixes };
+  return { hash, earlier };
 }
 
 export function schemaHash(root) {
-  return prefixHashes(root).prefixes.at(-1);
+  return schemaHashes(root).hash;
 }
 
 /**
@@ -152,19 +168,17 @@ export const LAYOUTS = { one: { main: 0, other: 0, directory: false }, sharded: 
 export async function ensureSeeded(root, size, { force = false, log = console.log, layout = "one" } = {}) {
   const base = join(root, "bench", ".data", layout === "one" ? String(size) : `${size}-${layout}`);
   const markerFile = join(base, "seed.json");
-  const { files, prefixes } = prefixHashes(root);
-  const hash = prefixes.at(-1);
+  const { hash, earlier } = schemaHashes(root);
   if (!force && existsSync(markerFile)) {
     const marker = JSON.parse(readFileSync(markerFile, "utf8"));
     if (marker.schemaHash === hash && marker.size === size && (marker.layout ?? "one") === layout) {
       log(`→ ${size} orders: reusing the seeded D1 in ${base} (schema ${hash})`);
       return { dir: join(base, "state"), marker };
     }
-    const applied = marker.size === size && (marker.layout ?? "one") === layout ? prefixes.indexOf(marker.schemaHash) : -1;
-    if (applied > 0) {
-      const pending = files.slice(applied);
+    const pending = marker.size === size && (marker.layout ?? "one") === layout ? earlier.get(marker.schemaHash) : undefined;
+    if (pending) {
       const state = join(base, "state");
-      log(`→ ${size} orders: seeded with the first ${applied} migrations (${marker.schemaHash}); applying the ${pending.length} added since to the seeded D1: ${pending.join(", ")}`);
+      log(`→ ${size} orders: seeded with earlier migrations (${marker.schemaHash}); applying the ${pending.length} added since to the seeded D1: ${pending.join(", ")}`);
       const started = Date.now();
       applyMigrations(root, state);
       const seconds = Math.round((Date.now() - started) / 1000);
