@@ -80,14 +80,20 @@ export async function onSupplierKeyShard<T>(c: Context<AppEnv>, secret: string, 
   try {
     return await check();
   } catch (error) {
-    // Not there: the account may have moved since the cache (or a first lookup) said where it was.
-    // Once more, from the directory (a wrong key costs this one read too; refusals are rate-limited).
-    if (!(error instanceof ApiError && error.status === 401)) throw error;
-    forgetKey(keyHash, "supplier_key", located?.accountId);
+    // Not there, or there for an account leaving the shard: the account may have moved since the
+    // cache (or a first lookup) said where it was. Once more, from the directory (a wrong key costs
+    // this one read too; refusals are rate-limited).
+    const movedAway = error instanceof MovedAway;
+    if (!(movedAway || (error instanceof ApiError && error.status === 401))) throw error;
+    forgetKey(keyHash, "supplier_key", located?.accountId ?? (movedAway ? error.accountId : undefined));
     const fresh = (await locateKey(c.env, keyHash, "supplier_key"))?.shard ?? 0;
-    if (fresh === shard) throw error;
+    if (fresh === shard) throw movedAway ? ApiError.accountMoving() : error;
     useShard(c, fresh);
-    return check();
+    try {
+      return await check();
+    } catch (again) {
+      throw again instanceof MovedAway ? ApiError.accountMoving() : again;
+    }
   }
 }
 
