@@ -75,8 +75,13 @@ export function newDispatchStatement(created: NewDispatch[], now: string): SQL {
       l: lines.map(({ line, from }) => ({ i: line.id, f: from, v: line.moveToken })),
     })),
   );
-  // D1 runs one batch at a time, and dispatches are never deleted: the next ids are the largest one's successors.
-  const id = sql`(SELECT coalesce(max(id), 0) FROM dispatches) + 1 + j.key`;
+  // D1 runs one batch at a time: the next ids are minted here as SQLite's AUTOINCREMENT mints them,
+  // after the larger of the table's sequence and its largest id. Not the largest id alone: the
+  // sequence holds the shard's own id block (scripts/lib/shards.mjs), and a shard whose only
+  // dispatches came with a moved-in account would otherwise mint in the block those came from,
+  // ids another shard mints too (a later move of that shard's account would then lose rows to
+  // ON CONFLICT and never pass its check).
+  const id = sql`max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'dispatches'), 0), (SELECT coalesce(max(id), 0) FROM dispatches)) + 1 + j.key`;
   return sql`INSERT INTO dispatches (id, account_id, order_id, supplier_id, channel, status, idempotency_key, attempts, lease_until, payload,
         created_at, updated_at, sent_at)
       SELECT ${id}, j.value ->> '$.a', j.value ->> '$.o', j.value ->> '$.s', j.value ->> '$.c', j.value ->> '$.st', j.value ->> '$.k',
