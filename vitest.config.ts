@@ -65,8 +65,18 @@ export default defineConfig(async () => {
                 // applies the migrations one by one with rows in between.
                 // A deployment of its own for the limits' test (test/shards/limits.test.ts): two shards,
                 // a directory and a queue nobody consumes, so ids at their limits touch nothing else.
-                d1Databases: { MIGRATION_DB: "migration-test", LIMITS_DB: "limits-shard-0", LIMITS_SHARD_1: "limits-shard-1", LIMITS_DIRECTORY: "limits-directory" },
-                queueProducers: { LIMITS_PIPELINE: { queueName: "limits-pipeline" } },
+                // And one for the ids a moved account's shard mints (test/shards/moved-ids.test.ts), whose
+                // shards must start with no dispatch of their own.
+                d1Databases: {
+                  MIGRATION_DB: "migration-test",
+                  LIMITS_DB: "limits-shard-0",
+                  LIMITS_SHARD_1: "limits-shard-1",
+                  LIMITS_DIRECTORY: "limits-directory",
+                  IDS_DB: "ids-shard-0",
+                  IDS_SHARD_1: "ids-shard-1",
+                  IDS_DIRECTORY: "ids-directory",
+                },
+                queueProducers: { LIMITS_PIPELINE: { queueName: "limits-pipeline" }, IDS_PIPELINE: { queueName: "ids-pipeline" } },
               },
             }),
           ],

@@ -10,6 +10,10 @@ declare global {
       LIMITS_SHARD_1: D1Database;
       LIMITS_DIRECTORY: D1Database;
       LIMITS_PIPELINE: Queue;
+      IDS_DB: D1Database;
+      IDS_SHARD_1: D1Database;
+      IDS_DIRECTORY: D1Database;
+      IDS_PIPELINE: Queue;
       ADMIN_TOKEN: string;
       TIGHT_API_LIMITER: RateLimit;
       TIGHT_AUTH_FAILURE_LIMITER: RateLimit;
