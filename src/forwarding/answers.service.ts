@@ -2,14 +2,14 @@
 // of a pulled order. All or nothing per call, against the state it was judged by: if another
 // answer changed one of its lines first, nothing of it is written and it is judged again against
 // what won (applied, or refused with a 409 naming the line's state). Every move goes through the
-// state machine; any number of answers costs the same few statements.
+// state machine, no line ships more than it confirms; any number of answers costs the same few statements.
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { runBatch, toStatement, type Db, type Row } from "../db";
+import { rawBatch, runBatch, toStatement, type Db, type Row } from "../db";
 import { expectCount, LOST, retryLostRaces, runGuarded } from "../db/guards";
 import { dispatches, orderLines, orders, shipments, type Dispatch, type DispatchStatus, type LineStatus, type Order, type OrderLine, type Shipment } from "../db/schema";
 import type { AuthenticatedSupplier } from "../env";
 import { shipmentStatements, type ShipmentRecord } from "../events/outbox";
-import { ApiError } from "../lib/errors";
+import { ApiError, type ValidationErrors } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
@@ -38,97 +38,144 @@ export type Answer = {
 /** States in which a supplier can report a shipment (a ruled line is accepted by it). */
 const SHIPPABLE: readonly LineStatus[] = ["ruled", "completed", "partially_completed"];
 
+/** What is left to ship of a line: what it confirms (its confirmed quantity, or else its quantity) less what is shipped of it. */
+export const leftToShip = (line: Pick<OrderLine, "quantity" | "confirmedQuantity">, shipped: number) => (line.confirmedQuantity ?? line.quantity) - shipped;
+
 /**
- * The answers that change something for a line in its current state (what the supplier portal
- * offers): accept a ruled line; decline or confirm part of it where the state machine allows it
- * (part only of more than one); report a shipment once it is accepted or still to accept.
+ * The answers that change something for a line in its current state, `shipped` of it shipped (what
+ * the supplier portal offers): accept a ruled line; decline or confirm part of it where the state
+ * machine allows it (part only of more than one, and not less than is shipped); report a shipment
+ * once it is accepted or still to accept, while something is left to ship.
  * (accept on an accepted line is taken too, as a note, but changes nothing.)
  */
-export function offeredAnswers(line: Pick<OrderLine, "currentStatus" | "quantity">): Answer["action"][] {
+export function offeredAnswers(line: Pick<OrderLine, "currentStatus" | "quantity" | "confirmedQuantity">, shipped = 0): Answer["action"][] {
   const s = line.currentStatus;
   const offered: Answer["action"][] = [];
   if (s === "ruled") offered.push("accept");
   if (canMove(s, "declined")) offered.push("decline");
-  if (canMove(s, "partially_completed") && line.quantity > 1) offered.push("partial");
-  if (SHIPPABLE.includes(s)) offered.push("ship");
+  if (canMove(s, "partially_completed") && line.quantity > Math.max(1, shipped)) offered.push("partial");
+  if (SHIPPABLE.includes(s) && leftToShip(line, shipped) > 0) offered.push("ship");
   return offered;
-}
-
-function refuse(line: Pick<OrderLine, "id" | "currentStatus">, action: string): never {
-  throw ApiError.conflict(`Order line ${line.id} is ${line.currentStatus}; it cannot be given the answer '${action}'.`);
 }
 
 const notFound = (id: number) => ApiError.notFound(`Order line with id '${id}' not found`);
 
 /**
- * A supplier's answers, per line. A decline, or the rest of a partial confirmation, goes to the next
- * eligible supplier when the account re-routes (src/routing/reroute.ts), in the same batch; the
- * results still show each line as the answer left it for this supplier. A cancellation it is asked
- * for is confirmed or refused here too; a shipment that leaves less than a requested cancellation
- * refuses it. Re-routed lines are handed to the pipeline to be sent.
+ * This supplier's decline of the line, as read: the line is still declined with it, or it went on to
+ * another supplier after the decline (its reroute chain says so). Whoever has the line now is not named.
  */
-export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: AuthenticatedSupplier, answers: Answer[]) {
-  const ids = [...new Set(answers.map((a) => a.line_id))];
-  const result = await retryLostRaces(async () => {
-    const { results: lineRows } = await toStatement(db, cancellableLinesQuery({ lineIds: ids, accountId: supplier.accountId }, supplier.id)).all<Row>();
-    const lines = lineRows.map(toCancellableLine);
-    const byId = new Map(lines.map((l) => [l.id, l]));
-    const ours = (l: CancellableLine) => l.matchedSupplierId === supplier.id;
-    // Lines of other suppliers or accounts are indistinguishable from unknown ones.
-    for (const answer of answers) {
-      const line = byId.get(answer.line_id);
-      const asked = answer.action === "confirm_cancellation" || answer.action === "refuse_cancellation";
-      if (!line || !(ours(line) || (asked && line.openRequest))) throw notFound(answer.line_id);
+function declinedBy(line: CancellableLine, supplierId: number): boolean {
+  if (line.matchedSupplierId === supplierId) return line.currentStatus === "declined";
+  return (line.rerouteChain ?? []).some((hop) => hop.supplier_id === supplierId && hop.outcome === "declined" && hop.line_id === line.id);
+}
+
+/** Any later answer of a supplier to a line it declined (a racing decline too): what was recorded. */
+const declineRecorded = (line: Pick<OrderLine, "id">, supplier: { name: string }, action: string) =>
+  ApiError.conflict(`The decline of order line ${line.id} by supplier ${supplier.name} is already recorded; the line cannot be given the answer '${action}'.`);
+
+/** Everything a call of answers would write, or why it cannot be written: judged against the lines as read, without I/O. */
+type Judgement = {
+  changes: LineChange[];
+  shipments: ShipmentRecord[];
+  settlements: Settlement[];
+  leaving: Map<number, Leaving>;
+  shipping: Map<number, Answered["shipping"]>;
+  /** What each line ships in this call (repeats of a recorded shipment not counted). */
+  shippedNow: Map<number, number>;
+  /** Each line's status as the answers leave it. */
+  status: Map<number, LineStatus>;
+  /** Lines whose shipments must stay within what they confirm: the batch checks it again as written. */
+  bounded: Set<number>;
+  /** Every failing field (422), by answers.N.field. */
+  errors: ValidationErrors;
+  /** The first line that is not this supplier's (404). */
+  missing: number | null;
+  /** The first answer that does not fit its line's state (409). */
+  conflict: ApiError | null;
+};
+
+/**
+ * Judges answers (null: one the schema could not read, passed over) in their order against the lines
+ * as read. `recorded`: "<line id> <shipment id>" of the shipments these answers report that are
+ * recorded already (a repeat is recorded once, and counts once). Every answer is judged, so that
+ * every failing field is named at once.
+ */
+function judgeAnswers(lines: CancellableLine[], recorded: Set<string>, supplier: AuthenticatedSupplier, answers: readonly (Answer | null)[]): Judgement {
+  const byId = new Map(lines.map((l) => [l.id, l]));
+  const ours = (l: CancellableLine) => l.matchedSupplierId === supplier.id;
+  const j: Judgement = {
+    changes: [],
+    shipments: [],
+    settlements: [],
+    leaving: new Map(),
+    shipping: new Map(),
+    shippedNow: new Map(),
+    status: new Map(lines.map((l) => [l.id, l.currentStatus])),
+    bounded: new Set(),
+    errors: {},
+    missing: null,
+    conflict: null,
+  };
+  const { changes, leaving, shipping, status } = j;
+  const settled = new Set<number>();
+  const reported = new Set(recorded);
+  // What the supplier has confirmed of each line so far (a partial answer earlier in this call counts),
+  // and what is shipped of it (this call's shipments too).
+  const confirmed = new Map<number, number | null>(lines.map((l) => [l.id, l.confirmedQuantity]));
+  const shipped = new Map<number, number>(lines.map((l) => [l.id, l.shipped]));
+  const who = { id: supplier.id, name: supplier.name };
+  // A line read as declined with this supplier was declined by it: any answer it cannot take says so.
+  const refuse = (line: CancellableLine, from: LineStatus, action: string): never => {
+    if (line.currentStatus === "declined" && from === "declined") throw declineRecorded(line, supplier, action);
+    throw ApiError.conflict(`Order line ${line.id} is ${from}; it cannot be given the answer '${action}'.`);
+  };
+  // A line that leaves this supplier and then gets another answer in the same call leaves without re-routing.
+  const flush = (line: OrderLine) => {
+    const l = leaving.get(line.id);
+    if (!l || !l.to) return;
+    changes.push({ kind: "move", lineId: line.id, orderId: line.orderId, from: l.from, to: l.to, message: l.message, confirmedQuantity: l.confirmedQuantity, version: line.moveToken });
+    leaving.delete(line.id);
+  };
+  const move = (line: CancellableLine, action: Answer["action"], to: LineStatus, message: string) => {
+    const from = status.get(line.id)!;
+    if (!canMove(from, to)) refuse(line, from, action);
+    changes.push({ kind: "move", lineId: line.id, orderId: line.orderId, from, to, message, version: line.moveToken });
+    status.set(line.id, to);
+  };
+  // Every change carries the line's token as read: a line that moved meanwhile (and maybe came back
+  // to the same state, re-routed to another supplier) makes the batch lose, and it is judged again.
+  const note = (line: OrderLine, message: string) =>
+    changes.push({ kind: "note", lineId: line.id, orderId: line.orderId, message, status: status.get(line.id)!, version: line.moveToken });
+  const leave = (line: CancellableLine, action: Answer["action"], to: "declined" | "partially_completed", l: Omit<Leaving, "line" | "from" | "to" | "supplier">) => {
+    const from = status.get(line.id)!;
+    if (!canMove(from, to)) refuse(line, from, action);
+    // A cancellation waiting for this supplier's answer: the line goes nowhere else meanwhile.
+    const openCancellationId = line.openRequest?.purpose === "cancel" ? line.openRequest.id : null;
+    const hold = openCancellationId !== null && !settled.has(openCancellationId) ? CANCELLATION_HOLD : undefined;
+    leaving.set(line.id, { ...l, line, from, to, supplier: who, hold, openCancellationId });
+    status.set(line.id, to);
+  };
+
+  for (const [i, answer] of answers.entries()) {
+    if (!answer) continue;
+    const line = byId.get(answer.line_id);
+    const asked = answer.action === "confirm_cancellation" || answer.action === "refuse_cancellation";
+    // Lines of other suppliers or accounts are indistinguishable from unknown ones; a line this
+    // supplier declined and that went on is told as declined, never where it went.
+    if (!line || !(ours(line) || (asked && line.openRequest))) {
+      if (line && declinedBy(line, supplier.id)) j.conflict ??= declineRecorded(line, supplier, answer.action);
+      else j.missing ??= answer.line_id;
+      continue;
     }
-
-    const now = isoMicro();
-    const changes: LineChange[] = [];
-    const shipments: ShipmentRecord[] = [];
-    const settlements: Settlement[] = [];
-    const leaving = new Map<number, Leaving>();
-    const shipping = new Map<number, Answered["shipping"]>();
-    const shippedNow = new Map<number, number>();
-    const settled = new Set<number>();
-    const status = new Map<number, LineStatus>(lines.map((l) => [l.id, l.currentStatus]));
-    // What the supplier has confirmed of each line so far (a partial answer earlier in this call counts).
-    const confirmed = new Map<number, number | null>(lines.map((l) => [l.id, l.confirmedQuantity]));
-    const who = { id: supplier.id, name: supplier.name };
-    // A line that leaves this supplier and then gets another answer in the same call leaves without re-routing.
-    const flush = (line: OrderLine) => {
-      const l = leaving.get(line.id);
-      if (!l || !l.to) return;
-      changes.push({ kind: "move", lineId: line.id, orderId: line.orderId, from: l.from, to: l.to, message: l.message, confirmedQuantity: l.confirmedQuantity, version: line.moveToken });
-      leaving.delete(line.id);
-    };
-    const move = (line: OrderLine, action: Answer["action"], to: LineStatus, message: string) => {
-      const from = status.get(line.id)!;
-      if (!canMove(from, to)) refuse({ id: line.id, currentStatus: from }, action);
-      changes.push({ kind: "move", lineId: line.id, orderId: line.orderId, from, to, message, version: line.moveToken });
-      status.set(line.id, to);
-    };
-    // Every change carries the line's token as read: a line that moved meanwhile (and maybe came back
-    // to the same state, re-routed to another supplier) makes the batch lose, and it is judged again.
-    const note = (line: OrderLine, message: string) =>
-      changes.push({ kind: "note", lineId: line.id, orderId: line.orderId, message, status: status.get(line.id)!, version: line.moveToken });
-    const leave = (line: CancellableLine, action: Answer["action"], to: "declined" | "partially_completed", l: Omit<Leaving, "line" | "from" | "to" | "supplier">) => {
-      const from = status.get(line.id)!;
-      if (!canMove(from, to)) refuse({ id: line.id, currentStatus: from }, action);
-      // A cancellation waiting for this supplier's answer: the line goes nowhere else meanwhile.
-      const openCancellationId = line.openRequest?.purpose === "cancel" ? line.openRequest.id : null;
-      const hold = openCancellationId !== null && !settled.has(openCancellationId) ? CANCELLATION_HOLD : undefined;
-      leaving.set(line.id, { ...l, line, from, to, supplier: who, hold, openCancellationId });
-      status.set(line.id, to);
-    };
-
-    for (const answer of answers) {
-      const line = byId.get(answer.line_id)!;
+    const quantityError = (message: string) => (j.errors[`answers.${i}.quantity`] = [message.replace(":attribute", `answers.${i}.quantity`)]);
+    try {
       flush(line);
       const current = status.get(line.id)!;
       switch (answer.action) {
         case "accept":
           if (current === "ruled") move(line, "accept", "completed", `Accepted by supplier ${supplier.name}`);
           else if (current === "completed" || current === "partially_completed") note(line, `Accepted by supplier ${supplier.name}`);
-          else refuse({ id: line.id, currentStatus: current }, "accept");
+          else refuse(line, current, "accept");
           if (shipping.get(line.id) !== "stop") shipping.set(line.id, "start");
           break;
         case "decline":
@@ -137,8 +184,15 @@ export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: Authent
           break;
         case "partial": {
           const q = answer.quantity!;
+          const done = shipped.get(line.id)!;
           if (q >= line.quantity) {
-            throw ApiError.validation({ quantity: [`The quantity field must be less than the line's quantity (${line.quantity}).`] });
+            quantityError(`The :attribute field must be less than the line's quantity (${line.quantity}).`);
+            continue;
+          }
+          // What went out stays confirmed: the rest that goes on is never more than what did not ship.
+          if (q < done) {
+            quantityError(`The :attribute field must be at least ${done}, what is shipped of line ${line.id} already.`);
+            continue;
           }
           leave(line, "partial", "partially_completed", {
             cause: "partial",
@@ -146,29 +200,45 @@ export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: Authent
             message: `Supplier ${supplier.name} confirmed ${q} of ${line.quantity}${answer.reason ? `: ${answer.reason}` : ""}`,
           });
           confirmed.set(line.id, q);
+          j.bounded.add(line.id);
           if (shipping.get(line.id) !== "stop") shipping.set(line.id, "start");
           break;
         }
         case "ship": {
-          if (!SHIPPABLE.includes(current)) refuse({ ...line, currentStatus: current }, "ship");
+          if (!SHIPPABLE.includes(current)) refuse(line, current, "ship");
           if (current === "ruled") move(line, "ship", "completed", `Accepted by supplier ${supplier.name}`);
+          // A repeated report of the same shipment (same shipment_id, or tracking number) is recorded once.
+          const externalId = answer.shipment_id ?? answer.tracking_number ?? null;
+          const key = externalId === null ? null : `${line.id} ${externalId}`;
+          if (key !== null && reported.has(key)) break;
+          // Never more than is left to ship: what the line confirms (all of it, or the part confirmed) less what is shipped.
+          const done = shipped.get(line.id)!;
+          const allowed = confirmed.get(line.id) ?? line.quantity;
+          const left = allowed - done;
+          // Without a quantity: all that is left.
+          const quantity = answer.quantity ?? left;
+          if (quantity > left || quantity < 1) {
+            quantityError(`The :attribute field must not be greater than ${Math.max(left, 0)}, what is left to ship of line ${line.id} (${done} of ${allowed} shipped).`);
+            continue;
+          }
+          if (key !== null) reported.add(key);
+          shipped.set(line.id, done + quantity);
           const shipment = {
             lineId: line.id,
             orderId: line.orderId,
             accountId: line.accountId,
-            // Without a quantity: all of what was confirmed (the whole line, or the part confirmed).
-            quantity: answer.quantity ?? (status.get(line.id) === "partially_completed" ? confirmed.get(line.id) : null) ?? line.quantity,
+            quantity,
             carrier: answer.carrier ?? null,
             trackingNumber: answer.tracking_number ?? null,
             trackingUrl: answer.tracking_url ?? null,
-            // A repeated report of the same shipment (same shipment_id, or tracking number) is recorded once.
-            externalId: answer.shipment_id ?? answer.tracking_number ?? null,
+            externalId,
           };
-          shipments.push(shipment);
-          shippedNow.set(line.id, (shippedNow.get(line.id) ?? 0) + shipment.quantity);
+          j.shipments.push(shipment);
+          j.shippedNow.set(line.id, (j.shippedNow.get(line.id) ?? 0) + quantity);
+          j.bounded.add(line.id);
           note(
             line,
-            `Shipped ${shipment.quantity} by supplier ${supplier.name}${shipment.carrier ? ` via ${shipment.carrier}` : ""}${shipment.trackingNumber ? ` (tracking ${shipment.trackingNumber})` : ""}`,
+            `Shipped ${quantity} by supplier ${supplier.name}${shipment.carrier ? ` via ${shipment.carrier}` : ""}${shipment.trackingNumber ? ` (tracking ${shipment.trackingNumber})` : ""}`,
           );
           shipping.set(line.id, "stop");
           break;
@@ -176,29 +246,92 @@ export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: Authent
         case "confirm_cancellation":
         case "refuse_cancellation": {
           const request = line.openRequest;
-          if (!request || settled.has(request.id)) throw ApiError.conflict(`Order line ${line.id} has no cancellation waiting for an answer.`);
+          if (!request || settled.has(request.id)) {
+            if (!request && line.currentStatus === "declined" && ours(line)) throw declineRecorded(line, supplier, answer.action);
+            throw ApiError.conflict(`Order line ${line.id} has no cancellation waiting for an answer.`);
+          }
           settled.add(request.id);
           const outcome = answer.action === "confirm_cancellation" ? "confirmed" : "refused";
-          settlements.push({ line, status: current, request, outcome, by: "supplier", supplier: who, reason: answer.reason });
+          j.settlements.push({ line, status: current, request, outcome, by: "supplier", supplier: who, reason: answer.reason });
           if (outcome === "confirmed" && request.purpose === "cancel" && request.quantity >= line.quantity) status.set(line.id, "skipped");
           break;
         }
       }
+    } catch (error) {
+      // Judged on: a later answer may still name a field that fails.
+      if (!(error instanceof ApiError) || error.status !== 409) throw error;
+      j.conflict ??= error;
     }
-    // A shipment that leaves less than a requested cancellation takes: that cancellation is refused.
-    for (const [lineId, quantity] of shippedNow) {
-      const line = byId.get(lineId)!;
-      const request = line.openRequest;
-      if (!request || request.purpose !== "cancel" || settled.has(request.id)) continue;
-      if (line.quantity - line.shipped - quantity >= request.quantity) continue;
-      settled.add(request.id);
-      settlements.push({ line, status: status.get(lineId)!, request, outcome: "refused", by: "shipment", supplier: who, reason: `it shipped ${quantity}` });
-    }
+  }
+  // A shipment that leaves less than a requested cancellation takes: that cancellation is refused.
+  for (const [lineId, quantity] of j.shippedNow) {
+    const line = byId.get(lineId)!;
+    const request = line.openRequest;
+    if (!request || request.purpose !== "cancel" || settled.has(request.id)) continue;
+    if (line.quantity - line.shipped - quantity >= request.quantity) continue;
+    settled.add(request.id);
+    j.settlements.push({ line, status: status.get(lineId)!, request, outcome: "refused", by: "shipment", supplier: who, reason: `it shipped ${quantity}` });
+  }
+  return j;
+}
 
-    const plan = await planReroutes(db, supplier.accountId, [...leaving.values()], now);
-    const settlement = settleCancellations(settlements, now);
+/**
+ * The lines these answers name (of the supplier's account) and, of the shipments they report with an
+ * id, those recorded already: one round trip.
+ */
+async function readAnswered(db: Db, supplier: AuthenticatedSupplier, answers: readonly Answer[]): Promise<{ lines: CancellableLine[]; recorded: Set<string> }> {
+  const ids = [...new Set(answers.map((a) => a.line_id))];
+  const linesQuery = cancellableLinesQuery({ lineIds: ids, accountId: supplier.accountId }, supplier.id);
+  const reported = answers.flatMap((a) => {
+    const e = a.action === "ship" ? (a.shipment_id ?? a.tracking_number) : undefined;
+    return e === undefined ? [] : [{ i: a.line_id, e }];
+  });
+  if (reported.length === 0) return { lines: (await toStatement(db, linesQuery).all<Row>()).results.map(toCancellableLine), recorded: new Set() };
+  const [lineRows, recordedRows] = await rawBatch(db, [
+    linesQuery,
+    // Through shipments_line_external_uq: one index search per reported shipment.
+    sql`SELECT sh.order_line_id AS line_id, sh.external_id FROM json_each(${JSON.stringify(reported)}) AS j
+        JOIN shipments sh ON sh.order_line_id = j.value ->> '$.i' AND sh.external_id = j.value ->> '$.e'`,
+  ]);
+  return { lines: lineRows.map(toCancellableLine), recorded: new Set(recordedRows.map((r) => `${r.line_id} ${r.external_id}`)) };
+}
+
+/**
+ * What the lines find wrong with answers whose other fields the schema refused (null: an answer it
+ * could not read at all): the quantity fields, as applyAnswers would name them. Nothing is written.
+ */
+export async function answerErrors(db: Db, supplier: AuthenticatedSupplier, answers: readonly (Answer | null)[]): Promise<ValidationErrors> {
+  const readable = answers.filter((a): a is Answer => a !== null);
+  if (readable.length === 0) return {};
+  const { lines, recorded } = await readAnswered(db, supplier, readable);
+  return judgeAnswers(lines, recorded, supplier, answers).errors;
+}
+
+/**
+ * A supplier's answers, per line. A decline, or the rest of a partial confirmation, goes to the next
+ * eligible supplier when the account re-routes (src/routing/reroute.ts), in the same batch; the
+ * results still show each line as the answer left it for this supplier. A cancellation it is asked
+ * for is confirmed or refused here too; a shipment that leaves less than a requested cancellation
+ * refuses it. A line never ships more than it confirms, however many answers (racing ones too) add
+ * to it. Refusals, in this order: every failing field (422), a line that is not this supplier's
+ * (404), the first answer that does not fit its line's state (409). Re-routed lines are handed to
+ * the pipeline to be sent.
+ */
+export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: AuthenticatedSupplier, answers: Answer[]) {
+  const ids = [...new Set(answers.map((a) => a.line_id))];
+  const result = await retryLostRaces(async () => {
+    const { lines, recorded } = await readAnswered(db, supplier, answers);
+    const byId = new Map(lines.map((l) => [l.id, l]));
+    const j = judgeAnswers(lines, recorded, supplier, answers);
+    if (Object.keys(j.errors).length) throw ApiError.validation(j.errors);
+    if (j.missing !== null) throw notFound(j.missing);
+    if (j.conflict) throw j.conflict;
+
+    const now = isoMicro();
+    const plan = await planReroutes(db, supplier.accountId, [...j.leaving.values()], now);
+    const settlement = settleCancellations(j.settlements, now);
     // The lines' clocks, only where one runs or may (a supplier with deadlines): most answers touch none.
-    const answered: Answered[] = [...shipping]
+    const answered: Answered[] = [...j.shipping]
       .filter(([lineId]) => {
         const l = byId.get(lineId)!;
         return l.supplierShipDays !== null || l.supplierAckHours !== null || l.ackDueAt !== null || l.shipDueAt !== null || l.rerouteReason !== null || l.overdueAt !== null;
@@ -208,24 +341,35 @@ export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: Authent
     const token = newToken();
     // A shipment is judged against the line's open cancellation as read: one requested meanwhile
     // makes this batch lose, and the shipment is judged again (and refuses it).
-    const shippedLines = JSON.stringify([...shippedNow.keys()].map((i) => ({ i, r: byId.get(i)!.openRequest?.purpose === "cancel" ? byId.get(i)!.openRequest!.id : null })));
+    const shippedLines = JSON.stringify([...j.shippedNow.keys()].map((i) => ({ i, r: byId.get(i)!.openRequest?.purpose === "cancel" ? byId.get(i)!.openRequest!.id : null })));
     const cancellationAsRead = expectCount(
       sql`SELECT count(*) FROM json_each(${shippedLines}) AS j
           WHERE (SELECT c.id FROM cancellation_lines c WHERE c.order_line_id = j.value ->> '$.i' AND c.status = 'requested' AND c.purpose = 'cancel') IS j.value ->> '$.r'`,
-      shippedNow.size,
+      j.shippedNow.size,
+    );
+    // Judged against the shipments as read; written, the line must still ship no more than it
+    // confirms, with every shipment recorded by then (a racing answer's too): else this batch loses,
+    // and is judged again against what won (a 422 naming the quantity).
+    const bounded = JSON.stringify([...j.bounded].map((i) => ({ i, o: byId.get(i)!.orderId })));
+    const withinConfirmed = expectCount(
+      sql`SELECT count(*) FROM json_each(${bounded}) AS j JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = j.value ->> '$.o'
+          WHERE (SELECT coalesce(sum(sh.quantity), 0) FROM shipments sh WHERE sh.order_id = l.order_id AND sh.order_line_id = l.id)
+            <= coalesce(l.confirmed_quantity, l.quantity)`,
+      j.bounded.size,
     );
     const written = await runGuarded(db, [
-      ...(shippedNow.size ? [cancellationAsRead] : []),
-      ...lineStatements([...changes, ...plan.changes, ...settlement.changes], now, { allOrNothing: true, token }),
+      ...(j.shippedNow.size ? [cancellationAsRead] : []),
+      ...lineStatements([...j.changes, ...plan.changes, ...settlement.changes], now, { allOrNothing: true, token }),
       ...plan.statements(token),
       ...settlement.statements(token),
-      ...shipmentStatements(shipments, now),
+      ...shipmentStatements(j.shipments, now),
+      ...(j.bounded.size ? [withinConfirmed] : []),
       ...answeredStatements(answered, now),
       ...(plan.reroutedOrders.length ? [owedToPipeline(plan.reroutedOrders, now)] : []),
       ...completionStatements(orderIds, now),
     ]);
     if (!written) return LOST;
-    return { results: ids.map((id) => ({ line_id: id, current_status: status.get(id)! })), rerouted: plan.reroutedOrders };
+    return { results: ids.map((id) => ({ line_id: id, current_status: j.status.get(id)! })), rerouted: plan.reroutedOrders };
   });
   await pipeline.send(result.rerouted.map((orderId) => ({ type: "route_order" as const, orderId })));
   return result.results;

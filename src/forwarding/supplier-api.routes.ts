@@ -3,16 +3,17 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { suppliers, type CancellationStatus, type DispatchStatus } from "../db/schema";
-import type { AppEnv } from "../env";
+import type { Db } from "../db";
+import type { AppEnv, AuthenticatedSupplier } from "../env";
 import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
 import { idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
 import { createRouter, errorResponse, errorResponses, responses } from "../lib/router";
 import { verifySignature } from "../lib/signature";
-import { field, parseOrThrow } from "../lib/validation";
 import { supplierKeyAuth } from "../middleware/supplier-auth";
 import { toSupplierIdShard } from "../shards/request";
-import { acknowledgeDispatch, applyAnswers, listSupplierDispatches } from "./answers.service";
+import { acknowledgeDispatch, answerErrors, applyAnswers, listSupplierDispatches, type Answer } from "./answers.service";
+import { AnswersBody, readAnswers } from "./answers.schemas";
 import { csvRows, presentSupplierDispatch, toCsv } from "./document";
 import { buildCancellationDocument, presentSupplierCancellation } from "./cancellation-document";
 import { acknowledgeCancellation, listSupplierCancellations, OPEN_CANCELLATION_STATUSES } from "./cancellations.service";
@@ -22,63 +23,30 @@ export const supplierApiRouter = createRouter();
 const tags = ["Supplier API"];
 const security = [{ SupplierKey: [] }];
 
-/** One answer; the supplier portal checks its forms with it too. */
-export const AnswerItem = z
-  .object({
-    line_id: field.int({ min: 1, max: 1e15 }).openapi({ description: "The id of a line sent to this supplier (lines[].id of the order document)." }),
-    action: z.enum(["accept", "decline", "partial", "ship", "confirm_cancellation", "refuse_cancellation"]).openapi({
-      description:
-        "accept: the line is completed; decline (with reason): declined; partial (with quantity, below the line's): partially " +
-        "completed; ship: a shipment is recorded (a ruled line is accepted first); confirm_cancellation / refuse_cancellation " +
-        "(with reason): your answer to a cancellation (or withdrawal) of the line you were asked for. A decline or a partial " +
-        "confirmation may send the line (or its rest) to another supplier.",
-    }),
-    reason: field.optionalText(1000).openapi({ description: "Why, up to 1000 characters; required to decline and to refuse a cancellation." }),
-    quantity: field
-      .optionalInt({ min: 1, max: 1_000_000 })
-      .openapi({ description: "partial: the quantity you confirm (required); ship: the quantity in this shipment." }),
-    carrier: field.optionalText(255).openapi({ description: "ship: the carrier, e.g. PostNL." }),
-    tracking_number: field.optionalText(255).openapi({ description: "ship: the shipment's tracking number." }),
-    tracking_url: field.optionalText(2048).openapi({ description: "ship: where the shop's customer can track the shipment." }),
-    shipment_id: field
-      .optionalText(255)
-      .openapi({ description: "ship: your id of the shipment; the same shipment (or tracking number) reported again is recorded once." }),
-  })
-  .superRefine((a, ctx) => {
-    if ((a.action === "decline" || a.action === "refuse_cancellation") && !a.reason) {
-      ctx.addIssue({ code: "custom", path: ["reason"], message: `The :attribute field is required when action is ${a.action}.` });
-    }
-    if (a.action === "partial" && a.quantity === undefined) {
-      ctx.addIssue({ code: "custom", path: ["quantity"], message: "The :attribute field is required when action is partial." });
-    }
-  });
-const AnswersBody = z
-  .object({
-    answers: z
-      .array(AnswerItem)
-      .min(1)
-      .max(500)
-      .openapi({ description: "1 to 500 answers, applied all or nothing: one that does not fit its line's status changes nothing (409)." }),
-  })
-  .openapi("SupplierAnswers", {
-    example: {
-      answers: [
-        {
-          line_id: 901,
-          action: "ship",
-          quantity: 2,
-          carrier: "PostNL",
-          tracking_number: "3SABC123",
-          tracking_url: "https://postnl.nl/tracktrace/3SABC123",
-          shipment_id: "SHP-1",
-        },
-      ],
-    },
-  });
-const answerConflict = errorResponse(409, "An answer does not fit a line's status; nothing was changed", {
+const answerConflict = errorResponse(409, "An answer does not fit a line's status (or declined line); nothing was changed", {
   message: "Conflict",
-  error: "Order line 901 is declined; it cannot be given the answer 'ship'.",
+  error: "The decline of order line 901 by supplier Keukenhuis is already recorded; the line cannot be given the answer 'ship'.",
 });
+const answersInvalid = errorResponse(422, "Validation failed; every failing field is named, a quantity past what the line has left too", {
+  message: "Errors",
+  errors: {
+    "answers.0.quantity": ["The answers.0.quantity field must not be greater than 2, what is left to ship of line 901 (0 of 2 shipped)."],
+    "answers.0.tracking_url": ["The answers.0.tracking_url field must be a valid http(s) URL."],
+  },
+});
+
+/** The answers of a body, or a 422 naming every failing field: the schema's and the lines' (answers.schemas.ts). */
+async function answersOf(db: Db, supplier: AuthenticatedSupplier, raw: unknown): Promise<Answer[]> {
+  const read = await readAnswers(raw, (answers) => answerErrors(db, supplier, answers));
+  if (!read.ok) throw ApiError.validation(read.errors);
+  return read.answers;
+}
+
+/** A body the route's schema refused: the 422 with its errors and the lines' at once. */
+async function refuseAnswers(db: Db, supplier: AuthenticatedSupplier, raw: unknown): Promise<never> {
+  await answersOf(db, supplier, raw);
+  throw new Error("A body the schema refused was read as valid.");
+}
 const AnswersResponse = z
   .object({ results: z.array(z.object({ line_id: z.number().int(), current_status: z.string() })) })
   .openapi("SupplierAnswersResult");
@@ -285,19 +253,23 @@ supplierApiRouter.openapi(
     tags,
     summary: "Answer per line: accept, decline (with reason), partial (confirmed quantity), ship (carrier, tracking)",
     description:
-      "Answers for lines sent to this supplier, applied all or nothing. A line of another supplier or account is not found (404); " +
-      "an answer that does not fit the line's status is a 409. Answers each line's status afterwards.",
+      "Answers for lines sent to this supplier, applied all or nothing. Every failing field is named at once (422), a quantity past " +
+      "what the line has left to ship or confirm too; a line of another supplier or account is not found (404); an answer that does " +
+      "not fit the line's status is a 409, and any answer to a line you declined says that your decline is already recorded. " +
+      "Answers each line's status afterwards.",
     security,
     request: { body: { content: { "application/json": { schema: AnswersBody } }, required: true } },
     responses: {
       200: responses.json(AnswersResponse, "The lines' statuses after the answers"),
       404: responses.notFound,
       409: answerConflict,
-      422: responses.invalid,
+      422: answersInvalid,
       ...errorResponses,
     },
   }),
   async (c) => c.json({ results: await applyAnswers(c.get("db"), c.get("pipeline"), c.get("supplier"), c.req.valid("json").answers) }, 200),
+  // A body the schema refuses: its errors and the lines' at once.
+  (result, c) => (result.success ? undefined : refuseAnswers(c.get("db"), c.get("supplier"), (result as { data?: unknown }).data)),
 );
 
 supplierApiRouter.openapi(
@@ -316,10 +288,7 @@ supplierApiRouter.openapi(
       401: errorResponse(401, "Bad or stale signature, or an unknown supplier"),
       404: responses.notFound,
       409: answerConflict,
-      422: errorResponse(422, "Validation failed; every failing field is named", {
-        message: "Errors",
-        errors: { "answers.0.reason": ["The answers.0.reason field is required when action is decline."] },
-      }),
+      422: answersInvalid,
     },
   }),
   async (c) => {
@@ -338,7 +307,7 @@ supplierApiRouter.openapi(
     } catch {
       throw ApiError.badRequest("Malformed JSON in request body");
     }
-    const { answers } = parseOrThrow(AnswersBody, json);
+    const answers = await answersOf(c.get("db"), { id: supplier.id, accountId: supplier.accountId, name: supplier.name }, json);
     const results = await applyAnswers(c.get("db"), c.get("pipeline"), { id: supplier.id, accountId: supplier.accountId, name: supplier.name }, answers);
     return c.json({ results }, 200);
   },

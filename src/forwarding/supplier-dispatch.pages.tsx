@@ -1,18 +1,18 @@
 // One dispatch in the supplier portal, and the supplier's answers to it: accept, decline with a
 // reason, confirm part of a line, add a shipment (per line, or for every line at once), and
 // acknowledge a pulled order. Every answer goes through the same service as the supplier API
-// (applyAnswers: all or nothing; acknowledgeDispatch), its fields checked by the API's own schema.
+// (applyAnswers: all or nothing; acknowledgeDispatch), its fields checked as the API checks them.
 // A lost race (another answer changed a line first) shows the API's 409 message over the dispatch
-// as it is now; bad input comes back beside its field, what was typed kept.
+// as it is now; bad input comes back beside its field, every field at once and each once, what was
+// typed kept. A quantity input says how much the line takes (max); the server's check is what counts.
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError, type ValidationErrors } from "../lib/errors";
 import { parseId } from "../lib/params";
-import { validateForm } from "../lib/validation";
 import { attempt, done } from "../console/forms";
 import { CsrfField, Field, FormError } from "../ui/field";
-import { acknowledgeDispatch, applyAnswers, getSupplierDispatch, offeredAnswers, type Answer, type SupplierDispatchDetail } from "./answers.service";
-import { AnswerItem } from "./supplier-api.routes";
+import { acknowledgeDispatch, answerErrors, applyAnswers, getSupplierDispatch, leftToShip, offeredAnswers, type Answer, type SupplierDispatchDetail } from "./answers.service";
+import { readAnswers } from "./answers.schemas";
 import { DispatchCard, dispatchPath } from "./supplier-portal.pages";
 import type { OrderLine } from "../db/schema";
 
@@ -70,12 +70,19 @@ function render(c: Context<AppEnv>, detail: SupplierDispatchDetail, state: PageS
         </p>
       ) : null}
       {dispatch.status === "awaiting_pickup" ? <Acknowledge dispatchId={dispatch.id} token={token} /> : null}
-      <DispatchCard data={detail} shipments={detail.shipments} lineActions={(line) => <LineAnswers line={line} dispatchId={dispatch.id} token={token} state={state} />} />
+      <DispatchCard
+        data={detail}
+        shipments={detail.shipments}
+        lineActions={(line) => <LineAnswers line={line} shipped={shippedOf(detail, line.id)} dispatchId={dispatch.id} token={token} state={state} />}
+      />
       <WholeDispatchAnswers detail={detail} token={token} state={state} />
     </>,
     { title: `Order ${order.reference}` },
   );
 }
+
+/** What is shipped of a line, by the dispatch's shipments. */
+const shippedOf = (detail: SupplierDispatchDetail, lineId: number) => detail.shipments.reduce((sum, s) => sum + (s.orderLineId === lineId ? s.quantity : 0), 0);
 
 supplierDispatchPages.get("/dispatches/:id", async (c) => render(c, await load(c)));
 
@@ -105,14 +112,16 @@ supplierDispatchPages.post("/dispatches/:id/answers", async (c) => {
   });
   if (lines.length === 0) return render(c, detail, { status: 409, conflict: `No line of this dispatch can be given the answer '${action}' now.` });
 
-  // The fields are checked once, by the API's own schema; the same answer then goes to every line.
-  const checked = validateForm(AnswerItem, { line_id: lines[0].id, action, ...values }, labelsOf(action));
-  if (!checked.ok) return render(c, detail, { status: 422, sent: { ...form, values, errors: checked.errors } });
+  // The same answer to every line, checked as the API checks a body: the fields and what the lines
+  // take (a quantity past what is left to ship), every failing one at once.
+  const raw = { answers: lines.map((l) => ({ ...values, line_id: l.id, action })) };
+  const read = await readAnswers(raw, (answers) => answerErrors(db, supplier, answers));
+  if (!read.ok) return render(c, detail, { status: 422, sent: { ...form, values, errors: formErrors(read.errors, labelsOf(action)) } });
   // The service's own refusals: a field's (422, beside it, in its label) or the lines' state (409).
-  const result = await attempt(() => applyAnswers(db, c.get("pipeline"), supplier, lines.map((l) => ({ ...checked.data, line_id: l.id }))), labelsOf(action));
+  const result = await attempt(() => applyAnswers(db, c.get("pipeline"), supplier, read.answers));
   if (!result.ok) {
     if (result.message) return render(c, await load(c), { status: 409, conflict: result.message });
-    return render(c, detail, { status: 422, sent: { ...form, values, errors: result.errors } });
+    return render(c, detail, { status: 422, sent: { ...form, values, errors: formErrors(result.errors, labelsOf(action)) } });
   }
   return done(c, dispatchPath(detail.dispatch.id), { kind: "success", text: answeredText(action, lines) });
 });
@@ -123,6 +132,23 @@ supplierDispatchPages.post("/dispatches/:id/acknowledge", async (c) => {
   if (!result.ok) return render(c, await load(c), { status: 409, conflict: result.message });
   return done(c, dispatchPath(detail.dispatch.id), { kind: "success", text: `Order ${detail.order.reference} acknowledged: the shop knows you have it.` });
 });
+
+/**
+ * The API's errors name each answer's field (answers.1.quantity): the form has each field once, so
+ * each message goes beside it in the field's label, once, whatever number of lines it answers.
+ */
+function formErrors(errors: ValidationErrors, labels: Record<string, string>): ValidationErrors {
+  const out: ValidationErrors = {};
+  for (const [key, messages] of Object.entries(errors)) {
+    const name = key.replace(/^answers\.\d+\./, "");
+    const list = (out[name] ??= []);
+    for (const message of messages) {
+      const text = message.replace(key, labels[name] ?? name);
+      if (!list.includes(text)) list.push(text);
+    }
+  }
+  return out;
+}
 
 function answeredText(action: Action, lines: OrderLine[]): string {
   const what = lines.length === 1 ? `'${lines[0].name}'` : `all ${lines.length} lines`;
@@ -169,13 +195,15 @@ function AnswerForm(props: {
     shown.add(name);
     return <Field id={`answer-${props.line}-${props.action}-${name}`} name={name} label={labelsOf(props.action)[name]} value={sent?.values[name]} errors={sent?.errors} {...extra} />;
   };
+  // The fields first: the errors of the fields they show go beside them, the others above the button.
+  const fields = props.fields?.(field);
   const form = (
     <form method="post" action={`${dispatchPath(props.dispatchId)}/answers`} novalidate>
       <CsrfField token={props.token} />
       <input type="hidden" name="line_id" value={String(props.line)} />
       {props.lineIds ? <input type="hidden" name="line_ids" value={props.lineIds.join(",")} /> : null}
       <input type="hidden" name="action" value={props.action} />
-      {props.fields?.(field)}
+      {fields}
       {/* Errors of a field this form does not show (a tampered request): above the button, never lost. */}
       <FormError messages={sent ? Object.entries(sent.errors).flatMap(([name, messages]) => (shown.has(name) ? [] : messages)) : undefined} />
       <button type="submit" class={props.action === "decline" ? "secondary" : undefined}>
@@ -198,10 +226,14 @@ function AnswerForm(props: {
 
 const reasonField = (field: FieldMaker) => field("reason", { required: true });
 
-function ShipmentFields({ field, quantityHint }: { field: FieldMaker; quantityHint?: string }) {
+/**
+ * A shipment's fields; with `left`, one line's, whose quantity takes at most what is left to ship.
+ * A plain function, not a component: the form must know which fields it shows as it renders them.
+ */
+function shipmentFields(field: FieldMaker, left?: number) {
   return (
     <>
-      {quantityHint ? field("quantity", { type: "number", inputmode: "numeric", min: "1", hint: quantityHint }) : null}
+      {left !== undefined ? field("quantity", { type: "number", inputmode: "numeric", min: "1", max: String(left), hint: `Leave empty for all ${left} left to ship` }) : null}
       {field("carrier", { autocomplete: "off" })}
       {field("tracking_number", { autocomplete: "off" })}
       {field("tracking_url", { type: "url", hint: "The carrier's tracking page (https://…)" })}
@@ -210,8 +242,8 @@ function ShipmentFields({ field, quantityHint }: { field: FieldMaker; quantityHi
 }
 
 /** The answers that fit a line now; none once it is answered for good (declined, failed, ...). */
-function LineAnswers({ line, dispatchId, token, state }: { line: OrderLine; dispatchId: number; token: string; state: PageState }) {
-  const offered = offeredAnswers(line);
+function LineAnswers({ line, shipped, dispatchId, token, state }: { line: OrderLine; shipped: number; dispatchId: number; token: string; state: PageState }) {
+  const offered = offeredAnswers(line, shipped);
   if (offered.length === 0) return null;
   const common = { dispatchId, token, line: line.id, state, context: `line ${line.name}` };
   return (
@@ -226,7 +258,14 @@ function LineAnswers({ line, dispatchId, token, state }: { line: OrderLine; disp
           button="Confirm quantity"
           fields={(field) => (
             <>
-              {field("quantity", { type: "number", inputmode: "numeric", min: "1", required: true, hint: `How many of the ${line.quantity} you will deliver` })}
+              {field("quantity", {
+                type: "number",
+                inputmode: "numeric",
+                min: String(Math.max(1, shipped)),
+                max: String(line.quantity - 1),
+                required: true,
+                hint: `How many of the ${line.quantity} you will deliver`,
+              })}
               {field("reason")}
             </>
           )}
@@ -238,7 +277,7 @@ function LineAnswers({ line, dispatchId, token, state }: { line: OrderLine; disp
           action="ship"
           summary="Add shipment…"
           button="Add shipment"
-          fields={(field) => <ShipmentFields field={field} quantityHint={`Leave empty for all of ${line.confirmedQuantity ?? line.quantity}`} />}
+          fields={(field) => shipmentFields(field, leftToShip(line, shipped))}
         />
       ) : null}
     </div>
@@ -247,7 +286,7 @@ function LineAnswers({ line, dispatchId, token, state }: { line: OrderLine; disp
 
 /** One answer for every line it fits, in one all-or-nothing call. */
 function WholeDispatchAnswers({ detail, token, state }: { detail: SupplierDispatchDetail; token: string; state: PageState }) {
-  const fitting = (action: Action) => detail.lines.filter((l) => offeredAnswers(l).includes(action)).map((l) => l.id);
+  const fitting = (action: Action) => detail.lines.filter((l) => offeredAnswers(l, shippedOf(detail, l.id)).includes(action)).map((l) => l.id);
   const [accept, decline, ship] = [fitting("accept"), fitting("decline"), fitting("ship")];
   if (detail.lines.length < 2 || accept.length + decline.length + ship.length === 0) return null;
   const common = { dispatchId: detail.dispatch.id, token, line: "all" as const, state, context: "" };
@@ -268,7 +307,7 @@ function WholeDispatchAnswers({ detail, token, state }: { detail: SupplierDispat
             lineIds={ship}
             summary={`Ship ${lines(ship)}…`}
             button={`Add shipment to ${lines(ship)}`}
-            fields={(field) => <ShipmentFields field={field} />}
+            fields={(field) => shipmentFields(field)}
           />
         ) : null}
       </div>

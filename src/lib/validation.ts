@@ -181,9 +181,37 @@ const ranged = (schema: z.ZodNumber, { min, max }: Range) => {
   return out;
 };
 
+/**
+ * An http(s) URL a person could follow: the scheme spelled out with its two slashes, a host, no
+ * user or password before it (https://postnl.nl@elsewhere.example), no blank or control character
+ * anywhere; never javascript:, data: or a URL a browser would read differently than it looks.
+ */
+export function isHttpUrl(value: string): boolean {
+  if (!/^https?:\/\/[^/?#\\]/i.test(value) || /[\s\u0000-\u001f\u007f]/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "" && url.username === "" && url.password === "";
+  } catch {
+    return false;
+  }
+}
+
+export const HTTP_URL_MESSAGE = "The :attribute field must be a valid http(s) URL.";
+
 export const field = {
   text: (max: number) => z.preprocess(stringish, z.string().max(max)),
   optionalText: (max: number) => z.preprocess(stringish, z.string().max(max).optional()),
+  /** An http(s) URL (isHttpUrl) of at most `max` characters; "" and null are absent. */
+  optionalHttpUrl: (max: number) =>
+    z.preprocess(
+      stringish,
+      z
+        .string()
+        .max(max)
+        // Judged only within its length: one past it is told that, not two things at once.
+        .refine((v) => v.length > max || isHttpUrl(v), HTTP_URL_MESSAGE)
+        .optional(),
+    ),
   number: (range: Range = {}) => z.preprocess(decimalInput(), ranged(z.number(), range)),
   optionalNumber: (range: Range = {}) => z.preprocess(decimalInput(), ranged(z.number(), range).optional()),
   money: (range: Range = {}) => z.preprocess(decimalInput(moneyRound), ranged(z.number(), range)),

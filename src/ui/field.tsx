@@ -33,6 +33,7 @@ export function Field(
     inputmode?: "numeric" | "decimal" | "text";
     step?: string;
     min?: string;
+    max?: string;
     /** The id of a <datalist> of suggestions. */
     list?: string;
   },
@@ -52,6 +53,7 @@ export function Field(
         inputmode={props.inputmode}
         step={props.step}
         min={props.min}
+        max={props.max}
         list={props.list}
         {...described(id, messages, props.hint)}
       />

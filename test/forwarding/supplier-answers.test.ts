@@ -82,14 +82,14 @@ describe("supplier answers", () => {
   });
 
   it("refuses answers that do not fit, changing nothing", async () => {
-    const { creds, key, reference, lineIds: [a, b] } = await pulledOrder();
+    const { creds, supplier, key, reference, lineIds: [a, b] } = await pulledOrder();
     const headers = { authorization: `Bearer ${key}` };
     await call("POST", "/api/v1/supplier/answers", { headers, body: { answers: [{ line_id: b, action: "decline", reason: "no" }] } });
     const conflict = await call("POST", "/api/v1/supplier/answers", {
       headers,
       body: { answers: [{ line_id: a, action: "accept" }, { line_id: b, action: "ship" }] },
     });
-    expect(conflict).toMatchObject({ status: 409, json: { message: "Conflict", error: `Order line ${b} is declined; it cannot be given the answer 'ship'.` } });
+    expect(conflict).toMatchObject({ status: 409, json: { message: "Conflict", error: `The decline of order line ${b} by supplier ${supplier.name} is already recorded; the line cannot be given the answer 'ship'.` } });
     const order = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
     expect(order.order_lines[0].current_status).toBe("ruled");
 
@@ -99,7 +99,7 @@ describe("supplier answers", () => {
     });
     expect(await call("POST", "/api/v1/supplier/answers", { headers, body: { answers: [{ line_id: a, action: "partial", quantity: 9 }] } })).toMatchObject({
       status: 422,
-      json: { message: "Errors", errors: { quantity: ["The quantity field must be less than the line's quantity (5)."] } },
+      json: { message: "Errors", errors: { "answers.0.quantity": ["The answers.0.quantity field must be less than the line's quantity (5)."] } },
     });
     // Another supplier's (or account's) line is not found.
     const other = await pulledOrder();

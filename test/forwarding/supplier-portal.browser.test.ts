@@ -242,7 +242,7 @@ describe("answering in the portal", () => {
     expect((await supplierApi(supplierKey, "POST", "/api/v1/supplier/answers", { answers: [{ line_id: colander.id, action: "decline", reason: "damaged" }] })).status).toBe(200);
     await supplier.getByRole("button", { name: "Accept 3 lines" }).click();
     expect(await supplier.locator(".callout[role=alert]").innerText()).toBe(
-      `Not possible now: Order line ${colander.id} is declined; it cannot be given the answer 'accept'. The dispatch below shows every line as it is now.`,
+      `Not possible now: The decline of order line ${colander.id} by supplier Keukenhuis is already recorded; the line cannot be given the answer 'accept'. The dispatch below shows every line as it is now.`,
     );
     expect(await lineItem(supplier, "Colander").locator(".badge").innerText()).toBe("Declined");
     expect(await lineItem(supplier, "Ladle").locator(".badge").innerText()).toBe("Ruled");
@@ -267,6 +267,60 @@ describe("answering in the portal", () => {
       [],
       [expect.objectContaining({ quantity: 1, carrier: "PostNL", tracking_number: "3SABC123" })],
     ]);
+  });
+
+  it("names every bad field of an answer at once, each beside its own field and once; quantity inputs say how many the line takes", async () => {
+    const order = await kitchenOrder([
+      { name: "Butter dish", quantity: 2 },
+      { name: "Egg cup", quantity: 5 },
+    ]);
+    const butter = await lineNamed(order.reference, "Butter dish");
+    await supplier.goto(`/supplier/dispatches/${order.dispatchId}`);
+    const ship = () => answerForm(supplier, "Butter dish", "Add shipment…");
+    await ship().locator("summary").click();
+    expect([await ship().getByLabel("Quantity shipped").getAttribute("min"), await ship().getByLabel("Quantity shipped").getAttribute("max")]).toEqual(["1", "2"]);
+    // Three bad fields: 9 of a line of 2, a carrier too long, a tracking URL that is no http(s) one.
+    await ship().getByLabel("Quantity shipped").fill("9");
+    await ship().getByLabel("Carrier").fill("x".repeat(256));
+    await ship().getByLabel("Tracking URL").fill("javascript:alert(1)");
+    await ship().getByRole("button", { name: "Add shipment line Butter dish" }).click();
+    const errorOf = (name: string) => ship().locator(`#answer-${butter.id}-ship-${name}-error`);
+    expect([await errorOf("quantity").innerText(), await errorOf("carrier").innerText(), await errorOf("tracking_url").innerText()]).toEqual([
+      `The Quantity shipped field must not be greater than 2, what is left to ship of line ${butter.id} (0 of 2 shipped).`,
+      "The Carrier field must not be greater than 255 characters.",
+      "The Tracking URL field must be a valid http(s) URL.",
+    ]);
+    // Each once: three messages on the page, no banner repeating them.
+    expect(await supplier.locator(".field-error").count()).toBe(3);
+    expect(await supplier.locator(".form-error, .callout, .flash").count()).toBe(0);
+    for (const label of ["Quantity shipped", "Carrier", "Tracking URL"]) expect(await ship().getByLabel(label).getAttribute("aria-invalid")).toBe("true");
+    expect(await ship().getByLabel("Tracking URL").inputValue()).toBe("javascript:alert(1)");
+    await expectAccessible(supplier);
+    expect(await lineNamed(order.reference, "Butter dish")).toMatchObject({ current_status: "ruled", shipments: [] });
+
+    // Part of a line: the quantity (below the line's 5) and the reason, both at once.
+    const part = () => answerForm(supplier, "Egg cup", "Confirm part…");
+    await part().locator("summary").click();
+    expect([await part().getByLabel("Quantity").getAttribute("min"), await part().getByLabel("Quantity").getAttribute("max")]).toEqual(["1", "4"]);
+    await part().getByLabel("Quantity").fill("5");
+    await part().getByLabel("Reason").fill("r".repeat(1001));
+    await part().getByRole("button", { name: "Confirm quantity line Egg cup" }).click();
+    expect(await part().locator(".field-error").allInnerTexts()).toEqual([
+      "The Quantity field must be less than the line's quantity (5).",
+      "The Reason field must not be greater than 1000 characters.",
+    ]);
+    expect(await supplier.locator(".form-error").count()).toBe(0);
+    expect((await lineNamed(order.reference, "Egg cup")).current_status).toBe("ruled");
+
+    // Put right: shipped, and a line with nothing left to ship is offered no more shipments.
+    await ship().locator("summary").click();
+    await ship().getByLabel("Quantity shipped").fill("2");
+    await ship().getByLabel("Carrier").fill("PostNL");
+    await ship().getByLabel("Tracking URL").fill("https://postnl.nl/tracktrace/3SBUTTER");
+    await ship().getByRole("button", { name: "Add shipment line Butter dish" }).click();
+    expect(await supplier.locator(".flash").innerText()).toBe("Shipment added to 'Butter dish'.");
+    expect(await ship().count()).toBe(0);
+    expect((await lineNamed(order.reference, "Butter dish")).current_status).toBe("completed");
   });
 
   it("acknowledges a pulled order like POST /api/v1/supplier/orders/{id}/ack, which moves it to the history", async () => {

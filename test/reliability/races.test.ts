@@ -56,7 +56,7 @@ describe("supplier answers that race", () => {
     expect(refused).toHaveLength(9);
     for (const res of refused) {
       expect(res.status).toBe(409);
-      expect(res.json).toEqual({ message: "Conflict", error: `Order line ${lineId} is declined; it cannot be given the answer 'decline'.` });
+      expect(res.json).toEqual({ message: "Conflict", error: `The decline of order line ${lineId} by supplier ${supplier.name} is already recorded; the line cannot be given the answer 'decline'.` });
     }
     expect(await declineLogs(reference)).toEqual([{ status: "declined", message: `Declined by supplier ${supplier.name}: discontinued` }]);
     expect(await statusEvents(creds.accountId)).toHaveLength(1);
@@ -75,7 +75,7 @@ describe("supplier answers that race", () => {
       expect([first.status, second.status].sort()).toEqual([200, 409]);
       const winner = first.status === 200 ? "first" : "second";
       const loser = first.status === 200 ? second : first;
-      expect(loser.json).toEqual({ message: "Conflict", error: `Order line ${a} is declined; it cannot be given the answer 'decline'.` });
+      expect(loser.json).toEqual({ message: "Conflict", error: `The decline of order line ${a} by supplier ${supplier.name} is already recorded; the line cannot be given the answer 'decline'.` });
       expect((await declineLogs(reference)).map((l) => l.message)).toEqual([`Declined by supplier ${supplier.name}: ${winner}`]);
       const order = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
       // Line b was accepted exactly when the second answer won.

@@ -47,14 +47,32 @@ describe("a 500-line order through the pipeline, counted", () => {
     const answered = await metered(() =>
       applyAnswers(db, losingPipeline(), { id: supplier.id, accountId: creds.accountId, name: supplier.name }, lineIds.map((id) => ({ line_id: id, action: "accept" as const }))),
     );
-    const counts = { route: routed.metrics.queries, route_round_trips: routed.metrics.roundTrips, answer: answered.metrics.queries };
+    // Then every line shipped in one call, and the same call again (a repeat, recorded once): the
+    // shipments already recorded are read with the lines, and the write checks no line ships more
+    // than it has (test/forwarding/supplier-answers.quantities.test.ts), in the same round trips.
+    const supplierRef = { id: supplier.id, accountId: creds.accountId, name: supplier.name };
+    const shipAll = lineIds.map((id) => ({ line_id: id, action: "ship" as const, tracking_number: `T-${id}` }));
+    const shipped = await metered(() => applyAnswers(db, losingPipeline(), supplierRef, shipAll));
+    const repeated = await metered(() => applyAnswers(db, losingPipeline(), supplierRef, shipAll));
+    expect(await rows("SELECT count(*) AS n, sum(quantity) AS q FROM shipments WHERE order_id = ?", orderId)).toEqual([{ n: MAX_LINES, q: 2 * MAX_LINES }]);
+    const counts = {
+      route: routed.metrics.queries,
+      route_round_trips: routed.metrics.roundTrips,
+      answer: answered.metrics.queries,
+      ship: shipped.metrics.queries,
+      ship_round_trips: shipped.metrics.roundTrips,
+      ship_again: repeated.metrics.queries,
+    };
     console.log(`statements for a ${MAX_LINES}-line order: ${JSON.stringify(counts)}`);
 
     expect(await rows("SELECT DISTINCT current_status FROM order_lines WHERE order_id = ?", orderId)).toEqual([{ current_status: "completed" }]);
     expect(counts.route).toBe(7);
     expect(counts.route_round_trips).toBe(2);
     expect(counts.answer).toBeLessThanOrEqual(10);
-    const statements = [routed, answered].flatMap((r) => r.metrics.statements);
+    expect(counts.ship).toBeLessThanOrEqual(12);
+    expect(counts.ship_round_trips).toBe(2);
+    expect(counts.ship_again).toBeLessThanOrEqual(12);
+    const statements = [routed, answered, shipped, repeated].flatMap((r) => r.metrics.statements);
     expect(await fullScans(statements)).toEqual([]);
   }, 30_000);
 

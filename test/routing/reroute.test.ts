@@ -45,10 +45,10 @@ describe("a declined line goes to the next supplier", () => {
     // The pipeline sends it to B; A's list no longer has it.
     await awaitingPickup(b.key!, reference);
     expect((await call("GET", "/api/v1/supplier/orders", { headers: { authorization: `Bearer ${a.key}` } })).json.data).toEqual([]);
-    // A cannot answer for the line any more: it is not A's.
+    // A cannot answer for the line any more: it is told its decline is recorded (not who has the line now).
     expect(await answer(a.key!, [{ line_id: lineId, action: "accept" }])).toMatchObject({
-      status: 404,
-      json: { message: "Not Found", error: `Order line with id '${lineId}' not found` },
+      status: 409,
+      json: { message: "Conflict", error: `The decline of order line ${lineId} by supplier ${a.supplier.name} is already recorded; the line cannot be given the answer 'accept'.` },
     });
 
     await answer(b.key!, [{ line_id: lineId, action: "decline", reason: "discontinued" }]);
@@ -247,7 +247,7 @@ describe("a send that fails after the last attempt", () => {
 });
 
 describe("two declines at once", () => {
-  it("re-route the line once: one 200, the others find it is no longer theirs", async () => {
+  it("re-route the line once: one 200, the others are told the decline is already recorded", async () => {
     const creds = await createAccount();
     await recordEvents(creds.accountId);
     const [a, b] = await supplierChain(creds, [{ channel: "pull" }, { channel: "pull" }]);
@@ -255,7 +255,10 @@ describe("two declines at once", () => {
     const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => answer(a.key!, [{ line_id: lineId, action: "decline", reason: `no ${i}` }])));
     expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of answers.filter((x) => x.status !== 200)) {
-      expect(r).toMatchObject({ status: 404, json: { message: "Not Found", error: `Order line with id '${lineId}' not found` } });
+      expect(r).toMatchObject({
+        status: 409,
+        json: { message: "Conflict", error: `The decline of order line ${lineId} by supplier ${a.supplier.name} is already recorded; the line cannot be given the answer 'decline'.` },
+      });
     }
     await waitFor(async () => (await getOrder(creds, reference)).order_lines[0].matched_supplier?.id === b.supplier.id);
     expect(await reroutedEvents(creds.accountId)).toHaveLength(1);
