@@ -181,9 +181,22 @@ const ranged = (schema: z.ZodNumber, { min, max }: Range) => {
   return out;
 };
 
+// C0 and C1 control characters (NUL, ESC, DEL…): no id, SKU or code holds one, and a stored NUL
+// cuts the value short in tools that read it as a C string.
+const CONTROL_CHARACTER = /\p{Cc}/u;
+const noControlCharacters = (value: string, ctx: z.RefinementCtx) => {
+  const found = CONTROL_CHARACTER.exec(value)?.[0];
+  if (found === undefined) return;
+  const code = `U+${found.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+  ctx.addIssue({ code: "custom", message: `The :attribute field must not contain control characters (it holds ${code}).` });
+};
+
 export const field = {
   text: (max: number) => z.preprocess(stringish, z.string().max(max)),
   optionalText: (max: number) => z.preprocess(stringish, z.string().max(max).optional()),
+  /** An identifier (an external id, SKU, EAN, code): text without control characters. */
+  id: (max: number) => z.preprocess(stringish, z.string().max(max).superRefine(noControlCharacters)),
+  optionalId: (max: number) => z.preprocess(stringish, z.string().max(max).superRefine(noControlCharacters).optional()),
   number: (range: Range = {}) => z.preprocess(decimalInput(), ranged(z.number(), range)),
   optionalNumber: (range: Range = {}) => z.preprocess(decimalInput(), ranged(z.number(), range).optional()),
   money: (range: Range = {}) => z.preprocess(decimalInput(moneyRound), ranged(z.number(), range)),
@@ -193,20 +206,29 @@ export const field = {
   optionalBoolean: () => z.preprocess(booleanish, z.boolean().optional()),
 };
 
-/** A JSON object of key-value pairs, bounded in size and depth. */
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * A JSON object of key-value pairs, bounded in size and depth, kept exactly as sent: every key is
+ * data, "__proto__" and "constructor" included (zod's record would drop a "__proto__" key).
+ */
 export function jsonObject(maxBytes: number, maxDepth: number) {
   return z.preprocess(
     emptyObjectToUndefined,
     z
-      .record(z.string(), z.unknown())
+      .unknown()
+      .openapi({ type: ["object", "null"], additionalProperties: {} })
       .superRefine((value, ctx) => {
-        if (depthOf(value, maxDepth) > maxDepth) {
+        if (value === undefined) return;
+        if (!isPlainObject(value)) {
+          ctx.addIssue({ code: "custom", message: TYPE_MESSAGES.object });
+        } else if (depthOf(value, maxDepth) > maxDepth) {
           ctx.addIssue({ code: "custom", message: `The :attribute field must not be nested more than ${maxDepth} levels deep.` });
         } else if (new TextEncoder().encode(JSON.stringify(value)).byteLength > maxBytes) {
           ctx.addIssue({ code: "custom", message: `The :attribute field must not be larger than ${maxBytes / 1024} kilobytes.` });
         }
       })
-      .optional(),
+      .transform((value) => value as Record<string, unknown> | undefined),
   );
 }
 
