@@ -184,11 +184,19 @@ const ranged = (schema: z.ZodNumber, { min, max }: Range) => {
 // C0 and C1 control characters (NUL, ESC, DEL…): no id, SKU or code holds one, and a stored NUL
 // cuts the value short in tools that read it as a C string.
 const CONTROL_CHARACTER = /\p{Cc}/u;
-const noControlCharacters = (value: string, ctx: z.RefinementCtx) => {
+
+/** The first control character of an identifier, as U+XXXX; null when it holds none. */
+export function controlCharacterIn(value: string): string | null {
   const found = CONTROL_CHARACTER.exec(value)?.[0];
-  if (found === undefined) return;
-  const code = `U+${found.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
-  ctx.addIssue({ code: "custom", message: `The :attribute field must not contain control characters (it holds ${code}).` });
+  return found === undefined ? null : `U+${found.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+export const CONTROL_CHARACTER_MESSAGE = (field: string, code: string) =>
+  `The ${field} field must not contain control characters (it holds ${code}).`;
+
+const noControlCharacters = (value: string, ctx: z.RefinementCtx) => {
+  const code = controlCharacterIn(value);
+  if (code !== null) ctx.addIssue({ code: "custom", message: CONTROL_CHARACTER_MESSAGE(":attribute", code) });
 };
 
 export const field = {
