@@ -41,6 +41,7 @@ const CP1252_HIGH = [
 ];
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+const utf16 = new TextDecoder("utf-16le", { fatal: false, ignoreBOM: true });
 
 /** Where the first byte that starts no valid UTF-8 sequence is (RFC 3629's table), or -1. */
 function firstInvalidUtf8(b: Uint8Array): number {
@@ -73,14 +74,13 @@ function firstInvalidSingleByte(b: Uint8Array, charset: Charset): number {
 }
 
 function singleByte(b: Uint8Array, charset: Charset): string {
-  let out = "";
-  for (let start = 0; start < b.length; start += 8192) {
-    const chunk = Array.from(b.subarray(start, start + 8192), (x) =>
-      charset === "windows-1252" && x >= 0x80 && x <= 0x9f ? CP1252_HIGH[x - 0x80] : x,
-    );
-    out += String.fromCharCode(...chunk);
+  const units = new Uint16Array(b.length);
+  for (let i = 0; i < b.length; i++) {
+    const x = b[i];
+    units[i] = charset === "windows-1252" && x >= 0x80 && x <= 0x9f ? CP1252_HIGH[x - 0x80] : x;
   }
-  return out;
+  // The code units as UTF-16 (none is a surrogate): one native decode. Typed arrays are little-endian wherever Workers run.
+  return utf16.decode(units);
 }
 
 /** The text, or where the first byte that is no character of the charset is (offset -1: not found). */
