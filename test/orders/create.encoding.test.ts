@@ -128,6 +128,18 @@ describe("JSON bodies: bytes that are not text in their charset", () => {
     expect((await call("GET", `/api/v1/orders/${pair.json.reference}`, { creds })).json.source).toBe("shop 😀");
   });
 
+  it("names at most the first 100 fields that hold half a surrogate pair: 100 at the maximum, still 100 past it", async () => {
+    const creds = await createAccount();
+    for (const [sent, named] of [[100, 100], [101, 100]]) {
+      const keys = Array.from({ length: sent }, (_, i) => `k${String(i).padStart(3, "0")}`);
+      const custom = `{${keys.map((k) => `"${k}":"\\ud800"`).join(",")}}`;
+      const res = await post(creds, JSON.stringify(orderPayload()).replace(/}$/, `,"custom":${custom}}`), "application/json");
+      expect(res.status).toBe(422);
+      expect(Object.keys(res.json.errors)).toEqual(keys.slice(0, named).map((k) => `custom.${k}`));
+    }
+    expect(await ordersOf(creds)).toEqual([]);
+  });
+
   it("decodes and checks JSON the same way on every other write endpoint", async () => {
     const creds = await createAccount();
     const bad = await call("POST", "/api/v1/suppliers", { creds, rawBody: bytesOf('{"name":"Tuin@@"}', [0xff]), headers: { "content-type": "application/json" } });
