@@ -119,7 +119,8 @@ export function createApp() {
     if (methods && !methods.includes(c.req.method === "HEAD" ? "GET" : c.req.method)) return c.notFound();
     await next();
   });
-  // A JSON body is decoded strictly in its declared charset once credentials are known (feed files decode themselves).
+  // A JSON body is decoded strictly in its declared charset, after the shop's and the operator's credentials
+  // (a supplier key or a callback's signature is checked by its router, after this); feed files decode themselves.
   for (const path of ["/api/v1/*", "/admin/v1/*"]) {
     app.use(path, (c, next) => (isFeedUpload(c.req.method, c.req.path) ? next() : decodeJsonBody(c, next)));
   }
