@@ -13,7 +13,7 @@ import { publishEventsAfterWrites } from "./events/notify.middleware";
 import { documentEvents } from "./events/events.openapi";
 import { webhooksRouter } from "./events/webhooks.routes";
 import { ApiError, INTERNAL_ERROR_BODY, isAccountMoving, isOrderIdsExhausted, ORDER_IDS_EXHAUSTED_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
-import { emptyBodyIsNoBody, unsupportedMediaType } from "./lib/request-body";
+import { decodeJsonBody, emptyBodyIsNoBody, unsupportedMediaType } from "./lib/request-body";
 import { documentErrors } from "./lib/router";
 import { adminAuth, apiKeyAuth } from "./middleware/auth";
 import { requestContext } from "./middleware/request-id";
@@ -119,6 +119,11 @@ export function createApp() {
     if (methods && !methods.includes(c.req.method === "HEAD" ? "GET" : c.req.method)) return c.notFound();
     await next();
   });
+  // A JSON body is decoded strictly in its declared charset, after the shop's and the operator's credentials
+  // (a supplier key or a callback's signature is checked by its router, after this); feed files decode themselves.
+  for (const path of ["/api/v1/*", "/admin/v1/*"]) {
+    app.use(path, (c, next) => (isFeedUpload(c.req.method, c.req.path) ? next() : decodeJsonBody(c, next)));
+  }
 
   app.route("/api/v1", accountRouter);
   app.route("/api/v1", apiKeysRouter);

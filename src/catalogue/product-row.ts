@@ -3,7 +3,7 @@
 // never guessed: a value that does not clearly mean something rejects the row.
 import type { ProductField } from "../db/schema";
 import { roundMoney } from "../lib/money";
-import { AMBIGUOUS, parseDecimal } from "../lib/validation";
+import { AMBIGUOUS, CONTROL_CHARACTER_MESSAGE, controlCharacterIn, parseDecimal } from "../lib/validation";
 
 export type RawFields = Partial<Record<ProductField, unknown>>;
 
@@ -44,6 +44,13 @@ function text(field: string, v: unknown, max: number, required: boolean): Result
   else return { error: `The ${field} field must be a string.` };
   if (s.length > max) return { error: `The ${field} field must not be greater than ${max} characters.` };
   return { value: s };
+}
+
+/** A SKU: text without control characters, as every identifier we store (src/lib/validation.ts). */
+function identifier(field: string, v: unknown, max: number): Result<string | null> {
+  const result = text(field, v, max, true);
+  const code = "value" in result && result.value !== null ? controlCharacterIn(result.value) : null;
+  return code === null ? result : { error: CONTROL_CHARACTER_MESSAGE(field, code) };
 }
 
 function ean(v: unknown): Result<string | null> {
@@ -103,7 +110,7 @@ function flag(v: unknown): Result<0 | 1> {
 export type RowResult = { row: ProductRow } | { sku: string | null; errors: string[] };
 
 export function toProductRow(raw: RawFields): RowResult {
-  const sku = text("sku", raw.sku, ROW_LIMITS.sku, true);
+  const sku = identifier("sku", raw.sku, ROW_LIMITS.sku);
   const parts = {
     sku,
     ean13: ean(raw.ean13),

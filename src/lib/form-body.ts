@@ -1,6 +1,8 @@
 // Form bodies as PHP (and so Laravel) reads them: urlencoded or multipart fields whose keys use
 // bracket notation (a[b][c], a[0][b], a[]) decoded into the object the same order sent as JSON gives.
+import { type Charset, charsetOf, decodeStrictly } from "./charset";
 import { ApiError } from "./errors";
+import { boundaryOf } from "./multipart";
 
 /**
  * Bounds of a form body. maxFields fits a 500-line order that sends every line field and a few
@@ -112,10 +114,10 @@ function toObject(branch: Branch): unknown {
 
 /**
  * application/x-www-form-urlencoded -> fields, in order. "+" is a space; a "%" that starts no
- * valid escape stays as it is (as PHP and URLSearchParams read it); the decoded bytes must be UTF-8.
+ * valid escape stays as it is (as PHP and URLSearchParams read it); the decoded bytes must be text
+ * in the body's charset (UTF-8 unless its Content-Type declares another, src/lib/charset.ts).
  */
-export function parseUrlEncoded(body: Uint8Array): [string, string][] {
-  const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+export function parseUrlEncoded(body: Uint8Array, charset: Charset = "UTF-8"): [string, string][] {
   const fields: [string, string][] = [];
   const decode = (from: number, to: number) => {
     const out = new Uint8Array(to - from);
@@ -128,11 +130,9 @@ export function parseUrlEncoded(body: Uint8Array): [string, string][] {
         i += 2;
       } else out[n++] = b;
     }
-    try {
-      return utf8.decode(out.subarray(0, n));
-    } catch {
-      throw bad("The form body is not valid UTF-8 once its %-escapes are decoded.");
-    }
+    const text = decodeStrictly(out.subarray(0, n), charset);
+    if (!text.ok) throw bad(`The form body is not valid ${charset} once its %-escapes are decoded.`);
+    return text.text;
   };
   let start = 0;
   while (start <= body.length) {
@@ -147,6 +147,66 @@ export function parseUrlEncoded(body: Uint8Array): [string, string][] {
     start = end + 1;
   }
   return fields;
+}
+
+export const MALFORMED_MULTIPART = "Malformed multipart/form-data body";
+
+const crlf = (b: Uint8Array, at: number) => b[at] === 0x0d && b[at + 1] === 0x0a;
+
+/**
+ * A whole multipart/form-data body (RFC 7578) -> fields, in order. A text part's value is decoded
+ * in the charset its own Content-Type declares, else the one the body's Content-Type declares, else
+ * UTF-8; a part with a filename is a file (which decodeFormFields refuses in an order).
+ */
+export function parseMultipart(body: Uint8Array, contentType: string, defaultCharset: Charset): [string, FormValue][] {
+  const boundary = boundaryOf(contentType);
+  if (!boundary) throw bad(MALFORMED_MULTIPART);
+  const delimiter = new TextEncoder().encode(`--${boundary}`);
+  const find = (from: number) => {
+    outer: for (let i = from; i <= body.length - delimiter.length; i++) {
+      // A delimiter starts the body or a line.
+      if (i > 0 && !(i >= 2 && crlf(body, i - 2))) continue;
+      for (let j = 0; j < delimiter.length; j++) if (body[i + j] !== delimiter[j]) continue outer;
+      return i;
+    }
+    return -1;
+  };
+  const fields: [string, FormValue][] = [];
+  let at = find(0);
+  if (at === -1) throw bad(MALFORMED_MULTIPART);
+  for (;;) {
+    const after = at + delimiter.length;
+    if (body[after] === 0x2d && body[after + 1] === 0x2d) return fields; // "--": the closing delimiter
+    if (!crlf(body, after)) throw bad(MALFORMED_MULTIPART);
+    const next = find(after + 2);
+    if (next === -1) throw bad(MALFORMED_MULTIPART);
+    const part = body.subarray(after + 2, next - 2);
+    const headEnd = indexOfHeadEnd(part);
+    if (headEnd === -1) throw bad(MALFORMED_MULTIPART);
+    const head = decodeStrictly(part.subarray(0, headEnd), "UTF-8");
+    if (!head.ok) throw bad("A form part's headers are not valid UTF-8.");
+    const disposition = /^content-disposition:\s*form-data(.*)$/im.exec(head.text)?.[1];
+    const name = disposition === undefined ? undefined : /;\s*name="([^"]*)"/i.exec(disposition)?.[1];
+    if (name === undefined) throw bad(MALFORMED_MULTIPART);
+    const filename = /;\s*filename="([^"]*)"/i.exec(disposition ?? "")?.[1];
+    const content = part.subarray(headEnd + 4);
+    if (filename !== undefined) {
+      fields.push([name, new File([content], filename)]);
+    } else {
+      const type = /^content-type:\s*([^\r\n]*)$/im.exec(head.text)?.[1];
+      const charset = type === undefined ? defaultCharset : charsetOf(type, defaultCharset);
+      const value = decodeStrictly(content, charset);
+      if (!value.ok) throw bad(`The form field ${shown(name)} is not valid ${charset}.`);
+      fields.push([name, value.text]);
+    }
+    if (fields.length > FORM_LIMITS.maxFields) throw bad(`The form body has more than ${FORM_LIMITS.maxFields} fields.`);
+    at = next;
+  }
+}
+
+function indexOfHeadEnd(part: Uint8Array): number {
+  for (let i = 0; i + 3 < part.length; i++) if (crlf(part, i) && crlf(part, i + 2)) return i;
+  return -1;
 }
 
 const isHex = (b: number | undefined) =>

@@ -2,8 +2,9 @@
 // form bodies the original (Laravel) service read alike: urlencoded and multipart.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "./errors";
-import { decodeFormFields, parseUrlEncoded } from "./form-body";
+import { charsetOf, decodeBody } from "./charset";
+import { ApiError, type ValidationErrors } from "./errors";
+import { decodeFormFields, parseMultipart, parseUrlEncoded } from "./form-body";
 
 export const JSON_TYPE = "application/json";
 export const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"] as const;
@@ -11,7 +12,7 @@ export const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-
 // The media-type checks of @hono/zod-openapi's own body gate, so that every route agrees on what is JSON.
 const JSON_RE = /^application\/([a-z-.]+\+)?json(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i;
 const URLENCODED_RE = /^application\/x-www-form-urlencoded(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i;
-const MULTIPART_RE = /^multipart\/form-data(;\s?boundary=[a-zA-Z0-9'"()+_,\-./:=?]+)?$/i;
+const MULTIPART_RE = /^multipart\/form-data(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i;
 
 export const MALFORMED_JSON = "Malformed JSON in request body";
 
@@ -47,9 +48,84 @@ async function isEmpty(c: Context): Promise<boolean> {
   return (await c.req.arrayBuffer()).byteLength === 0;
 }
 
+// A lone UTF-16 surrogate: what a JSON escape such as \ud800 gives, and no Unicode character.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const MAX_TEXT_ERRORS = 100;
+const escaped = (s: string) =>
+  s.replace(new RegExp(LONE_SURROGATE.source, "g"), (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+/**
+ * Every string and key of a parsed JSON value that is not Unicode text (it holds a lone surrogate
+ * escape), by its dotted path, as our 422 names fields; null when there is none. The walk keeps its
+ * own stack: JSON.parse takes nesting far deeper than recursion survives.
+ */
+export function notUnicodeText(value: unknown): ValidationErrors | null {
+  type Step = { value: unknown; key: string | null; parent: Step | null };
+  const pathOf = (step: Step) => {
+    const keys: string[] = [];
+    for (let s: Step | null = step; s?.key != null; s = s.parent) keys.unshift(escaped(s.key));
+    return keys.join(".") || "body";
+  };
+  const errors: ValidationErrors = {};
+  let count = 0;
+  const fail = (step: Step, text: string) => {
+    const field = pathOf(step);
+    const lone = escaped(LONE_SURROGATE.exec(text)?.[0] ?? "");
+    errors[field] = [`The ${field} field must be Unicode text: ${lone} is half of a surrogate pair, no character. Send the character itself, or both halves of its pair.`];
+    count++;
+  };
+  const stack: Step[] = [{ value, key: null, parent: null }];
+  while (stack.length > 0 && count < MAX_TEXT_ERRORS) {
+    const step = stack.pop()!;
+    const v = step.value;
+    if (typeof v === "string") {
+      if (LONE_SURROGATE.test(v)) fail(step, v);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], key: String(i), parent: step });
+    } else if (v !== null && typeof v === "object") {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const child: Step = { value: (v as Record<string, unknown>)[keys[i]], key: keys[i], parent: step };
+        if (LONE_SURROGATE.test(keys[i])) fail(child, keys[i]);
+        else stack.push(child);
+      }
+    }
+  }
+  return count > 0 ? errors : null;
+}
+
+const parsedBodies = new WeakMap<Request, unknown>();
+
+/**
+ * Every JSON body, before any route reads it: its bytes decoded in the charset its Content-Type
+ * declares (UTF-8 by default), strictly (src/lib/charset.ts), and every string in it checked to be
+ * Unicode text. Routes then read the decoded text through c.req.json() (Hono's body cache) or
+ * readBody(); a body that is no JSON at all is left to them (their 400 says so).
+ */
+export const decodeJsonBody = createMiddleware(async (c, next) => {
+  const type = c.req.header("content-type");
+  const raw = c.req.raw;
+  if (type && JSON_RE.test(type) && raw.body !== null && raw.method !== "GET" && raw.method !== "HEAD") {
+    const text = decodeBody(new Uint8Array(await c.req.arrayBuffer()), type);
+    // Hono's c.req.json() and c.req.text() read this text instead of decoding the bytes again (loosely).
+    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return next();
+    }
+    const errors = notUnicodeText(value);
+    if (errors) throw ApiError.validation(errors);
+    parsedBodies.set(raw, value);
+  }
+  await next();
+});
+
 /**
  * The body as the plain value a JSON body gives. Without a Content-Type an empty body is an empty
- * object (validation then names the missing fields); any other body needs a type.
+ * object (validation then names the missing fields); any other body needs a type. Every kind of
+ * body is decoded in its declared charset, strictly.
  */
 export async function readBody(c: Context, opts: { forms: boolean }): Promise<unknown> {
   const type = c.req.header("content-type");
@@ -59,6 +135,7 @@ export async function readBody(c: Context, opts: { forms: boolean }): Promise<un
     return {};
   }
   if (JSON_RE.test(type)) {
+    if (parsedBodies.has(c.req.raw)) return parsedBodies.get(c.req.raw);
     try {
       return await c.req.json();
     } catch {
@@ -66,16 +143,10 @@ export async function readBody(c: Context, opts: { forms: boolean }): Promise<un
     }
   }
   if (opts.forms && URLENCODED_RE.test(type)) {
-    return decodeFormFields(parseUrlEncoded(new Uint8Array(await c.req.arrayBuffer())));
+    return decodeFormFields(parseUrlEncoded(new Uint8Array(await c.req.arrayBuffer()), charsetOf(type)));
   }
   if (opts.forms && MULTIPART_RE.test(type)) {
-    let form: FormData;
-    try {
-      form = await c.req.formData();
-    } catch {
-      throw ApiError.badRequest("Malformed multipart/form-data body");
-    }
-    return decodeFormFields(form.entries());
+    return decodeFormFields(parseMultipart(new Uint8Array(await c.req.arrayBuffer()), type, charsetOf(type)));
   }
   throw unsupportedMediaType(accepted);
 }

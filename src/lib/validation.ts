@@ -197,6 +197,23 @@ export function isHttpUrl(value: string): boolean {
 }
 
 export const HTTP_URL_MESSAGE = "The :attribute field must be a valid http(s) URL.";
+// C0 and C1 control characters (NUL, ESC, DEL…): no id, SKU or code holds one, and a stored NUL
+// cuts the value short in tools that read it as a C string.
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+/** The first control character of an identifier, as U+XXXX; null when it holds none. */
+export function controlCharacterIn(value: string): string | null {
+  const found = CONTROL_CHARACTER.exec(value)?.[0];
+  return found === undefined ? null : `U+${found.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+export const CONTROL_CHARACTER_MESSAGE = (field: string, code: string) =>
+  `The ${field} field must not contain control characters (it holds ${code}).`;
+
+const noControlCharacters = (value: string, ctx: z.RefinementCtx) => {
+  const code = controlCharacterIn(value);
+  if (code !== null) ctx.addIssue({ code: "custom", message: CONTROL_CHARACTER_MESSAGE(":attribute", code) });
+};
 
 export const field = {
   text: (max: number) => z.preprocess(stringish, z.string().max(max)),
@@ -212,6 +229,9 @@ export const field = {
         .refine((v) => v.length > max || isHttpUrl(v), HTTP_URL_MESSAGE)
         .optional(),
     ),
+  /** An identifier (an external id, SKU, EAN, code): text without control characters. */
+  id: (max: number) => z.preprocess(stringish, z.string().max(max).superRefine(noControlCharacters)),
+  optionalId: (max: number) => z.preprocess(stringish, z.string().max(max).superRefine(noControlCharacters).optional()),
   number: (range: Range = {}) => z.preprocess(decimalInput(), ranged(z.number(), range)),
   optionalNumber: (range: Range = {}) => z.preprocess(decimalInput(), ranged(z.number(), range).optional()),
   money: (range: Range = {}) => z.preprocess(decimalInput(moneyRound), ranged(z.number(), range)),
@@ -221,20 +241,29 @@ export const field = {
   optionalBoolean: () => z.preprocess(booleanish, z.boolean().optional()),
 };
 
-/** A JSON object of key-value pairs, bounded in size and depth. */
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * A JSON object of key-value pairs, bounded in size and depth, kept exactly as sent: every key is
+ * data, "__proto__" and "constructor" included (zod's record would drop a "__proto__" key).
+ */
 export function jsonObject(maxBytes: number, maxDepth: number) {
   return z.preprocess(
     emptyObjectToUndefined,
     z
-      .record(z.string(), z.unknown())
+      .unknown()
+      .openapi({ type: ["object", "null"], additionalProperties: {} })
       .superRefine((value, ctx) => {
-        if (depthOf(value, maxDepth) > maxDepth) {
+        if (value === undefined) return;
+        if (!isPlainObject(value)) {
+          ctx.addIssue({ code: "custom", message: TYPE_MESSAGES.object });
+        } else if (depthOf(value, maxDepth) > maxDepth) {
           ctx.addIssue({ code: "custom", message: `The :attribute field must not be nested more than ${maxDepth} levels deep.` });
         } else if (new TextEncoder().encode(JSON.stringify(value)).byteLength > maxBytes) {
           ctx.addIssue({ code: "custom", message: `The :attribute field must not be larger than ${maxBytes / 1024} kilobytes.` });
         }
       })
-      .optional(),
+      .transform((value) => value as Record<string, unknown> | undefined),
   );
 }
 

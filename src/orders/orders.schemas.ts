@@ -80,10 +80,10 @@ const MONEY =
 const DIMENSION = "in the shop's own unit (not converted), 0 to 1,000,000; a rule variable, and sent to the supplier.";
 
 export const CreateOrderLine = z.object({
-  external_id: field.text(255).openapi({ description: "The product's id in the shop (a number is read as its digits). Required." }),
-  ean13: field.optionalText(64).openapi({ description: "The product's EAN/GTIN. Send it as a string to keep leading zeros; the catalogue matches on it first." }),
+  external_id: field.id(255).openapi({ description: "The product's id in the shop (a number is read as its digits). Required." }),
+  ean13: field.optionalId(64).openapi({ description: "The product's EAN/GTIN. Send it as a string to keep leading zeros; the catalogue matches on it first." }),
   name: field.text(1000).openapi({ description: "The product's name, up to 1000 characters. Required." }),
-  reference: field.optionalText(255).openapi({ description: "The product's SKU: the catalogue matches on it when no product has the line's EAN." }),
+  reference: field.optionalId(255).openapi({ description: "The product's SKU: the catalogue matches on it when no product has the line's EAN." }),
   quantity: field.int({ min: 1, max: 1_000_000 }).openapi({ description: "How many: a whole number from 1 to 1,000,000. Required." }),
   stock_quantity: field.optionalInt({ min: -1e9, max: 1e9 }).openapi({ description: "The shop's own stock of the product (an integer, may be negative); a rule variable." }),
   price: field.money(LIMITS.money).openapi({ description: `The selling price per unit; never sent to suppliers. Required. ${MONEY}` }),
@@ -91,7 +91,7 @@ export const CreateOrderLine = z.object({
   image_url: field.optionalText(2048).openapi({ description: "A picture of the product, up to 2048 characters." }),
   brand: field.optionalText(255).openapi({ description: "The product's brand; a rule variable (line.brand)." }),
   category: field.optionalText(255).openapi({ description: "The product's category; a rule variable (line.category)." }),
-  supplier: field.optionalText(255).openapi({
+  supplier: field.optionalId(255).openapi({
     description: "The supplier as the shop knows it: a line no rule or catalogue product matches goes to the active supplier with this name or code.",
   }),
   custom: custom().openapi({ description: "Extra key-value pairs of the line (a JSON object, at most 16 KiB and 5 levels deep); rules read them as line.custom.<key>." }),
@@ -137,12 +137,12 @@ export const ORDER_EXAMPLE = {
 
 export const CreateOrderBody = z
   .object({
-    external_id: field.text(255).openapi({
+    external_id: field.id(255).openapi({
       description:
         "The order's id in the shop, up to 255 characters. Orders are idempotent per account on it: the same external_id again " +
         "answers \"Order already exists\" with the first order's reference and changes nothing. Required.",
     }),
-    source: field.text(255).openapi({ description: "The shop the order comes from (its name or URL); the order list filters on it. Required." }),
+    source: field.id(255).openapi({ description: "The shop the order comes from (its name or URL); the order list filters on it. Required." }),
     test: field.optionalBoolean().openapi({
       description:
         "true for a test order: matched like a real one, but nothing reaches a supplier (a dry run), and the order list leaves it out " +

@@ -63,8 +63,8 @@ const deadline = (range: { min: number; max: number }, description: string) =>
 
 const NAME = "The supplier's name, unique in the account (up to 255 characters); a line whose supplier field names it goes to it when no rule or catalogue product matches.";
 const fields = {
-  name: field.text(255).openapi({ description: NAME }),
-  code: field.optionalText(64).openapi({ description: "A short code (up to 64 characters), matched like the name against a line's supplier field." }),
+  name: field.id(255).openapi({ description: NAME }),
+  code: field.optionalId(64).openapi({ description: "A short code (up to 64 characters), matched like the name against a line's supplier field." }),
   active: field.optionalBoolean().openapi({ description: "false deactivates the supplier: nothing more is matched to it or sent to it. true by default." }),
   priority: field
     .optionalInt({ min: 0, max: 1_000_000 })
@@ -95,10 +95,10 @@ export const CreateSupplier = z.object(fields).openapi("CreateSupplierRequest", 
 export const UpdateSupplier = z
   .object({
     ...fields,
-    name: field.optionalText(255).openapi({ description: NAME }),
+    name: field.optionalId(255).openapi({ description: NAME }),
     // In an update, null (or "") clears the code; leaving the field out keeps it.
     code: z
-      .preprocess((v) => (v === "" ? null : v), z.null().or(field.optionalText(64)))
+      .preprocess((v) => (v === "" ? null : v), z.null().or(field.optionalId(64)))
       .openapi({ description: "A short code, matched like the name against a line's supplier field; null or \"\" clears it." }),
   })
   .openapi("UpdateSupplierRequest", { example: { priority: 5, channel: "pull" } });

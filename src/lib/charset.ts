@@ -1,0 +1,113 @@
+// A request body's text by the charset its Content-Type declares: UTF-8 unless it names another we
+// decode exactly. Bytes that are no character of that charset are refused, never replaced: a U+FFFD
+// the client did not send would change its data (and could merge two orders into one).
+import { ApiError } from "./errors";
+
+export type Charset = "UTF-8" | "ISO-8859-1" | "windows-1252" | "US-ASCII";
+
+const LABELS: Record<string, Charset> = {
+  "utf-8": "UTF-8",
+  utf8: "UTF-8",
+  "iso-8859-1": "ISO-8859-1",
+  "iso8859-1": "ISO-8859-1",
+  latin1: "ISO-8859-1",
+  "windows-1252": "windows-1252",
+  cp1252: "windows-1252",
+  "us-ascii": "US-ASCII",
+  ascii: "US-ASCII",
+};
+
+const SUPPORTED = "utf-8 (the default), iso-8859-1 (latin1), windows-1252 (cp1252) or us-ascii";
+const OTHERS = "iso-8859-1 (latin1), windows-1252 (cp1252) or us-ascii";
+
+/** The charset a media type's parameters declare (UTF-8 when none); one we do not decode is a 415. */
+export function charsetOf(contentType: string | undefined, fallback: Charset = "UTF-8"): Charset {
+  const m = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType ?? "");
+  if (!m) return fallback;
+  const label = m[1] ?? m[2];
+  const charset = LABELS[label.toLowerCase()];
+  if (!charset) {
+    const shown = JSON.stringify(label.length > 40 ? `${label.slice(0, 40)}…` : label);
+    throw new ApiError(415, "Unsupported Media Type", { error: `The charset ${shown} is not supported. Send the body as ${SUPPORTED}.` });
+  }
+  return charset;
+}
+
+// windows-1252's characters at 0x80-0x9F (the Unicode Consortium's CP1252.TXT); 0 marks the five
+// bytes it leaves undefined. Every other byte is the ISO-8859-1 character of the same number.
+const CP1252_HIGH = [
+  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0,
+  0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
+];
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+const utf16 = new TextDecoder("utf-16le", { fatal: false, ignoreBOM: true });
+
+/** Where the first byte that starts no valid UTF-8 sequence is (RFC 3629's table), or -1. */
+function firstInvalidUtf8(b: Uint8Array): number {
+  for (let i = 0; i < b.length; ) {
+    const x = b[i];
+    if (x < 0x80) {
+      i++;
+      continue;
+    }
+    const tail = x >= 0xc2 && x <= 0xdf ? 1 : x >= 0xe0 && x <= 0xef ? 2 : x >= 0xf0 && x <= 0xf4 ? 3 : 0;
+    if (tail === 0) return i;
+    // The second byte's narrower ranges rule out overlong forms, surrogates and code points past U+10FFFF.
+    const lo = x === 0xe0 ? 0xa0 : x === 0xf0 ? 0x90 : 0x80;
+    const hi = x === 0xed ? 0x9f : x === 0xf4 ? 0x8f : 0xbf;
+    if (!(b[i + 1] >= lo && b[i + 1] <= hi)) return i;
+    for (let k = 2; k <= tail; k++) if (!(b[i + k] >= 0x80 && b[i + k] <= 0xbf)) return i;
+    i += tail + 1;
+  }
+  return -1;
+}
+
+/** The first byte that is no character of a single-byte charset, or -1. */
+function firstInvalidSingleByte(b: Uint8Array, charset: Charset): number {
+  if (charset === "ISO-8859-1") return -1;
+  for (let i = 0; i < b.length; i++) {
+    if (b[i] < 0x80) continue;
+    if (charset === "US-ASCII" || (b[i] <= 0x9f && CP1252_HIGH[b[i] - 0x80] === 0)) return i;
+  }
+  return -1;
+}
+
+function singleByte(b: Uint8Array, charset: Charset): string {
+  const units = new Uint16Array(b.length);
+  for (let i = 0; i < b.length; i++) {
+    const x = b[i];
+    units[i] = charset === "windows-1252" && x >= 0x80 && x <= 0x9f ? CP1252_HIGH[x - 0x80] : x;
+  }
+  // The code units as UTF-16 (none is a surrogate): one native decode. Typed arrays are little-endian wherever Workers run.
+  return utf16.decode(units);
+}
+
+/** The text, or where the first byte that is no character of the charset is (offset -1: not found). */
+export type DecodeResult = { ok: true; text: string } | { ok: false; charset: Charset; offset: number; byte: number | undefined };
+
+/** Bytes -> text in `charset`, exactly; a leading UTF-8 byte order mark is no content. */
+export function decodeStrictly(bytes: Uint8Array, charset: Charset): DecodeResult {
+  if (charset === "UTF-8") {
+    try {
+      return { ok: true, text: utf8.decode(bytes) };
+    } catch {
+      const offset = firstInvalidUtf8(bytes);
+      return { ok: false, charset, offset, byte: bytes[offset] };
+    }
+  }
+  const offset = firstInvalidSingleByte(bytes, charset);
+  return offset === -1 ? { ok: true, text: singleByte(bytes, charset) } : { ok: false, charset, offset, byte: bytes[offset] };
+}
+
+const hex = (byte: number | undefined) => (byte === undefined ? "" : `0x${byte.toString(16).toUpperCase().padStart(2, "0")}`);
+
+/** A whole body's text in the charset its Content-Type declares, or the 400 that says where it is not. */
+export function decodeBody(bytes: Uint8Array, contentType: string | undefined): string {
+  const result = decodeStrictly(bytes, charsetOf(contentType));
+  if (result.ok) return result.text;
+  const where = result.offset >= 0 ? ` (byte ${hex(result.byte)} at offset ${result.offset})` : "";
+  throw ApiError.badRequest(
+    `The body is not valid ${result.charset}${where}. Send UTF-8, or declare the charset the body is in: ${OTHERS}.`,
+  );
+}
