@@ -25,13 +25,13 @@ const AnswerFields = z.object({
       "partial: the quantity you confirm (required): below the line's, and not below what is shipped of it. ship: the quantity in this " +
       "shipment, at most what is left to ship of the line (its confirmed quantity, or its quantity, less what is shipped); without it, all that is left.",
   }),
-  carrier: field.optionalText(255).openapi({ description: "ship: the carrier, e.g. PostNL." }),
-  tracking_number: field.optionalText(255).openapi({ description: "ship: the shipment's tracking number." }),
+  carrier: field.optionalId(255).openapi({ description: "ship: the carrier, e.g. PostNL." }),
+  tracking_number: field.optionalId(255).openapi({ description: "ship: the shipment's tracking number." }),
   tracking_url: field
     .optionalHttpUrl(TRACKING_URL_MAX)
     .openapi({ description: `ship: where the shop's customer can track the shipment: an http(s) URL of up to ${TRACKING_URL_MAX} characters.` }),
   shipment_id: field
-    .optionalText(255)
+    .optionalId(255)
     .openapi({ description: "ship: your id of the shipment; the same shipment (or tracking number) reported again is recorded once." }),
 });
 

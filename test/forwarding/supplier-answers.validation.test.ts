@@ -102,3 +102,25 @@ describe("every failing field at once", () => {
     expect(await lines()).toEqual(before);
   });
 });
+
+describe("identifiers in a shipment", () => {
+  it("refuses a control character in carrier, tracking_number or shipment_id, every field named at once, and writes nothing", async () => {
+    const { supplier, key, lineIds: [a], lines } = await pulledOrder();
+    const before = await lines();
+    const answers = [{ line_id: a, action: "ship", quantity: 1, carrier: "Post\u0000NL", tracking_number: "3S\nT1", shipment_id: "S\u001b1" }];
+    for (const res of await bothWays(supplier, key, answers)) {
+      expect([res.status, res.json]).toEqual([
+        422,
+        {
+          message: "Errors",
+          errors: {
+            "answers.0.carrier": ["The answers.0.carrier field must not contain control characters (it holds U+0000)."],
+            "answers.0.tracking_number": ["The answers.0.tracking_number field must not contain control characters (it holds U+000A)."],
+            "answers.0.shipment_id": ["The answers.0.shipment_id field must not contain control characters (it holds U+001B)."],
+          },
+        },
+      ]);
+    }
+    expect(await lines()).toEqual(before);
+  });
+});
