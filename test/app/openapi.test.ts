@@ -108,6 +108,7 @@ describe("GET /openapi.json", () => {
       "order_line.cancellation_refused",
       "order_line.rerouted",
       "order_line.overdue",
+      "order_line.assigned",
       // Not a shop event: what a webhook supplier receives when lines it has are cancelled.
       "dispatch.cancellation_requested",
     ]);
