@@ -27,6 +27,8 @@ describe("GET /openapi.json", () => {
       "/api/v1/orders/{reference}/cancel": ["post"],
       "/api/v1/orders/{reference}/cancellations": ["get"],
       "/api/v1/orders/{reference}/cancellations/answers": ["post"],
+      "/api/v1/orders/{reference}/lines/{line_id}/assign": ["post"],
+      "/api/v1/orders/{reference}/lines/{line_id}/reroute": ["post"],
       "/api/v1/products": ["get"],
       "/api/v1/product-feeds": ["get", "post"],
       "/api/v1/product-feeds/{id}": ["delete", "get", "patch"],
