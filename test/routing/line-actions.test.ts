@@ -16,6 +16,11 @@ const reroute = (creds: Credentials, reference: string, lineId: number | string)
 const apiKeyIdOf = async (accountId: number) => (await rows<{ id: number }>("SELECT id FROM api_keys WHERE account_id = ?", accountId))[0].id;
 const eventsOf = async (accountId: number, type: string) =>
   (await rows<{ data: string }>("SELECT data FROM events WHERE account_id = ? AND type = ? ORDER BY created_at, rowid", accountId, type)).map((r) => JSON.parse(r.data));
+/** An event's order and line, for the one line (of quantity 2) these tests order. */
+const aboutLine = (reference: string, externalId: string, lineId: number) => ({
+  order: { reference, external_id: externalId },
+  line: { id: lineId, external_id: "mug", quantity: 2, split_from_line_id: null },
+});
 const pulled = async (key: string) => (await call("GET", "/api/v1/supplier/orders", { headers: { authorization: `Bearer ${key}` } })).json.data;
 
 /** An account that does not re-route by itself, suppliers A (with a catch-all rule), B and C on the pull channel, and a line A declined. */
@@ -60,8 +65,7 @@ describe("POST /api/v1/orders/{reference}/lines/{line_id}/assign", () => {
     const order = await getOrder(creds, reference);
     expect(await eventsOf(creds.accountId, "order_line.assigned")).toEqual([
       {
-        order: { reference, external_id: order.external_id },
-        line: { id: lineId, external_id: "mug", quantity: 2, split_from_line_id: null },
+        ...aboutLine(reference, order.external_id, lineId),
         from_supplier: { id: a.supplier.id, name: a.supplier.name },
         to_supplier: { id: b.supplier.id, name: b.supplier.name },
         by: { channel: "api", api_key_id: apiKeyId, session_id: null },
@@ -202,8 +206,7 @@ describe("POST /api/v1/orders/{reference}/lines/{line_id}/reroute", () => {
     const order = await getOrder(creds, reference);
     expect(await eventsOf(creds.accountId, "order_line.rerouted")).toEqual([
       {
-        order: { reference, external_id: order.external_id },
-        line: { id: lineId, external_id: "mug", quantity: 2, split_from_line_id: null },
+        ...aboutLine(reference, order.external_id, lineId),
         from_supplier: { id: a.supplier.id, name: a.supplier.name },
         to_supplier: { id: b.supplier.id, name: b.supplier.name },
         cause: "declined",
