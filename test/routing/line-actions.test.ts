@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { accountState, createAccount, createOrder, orderPayload, recordEvents, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
-import { createRule, createSupplier, getOrder, logsOf } from "../helpers/routing";
+import { remoteUrl, received } from "../helpers/fake-remote";
+import { createRule, createSupplier, getOrder, logsOf, waitForLineStatus } from "../helpers/routing";
 import { answer, awaitingPickup, supplierChain } from "../helpers/suppliers";
 import { pipelineIdle } from "../helpers/wait";
 
@@ -89,6 +90,37 @@ describe("POST /api/v1/orders/{reference}/lines/{line_id}/assign", () => {
       json: { message: "Conflict", error: `Order line ${lineId} is ruled; only pending, failed or declined lines can be sent to a supplier by hand.` },
     });
     expect(await accountState(creds.accountId)()).toBe(before);
+  });
+
+  it("sends a failed line to a webhook supplier: its dispatch goes out once, the failed one stays as it was", async () => {
+    const creds = await createAccount();
+    expect((await call("PATCH", "/api/v1/settings", { creds, body: { reroute_enabled: false } })).status).toBe(200);
+    const [refusing] = await supplierChain(creds, [{ channel: "webhook", webhook_url: remoteUrl("status-400") }]);
+    const url = remoteUrl("ok");
+    const accepting = await createSupplier(creds, { channel: "webhook", webhook_url: url });
+    const { reference } = await createOrder(creds, orderPayload({ products: [product] }));
+    const failed = await waitForLineStatus(creds, reference, "failed");
+    const lineId = failed.order_lines[0].id;
+    await pipelineIdle(creds.accountId);
+
+    expect((await assign(creds, reference, lineId, { supplier_id: accepting.id })).status).toBe(200);
+    const order = await waitForLineStatus(creds, reference, "completed");
+    await pipelineIdle(creds.accountId);
+    expect(logsOf(order.order_lines[0]).slice(-2)).toEqual([
+      ["ruled", `Sent to supplier ${accepting.name} by hand (API key #${await apiKeyIdOf(creds.accountId)})`],
+      ["completed", "Successfully sent to supplier"],
+    ]);
+    const sent = await received(url);
+    expect(sent.map((r) => JSON.parse(r.body).lines.map((l: { id: number }) => l.id))).toEqual([[lineId]]);
+    const dispatches = (await call("GET", `/api/v1/orders/${reference}/dispatches`, { creds })).json.data;
+    expect(dispatches.map((d: { supplier_id: number; status: string; line_ids: number[] }) => [d.supplier_id, d.status, d.line_ids])).toEqual([
+      [refusing.supplier.id, "failed", []],
+      [accepting.id, "sent", [lineId]],
+    ]);
+    // Retrying the order's failed lines finds none: the failed dispatch is not sent again.
+    expect((await call("POST", `/api/v1/orders/${reference}/retry`, { creds })).status).toBe(200);
+    await pipelineIdle(creds.accountId);
+    expect(await received(url)).toHaveLength(1);
   });
 
   it("sends an unmatched (pending) line to a supplier: from_supplier null", async () => {
