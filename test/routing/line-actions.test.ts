@@ -2,7 +2,9 @@
 // active supplier of the account) and .../reroute (the next eligible supplier, as an automatic
 // re-route decides). Logged with who did it, evented, shown by explain, dispatched once through the
 // normal forwarding path; refused with nothing changed; two racing actions never both apply.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { countsDiff } from "../helpers/counts";
 import { accountState, createAccount, createOrder, orderPayload, recordEvents, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
 import { remoteUrl, received } from "../helpers/fake-remote";
@@ -82,6 +84,9 @@ describe("POST /api/v1/orders/{reference}/lines/{line_id}/assign", () => {
     expect(explained.reroute.chain).toEqual([
       { supplier: { id: a.supplier.id, name: a.supplier.name }, outcome: "declined", reason: `Declined by supplier ${a.supplier.name}: out of stock`, line_id: lineId, at: expect.any(String) },
     ]);
+
+    // The list's counters and facets followed the move (kept by triggers).
+    expect(await countsDiff(env.DB, [creds.accountId])).toEqual({ counters: [], facets: [], fts: [] });
 
     // Now ruled with B: a second assignment is refused, nothing changed.
     const before = await accountState(creds.accountId)();
