@@ -5,12 +5,14 @@ import type { Child } from "hono/jsx";
 import type { AppEnv } from "../env";
 import { Badge, LineStatusBadge } from "../ui/badge";
 import { LocalTime } from "../ui/time";
+import { LineActions } from "../routing/line-actions.pages";
 import { needsAttention, PENDING_AFTER_MS, PICKUP_OVERDUE_MS, type Group, type LineItem } from "./attention.service";
 
 export const attentionPages = new Hono<AppEnv>();
 
 attentionPages.get("/", async (c) => {
   const a = await needsAttention(c.get("db"), c.get("account").id);
+  const csrf = c.get("session").csrfToken;
   const total =
     a.blocked.count + a.pending.count + a.failed.count + a.answered.count + a.overduePickups.count + a.overdue.count + a.cancellations.count + a.webhooks.count + a.imports.count;
   return c.render(
@@ -44,10 +46,10 @@ attentionPages.get("/", async (c) => {
         all="/console/orders?statuses=pending"
         explain={`Still pending ${PENDING_AFTER_MS / 60_000} minutes after they came in. A routing rule, a catalogue product or a supplier name on the line would match them.`}
       >
-        {(l) => <LineEntry line={l} />}
+        {(l) => <LineEntry line={l} csrf={csrf} />}
       </Section>
       <Section id="failed" title="Failed sends" group={a.failed} all="/console/orders?statuses=failed" explain="Sending to the supplier failed; the reason is the supplier's answer or the error.">
-        {(l) => <LineEntry line={l} />}
+        {(l) => <LineEntry line={l} csrf={csrf} />}
       </Section>
       <Section
         id="answered"
@@ -56,7 +58,7 @@ attentionPages.get("/", async (c) => {
         all="/console/orders?statuses=declined,partially_completed"
         explain="The supplier could not deliver all of these: route them to another supplier or tell the customer."
       >
-        {(l) => <LineEntry line={l} />}
+        {(l) => <LineEntry line={l} csrf={csrf} />}
       </Section>
       <Section
         id="pickups"
@@ -123,13 +125,20 @@ attentionPages.get("/", async (c) => {
   );
 });
 
-function LineEntry({ line, note }: { line: LineItem; note?: string }) {
+/** A line waiting for a person; with `csrf`, the actions that move it on (a stuck line's). */
+function LineEntry({ line, note, csrf }: { line: LineItem; note?: string; csrf?: string }) {
   return (
     <>
       <a href={`/console/orders/${line.reference}`}>Order {line.reference}</a> · {line.lineName} <LineStatusBadge status={line.status} />
       {note ? ` · ${note}` : ""} · <LocalTime iso={line.since} />
       <br />
       <small>{line.reason ?? ""}</small>
+      {csrf ? (
+        <>
+          <br />
+          <LineActions reference={line.reference} line={{ id: line.lineId, currentStatus: line.status, matchedSupplierId: line.matchedSupplierId }} csrf={csrf} back="attention" />
+        </>
+      ) : null}
     </>
   );
 }

@@ -13,7 +13,17 @@ export const PENDING_AFTER_MS = 15 * 60 * 1000;
 export const PICKUP_OVERDUE_MS = 24 * 60 * 60 * 1000;
 const SHOWN = 5;
 
-export type LineItem = { reference: string; externalId: string; lineName: string; status: LineStatus; since: string; reason: string | null };
+export type LineItem = {
+  reference: string;
+  externalId: string;
+  lineId: number;
+  lineName: string;
+  status: LineStatus;
+  /** The supplier that declined it or could not be sent to (null: it never had one). */
+  matchedSupplierId: number | null;
+  since: string;
+  reason: string | null;
+};
 export type Group<T> = { count: number; items: T[] };
 
 export type Attention = {
@@ -44,7 +54,7 @@ const lastLog = sql`(SELECT g.message FROM order_line_logs g WHERE g.order_id = 
 
 /** Lines of live (not test, not blocked) orders in these states, newest change first. */
 const lines = (accountId: number, statuses: LineStatus[], before?: string) => sql`
-  SELECT o.reference, o.external_id, l.name AS line_name, l.current_status AS status, l.updated_at AS since, ${lastLog} AS reason, count(*) OVER () AS total
+  SELECT o.reference, o.external_id, l.id AS line_id, l.name AS line_name, l.current_status AS status, l.matched_supplier_id, l.updated_at AS since, ${lastLog} AS reason, count(*) OVER () AS total
   FROM order_lines l JOIN orders o ON o.id = l.order_id
   WHERE l.account_id = ${accountId} AND l.current_status IN (${sql.join(statuses.map((s) => sql`${s}`), sql`, `)})
     AND o.test = 0 AND o.blocked = 0 ${before ? sql`AND l.updated_at < ${before}` : sql``}
@@ -65,7 +75,7 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
         WHERE d.supplier_id IN (SELECT id FROM suppliers WHERE account_id = ${accountId}) AND d.status = 'awaiting_pickup'
           AND d.created_at < ${isoMicro(new Date(now.getTime() - PICKUP_OVERDUE_MS))}
         ORDER BY d.id DESC LIMIT ${SHOWN}`,
-    sql`SELECT o.reference, o.external_id, l.name AS line_name, l.current_status AS status, l.overdue_at AS since, l.overdue_deadline AS deadline,
+    sql`SELECT o.reference, o.external_id, l.id AS line_id, l.name AS line_name, l.current_status AS status, l.matched_supplier_id, l.overdue_at AS since, l.overdue_deadline AS deadline,
           ${lastLog} AS reason, count(*) OVER () AS total
         FROM order_lines l JOIN orders o ON o.id = l.order_id
         WHERE l.account_id = ${accountId} AND l.overdue_at IS NOT NULL AND l.current_status IN ('ruled', 'completed', 'partially_completed') AND o.test = 0

@@ -22,7 +22,9 @@ import { operatorPages } from "../admin/admin.pages";
 import { pipelinePages } from "../admin/pipeline.pages";
 import { attentionPages } from "../attention/attention.pages";
 import { routingPages } from "../routing/routing.pages";
+import { lineActionPages } from "../routing/line-actions.pages";
 import { apiKeysPages } from "../accounts/api-keys.pages";
+import { settingsPages } from "../accounts/settings.pages";
 import { suppliersPages } from "../suppliers/suppliers.pages";
 import { webhooksPages } from "../events/webhooks.pages";
 import { rulesPages } from "../routing/rules.pages";
@@ -94,7 +96,7 @@ function area(a: Area, pages: Hono<AppEnv>[]) {
 }
 
 export function mountConsole(app: Hono<AppEnv>) {
-  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, cancellationPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, apiKeysPages]));
+  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, cancellationPages, lineActionPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, apiKeysPages, settingsPages]));
   app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages, supplierDispatchPages, supplierCancellationPages]));
   app.route(AREAS.operator.path, area(AREAS.operator, [operatorPages, pipelinePages]));
 }

@@ -18,6 +18,7 @@ export const AREAS: Record<ConsoleRole, Area> = {
       { href: "/console/catalogue", label: "Catalogue" },
       { href: "/console/webhooks", label: "Webhooks" },
       { href: "/console/api-keys", label: "API keys" },
+      { href: "/console/settings", label: "Settings" },
     ],
   },
   supplier: {

@@ -113,6 +113,22 @@ const DATA: Record<EventType, { summary: string; data: z.ZodType }> = {
       reroute: z.boolean().openapi({ description: "The line is being re-routed because of it", example: false }),
     }),
   },
+  "order_line.assigned": {
+    summary: "A person sent a line to a supplier of their choosing (POST /api/v1/orders/{reference}/lines/{line_id}/assign, or the console)",
+    data: z.object({
+      order: OrderRef,
+      line: LineRef,
+      from_supplier: SupplierRef.nullable().openapi({ description: "The supplier that declined it or could not be sent to; null: it had none" }),
+      to_supplier: SupplierRef,
+      by: z
+        .object({
+          channel: z.enum(["api", "console"]).openapi({ example: "api" }),
+          api_key_id: z.number().int().openapi({ description: "The API key of the call, or the one the console session was opened with", example: 3 }),
+          session_id: z.number().int().nullable().openapi({ description: "The console session (null through the API)", example: null }),
+        })
+        .openapi({ description: "Who chose the supplier" }),
+    }),
+  },
 };
 
 /** Registers every event type as a webhook of the OpenAPI document. */

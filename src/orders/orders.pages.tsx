@@ -7,6 +7,7 @@
 // dispatches and the events sent to the shop about it.
 import { z } from "@hono/zod-openapi";
 import { Hono, type Context } from "hono";
+import type { Child } from "hono/jsx";
 import { attempt, done, formFields, text, type FormValues } from "../console/forms";
 import { completeByHand, retryFailedLines } from "../forwarding/forwarding.service";
 import { routeNow, setBlocked } from "../routing/routing.service";
@@ -32,6 +33,7 @@ import { ShipmentText } from "../ui/tracking";
 import { OrderEvents } from "../events/order-events.pages";
 import { orderEventsOf, orderEventsStatement, type OrderEvent } from "../events/order-events.service";
 import { CancelSection } from "./cancellations.pages";
+import { LineActions } from "../routing/line-actions.pages";
 import { ListOrdersQuery, type ListOrdersFilters } from "./orders.schemas";
 import { blockReasonOf, getOrder, listOrders, shippingAddressOf, type LineWithSupplier, type Order, type OrderDetail } from "./orders.service";
 
@@ -342,6 +344,7 @@ function OrderActions({ detail, csrf, form }: { detail: OrderDetail; csrf: strin
   const base = `/console/orders/${order.reference}`;
   const pending = lines.some((l) => l.currentStatus === "pending");
   const failed = lines.filter((l) => l.currentStatus === "failed").length;
+  const declined = lines.some((l) => l.currentStatus === "declined");
   const ruled = lines.filter((l) => l.currentStatus === "ruled");
   const chosen = form?.action === "complete" ? (form.values.line_ids as string[]) : [];
   return (
@@ -364,7 +367,9 @@ function OrderActions({ detail, csrf, form }: { detail: OrderDetail; csrf: strin
                 ? "Lines wait for a supplier: match them now with the current rules, catalogue and suppliers."
                 : failed
                   ? "Sending failed for some lines: send them again once the supplier's problem is fixed."
-                  : "Every line has been matched."}
+                  : declined
+                    ? "A supplier declined some lines: send each to another supplier, or re-route it now, under Lines."
+                    : "Every line has been matched."}
           </p>
           <div class="page-actions">
             {!order.blocked && pending ? <PostButton action={`${base}/match`} csrf={csrf} label="Match now" /> : null}
@@ -445,7 +450,7 @@ function OrderPage({ detail, events, csrf, form }: { detail: OrderDetail; events
       <section aria-labelledby="lines-heading">
         <h2 id="lines-heading">Lines</h2>
         {lines.map((line) => (
-          <LineCard line={line} logs={logsOf.get(line.id) ?? []} />
+          <LineCard line={line} logs={logsOf.get(line.id) ?? []} actions={order.blocked ? null : <LineActions reference={order.reference} line={line} csrf={csrf} />} />
         ))}
       </section>
 
@@ -473,7 +478,7 @@ function OrderPage({ detail, events, csrf, form }: { detail: OrderDetail; events
   );
 }
 
-function LineCard({ line, logs }: { line: LineWithSupplier; logs: OrderDetail["logs"] }) {
+function LineCard({ line, logs, actions }: { line: LineWithSupplier; logs: OrderDetail["logs"]; actions?: Child }) {
   return (
     <article class="line" aria-labelledby={`line-${line.id}`}>
       <header>
@@ -482,6 +487,7 @@ function LineCard({ line, logs }: { line: LineWithSupplier; logs: OrderDetail["l
         </h3>
         <LineStatusBadge status={line.currentStatus} />
       </header>
+      {actions}
       <dl class="facts">
         <dt>External ID</dt>
         <dd>{line.externalId}</dd>

@@ -45,6 +45,13 @@ export type Leaving = {
    * never goes to another supplier). The write holds only while it is still so (a guard).
    */
   openCancellationId?: number | null;
+  /**
+   * A person asked for the re-route (POST .../lines/{id}/reroute), in words for the log ("by hand
+   * (API key #3)"): the account's on/off switch is for automatic re-routes and does not apply; its
+   * cap, the rules' no_reroute and a waiting cancellation do. With `to` equal to `from`, the line
+   * left its supplier already (declined, failed) and only moves on.
+   */
+  byHand?: string;
 };
 
 /** Why a line whose cancellation waits for its supplier's answer stays where it is. */
@@ -65,6 +72,8 @@ export type ReroutePlan = {
   withdrawn: number;
   /** The orders of the re-routed lines: the pipeline owes each a dispatch (see owedToPipeline). */
   reroutedOrders: number[];
+  /** The lines that stay with their supplier, and why (a re-route asked for by hand is refused with it). */
+  stayed: { lineId: number; why: string }[];
 };
 
 const remainderOf = (l: Leaving) => l.line.quantity - (l.confirmedQuantity ?? 0);
@@ -100,7 +109,7 @@ async function decide(
   const policy = ctx.policy;
   const open = candidates.filter((o) => {
     const index = leaving.indexOf(o.l);
-    if (!policy.enabled) return false;
+    if (!policy.enabled && !o.l.byHand) return false;
     if (o.l.openCancellationId === undefined) {
       o.l.openCancellationId = cancelling.get(o.l.line.id) ?? null;
       if (o.l.openCancellationId !== null) {
@@ -124,7 +133,8 @@ async function decide(
     }
     const next = decideLine(subject, ctx, o.excluded).decision;
     if (next.action !== "assign_supplier") continue;
-    const match = `${next.message} (re-routed: supplier ${o.attempt} of at most ${policy.maxAttempts})`;
+    const hops = `${next.message} (re-routed: supplier ${o.attempt} of at most ${policy.maxAttempts})`;
+    const match = o.l.byHand ? `Re-routed ${o.l.byHand}: ${hops}` : hops;
     const hop: RerouteHop = {
       supplier_id: o.l.supplier.id,
       supplier_name: o.l.supplier.name,
@@ -212,8 +222,9 @@ export async function planReroutes(db: Db, accountId: number, leaving: Leaving[]
     }
     // Through declined (or failed): the supplier no longer has it, then on to the next one.
     const via = l.to ?? "declined";
-    changes.push({ kind: "move", ...base, from: l.from, to: via, message: `${l.message}; routed to supplier ${d.to.name}` });
-    changes.push({ kind: "move", lineId: l.line.id, orderId, from: via, to: "ruled", message: d.match, matchedSupplierId: d.to.id, dispatchId: null, confirmedQuantity: null });
+    if (via !== l.from) changes.push({ kind: "move", ...base, from: l.from, to: via, message: `${l.message}; routed to supplier ${d.to.name}` });
+    const onward = via === l.from ? base : { lineId: l.line.id, orderId };
+    changes.push({ kind: "move", ...onward, from: via, to: "ruled", message: d.match, matchedSupplierId: d.to.id, dispatchId: null, confirmedQuantity: null });
     chains.push({ i: l.line.id, o: orderId, c: d.chain });
     moved.push({ o: orderId, i: l.line.id, d: eventOf(d) });
     if (l.cause === "overdue") {
@@ -242,6 +253,7 @@ export async function planReroutes(db: Db, accountId: number, leaving: Leaving[]
   return {
     changes,
     rerouted: rerouting.length,
+    stayed: decisions.flatMap((d) => (d.kind === "stay" ? [{ lineId: d.leaving.line.id, why: d.why ?? "no other supplier can take it" }] : [])),
     reroutedOrders: [...new Set(rerouting.map((d) => d.leaving.line.orderId))],
     withdrawn: withdrawals.length,
     statements: (token) => {
@@ -253,7 +265,7 @@ export async function planReroutes(db: Db, accountId: number, leaving: Leaving[]
           ? [
               // The line starts afresh with its new supplier: its old deadlines and marks go.
               sql`UPDATE order_lines SET reroute_chain = j.value -> '$.c', reroute_reason = NULL, ack_due_at = NULL, ship_due_at = NULL,
-                    overdue_at = NULL, overdue_deadline = NULL
+                    overdue_at = NULL, overdue_deadline = NULL, manual_decision = NULL
                   FROM json_each(${JSON.stringify(chains)}) AS j
                   WHERE order_lines.id = j.value ->> '$.i' AND order_lines.order_id = j.value ->> '$.o' AND order_lines.move_token = ${token}`,
             ]

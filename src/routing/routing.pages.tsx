@@ -6,6 +6,8 @@ import type { AppEnv } from "../env";
 import { Badge, LineStatusBadge } from "../ui/badge";
 import { money, orDash } from "../ui/format";
 import { DataTable } from "../ui/table";
+import { LocalTime } from "../ui/time";
+import { actorWords } from "./line-actions";
 import { explainOrder } from "./routing.service";
 
 export const routingPages = new Hono<AppEnv>();
@@ -59,6 +61,12 @@ function ExplainLine({ line }: { line: ExplainedLine }) {
         </h3>
         {line.current_status ? <LineStatusBadge status={line.current_status as never} /> : null}
       </header>
+      {line.manual_decision ? (
+        <p class="callout" role="note">
+          <strong>Chosen by hand:</strong> sent to supplier {line.manual_decision.supplier.name} {actorWords(line.manual_decision.by)},{" "}
+          <LocalTime iso={line.manual_decision.at} />. The rules below say what matching would decide without that choice.
+        </p>
+      ) : null}
       <p>
         <strong>{d.action === "none" ? "No supplier: " : "Decision: "}</strong>
         {d.message}

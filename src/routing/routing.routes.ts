@@ -1,9 +1,15 @@
-// Order actions of the routing engine: block, unblock, match now.
+// Order actions of the routing engine: block, unblock, match now; and on one stuck line: send it to
+// a supplier by hand, re-route it now.
 import { createRoute, z } from "@hono/zod-openapi";
-import { apiSecurity, createRouter, errorResponses, responses } from "../lib/router";
+import type { Context } from "hono";
+import type { Actor } from "../db/schema";
+import type { AppEnv } from "../env";
+import { idOrNotFound } from "../lib/params";
+import { apiSecurity, createRouter, errorResponse, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
 import { OrderDetail, referenceParam } from "../orders/orders.schemas";
 import { showOrder } from "../orders/orders.present";
+import { assignLine, rerouteLine } from "./line-actions";
 import { routeNow, setBlocked } from "./routing.service";
 
 export const routingRouter = createRouter();
@@ -79,6 +85,80 @@ routingRouter.openapi(
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
     await routeNow(c.get("db"), c.get("pipeline"), accountId, reference);
+    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
+  },
+);
+
+// ---- One stuck line: send it to a supplier by hand, re-route it now ----------------------
+
+const lineParams = z.object({
+  reference: referenceParam,
+  line_id: z.string().openapi({ example: "901", description: "The line's id (order_lines[].id of the order). A line of another order is not found." }),
+});
+const AssignBody = z
+  .object({ supplier_id: field.int({ min: 1, max: 1e15 }).openapi({ description: "An active supplier of the account.", example: 4 }) })
+  .openapi("AssignLineRequest", { example: { supplier_id: 4 } });
+const conflict = (example: string) => errorResponse(409, "The line cannot be acted on now (its state, a blocked order, a cancellation waiting); nothing was changed", { message: "Conflict", error: example });
+/** Who acts through the API: the request's API key. */
+const apiActor = (c: Context<AppEnv>): Actor => ({ channel: "api", api_key_id: c.get("account").apiKeyId, session_id: null });
+
+routingRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/orders/{reference}/lines/{line_id}/assign",
+    tags: ["Orders"],
+    summary: "Send a stuck line to a supplier of your choosing",
+    description:
+      "A pending, failed or declined line goes to the supplier given (any active supplier of the account) and becomes ruled; the pipeline " +
+      "then sends it on that supplier's channel. Logged on the line with who did it (\"Sent to supplier Tuinhout by hand (API key #3)\"), " +
+      "evented as order_line.assigned, and shown by explain (manual_decision). A supplier the line had goes into its re-route chain. " +
+      "422: not a supplier of the account, or an inactive one. 409: a line in another state (ruled, completed, partially_completed, " +
+      "skipped), a blocked order, or a cancellation of the line waiting for its supplier's answer. Nothing is changed on an error. Answers the order.",
+    security: apiSecurity,
+    request: { params: lineParams, ...jsonBody(AssignBody) },
+    responses: {
+      200: responses.json(OrderDetail, "The order, the line ruled to the supplier chosen"),
+      404: responses.notFound,
+      409: conflict("Order line 901 is completed; only pending, failed or declined lines can be sent to a supplier by hand."),
+      422: responses.invalid,
+      ...errorResponses,
+    },
+  }),
+  async (c) => {
+    const { id: accountId } = c.get("account");
+    const { reference, line_id } = c.req.valid("param");
+    const lineId = idOrNotFound(line_id, "Order line");
+    await assignLine(c.get("db"), c.get("pipeline"), accountId, reference, lineId, c.req.valid("json").supplier_id, apiActor(c));
+    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
+  },
+);
+
+routingRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/orders/{reference}/lines/{line_id}/reroute",
+    tags: ["Orders"],
+    summary: "Re-route a failed or declined line now, to the next eligible supplier",
+    description:
+      "Decides as an automatic re-route does: the next routing rule that holds, else the cheapest catalogue offer with stock, else the " +
+      "supplier named on the line, never a supplier the line already had, within the account's reroute_max_attempts, and not past a rule " +
+      "with no_reroute. It applies even while the account's automatic re-routing is off. Logged with who did it, evented as " +
+      "order_line.rerouted. 409, with nothing changed: no supplier can take the line (the reason is said), a line that is not failed or " +
+      "declined, a blocked order, or a cancellation of the line waiting. No body. Answers the order.",
+    security: apiSecurity,
+    request: { params: lineParams },
+    responses: {
+      200: responses.json(OrderDetail, "The order, the line ruled to its next supplier"),
+      404: responses.notFound,
+      409: conflict("Order line 901 cannot be re-routed: 3 of 3 suppliers tried. Send it to a supplier by hand instead."),
+      ...errorResponses,
+    },
+  }),
+  async (c) => {
+    const { id: accountId } = c.get("account");
+    const { reference, line_id } = c.req.valid("param");
+    const lineId = idOrNotFound(line_id, "Order line");
+    await rerouteLine(c.get("db"), c.get("pipeline"), accountId, reference, lineId, apiActor(c));
     return c.json(await showOrder(c.get("db"), accountId, reference), 200);
   },
 );

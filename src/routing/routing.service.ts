@@ -2,7 +2,7 @@
 // and write every outcome through the state machine in one batch.
 import { and, asc, eq, isNull, like, sql, type SQL } from "drizzle-orm";
 import { runBatch, type Db } from "../db";
-import { orderLineLogs, orderLines, orders, type Order, type OrderLine, type RerouteHop, type RoutingRule } from "../db/schema";
+import { orderLineLogs, orderLines, orders, type ManualDecision, type Order, type OrderLine, type RerouteHop, type RoutingRule } from "../db/schema";
 import { expectCount } from "../db/guards";
 import { blockStatements, completionStatements, lineStatements, newToken, parkStatements, type LineChange } from "../orders/lifecycle";
 import type { Pipeline } from "../lib/queue";
@@ -208,7 +208,7 @@ function withDraft(rules: RoutingRule[], accountId: number, draft: DraftRule): R
 
 export async function explainOrder(db: Db, accountId: number, input: { reference?: string; order?: CreateOrderInput; rule?: DraftRule }) {
   let order: OrderLike & { reference: string | null; blocked: boolean };
-  let lines: (LineLike & { id: number | null; currentStatus: string | null; splitFromLineId: number | null; rerouteChain: RerouteHop[] | null })[];
+  let lines: (LineLike & { id: number | null; currentStatus: string | null; splitFromLineId: number | null; rerouteChain: RerouteHop[] | null; manualDecision: ManualDecision | null })[];
   let unblocked = false;
   if (input.reference !== undefined) {
     const found = await findOrder(db, accountId, input.reference);
@@ -221,7 +221,7 @@ export async function explainOrder(db: Db, accountId: number, input: { reference
     unblocked = unblockedRows.length > 0;
   } else {
     order = { ...orderColumns(input.order!), reference: null, blocked: false };
-    lines = input.order!.products.map((p) => ({ ...lineColumns(p), id: null, currentStatus: null, splitFromLineId: null, rerouteChain: null }));
+    lines = input.order!.products.map((p) => ({ ...lineColumns(p), id: null, currentStatus: null, splitFromLineId: null, rerouteChain: null, manualDecision: null }));
   }
   const loaded = await loadRoutingContext(db, accountId, lines);
   const policy = loaded.policy;
@@ -244,6 +244,10 @@ export async function explainOrder(db: Db, accountId: number, input: { reference
         product_id: decision.action === "assign_supplier" && decision.decidedBy === "catalogue" ? decision.product.productId : null,
         message: decision.message,
       },
+      // The supplier a person chose for the line (src/routing/line-actions.ts), until it leaves that supplier.
+      manual_decision: line.manualDecision
+        ? { supplier: { id: line.manualDecision.supplier_id, name: line.manualDecision.supplier_name }, by: line.manualDecision.by, at: line.manualDecision.at }
+        : null,
       rules: trace.rules.map((r) => (r.id === draftId ? { ...r, draft: true } : r)),
       catalogue: trace.catalogue,
       supplier_field: trace.supplier_field,

@@ -108,7 +108,8 @@ rulesRouter.openapi(
     summary: "Explain, per line, which rule or catalogue product would match and why the others do not; writes nothing",
     description:
       "For an order of the account (reference) or one not sent yet (order): per line, the decision, every rule with each condition's " +
-      "actual value and result, every catalogue candidate with why it was or was not eligible, and the supplier-field lookup.",
+      "actual value and result, every catalogue candidate with why it was or was not eligible, and the supplier-field lookup; and a supplier a person chose " +
+      "for the line (manual_decision: the supplier, who chose it, when; POST /api/v1/orders/{reference}/lines/{line_id}/assign).",
     security: apiSecurity,
     request: jsonBody(ExplainBody),
     responses: {

@@ -133,6 +133,15 @@ describe("every request example of the OpenAPI document", () => {
       ["skipped", lineId],
     ]);
     expect(await tryIt("PATCH", "/api/v1/settings", "application/json")).toEqual({ reroute_enabled: true, reroute_max_attempts: 3 });
+    // A line its supplier declined, sent to a supplier by hand (the one that had it: any active one will do).
+    const stuck = await createOrder(creds);
+    const stuckLine = (await waitForLineStatus(creds, stuck.reference, "ruled")).order_lines[0].id;
+    await call("POST", "/api/v1/supplier/answers", { headers: { authorization: `Bearer ${key.key}` }, body: { answers: [{ line_id: stuckLine, action: "decline", reason: "out of stock" }] } });
+    const assigned = await tryIt("POST", "/api/v1/orders/{reference}/lines/{line_id}/assign", "application/json", {
+      params: { reference: stuck.reference, line_id: stuckLine },
+      ids: () => ({ supplier_id: manual.id }),
+    });
+    expect(assigned.order_lines[0]).toMatchObject({ id: stuckLine, current_status: "ruled", matched_supplier: { id: manual.id } });
 
     // A feed of the example supplier, changed, then filled with each file type's example.
     const feed = await tryIt("POST", "/api/v1/product-feeds", "application/json", { ids: (example: any) => ({ ...example, supplier_id: supplier.id }) });

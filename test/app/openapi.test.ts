@@ -27,6 +27,8 @@ describe("GET /openapi.json", () => {
       "/api/v1/orders/{reference}/cancel": ["post"],
       "/api/v1/orders/{reference}/cancellations": ["get"],
       "/api/v1/orders/{reference}/cancellations/answers": ["post"],
+      "/api/v1/orders/{reference}/lines/{line_id}/assign": ["post"],
+      "/api/v1/orders/{reference}/lines/{line_id}/reroute": ["post"],
       "/api/v1/products": ["get"],
       "/api/v1/product-feeds": ["get", "post"],
       "/api/v1/product-feeds/{id}": ["delete", "get", "patch"],
@@ -108,6 +110,7 @@ describe("GET /openapi.json", () => {
       "order_line.cancellation_refused",
       "order_line.rerouted",
       "order_line.overdue",
+      "order_line.assigned",
       // Not a shop event: what a webhook supplier receives when lines it has are cancelled.
       "dispatch.cancellation_requested",
     ]);

@@ -121,6 +121,7 @@ describe("line dimensions", () => {
       currentStatus: "ruled" as const, matchedSupplierId: 3, dispatchId: 5, confirmedQuantity: null, moveToken: null, createdAt: at, updatedAt: at,
       splitFromLineId: null, rerouteChain: null, rerouteReason: null, ackDueAt: null, shipDueAt: null, overdueAt: null, overdueDeadline: null,
       deadlineToken: null,
+      manualDecision: null,
     };
     const dispatch = { id: 5, idempotencyKey: "dsp_5", createdAt: at } as Parameters<typeof buildDocument>[0];
     const doc = buildDocument(dispatch, order, { id: 3, name: "Freight" }, [

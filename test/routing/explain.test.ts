@@ -58,6 +58,7 @@ describe.concurrent("explain an order payload", () => {
         product_id: dear.productId,
         message: `Matched to supplier Dear by catalogue product #${dear.productId} (EAN ${EAN}, purchase price 8)`,
       },
+      manual_decision: null,
       rules: [
         {
           id: gift.id,

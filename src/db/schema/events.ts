@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   "order_line.cancellation_refused",
   "order_line.rerouted",
   "order_line.overdue",
+  "order_line.assigned",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -151,6 +151,9 @@ export const orderLines = sqliteTable(
     rerouteChain: text("reroute_chain", { mode: "json" }).$type<RerouteHop[]>(),
     // A re-route the pipeline owes this line (set by the deadline sweeper, settled by routeOrder).
     rerouteReason: text("reroute_reason"),
+    // The line's supplier was chosen by a person (POST .../lines/{id}/assign): whom, who chose it, when.
+    // Cleared when the line leaves that supplier for the next one (src/routing/reroute.ts).
+    manualDecision: text("manual_decision", { mode: "json" }).$type<ManualDecision>(),
     // Deadlines of the line's supplier: no answer by ack_due_at, no shipment by ship_due_at. Cleared
     // when met, or when they fire (once: the sweep that fires one clears it in the same statement).
     ackDueAt: text("ack_due_at"),
@@ -193,6 +196,12 @@ export const orderLineLogs = sqliteTable(
   },
   (t) => [index("order_line_logs_order_idx").on(t.orderId, t.orderLineId, t.id)],
 );
+
+/** Who acted on a line by hand: the API key of an API call, or the console session (and its key). */
+export type Actor = { channel: "api" | "console"; api_key_id: number; session_id: number | null };
+
+/** A supplier chosen for a line by a person. */
+export type ManualDecision = { supplier_id: number; supplier_name: string; by: Actor; at: string };
 
 /** One supplier a line had before it was re-routed, and why it left that supplier. */
 export type RerouteHop = {

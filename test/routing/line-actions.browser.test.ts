@@ -1,0 +1,148 @@
+// Acting on a stuck line in a real browser, checked afterwards through the API: "Send to a
+// supplier…" and "Re-route now" on the order page and on Needs attention (a refusal said, nothing
+// changed; a missing choice beside its field), the hand-made choice in "Why these suppliers"; and the
+// Settings page (re-routing, and every supplier's deadlines).
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedDemo, type DemoReferences } from "../../scripts/lib/demo-data.mjs";
+import { ageRows, api, BASE, closeBrowser, createShop, expectAccessible, newPage, screenshot, signInShop, type Shop } from "../browser/console";
+
+let shop: Shop;
+let refs: DemoReferences;
+let page: Page;
+
+beforeAll(async () => {
+  shop = await createShop();
+  refs = (await seedDemo(BASE, shop)).references;
+  // The unmatched line has waited an hour: Needs attention lists it.
+  ageRows("UPDATE order_lines SET updated_at = '2020-01-01T00:00:00.000000Z' WHERE account_id = ? AND current_status = 'pending'", [shop.accountId]);
+  page = await newPage();
+  await signInShop(page, shop);
+});
+afterAll(closeBrowser);
+
+type Line = { id: number; name: string; current_status: string; matched_supplier: { id: number; name: string } | null; logs: { message: string }[] };
+const order = async (ref: string) => (await api(shop, "GET", `/api/v1/orders/${ref}`)).json as { order_lines: Line[] };
+const lineNamed = async (ref: string, name: string) => (await order(ref)).order_lines.find((l) => l.name === name)!;
+const flash = () => page.locator(".flash").innerText();
+const card = (lineId: number) => page.locator("article.line", { has: page.locator(`#line-${lineId}`) });
+
+describe("a stuck line on the order page", () => {
+  it("offers the actions only on the declined line; Re-route now says why it cannot, changing nothing", async () => {
+    const declined = await lineNamed(refs.answered, "Frying pan");
+    const shipped = await lineNamed(refs.answered, "Blue mug");
+    await page.goto(`/console/orders/${refs.answered}`);
+    expect(await page.locator(".order-actions p.muted").innerText()).toBe("A supplier declined some lines: send each to another supplier, or re-route it now, under Lines.");
+    expect(await card(declined.id).getByRole("button", { name: `Send to a supplier… (line #${declined.id})` }).innerText()).toBe("Send to a supplier…");
+    expect(await card(declined.id).getByRole("button", { name: `Re-route now (line #${declined.id})` }).isVisible()).toBe(true);
+    expect(await card(shipped.id).locator(".line-actions").count()).toBe(0);
+    await expectAccessible(page);
+
+    await card(declined.id).getByRole("button", { name: `Re-route now (line #${declined.id})` }).click();
+    await page.waitForURL(`**/console/orders/${refs.answered}#line-${declined.id}`);
+    expect(await flash()).toBe(`Order line ${declined.id} cannot be re-routed: no other supplier can take it. Send it to a supplier by hand instead.`);
+    expect(await lineNamed(refs.answered, "Frying pan")).toEqual(declined);
+  });
+
+  it("sends the declined line to the supplier chosen: a missing choice beside its field, only active suppliers offered; the log and Why these suppliers say who chose", async () => {
+    const inactive = (await api(shop, "POST", "/api/v1/suppliers", { name: "Oude leverancier", channel: "manual", active: false })).json;
+    const declined = await lineNamed(refs.answered, "Frying pan");
+    await page.goto(`/console/orders/${refs.answered}`);
+    await card(declined.id).getByRole("button", { name: `Send to a supplier… (line #${declined.id})` }).click();
+    await page.waitForURL(`**/console/orders/${refs.answered}/lines/${declined.id}/assign`);
+    expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe(`Send line #${declined.id} to a supplier`);
+    const options = await page.getByLabel("Supplier").locator("option").allInnerTexts();
+    expect(options).toEqual(["Choose a supplier", "Keukenhuis", "Lampenlab", "Tuinhout"]);
+    expect(options).not.toContain(inactive.name);
+    await expectAccessible(page);
+
+    const [refused] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/assign") && r.request().method() === "POST"), page.getByRole("button", { name: "Send to this supplier" }).click()]);
+    expect(refused.status()).toBe(422);
+    expect(await page.locator("#field-supplier_id-error").innerText()).toBe("The Supplier field is required.");
+    expect(await lineNamed(refs.answered, "Frying pan")).toEqual(declined);
+    await expectAccessible(page);
+
+    await page.getByLabel("Supplier").selectOption({ label: "Tuinhout" });
+    await page.getByRole("button", { name: "Send to this supplier" }).click();
+    await page.waitForURL(`**/console/orders/${refs.answered}#line-${declined.id}`);
+    expect(await flash()).toBe(`Line #${declined.id} of order ${refs.answered} is being sent to supplier Tuinhout.`);
+    const line = await lineNamed(refs.answered, "Frying pan");
+    expect([line.current_status, line.matched_supplier?.name]).toEqual(["ruled", "Tuinhout"]);
+    expect(line.logs.at(-1)!.message).toMatch(new RegExp(`^Sent to supplier Tuinhout by hand \\(console session #\\d+, API key #${shop.apiKeyId}\\)$`));
+    // The page shows it (no action left on it), and the explanation says who chose the supplier.
+    await page.reload();
+    expect(await card(declined.id).locator(".line-actions").count()).toBe(0);
+    await page.getByText("Show how each line is matched now").click();
+    const chosen = page.locator(".explain-line .callout").first();
+    await chosen.waitFor();
+    expect(await chosen.innerText()).toMatch(new RegExp(`^Chosen by hand: sent to supplier Tuinhout by hand \\(console session #\\d+, API key #${shop.apiKeyId}\\), `));
+    await screenshot(page, "order-line-actions");
+    await expectAccessible(page);
+  });
+});
+
+describe("a stuck line on Needs attention", () => {
+  it("re-routes the failed line now to the next eligible supplier, and sends the unmatched one to a supplier chosen, back on Needs attention", async () => {
+    // A second lamp supplier: the failed lamp line has somewhere to go now.
+    const lights = (await api(shop, "POST", "/api/v1/suppliers", { name: "Lichthuis", channel: "manual" })).json;
+    await api(shop, "POST", "/api/v1/routing-rules", {
+      name: "Lamps from Lichthuis",
+      priority: 1000,
+      conditions: [{ variable: "line.category", operator: "is", value: "lamps" }],
+      action: { type: "assign_supplier", supplier_id: lights.id },
+    });
+    const failed = (await order(refs.failed)).order_lines[0];
+    const pending = (await order(refs.pending)).order_lines[0];
+    await page.goto("/console");
+    const failedSection = page.locator("section.attention", { has: page.locator("#failed-heading") });
+    await expectAccessible(page);
+    await failedSection.getByRole("button", { name: `Re-route now (line #${failed.id})` }).click();
+    await page.waitForURL(/\/console$/);
+    expect(await flash()).toBe(`Line #${failed.id} of order ${refs.failed} re-routed to supplier Lichthuis.`);
+    const moved = (await order(refs.failed)).order_lines[0];
+    expect([moved.current_status, moved.matched_supplier?.name]).toEqual(["ruled", "Lichthuis"]);
+    expect(moved.logs.at(-1)!.message).toMatch(/^Re-routed by hand \(console session #\d+, API key #\d+\): Matched to supplier Lichthuis by rule #\d+ 'Lamps from Lichthuis' \(re-routed: supplier 2 of at most 3\)$/);
+    expect(await page.locator("#failed-heading").count()).toBe(0);
+
+    const pendingSection = page.locator("section.attention", { has: page.locator("#pending-heading") });
+    await pendingSection.getByRole("button", { name: `Send to a supplier… (line #${pending.id})` }).click();
+    await page.waitForURL(`**/console/orders/${refs.pending}/lines/${pending.id}/assign?back=attention`);
+    await page.getByLabel("Supplier").selectOption({ label: "Lichthuis" });
+    await page.getByRole("button", { name: "Send to this supplier" }).click();
+    await page.waitForURL(/\/console$/);
+    expect(await flash()).toBe(`Line #${pending.id} of order ${refs.pending} is being sent to supplier Lichthuis.`);
+    expect((await order(refs.pending)).order_lines[0]).toMatchObject({ current_status: "ruled", matched_supplier: { id: lights.id, name: "Lichthuis" } });
+    expect(await page.locator("#pending-heading").count()).toBe(0);
+    await expectAccessible(page);
+  });
+});
+
+describe("the Settings page", () => {
+  it("changes re-routing as PATCH /api/v1/settings does, refuses a cap past 10 beside its field, and lists every supplier's deadlines", async () => {
+    await page.goto("/console");
+    await page.getByRole("link", { name: "Settings" }).click();
+    await page.waitForURL("**/console/settings");
+    expect(await page.getByLabel("Re-route a line its supplier cannot deliver to the next eligible supplier").isChecked()).toBe(true);
+    expect(await page.getByLabel("Suppliers per line, at most").inputValue()).toBe("3");
+    const rows = await page.locator("table tbody tr").allInnerTexts();
+    expect(rows.map((r) => r.split("\t").slice(0, 4))).toContainEqual(["Tuinhout", "24 hours", "show under Needs attention", "no deadline"]);
+    await expectAccessible(page);
+
+    await page.getByLabel("Suppliers per line, at most").fill("11");
+    const [refused] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/settings") && r.request().method() === "POST"), page.getByRole("button", { name: "Save settings" }).click()]);
+    expect(refused.status()).toBe(422);
+    expect(await page.locator("#field-reroute_max_attempts-error").innerText()).toBe("The Suppliers per line, at most field must not be greater than 10.");
+    expect(await page.getByLabel("Suppliers per line, at most").inputValue()).toBe("11");
+    expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: true, reroute_max_attempts: 3 });
+    await expectAccessible(page);
+
+    await page.getByLabel("Suppliers per line, at most").fill("10");
+    await page.getByLabel("Re-route a line its supplier cannot deliver to the next eligible supplier").uncheck();
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.waitForURL("**/console/settings");
+    expect(await flash()).toBe("Settings saved: re-routing is off; a declined line stays declined until you act on it.");
+    expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 10 });
+    expect(await page.getByLabel("Suppliers per line, at most").inputValue()).toBe("10");
+    await screenshot(page, "settings");
+  });
+});
