@@ -70,7 +70,7 @@ function render(c: Context<AppEnv>, detail: SupplierDispatchDetail, state: PageS
         </p>
       ) : null}
       {dispatch.status === "awaiting_pickup" ? <Acknowledge dispatchId={dispatch.id} token={token} /> : null}
-      <DispatchCard data={detail} shipments={detail.shipments} lineActions={(line) => <LineAnswers line={line} dispatchId={dispatch.id} token={token} state={state} />} />
+      <DispatchCard data={detail} currency={c.get("session").currency!} shipments={detail.shipments} lineActions={(line) => <LineAnswers line={line} dispatchId={dispatch.id} token={token} state={state} />} />
       <WholeDispatchAnswers detail={detail} token={token} state={state} />
     </>,
     { title: `Order ${order.reference}` },

@@ -76,6 +76,8 @@ type ListView = {
   query: URLSearchParams;
   errors: ValidationErrors;
   suppliers: SupplierChoice[];
+  /** The account's: the currency of its orders that came without one. */
+  currency: string;
   result?: { total: number; orders: Order[]; lines: LineWithSupplier[]; page: number; perPage: number };
 };
 
@@ -85,7 +87,7 @@ ordersPages.get("/orders", async (c) => {
   const url = new URL(c.req.url);
   const raw = filtersOf(url);
   const checked = validateForm(ListOrdersQuery, raw, LABELS);
-  const view: ListView = { raw, query: url.searchParams, errors: checked.ok ? {} : checked.errors, suppliers: [] };
+  const view: ListView = { raw, query: url.searchParams, errors: checked.ok ? {} : checked.errors, suppliers: [], currency: c.get("account").currency };
   if (checked.ok) {
     const filters: ListOrdersFilters = checked.data;
     const page = { page: pageParam(filters.page), perPage: filters.per_page };
@@ -221,7 +223,7 @@ function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNu
           { header: "External ID", cell: ({ order }) => order.externalId },
           { header: "Created", cell: ({ order }) => <LocalTime iso={order.createdAt} /> },
           { header: "Ship to", cell: ({ order }) => `${order.firstName} ${order.lastName}, ${order.city} (${order.country})` },
-          { header: "Total", numeric: true, cell: ({ order }) => money(order.total) },
+          { header: "Total", numeric: true, cell: ({ order }) => money(order.total, order.currency ?? view.currency) },
           {
             header: "Lines",
             cell: ({ lines }) => (
@@ -260,7 +262,8 @@ async function renderOrder(c: Context<AppEnv>, form?: ActionForm) {
   const accountId = c.get("account").id;
   const detail = await getOrder(db, accountId, reference, { dispatches: true, alongside: [orderEventsStatement(accountId, reference)] });
   const events = orderEventsOf(detail.alongside[0]);
-  return c.render(<OrderPage detail={detail} events={events} csrf={c.get("session").csrfToken} form={form} />, { title: `Order ${reference}` });
+  const currency = detail.order.currency ?? c.get("account").currency;
+  return c.render(<OrderPage detail={detail} events={events} csrf={c.get("session").csrfToken} form={form} currency={currency} />, { title: `Order ${reference}` });
 }
 
 // ---- Actions: the same services as POST /api/v1/orders/{reference}/block, unblock, match, retry, complete
@@ -390,7 +393,9 @@ function OrderActions({ detail, csrf, form }: { detail: OrderDetail; csrf: strin
   );
 }
 
-function OrderPage({ detail, events, csrf, form }: { detail: OrderDetail; events: { total: number; events: OrderEvent[] }; csrf: string; form?: ActionForm }) {
+/** `currency`: the order's own, or the account's when it came without one. */
+function OrderPage(props: { detail: OrderDetail; events: { total: number; events: OrderEvent[] }; csrf: string; form?: ActionForm; currency: string }) {
+  const { detail, events, csrf, form, currency } = props;
   const { order, lines, logs, dispatches } = detail;
   const logsOf = groupBy(logs, (l) => l.orderLineId);
   const blockReason = order.blocked ? blockReasonOf(logs) : null;
@@ -431,13 +436,13 @@ function OrderPage({ detail, events, csrf, form }: { detail: OrderDetail; events
             <dt>Method</dt>
             <dd>{orDash([order.shippingName, order.shippingDescription].filter(Boolean).join(" · "))}</dd>
             <dt>Shipping cost</dt>
-            <dd>{money(order.shippingCost)}</dd>
+            <dd>{money(order.shippingCost, currency)}</dd>
             <dt>Delivery date</dt>
             <dd>{orDash(order.shippingDeliveryDate)}</dd>
             <dt>Note</dt>
             <dd>{orDash(order.shippingNote)}</dd>
             <dt>Order total</dt>
-            <dd>{money(order.total)}</dd>
+            <dd>{money(order.total, currency)}</dd>
           </dl>
         </div>
       </section>
@@ -445,7 +450,7 @@ function OrderPage({ detail, events, csrf, form }: { detail: OrderDetail; events
       <section aria-labelledby="lines-heading">
         <h2 id="lines-heading">Lines</h2>
         {lines.map((line) => (
-          <LineCard line={line} logs={logsOf.get(line.id) ?? []} />
+          <LineCard line={line} logs={logsOf.get(line.id) ?? []} currency={currency} />
         ))}
       </section>
 
@@ -473,7 +478,7 @@ function OrderPage({ detail, events, csrf, form }: { detail: OrderDetail; events
   );
 }
 
-function LineCard({ line, logs }: { line: LineWithSupplier; logs: OrderDetail["logs"] }) {
+function LineCard({ line, logs, currency }: { line: LineWithSupplier; logs: OrderDetail["logs"]; currency: string }) {
   return (
     <article class="line" aria-labelledby={`line-${line.id}`}>
       <header>
@@ -491,7 +496,7 @@ function LineCard({ line, logs }: { line: LineWithSupplier; logs: OrderDetail["l
         </dd>
         <dt>Price</dt>
         <dd>
-          {money(line.price)} (purchase {money(line.purchasePrice)})
+          {money(line.price, currency)} (purchase {money(line.purchasePrice, currency)})
         </dd>
         <dt>Supplier</dt>
         <dd>{line.supplierName ?? <span class="muted">{line.currentStatus === "skipped" ? "none: skipped" : "not matched yet"}</span>}</dd>
