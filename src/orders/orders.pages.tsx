@@ -32,6 +32,9 @@ import { ShipmentText } from "../ui/tracking";
 import { OrderEvents } from "../events/order-events.pages";
 import { orderEventsOf, orderEventsStatement, type OrderEvent } from "../events/order-events.service";
 import { CancelSection } from "./cancellations.pages";
+import { BULK_LABELS, BulkCheckbox, BulkForm, BulkResults, type BulkFormState } from "./bulk.pages";
+import { BulkBody } from "./bulk.schemas";
+import { bulkAction } from "./bulk.service";
 import { ListOrdersQuery, type ListOrdersFilters } from "./orders.schemas";
 import { blockReasonOf, getOrder, listOrders, shippingAddressOf, type LineWithSupplier, type Order, type OrderDetail } from "./orders.service";
 
@@ -78,16 +81,22 @@ type ListView = {
   suppliers: SupplierChoice[];
   /** The account's: the currency of its orders that came without one. */
   currency: string;
+  csrf: string;
+  /** A refused bulk action, shown again above the table. */
+  bulk?: BulkFormState;
   result?: { total: number; orders: Order[]; lines: LineWithSupplier[]; page: number; perPage: number };
 };
 
-ordersPages.get("/orders", async (c) => {
+ordersPages.get("/orders", (c) => renderOrders(c));
+
+/** The list; after a refused bulk action, with its messages beside the bulk form's fields. */
+async function renderOrders(c: Context<AppEnv>, bulk?: BulkFormState) {
   const db = c.get("db");
   const accountId = c.get("account").id;
   const url = new URL(c.req.url);
   const raw = filtersOf(url);
   const checked = validateForm(ListOrdersQuery, raw, LABELS);
-  const view: ListView = { raw, query: url.searchParams, errors: checked.ok ? {} : checked.errors, suppliers: [], currency: c.get("account").currency };
+  const view: ListView = { raw, query: url.searchParams, errors: checked.ok ? {} : checked.errors, suppliers: [], currency: c.get("account").currency, csrf: c.get("session").csrfToken, bulk };
   if (checked.ok) {
     const filters: ListOrdersFilters = checked.data;
     const page = { page: pageParam(filters.page), perPage: filters.per_page };
@@ -106,7 +115,7 @@ ordersPages.get("/orders", async (c) => {
     </>,
     { title: "Orders" },
   );
-});
+}
 
 function Filters({ raw, errors, suppliers }: ListView) {
   const list = (key: string) => (raw[key] ?? "").split(",").filter(Boolean);
@@ -215,10 +224,12 @@ function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNu
   const rows: Row[] = result.orders.map((order) => ({ order, lines: linesOf.get(order.id) ?? [] }));
   return (
     <section aria-label="Results">
+      <BulkForm query={bulkQuery(view.raw)} references={result.orders.map((o) => o.reference)} total={result.total} csrf={view.csrf} form={view.bulk} />
       <DataTable<Row>
         caption="Orders, newest first"
         rows={rows}
         columns={[
+          { header: "Select", cell: ({ order }) => <BulkCheckbox reference={order.reference} form={view.bulk} /> },
           { header: "Reference", cell: ({ order }) => <a href={`/console/orders/${order.reference}`}>{order.reference}</a> },
           { header: "External ID", cell: ({ order }) => order.externalId },
           { header: "Created", cell: ({ order }) => <LocalTime iso={order.createdAt} /> },
@@ -250,6 +261,40 @@ function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNu
     </section>
   );
 }
+
+// ---- Bulk actions on the list: POST /api/v1/orders/bulk's service -------------------
+
+/** The list's filters, as the bulk form posts them back (its page is no filter). */
+const bulkQuery = (raw: Record<string, string>) => new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "page" && k !== "per_page")).toString();
+
+ordersPages.post("/orders/bulk", async (c) => {
+  const values = await formFields(c, ["references", "page_references"]);
+  const scope = text(values, "scope") || "ticked";
+  const refs = (scope === "page" ? values.page_references : values.references) as string[];
+  const raw = filtersOf(new URL(c.req.url));
+  delete raw.page;
+  delete raw.per_page;
+  const refused = (errors: ValidationErrors) => {
+    c.status(422);
+    return renderOrders(c, { values, errors });
+  };
+  if (scope !== "filter" && refs.length === 0) return refused({ scope: ["Tick at least one order, or choose every order on this page or matching the filters."] });
+  const body = { action: text(values, "action"), reason: text(values, "reason"), ...(scope === "filter" ? { filter: raw } : { references: refs }) };
+  const checked = validateForm(BulkBody, body, BULK_LABELS);
+  // The orders chosen are the scope's: a message about them (too many, a filter) belongs beside it.
+  const toScope = (errors: ValidationErrors) => {
+    const { reason, ...rest } = errors;
+    const scoped = Object.values(rest).flat();
+    return { ...(reason ? { reason } : {}), ...(scoped.length ? { scope: scoped } : {}) };
+  };
+  if (!checked.ok) return refused(toScope(checked.errors));
+  const input = checked.data;
+  const target = input.references ? { references: input.references } : { filter: input.filter! };
+  const result = await attempt(() => bulkAction(c.get("db"), c.get("pipeline"), c.get("account").id, input.action, target, input.reason), BULK_LABELS);
+  if (!result.ok) return refused(toScope(result.errors));
+  const query = bulkQuery(raw);
+  return c.render(<BulkResults action={input.action} results={result.value} back={`/console/orders${query ? `?${query}` : ""}`} />, { title: "Bulk action" });
+});
 
 // ---- One order ------------------------------------------------------------------
 

@@ -132,7 +132,10 @@ describe("every request example of the OpenAPI document", () => {
       ["completed", null],
       ["skipped", lineId],
     ]);
-    expect(await tryIt("PATCH", "/api/v1/settings", "application/json")).toEqual({ reroute_enabled: true, reroute_max_attempts: 3 });
+    expect(await tryIt("PATCH", "/api/v1/settings", "application/json")).toEqual({ reroute_enabled: true, reroute_max_attempts: 3, currency: "EUR" });
+    // The example order, and another, blocked at once.
+    const bulk = await tryIt("POST", "/api/v1/orders/bulk", "application/json", { ids: (example: any) => ({ ...example, references: [reference, other.reference] }) });
+    expect(bulk.results).toEqual([reference, other.reference].map((ref) => ({ reference: ref, outcome: "blocked", message: "Blocked" })));
 
     // A feed of the example supplier, changed, then filled with each file type's example.
     const feed = await tryIt("POST", "/api/v1/product-feeds", "application/json", { ids: (example: any) => ({ ...example, supplier_id: supplier.id }) });
