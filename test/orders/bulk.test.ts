@@ -1,10 +1,17 @@
 // POST /api/v1/orders/bulk: retry failed lines, block or unblock many orders, each answered on its own.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db";
+import { meteredD1 } from "../../src/db/metrics";
+import { bulkAction } from "../../src/orders/bulk.service";
+import { ListOrdersQuery } from "../../src/orders/orders.schemas";
 import { createAccount, createOrder, exec, orderPayload, unique } from "../helpers/factories";
 import { remoteUrl } from "../helpers/fake-remote";
 import { authHeaders, call, type Credentials } from "../helpers/http";
 import { benchEnv, request } from "../helpers/metered-app";
 import { getOrder, logsOf } from "../helpers/routing";
+import { losingPipeline } from "../helpers/pipeline";
+import { fullScans, metered } from "../helpers/statements";
 import { orderSettled, supplierWithRule } from "../helpers/suppliers";
 import { waitFor } from "../helpers/wait";
 
@@ -142,4 +149,24 @@ describe("POST /api/v1/orders/bulk at its limit of 100 orders", () => {
     expect(unblocked.counted.queries).toBeLessThanOrEqual(1000);
     console.log(`bulk at 100 orders, D1 queries: retry_failed ${retried.counted.queries}, block ${oneFewer.counted.queries}, unblock by filter ${unblocked.counted.queries}`);
   }, 120_000);
+});
+
+describe("a bulk action's statements", () => {
+  it("read no whole table: by reference and by filter, each action", async () => {
+    const creds = await createAccount();
+    await supplierWithRule(creds, { channel: "manual" });
+    const refs = [(await createOrder(creds)).reference, (await createOrder(creds)).reference];
+    await waitFor(async () => (await call("GET", "/api/v1/orders?statuses=ruled", { creds })).json.meta.total === 2 || null);
+    await exec(`UPDATE order_lines SET current_status = 'failed' WHERE order_id IN (SELECT id FROM orders WHERE account_id = ?)`, creds.accountId);
+    const db = createDb(meteredD1(env.DB));
+    const run = (action: "retry_failed" | "block" | "unblock", target: Parameters<typeof bulkAction>[4]) =>
+      metered(() => bulkAction(db, losingPipeline(), creds.accountId, action, target));
+    const runs = [
+      await run("retry_failed", { references: [...refs, UNKNOWN] }),
+      await run("block", { filter: ListOrdersQuery.parse({ statuses: "ruled" }) }),
+      await run("unblock", { references: refs }),
+    ];
+    expect(runs.map((r) => r.result.map((x) => x.outcome))).toEqual([["retried", "retried", "not_found"], ["blocked", "blocked"], ["unblocked", "unblocked"]]);
+    expect(await fullScans(runs.flatMap((r) => r.metrics.statements))).toEqual([]);
+  });
 });
