@@ -20,6 +20,7 @@ import { requestContext } from "./middleware/request-id";
 import { forwardingRouter } from "./forwarding/forwarding.routes";
 import { documentSupplierMessages, supplierApiRouter } from "./forwarding/supplier-api.routes";
 import { ordersRouter } from "./orders/orders.routes";
+import { bulkRouter } from "./orders/bulk.routes";
 import { cancellationsRouter } from "./orders/cancellations.routes";
 import { routingRouter } from "./routing/routing.routes";
 import { rulesRouter } from "./routing/rules.routes";
@@ -128,6 +129,7 @@ export function createApp() {
   app.route("/api/v1", accountRouter);
   app.route("/api/v1", apiKeysRouter);
   app.route("/api/v1", ordersRouter);
+  app.route("/api/v1", bulkRouter);
   app.route("/api/v1", productsRouter);
   app.route("/api/v1", suppliersRouter);
   app.route("/api/v1", rulesRouter);

@@ -11,7 +11,8 @@ export type Bindings = Env & {
   BENCH_METRICS?: string;
 };
 
-export type AuthenticatedAccount = { id: number; name: string; apiKeyId: number };
+/** `currency`: the account's ISO 4217 code (src/lib/currency.ts), read with the credentials. */
+export type AuthenticatedAccount = { id: number; name: string; apiKeyId: number; currency: string };
 
 export type AuthenticatedSupplier = { id: number; accountId: number; name: string };
 
@@ -23,6 +24,8 @@ export type ConsoleSignedIn = {
   csrfToken: string;
   /** How the header names who is signed in ("Demo shop", "Acme (supplier)", "Operator"). */
   label: string;
+  /** The account's currency (src/lib/currency.ts) in a shop's or a supplier's session; null for the operator. */
+  currency: string | null;
 };
 
 /** A message shown once on the next page (after POST/redirect/GET). */

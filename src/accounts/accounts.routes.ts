@@ -4,6 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
 import { MAX_ATTEMPTS_RANGE } from "../routing/reroute";
+import { currencyCode } from "../lib/currency";
 import { getSettings, updateSettings, type AccountSettings } from "./accounts.service";
 
 export const accountRouter = createRouter();
@@ -36,6 +37,10 @@ const SettingsJson = z
       description: "Re-route a line its supplier declines, confirms only in part or cannot be sent to, to the next eligible supplier (default true)",
     }),
     reroute_max_attempts: z.number().int().openapi({ description: "At most this many suppliers per line, the first one included (default 3)" }),
+    currency: z.string().openapi({
+      description: "ISO 4217: the currency of the catalogue's prices and of every order created without one (default EUR). Amounts are never converted.",
+      example: "EUR",
+    }),
   })
   .openapi("AccountSettings");
 
@@ -45,17 +50,22 @@ const UpdateSettings = z
     reroute_max_attempts: field
       .optionalInt(MAX_ATTEMPTS_RANGE)
       .openapi({ description: `Suppliers per line, the first included: ${MAX_ATTEMPTS_RANGE.min} to ${MAX_ATTEMPTS_RANGE.max}`, example: 3 }),
+    currency: currencyCode.openapi({
+      description:
+        "An ISO 4217 code (any case, kept in capitals). It relabels, never converts: orders created without a currency are shown in it from then on.",
+      example: "EUR",
+    }),
   })
-  .openapi("UpdateAccountSettingsRequest", { example: { reroute_enabled: true, reroute_max_attempts: 3 } });
+  .openapi("UpdateAccountSettingsRequest", { example: { reroute_enabled: true, reroute_max_attempts: 3, currency: "EUR" } });
 
-const presentSettings = (s: AccountSettings) => ({ reroute_enabled: s.rerouteEnabled, reroute_max_attempts: s.rerouteMaxAttempts });
+const presentSettings = (s: AccountSettings) => ({ reroute_enabled: s.rerouteEnabled, reroute_max_attempts: s.rerouteMaxAttempts, currency: s.currency });
 
 accountRouter.openapi(
   createRoute({
     method: "get",
     path: "/settings",
     tags: ["Account"],
-    summary: "The account's settings: re-routing",
+    summary: "The account's settings: re-routing, currency",
     description: "Whether a line its supplier cannot deliver goes to the next eligible supplier, and at most how many suppliers a line may have.",
     security: apiSecurity,
     responses: { 200: responses.json(SettingsJson, "The settings"), ...errorResponses },
@@ -76,7 +86,11 @@ accountRouter.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const settings = await updateSettings(c.get("db"), c.get("account").id, { rerouteEnabled: input.reroute_enabled, rerouteMaxAttempts: input.reroute_max_attempts });
+    const settings = await updateSettings(c.get("db"), c.get("account").id, {
+      rerouteEnabled: input.reroute_enabled,
+      rerouteMaxAttempts: input.reroute_max_attempts,
+      currency: input.currency,
+    });
     return c.json(presentSettings(settings), 200);
   },
 );

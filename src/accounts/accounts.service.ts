@@ -2,6 +2,7 @@
 import { and, asc, desc, eq, gte, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
+import type { AuthenticatedAccount } from "../env";
 import { accounts, apiKeys, consoleSessions, orders, type Account, type ApiKey } from "../db/schema";
 import { newApiKeySecret, sha256Hex, timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
@@ -157,7 +158,7 @@ export async function ordersPerDay(db: Db, accountId: number, days: number, now 
 }
 
 export type Authenticated = {
-  account: { id: number; name: string; apiKeyId: number };
+  account: AuthenticatedAccount;
   /** A deferred write to keep last_used_at fresh, or null when it is fresh enough. */
   touch: Promise<unknown> | null;
   /** The account's move to another shard, if one is under way (src/shards/move.ts). */
@@ -175,6 +176,7 @@ const keyLookupSql = new QueryBuilder()
     revokedAt: apiKeys.revokedAt,
     lastUsedAt: apiKeys.lastUsedAt,
     accountName: accounts.name,
+    currency: accounts.currency,
     moving: accounts.moving,
   })
   .from(apiKeys)
@@ -191,6 +193,7 @@ type KeyLookupRow = {
   revoked_at: string | null;
   last_used_at: string | null;
   name: string;
+  currency: string;
   moving: "frozen" | "leaving" | "arriving" | null;
 };
 
@@ -220,14 +223,14 @@ export async function authenticate(db: Db, apiKey: string, accountIdHeader: stri
         )
         .run()
     : null;
-  return { account: { id: row.account_id, name: row.name, apiKeyId: row.id }, touch, moving: row.moving };
+  return { account: { id: row.account_id, name: row.name, apiKeyId: row.id, currency: row.currency }, touch, moving: row.moving };
 }
 
 // ---- The account's own settings (GET/PATCH /api/v1/settings) -------------------------
 
-export type AccountSettings = { rerouteEnabled: boolean; rerouteMaxAttempts: number };
+export type AccountSettings = { rerouteEnabled: boolean; rerouteMaxAttempts: number; currency: string };
 
-const settingsColumns = { rerouteEnabled: accounts.rerouteEnabled, rerouteMaxAttempts: accounts.rerouteMaxAttempts };
+const settingsColumns = { rerouteEnabled: accounts.rerouteEnabled, rerouteMaxAttempts: accounts.rerouteMaxAttempts, currency: accounts.currency };
 
 export async function getSettings(db: Db, accountId: number): Promise<AccountSettings> {
   const [row] = await db.select(settingsColumns).from(accounts).where(eq(accounts.id, accountId));

@@ -345,7 +345,7 @@ cataloguePages.get("/catalogue/products", async (c) => {
                 { header: "SKU", cell: (p) => p.sku },
                 { header: "EAN", cell: (p) => orDash(p.ean13) },
                 { header: "Name", cell: (p) => p.name },
-                { header: "Purchase price", numeric: true, cell: (p) => money(p.purchasePrice) },
+                { header: "Purchase price", numeric: true, cell: (p) => money(p.purchasePrice, c.get("account").currency) },
                 { header: "Stock", numeric: true, cell: (p) => orDash(p.stockQuantity) },
                 { header: "Feed", cell: (p) => feedName.get(p.productFeedId) ?? `#${p.productFeedId}` },
                 { header: "State", cell: (p) => (p.active ? <Badge tone="green">Active</Badge> : <Badge tone="grey">Inactive</Badge>) },

@@ -113,7 +113,7 @@ export const requireSession = (area: Area) =>
     }
     await limitCredential(c, `console-session:${session.id}`);
     const label = session.account?.name ?? (session.supplier ? `${session.supplier.name} (supplier)` : "Operator");
-    c.set("session", { role: session.role, sessionId: session.id, csrfToken: session.csrfToken, label });
+    c.set("session", { role: session.role, sessionId: session.id, csrfToken: session.csrfToken, label, currency: session.account?.currency ?? session.supplier?.currency ?? null });
     if (session.account) c.set("account", session.account);
     if (session.supplier) c.set("supplier", session.supplier);
     // A write of an account in the middle of a move waits (said on the error page, signed in), as in the API (src/middleware/auth.ts).

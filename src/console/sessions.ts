@@ -4,6 +4,7 @@
 // deactivating the supplier, or changing ADMIN_TOKEN ends the session on the very next request.
 import { and, eq, lte, or } from "drizzle-orm";
 import type { Db } from "../db";
+import type { AuthenticatedAccount } from "../env";
 import { CONSOLE_ROLES, consoleSessions, type ConsoleRole } from "../db/schema";
 import { sha256Hex } from "../lib/crypto";
 import { isoMicro } from "../lib/time";
@@ -59,7 +60,7 @@ export async function openSession(db: Db, by: OpenedWith, now = new Date()) {
 
 // Runs on every console request: plain SQL, one statement, each request binds the digest.
 const LOOKUP_SQL = `SELECT s.id, s.role, s.account_id, s.api_key_id, s.operator_token_hash, s.last_seen_at, s.expires_at,
-    a.name AS account_name, a.moving AS account_moving, k.revoked_at AS api_key_revoked_at, k.expires_at AS api_key_expires_at,
+    a.name AS account_name, a.currency AS account_currency, a.moving AS account_moving, k.revoked_at AS api_key_revoked_at, k.expires_at AS api_key_expires_at,
     sk.revoked_at AS supplier_key_revoked_at, sp.id AS supplier_id, sp.name AS supplier_name, sp.active AS supplier_active
   FROM console_sessions s
   LEFT JOIN accounts a ON a.id = s.account_id
@@ -78,6 +79,7 @@ export type SessionRow = {
   last_seen_at: string;
   expires_at: string;
   account_name: string | null;
+  account_currency: string | null;
   account_moving: AccountMoving | null;
   api_key_revoked_at: string | null;
   api_key_expires_at: string | null;
@@ -91,8 +93,8 @@ export type LiveSession = {
   id: number;
   role: ConsoleRole;
   csrfToken: string;
-  account: { id: number; name: string; apiKeyId: number } | null;
-  supplier: { id: number; accountId: number; name: string } | null;
+  account: AuthenticatedAccount | null;
+  supplier: { id: number; accountId: number; name: string; currency: string } | null;
   /** The account's move (src/shards/move.ts): 'frozen' takes no writes. */
   moving: AccountMoving | null;
   expiresAt: string;
@@ -135,8 +137,8 @@ export async function liveSession(db: Db, row: SessionRow, secret: string, role:
     id: row.id,
     role: row.role,
     csrfToken: await csrfTokenOf(secret),
-    account: row.role === "shop" ? { id: row.account_id!, name: row.account_name!, apiKeyId: row.api_key_id! } : null,
-    supplier: row.role === "supplier" ? { id: row.supplier_id!, accountId: row.account_id!, name: row.supplier_name! } : null,
+    account: row.role === "shop" ? { id: row.account_id!, name: row.account_name!, apiKeyId: row.api_key_id!, currency: row.account_currency! } : null,
+    supplier: row.role === "supplier" ? { id: row.supplier_id!, accountId: row.account_id!, name: row.supplier_name!, currency: row.account_currency! } : null,
     moving: row.account_moving,
     expiresAt: row.expires_at,
   };

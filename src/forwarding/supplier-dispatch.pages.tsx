@@ -72,6 +72,7 @@ function render(c: Context<AppEnv>, detail: SupplierDispatchDetail, state: PageS
       {dispatch.status === "awaiting_pickup" ? <Acknowledge dispatchId={dispatch.id} token={token} /> : null}
       <DispatchCard
         data={detail}
+        currency={c.get("session").currency!}
         shipments={detail.shipments}
         lineActions={(line) => <LineAnswers line={line} shipped={shippedOf(detail, line.id)} dispatchId={dispatch.id} token={token} state={state} />}
       />

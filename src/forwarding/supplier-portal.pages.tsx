@@ -47,7 +47,7 @@ supplierPortalPages.get("/", async (c) => {
         <>
           <CsvDownloads total={total} />
           {dispatches.map((d) => (
-            <DispatchCard data={d} linked />
+            <DispatchCard data={d} currency={c.get("session").currency!} linked />
           ))}
           <Pagination path="/supplier" query={new URL(c.req.url).searchParams} noun="dispatches" window={{ page: page.page, perPage: PER_PAGE, total, shown: dispatches.length }} />
         </>
@@ -143,7 +143,8 @@ function HistoryItem({ data: { dispatch, order, lines } }: { data: SupplierDispa
  * confirmed quantity and shipments. `linked`: the heading links to the dispatch's own page.
  * `lineActions`: what the dispatch page adds under each line (its answer forms).
  */
-export function DispatchCard(props: { data: SupplierDispatch; shipments?: Shipment[]; linked?: boolean; lineActions?: (line: OrderLine) => Child }) {
+/** `currency`: the account's, for an order that came without its own. */
+export function DispatchCard(props: { data: SupplierDispatch; currency: string; shipments?: Shipment[]; linked?: boolean; lineActions?: (line: OrderLine) => Child }) {
   const { dispatch, order, lines } = props.data;
   const headingId = `dispatch-${dispatch.id}`;
   return (
@@ -183,7 +184,7 @@ export function DispatchCard(props: { data: SupplierDispatch; shipments?: Shipme
             <strong>{line.quantity} ×</strong> {line.name} <LineStatusBadge status={line.currentStatus} />
             <br />
             <small class="muted">
-              SKU {orDash(line.reference)} · EAN {orDash(line.ean13)} · purchase price {money(line.purchasePrice)} · line #{line.id}
+              SKU {orDash(line.reference)} · EAN {orDash(line.ean13)} · purchase price {money(line.purchasePrice, order.currency ?? props.currency)} · line #{line.id}
             </small>
             {line.confirmedQuantity !== null ? <p class="line-fact">Confirmed: {line.confirmedQuantity} of {line.quantity}</p> : null}
             {props.shipments ? <LineShipments shipments={props.shipments.filter((s) => s.orderLineId === line.id)} /> : null}

@@ -34,6 +34,9 @@ import { OrderEvents } from "../events/order-events.pages";
 import { orderEventsOf, orderEventsStatement, type OrderEvent } from "../events/order-events.service";
 import { CancelSection } from "./cancellations.pages";
 import { LineActions } from "../routing/line-actions.pages";
+import { BULK_LABELS, BulkCheckbox, BulkForm, BulkResults, type BulkFormState } from "./bulk.pages";
+import { BulkBody } from "./bulk.schemas";
+import { bulkAction } from "./bulk.service";
 import { ListOrdersQuery, type ListOrdersFilters } from "./orders.schemas";
 import { blockReasonOf, getOrder, listOrders, shippingAddressOf, type LineWithSupplier, type Order, type OrderDetail } from "./orders.service";
 
@@ -78,16 +81,24 @@ type ListView = {
   query: URLSearchParams;
   errors: ValidationErrors;
   suppliers: SupplierChoice[];
+  /** The account's: the currency of its orders that came without one. */
+  currency: string;
+  csrf: string;
+  /** A refused bulk action, shown again above the table. */
+  bulk?: BulkFormState;
   result?: { total: number; orders: Order[]; lines: LineWithSupplier[]; page: number; perPage: number };
 };
 
-ordersPages.get("/orders", async (c) => {
+ordersPages.get("/orders", (c) => renderOrders(c));
+
+/** The list; after a refused bulk action, with its messages beside the bulk form's fields. */
+async function renderOrders(c: Context<AppEnv>, bulk?: BulkFormState) {
   const db = c.get("db");
   const accountId = c.get("account").id;
   const url = new URL(c.req.url);
   const raw = filtersOf(url);
   const checked = validateForm(ListOrdersQuery, raw, LABELS);
-  const view: ListView = { raw, query: url.searchParams, errors: checked.ok ? {} : checked.errors, suppliers: [] };
+  const view: ListView = { raw, query: url.searchParams, errors: checked.ok ? {} : checked.errors, suppliers: [], currency: c.get("account").currency, csrf: c.get("session").csrfToken, bulk };
   if (checked.ok) {
     const filters: ListOrdersFilters = checked.data;
     const page = { page: pageParam(filters.page), perPage: filters.per_page };
@@ -106,7 +117,7 @@ ordersPages.get("/orders", async (c) => {
     </>,
     { title: "Orders" },
   );
-});
+}
 
 function Filters({ raw, errors, suppliers }: ListView) {
   const list = (key: string) => (raw[key] ?? "").split(",").filter(Boolean);
@@ -215,15 +226,17 @@ function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNu
   const rows: Row[] = result.orders.map((order) => ({ order, lines: linesOf.get(order.id) ?? [] }));
   return (
     <section aria-label="Results">
+      <BulkForm query={bulkQuery(view.raw)} references={result.orders.map((o) => o.reference)} total={result.total} csrf={view.csrf} form={view.bulk} />
       <DataTable<Row>
         caption="Orders, newest first"
         rows={rows}
         columns={[
+          { header: "Select", cell: ({ order }) => <BulkCheckbox reference={order.reference} form={view.bulk} /> },
           { header: "Reference", cell: ({ order }) => <a href={`/console/orders/${order.reference}`}>{order.reference}</a> },
           { header: "External ID", cell: ({ order }) => order.externalId },
           { header: "Created", cell: ({ order }) => <LocalTime iso={order.createdAt} /> },
           { header: "Ship to", cell: ({ order }) => `${order.firstName} ${order.lastName}, ${order.city} (${order.country})` },
-          { header: "Total", numeric: true, cell: ({ order }) => money(order.total) },
+          { header: "Total", numeric: true, cell: ({ order }) => money(order.total, order.currency ?? view.currency) },
           {
             header: "Lines",
             cell: ({ lines }) => (
@@ -251,6 +264,40 @@ function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNu
   );
 }
 
+// ---- Bulk actions on the list: POST /api/v1/orders/bulk's service -------------------
+
+/** The list's filters, as the bulk form posts them back (its page is no filter). */
+const bulkQuery = (raw: Record<string, string>) => new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "page" && k !== "per_page")).toString();
+
+ordersPages.post("/orders/bulk", async (c) => {
+  const values = await formFields(c, ["references", "page_references"]);
+  const scope = text(values, "scope") || "ticked";
+  const refs = (scope === "page" ? values.page_references : values.references) as string[];
+  const raw = filtersOf(new URL(c.req.url));
+  delete raw.page;
+  delete raw.per_page;
+  const refused = (errors: ValidationErrors) => {
+    c.status(422);
+    return renderOrders(c, { values, errors });
+  };
+  if (scope !== "filter" && refs.length === 0) return refused({ scope: ["Tick at least one order, or choose every order on this page or matching the filters."] });
+  const body = { action: text(values, "action"), reason: text(values, "reason"), ...(scope === "filter" ? { filter: raw } : { references: refs }) };
+  const checked = validateForm(BulkBody, body, BULK_LABELS);
+  // The orders chosen are the scope's: a message about them (too many, a filter) belongs beside it.
+  const toScope = (errors: ValidationErrors) => {
+    const { reason, ...rest } = errors;
+    const scoped = Object.values(rest).flat();
+    return { ...(reason ? { reason } : {}), ...(scoped.length ? { scope: scoped } : {}) };
+  };
+  if (!checked.ok) return refused(toScope(checked.errors));
+  const input = checked.data;
+  const target = input.references ? { references: input.references } : { filter: input.filter! };
+  const result = await attempt(() => bulkAction(c.get("db"), c.get("pipeline"), c.get("account").id, input.action, target, input.reason), BULK_LABELS);
+  if (!result.ok) return refused(toScope(result.errors));
+  const query = bulkQuery(raw);
+  return c.render(<BulkResults action={input.action} results={result.value} back={`/console/orders${query ? `?${query}` : ""}`} />, { title: "Bulk action" });
+});
+
 // ---- One order ------------------------------------------------------------------
 
 ordersPages.get("/orders/:reference", (c) => renderOrder(c));
@@ -262,7 +309,8 @@ async function renderOrder(c: Context<AppEnv>, form?: ActionForm) {
   const accountId = c.get("account").id;
   const detail = await getOrder(db, accountId, reference, { dispatches: true, alongside: [orderEventsStatement(accountId, reference)] });
   const events = orderEventsOf(detail.alongside[0]);
-  return c.render(<OrderPage detail={detail} events={events} csrf={c.get("session").csrfToken} form={form} />, { title: `Order ${reference}` });
+  const currency = detail.order.currency ?? c.get("account").currency;
+  return c.render(<OrderPage detail={detail} events={events} csrf={c.get("session").csrfToken} form={form} currency={currency} />, { title: `Order ${reference}` });
 }
 
 // ---- Actions: the same services as POST /api/v1/orders/{reference}/block, unblock, match, retry, complete
@@ -395,7 +443,9 @@ function OrderActions({ detail, csrf, form }: { detail: OrderDetail; csrf: strin
   );
 }
 
-function OrderPage({ detail, events, csrf, form }: { detail: OrderDetail; events: { total: number; events: OrderEvent[] }; csrf: string; form?: ActionForm }) {
+/** `currency`: the order's own, or the account's when it came without one. */
+function OrderPage(props: { detail: OrderDetail; events: { total: number; events: OrderEvent[] }; csrf: string; form?: ActionForm; currency: string }) {
+  const { detail, events, csrf, form, currency } = props;
   const { order, lines, logs, dispatches } = detail;
   const logsOf = groupBy(logs, (l) => l.orderLineId);
   const blockReason = order.blocked ? blockReasonOf(logs) : null;
@@ -436,13 +486,13 @@ function OrderPage({ detail, events, csrf, form }: { detail: OrderDetail; events
             <dt>Method</dt>
             <dd>{orDash([order.shippingName, order.shippingDescription].filter(Boolean).join(" · "))}</dd>
             <dt>Shipping cost</dt>
-            <dd>{money(order.shippingCost)}</dd>
+            <dd>{money(order.shippingCost, currency)}</dd>
             <dt>Delivery date</dt>
             <dd>{orDash(order.shippingDeliveryDate)}</dd>
             <dt>Note</dt>
             <dd>{orDash(order.shippingNote)}</dd>
             <dt>Order total</dt>
-            <dd>{money(order.total)}</dd>
+            <dd>{money(order.total, currency)}</dd>
           </dl>
         </div>
       </section>
@@ -450,7 +500,7 @@ function OrderPage({ detail, events, csrf, form }: { detail: OrderDetail; events
       <section aria-labelledby="lines-heading">
         <h2 id="lines-heading">Lines</h2>
         {lines.map((line) => (
-          <LineCard line={line} logs={logsOf.get(line.id) ?? []} actions={order.blocked ? null : <LineActions reference={order.reference} line={line} csrf={csrf} />} />
+          <LineCard line={line} logs={logsOf.get(line.id) ?? []} currency={currency} actions={order.blocked ? null : <LineActions reference={order.reference} line={line} csrf={csrf} />} />
         ))}
       </section>
 
@@ -478,7 +528,7 @@ function OrderPage({ detail, events, csrf, form }: { detail: OrderDetail; events
   );
 }
 
-function LineCard({ line, logs, actions }: { line: LineWithSupplier; logs: OrderDetail["logs"]; actions?: Child }) {
+function LineCard({ line, logs, currency, actions }: { line: LineWithSupplier; logs: OrderDetail["logs"]; currency: string; actions?: Child }) {
   return (
     <article class="line" aria-labelledby={`line-${line.id}`}>
       <header>
@@ -497,7 +547,7 @@ function LineCard({ line, logs, actions }: { line: LineWithSupplier; logs: Order
         </dd>
         <dt>Price</dt>
         <dd>
-          {money(line.price)} (purchase {money(line.purchasePrice)})
+          {money(line.price, currency)} (purchase {money(line.purchasePrice, currency)})
         </dd>
         <dt>Supplier</dt>
         <dd>{line.supplierName ?? <span class="muted">{line.currentStatus === "skipped" ? "none: skipped" : "not matched yet"}</span>}</dd>

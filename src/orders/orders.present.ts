@@ -58,6 +58,8 @@ function presentOrder<L>(order: Order, lines: LineWithSupplier[], orderLines: L[
     test: order.test,
     blocked: order.blocked,
     total: order.total,
+    // Only when the shop sent one: an order without keeps the contract's JSON byte for byte.
+    ...(order.currency !== null ? { currency: order.currency } : {}),
     shipping_address: presentAddress(order),
     shipping: {
       cost: order.shippingCost,

@@ -5,6 +5,7 @@ import { toCountryCode } from "../lib/countries";
 import { isCalendarDate, parseIsoFilter } from "../lib/time";
 import { pageQueryParam, perPageParam, resourcePageOf } from "../lib/params";
 import { decimalToUnits, MONEY_MAX } from "../lib/money";
+import { currencyCode } from "../lib/currency";
 import { allowedValues, emptyObjectToUndefined, field, jsonObject } from "../lib/validation";
 
 export const LIMITS = {
@@ -149,6 +150,12 @@ export const CreateOrderBody = z
         "unless include_test=true. true/false, 1/0 or \"true\"/\"false\".",
     }),
     total: field.money(LIMITS.money).openapi({ description: `The order's total as the shop charged it. Required. ${MONEY}` }),
+    currency: currencyCode.openapi({
+      description:
+        "The ISO 4217 code of the order's amounts (EUR, USD; any case, read back in capitals). Optional: without it the order's amounts " +
+        "are in the account's currency (GET /settings), and the order reads back without the field.",
+      example: "EUR",
+    }),
     // Sent by WooCommerce next to (or instead of) shipping.cost; shipping.cost wins when both are there.
     shipping_cost: field.optionalMoney(LIMITS.money).openapi({ description: `The shipping cost, used when shipping.cost is absent (WooCommerce sends it here). ${MONEY}` }),
     shipping: z
@@ -272,6 +279,7 @@ const orderFields = {
   test: z.boolean(),
   blocked: z.boolean(),
   total: z.number(),
+  currency: z.string().optional().openapi({ description: "ISO 4217; only on an order created with a currency of its own", example: "EUR" }),
   shipping_address: z.object({
     email: z.string().nullable(),
     first_name: z.string(),

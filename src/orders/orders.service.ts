@@ -53,6 +53,7 @@ export function orderColumns(input: CreateOrderInput) {
     source: input.source,
     test: input.test ?? false,
     total: input.total,
+    currency: input.currency ?? null,
     email: input.email ?? address.email ?? null,
     shippingCost: input.shipping?.cost ?? input.shipping_cost ?? null,
     shippingName: input.shipping?.name ?? null,

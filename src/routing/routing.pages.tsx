@@ -26,7 +26,7 @@ const show = (value: unknown) => (value === null || value === undefined || value
 routingPages.get("/orders/:reference/explain", async (c) => {
   const reference = c.req.param("reference");
   const result = await explainOrder(c.get("db"), c.get("account").id, { reference });
-  const body = <ExplainView result={result} />;
+  const body = <ExplainView result={result} currency={c.get("account").currency} />;
   if (c.req.header("hx-request") === "true") return c.html(body);
   return c.render(
     <>
@@ -40,18 +40,19 @@ routingPages.get("/orders/:reference/explain", async (c) => {
   );
 });
 
-export function ExplainView({ result }: { result: Explained }) {
+/** `currency`: the account's, in which the catalogue's prices are. */
+export function ExplainView({ result, currency }: { result: Explained; currency: string }) {
   return (
     <div class="explain-result">
       <p>{OUTCOMES[result.outcome] ?? result.outcome}</p>
       {result.lines.map((line) => (
-        <ExplainLine line={line} />
+        <ExplainLine line={line} currency={currency} />
       ))}
     </div>
   );
 }
 
-function ExplainLine({ line }: { line: ExplainedLine }) {
+function ExplainLine({ line, currency }: { line: ExplainedLine; currency: string }) {
   const d = line.decision;
   return (
     <article class="explain-line">
@@ -111,7 +112,7 @@ function ExplainLine({ line }: { line: ExplainedLine }) {
             { header: "Product", cell: (p) => `#${p.product_id} ${p.sku}` },
             { header: "Matched on", cell: (p) => (p.matched_on === "ean13" ? `EAN ${p.ean13}` : "SKU") },
             { header: "Supplier", cell: (p) => p.supplier.name },
-            { header: "Purchase price", numeric: true, cell: (p) => money(p.purchase_price) },
+            { header: "Purchase price", numeric: true, cell: (p) => money(p.purchase_price, currency) },
             { header: "Stock", numeric: true, cell: (p) => orDash(p.stock_quantity) },
             { header: "Eligible", cell: (p) => (p.eligible ? "yes" : `no: ${p.reason}`) },
             { header: "Note", cell: (p) => orDash(p.note) },

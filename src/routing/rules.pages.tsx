@@ -201,7 +201,7 @@ rulesPages.post("/rules/reorder", async (c) => {
 
 // ---- New and edit ---------------------------------------------------------------------------
 
-type TryResult = { result?: Awaited<ReturnType<typeof explainOrder>>; errors: ValidationErrors; ruleErrors?: boolean };
+type TryResult = { result?: Awaited<ReturnType<typeof explainOrder>>; currency?: string; errors: ValidationErrors; ruleErrors?: boolean };
 type FormView = { rule?: RoutingRule; values: FormValues; errors: ValidationErrors; suppliers: Supplier[]; csrf: string; tried?: TryResult; formError?: string };
 
 const ruleAction = (rule?: RoutingRule) => (rule ? `${PATH}/${rule.id}` : `${PATH}/new`);
@@ -295,7 +295,7 @@ async function tryDraft(c: Context<AppEnv>, values: FormValues, checked: ReturnT
   const draft: CreateRuleInput & { id?: number } = { ...checked.data, ...(rule ? { id: rule.id } : {}) };
   const result = await attempt(() => explainOrder(c.get("db"), c.get("account").id, { ...input.data, rule: draft }));
   if (!result.ok) return { errors: { try_reference: Object.values(result.errors).flat() } };
-  return { result: result.value, errors: {} };
+  return { result: result.value, currency: c.get("account").currency, errors: {} };
 }
 
 // ---- Components -------------------------------------------------------------------------------
@@ -346,7 +346,7 @@ function TryResultView({ tried }: { tried?: TryResult }) {
       {tried?.result ? (
         <>
           <h3>With this rule{tried.result.reference ? ` on order ${tried.result.reference}` : " on the pasted order"}</h3>
-          <ExplainView result={tried.result} />
+          <ExplainView result={tried.result} currency={tried.currency!} />
         </>
       ) : null}
     </div>

@@ -132,7 +132,7 @@ describe("every request example of the OpenAPI document", () => {
       ["completed", null],
       ["skipped", lineId],
     ]);
-    expect(await tryIt("PATCH", "/api/v1/settings", "application/json")).toEqual({ reroute_enabled: true, reroute_max_attempts: 3 });
+    expect(await tryIt("PATCH", "/api/v1/settings", "application/json")).toEqual({ reroute_enabled: true, reroute_max_attempts: 3, currency: "EUR" });
     // A line its supplier declined, sent to a supplier by hand (the one that had it: any active one will do).
     const stuck = await createOrder(creds);
     const stuckLine = (await waitForLineStatus(creds, stuck.reference, "ruled")).order_lines[0].id;
@@ -142,6 +142,9 @@ describe("every request example of the OpenAPI document", () => {
       ids: () => ({ supplier_id: manual.id }),
     });
     expect(assigned.order_lines[0]).toMatchObject({ id: stuckLine, current_status: "ruled", matched_supplier: { id: manual.id } });
+    // The example order, and another, blocked at once.
+    const bulk = await tryIt("POST", "/api/v1/orders/bulk", "application/json", { ids: (example: any) => ({ ...example, references: [reference, other.reference] }) });
+    expect(bulk.results).toEqual([reference, other.reference].map((ref) => ({ reference: ref, outcome: "blocked", message: "Blocked" })));
 
     // A feed of the example supplier, changed, then filled with each file type's example.
     const feed = await tryIt("POST", "/api/v1/product-feeds", "application/json", { ids: (example: any) => ({ ...example, supplier_id: supplier.id }) });

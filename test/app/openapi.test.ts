@@ -17,6 +17,7 @@ describe("GET /openapi.json", () => {
       "/api/v1/api-keys/{id}": ["delete"],
       "/api/v1/settings": ["get", "patch"],
       "/api/v1/orders": ["get", "post"],
+      "/api/v1/orders/bulk": ["post"],
       "/api/v1/orders/{reference}": ["get"],
       "/api/v1/orders/{reference}/block": ["post"],
       "/api/v1/orders/{reference}/unblock": ["post"],

@@ -109,7 +109,7 @@ describe("line dimensions", () => {
   it("puts them in the supplier's document: JSON, CSV columns and the e-mail text", () => {
     const at = "2026-11-22T09:12:16.123000Z";
     const order = {
-      id: 1, accountId: 1, reference: "4812039475610234", externalId: "1001", source: "Shop", test: false, blocked: false, total: 10,
+      id: 1, accountId: 1, reference: "4812039475610234", externalId: "1001", source: "Shop", test: false, blocked: false, total: 10, currency: null,
       email: null, shippingCost: null, shippingName: null, shippingDescription: null, shippingNote: null, shippingDeliveryDate: null,
       firstName: "A", lastName: "B", companyName: null, address1: "C 1", address2: null, postcode: "1000AA", city: "D", state: null,
       country: "NL", phone: null, custom: null, completedAt: null, routedAt: null, routeRequestedAt: at, routingAttempts: 0, parkedAt: null,

@@ -16,6 +16,9 @@ export const accounts = sqliteTable(
     // goes to the next eligible supplier, at most this many suppliers per line, the first included.
     rerouteEnabled: integer("reroute_enabled", { mode: "boolean" }).notNull().default(true),
     rerouteMaxAttempts: integer("reroute_max_attempts").notNull().default(3),
+    // The ISO 4217 code of the account's amounts (src/lib/currency.ts): of its catalogue, and of
+    // every order that came without a currency of its own.
+    currency: text("currency").notNull().default("EUR"),
     // A move to another shard (src/shards/move.ts): 'frozen' while its rows are copied (the
     // triggers of drizzle/0015 refuse every write of the account), 'leaving' once the directory
     // points elsewhere (only the move's deletes pass), 'arriving' on the target until the switch.

@@ -40,6 +40,8 @@ export const orders = sqliteTable(
     blocked: integer("blocked", { mode: "boolean" }).notNull().default(false),
     // Money columns hold exact INTEGER ten-thousandths (./columns.ts, src/lib/money.ts).
     total: money("total").notNull(),
+    // ISO 4217, only when the shop sent one; null: the account's currency (src/lib/currency.ts).
+    currency: text("currency"),
     email: text("email"),
     shippingCost: money("shipping_cost"),
     shippingName: text("shipping_name"),
