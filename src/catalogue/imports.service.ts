@@ -40,7 +40,7 @@ const FEEDS_PER_TICK = 10;
 
 export type ImportOutcome = { record: ProductImport; failure: "file" | "internal" | null };
 
-type OpenedFile = {
+export type OpenedFile = {
   body: ReadableStream<Uint8Array>;
   format: FeedFormat;
   charset: string | null;
@@ -102,18 +102,21 @@ export function importFromUrl(
 ): Promise<ImportOutcome> {
   const url = feed.url;
   if (!url) throw ApiError.validation({ url: ["The feed has no url to import from."] });
-  return runImport(db, feed, trigger, replace, url, async () => {
-    const { response, body } = await fetchFeed(url, feed.format, timeoutMs);
-    const contentType = response.headers.get("content-type") ?? "";
-    const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1] ?? null;
-    const labelled = UPLOAD_TYPES[contentType.split(";")[0].trim().toLowerCase()];
-    const hint =
-      labelled && labelled !== feed.format
-        ? `The server sent it as ${contentType}, a ${labelled.toUpperCase()} file, where the feed's format is ${feed.format}: check the feed's url and format.`
-        : undefined;
-    // A charset set on the feed wins: it exists for servers that declare the wrong one.
-    return { body, format: feed.format, charset: feed.encoding ?? charset, useMapping: true, hint };
-  });
+  return runImport(db, feed, trigger, replace, url, () => openUrl({ url, format: feed.format, encoding: feed.encoding }, timeoutMs));
+}
+
+/** The file at a feed's url, streaming, read in the feed's format (and its encoding when it names one). */
+export async function openUrl(feed: { url: string; format: FeedFormat; encoding: string | null }, timeoutMs: number): Promise<OpenedFile> {
+  const { response, body } = await fetchFeed(feed.url, feed.format, timeoutMs);
+  const contentType = response.headers.get("content-type") ?? "";
+  const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1] ?? null;
+  const labelled = UPLOAD_TYPES[contentType.split(";")[0].trim().toLowerCase()];
+  const hint =
+    labelled && labelled !== feed.format
+      ? `The server sent it as ${contentType}, a ${labelled.toUpperCase()} file, where the feed's format is ${feed.format}: check the feed's url and format.`
+      : undefined;
+  // A charset set on the feed wins: it exists for servers that declare the wrong one.
+  return { body, format: feed.format, charset: feed.encoding ?? charset, useMapping: true, hint };
 }
 
 /** What an HTTP error status asks of whoever set the feed up. */
