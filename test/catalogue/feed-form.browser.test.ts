@@ -2,7 +2,7 @@
 // mapping is tried on a pasted sample first (htmx swaps in the rows as they would import, nothing
 // saved), an edit of the mapping previewed on the url's first rows, an uploaded file's unmapped
 // columns shown as a warning on the feed page, a file that maps nothing but the SKU refused; the
-// form refuses bad input beside its fields, and the preview works without JavaScript.
+// form refuses bad input beside its fields, the preview works without JavaScript, and both forms fit 360 px.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
@@ -165,5 +165,14 @@ describe("setting a feed up in the console", () => {
     expect(await columnTexts(plain, "Name")).toEqual(["Jug"]);
     expect(await columnTexts(plain, "Purchase price")).toEqual(["3.50"]);
     expect(await plain.getByLabel("Name from").inputValue()).toBe("title");
+
+    const phone = await newPage({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+    await signInShop(phone, shop);
+    const [feed] = await feeds();
+    for (const path of ["/console/catalogue/feeds/new", `/console/catalogue/feeds/${feed.id}/edit`]) {
+      await phone.goto(path);
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(360);
+    }
+    await expectAccessible(phone);
   });
 });
