@@ -197,6 +197,7 @@ function FeedFormPage({ view, suppliers, csrf }: { view: FormView; suppliers: { 
             label="Supplier"
             value={v("supplier_id")}
             errors={errors}
+            hint={suppliers.length === 0 ? <a href="/console/suppliers/new">Add a supplier first</a> : undefined}
             options={[{ value: "", label: "Choose…" }, ...suppliers.map((s) => ({ value: String(s.id), label: s.active ? s.name : `${s.name} (inactive)` }))]}
           />
           <Field name="name" label="Name" value={v("name")} errors={errors} required />

@@ -1,7 +1,6 @@
 // A feed's first rows as an import would read them, before anything is saved: draft settings
 // (format, mapping, separator, record path, encoding) applied to a pasted sample or to the first
 // rows at a url. Nothing is written, and a download stops once those rows are read.
-import type { FeedFormat, ProductField } from "../db/schema";
 import { ColumnReport, FeedError, onlySkuMessage, readFeed, unmappedWarning, type ReadOptions } from "./feed-readers";
 import { MAX_FEED_BYTES, openUrl } from "./imports.service";
 import { toProductRow, type ProductRow } from "./product-row";
@@ -11,13 +10,8 @@ export const PREVIEW_ROWS = 10;
 /** A preview waits for a url no longer than this (or FEED_TIMEOUT_MS when shorter). */
 export const PREVIEW_TIMEOUT_MS = 30_000;
 
-export type PreviewSettings = {
-  format: FeedFormat;
-  mapping: Partial<Record<ProductField, string>>;
-  csvDelimiter: string | null;
-  recordPath: string | null;
-  encoding: string | null;
-};
+/** A feed's reading settings as drafted: the reader's options, with the feed's encoding in place of a file's charset. */
+export type PreviewSettings = Omit<ReadOptions, "charset" | "maxBytes"> & { encoding: string | null };
 
 export type PreviewRow = { line: number; row: ProductRow } | { line: number; sku: string | null; errors: string[] };
 
