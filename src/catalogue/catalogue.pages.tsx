@@ -1,5 +1,6 @@
-// The console face of the catalogue: the feeds with their schedule and latest import, a feed's
-// import history with every kept rejected row and its reason, uploading a file from the browser
+// The console face of the catalogue: the feeds with their schedule and latest import, a new feed and
+// an edit of its mapping (feed-form.pages.tsx), a feed's import history with every kept rejected row
+// and its reason and the columns it did not map, uploading a file from the browser
 // (streamed into the same import as PUT /api/v1/product-feeds/{id}/products, with the same limit),
 // pulling the feed's URL now, and the product search with the filters of GET /api/v1/products.
 import { Hono, type Context } from "hono";
@@ -18,12 +19,15 @@ import { EmptyState } from "../ui/notice";
 import { Pagination } from "../ui/pagination";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
+import { feedFormPages } from "./feed-form.pages";
 import { getFeed, listFeeds, listFeedsWithLatestImport } from "./feeds.service";
 import { importFromUrl, importUpload, listImports, MAX_FEED_BYTES } from "./imports.service";
 import { ListProductsQuery } from "./products.routes";
 import { listProducts, PRODUCTS_PER_PAGE } from "./products.service";
 
 export const cataloguePages = new Hono<AppEnv>();
+// First: /catalogue/feeds/new before /catalogue/feeds/:id.
+cataloguePages.route("/", feedFormPages);
 
 const PATH = "/console/catalogue";
 const IMPORTS_PER_PAGE = 10;
@@ -40,6 +44,7 @@ function ImportBadge({ record }: { record: ProductImport }) {
     <span class="badges">
       <Badge tone={look.tone}>{look.label}</Badge>
       {record.rowsRejected > 0 ? <Badge tone="amber">{`${record.rowsRejected} rejected`}</Badge> : null}
+      {record.status === "succeeded" && record.unmappedColumns.length > 0 ? <Badge tone="amber">{`${record.unmappedColumns.length} not mapped`}</Badge> : null}
     </span>
   );
 }
@@ -80,11 +85,16 @@ cataloguePages.get("/catalogue", async (c) => {
         <p>Your suppliers' products, from their feeds: who stocks what at which price. Lines that no rule decides go to the cheapest supplier with stock.</p>
       </hgroup>
       <CatalogueNav current="feeds" />
+      <p class="page-actions">
+        <a href={`${PATH}/feeds/new`} role="button">
+          New feed
+        </a>
+      </p>
       {total === 0 ? (
         <EmptyState title="No feeds yet">
           <p>
-            Set up a feed for a supplier through the API (<code>POST /api/v1/product-feeds</code>, see <a href="/docs">the documentation</a>): a URL we pull on a schedule, or a
-            file you push. Then upload its files here.
+            Set up a feed for a supplier with <a href={`${PATH}/feeds/new`}>New feed</a> (or <code>POST /api/v1/product-feeds</code>, see <a href="/docs">the documentation</a>): a
+            URL we pull on a schedule, or files you upload or push. Its column mapping says which of the file's columns holds each product field.
           </p>
         </EmptyState>
       ) : (
@@ -143,6 +153,11 @@ async function feedPage(c: Context<AppEnv>) {
           {supplier?.name ?? `Supplier #${feed.supplierId}`} · {feed.format.toUpperCase()} · <a href={`${PATH}/products?product_feed_id=${feed.id}`}>its products</a>
         </p>
       </hgroup>
+      <p class="page-actions">
+        <a href={`${base}/edit`} role="button" class="secondary outline">
+          Edit settings and mapping
+        </a>
+      </p>
       <dl class="facts">
         <dt>URL</dt>
         <dd>{orDash(feed.url)}</dd>
@@ -206,6 +221,9 @@ function ImportCard({ record: i }: { record: ProductImport }) {
         {i.replace ? " · full sync" : ""}
       </p>
       {i.error ? <p class="callout">{i.error}</p> : null}
+      {i.warnings.map((w) => (
+        <p class="callout warning">{w}</p>
+      ))}
       {i.rejections.length ? (
         <DataTable<ProductImport["rejections"][number]>
           caption={`Rejected rows of import #${i.id}${i.rowsRejected > i.rejections.length ? ` (the first ${i.rejections.length} of ${i.rowsRejected})` : ""}`}
@@ -250,7 +268,7 @@ cataloguePages.post("/catalogue/feeds/:id/upload", async (c) => {
   if (outcome.failure === "internal") throw new Error(`import ${outcome.record.id} failed`);
   const r = outcome.record;
   if (outcome.failure === "file") return done(c, back, { kind: "error", text: `${file.filename} was not imported: ${r.error ?? "the file could not be read"}` });
-  return done(c, back, { kind: r.rowsRejected ? "info" : "success", text: `${file.filename} imported: ${counts(r)}.` });
+  return done(c, back, { kind: r.rowsRejected || r.warnings.length ? "info" : "success", text: [`${file.filename} imported: ${counts(r)}.`, ...r.warnings].join(" ") });
 });
 
 cataloguePages.post("/catalogue/feeds/:id/import", async (c) => {
@@ -261,7 +279,7 @@ cataloguePages.post("/catalogue/feeds/:id/import", async (c) => {
     const { record, failure } = await importFromUrl(db, feed, "manual");
     if (failure === "internal") throw new Error(`import ${record.id} failed`);
     if (failure === "file") return done(c, back, { kind: "error", text: `The URL was not imported: ${record.error ?? "the feed could not be read"}` });
-    return done(c, back, { kind: record.rowsRejected ? "info" : "success", text: `Pulled: ${counts(record)}.` });
+    return done(c, back, { kind: record.rowsRejected || record.warnings.length ? "info" : "success", text: [`Pulled: ${counts(record)}.`, ...record.warnings].join(" ") });
   } catch (error) {
     if (error instanceof ApiError && (error.status === 409 || error.status === 422)) return done(c, back, { kind: "error", text: error.detail?.error ?? Object.values(error.detail?.errors ?? {}).flat().join(" ") });
     throw error;

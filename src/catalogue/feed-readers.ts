@@ -12,6 +12,77 @@ export class FeedError extends Error {}
 
 export type FeedRecord = { line: number; fields: RawFields } | { line: number; sku: string | null; error: string };
 
+/** What the file's own names are called, by format: its columns, fields or elements. */
+export const NAME_NOUN: Record<FeedFormat, { one: string; many: string }> = {
+  csv: { one: "column", many: "columns" },
+  json: { one: "field", many: "fields" },
+  xml: { one: "element", many: "elements" },
+};
+const KEPT_NAMES = 20;
+
+/**
+ * What the file's names turned out to mean, filled as the file streams: the product fields it
+ * carries, and its columns (CSV), keys (JSON) or elements and attributes (XML) that no product
+ * field reads, whose values are therefore not imported. At most 20 names of each are kept.
+ */
+export class ColumnReport {
+  /** Product fields the file has a column (or, in some record, a value) for. */
+  readonly found = new Set<ProductField>();
+  /** The file's names, read or not, in the file's order. */
+  readonly names: string[] = [];
+  /** The file's names no product field reads. */
+  readonly unmapped: string[] = [];
+  /** More names were not mapped than the 20 kept. */
+  more = false;
+  /** Records whose names were looked at (JSON, XML); a CSV file's header counts as one. */
+  examined = 0;
+  private readonly known = new Set<string>();
+
+  note(name: string, read: boolean) {
+    if (this.known.has(name) || name === "") return;
+    if (this.known.size >= 4 * KEPT_NAMES) return;
+    this.known.add(name);
+    if (this.names.length < KEPT_NAMES) this.names.push(name);
+    if (!read && this.unmapped.length < KEPT_NAMES) this.unmapped.push(name);
+    else if (!read) this.more = true;
+  }
+
+  /** Nothing more to learn about the file's names: enough are known. */
+  get full(): boolean {
+    return this.known.size >= 4 * KEPT_NAMES;
+  }
+
+  /** A file whose names fill no product field but the SKU cannot describe a product. */
+  get onlySku(): boolean {
+    return this.examined > 0 && [...this.found].every((f) => f === "sku");
+  }
+}
+
+const quoted = (names: string[]) => names.map((n) => `'${n}'`).join(", ");
+
+/** Why a file that fills no product field but the SKU is refused, naming what was expected and found. */
+export function onlySkuMessage(format: FeedFormat, mapping: ReadOptions["mapping"], report: ColumnReport): string {
+  const noun = NAME_NOUN[format];
+  const expected = PRODUCT_FIELDS.map((f) => (mapping[f] ? `'${mapping[f]}' (${f})` : `'${f}'`)).join(", ");
+  const found = report.names.length ? quoted(report.names) : "none";
+  return (
+    `No ${noun.one} of the file maps to a product field other than sku, so its products would have no name, price or stock; nothing was changed. ` +
+    `Expected ${noun.many}: ${expected}; or set the feed's mapping to the file's own names. ${noun.many[0].toUpperCase()}${noun.many.slice(1)} found: ${found}.`
+  );
+}
+
+/** The import's warning about the names it did not map, or null when it mapped them all. */
+export function unmappedWarning(format: FeedFormat, report: ColumnReport): string | null {
+  if (report.unmapped.length === 0) return null;
+  const noun = NAME_NOUN[format];
+  const empty = PRODUCT_FIELDS.filter((f) => !report.found.has(f));
+  return (
+    `Not imported: the file's ${report.unmapped.length === 1 ? noun.one : noun.many} ${quoted(report.unmapped)}` +
+    `${report.more ? " and more" : ""} ${report.unmapped.length === 1 ? "maps" : "map"} to no product field.` +
+    (empty.length ? ` Product fields the file left empty: ${empty.join(", ")}; name their ${noun.many} in the feed's mapping.` : "")
+  );
+}
+
 export type ReadOptions = {
   format: FeedFormat;
   /** Product field -> the file's column/field name, as the feed states it explicitly. */
@@ -30,12 +101,16 @@ const BATCH = 500;
 // nodejs_compat provides Buffer at run time; csv-parse wants Buffer chunks (it slices and decodes them).
 declare const Buffer: { from(text: string, encoding: "utf8"): Uint8Array };
 
-export function readFeed(body: ReadableStream<Uint8Array>, opts: ReadOptions): AsyncGenerator<FeedRecord[]> {
+/** The file's records in batches; `report` learns, as they stream, which of the file's names map to product fields. */
+export function readFeed(body: ReadableStream<Uint8Array>, opts: ReadOptions, report = new ColumnReport()): AsyncGenerator<FeedRecord[]> {
   const text = textOf(bytesOf(body, opts.maxBytes), opts.charset, opts.format === "xml");
-  if (opts.format === "csv") return csvRecords(text, opts);
-  if (opts.format === "json") return jsonRecords(text, opts);
-  return xmlRecords(text, opts);
+  if (opts.format === "csv") return csvRecords(text, opts, report);
+  if (opts.format === "json") return jsonRecords(text, opts, report);
+  return xmlRecords(text, opts, report);
 }
+
+/** The name each product field is read from: the mapping's, or the field's own. */
+const readNames = (mapping: ReadOptions["mapping"]) => PRODUCT_FIELDS.map((f) => mapping[f] ?? f);
 
 // ---- Bytes and text ---------------------------------------------------------
 
@@ -159,18 +234,26 @@ function lineBreaksIn(record: string[]): number {
   return breaks;
 }
 
-function columnIndexes(header: string[], mapping: ReadOptions["mapping"]) {
+function columnIndexes(header: string[], opts: ReadOptions, report: ColumnReport) {
+  const { mapping } = opts;
   const indexes: Partial<Record<ProductField, number>> = {};
   const missing: string[] = [];
   for (const field of PRODUCT_FIELDS) {
     const name = mapping[field] ?? field;
     let index = header.indexOf(name);
     if (index < 0) index = header.findIndex((h) => h.toLowerCase() === name.toLowerCase());
-    if (index >= 0) indexes[field] = index;
+    if (index >= 0) {
+      indexes[field] = index;
+      report.found.add(field);
+    }
     // A column the feed names explicitly (or sku/name, which every product needs) must be
     // there: a supplier renaming "Price" must fail loudly, not blank every price.
     else if (mapping[field] !== undefined || field === "sku" || field === "name") missing.push(`'${name}' (${field})`);
   }
+  const read = new Set(Object.values(indexes));
+  header.forEach((h, i) => report.note(h, read.has(i)));
+  report.examined = 1;
+  if (report.onlySku) throw new FeedError(onlySkuMessage("csv", mapping, report));
   if (missing.length > 0) {
     const found = header.slice(0, 30).map((h) => `'${h}'`).join(", ");
     throw new FeedError(`The CSV header has no column ${missing.join(", ")}. Columns found: ${found}.`);
@@ -178,7 +261,7 @@ function columnIndexes(header: string[], mapping: ReadOptions["mapping"]) {
   return indexes;
 }
 
-async function* csvRecords(text: AsyncGenerator<string>, opts: ReadOptions): AsyncGenerator<FeedRecord[]> {
+async function* csvRecords(text: AsyncGenerator<string>, opts: ReadOptions, report: ColumnReport): AsyncGenerator<FeedRecord[]> {
   // Read up to the end of the header line first: the separator is detected from it.
   const pending: string[] = [];
   let head = "";
@@ -214,7 +297,7 @@ async function* csvRecords(text: AsyncGenerator<string>, opts: ReadOptions): Asy
   const reader = (input.pipeThrough(parser) as ReadableStream<{ record: string[]; info: CsvInfo }>).getReader();
 
   try {
-    yield* csvRows(reader, opts);
+    yield* csvRows(reader, opts, report);
   } finally {
     await reader.cancel().catch(() => undefined);
   }
@@ -223,6 +306,7 @@ async function* csvRecords(text: AsyncGenerator<string>, opts: ReadOptions): Asy
 async function* csvRows(
   reader: ReadableStreamDefaultReader<{ record: string[]; info: CsvInfo }>,
   opts: ReadOptions,
+  report: ColumnReport,
 ): AsyncGenerator<FeedRecord[]> {
   let header: string[] | null = null;
   let indexes: Partial<Record<ProductField, number>> = {};
@@ -249,7 +333,7 @@ async function* csvRows(
     if (record.every((v) => v.trim() === "")) continue; // ";;;;" rows that spreadsheets leave behind
     if (!header) {
       header = record.map((h) => h.trim());
-      indexes = columnIndexes(header, opts.mapping);
+      indexes = columnIndexes(header, opts, report);
       continue;
     }
     const cell = (field: ProductField) => (indexes[field] === undefined ? undefined : record[indexes[field]!]);
@@ -285,7 +369,32 @@ function lookup(record: Record<string, unknown>, name: string): unknown {
   return current;
 }
 
-async function* jsonRecords(text: AsyncGenerator<string>, opts: ReadOptions): AsyncGenerator<FeedRecord[]> {
+/** The record's keys no product field reads: a key on the way to a read dotted path is followed into its object. */
+function noteJsonNames(record: Record<string, unknown>, read: Set<string>, onTheWay: Set<string>, report: ColumnReport, prefix = "") {
+  for (const key of Object.keys(record)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const value = record[key];
+    if (read.has(path)) report.note(path, true);
+    else if (onTheWay.has(path) && value !== null && typeof value === "object" && !Array.isArray(value)) {
+      noteJsonNames(value as Record<string, unknown>, read, onTheWay, report, path);
+    } else report.note(path, false);
+  }
+}
+
+/** Every dotted prefix of the names read ("price" of "price.net"). */
+function prefixesOf(names: string[], separator: string): Set<string> {
+  const out = new Set<string>();
+  for (const name of names) {
+    const parts = name.split(separator);
+    for (let i = 1; i < parts.length; i++) out.add(parts.slice(0, i).join(separator));
+  }
+  return out;
+}
+
+async function* jsonRecords(text: AsyncGenerator<string>, opts: ReadOptions, report: ColumnReport): AsyncGenerator<FeedRecord[]> {
+  const names = readNames(opts.mapping);
+  const read = new Set(names);
+  const onTheWay = prefixesOf(names, ".");
   const parser = new JSONParser({ paths: [opts.recordPath ? `$.${opts.recordPath}.*` : "$.*"], keepStack: false });
   let batch: FeedRecord[] = [];
   let notAnArray = false;
@@ -302,7 +411,12 @@ async function* jsonRecords(text: AsyncGenerator<string>, opts: ReadOptions): As
     }
     const record = value as Record<string, unknown>;
     const fields: RawFields = {};
-    for (const field of PRODUCT_FIELDS) fields[field] = lookup(record, opts.mapping[field] ?? field);
+    for (const field of PRODUCT_FIELDS) {
+      fields[field] = lookup(record, opts.mapping[field] ?? field);
+      if (fields[field] !== undefined) report.found.add(field);
+    }
+    report.examined++;
+    if (!report.full) noteJsonNames(record, read, onTheWay, report);
     batch.push({ line, fields });
   };
   const failed = (error: unknown) =>
@@ -341,7 +455,24 @@ const localName = (name: string) => name.slice(name.indexOf(":") + 1);
 
 type OpenRecord = { line: number; values: Map<string, string>; path: string[]; texts: string[] };
 
-async function* xmlRecords(text: AsyncGenerator<string>, opts: ReadOptions): AsyncGenerator<FeedRecord[]> {
+/**
+ * The record's element paths and attributes no product field reads. An element that only holds
+ * others (no text of its own) is not a value, nor is one on the way to a read path.
+ */
+function noteXmlNames(values: Map<string, string>, read: Set<string>, onTheWay: Set<string>, report: ColumnReport) {
+  const keys = [...values.keys()];
+  for (const key of keys) {
+    if (read.has(key)) report.note(key, true);
+    else if (onTheWay.has(key)) continue;
+    else if (values.get(key)!.trim() === "" && keys.some((k) => k.startsWith(`${key}/`))) continue;
+    else report.note(key, false);
+  }
+}
+
+async function* xmlRecords(text: AsyncGenerator<string>, opts: ReadOptions, report: ColumnReport): AsyncGenerator<FeedRecord[]> {
+  const names = readNames(opts.mapping);
+  const read = new Set(names);
+  const onTheWay = prefixesOf(names, "/");
   const recordTag = opts.recordPath ?? DEFAULT_XML_RECORD;
   const parser = new SaxesParser<{ xmlns: false; position: true }>({ xmlns: false, position: true });
   let batch: FeedRecord[] = [];
@@ -374,7 +505,12 @@ async function* xmlRecords(text: AsyncGenerator<string>, opts: ReadOptions): Asy
     if (current.path.length === 0) {
       const values = current.values;
       const fields: RawFields = {};
-      for (const field of PRODUCT_FIELDS) fields[field] = values.get(opts.mapping[field] ?? field);
+      for (const field of PRODUCT_FIELDS) {
+        fields[field] = values.get(opts.mapping[field] ?? field);
+        if (fields[field] !== undefined) report.found.add(field);
+      }
+      report.examined++;
+      if (!report.full) noteXmlNames(values, read, onTheWay, report);
       batch.push({ line: current.line, fields });
       current = null;
       return;

@@ -38,5 +38,7 @@ export function presentImport(i: ProductImport) {
     rejected: i.rowsRejected,
     error: i.error,
     rejections: i.rejections,
+    unmapped_columns: i.unmappedColumns,
+    warnings: i.warnings,
   };
 }

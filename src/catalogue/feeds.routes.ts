@@ -154,10 +154,12 @@ const failedImport = (trigger: "push" | "manual", source: string, error: string)
   rejected: 0,
   error,
   rejections: [],
+  unmapped_columns: [],
+  warnings: [],
 });
 const NO_COLUMN = "The CSV header has no column 'Artikelnummer' (sku). Columns found: 'sku', 'name'.";
 const NO_HOST = "The feed URL could not be fetched: the host name feeds.tuinhout.example does not resolve (DNS); nothing was changed.";
-const FAILED_UPLOAD_EXAMPLE = { message: "Errors", errors: { body: [NO_COLUMN] }, import: failedImport("push", "upload (csv)", NO_COLUMN) };
+const FAILED_UPLOAD_EXAMPLE = { message: "Errors", errors: { body: [NO_COLUMN] }, import: { ...failedImport("push", "upload (csv)", NO_COLUMN), unmapped_columns: ["sku"] } };
 const FAILED_PULL_EXAMPLE = { message: "Bad Gateway", error: NO_HOST, import: failedImport("manual", "https://feeds.tuinhout.example/stock.csv", NO_HOST) };
 
 const fileBody = (description: string) => ({

@@ -174,6 +174,14 @@ export const ProductImport = z
     rejections: z
       .array(z.object({ line: z.number().int(), sku: z.string().nullable(), reason: z.string() }))
       .openapi({ description: "The first 20 rejected rows. line: the line in a CSV or XML file; the record's position (from 1) in a JSON array." }),
+    unmapped_columns: z.array(z.string()).openapi({
+      description:
+        "The file's columns (CSV), keys or dotted paths (JSON), or element paths and @attributes (XML) that no product field reads: their values were not imported. The first 20, in the file's order.",
+      example: ["ean", "price", "stock"],
+    }),
+    warnings: z.array(z.string()).openapi({
+      description: "What the shop should know about an import that succeeded: the columns it did not map, and the product fields the file left empty.",
+    }),
   })
   .openapi("ProductImport");
 

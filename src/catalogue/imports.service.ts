@@ -11,7 +11,7 @@ import { offsetOf, type PageRequest } from "../lib/pagination";
 import { explainFetchFailure, isTimeout, seconds } from "../lib/fetch-failure";
 import { isoMicro } from "../lib/time";
 import { numberToUnits } from "../lib/money";
-import { FeedError, readFeed } from "./feed-readers";
+import { ColumnReport, FeedError, onlySkuMessage, readFeed, unmappedWarning, type ReadOptions } from "./feed-readers";
 import { toProductRow } from "./product-row";
 import { scheduleMinutes } from "./schedule";
 
@@ -40,7 +40,7 @@ const FEEDS_PER_TICK = 10;
 
 export type ImportOutcome = { record: ProductImport; failure: "file" | "internal" | null };
 
-type OpenedFile = {
+export type OpenedFile = {
   body: ReadableStream<Uint8Array>;
   format: FeedFormat;
   charset: string | null;
@@ -50,7 +50,7 @@ type OpenedFile = {
   hint?: string;
 };
 
-type Stats = { read: number; staged: number; rejected: number; rejections: ImportRejection[] };
+type Stats = { read: number; staged: number; rejected: number; rejections: ImportRejection[]; columns: ColumnReport };
 
 // ---- Entry points -------------------------------------------------------------
 
@@ -102,18 +102,21 @@ export function importFromUrl(
 ): Promise<ImportOutcome> {
   const url = feed.url;
   if (!url) throw ApiError.validation({ url: ["The feed has no url to import from."] });
-  return runImport(db, feed, trigger, replace, url, async () => {
-    const { response, body } = await fetchFeed(url, feed.format, timeoutMs);
-    const contentType = response.headers.get("content-type") ?? "";
-    const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1] ?? null;
-    const labelled = UPLOAD_TYPES[contentType.split(";")[0].trim().toLowerCase()];
-    const hint =
-      labelled && labelled !== feed.format
-        ? `The server sent it as ${contentType}, a ${labelled.toUpperCase()} file, where the feed's format is ${feed.format}: check the feed's url and format.`
-        : undefined;
-    // A charset set on the feed wins: it exists for servers that declare the wrong one.
-    return { body, format: feed.format, charset: feed.encoding ?? charset, useMapping: true, hint };
-  });
+  return runImport(db, feed, trigger, replace, url, () => openUrl({ url, format: feed.format, encoding: feed.encoding }, timeoutMs));
+}
+
+/** The file at a feed's url, streaming, read in the feed's format (and its encoding when it names one). */
+export async function openUrl(feed: { url: string; format: FeedFormat; encoding: string | null }, timeoutMs: number): Promise<OpenedFile> {
+  const { response, body } = await fetchFeed(feed.url, feed.format, timeoutMs);
+  const contentType = response.headers.get("content-type") ?? "";
+  const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1] ?? null;
+  const labelled = UPLOAD_TYPES[contentType.split(";")[0].trim().toLowerCase()];
+  const hint =
+    labelled && labelled !== feed.format
+      ? `The server sent it as ${contentType}, a ${labelled.toUpperCase()} file, where the feed's format is ${feed.format}: check the feed's url and format.`
+      : undefined;
+  // A charset set on the feed wins: it exists for servers that declare the wrong one.
+  return { body, format: feed.format, charset: feed.encoding ?? charset, useMapping: true, hint };
 }
 
 /** What an HTTP error status asks of whoever set the feed up. */
@@ -201,15 +204,18 @@ async function runImport(
   open: () => Promise<OpenedFile>,
 ): Promise<ImportOutcome> {
   const importId = await startImport(db, feed, trigger, replace, source);
-  const stats: Stats = { read: 0, staged: 0, rejected: 0, rejections: [] };
+  const stats: Stats = { read: 0, staged: 0, rejected: 0, rejections: [], columns: new ColumnReport() };
   let failure: ImportOutcome["failure"] = null;
   let file: OpenedFile | undefined;
   try {
     file = await open();
-    await stageFile(db, importId, file, feed, stats);
+    const options = readOptions(file, feed);
+    await stageFile(db, importId, file, options, stats);
     if (stats.read === 0) throw new FeedError("The file contains no product records; nothing was changed.");
+    // A CSV header says so before the first row; JSON and XML records once the whole file is read.
+    if (stats.columns.onlySku) throw new FeedError(onlySkuMessage(file.format, options.mapping, stats.columns));
     if (stats.staged === 0) throw new FeedError(`None of the file's ${stats.read} rows is valid; nothing was changed.`);
-    await applyImport(db, feed, importId, replace, stats);
+    await applyImport(db, feed, importId, replace, stats, unmappedWarning(file.format, stats.columns));
   } catch (error) {
     failure = error instanceof FeedError ? "file" : "internal";
     if (failure === "internal") {
@@ -256,15 +262,20 @@ function recordRejection(stats: Stats, line: number, sku: string | null, reason:
   if (stats.rejections.length < KEPT_REJECTIONS) stats.rejections.push({ line, sku, reason });
 }
 
-async function stageFile(db: Db, importId: number, file: OpenedFile, feed: ProductFeed, stats: Stats) {
-  const records = readFeed(file.body, {
+/** How the file is read: with the feed's mapping when it is in the feed's own format, else by the product field names. */
+function readOptions(file: OpenedFile, feed: ProductFeed): ReadOptions {
+  return {
     format: file.format,
     mapping: file.useMapping ? ((feed.mapping ?? {}) as Partial<Record<ProductField, string>>) : {},
     csvDelimiter: file.useMapping ? feed.csvDelimiter : null,
     recordPath: file.useMapping ? feed.recordPath : null,
     charset: file.charset,
     maxBytes: MAX_FEED_BYTES,
-  });
+  };
+}
+
+async function stageFile(db: Db, importId: number, file: OpenedFile, options: ReadOptions, stats: Stats) {
+  const records = readFeed(file.body, options, stats.columns);
   // First line of every SKU: a repeat in the same file is rejected, pointing at the first.
   const seen = new Map<string, number>();
   let buffer: unknown[][] = [];
@@ -342,7 +353,7 @@ async function stageFile(db: Db, importId: number, file: OpenedFile, feed: Produ
  * running and all its staged rows are there; every later statement requires that stamp. So an
  * import that a sweeper declared dead, or whose staging was lost, changes nothing.
  */
-async function applyImport(db: Db, feed: ProductFeed, importId: number, replace: boolean, stats: Stats) {
+async function applyImport(db: Db, feed: ProductFeed, importId: number, replace: boolean, stats: Stats, warning: string | null) {
   const now = isoMicro();
   const range = await toStatement(
     db,
@@ -365,6 +376,8 @@ async function applyImport(db: Db, feed: ProductFeed, importId: number, replace:
           rows_read = ${stats.read},
           rows_rejected = ${stats.rejected},
           rejections = ${JSON.stringify(stats.rejections)},
+          unmapped_columns = ${JSON.stringify(stats.columns.unmapped)},
+          warnings = ${JSON.stringify(warning ? [warning] : [])},
           rows_created = (SELECT count(*) FROM ${staged} AND NOT EXISTS (SELECT 1 FROM ${existing})),
           rows_updated = (SELECT count(*) FROM ${staged} AND EXISTS (SELECT 1 FROM ${existing} AND ${differs("p", "s")})),
           rows_unchanged = (SELECT count(*) FROM ${staged} AND EXISTS (SELECT 1 FROM ${existing} AND NOT ${differs("p", "s")})),
@@ -406,7 +419,8 @@ async function failImport(db: Db, importId: number, stats: Stats, message: strin
     toStatement(
       db,
       sql`UPDATE product_imports SET status = 'failed', finished_at = ${isoMicro()}, error = ${message},
-            rows_read = ${stats.read}, rows_rejected = ${stats.rejected}, rejections = ${JSON.stringify(stats.rejections)}
+            rows_read = ${stats.read}, rows_rejected = ${stats.rejected}, rejections = ${JSON.stringify(stats.rejections)},
+            unmapped_columns = ${JSON.stringify(stats.columns.unmapped)}
           WHERE id = ${importId} AND status = 'running'`,
     ),
     toStatement(db, sql`DELETE FROM product_import_rows WHERE import_id = ${importId}`),

@@ -67,7 +67,9 @@ describe("a feed pull that fails says what failed", () => {
     [
       "a file of another format than the feed's",
       () => at("json"),
-      "The CSV header has no column 'sku' (sku), 'name' (name). Columns found: '{\"data\":[]}'. The server sent it as application/json, " +
+      "No column of the file maps to a product field other than sku, so its products would have no name, price or stock; nothing was changed. " +
+        "Expected columns: 'sku', 'ean13', 'name', 'purchase_price', 'stock_quantity', 'active'; or set the feed's mapping to the file's own names. " +
+        "Columns found: '{\"data\":[]}'. The server sent it as application/json, " +
         "a JSON file, where the feed's format is csv: check the feed's url and format.",
     ],
   ];

@@ -61,6 +61,8 @@ describe("POST /api/v1/product-feeds/{id}/import", () => {
       rejected: 0,
       error: null,
       rejections: [],
+      unmapped_columns: [],
+      warnings: [],
     });
     expect(await feedCatalogue(creds, feed.id)).toEqual({
       A: { ean13: null, name: "Alpha", purchase_price: 1.75, stock_quantity: 8, active: 1 },
@@ -152,6 +154,8 @@ describe("POST /api/v1/product-feeds/{id}/import", () => {
         rejected: 0,
         error,
         rejections: [],
+        unmapped_columns: [],
+        warnings: [],
       };
       expect(res.json).toEqual({ message: "Bad Gateway", error, import: record });
       expect(await feedProducts(creds, feed.id)).toEqual(before);
@@ -181,7 +185,10 @@ describe("POST /api/v1/product-feeds/{id}/import", () => {
     });
     const res = await call("POST", `/api/v1/product-feeds/${feed.id}/import`, { creds });
     expect(res.status).toBe(502);
-    expect(res.json.error).toBe("The CSV header has no column 'sku' (sku), 'name' (name). Columns found: 'Code', 'Title'.");
+    expect(res.json.error).toBe(
+      "No column of the file maps to a product field other than sku, so its products would have no name, price or stock; nothing was changed. " +
+        "Expected columns: 'sku', 'ean13', 'name', 'purchase_price', 'stock_quantity', 'active'; or set the feed's mapping to the file's own names. Columns found: 'Code', 'Title'.",
+    );
     expect(cancelled).toBe(true);
     expect(chunksSent).toBeLessThan(100);
     expect(await feedProducts(creds, feed.id)).toEqual(before);

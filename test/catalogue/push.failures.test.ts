@@ -22,7 +22,11 @@ beforeEach(async () => {
   before = await feedProducts(creds, feedId);
 });
 
-async function expectFailedUpload(res: Awaited<ReturnType<typeof pushFile>>, error: string, counts: { rows_read: unknown; rejected: number }) {
+async function expectFailedUpload(
+  res: Awaited<ReturnType<typeof pushFile>>,
+  error: string,
+  counts: { rows_read: unknown; rejected: number; unmapped_columns?: string[] },
+) {
   expect(res.status).toBe(422);
   expect(res.json).toEqual({
     message: "Errors",
@@ -44,6 +48,8 @@ async function expectFailedUpload(res: Awaited<ReturnType<typeof pushFile>>, err
       rejected: counts.rejected,
       error,
       rejections: expect.any(Array),
+      unmapped_columns: counts.unmapped_columns ?? [],
+      warnings: [],
     },
   });
   // Nothing changed, nothing left behind, and the failure is in the history.
@@ -75,6 +81,7 @@ describe("a file that cannot be parsed changes no product", () => {
     await expectFailedUpload(res, "The CSV header has no column 'Inkoopprijs' (purchase_price). Columns found: 'sku', 'name', 'Prijs'.", {
       rows_read: 0,
       rejected: 0,
+      unmapped_columns: ["Prijs"],
     });
   });
 

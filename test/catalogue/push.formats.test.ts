@@ -48,6 +48,8 @@ describe("CSV", () => {
         { line: 8, sku: "100-05", reason: "The purchase_price field must be a number." },
         { line: 10, sku: "100-06", reason: "The active field must be true or false." },
       ],
+      unmapped_columns: [],
+      warnings: [],
     });
     expect(await feedCatalogue(creds, feed.id)).toEqual({
       "100-01": { ean13: "8712345678906", name: 'Mok "Delfts blauw"; 300 ml', purchase_price: 4.95, stock_quantity: 12, active: 1 },

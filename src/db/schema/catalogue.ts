@@ -113,6 +113,11 @@ export const productImports = sqliteTable(
     error: text("error"),
     // The first rejected rows with their line and reason.
     rejections: text("rejections", { mode: "json" }).$type<ImportRejection[]>().notNull(),
+    // The file's columns (CSV), keys (JSON) or elements (XML) that no product field reads: their
+    // values were not imported. The first 20, in the file's order.
+    unmappedColumns: text("unmapped_columns", { mode: "json" }).$type<string[]>().notNull().default([]),
+    // What the import did not do that the shop should know (unmapped columns), in words.
+    warnings: text("warnings", { mode: "json" }).$type<string[]>().notNull().default([]),
   },
   (t) => [
     index("product_imports_feed_idx").on(t.productFeedId, t.id),
