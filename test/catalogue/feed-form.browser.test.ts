@@ -62,7 +62,7 @@ describe("setting a feed up in the console", () => {
     await showPreview("Preview the sample");
     expect(await preview().locator(".callout").count()).toBe(0);
     expect(await columnTexts(page, "EAN")).toEqual(["8712345678906", ""]);
-    expect(await columnTexts(page, "Purchase price")).toEqual(["4.95", ""]);
+    expect(await columnTexts(page, "Purchase price")).toEqual(["4.95 EUR", ""]);
     expect(await columnTexts(page, "Stock")).toEqual(["12", ""]);
     expect(await columnTexts(page, "Rejected because")).toEqual(["", "The purchase_price field must be a number."]);
     expect(await feeds()).toEqual([]);
@@ -109,7 +109,7 @@ describe("setting a feed up in the console", () => {
     await showPreview("Preview the URL's first rows");
     expect(await columnTexts(page, "SKU")).toEqual(["B-1", "B-2"]);
     expect(await columnTexts(page, "Name")).toEqual(["Bowl", "Cup"]);
-    expect(await columnTexts(page, "Purchase price")).toEqual(["2.50", "1.25"]);
+    expect(await columnTexts(page, "Purchase price")).toEqual(["2.50 EUR", "1.25 EUR"]);
     expect((await api(shop, "GET", `/api/v1/product-feeds/${feed.id}`)).json.mapping).toEqual({ sku: "Code", name: "Title" });
     await expectAccessible(page);
 
@@ -163,7 +163,7 @@ describe("setting a feed up in the console", () => {
     await plain.getByRole("button", { name: "Preview the sample" }).click();
     await plain.waitForLoadState();
     expect(await columnTexts(plain, "Name")).toEqual(["Jug"]);
-    expect(await columnTexts(plain, "Purchase price")).toEqual(["3.50"]);
+    expect(await columnTexts(plain, "Purchase price")).toEqual(["3.50 EUR"]);
     expect(await plain.getByLabel("Name from").inputValue()).toBe("title");
 
     const phone = await newPage({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
