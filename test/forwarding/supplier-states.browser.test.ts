@@ -4,7 +4,7 @@
 // 360 px the portal's header stays small and an order number is never broken in the middle.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, closeBrowser, createShop, expectAccessible, newPage, penOrder, pullSupplier, screenshot, signInSupplier, supplierApi, unique, until, type Shop } from "../browser/console";
+import { api, closeBrowser, createShop, expectAccessible, expectRefusedBeside, newPage, pulledOrder, pullSupplier, screenshot, signInSupplier, supplierApi, type Shop } from "../browser/console";
 
 let shop: Shop;
 let supplier: { id: number; name: string; key: string };
@@ -15,22 +15,8 @@ beforeAll(async () => {
 });
 afterAll(closeBrowser);
 
-/** An order of lamp lines, sent to the pull supplier; waits until it awaits pickup. */
-async function lampOrder(names: string[]) {
-  const externalId = unique("LAMPS");
-  const created = await api(shop, "POST", "/api/v1/orders", {
-    ...penOrder(externalId),
-    products: names.map((name, i) => ({ external_id: `${externalId}-${i}`, name, category: "lamps", quantity: 2, price: 1 })),
-  });
-  expect(created.status, JSON.stringify(created.json)).toBe(200);
-  const reference = String(created.json.reference);
-  const dispatch = await until(async () => {
-    const d = (await api(shop, "GET", `/api/v1/orders/${reference}/dispatches`)).json.data[0];
-    return d?.status === "awaiting_pickup" ? d : null;
-  }, `order ${reference} to await pickup`);
-  const lines = (await api(shop, "GET", `/api/v1/orders/${reference}`)).json.order_lines as { id: number; name: string }[];
-  return { reference, dispatchId: dispatch.id as number, lineIds: lines.map((l) => l.id) };
-}
+/** An order of lamp lines, two of each, sent to the pull supplier; waits until it awaits pickup. */
+const lampOrder = (names: string[]) => pulledOrder(shop, "lamps", names.map((name) => ({ name, quantity: 2 })));
 
 const openIds = async (status = "") => ((await supplierApi(supplier.key, "GET", `/api/v1/supplier/orders${status}`)).json.data as { dispatch_id: number }[]).map((d) => d.dispatch_id);
 
@@ -76,9 +62,7 @@ describe("refusing a cancellation in the portal", () => {
     const card = page.locator("article.cancellation", { hasText: `Order ${reference}` });
     const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/cancellations/answer")), card.getByRole("button", { name: "Refuse" }).click()]);
     expect(response.status()).toBe(422);
-    expect(await page.locator(`#refuse-reason-${lineIds[0]}-error`).innerText()).toBe(`Say what happened to line #${lineIds[0]} when you refuse its cancellation.`);
-    expect(await page.locator(`#refuse-reason-${lineIds[0]}`).getAttribute("aria-invalid")).toBe("true");
-    expect(await page.locator(".flash").count()).toBe(0);
+    await expectRefusedBeside(page, `refuse-reason-${lineIds[0]}`, `Say what happened to line #${lineIds[0]} when you refuse its cancellation.`);
     const [request] = (await api(shop, "GET", `/api/v1/orders/${reference}/cancellations`)).json.data;
     expect(request.lines.map((l: { status: string }) => l.status)).toEqual(["requested"]);
     await expectAccessible(page);
