@@ -99,18 +99,15 @@ export async function seedDemo(base, creds) {
 
   // One more pull order, left waiting for the supplier (its portal shows it).
   refs.awaitingPickup = await create(order("DEMO-1008", [line("BOARD-1", "Cutting board", "kitchen", 24.95, 2)]));
-  const dispatchIds = {};
-  for (const [ref, status] of [[refs.answered, "awaiting_pickup"], [refs.awaitingPickup, "awaiting_pickup"], [refs.ruled, "manual"]]) {
+  // The answered order is done for the supplier: answering its every line acknowledged it (its portal's history shows it).
+  for (const [ref, status] of [[refs.answered, "acknowledged"], [refs.awaitingPickup, "awaiting_pickup"], [refs.ruled, "manual"]]) {
     const deadline = Date.now() + ORDER_STATES_TIMEOUT_MS;
     let dispatch;
     while ((dispatch = (await api("GET", `/api/v1/orders/${ref}/dispatches`)).data[0])?.status !== status) {
       if (Date.now() > deadline) throw new Error(`order ${ref} was not handed to its supplier (${status})`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    dispatchIds[ref] = dispatch.id;
   }
-  // The answered order is done for the supplier: it acknowledges it (its portal's history shows it).
-  await api("POST", `/api/v1/supplier/orders/${dispatchIds[refs.answered]}/ack`, undefined, { authorization: `Bearer ${supplierKey}` });
 
   // The customer of the waiting orders wants one item fewer of each: the pull supplier sees the
   // request in its portal (Cancellation requests), and the manual supplier's must be carried to it

@@ -153,7 +153,8 @@ export function signInPages(area: Area) {
       if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 429)) throw error;
       if (error.status === 429) c.header("Retry-After", error.headers?.["Retry-After"] ?? "60");
       const message = error.status === 429 ? "Too many failed sign-in attempts from your address. Wait a minute, then try again." : form.refusedMessage;
-      return render(c, error.status, { next, values, errors: { [form.refusedField]: [message] }, formError: [message] });
+      // Said once, beside the secret field (aria-invalid points at it), not again above the form.
+      return render(c, error.status, { next, values, errors: { [form.refusedField]: [message] } });
     }
     try {
       await startSession(c, area, opened);

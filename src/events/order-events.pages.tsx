@@ -59,11 +59,16 @@ function Deliveries({ event }: { event: OrderEvent }) {
   );
 }
 
-export function OrderEvents({ total, events }: { total: number; events: OrderEvent[] }) {
+export function OrderEvents({ total, events, activeWebhook }: { total: number; events: OrderEvent[]; activeWebhook: boolean }) {
   return (
     <section aria-labelledby="events-heading">
       <h2 id="events-heading">Events sent to the shop</h2>
-      {total === 0 ? (
+      {total === 0 && activeWebhook ? (
+        <p class="muted">
+          No events about this order. Events are recorded while the account has an active webhook: this order has not changed since one was active. See{" "}
+          <a href="/console/webhooks">Webhooks</a>.
+        </p>
+      ) : total === 0 ? (
         <p class="muted">
           No events about this order. Events are recorded while the account has an active webhook: add one under <a href="/console/webhooks">Webhooks</a> to be told of
           every change.

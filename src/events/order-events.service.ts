@@ -27,25 +27,35 @@ export type OrderEvent = {
   deliveries: OrderEventDelivery[];
 };
 
-type EventRow = { id: string; type: EventType; data: string; created_at: string; published_at: string | null; deliveries: string; total: number };
+type EventRow = { id: string | null; type: EventType; data: string; created_at: string; published_at: string | null; deliveries: string; total: number; active_webhook: number };
 
-/** The statement; its rows become the events with orderEventsOf. */
+/**
+ * The statement; its rows become the events with orderEventsOf. Each row also says whether the
+ * account has an active webhook (events are recorded only then), and a last row without an event
+ * says it when there are no events (activeWebhookOf): the page's text for "no events" depends on it.
+ */
 export function orderEventsStatement(accountId: number, reference: string): SQL {
+  const activeWebhook = sql`EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.account_id = ${accountId} AND s.active = 1)`;
   return sql`SELECT e.id, e.type, e.data, e.created_at, e.published_at, count(*) OVER () AS total,
       (SELECT json_group_array(json_object('subscriptionId', d.subscription_id, 'status', d.status, 'attempts', d.attempts,
           'lastStatusCode', d.last_status_code, 'lastError', d.last_error))
-        FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
+        FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries, ${activeWebhook} AS active_webhook
     FROM events e
     WHERE e.account_id = ${accountId} AND json_extract(e.data, '$.order.reference') = ${reference}
-    ORDER BY e.created_at DESC, e.id DESC LIMIT ${ORDER_EVENTS_SHOWN}`;
+    UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, 0, NULL, ${activeWebhook}
+    ORDER BY 4 DESC, 1 DESC LIMIT ${ORDER_EVENTS_SHOWN + 1}`;
 }
 
+/** Whether the account has an active webhook, from the rows of orderEventsStatement. */
+export const activeWebhookOf = (rows: Row[]): boolean => Boolean((rows as EventRow[])[0]?.active_webhook);
+
 export function orderEventsOf(rows: Row[]): { total: number; events: OrderEvent[] } {
-  const results = rows as EventRow[];
+  // The row without an event sorts last (its created_at is null) and is left out, as is the 101st event.
+  const results = (rows as EventRow[]).filter((r) => r.id !== null).slice(0, ORDER_EVENTS_SHOWN);
   return {
     total: Number(results[0]?.total ?? 0),
     events: results.map((r) => ({
-      id: r.id,
+      id: r.id!,
       type: r.type,
       data: JSON.parse(r.data) as Record<string, unknown>,
       createdAt: r.created_at,

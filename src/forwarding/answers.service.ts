@@ -366,6 +366,7 @@ export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: Authent
       ...(j.bounded.size ? [withinConfirmed] : []),
       ...answeredStatements(answered, now),
       ...(plan.reroutedOrders.length ? [owedToPipeline(plan.reroutedOrders, now)] : []),
+      ...pickedUpStatements(lines, now),
       ...completionStatements(orderIds, now),
     ]);
     if (!written) return LOST;
@@ -373,6 +374,22 @@ export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: Authent
   });
   await pipeline.send(result.rerouted.map((orderId) => ({ type: "route_order" as const, orderId })));
   return result.results;
+}
+
+/**
+ * A pulled order whose every line the supplier has answered is no longer waiting for pickup: it is
+ * acknowledged (the supplier has it, or it would not have answered), so it leaves the open list of
+ * GET /api/v1/supplier/orders and of the portal. After the batch's moves: only when no line of it is
+ * still ruled. No statement unless an answered line is on a dispatch awaiting pickup.
+ */
+function pickedUpStatements(lines: CancellableLine[], now: string): SQL[] {
+  const waiting = [...new Set(lines.filter((l) => l.dispatchStatus === "awaiting_pickup").map((l) => l.dispatchId))];
+  if (waiting.length === 0) return [];
+  return [
+    sql`UPDATE dispatches SET status = 'acknowledged', acknowledged_at = coalesce(acknowledged_at, ${now}), updated_at = ${now}
+        WHERE id IN (SELECT value FROM json_each(${JSON.stringify(waiting)})) AND status = 'awaiting_pickup'
+          AND NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.dispatch_id = dispatches.id AND l.current_status = 'ruled')`,
+  ];
 }
 
 export type SupplierDispatch = { dispatch: Dispatch; order: Order; lines: OrderLine[] };

@@ -2,8 +2,9 @@
 // after its silence), each line with its answer: confirm, or refuse (with what happened). A page of
 // its own beside the open dispatches; it calls the same services as GET /api/v1/supplier/cancellations
 // and the confirm_cancellation / refuse_cancellation answers.
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import type { AppEnv } from "../env";
+import type { ValidationErrors } from "../lib/errors";
 import { pageParam } from "../lib/pagination";
 import { attempt, done, formFields, text } from "../console/forms";
 import { Badge } from "../ui/badge";
@@ -19,7 +20,12 @@ export const supplierCancellationPages = new Hono<AppEnv>();
 
 const PER_PAGE = 20;
 
-supplierCancellationPages.get("/cancellations", async (c) => {
+supplierCancellationPages.get("/cancellations", (c) => renderCancellations(c));
+
+/** A refused answer, shown again on its line: the message beside the reason, what was typed kept. */
+type RefusedAnswer = { lineId: number; reason: string; errors: ValidationErrors };
+
+async function renderCancellations(c: Context<AppEnv>, refused?: RefusedAnswer) {
   const supplier = c.get("supplier");
   const page = { page: pageParam(c.req.query("page")), perPage: PER_PAGE };
   const { total, cancellations } = await listSupplierCancellations(c.get("db"), supplier, OPEN_CANCELLATION_STATUSES, page);
@@ -38,7 +44,7 @@ supplierCancellationPages.get("/cancellations", async (c) => {
       ) : (
         <>
           {documents.map((doc) => (
-            <CancellationCard doc={doc} csrfToken={csrfToken} />
+            <CancellationCard doc={doc} csrfToken={csrfToken} refused={refused} />
           ))}
           <Pagination path="/supplier/cancellations" query={new URL(c.req.url).searchParams} noun="requests" window={{ page: page.page, perPage: PER_PAGE, total, shown: documents.length }} />
         </>
@@ -46,9 +52,9 @@ supplierCancellationPages.get("/cancellations", async (c) => {
     </>,
     { title: "Cancellation requests" },
   );
-});
+}
 
-function CancellationCard({ doc, csrfToken }: { doc: CancellationDocument; csrfToken: string }) {
+function CancellationCard({ doc, csrfToken, refused }: { doc: CancellationDocument; csrfToken: string; refused?: RefusedAnswer }) {
   const waiting = doc.lines.filter((l) => l.status === "requested");
   return (
     <article class="dispatch cancellation" aria-labelledby={`cancellation-${doc.cancellation_id}`}>
@@ -80,7 +86,13 @@ function CancellationCard({ doc, csrfToken }: { doc: CancellationDocument; csrfT
             <form method="post" action="/supplier/cancellations/answer" class="record-answer">
               <CsrfField token={csrfToken} />
               <input type="hidden" name="line_id" value={String(line.id)} />
-              <Field name="reason" id={`refuse-reason-${line.id}`} label={`If you refuse for line #${line.id}: what happened (for example, it has shipped)`} />
+              <Field
+                name="reason"
+                id={`refuse-reason-${line.id}`}
+                label={`If you refuse for line #${line.id}: what happened (for example, it has shipped)`}
+                value={refused?.lineId === line.id ? refused.reason : ""}
+                errors={refused?.lineId === line.id ? refused.errors : {}}
+              />
               <div class="actions">
                 <button type="submit" name="action" value="confirm_cancellation">
                   Confirm cancellation
@@ -100,10 +112,15 @@ function CancellationCard({ doc, csrfToken }: { doc: CancellationDocument; csrfT
 supplierCancellationPages.post("/cancellations/answer", async (c) => {
   const values = await formFields(c);
   const action = text(values, "action") === "refuse_cancellation" ? "refuse_cancellation" : "confirm_cancellation";
-  const reason = text(values, "reason").trim().slice(0, 1000) || undefined;
+  const reason = text(values, "reason").trim() || undefined;
   const lineId = Number(text(values, "line_id"));
   const back = (kind: "success" | "error", message: string) => done(c, "/supplier/cancellations", { kind, text: message });
-  if (action === "refuse_cancellation" && !reason) return back("error", `Say what happened to line #${lineId} when you refuse its cancellation.`);
+  const refuse = (message: string) => {
+    c.status(422);
+    return renderCancellations(c, { lineId, reason: text(values, "reason"), errors: { reason: [message] } });
+  };
+  if (action === "refuse_cancellation" && !reason) return refuse(`Say what happened to line #${lineId} when you refuse its cancellation.`);
+  if (reason && reason.length > 1000) return refuse("The Reason field must not be greater than 1000 characters.");
   const result = await attempt(() => applyAnswers(c.get("db"), c.get("pipeline"), c.get("supplier"), [{ line_id: lineId, action, reason }]));
   if (!result.ok) return back("error", result.message ?? Object.values(result.errors).flat()[0] ?? "That answer was not accepted.");
   return back("success", action === "confirm_cancellation" ? `Cancellation of line #${lineId} confirmed.` : `Cancellation of line #${lineId} refused.`);

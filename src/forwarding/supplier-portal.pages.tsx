@@ -9,7 +9,8 @@ import type { AppEnv } from "../env";
 import { pageParam } from "../lib/pagination";
 import { shippingAddressOf } from "../orders/orders.service";
 import { ShippingAddress } from "../ui/address";
-import { DispatchStatusBadge, LineStatusBadge } from "../ui/badge";
+import { lineProgress, shippedOf } from "../orders/progress";
+import { DispatchStatusBadge, LineProgressBadge, LineStatusBadge } from "../ui/badge";
 import { money, orDash } from "../ui/format";
 import { EmptyState } from "../ui/notice";
 import { Pagination } from "../ui/pagination";
@@ -181,7 +182,12 @@ export function DispatchCard(props: { data: SupplierDispatch; currency: string; 
       <ul class="dispatch-lines">
         {lines.map((line) => (
           <li id={`line-${line.id}`}>
-            <strong>{line.quantity} ×</strong> {line.name} <LineStatusBadge status={line.currentStatus} />
+            <strong>{line.quantity} ×</strong> {line.name}{" "}
+            {props.shipments ? (
+              <LineProgressBadge progress={lineProgress(line, shippedOf(props.shipments.filter((s) => s.orderLineId === line.id)), { channel: dispatch.channel })} />
+            ) : (
+              <LineStatusBadge status={line.currentStatus} />
+            )}
             <br />
             <small class="muted">
               SKU {orDash(line.reference)} · EAN {orDash(line.ean13)} · purchase price {money(line.purchasePrice, order.currency ?? props.currency)} · line #{line.id}

@@ -89,7 +89,11 @@ export function toValidationErrors(error: z.ZodError, raw: unknown, labels: Reco
   const errors: ValidationErrors = {};
   for (const issue of error.issues) {
     const key = issue.path.map(String).join(".") || "body";
-    const message = messageFor(issue, valueAt(raw, issue.path)).replace(":attribute", labels[key] ?? key);
+    // :other names a second field (a custom issue's params.other), in its label too.
+    const other = issue.code === "custom" && typeof issue.params?.other === "string" ? issue.params.other : null;
+    const message = messageFor(issue, valueAt(raw, issue.path))
+      .replace(":attribute", labels[key] ?? key)
+      .replace(":other", other ? (labels[other] ?? other) : ":other");
     const list = (errors[key] ??= []);
     if (!list.includes(message)) list.push(message);
   }

@@ -7,13 +7,16 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../env";
 import type { ValidationErrors } from "../lib/errors";
 import { validateForm } from "../lib/validation";
-import { attempt, done, formFields, text } from "../console/forms";
-import { LineStatusBadge } from "../ui/badge";
-import { CsrfField, Field } from "../ui/field";
+import { attempt, done, formFields, text, type FormValues } from "../console/forms";
+import { groupBy } from "../lib/group";
+import { LineProgressBadge } from "../ui/badge";
+import { CsrfField, Field, FormError } from "../ui/field";
 import { LocalTime } from "../ui/time";
 import { CancelBody } from "./cancellations.routes";
 import { cancelOrder, recordCancellationAnswers } from "./cancellations.service";
 import type { OrderDetail } from "./orders.service";
+import { renderOrder } from "./orders.pages";
+import { lineProgress, shippedOf } from "./progress";
 
 export const cancellationPages = new Hono<AppEnv>();
 
@@ -23,13 +26,24 @@ type Line = OrderDetail["lines"][number];
 const cancellable = (l: Line) =>
   l.currentStatus === "skipped" || l.currentStatus === "declined" || l.pendingCancellation ? 0 : l.quantity - l.shipments.reduce((sum, s) => sum + s.quantity, 0);
 
-export function CancelSection({ detail, csrfToken }: { detail: OrderDetail; csrfToken: string }) {
+/**
+ * A refused form of this section, shown again with its messages beside their fields and what was
+ * typed: the cancel form ("cancel"), or the answer recorded for one line ("answer").
+ */
+export type CancelForm = { kind: "cancel" | "answer"; lineId?: number; values: FormValues; errors: ValidationErrors; message?: string };
+
+export function CancelSection({ detail, csrfToken, form }: { detail: OrderDetail; csrfToken: string; form?: CancelForm }) {
   const reference = detail.order.reference;
   const open = detail.lines.filter((l) => cancellable(l) > 0);
   const waiting = detail.lines.filter((l) => l.pendingCancellation);
+  const logsOf = groupBy(detail.logs, (l) => l.orderLineId);
+  const cancelForm = form?.kind === "cancel" ? form : undefined;
+  const ticked = (cancelForm?.values.line_id as string[] | undefined) ?? [];
+  const linesError = cancelForm?.errors.line_id;
   return (
     <section aria-labelledby="cancel-heading" id="cancel">
       <h2 id="cancel-heading">Cancel</h2>
+      {form?.message ? <FormError messages={[form.message]} /> : null}
       {waiting.length > 0 ? (
         <>
           <h3>Waiting for the supplier's answer</h3>
@@ -43,7 +57,13 @@ export function CancelSection({ detail, csrfToken }: { detail: OrderDetail; csrf
                 <form method="post" action={`/console/orders/${reference}/cancellations/answers`} class="record-answer">
                   <CsrfField token={csrfToken} />
                   <input type="hidden" name="line_id" value={String(l.id)} />
-                  <Field name="reason" id={`answer-reason-${l.id}`} label={`What the supplier said about line #${l.id} (required when it refused)`} />
+                  <Field
+                    name="reason"
+                    id={`answer-reason-${l.id}`}
+                    label={`What the supplier said about line #${l.id} (required when it refused)`}
+                    value={form?.kind === "answer" && form.lineId === l.id ? text(form.values, "reason") : ""}
+                    errors={form?.kind === "answer" && form.lineId === l.id ? form.errors : {}}
+                  />
                   <div class="actions">
                     <button type="submit" name="action" value="confirm">
                       Supplier confirmed
@@ -61,7 +81,7 @@ export function CancelSection({ detail, csrfToken }: { detail: OrderDetail; csrf
       {open.length === 0 ? (
         <p class="muted">Nothing of this order can be cancelled any more: every line is skipped, declined, shipped or already being cancelled.</p>
       ) : (
-        <details class="cancel-lines" open={waiting.length === 0 ? undefined : true}>
+        <details class="cancel-lines" open={waiting.length > 0 || cancelForm ? true : undefined}>
           <summary>Cancel lines of this order</summary>
           <p class="muted">
             Lines no supplier has yet are cancelled at once. A supplier that has a line is asked to cancel it, on its own channel, and confirms or refuses.
@@ -85,7 +105,15 @@ export function CancelSection({ detail, csrfToken }: { detail: OrderDetail; csrf
                   {open.map((l) => (
                     <tr>
                       <td>
-                        <input type="checkbox" name="line_id" value={String(l.id)} id={`cancel-line-${l.id}`} />
+                        <input
+                          type="checkbox"
+                          name="line_id"
+                          value={String(l.id)}
+                          id={`cancel-line-${l.id}`}
+                          checked={ticked.includes(String(l.id))}
+                          aria-invalid={linesError ? "true" : undefined}
+                          aria-describedby={linesError ? "cancel-lines-error" : undefined}
+                        />
                       </td>
                       <td>
                         <label for={`cancel-line-${l.id}`}>
@@ -93,26 +121,28 @@ export function CancelSection({ detail, csrfToken }: { detail: OrderDetail; csrf
                         </label>
                       </td>
                       <td>
-                        <LineStatusBadge status={l.currentStatus} />
+                        <LineProgressBadge progress={lineProgress(l, shippedOf(l.shipments), { logs: logsOf.get(l.id) ?? [] })} />
                       </td>
                       <td class="numeric">
-                        <input
-                          type="number"
-                          name={`quantity_${l.id}`}
-                          value={String(cancellable(l))}
-                          min="1"
-                          max={String(cancellable(l))}
-                          step="1"
-                          inputmode="numeric"
-                          aria-label={`Quantity of ${l.name} (line #${l.id}) to cancel, at most ${cancellable(l)}`}
-                        />
+                        <QuantityInput line={l} form={cancelForm} index={ticked.indexOf(String(l.id))} />
                       </td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             </div>
-            <Field name="reason" id="cancel-reason" label="Why they are cancelled (optional; the suppliers see it)" />
+            {linesError ? (
+              <small id="cancel-lines-error" class="field-error">
+                {linesError.join(" ")}
+              </small>
+            ) : null}
+            <Field
+              name="reason"
+              id="cancel-reason"
+              label="Why they are cancelled (optional; the suppliers see it)"
+              value={cancelForm ? text(cancelForm.values, "reason") : ""}
+              errors={cancelForm?.errors ?? {}}
+            />
             <button type="submit">Cancel the ticked lines</button>
           </form>
         </details>
@@ -121,11 +151,44 @@ export function CancelSection({ detail, csrfToken }: { detail: OrderDetail; csrf
   );
 }
 
+/** A line's quantity to cancel; after a refusal, what was typed and the message of its place in the request (lines.{i}.quantity). */
+function QuantityInput({ line: l, form, index }: { line: Line; form?: CancelForm; index: number }) {
+  const messages = index >= 0 ? form?.errors[`lines.${index}.quantity`] : undefined;
+  const errorId = `cancel-quantity-${l.id}-error`;
+  return (
+    <>
+                        <input
+                          type="number"
+                          name={`quantity_${l.id}`}
+                          value={form ? text(form.values, `quantity_${l.id}`) : String(cancellable(l))}
+                          min="1"
+                          max={String(cancellable(l))}
+                          step="1"
+                          inputmode="numeric"
+                          aria-label={`Quantity of ${l.name} (line #${l.id}) to cancel, at most ${cancellable(l)}`}
+                          aria-invalid={messages ? "true" : undefined}
+                          aria-describedby={messages ? errorId : undefined}
+                        />
+      {messages ? (
+        <small id={errorId} class="field-error">
+          {messages.join(" ")}
+        </small>
+      ) : null}
+    </>
+  );
+}
+
 /** Back to the order's Cancel section, the outcome in the flash (POST/redirect/GET). */
 const back = (c: Context<AppEnv>, reference: string, kind: "success" | "error", text: string) => done(c, `/console/orders/${reference}#cancel`, { kind, text });
 
-/** The first message of refused fields, or the service's refusal. */
-const firstMessage = (refused: { errors: ValidationErrors; message?: string }) => refused.message ?? Object.values(refused.errors).flat()[0] ?? "The form was not accepted.";
+/** The order page again, the refused form in its Cancel section: 422 with messages beside their fields, 409 with the service's refusal. */
+const refused = (c: Context<AppEnv>, form: CancelForm) => {
+  c.status(Object.keys(form.errors).length ? 422 : 409);
+  // Messages with no field of their own on the form are said above it.
+  const unplaced = Object.entries(form.errors).filter(([key]) => !/^(reason|line_id|lines\.\d+\.quantity)$/.test(key));
+  if (unplaced.length && !form.message) form.message = unplaced.flatMap(([, m]) => m).join(" ");
+  return renderOrder(c, undefined, form);
+};
 
 const LABELS = { reason: "Reason" };
 
@@ -133,12 +196,12 @@ cancellationPages.post("/orders/:reference/cancel", async (c) => {
   const reference = c.req.param("reference");
   const values = await formFields(c, ["line_id"]);
   const ids = values.line_id as string[];
-  if (ids.length === 0) return back(c, reference, "error", "Tick the lines to cancel.");
+  if (ids.length === 0) return refused(c, { kind: "cancel", values, errors: { line_id: ["Tick the lines to cancel."] } });
   const raw = { reason: text(values, "reason"), lines: ids.map((id) => ({ line_id: id, quantity: text(values, `quantity_${id}`) })) };
-  const checked = validateForm(CancelBody, raw, LABELS);
-  if (!checked.ok) return back(c, reference, "error", firstMessage({ errors: checked.errors }));
+  const checked = validateForm(CancelBody, raw, { ...LABELS, ...Object.fromEntries(ids.map((_, i) => [`lines.${i}.quantity`, "Quantity"])) });
+  if (!checked.ok) return refused(c, { kind: "cancel", values, errors: checked.errors });
   const result = await attempt(() => cancelOrder(c.get("db"), c.get("pipeline"), c.get("account").id, reference, checked.data), LABELS);
-  if (!result.ok) return back(c, reference, "error", firstMessage(result));
+  if (!result.ok) return refused(c, { kind: "cancel", values, errors: result.errors, message: result.message });
   const { cancelled, requested } = result.value;
   const parts = [
     cancelled ? `${cancelled} ${cancelled === 1 ? "line" : "lines"} cancelled` : null,
@@ -152,11 +215,12 @@ cancellationPages.post("/orders/:reference/cancellations/answers", async (c) => 
   const values = await formFields(c);
   const action = text(values, "action") === "refuse" ? "refuse" : "confirm";
   const reason = text(values, "reason").trim() || undefined;
-  if (action === "refuse" && !reason) return back(c, reference, "error", "Say what the supplier answered when it refused.");
-  if (reason && reason.length > 1000) return back(c, reference, "error", "The reason must not be greater than 1000 characters.");
   const lineId = Number(text(values, "line_id"));
+  const answerRefused = (errors: ValidationErrors, message?: string) => refused(c, { kind: "answer", lineId, values, errors, message });
+  if (action === "refuse" && !reason) return answerRefused({ reason: ["Say what the supplier answered when it refused."] });
+  if (reason && reason.length > 1000) return answerRefused({ reason: ["The Reason field must not be greater than 1000 characters."] });
   const result = await attempt(() => recordCancellationAnswers(c.get("db"), c.get("account").id, reference, [{ line_id: lineId, action, reason }]));
-  if (!result.ok) return back(c, reference, "error", firstMessage(result));
+  if (!result.ok) return answerRefused({}, result.message ?? Object.values(result.errors).flat()[0]);
   const what = action === "confirm" ? "confirmed" : "refused";
   return back(c, reference, "success", `Recorded: the supplier ${what} the cancellation of line #${lineId}.`);
 });

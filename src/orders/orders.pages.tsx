@@ -19,7 +19,7 @@ import { groupBy } from "../lib/group";
 import { pageParam } from "../lib/pagination";
 import { field, validateForm } from "../lib/validation";
 import { supplierChoices, supplierChoicesOf, supplierChoicesValue, type SupplierChoice } from "../suppliers/suppliers.service";
-import { AttemptOutcomeBadge, Badge, DispatchStatusBadge, LineStatusBadge } from "../ui/badge";
+import { AttemptOutcomeBadge, Badge, DispatchStatusBadge, LineProgressBadge, LineStatusBadge } from "../ui/badge";
 import { Checkbox, CheckboxGroup, CsrfField, Field, FormError, SelectField } from "../ui/field";
 import { ShippingAddress } from "../ui/address";
 import { money, orDash } from "../ui/format";
@@ -31,8 +31,9 @@ import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import { ShipmentText } from "../ui/tracking";
 import { OrderEvents } from "../events/order-events.pages";
-import { orderEventsOf, orderEventsStatement, type OrderEvent } from "../events/order-events.service";
-import { CancelSection } from "./cancellations.pages";
+import { activeWebhookOf, orderEventsOf, orderEventsStatement, type OrderEvent } from "../events/order-events.service";
+import { CancelSection, type CancelForm } from "./cancellations.pages";
+import { lineProgress, shippedOf, workPending } from "./progress";
 import { LineActions } from "../routing/line-actions.pages";
 import { BULK_LABELS, BulkCheckbox, BulkForm, BulkResults, type BulkFormState } from "./bulk.pages";
 import { BulkBody } from "./bulk.schemas";
@@ -303,14 +304,17 @@ ordersPages.post("/orders/bulk", async (c) => {
 ordersPages.get("/orders/:reference", (c) => renderOrder(c));
 
 /** The order's page; after a refused action, with the messages beside the action's fields and what was typed. */
-async function renderOrder(c: Context<AppEnv>, form?: ActionForm) {
+export async function renderOrder(c: Context<AppEnv>, form?: ActionForm, cancelForm?: CancelForm) {
   const reference = c.req.param("reference")!;
   const db = c.get("db");
   const accountId = c.get("account").id;
   const detail = await getOrder(db, accountId, reference, { dispatches: true, alongside: [orderEventsStatement(accountId, reference)] });
-  const events = orderEventsOf(detail.alongside[0]);
+  const events = { ...orderEventsOf(detail.alongside[0]), activeWebhook: activeWebhookOf(detail.alongside[0]) };
   const currency = detail.order.currency ?? c.get("account").currency;
-  return c.render(<OrderPage detail={detail} events={events} csrf={c.get("session").csrfToken} form={form} currency={currency} />, { title: `Order ${reference}` });
+  if (wantsFragment(c, "order-lines")) return c.html(<LiveParts detail={detail} csrf={c.get("session").csrfToken} currency={currency} />);
+  return c.render(<OrderPage detail={detail} events={events} csrf={c.get("session").csrfToken} form={form} cancelForm={cancelForm} currency={currency} />, {
+    title: `Order ${reference}`,
+  });
 }
 
 // ---- Actions: the same services as POST /api/v1/orders/{reference}/block, unblock, match, retry, complete
@@ -387,7 +391,7 @@ function ReasonField({ action, form }: { action: "block" | "unblock"; form?: Act
   );
 }
 
-function OrderActions({ detail, csrf, form }: { detail: OrderDetail; csrf: string; form?: ActionForm }) {
+function OrderActions({ detail, csrf, form, oob }: { detail: OrderDetail; csrf: string; form?: ActionForm; oob?: boolean }) {
   const { order, lines } = detail;
   const base = `/console/orders/${order.reference}`;
   const pending = lines.some((l) => l.currentStatus === "pending");
@@ -396,7 +400,7 @@ function OrderActions({ detail, csrf, form }: { detail: OrderDetail; csrf: strin
   const ruled = lines.filter((l) => l.currentStatus === "ruled");
   const chosen = form?.action === "complete" ? (form.values.line_ids as string[]) : [];
   return (
-    <section aria-labelledby="actions-heading" class="order-actions">
+    <section aria-labelledby="actions-heading" class="order-actions" id="order-actions" {...(oob ? { "hx-swap-oob": "true" } : {})}>
       <h2 id="actions-heading">Actions</h2>
       {form?.message ? <FormError messages={[form.message]} /> : null}
       <div class="grid two">
@@ -444,10 +448,22 @@ function OrderActions({ detail, csrf, form }: { detail: OrderDetail; csrf: strin
 }
 
 /** `currency`: the order's own, or the account's when it came without one. */
-function OrderPage(props: { detail: OrderDetail; events: { total: number; events: OrderEvent[] }; csrf: string; form?: ActionForm; currency: string }) {
-  const { detail, events, csrf, form, currency } = props;
-  const { order, lines, logs, dispatches } = detail;
-  const logsOf = groupBy(logs, (l) => l.orderLineId);
+function OrderPage({
+  detail,
+  events,
+  csrf,
+  form,
+  cancelForm,
+  currency,
+}: {
+  detail: OrderDetail;
+  events: { total: number; events: OrderEvent[]; activeWebhook: boolean };
+  csrf: string;
+  form?: ActionForm;
+  cancelForm?: CancelForm;
+  currency: string;
+}) {
+  const { order, logs } = detail;
   const blockReason = order.blocked ? blockReasonOf(logs) : null;
   return (
     <>
@@ -497,19 +513,11 @@ function OrderPage(props: { detail: OrderDetail; events: { total: number; events
         </div>
       </section>
 
-      <section aria-labelledby="lines-heading">
-        <h2 id="lines-heading">Lines</h2>
-        {lines.map((line) => (
-          <LineCard line={line} logs={logsOf.get(line.id) ?? []} currency={currency} actions={order.blocked ? null : <LineActions reference={order.reference} line={line} csrf={csrf} />} />
-        ))}
-      </section>
+      <LinesSection detail={detail} csrf={csrf} currency={currency} />
 
-      <CancelSection detail={detail} csrfToken={csrf} />
+      <CancelSection detail={detail} csrfToken={csrf} form={cancelForm} />
 
-      <section aria-labelledby="dispatches-heading">
-        <h2 id="dispatches-heading">Sent to suppliers</h2>
-        <Dispatches detail={detail} />
-      </section>
+      <DispatchesSection detail={detail} />
 
       <OrderEvents {...events} />
 
@@ -528,6 +536,55 @@ function OrderPage(props: { detail: OrderDetail; events: { total: number; events
   );
 }
 
+/**
+ * The order's lines, each stuck one with its actions (not while the order is blocked). While the
+ * pipeline owes the order work (workPending), the section asks for itself again every second (the
+ * same GET, htmx naming it as target), with the dispatches out of band; the answer once the work is
+ * done carries no trigger, so the polling stops, and brings the actions too (not before: a reason
+ * being typed there would be lost).
+ */
+function LinesSection({ detail, csrf, currency }: { detail: OrderDetail; csrf: string; currency: string }) {
+  const logsOf = groupBy(detail.logs, (l) => l.orderLineId);
+  const { order } = detail;
+  const poll = workPending(order, detail.dispatches)
+    ? { "hx-get": `/console/orders/${order.reference}`, "hx-trigger": "every 1s", "hx-target": "this", "hx-swap": "outerHTML" }
+    : {};
+  return (
+    <section aria-labelledby="lines-heading" id="order-lines" {...poll}>
+      <h2 id="lines-heading">Lines</h2>
+      {poll["hx-get"] ? <p class="muted pending-work">Being matched or sent: the lines update here when it is done.</p> : null}
+      {detail.lines.map((line) => (
+        <LineCard
+          line={line}
+          logs={logsOf.get(line.id) ?? []}
+          currency={currency}
+          actions={order.blocked ? null : <LineActions reference={order.reference} line={line} csrf={csrf} />}
+        />
+      ))}
+    </section>
+  );
+}
+
+function DispatchesSection({ detail, oob }: { detail: OrderDetail; oob?: boolean }) {
+  return (
+    <section aria-labelledby="dispatches-heading" id="order-dispatches" {...(oob ? { "hx-swap-oob": "true" } : {})}>
+      <h2 id="dispatches-heading">Sent to suppliers</h2>
+      <Dispatches detail={detail} />
+    </section>
+  );
+}
+
+/** What a poll of the lines answers: the lines, the dispatches, and the actions once nothing is pending. */
+function LiveParts({ detail, csrf, currency }: { detail: OrderDetail; csrf: string; currency: string }) {
+  return (
+    <>
+      <LinesSection detail={detail} csrf={csrf} currency={currency} />
+      <DispatchesSection detail={detail} oob />
+      {workPending(detail.order, detail.dispatches) ? null : <OrderActions detail={detail} csrf={csrf} oob />}
+    </>
+  );
+}
+
 function LineCard({ line, logs, currency, actions }: { line: LineWithSupplier; logs: OrderDetail["logs"]; currency: string; actions?: Child }) {
   return (
     <article class="line" aria-labelledby={`line-${line.id}`}>
@@ -535,7 +592,7 @@ function LineCard({ line, logs, currency, actions }: { line: LineWithSupplier; l
         <h3 id={`line-${line.id}`}>
           {line.name} <small class="muted">× {line.quantity}</small>
         </h3>
-        <LineStatusBadge status={line.currentStatus} />
+        <LineProgressBadge progress={lineProgress(line, shippedOf(line.shipments), { logs })} />
       </header>
       {actions}
       <dl class="facts">
@@ -609,7 +666,7 @@ function Dispatches({ detail }: { detail: OrderDetail }) {
           { header: "Supplier", cell: (d) => d.supplierName },
           { header: "Channel", cell: (d) => d.channel },
           { header: "Status", cell: (d) => <DispatchStatusBadge status={d.status} /> },
-          { header: "Attempts", numeric: true, cell: (d) => d.attempts },
+          { header: "Attempts", numeric: true, cell: (d) => attemptsText(d) },
           { header: "Lines", cell: (d) => orDash((linesOf.get(d.id) ?? []).map((l) => l.externalId).join(", ")) },
           { header: "Last answer", cell: (d) => (d.lastError ? <span class="response">{d.lastError}</span> : d.status === "sent" || d.status === "acknowledged" ? "Accepted" : "—") },
           { header: "Created", cell: (d) => <LocalTime iso={d.createdAt} /> },
@@ -620,6 +677,21 @@ function Dispatches({ detail }: { detail: OrderDetail }) {
       {detail.dispatches.map((d) => (d.attemptLog?.length ? <AttemptLog dispatch={d} /> : null))}
     </>
   );
+}
+
+/**
+ * How many attempts were made. The dispatch's count starts again at a retry by hand; its kept log
+ * (each run numbered from 1) says how many came before: the last number of each earlier run.
+ */
+function attemptsText(d: OrderDetail["dispatches"][number]): string {
+  const log = d.attemptLog ?? [];
+  const runs: number[] = [];
+  log.forEach((a, i) => (i > 0 && a.attempt > log[i - 1].attempt ? (runs[runs.length - 1] = a.attempt) : runs.push(a.attempt)));
+  // The last run is the current one unless the count has started again since (a retry not yet tried).
+  const current = runs.length && d.attempts > 0 && d.attempts >= runs[runs.length - 1] ? runs.pop()! : 0;
+  const before = runs.reduce((sum, n) => sum + n, 0);
+  const total = before + Math.max(current, d.attempts);
+  return before > 0 ? `${total} (${d.attempts} since the retry by hand)` : String(total);
 }
 
 /**

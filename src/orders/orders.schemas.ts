@@ -376,6 +376,13 @@ const listParam = <T extends string>(allowed?: readonly T[]) =>
       return items as T[];
     });
 
+/** A created range that ends before it starts matches nothing: refused, beside date_from (Laravel's before_or_equal). */
+function createdRangeInOrder(q: { date_from?: string; date_to?: string }, ctx: z.RefinementCtx) {
+  if (q.date_from !== undefined && q.date_to !== undefined && q.date_from > q.date_to) {
+    ctx.addIssue({ code: "custom", path: ["date_from"], message: "The :attribute field must be a date before or equal to :other.", params: { other: "date_to" } });
+  }
+}
+
 export const ListOrdersQuery = z.object({
   external_id: z
     .string()
@@ -402,7 +409,7 @@ export const ListOrdersQuery = z.object({
   include_test: booleanParam.openapi({ description: "true also lists test orders; by default they are left out.", default: "false" }),
   per_page: perPageParam,
   page: pageQueryParam,
-});
+}).superRefine(createdRangeInOrder);
 
 export type ListOrdersFilters = z.output<typeof ListOrdersQuery>;
 

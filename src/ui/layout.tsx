@@ -36,6 +36,7 @@ export function Layout(props: LayoutProps) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="htmx-config" content='{"includeIndicatorCSS": false}' />
         <title>{`${props.title} · ${props.area} · Order intake`}</title>
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/console/pico.min.css" />
         <link rel="stylesheet" href="/console/console.css" />
         <script src="/console/htmx.min.js" defer></script>

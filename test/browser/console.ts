@@ -210,3 +210,30 @@ export async function columnTexts(page: Page, header: string): Promise<string[]>
   if (index < 0) throw new Error(`no column ${header}: ${headers.join(", ")}`);
   return page.locator(`table tbody tr td:nth-child(${index + 1})`).allTextContents();
 }
+
+/**
+ * An order of these lines (each `quantity` of one name) in one category, which a rule sends to a
+ * pull supplier (pullSupplier): created through the API, and waited for until it awaits pickup.
+ */
+export async function pulledOrder(shop: Shop, category: string, products: { name: string; quantity: number }[]) {
+  const externalId = unique("PULLED");
+  const created = await api(shop, "POST", "/api/v1/orders", {
+    ...penOrder(externalId),
+    products: products.map((p, i) => ({ external_id: `${externalId}-${i}`, name: p.name, category, quantity: p.quantity, price: 1 })),
+  });
+  expect(created.status, JSON.stringify(created.json)).toBe(200);
+  const reference = String(created.json.reference);
+  const dispatch = await until(async () => {
+    const d = (await api(shop, "GET", `/api/v1/orders/${reference}/dispatches`)).json.data[0];
+    return d?.status === "awaiting_pickup" ? d : null;
+  }, `order ${reference} to await pickup`);
+  const lines = (await api(shop, "GET", `/api/v1/orders/${reference}`)).json.order_lines as { id: number; name: string }[];
+  return { reference, dispatchId: dispatch.id as number, lineIds: lines.map((l) => l.id) };
+}
+
+/** A form refused beside one field: its message, the field marked invalid, no flash instead. */
+export async function expectRefusedBeside(page: Page, fieldId: string, message: string) {
+  expect(await page.locator(`#${fieldId}-error`).innerText()).toBe(message);
+  expect(await page.locator(`#${fieldId}`).getAttribute("aria-invalid")).toBe("true");
+  expect(await page.locator(".flash").count()).toBe(0);
+}

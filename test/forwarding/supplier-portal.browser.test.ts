@@ -98,7 +98,7 @@ describe("the supplier's lists", () => {
     expect(await items.count()).toBeGreaterThanOrEqual(1);
     const answered = items.filter({ hasText: `Order ${refs.answered}` });
     expect(await answered.locator("header .badge").innerText()).toBe("Acknowledged");
-    expect(await answered.locator("p.badges .badge").allInnerTexts()).toEqual(["Completed", "Declined", "Partially completed"]);
+    expect(await answered.locator("p.badges .badge").allInnerTexts()).toEqual(["Sent", "Declined", "Partly confirmed"]);
     expect(await answered.locator("p.muted").innerText()).toMatch(/ · 3 lines, 8 items · shop order DEMO-1003$/);
     await screenshot(supplier, "supplier-history");
     await expectAccessible(supplier);
@@ -155,7 +155,7 @@ describe("answering in the portal", () => {
       await lineItem(supplier, "Tea pot").getByRole("button", { name: "Accept line Tea pot" }).click();
       await supplier.waitForURL(`**/supplier/dispatches/${order.dispatchId}`);
       expect(await supplier.locator(".flash").innerText()).toBe("Accepted 'Tea pot'.");
-      expect(await lineItem(supplier, "Tea pot").locator(".badge").innerText()).toBe("Completed");
+      expect(await lineItem(supplier, "Tea pot").locator(".badge").innerText()).toBe("Accepted");
       const teaPot = await lineNamed(order.reference, "Tea pot");
       expect(teaPot.current_status).toBe("completed");
       expect(teaPot.logs.at(-1)!.message).toBe("Accepted by supplier Keukenhuis");
@@ -220,7 +220,7 @@ describe("answering in the portal", () => {
       await signInShop(shopPage, shop);
       await shopPage.goto(`/console/orders/${order.reference}`);
       const badge = (name: string) => shopPage.locator("article.line", { hasText: name }).locator("header .badge").innerText();
-      expect([await badge("Tea pot"), await badge("Sugar bowl"), await badge("Saucer"), await badge("Milk jug")]).toEqual(["Completed", "Declined", "Partially completed", "Completed"]);
+      expect([await badge("Tea pot"), await badge("Sugar bowl"), await badge("Saucer"), await badge("Milk jug")]).toEqual(["Accepted", "Declined", "Confirmed 3 of 5", "Shipped 1 of 1"]);
       expect(await shopPage.locator("article.line", { hasText: "Saucer" }).locator("dd").nth(4).innerText()).toBe("3 of 5");
       const tracking = shopPage.locator("article.line", { hasText: "Milk jug" }).getByRole("link", { name: "JD0146000001" });
       expect(await tracking.getAttribute("href")).toBe("https://www.dhl.com/track?id=JD0146000001");

@@ -87,9 +87,12 @@ describe("cancelling on the order page, answering in the portal", () => {
     await screenshot(portal, "supplier-cancellations");
     await expectAccessible(portal);
     // Refusing needs a reason.
-    await card.locator(".dispatch-lines > li").nth(1).getByRole("button", { name: "Refuse" }).click();
-    await portal.waitForURL("**/supplier/cancellations");
-    expect(await portal.locator(".flash").innerText()).toBe(`Say what happened to line #${lineIds[1]} when you refuse its cancellation.`);
+    const [refused] = await Promise.all([
+      portal.waitForResponse((r) => r.url().endsWith("/supplier/cancellations/answer")),
+      card.locator(".dispatch-lines > li").nth(1).getByRole("button", { name: "Refuse" }).click(),
+    ]);
+    expect(refused.status()).toBe(422);
+    expect(await portal.locator(`#refuse-reason-${lineIds[1]}-error`).innerText()).toBe(`Say what happened to line #${lineIds[1]} when you refuse its cancellation.`);
     await portal.getByLabel(`If you refuse for line #${lineIds[1]}: what happened (for example, it has shipped)`).fill("Already on its way");
     await portal.locator("article.cancellation", { hasText: `Order ${reference}` }).locator(".dispatch-lines > li").nth(1).getByRole("button", { name: "Refuse" }).click();
     await portal.waitForURL("**/supplier/cancellations");

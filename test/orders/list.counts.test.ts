@@ -175,7 +175,7 @@ const SINGLE: string[] = [
   "date_to=2026-01-15T10:45:30Z",
   "date_to=2026-03-01T12:29:59Z",
   "date_from=2026-01-10&date_to=2026-02-20",
-  "date_from=2026-02-20&date_to=2026-01-10",
+  // (A range that ends before it starts is a 422 now: test/orders/list.filters.test.ts.)
   "completed_since=2026-01-01",
   "completed_since=2026-01-15T10:00:00Z",
   "completed_since=2026-01-15T10:40:00Z&include_test=true",

@@ -115,6 +115,21 @@ describe("GET /api/v1/orders filters", () => {
     expect(await listed(creds, "date_to=2026-01-15T09:59:59.999999Z")).toEqual(["jan-15-start", "jan-10"]);
     expect(await listed(creds, "date_from=2026-01-20T23:59:59.999999Z")).toEqual(["jan-20-end"]);
     expect(await listed(creds, "date_from=2026-01-21")).toEqual([]);
+
+    // A range that ends before it starts is refused beside date_from, one microsecond past an equal pair.
+    const backwards = [
+      ["date_from=2026-01-16&date_to=2026-01-15", 422],
+      ["date_from=2026-01-15T10:00:00.000001Z&date_to=2026-01-15T10:00:00Z", 422],
+      ["date_from=2026-01-15T11:00:00%2B01:00&date_to=2026-01-15T09:59:59Z", 422],
+      ["date_from=2026-01-15T10:00:00Z&date_to=2026-01-15T10:00:00Z", 200],
+    ] as const;
+    for (const [query, status] of backwards) {
+      const res = await call("GET", `/api/v1/orders?${query}`, { creds });
+      expect([res.status, status === 422 ? res.json : "listed"], query).toEqual([
+        status,
+        status === 422 ? { message: "Errors", errors: { date_from: ["The date_from field must be a date before or equal to date_to."] } } : "listed",
+      ]);
+    }
   });
 
   it("filters on completed_at with completed_since: nothing until orders complete, then strictly after", async () => {

@@ -26,7 +26,7 @@ describe("the orders page", () => {
     expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Orders");
     expect(await columnTexts(page, "Reference")).toEqual(newestFirst());
     const row = page.locator("tbody tr", { hasText: refs.answered });
-    expect(await row.locator(".badge").allInnerTexts()).toEqual(["1 × Completed", "1 × Partially completed", "1 × Declined"]);
+    expect(await row.locator(".badge").allInnerTexts()).toEqual(["1 × Sent", "1 × Partly confirmed", "1 × Declined"]);
     expect(await page.locator("tbody tr", { hasText: refs.blocked }).locator("td").last().innerText()).toBe("Blocked");
     await screenshot(page, "orders");
     await expectAccessible(page);
@@ -109,18 +109,18 @@ describe("an order's page", () => {
     expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe(`Order ${refs.answered}`);
     expect(await page.locator("address").first().innerText()).toBe("Jan Jansen\nDamrak 1\n1012LG Amsterdam\nNetherlands (NL)\nPhone 0612345678\njan@example.com");
     const mug = page.locator("article.line", { hasText: "Blue mug" });
-    expect(await mug.locator("header .badge").innerText()).toBe("Completed");
+    expect(await mug.locator("header .badge").innerText()).toBe("Shipped 4 of 4");
     const tracking = mug.getByRole("link", { name: "3SDEMO1234567" });
     expect(await tracking.getAttribute("href")).toBe("https://postnl.nl/tracktrace/3SDEMO1234567");
     expect(await mug.locator(".timeline li").allInnerTexts()).toEqual([
       expect.stringMatching(/Pending Order line created$/),
       expect.stringMatching(/Ruled Matched to supplier Keukenhuis by rule #\d+ 'Kitchen from Keukenhuis'$/),
       expect.stringMatching(/Ruled Waiting for supplier Keukenhuis to fetch and acknowledge the order$/),
-      expect.stringMatching(/Completed Accepted by supplier Keukenhuis$/),
-      expect.stringMatching(/Completed Shipped 4 by supplier Keukenhuis via PostNL \(tracking 3SDEMO1234567\)$/),
+      expect.stringMatching(/Sent Accepted by supplier Keukenhuis$/),
+      expect.stringMatching(/Sent Shipped 4 by supplier Keukenhuis via PostNL \(tracking 3SDEMO1234567\)$/),
     ]);
     const knife = page.locator("article.line", { hasText: "Chef's knife" });
-    expect(await knife.locator("header .badge").innerText()).toBe("Partially completed");
+    expect(await knife.locator("header .badge").innerText()).toBe("Confirmed 2 of 3");
     expect(await knife.locator("dd").nth(4).innerText()).toBe("2 of 3");
     expect(await page.locator("article.line", { hasText: "Frying pan" }).locator("header .badge").innerText()).toBe("Declined");
     const dispatch = page.locator("#dispatches-heading + .table-wrap tbody tr");
@@ -161,7 +161,7 @@ describe("an order's page", () => {
     // Events the webhook does not subscribe to are recorded, and delivered to no one.
     const cancelled = await row("order.cancelled").locator("td").allInnerTexts();
     expect(cancelled.slice(2)).toEqual(["customer wants one board", "no webhook takes this event"]);
-    expect(await row("order_line.status_changed").first().locator("td").nth(2).innerText()).toMatch(/^Line BOARD-1 (Pending|Ruled) → (Ruled|Completed) /);
+    expect(await row("order_line.status_changed").first().locator("td").nth(2).innerText()).toMatch(/^Line BOARD-1 (Pending|Ruled) → (Ruled|Sent) /);
     await expectAccessible(page);
   });
 
