@@ -46,7 +46,7 @@ pipelinePages.get("/pipeline", async (c) => {
     <>
       <hgroup>
         <h1>Pipeline health</h1>
-        <p>What waits in the pipeline, as its durable marks in D1 show it. Work normally passes through the queue in seconds; the sweepers re-queue what waits longer than two minutes.</p>
+        <p>What waits in the pipeline, as its durable marks in D1 show it. Work normally passes through the queue in seconds; the sweepers re-queue an order or re-match that waits longer than 25 seconds.</p>
       </hgroup>
       <Backlog backlog={backlog} />
       <GivenUp backlog={backlog} />
