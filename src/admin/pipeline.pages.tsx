@@ -217,7 +217,8 @@ pipelinePages.post("/parked-orders/:reference/replay", (c) =>
   conflictsToFlash(
     c,
     async () => {
-      const { reference } = await onShardHolding(c, () => replayParkedOrder(c.get("db"), c.env, c.req.param("reference")));
+      const asked = c.req.param("reference");
+      const { reference } = await onShardHolding(c, () => replayParkedOrder(c.get("db"), c.env, asked), { table: "orders", column: "reference", value: asked });
       return `Order ${reference} handed back to the pipeline: it is routed again, its attempts counted from zero.`;
     },
     "/operator/parked-orders",
@@ -307,7 +308,8 @@ pipelinePages.post("/dead-letters/:id/replay", (c) =>
   conflictsToFlash(
     c,
     async () => {
-      const letter = await onShardHolding(c, () => replayDeadLetter(c.get("db"), c.env, idOrNotFound(c.req.param("id"), "Dead letter")));
+      const id = idOrNotFound(c.req.param("id"), "Dead letter");
+      const letter = await onShardHolding(c, () => replayDeadLetter(c.get("db"), c.env, id), { table: "dead_letters", column: "id", value: id });
       return `Dead letter ${letter.id} (${letter.type}) sent to the pipeline again.`;
     },
     "/operator/dead-letters",

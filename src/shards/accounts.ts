@@ -73,14 +73,34 @@ async function movesUnderWay(env: Bindings): Promise<{ accountId: number; fromSh
   return results;
 }
 
+/** Where an operator's action finds its thing: the table, the column that names it, the value. */
+export type Holding = { table: "orders" | "dead_letters"; column: "reference" | "id"; value: string | number };
+
 /**
  * Runs an operator's action about a thing named by an id or reference unique across shards (a
  * parked order, a dead letter) on the shard that has it: each shard in turn until one does not
- * answer 404.
+ * answer 404. In the middle of a move the thing has two copies: the action runs only where the
+ * account is served (not on the copy arriving before the switch, nor the one leaving after it: a
+ * write there would be lost, or refused, or make the two copies differ); found on no such shard
+ * (a move stopped inside its switch), the write waits like any other of a moving account (503).
+ * One indexed read per shard first.
  */
-export async function onShardHolding<T>(c: Context<AppEnv>, action: () => Promise<T>): Promise<T> {
+export async function onShardHolding<T>(c: Context<AppEnv>, action: () => Promise<T>, holding: Holding): Promise<T> {
+  let shards = shardNumbers(c.env);
+  const found = await Promise.all(
+    shards.map((shard) =>
+      shardBinding(c.env, shard)
+        .prepare(`SELECT a.moving AS moving FROM ${holding.table} t JOIN accounts a ON a.id = t.account_id WHERE t.${holding.column} = ?`)
+        .bind(holding.value)
+        .first<{ moving: string | null }>(),
+    ),
+  );
+  if (found.some((f) => f)) {
+    shards = shards.filter((_, i) => found[i] && found[i].moving !== "arriving" && found[i].moving !== "leaving");
+    if (shards.length === 0) throw ApiError.accountMoving();
+  }
   let missing: unknown;
-  for (const shard of shardNumbers(c.env)) {
+  for (const shard of shards) {
     if (shard !== c.get("shard")) useShard(c, shard);
     try {
       return await action();

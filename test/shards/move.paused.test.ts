@@ -1,9 +1,15 @@
 // A move stopped between its phases (pause_after, as a crash leaves it): the account is listed
 // once, on the shard the directory names, and a revoke reaches the copy that serves the account
-// and takes effect at once, and stays revoked once the move is done (src/shards/accounts.ts).
+// and takes effect at once, and stays revoked once the move is done; an operator's replay runs
+// only where the account is served (src/shards/accounts.ts).
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { orderPayload } from "../helpers/factories";
 import { ADMIN, call, type Credentials } from "../helpers/http";
 import { accountOn, move } from "../helpers/moves";
+import { waitFor } from "../helpers/wait";
+
+const shards = [env.DB, env.SHARD_1];
 
 /** The operator's list page that holds the account (one per page), as the client sees it. */
 async function listPageOf(accountId: number) {
@@ -80,4 +86,46 @@ describe("a move paused between its phases", () => {
       });
     }
   }
+});
+
+/** A routed order of the account, parked on its shard as too many failed attempts leave it. */
+async function parkedOrder(creds: Credentials, shard: number) {
+  const created = await call("POST", "/api/v1/orders", { creds, body: orderPayload() });
+  const reference = String(created.json.reference);
+  const db = shards[shard];
+  await waitFor(async () => (await db.prepare("SELECT routed_at FROM orders WHERE reference = ?").bind(reference).first<{ routed_at: string | null }>())?.routed_at);
+  await db.prepare("UPDATE orders SET parked_at = ?, routing_attempts = 20, routing_error = 'broken' WHERE reference = ?").bind("2026-11-20T10:00:00.000000Z", reference).run();
+  return reference;
+}
+
+const parkedOn = async (shard: number, reference: string) =>
+  shards[shard].prepare("SELECT parked_at, routing_attempts FROM orders WHERE reference = ?").bind(reference).first();
+
+describe("an operator's replay of a parked order during a paused move", () => {
+  it("after the switch: runs on the new shard at once (the old copy is leaving)", async () => {
+    const creds = await accountOn(0);
+    const reference = await parkedOrder(creds, 0);
+    expect((await move(creds.accountId, { shard: 1, pause_after: "switch" })).phase).toBe("delete");
+    const replayed = await call("POST", `/admin/v1/parked-orders/${reference}/replay`, { headers: ADMIN });
+    expect([replayed.status, replayed.json.reference]).toEqual([200, reference]);
+    expect(await parkedOn(1, reference)).toEqual({ parked_at: null, routing_attempts: 0 });
+    expect((await move(creds.accountId, { shard: 1 })).done).toBe(true);
+  });
+
+  it("before the switch: waits (503 with Retry-After) instead of writing the copy, and the move still ends; then it runs", async () => {
+    const creds = await accountOn(1);
+    const reference = await parkedOrder(creds, 1);
+    expect((await move(creds.accountId, { shard: 0, pause_after: "copy" })).phase).toBe("switch");
+    const refused = await call("POST", `/admin/v1/parked-orders/${reference}/replay`, { headers: ADMIN });
+    expect([refused.status, refused.json, refused.headers.get("retry-after")]).toEqual([
+      503,
+      { message: "Service Unavailable", error: "The account is being moved to another database; its data can be read, and writes work again in a moment." },
+      "5",
+    ]);
+    expect(await parkedOn(0, reference)).toEqual({ parked_at: "2026-11-20T10:00:00.000000Z", routing_attempts: 20 });
+    expect((await move(creds.accountId, { shard: 0 })).done).toBe(true);
+    const replayed = await call("POST", `/admin/v1/parked-orders/${reference}/replay`, { headers: ADMIN });
+    expect([replayed.status, replayed.json.reference]).toEqual([200, reference]);
+    expect(await parkedOn(0, reference)).toEqual({ parked_at: null, routing_attempts: 0 });
+  });
 });
