@@ -9,6 +9,7 @@ import type { AppEnv, Bindings } from "../env";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
+import { revokeSupplierKey } from "../suppliers/suppliers.service";
 import { registerAccount, shardOfAccount } from "./directory";
 import { useShard } from "./request";
 import { shardBinding, shardNumbers } from "./shards";
@@ -120,19 +121,40 @@ export async function onShardHolding<T>(c: Context<AppEnv>, action: () => Promis
  * carries revocations over once more: src/shards/move.ts); after the switch the old shard's copy
  * says 'leaving' and is left to the move's delete. One read per shard, then the revoke.
  */
-export async function revokeApiKeyAnywhere(env: Bindings, keyId: number): Promise<ApiKey> {
+async function revokeKeyAnywhere<T>(
+  env: Bindings,
+  table: "api_keys" | "supplier_keys",
+  keyId: number,
+  revoke: (db: Db, key: { accountId: number; supplierId: number | null }, now: string) => Promise<T>,
+  notFound: string,
+): Promise<T> {
+  const supplier = table === "supplier_keys" ? "k.supplier_id" : "NULL";
   const holders = await Promise.all(
     everyShard(env).map(async ({ shard, db }) => {
       const row = await shardBinding(env, shard)
-        .prepare("SELECT a.moving AS moving FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = ?")
+        .prepare(`SELECT a.moving AS moving, k.account_id AS accountId, ${supplier} AS supplierId FROM ${table} k JOIN accounts a ON a.id = k.account_id WHERE k.id = ?`)
         .bind(keyId)
-        .first<{ moving: string | null }>();
+        .first<{ moving: string | null; accountId: number; supplierId: number | null }>();
       return { db, row };
     }),
   );
   const serving = holders.filter((h) => h.row && h.row.moving !== "leaving");
-  if (serving.length === 0) throw ApiError.notFound(`API key with id '${keyId}' not found`);
+  if (serving.length === 0) throw ApiError.notFound(notFound);
   const now = isoMicro();
-  const [key] = await Promise.all(serving.map((h) => revokeApiKey(h.db, keyId, undefined, now)));
-  return key;
+  const [result] = await Promise.all(serving.map((h) => revoke(h.db, h.row!, now)));
+  return result;
 }
+
+/** An API key, revoked by the operator (revokeKeyAnywhere). */
+export const revokeApiKeyAnywhere = (env: Bindings, keyId: number): Promise<ApiKey> =>
+  revokeKeyAnywhere(env, "api_keys", keyId, (db, _key, now) => revokeApiKey(db, keyId, undefined, now), `API key with id '${keyId}' not found`);
+
+/** A supplier key, revoked by the operator (revokeKeyAnywhere). */
+export const revokeSupplierKeyAnywhere = (env: Bindings, keyId: number): Promise<void> =>
+  revokeKeyAnywhere(
+    env,
+    "supplier_keys",
+    keyId,
+    (db, key, now) => revokeSupplierKey(db, key.accountId, key.supplierId!, keyId, now),
+    `Supplier key with id '${keyId}' not found`,
+  );

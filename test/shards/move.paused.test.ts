@@ -28,7 +28,7 @@ const supplierKeyOf = async (creds: Credentials) => {
   const supplier = await call("POST", "/api/v1/suppliers", { creds, body: { name: "Paused", channel: "pull" } });
   const key = await call("POST", `/api/v1/suppliers/${supplier.json.id}/keys`, { creds, body: { name: "portal" } });
   expect(key.status, key.text).toBe(201);
-  return { path: `/api/v1/suppliers/${supplier.json.id}/keys/${key.json.id}`, auth: { authorization: `Bearer ${key.json.key}` } };
+  return { id: key.json.id, path: `/api/v1/suppliers/${supplier.json.id}/keys/${key.json.id}`, auth: { authorization: `Bearer ${key.json.key}` } };
 };
 
 const revoked = { message: "Unauthorized", error: "The api-key header holds a revoked key." };
@@ -66,6 +66,11 @@ describe("a move paused between its phases", () => {
         } else {
           expect([supplierRevoke.status, supplierRevoke.headers.get("retry-after")]).toEqual([503, "5"]);
           expect((await call("GET", "/api/v1/supplier/orders", { headers: supplierKey.auth })).status).toBe(200);
+          // The operator's revoke of it does not wait.
+          const byOperator = await call("DELETE", `/admin/v1/supplier-keys/${supplierKey.id}`, { headers: ADMIN });
+          expect([byOperator.status, byOperator.text]).toEqual([204, ""]);
+          const refused = await call("GET", "/api/v1/supplier/orders", { headers: supplierKey.auth });
+          expect([refused.status, refused.json]).toEqual([401, { message: "Unauthorized", error: "The supplier key is invalid or revoked." }]);
         }
 
         expect((await call("GET", "/api/v1", { creds })).status).toBe(200);
@@ -80,6 +85,7 @@ describe("a move paused between its phases", () => {
         expect((await move(creds.accountId, { shard: to })).done).toBe(true);
         const after = await call("GET", "/api/v1", { creds });
         expect([after.status, after.json]).toEqual([401, revoked]);
+        expect((await call("GET", "/api/v1/supplier/orders", { headers: supplierKey.auth })).status).toBe(401);
         expect((await call("GET", `/admin/v1/accounts/${creds.accountId}/api-keys`, { headers: ADMIN })).json.data).toEqual(keys.json.data);
         const done = await listPageOf(creds.accountId);
         expect(done.page).toEqual({ ...before.page, data: [{ ...before.page.data[0], active_api_keys: 0, shard: to }] });
