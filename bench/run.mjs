@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { ensureSeeded, LAYOUTS, runCopy, shardFile } from "./seed.mjs";
 import { orderBody, workloads } from "./workloads.mjs";
 import { consoleSession, ordersToDecline, preparePipelineCopy, startSink } from "./pipeline.mjs";
+import { measureRecovery, recoveryReport } from "./recovery.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -29,6 +30,7 @@ const { values: opts } = parseArgs({
     only: { type: "string" },
     reseed: { type: "boolean", default: false },
     pipeline: { type: "boolean", default: true },
+    recovery: { type: "boolean", default: true },
     sharded: { type: "boolean", default: false },
     samples: { type: "string", default: "3" },
     help: { type: "boolean", short: "h", default: false },
@@ -36,12 +38,14 @@ const { values: opts } = parseArgs({
 });
 if (opts.help) {
   console.log(`Usage: npm run bench -- [--sizes 10000,100000] [--duration 10] [--connections 10] [--warmup 1]
-                        [--only <regex of workload names>] [--samples 3] [--reseed] [--no-pipeline] [--sharded]
+                        [--only <regex of workload names>] [--samples 3] [--reseed] [--no-pipeline] [--no-recovery] [--sharded]
 
   --sharded   after each size's run on one database, the same workloads again with the accounts
               spread over the local shards (the benchmarked account on SHARD_1, the other on DB,
               both in the directory), and a table of each request's D1 work in the two layouts:
-              statements on the shard, and the directory's statements on a cold isolate and after.`);
+              statements on the shard, and the directory's statements on a cold isolate and after.
+  --no-recovery  skip the pipeline's pace and crash measurement (bench/recovery.mjs): creates with
+              the consumer attached, then the dev server killed mid-load and started again.`);
   process.exit(0);
 }
 const sizes = opts.sizes.split(",").map(Number);
@@ -132,7 +136,17 @@ async function startWorker(persistDir, { pipeline }) {
   for (let i = 0; i < 240; i++) {
     if (child.exitCode !== null) break;
     try {
-      if ((await fetch(`${base}/health`)).ok) return { base, stop, output: () => output };
+      if ((await fetch(`${base}/health`)).ok) {
+        // A crash: the whole process group killed at once, nothing flushed (bench/recovery.mjs).
+        const kill = async () => {
+          try {
+            process.kill(-child.pid, "SIGKILL");
+          } catch {}
+          for (let i = 0; i < 100 && groupAlive(child.pid); i++) await new Promise((r) => setTimeout(r, 100));
+          if (!pipeline) rmSync(detachedConfigFile, { force: true });
+        };
+        return { base, stop, kill, output: () => output };
+      }
     } catch {}
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -512,6 +526,20 @@ async function runSize(size, layout = "one") {
     }
   }
 
+  // Phase 3: the pipeline's pace, then a crash mid-load and the restart (bench/recovery.mjs).
+  let recovery = null;
+  if (opts.recovery && createW) {
+    console.log(`→ ${size} orders: the pipeline's pace, then wrangler dev killed mid-load and started again…`);
+    recovery = await measureRecovery({
+      start: () => startWorker(persist, { pipeline: true }),
+      file: accountFile(persist),
+      headers,
+      createW,
+      seconds: duration,
+      connections,
+    });
+  }
+
   // Plans: on the pristine seeded file (same schema; the running copy belongs to workerd).
   const db = new DatabaseSync(accountFile(seeded), { readOnly: true });
   for (const p of main.plans) {
@@ -541,6 +569,7 @@ async function runSize(size, layout = "one") {
 
     pipeline: pipelinePhase?.pipeline ?? [],
     pipelinePlans: [...pipelinePlans.values()],
+    recovery,
     loadBefore,
     loadAfter: machine().loadavg,
     storage: storageOf,
@@ -637,6 +666,7 @@ function report(run) {
     }
   }
   if (run.pipelineResults.length) lines.push(`\nThe webhook sink received ${fmt(run.sinkReceived)} dispatch documents during the phase.`);
+  if (run.recovery) lines.push(`\n${recoveryReport(run.recovery)}`);
   // The console's pages against the API calls they show (issue 12: the same D1 statements, no query per row).
   const pages = results.filter(({ w }) => w.kind === "console");
   if (pages.length) {

@@ -5,6 +5,7 @@
 //   keys:list <account-id> [--page N]
 //   keys:create <account-id> [--name N] [--expires-at ISO]
 //   keys:revoke <key-id>
+//   supplier-keys:revoke <supplier-key-id>
 //   accounts:move <account-id> <shard>   (calls until the move is done; run it again after a crash)
 // Talks to ADMIN_URL (default http://localhost:8787) with ADMIN_TOKEN (default: from .dev.vars).
 import { existsSync, readFileSync } from "node:fs";
@@ -50,6 +51,9 @@ switch (command) {
   case "keys:revoke":
     await call("DELETE", `/api-keys/${rest[0]}`);
     break;
+  case "supplier-keys:revoke":
+    await call("DELETE", `/supplier-keys/${rest[0]}`);
+    break;
   case "accounts:move": {
     // Each call does a bounded part of the move (src/shards/move.ts) and says where it stands.
     for (;;) {
@@ -65,6 +69,6 @@ switch (command) {
     }
   }
   default:
-    console.error("Usage: npm run admin -- accounts:list [--page N] | accounts:create <name> | keys:list <account-id> [--page N] | keys:create <account-id> [--name N] [--expires-at ISO] | keys:revoke <key-id> | accounts:move <account-id> <shard>");
+    console.error("Usage: npm run admin -- accounts:list [--page N] | accounts:create <name> | keys:list <account-id> [--page N] | keys:create <account-id> [--name N] [--expires-at ISO] | keys:revoke <key-id> | supplier-keys:revoke <supplier-key-id> | accounts:move <account-id> <shard>");
     process.exit(2);
 }

@@ -22,11 +22,14 @@ export async function createAccount(db: Db, name: string, id?: number) {
 /**
  * Every account, ids ascending, one page: one round trip of two statements. `activeApiKeys`
  * counts keys neither revoked nor expired (one indexed subquery in the page's statement).
+ * `except`: accounts left out, in the count too (a moving account's copy on the shard that does
+ * not serve it: src/shards/accounts.ts).
  */
-export async function listAccounts(db: Db, page: PageRequest) {
+export async function listAccounts(db: Db, page: PageRequest, except: number[] = []) {
   const now = isoMicro();
+  const shown = except.length === 0 ? undefined : sql`${accounts.id} NOT IN (SELECT value FROM json_each(${JSON.stringify(except)}))`;
   const [countRows, rows] = await db.batch([
-    db.select({ total: sql<number>`count(*)` }).from(accounts),
+    db.select({ total: sql<number>`count(*)` }).from(accounts).where(shown),
     db
       .select({
         id: accounts.id,
@@ -37,6 +40,7 @@ export async function listAccounts(db: Db, page: PageRequest) {
           AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ${now}))`,
       })
       .from(accounts)
+      .where(shown)
       .orderBy(asc(accounts.id))
       .limit(page.perPage)
       .offset(offsetOf(page)),
@@ -105,10 +109,12 @@ const otherLiveKey = (accountId: number, keyId: number, now: string) =>
  * with the next request and its sessions are gone at once. Revoking a revoked key changes nothing.
  * `accountId` scopes the key to an account (the shop's own API); the operator's revoke has none.
  * A shop cannot revoke its last live key (it would lock itself out; the operator still can).
+ * While the account moves, only the key is revoked (the one write the freeze lets through,
+ * drizzle/0023; both shards' copies must keep the same rows): its sessions are refused anyway, as
+ * they read the key's revoked_at, and end when they expire.
  * Returns the key.
  */
-export async function revokeApiKey(db: Db, id: number, accountId?: number): Promise<ApiKey> {
-  const now = isoMicro();
+export async function revokeApiKey(db: Db, id: number, accountId?: number, now = isoMicro()): Promise<ApiKey> {
   const owned = accountId === undefined ? undefined : eq(apiKeys.accountId, accountId);
   const ownedKey = accountId === undefined ? sql`` : sql`AND k.account_id = ${accountId}`;
   const [revoked, , found] = await db.batch([
@@ -117,7 +123,15 @@ export async function revokeApiKey(db: Db, id: number, accountId?: number): Prom
       .set({ revokedAt: now })
       .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt), owned, accountId === undefined ? undefined : otherLiveKey(accountId, id, now)))
       .returning(),
-    db.delete(consoleSessions).where(and(eq(consoleSessions.apiKeyId, id), sql`EXISTS (SELECT 1 FROM api_keys k WHERE k.id = ${id} AND k.revoked_at IS NOT NULL ${ownedKey})`)),
+    db
+      .delete(consoleSessions)
+      .where(
+        and(
+          eq(consoleSessions.apiKeyId, id),
+          sql`EXISTS (SELECT 1 FROM api_keys k WHERE k.id = ${id} AND k.revoked_at IS NOT NULL ${ownedKey})`,
+          sql`NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = console_sessions.account_id AND a.moving IS NOT NULL)`,
+        ),
+      ),
     db.select().from(apiKeys).where(and(eq(apiKeys.id, id), owned)),
   ]);
   if (revoked.length > 0) return revoked[0];

@@ -1,7 +1,7 @@
 // The operator's API (/admin/v1), behind Authorization: Bearer <ADMIN_TOKEN>.
 import { createRoute, z } from "@hono/zod-openapi";
 import { createApiKey, listApiKeys } from "../accounts/accounts.service";
-import { listAccountsEverywhere, openAccount, revokeApiKeyAnywhere, toAccountShard } from "../shards/accounts";
+import { listAccountsEverywhere, openAccount, revokeApiKeyAnywhere, revokeSupplierKeyAnywhere, toAccountShard } from "../shards/accounts";
 import { moveAccount } from "../shards/move";
 import type { ApiKey } from "../db/schema";
 import { resourcePage } from "../lib/pagination";
@@ -271,6 +271,25 @@ adminRouter.openapi(
   }),
   async (c) => {
     await revokeApiKeyAnywhere(c.env, Number(c.req.valid("param").id));
+    return c.body(null, 204);
+  },
+);
+
+adminRouter.openapi(
+  createRoute({
+    method: "delete",
+    path: "/supplier-keys/{id}",
+    tags: ["Admin"],
+    summary: "Revoke a supplier key at once",
+    description:
+      "The key stops working with the next request, on whichever shard its account lives, in every phase of a move too (the shop's own " +
+      "revoke, DELETE /api/v1/suppliers/{id}/keys/{keyId}, waits while its account is frozen for a move).",
+    security: adminSecurity,
+    request: { params: idParam("id", "The supplier key's id, as its create answer shows it.") },
+    responses: { 204: { description: "Revoked" }, 404: responses.notFound, ...adminErrors },
+  }),
+  async (c) => {
+    await revokeSupplierKeyAnywhere(c.env, Number(c.req.valid("param").id));
     return c.body(null, 204);
   },
 );

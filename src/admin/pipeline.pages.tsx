@@ -46,7 +46,7 @@ pipelinePages.get("/pipeline", async (c) => {
     <>
       <hgroup>
         <h1>Pipeline health</h1>
-        <p>What waits in the pipeline, as its durable marks in D1 show it. Work normally passes through the queue in seconds; the sweepers re-queue what waits longer than two minutes.</p>
+        <p>What waits in the pipeline, as its durable marks in D1 show it. Work normally passes through the queue in seconds; the sweepers re-queue an order or re-match that waits longer than 25 seconds.</p>
       </hgroup>
       <Backlog backlog={backlog} />
       <GivenUp backlog={backlog} />
@@ -217,7 +217,8 @@ pipelinePages.post("/parked-orders/:reference/replay", (c) =>
   conflictsToFlash(
     c,
     async () => {
-      const { reference } = await onShardHolding(c, () => replayParkedOrder(c.get("db"), c.env, c.req.param("reference")));
+      const asked = c.req.param("reference");
+      const { reference } = await onShardHolding(c, () => replayParkedOrder(c.get("db"), c.env, asked), { table: "orders", column: "reference", value: asked });
       return `Order ${reference} handed back to the pipeline: it is routed again, its attempts counted from zero.`;
     },
     "/operator/parked-orders",
@@ -307,7 +308,8 @@ pipelinePages.post("/dead-letters/:id/replay", (c) =>
   conflictsToFlash(
     c,
     async () => {
-      const letter = await onShardHolding(c, () => replayDeadLetter(c.get("db"), c.env, idOrNotFound(c.req.param("id"), "Dead letter")));
+      const id = idOrNotFound(c.req.param("id"), "Dead letter");
+      const letter = await onShardHolding(c, () => replayDeadLetter(c.get("db"), c.env, id), { table: "dead_letters", column: "id", value: id });
       return `Dead letter ${letter.id} (${letter.type}) sent to the pipeline again.`;
     },
     "/operator/dead-letters",

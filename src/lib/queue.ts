@@ -37,7 +37,7 @@ export async function enqueue(env: Bindings, messages: PipelineMessage[], delayS
 /**
  * For request handlers: the client's data is already stored, and so is the mark that the pipeline
  * owes it work (routed_at cleared, rematch_requested_at set), so a failed send must not fail the
- * request; the sweeper picks the work up within a minute or two.
+ * request; the sweeper picks the work up within 90 seconds (docs/operations.md, "After a crash").
  */
 export async function enqueueBestEffort(env: Bindings, messages: PipelineMessage[]): Promise<void> {
   try {

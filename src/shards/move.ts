@@ -187,6 +187,16 @@ async function step(env: Bindings, move: MoveRow): Promise<MoveRow> {
       return save({ cursor: Number(rows[rows.length - 1].__rowid), rowsCopied: move.rowsCopied + rows.length });
     }
     case "switch": {
+      // Keys revoked on the old shard after their table was copied (an operator's revoke is the one
+      // write the freeze lets through: src/shards/accounts.ts) are revoked on the copy too.
+      for (const table of ["api_keys", "supplier_keys"]) {
+        const { results } = await source.prepare(`SELECT id, revoked_at FROM ${table} WHERE account_id = ? AND revoked_at IS NOT NULL`).bind(id).all();
+        if (results.length === 0) continue;
+        await target
+          .prepare(`UPDATE ${table} SET revoked_at = r.value ->> 'revoked_at' FROM json_each(?) r WHERE ${table}.id = r.value ->> 'id' AND ${table}.revoked_at IS NULL`)
+          .bind(JSON.stringify(results))
+          .run();
+      }
       // The copy, checked table by table before anything points at it.
       const counts = (db: D1Database) => db.batch(MOVED_TABLES.map(({ table, scope }) => db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${scope}`).bind(id)));
       const [from, to] = await Promise.all([counts(source), counts(target)]);

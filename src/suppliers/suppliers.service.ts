@@ -186,12 +186,16 @@ export async function getSupplierWithKeys(db: Db, accountId: number, id: number)
   return { supplier: rows[0], keys };
 }
 
-/** Revokes the key and ends the supplier portal sessions opened with it, in one batch. */
-export async function revokeSupplierKey(db: Db, accountId: number, supplierId: number, keyId: number) {
+/**
+ * Revokes the key and ends the supplier portal sessions opened with it, in one batch. While the
+ * account moves only the key is revoked (the one write the freeze lets through, drizzle/0023):
+ * its sessions are refused anyway, as they read the key's revoked_at.
+ */
+export async function revokeSupplierKey(db: Db, accountId: number, supplierId: number, keyId: number, now = isoMicro()) {
   const [rows] = await db.batch([
     db
       .update(supplierKeys)
-      .set({ revokedAt: sql`coalesce(${supplierKeys.revokedAt}, ${isoMicro()})` })
+      .set({ revokedAt: sql`coalesce(${supplierKeys.revokedAt}, ${now})` })
       .where(and(eq(supplierKeys.id, keyId), eq(supplierKeys.supplierId, supplierId), eq(supplierKeys.accountId, accountId)))
       .returning({ id: supplierKeys.id }),
     db
@@ -200,6 +204,7 @@ export async function revokeSupplierKey(db: Db, accountId: number, supplierId: n
         and(
           eq(consoleSessions.supplierKeyId, keyId),
           sql`EXISTS (SELECT 1 FROM supplier_keys k WHERE k.id = ${keyId} AND k.supplier_id = ${supplierId} AND k.account_id = ${accountId})`,
+          sql`NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = ${accountId} AND a.moving IS NOT NULL)`,
         ),
       ),
   ]);

@@ -223,6 +223,30 @@ describe("DELETE /admin/v1/api-keys/{id}", () => {
   });
 });
 
+describe("DELETE /admin/v1/supplier-keys/{id}", () => {
+  it("revokes a supplier key: 204 without a body, the key refused at once, and 204 again", async () => {
+    const creds = await createAccount();
+    const supplier = await call("POST", "/api/v1/suppliers", { creds, body: { name: "Revoked by the operator", channel: "pull" } });
+    const key = await call("POST", `/api/v1/suppliers/${supplier.json.id}/keys`, { creds, body: { name: "portal" } });
+    const auth = { authorization: `Bearer ${key.json.key}` };
+    expect((await call("GET", "/api/v1/supplier/orders", { headers: auth })).status).toBe(200);
+    const res = await call("DELETE", `/admin/v1/supplier-keys/${key.json.id}`, { headers: ADMIN });
+    expect([res.status, res.text]).toEqual([204, ""]);
+    const refused = await call("GET", "/api/v1/supplier/orders", { headers: auth });
+    expect([refused.status, refused.json]).toEqual([401, { message: "Unauthorized", error: "The supplier key is invalid or revoked." }]);
+    const listed = await call("GET", `/api/v1/suppliers/${supplier.json.id}/keys`, { creds });
+    expect(listed.json.data.map((k: { id: number; revoked_at: string | null }) => [k.id, k.revoked_at])).toEqual([[key.json.id, expect.stringMatching(ISO_MICRO)]]);
+    expect((await call("DELETE", `/admin/v1/supplier-keys/${key.json.id}`, { headers: ADMIN })).status).toBe(204);
+  });
+
+  it("answers 404 for an unknown key and 422 for an id that is not a number", async () => {
+    const missing = await call("DELETE", "/admin/v1/supplier-keys/999999999", { headers: ADMIN });
+    expect([missing.status, missing.json]).toEqual([404, { message: "Not Found", error: "Supplier key with id '999999999' not found" }]);
+    const bad = await call("DELETE", "/admin/v1/supplier-keys/abc", { headers: ADMIN });
+    expect([bad.status, bad.json]).toEqual([422, { message: "Errors", errors: { id: ["The id field format is invalid."] } }]);
+  });
+});
+
 describe("admin authentication", () => {
   const requests = (accountId: number, keyId: number) => [
     { method: "POST", path: "/admin/v1/accounts", body: { name: "x" } },

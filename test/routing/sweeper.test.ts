@@ -1,5 +1,5 @@
-// The cron sweeper re-queues orders the pipeline owes work (routed_at null, requested more than two
-// minutes ago).
+// The cron sweeper re-queues orders the pipeline owes work (routed_at null, requested more than 25
+// seconds ago).
 import { describe, expect, it } from "vitest";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -32,13 +32,13 @@ async function lostOrder(creds: Credentials) {
 }
 
 describe("sweepUnroutedOrders", () => {
-  it("leaves orders younger than two minutes to the queue, and re-queues older ones, which then get routed", async () => {
+  it("leaves orders younger than 25 seconds to the queue, and re-queues older ones, which then get routed", async () => {
     const creds = await createAccount();
     const reference = await lostOrder(creds);
     const supplier = await seedSupplier(creds.accountId, "MugSupplier");
 
     expect(await sweeps(reference)).toBe(false);
-    expect(await sweeps(reference, new Date(Date.now() + 60_000))).toBe(false);
+    expect(await sweeps(reference, new Date(Date.now() + 20_000))).toBe(false);
 
     expect(await sweeps(reference, new Date(Date.now() + 3 * 60_000))).toBe(true);
     const order = await waitForLineStatus(creds, reference, "ruled");
