@@ -91,7 +91,8 @@ export function decodeFormFields(fields: Iterable<[string, FormValue]>): Record<
       node = next;
     });
   }
-  return toObject(root) as Record<string, unknown>;
+  // No field at all is an object without fields (validation names the missing ones), not an empty list.
+  return root.children.size === 0 ? {} : (toObject(root) as Record<string, unknown>);
 }
 
 function toValue(node: Node): unknown {
