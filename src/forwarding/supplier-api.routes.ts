@@ -7,6 +7,7 @@ import type { Db } from "../db";
 import type { AppEnv, AuthenticatedSupplier } from "../env";
 import { decodeBody } from "../lib/charset";
 import { ApiError } from "../lib/errors";
+import { MALFORMED_JSON, parseUnicodeJson } from "../lib/request-body";
 import { resourcePage } from "../lib/pagination";
 import { idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
 import { createRouter, errorResponse, errorResponses, responses } from "../lib/router";
@@ -304,14 +305,10 @@ supplierApiRouter.openapi(
     const secrets = [supplier?.webhookSecret, supplier?.webhookSecretPrevious].filter((s): s is string => !!s);
     const verdict = await verifySignature(c.req.header("x-webhook-signature"), secrets.length ? secrets : ["-"], bytes);
     if (!supplier || !verdict.ok) throw ApiError.unauthorized(verdict.ok ? "The signature does not match." : verdict.reason);
-    const body = decodeBody(bytes, c.req.header("content-type"));
-    let json: unknown;
-    try {
-      json = JSON.parse(body);
-    } catch {
-      throw ApiError.badRequest("Malformed JSON in request body");
-    }
-    const answers = await answersOf(c.get("db"), { id: supplier.id, accountId: supplier.accountId, name: supplier.name }, json);
+    // With or without a Content-Type, half a surrogate pair is the 422 of every JSON body.
+    const parsed = parseUnicodeJson(decodeBody(bytes, c.req.header("content-type")));
+    if (!parsed) throw ApiError.badRequest(MALFORMED_JSON);
+    const answers = await answersOf(c.get("db"), { id: supplier.id, accountId: supplier.accountId, name: supplier.name }, parsed.value);
     const results = await applyAnswers(c.get("db"), c.get("pipeline"), { id: supplier.id, accountId: supplier.accountId, name: supplier.name }, answers);
     return c.json({ results }, 200);
   },

@@ -176,4 +176,33 @@ describe("signed supplier callbacks", () => {
     const logs = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines[0].logs;
     expect(logs.map((l: { message: string }) => l.message)).toContain(`Declined by supplier ${supplier.name}: Café`);
   });
+
+  it("refuses half a surrogate pair in a callback as in every JSON body, with or without a Content-Type: 422, nothing written", async () => {
+    const creds = await createAccount();
+    const { supplier } = await supplierWithRule(creds, { channel: "manual" });
+    const { reference } = await createOrder(creds, orderPayload({ external_id: `cb-${Math.random()}` }));
+    const order = await waitFor(async () => {
+      const o = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+      return o.order_lines[0].current_status === "ruled" ? o : null;
+    });
+    const body = `{"answers":[{"line_id":${order.order_lines[0].id},"action":"decline","reason":"Out of stock \\ud800"}]}`;
+    for (const type of [undefined, "application/json"]) {
+      const res = await call("POST", `/api/v1/supplier-callbacks/${supplier.id}`, {
+        rawBody: body,
+        headers: { ...(type ? { "content-type": type } : {}), "x-webhook-signature": await signedHeader(supplier.webhook_secret, body) },
+      });
+      expect([res.status, res.json], type).toEqual([
+        422,
+        {
+          message: "Errors",
+          errors: {
+            "answers.0.reason": [
+              "The answers.0.reason field must be Unicode text: \\ud800 is half of a surrogate pair, no character. Send the character itself, or both halves of its pair.",
+            ],
+          },
+        },
+      ]);
+    }
+    expect((await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines[0].current_status).toBe("ruled");
+  });
 });
