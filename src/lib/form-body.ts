@@ -2,7 +2,7 @@
 // bracket notation (a[b][c], a[0][b], a[]) decoded into the object the same order sent as JSON gives.
 import { assertWithinBodyLimit, type Charset, charsetOf, decodeStrictly, utf8Size } from "./charset";
 import { ApiError } from "./errors";
-import { boundaryOf } from "./multipart";
+import { boundaryOf, partHeaders } from "./multipart";
 
 /**
  * Bounds of a form body. maxFields fits a 500-line order that sends every line field and a few
@@ -197,16 +197,13 @@ export function parseMultipart(body: Uint8Array, contentType: string, defaultCha
     if (headEnd === -1) throw bad(MALFORMED_MULTIPART);
     const head = decodeStrictly(part.subarray(0, headEnd), "UTF-8");
     if (!head.ok) throw bad("A form part's headers are not valid UTF-8.");
-    const disposition = /^content-disposition:\s*form-data(.*)$/im.exec(head.text)?.[1];
-    const name = disposition === undefined ? undefined : /;\s*name="([^"]*)"/i.exec(disposition)?.[1];
+    const { name, filename, contentType } = partHeaders(head.text);
     if (name === undefined) throw bad(MALFORMED_MULTIPART);
-    const filename = /;\s*filename="([^"]*)"/i.exec(disposition ?? "")?.[1];
     const content = part.subarray(headEnd + 4);
     if (filename !== undefined) {
       fields.push([name, new File([content], filename)]);
     } else {
-      const type = /^content-type:\s*([^\r\n]*)$/im.exec(head.text)?.[1];
-      const charset = type === undefined ? defaultCharset : charsetOf(type, defaultCharset);
+      const charset = charsetOf(contentType, defaultCharset);
       const value = decodeStrictly(content, charset);
       if (!value.ok) throw bad(`The form field ${shown(name)} is not valid ${charset}.`);
       if (charset !== "UTF-8") {
