@@ -110,6 +110,18 @@ describe("supplier answers", () => {
   });
 });
 
+/** An order whose line waits for a manual supplier's answer (signed callbacks answer it). */
+async function ruledAtManualSupplier() {
+  const creds = await createAccount();
+  const { supplier } = await supplierWithRule(creds, { channel: "manual" });
+  const { reference } = await createOrder(creds, orderPayload({ external_id: `cb-${Math.random()}` }));
+  const order = await waitFor(async () => {
+    const o = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+    return o.order_lines[0].current_status === "ruled" ? o : null;
+  });
+  return { creds, supplier, reference, order };
+}
+
 describe("signed supplier callbacks", () => {
   it("accepts a correctly signed call and rejects bad or stale signatures", async () => {
     const creds = await createAccount();
@@ -143,13 +155,7 @@ describe("signed supplier callbacks", () => {
   });
 
   it("verifies the signature over the raw bytes, and reads them in the charset declared, strictly (no Content-Type: UTF-8)", async () => {
-    const creds = await createAccount();
-    const { supplier } = await supplierWithRule(creds, { channel: "manual" });
-    const { reference } = await createOrder(creds, orderPayload({ external_id: `cb-${Math.random()}` }));
-    const order = await waitFor(async () => {
-      const o = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
-      return o.order_lines[0].current_status === "ruled" ? o : null;
-    });
+    const { creds, supplier, reference, order } = await ruledAtManualSupplier();
     const lineId = order.order_lines[0].id;
     const path = `/api/v1/supplier-callbacks/${supplier.id}`;
     // {"answers":[{"line_id":…,"action":"decline","reason":"Caf<byte>"}]}, byte for byte.
@@ -178,13 +184,7 @@ describe("signed supplier callbacks", () => {
   });
 
   it("refuses half a surrogate pair in a callback as in every JSON body, with or without a Content-Type: 422, nothing written", async () => {
-    const creds = await createAccount();
-    const { supplier } = await supplierWithRule(creds, { channel: "manual" });
-    const { reference } = await createOrder(creds, orderPayload({ external_id: `cb-${Math.random()}` }));
-    const order = await waitFor(async () => {
-      const o = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
-      return o.order_lines[0].current_status === "ruled" ? o : null;
-    });
+    const { creds, supplier, reference, order } = await ruledAtManualSupplier();
     const body = `{"answers":[{"line_id":${order.order_lines[0].id},"action":"decline","reason":"Out of stock \\ud800"}]}`;
     for (const type of [undefined, "application/json"]) {
       const res = await call("POST", `/api/v1/supplier-callbacks/${supplier.id}`, {
