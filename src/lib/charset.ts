@@ -40,7 +40,8 @@ const CP1252_HIGH = [
   0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
 ];
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+// ignoreBOM keeps a U+FEFF as the content it is: only a whole body's leading one is no content (decodeBody).
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const utf16 = new TextDecoder("utf-16le", { fatal: false, ignoreBOM: true });
 
 /** Where the first byte that starts no valid UTF-8 sequence is (RFC 3629's table), or -1. */
@@ -86,7 +87,7 @@ function singleByte(b: Uint8Array, charset: Charset): string {
 /** The text, or where the first byte that is no character of the charset is (offset -1: not found). */
 export type DecodeResult = { ok: true; text: string } | { ok: false; charset: Charset; offset: number; byte: number | undefined };
 
-/** Bytes -> text in `charset`, exactly; a leading UTF-8 byte order mark is no content. */
+/** Bytes -> text in `charset`, exactly (a U+FEFF they start with too: a form field's value keeps it). */
 export function decodeStrictly(bytes: Uint8Array, charset: Charset): DecodeResult {
   if (charset === "UTF-8") {
     try {
@@ -131,9 +132,9 @@ export function decodeBody(bytes: Uint8Array, contentType: string | undefined): 
   const charset = charsetOf(contentType);
   const result = decodeStrictly(bytes, charset);
   if (result.ok) {
-    // UTF-8 never grows: its text is at most the bytes sent.
+    // UTF-8 never grows: its text is at most the bytes sent. Its byte order mark at the start of the body is no content.
     if (charset !== "UTF-8") assertWithinBodyLimit(utf8Size(result.text), charset);
-    return result.text;
+    return charset === "UTF-8" && result.text.startsWith("\ufeff") ? result.text.slice(1) : result.text;
   }
   const where = result.offset >= 0 ? ` (byte ${hex(result.byte)} at offset ${result.offset})` : "";
   throw ApiError.badRequest(

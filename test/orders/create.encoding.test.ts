@@ -258,6 +258,28 @@ describe("form bodies: the same charsets, the same refusals", () => {
     expect(await ordersOf(creds)).toEqual([]);
   });
 
+  it("keeps a U+FEFF that a form key or value starts with, as its JSON twin does: a byte order mark is no content only at the start of a JSON body", async () => {
+    const creds = await createAccount();
+    const bom = [0xef, 0xbb, 0xbf];
+    // custom is kept as sent (text fields are trimmed, U+FEFF with the blanks, from JSON and forms alike).
+    const twin = await post(creds, JSON.stringify(orderPayload({ custom: { note: "\ufeffhi", "\ufeffkey": "k" } })), "application/json");
+    expect([twin.status, twin.json.message]).toEqual([200, "Order created"]);
+    expect((await call("GET", `/api/v1/orders/${twin.json.reference}`, { creds })).json.custom).toEqual({ note: "\ufeffhi", "\ufeffkey": "k" });
+    // urlencoded, %-escaped.
+    const query = `${httpBuildQuery(orderPayload())}&custom[note]=%EF%BB%BFhi&custom[%EF%BB%BFkey]=k`;
+    const form = await post(creds, query, URLENCODED);
+    expect([form.status, form.json.message]).toEqual([200, "Order created"]);
+    expect((await call("GET", `/api/v1/orders/${form.json.reference}`, { creds })).json.custom).toEqual({ note: "\ufeffhi", "\ufeffkey": "k" });
+    // multipart, raw: the part's content starts with the three bytes.
+    const body = multipartBody("x", orderPayload(), [{ name: "custom[note]", value: bytesOf("@@hi", bom) }]);
+    const multipart = await post(creds, body, "multipart/form-data; boundary=x");
+    expect([multipart.status, multipart.json.message]).toEqual([200, "Order created"]);
+    expect((await call("GET", `/api/v1/orders/${multipart.json.reference}`, { creds })).json.custom).toEqual({ note: "\ufeffhi" });
+    // A JSON body that starts with one: the mark is no content, the body reads as without it.
+    const json = await post(creds, bytesOf(`@@${JSON.stringify(orderPayload())}`, bom), "application/json");
+    expect([json.status, json.json.message]).toEqual([200, "Order created"]);
+  });
+
   it("reads a multipart field in the charset its part declares, else the body's, else UTF-8", async () => {
     const creds = await createAccount();
     const cases: [string, { type?: string; raw: number[] }, string][] = [
