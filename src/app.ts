@@ -28,7 +28,6 @@ import { mountConsole } from "./console/app";
 import { areaOfPath } from "./console/areas";
 import { renderNotFound } from "./console/errors";
 
-
 // What the /docs page's Authorize dialog says about each credential: where it comes from.
 const SECURITY_SCHEMES = {
   ApiKey: {

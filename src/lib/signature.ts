@@ -33,21 +33,18 @@ export const SIGNATURE_MISMATCH = "The signature does not match.";
 
 export type Verification = { ok: true } | { ok: false; reason: string };
 
-/**
- * Accepts when any v1 matches any of the secrets and the timestamp is within the tolerance. A body
- * given as bytes is checked as sent (a string as its UTF-8 bytes).
- */
-export async function verifySignature(header: string | undefined, secrets: string[], body: string | Uint8Array, now = Date.now()): Promise<Verification> {
+/** Accepts when any v1 matches any of the secrets and the timestamp is within the tolerance; `body`: the bytes as sent. */
+export async function verifySignature(header: string | undefined, secrets: string[], body: Uint8Array, now = Date.now()): Promise<Verification> {
   if (!header) return { ok: false, reason: `The ${SIGNATURE_HEADER} header is missing.` };
   const parts = header.split(",").map((p) => p.trim().split("="));
   const t = Number(parts.find(([k]) => k === "t")?.[1]);
   const candidates = parts.filter(([k, v]) => k === "v1" && /^[0-9a-f]{64}$/i.test(v ?? "")).map(([, v]) => v.toLowerCase());
   if (!Number.isInteger(t) || candidates.length === 0) return { ok: false, reason: `The ${SIGNATURE_HEADER} header is malformed.` };
   if (Math.abs(now / 1000 - t) > SIGNATURE_TOLERANCE_SECONDS) return { ok: false, reason: "The signature timestamp is too old or in the future." };
-  const raw = typeof body === "string" ? encoder.encode(body) : body;
-  const signed = new Uint8Array(String(t).length + 1 + raw.length);
-  signed.set(encoder.encode(`${t}.`));
-  signed.set(raw, String(t).length + 1);
+  const prefix = encoder.encode(`${t}.`);
+  const signed = new Uint8Array(prefix.length + body.length);
+  signed.set(prefix);
+  signed.set(body, prefix.length);
   for (const secret of secrets) {
     const key = await hmacKey(secret);
     for (const candidate of candidates) {
