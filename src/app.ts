@@ -12,7 +12,7 @@ import type { AppEnv } from "./env";
 import { publishEventsAfterWrites } from "./events/notify.middleware";
 import { documentEvents } from "./events/events.openapi";
 import { webhooksRouter } from "./events/webhooks.routes";
-import { ApiError, INTERNAL_ERROR_BODY, isAccountMoving, isOrderIdsExhausted, ORDER_IDS_EXHAUSTED_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
+import { ApiError, INTERNAL_ERROR_BODY, isAccountMoving, isOrderIdsExhausted, MAX_BODY_BYTES, ORDER_IDS_EXHAUSTED_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
 import { decodeJsonBody, emptyBodyIsNoBody, unsupportedMediaType } from "./lib/request-body";
 import { documentErrors } from "./lib/router";
 import { adminAuth, apiKeyAuth } from "./middleware/auth";
@@ -28,8 +28,6 @@ import { suppliersRouter } from "./suppliers/suppliers.routes";
 import { mountConsole } from "./console/app";
 import { areaOfPath } from "./console/areas";
 import { renderNotFound } from "./console/errors";
-
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 // What the /docs page's Authorize dialog says about each credential: where it comes from.
 const SECURITY_SCHEMES = {

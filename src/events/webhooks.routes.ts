@@ -5,7 +5,7 @@ import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
 import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
 import { apiSecurity, createRouter, errorResponse, errorResponses, jsonBody, responses } from "../lib/router";
-import { field } from "../lib/validation";
+import { field, isHttpUrl } from "../lib/validation";
 import { presentDeliveries, presentDelivery, presentWebhook } from "./webhooks.present";
 import {
   createWebhook,
@@ -60,15 +60,6 @@ const DeliveryJson = z
     attempts: z.array(AttemptJson).openapi({ description: "Every attempt, oldest first" }),
   })
   .openapi("WebhookDelivery");
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "";
-  } catch {
-    return false;
-  }
-}
 
 const URL_MESSAGE = "The :attribute field must be a valid URL.";
 const url = field.text(2048).refine(isHttpUrl, URL_MESSAGE);

@@ -1,7 +1,7 @@
 // A request body's text by the charset its Content-Type declares: UTF-8 unless it names another we
 // decode exactly. Bytes that are no character of that charset are refused, never replaced: a U+FFFD
 // the client did not send would change its data (and could merge two orders into one).
-import { ApiError } from "./errors";
+import { ApiError, MAX_BODY_BYTES } from "./errors";
 
 export type Charset = "UTF-8" | "ISO-8859-1" | "windows-1252" | "US-ASCII";
 
@@ -40,7 +40,8 @@ const CP1252_HIGH = [
   0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
 ];
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+// ignoreBOM keeps a U+FEFF as the content it is: only a whole body's leading one is no content (decodeBody).
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const utf16 = new TextDecoder("utf-16le", { fatal: false, ignoreBOM: true });
 
 /** Where the first byte that starts no valid UTF-8 sequence is (RFC 3629's table), or -1. */
@@ -86,7 +87,7 @@ function singleByte(b: Uint8Array, charset: Charset): string {
 /** The text, or where the first byte that is no character of the charset is (offset -1: not found). */
 export type DecodeResult = { ok: true; text: string } | { ok: false; charset: Charset; offset: number; byte: number | undefined };
 
-/** Bytes -> text in `charset`, exactly; a leading UTF-8 byte order mark is no content. */
+/** Bytes -> text in `charset`, exactly (a U+FEFF they start with too: a form field's value keeps it). */
 export function decodeStrictly(bytes: Uint8Array, charset: Charset): DecodeResult {
   if (charset === "UTF-8") {
     try {
@@ -100,12 +101,41 @@ export function decodeStrictly(bytes: Uint8Array, charset: Charset): DecodeResul
   return offset === -1 ? { ok: true, text: singleByte(bytes, charset) } : { ok: false, charset, offset, byte: bytes[offset] };
 }
 
+/** A text's size in UTF-8 bytes. */
+export function utf8Size(text: string): number {
+  let size = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // U+0080-U+07FF: 2 bytes; the rest of the BMP: 3; a surrogate pair (two units): 4.
+    if (unit >= 0x80) size += unit < 0x800 || (unit >= 0xd800 && unit <= 0xdfff) ? 1 : 2;
+  }
+  return size;
+}
+
+/**
+ * The body limit holds for the text as it is kept (UTF-8), not only for the bytes as sent: a body
+ * in a single-byte charset grows once decoded (é is two bytes, € three), and what lies downstream
+ * (an order's lines travel as one D1 value, of at most 2 MB) is sized for 1 MiB. `size`: the body's
+ * size with its text in UTF-8.
+ */
+export function assertWithinBodyLimit(size: number, charset: Charset): void {
+  if (size <= MAX_BODY_BYTES) return;
+  throw new ApiError(413, "Payload Too Large", {
+    error: `The request body must not be larger than 1 MiB in UTF-8, as it is kept: this ${charset} body is ${size} bytes in UTF-8.`,
+  });
+}
+
 const hex = (byte: number | undefined) => (byte === undefined ? "" : `0x${byte.toString(16).toUpperCase().padStart(2, "0")}`);
 
-/** A whole body's text in the charset its Content-Type declares, or the 400 that says where it is not. */
+/** A whole body's text in the charset its Content-Type declares, or the 400 that says where it is not (413: too large in UTF-8). */
 export function decodeBody(bytes: Uint8Array, contentType: string | undefined): string {
-  const result = decodeStrictly(bytes, charsetOf(contentType));
-  if (result.ok) return result.text;
+  const charset = charsetOf(contentType);
+  const result = decodeStrictly(bytes, charset);
+  if (result.ok) {
+    // UTF-8 never grows: its text is at most the bytes sent. Its byte order mark at the start of the body is no content.
+    if (charset !== "UTF-8") assertWithinBodyLimit(utf8Size(result.text), charset);
+    return charset === "UTF-8" && result.text.startsWith("\ufeff") ? result.text.slice(1) : result.text;
+  }
   const where = result.offset >= 0 ? ` (byte ${hex(result.byte)} at offset ${result.offset})` : "";
   throw ApiError.badRequest(
     `The body is not valid ${result.charset}${where}. Send UTF-8, or declare the charset the body is in: ${OTHERS}.`,

@@ -1,8 +1,8 @@
 // Form bodies as PHP (and so Laravel) reads them: urlencoded or multipart fields whose keys use
 // bracket notation (a[b][c], a[0][b], a[]) decoded into the object the same order sent as JSON gives.
-import { type Charset, charsetOf, decodeStrictly } from "./charset";
+import { assertWithinBodyLimit, type Charset, charsetOf, decodeStrictly, utf8Size } from "./charset";
 import { ApiError } from "./errors";
-import { boundaryOf } from "./multipart";
+import { boundaryOf, partHeaders } from "./multipart";
 
 /**
  * Bounds of a form body. maxFields fits a 500-line order that sends every line field and a few
@@ -91,7 +91,8 @@ export function decodeFormFields(fields: Iterable<[string, FormValue]>): Record<
       node = next;
     });
   }
-  return toObject(root) as Record<string, unknown>;
+  // No field at all is an object without fields (validation names the missing ones), not an empty list.
+  return root.children.size === 0 ? {} : (toObject(root) as Record<string, unknown>);
 }
 
 function toValue(node: Node): unknown {
@@ -119,6 +120,8 @@ function toObject(branch: Branch): unknown {
  */
 export function parseUrlEncoded(body: Uint8Array, charset: Charset = "UTF-8"): [string, string][] {
   const fields: [string, string][] = [];
+  // What the text grows by in UTF-8 (a single-byte charset's bytes from 0x80 take 2 or 3 bytes).
+  let grown = 0;
   const decode = (from: number, to: number) => {
     const out = new Uint8Array(to - from);
     let n = 0;
@@ -132,6 +135,7 @@ export function parseUrlEncoded(body: Uint8Array, charset: Charset = "UTF-8"): [
     }
     const text = decodeStrictly(out.subarray(0, n), charset);
     if (!text.ok) throw bad(`The form body is not valid ${charset} once its %-escapes are decoded.`);
+    if (charset !== "UTF-8") grown += Math.max(0, utf8Size(text.text) - n);
     return text.text;
   };
   let start = 0;
@@ -146,6 +150,7 @@ export function parseUrlEncoded(body: Uint8Array, charset: Charset = "UTF-8"): [
     }
     start = end + 1;
   }
+  assertWithinBodyLimit(body.length + grown, charset);
   return fields;
 }
 
@@ -172,11 +177,18 @@ export function parseMultipart(body: Uint8Array, contentType: string, defaultCha
     return -1;
   };
   const fields: [string, FormValue][] = [];
+  // What text parts in a single-byte charset grow by in UTF-8.
+  let grown = 0;
+  let grownIn = defaultCharset;
   let at = find(0);
   if (at === -1) throw bad(MALFORMED_MULTIPART);
   for (;;) {
     const after = at + delimiter.length;
-    if (body[after] === 0x2d && body[after + 1] === 0x2d) return fields; // "--": the closing delimiter
+    if (body[after] === 0x2d && body[after + 1] === 0x2d) {
+      // "--": the closing delimiter.
+      assertWithinBodyLimit(body.length + grown, grownIn);
+      return fields;
+    }
     if (!crlf(body, after)) throw bad(MALFORMED_MULTIPART);
     const next = find(after + 2);
     if (next === -1) throw bad(MALFORMED_MULTIPART);
@@ -185,18 +197,19 @@ export function parseMultipart(body: Uint8Array, contentType: string, defaultCha
     if (headEnd === -1) throw bad(MALFORMED_MULTIPART);
     const head = decodeStrictly(part.subarray(0, headEnd), "UTF-8");
     if (!head.ok) throw bad("A form part's headers are not valid UTF-8.");
-    const disposition = /^content-disposition:\s*form-data(.*)$/im.exec(head.text)?.[1];
-    const name = disposition === undefined ? undefined : /;\s*name="([^"]*)"/i.exec(disposition)?.[1];
+    const { name, filename, contentType } = partHeaders(head.text);
     if (name === undefined) throw bad(MALFORMED_MULTIPART);
-    const filename = /;\s*filename="([^"]*)"/i.exec(disposition ?? "")?.[1];
     const content = part.subarray(headEnd + 4);
     if (filename !== undefined) {
       fields.push([name, new File([content], filename)]);
     } else {
-      const type = /^content-type:\s*([^\r\n]*)$/im.exec(head.text)?.[1];
-      const charset = type === undefined ? defaultCharset : charsetOf(type, defaultCharset);
+      const charset = charsetOf(contentType, defaultCharset);
       const value = decodeStrictly(content, charset);
       if (!value.ok) throw bad(`The form field ${shown(name)} is not valid ${charset}.`);
+      if (charset !== "UTF-8") {
+        grown += Math.max(0, utf8Size(value.text) - content.length);
+        grownIn = charset;
+      }
       fields.push([name, value.text]);
     }
     if (fields.length > FORM_LIMITS.maxFields) throw bad(`The form body has more than ${FORM_LIMITS.maxFields} fields.`);

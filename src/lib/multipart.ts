@@ -19,6 +19,16 @@ export function boundaryOf(contentType: string | undefined): string | null {
   return m ? (m[1] ?? m[2]) : null;
 }
 
+/** A part's headers (RFC 7578): its field name, its filename (a file part has one) and its Content-Type, as written. */
+export function partHeaders(head: string): { name?: string; filename?: string; contentType?: string } {
+  const disposition = /^content-disposition:\s*form-data(.*)$/im.exec(head)?.[1] ?? "";
+  return {
+    name: /;\s*name="([^"]*)"/i.exec(disposition)?.[1],
+    filename: /;\s*filename="([^"]*)"/i.exec(disposition)?.[1],
+    contentType: /^content-type:\s*([^\r\n]*)$/im.exec(head)?.[1]?.trim() || undefined,
+  };
+}
+
 function indexOf(haystack: Uint8Array, needle: Uint8Array, from = 0): number {
   outer: for (let i = from; i <= haystack.length - needle.length; i++) {
     for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
@@ -73,15 +83,12 @@ export async function readMultipart(body: ReadableStream<Uint8Array> | null, bou
     if (count >= MAX_FIELDS) throw new MultipartError("The form has too many fields.");
     await until(enc.encode("\r\n"), 2, "A form boundary");
     const head = dec.decode(await until(enc.encode("\r\n\r\n"), MAX_HEADER_BYTES, "A form part's header"));
-    const disposition = /^content-disposition:\s*form-data(.*)$/im.exec(head)?.[1] ?? "";
-    const name = /;\s*name="([^"]*)"/i.exec(disposition)?.[1];
-    const filename = /;\s*filename="([^"]*)"/i.exec(disposition)?.[1];
+    const { name, filename, contentType = "application/octet-stream" } = partHeaders(head);
     if (name === undefined) throw new MultipartError("A form part has no name.");
     if (filename === undefined) {
       fields[name] = dec.decode(await until(delimiter, MAX_FIELD_BYTES, `The field ${name}`));
       continue;
     }
-    const contentType = /^content-type:\s*([^\r\n]+)$/im.exec(head)?.[1]?.trim() ?? "application/octet-stream";
     return { fields, file: { field: name, filename, contentType, body: fileStream() } };
   }
 

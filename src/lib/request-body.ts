@@ -109,18 +109,27 @@ export const decodeJsonBody = createMiddleware(async (c, next) => {
     const text = decodeBody(new Uint8Array(await c.req.arrayBuffer()), type);
     // Hono's c.req.json() and c.req.text() read this text instead of decoding the bytes again (loosely).
     (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return next();
-    }
-    const errors = notUnicodeText(value);
-    if (errors) throw ApiError.validation(errors);
-    parsedBodies.set(raw, value);
+    const parsed = parseUnicodeJson(text);
+    if (parsed) parsedBodies.set(raw, parsed.value);
   }
   await next();
 });
+
+/**
+ * A JSON text's value, every string and key in it Unicode text (else the 422 naming each that holds
+ * half a surrogate pair); null when the text is no JSON at all.
+ */
+export function parseUnicodeJson(text: string): { value: unknown } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const errors = notUnicodeText(value);
+  if (errors) throw ApiError.validation(errors);
+  return { value };
+}
 
 /**
  * The body as the plain value a JSON body gives. Without a Content-Type an empty body is an empty

@@ -47,6 +47,10 @@ describe("webhook subscriptions", () => {
       [{ url: "", events: [] }, { url: ["The url field is required."], events: ["The events field is required."] }],
       [{ url: "ftp://shop.example.com/x", events: ["order.created"] }, { url: ["The url field must be a valid URL."] }],
       [{ url: "not a url", events: ["order.created"] }, { url: ["The url field must be a valid URL."] }],
+      // An http(s) URL spelled out, as every URL we take: two slashes, a host, no user before it, no blank.
+      [{ url: "https:shop.example.com/hook", events: ["order.created"] }, { url: ["The url field must be a valid URL."] }],
+      [{ url: "https://shop.example.com@elsewhere.example/hook", events: ["order.created"] }, { url: ["The url field must be a valid URL."] }],
+      [{ url: "https://shop.example.com/a hook", events: ["order.created"] }, { url: ["The url field must be a valid URL."] }],
       [{ url: "https://shop.example.com", events: ["order.created", "order.paid"] }, { "events.1": ["The selected events.1 is invalid. Allowed values: order.created, order.blocked, order_line.status_changed, order_line.shipped, order.completed, order.parked, order.cancelled, order_line.cancellation_confirmed, order_line.cancellation_refused, order_line.rerouted, order_line.overdue, order_line.assigned."] }],
       [{ url: "https://shop.example.com", events: "order.created" }, { events: ["The events field must be an array."] }],
       [

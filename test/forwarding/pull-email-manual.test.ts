@@ -108,6 +108,13 @@ describe("email channel", () => {
       status: 422,
       json: { message: "Errors", errors: { webhook_url: ["The webhook_url field must be a valid http(s) URL."] } },
     });
+    // Spelled out, as every URL we take: two slashes, a host, no user before it.
+    for (const webhook_url of ["https:supplier.example/orders", "https://supplier.example@elsewhere.example/orders"]) {
+      expect(await call("POST", "/api/v1/suppliers", { creds, body: { name: "C", channel: "webhook", webhook_url } }), webhook_url).toMatchObject({
+        status: 422,
+        json: { message: "Errors", errors: { webhook_url: ["The webhook_url field must be a valid http(s) URL."] } },
+      });
+    }
   });
 });
 

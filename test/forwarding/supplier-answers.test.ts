@@ -110,6 +110,18 @@ describe("supplier answers", () => {
   });
 });
 
+/** An order whose line waits for a manual supplier's answer (signed callbacks answer it). */
+async function ruledAtManualSupplier() {
+  const creds = await createAccount();
+  const { supplier } = await supplierWithRule(creds, { channel: "manual" });
+  const { reference } = await createOrder(creds, orderPayload({ external_id: `cb-${Math.random()}` }));
+  const order = await waitFor(async () => {
+    const o = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+    return o.order_lines[0].current_status === "ruled" ? o : null;
+  });
+  return { creds, supplier, reference, order };
+}
+
 describe("signed supplier callbacks", () => {
   it("accepts a correctly signed call and rejects bad or stale signatures", async () => {
     const creds = await createAccount();
@@ -140,5 +152,57 @@ describe("signed supplier callbacks", () => {
     await call("POST", `/api/v1/suppliers/${supplier.id}/rotate-secret`, { creds, body: { expire_previous: true } });
     const expired = await call("POST", path, { rawBody: accept, headers: { "x-webhook-signature": await signedHeader(supplier.webhook_secret, accept) } });
     expect(expired.status).toBe(401);
+  });
+
+  it("verifies the signature over the raw bytes, and reads them in the charset declared, strictly (no Content-Type: UTF-8)", async () => {
+    const { creds, supplier, reference, order } = await ruledAtManualSupplier();
+    const lineId = order.order_lines[0].id;
+    const path = `/api/v1/supplier-callbacks/${supplier.id}`;
+    // {"answers":[{"line_id":…,"action":"decline","reason":"Caf<byte>"}]}, byte for byte.
+    const declined = (byte: number) => {
+      const text = new TextEncoder().encode(JSON.stringify({ answers: [{ line_id: lineId, action: "decline", reason: "Caf~" }] }));
+      return text.map((b) => (b === 0x7e ? byte : b));
+    };
+    const send = async (body: Uint8Array, type?: string) =>
+      call("POST", path, { rawBody: body, headers: { ...(type ? { "content-type": type } : {}), "x-webhook-signature": await signedHeader(supplier.webhook_secret, body) } });
+
+    // Without a Content-Type the body is UTF-8: a byte that is not is refused, as on every route, and nothing is written.
+    const notUtf8 = await send(declined(0xe9));
+    expect([notUtf8.status, notUtf8.json]).toEqual([
+      400,
+      {
+        message: "Bad Request",
+        error: `The body is not valid UTF-8 (byte 0xE9 at offset ${JSON.stringify({ answers: [{ line_id: lineId, action: "decline", reason: "Caf" }] }).length - 4}). Send UTF-8, or declare the charset the body is in: iso-8859-1 (latin1), windows-1252 (cp1252) or us-ascii.`,
+      },
+    ]);
+    expect((await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines[0].current_status).toBe("ruled");
+    // Declared iso-8859-1 and signed as sent: verified, and 0xE9 is é.
+    const latin = await send(declined(0xe9), "application/json; charset=iso-8859-1");
+    expect([latin.status, latin.json]).toEqual([200, { results: [{ line_id: lineId, current_status: "declined" }] }]);
+    const logs = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines[0].logs;
+    expect(logs.map((l: { message: string }) => l.message)).toContain(`Declined by supplier ${supplier.name}: Café`);
+  });
+
+  it("refuses half a surrogate pair in a callback as in every JSON body, with or without a Content-Type: 422, nothing written", async () => {
+    const { creds, supplier, reference, order } = await ruledAtManualSupplier();
+    const body = `{"answers":[{"line_id":${order.order_lines[0].id},"action":"decline","reason":"Out of stock \\ud800"}]}`;
+    for (const type of [undefined, "application/json"]) {
+      const res = await call("POST", `/api/v1/supplier-callbacks/${supplier.id}`, {
+        rawBody: body,
+        headers: { ...(type ? { "content-type": type } : {}), "x-webhook-signature": await signedHeader(supplier.webhook_secret, body) },
+      });
+      expect([res.status, res.json], type).toEqual([
+        422,
+        {
+          message: "Errors",
+          errors: {
+            "answers.0.reason": [
+              "The answers.0.reason field must be Unicode text: \\ud800 is half of a surrogate pair, no character. Send the character itself, or both halves of its pair.",
+            ],
+          },
+        },
+      ]);
+    }
+    expect((await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines[0].current_status).toBe("ruled");
   });
 });

@@ -37,10 +37,13 @@ export async function signatureValid(header: string, secret: string, body: strin
   return sigs.includes(hex);
 }
 
-export async function signedHeader(secret: string, body: string, at = Date.now()): Promise<string> {
+/** A signature over "<t>.<body>": a string body as its UTF-8 bytes, or the body's raw bytes as sent. */
+export async function signedHeader(secret: string, body: string | Uint8Array, at = Date.now()): Promise<string> {
   const t = Math.floor(at / 1000);
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${t}.${body}`)));
+  const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
+  const signed = new Uint8Array([...new TextEncoder().encode(`${t}.`), ...bytes]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, signed));
   return `t=${t},v1=${[...mac].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 

@@ -140,6 +140,50 @@ describe("JSON bodies: bytes that are not text in their charset", () => {
     expect(await ordersOf(creds)).toEqual([]);
   });
 
+  it("holds the 1 MiB limit for the body's text in UTF-8 too: a body in iso-8859-1 or windows-1252 grows once decoded", async () => {
+    const creds = await createAccount();
+    const MiB = 1024 * 1024;
+    // 500 lines named with `n` accented characters each: one byte each as sent, 2 (é) or 3 (€) in UTF-8.
+    const bodyOf = (byte: number, extraInUtf8: number, n: number, total: number) => {
+      const base = orderPayload();
+      const json = JSON.stringify({ ...base, products: Array.from({ length: 500 }, (_, i) => ({ ...base.products[0], external_id: `p${i}`, name: "@@".repeat(n) })) });
+      const ascii = utf8(json.replaceAll("@@", "~"));
+      expect(ascii.length + 500 * n * extraInUtf8 <= total).toBe(true);
+      const out = new Uint8Array(total - 500 * n * extraInUtf8).fill(0x20);
+      out.set(ascii.map((b) => (b === 0x7e ? byte : b)));
+      return out;
+    };
+    const tooLarge = (charset: string, size: number) => ({
+      message: "Payload Too Large",
+      error: `The request body must not be larger than 1 MiB in UTF-8, as it is kept: this ${charset} body is ${size} bytes in UTF-8.`,
+    });
+    // At the limit: 1 MiB once in UTF-8 (the body as sent is smaller), and one byte past it.
+    const atMax = await post(creds, bodyOf(0xe9, 1, 900, MiB), "application/json; charset=iso-8859-1");
+    expect([atMax.status, atMax.json.message]).toEqual([200, "Order created"]);
+    expect((await call("GET", `/api/v1/orders/${atMax.json.reference}`, { creds })).json.order_lines[0].name).toBe("é".repeat(900));
+    const past = await post(creds, bodyOf(0xe9, 1, 900, MiB + 1), "application/json; charset=iso-8859-1");
+    expect([past.status, past.json]).toEqual([413, tooLarge("ISO-8859-1", MiB + 1)]);
+    // Exactly 1 MiB as sent, each € three bytes in UTF-8.
+    const euros = bodyOf(0x80, 0, 900, MiB);
+    expect(euros.length).toBe(MiB);
+    const grown = await post(creds, euros, "application/json; charset=windows-1252");
+    expect([grown.status, grown.json]).toEqual([413, tooLarge("windows-1252", MiB + 500 * 900 * 2)]);
+    // A form alike.
+    const form = httpBuildQuery(orderPayload({ products: Array.from({ length: 500 }, (_, i) => ({ ...orderPayload().products[0], external_id: `p${i}`, name: "NAME" })) }));
+    const raw = utf8(form.replaceAll("=NAME&", `=${"~".repeat(1000)}&`)).map((b) => (b === 0x7e ? 0x80 : b));
+    const formPast = await post(creds, raw, `${URLENCODED}; charset=windows-1252`);
+    expect([formPast.status, formPast.json]).toEqual([413, tooLarge("windows-1252", raw.length + 500 * 1000 * 2)]);
+    // And multipart, whose parts may each declare their charset.
+    const { products, ...order } = orderPayload();
+    const lines = Array.from({ length: 500 }, (_, i) => ({ ...products[0], external_id: `p${i}`, name: undefined }));
+    const names = lines.map((_, i) => ({ name: `products[${i}][name]`, value: new Uint8Array(900).fill(0x80), type: "text/plain; charset=windows-1252" }));
+    const multipart = multipartBody("x", { ...order, products: lines }, names);
+    expect(multipart.length).toBeLessThan(MiB);
+    const multipartPast = await post(creds, multipart, "multipart/form-data; boundary=x");
+    expect([multipartPast.status, multipartPast.json]).toEqual([413, tooLarge("windows-1252", multipart.length + 500 * 900 * 2)]);
+    expect((await ordersOf(creds)).length).toBe(1);
+  });
+
   it("decodes and checks JSON the same way on every other write endpoint", async () => {
     const creds = await createAccount();
     const bad = await call("POST", "/api/v1/suppliers", { creds, rawBody: bytesOf('{"name":"Tuin@@"}', [0xff]), headers: { "content-type": "application/json" } });
@@ -212,6 +256,28 @@ describe("form bodies: the same charsets, the same refusals", () => {
       expect([res.status, res.json]).toEqual([400, { message: "Bad Request", error: 'The form field "external_id" is not valid UTF-8.' }]);
     }
     expect(await ordersOf(creds)).toEqual([]);
+  });
+
+  it("keeps a U+FEFF that a form key or value starts with, as its JSON twin does: a byte order mark is no content only at the start of a JSON body", async () => {
+    const creds = await createAccount();
+    const bom = [0xef, 0xbb, 0xbf];
+    // custom is kept as sent (text fields are trimmed, U+FEFF with the blanks, from JSON and forms alike).
+    const twin = await post(creds, JSON.stringify(orderPayload({ custom: { note: "\ufeffhi", "\ufeffkey": "k" } })), "application/json");
+    expect([twin.status, twin.json.message]).toEqual([200, "Order created"]);
+    expect((await call("GET", `/api/v1/orders/${twin.json.reference}`, { creds })).json.custom).toEqual({ note: "\ufeffhi", "\ufeffkey": "k" });
+    // urlencoded, %-escaped.
+    const query = `${httpBuildQuery(orderPayload())}&custom[note]=%EF%BB%BFhi&custom[%EF%BB%BFkey]=k`;
+    const form = await post(creds, query, URLENCODED);
+    expect([form.status, form.json.message]).toEqual([200, "Order created"]);
+    expect((await call("GET", `/api/v1/orders/${form.json.reference}`, { creds })).json.custom).toEqual({ note: "\ufeffhi", "\ufeffkey": "k" });
+    // multipart, raw: the part's content starts with the three bytes.
+    const body = multipartBody("x", orderPayload(), [{ name: "custom[note]", value: bytesOf("@@hi", bom) }]);
+    const multipart = await post(creds, body, "multipart/form-data; boundary=x");
+    expect([multipart.status, multipart.json.message]).toEqual([200, "Order created"]);
+    expect((await call("GET", `/api/v1/orders/${multipart.json.reference}`, { creds })).json.custom).toEqual({ note: "\ufeffhi" });
+    // A JSON body that starts with one: the mark is no content, the body reads as without it.
+    const json = await post(creds, bytesOf(`@@${JSON.stringify(orderPayload())}`, bom), "application/json");
+    expect([json.status, json.json.message]).toEqual([200, "Order created"]);
   });
 
   it("reads a multipart field in the charset its part declares, else the body's, else UTF-8", async () => {

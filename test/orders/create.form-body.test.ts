@@ -256,6 +256,27 @@ describe("malformed forms", () => {
     }
   });
 
+  it("reads a form with no field (a lone &, a multipart body of only its closing delimiter) as an order without its fields", async () => {
+    const creds = await createAccount();
+    const missing = {
+      message: "Errors",
+      errors: {
+        external_id: ["The external_id field is required."],
+        source: ["The source field is required."],
+        total: ["The total field is required."],
+        shipping_address: ["The shipping_address field is required."],
+        products: ["The products field is required."],
+      },
+    };
+    for (const [body, type] of [
+      ["&", URLENCODED],
+      ["--x--\r\n", "multipart/form-data; boundary=x"],
+    ]) {
+      const res = await send(creds, body, type);
+      expect([res.status, res.json], type).toEqual([422, missing]);
+    }
+  });
+
   it("answers a file in an order with a 422 on its field", async () => {
     const creds = await createAccount();
     const form = multipartOf(richOrder(unique("file")));
