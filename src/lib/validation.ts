@@ -89,8 +89,10 @@ export function toValidationErrors(error: z.ZodError, raw: unknown, labels: Reco
   const errors: ValidationErrors = {};
   for (const issue of error.issues) {
     const key = issue.path.map(String).join(".") || "body";
-    // :other names a second field (a custom issue's params.other), in its label too.
-    const other = issue.code === "custom" && typeof issue.params?.other === "string" ? issue.params.other : null;
+    // :other names a second field (a custom issue's params.other: a sibling of the failing field, so
+    // filter.date_from names filter.date_to), in its label too.
+    const sibling = issue.code === "custom" && typeof issue.params?.other === "string" ? issue.params.other : null;
+    const other = sibling === null ? null : [...issue.path.slice(0, -1).map(String), sibling].join(".");
     const message = messageFor(issue, valueAt(raw, issue.path))
       .replace(":attribute", labels[key] ?? key)
       .replace(":other", other ? (labels[other] ?? other) : ":other");

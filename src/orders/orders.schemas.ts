@@ -377,13 +377,14 @@ const listParam = <T extends string>(allowed?: readonly T[]) =>
     });
 
 /** A created range that ends before it starts matches nothing: refused, beside date_from (Laravel's before_or_equal). */
-function createdRangeInOrder(q: { date_from?: string; date_to?: string }, ctx: z.RefinementCtx) {
+export function createdRangeInOrder(q: { date_from?: string; date_to?: string }, ctx: z.RefinementCtx) {
   if (q.date_from !== undefined && q.date_to !== undefined && q.date_from > q.date_to) {
     ctx.addIssue({ code: "custom", path: ["date_from"], message: "The :attribute field must be a date before or equal to :other.", params: { other: "date_to" } });
   }
 }
 
-export const ListOrdersQuery = z.object({
+/** The list's filters as fields, before the checks across them (the bulk action's filter leaves out the paging). */
+export const ListOrdersFields = z.object({
   external_id: z
     .string()
     .max(255)
@@ -409,7 +410,9 @@ export const ListOrdersQuery = z.object({
   include_test: booleanParam.openapi({ description: "true also lists test orders; by default they are left out.", default: "false" }),
   per_page: perPageParam,
   page: pageQueryParam,
-}).superRefine(createdRangeInOrder);
+});
+
+export const ListOrdersQuery = ListOrdersFields.superRefine(createdRangeInOrder);
 
 export type ListOrdersFilters = z.output<typeof ListOrdersQuery>;
 
