@@ -47,7 +47,7 @@ export default defineConfig(async () => {
                   FEED_TIMEOUT_MS: "1500",
                 },
                 // Generous limits for the suite as a whole (it hammers one address with failed auth on
-                // purpose); test/app/rate-limit.test.ts swaps in the tight ones.
+                // purpose); test/middleware/rate-limit.test.ts swaps in the tight ones.
                 ratelimits: {
                   API_RATE_LIMITER: { namespace_id: "1001", simple: { limit: 1_000_000, period: 60 } },
                   AUTH_FAILURE_LIMITER: { namespace_id: "1002", simple: { limit: 1_000_000, period: 60 } },

@@ -1,7 +1,7 @@
 // What the pipeline costs D1 at the maximum order size, counted (statements do not swing with the
 // machine's load): a 500-line order is routed and dispatched (the pipeline's route_order step) and
 // answered in a handful of statements each, and no statement of it, nor the sweepers', scans a
-// whole table. (test/reliability/pipeline.budget.test.ts counts a whole order's life per message.)
+// whole table. (test/processing/pipeline.budget.test.ts counts a whole order's life per message.)
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
