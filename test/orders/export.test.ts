@@ -1,52 +1,14 @@
 // GET /api/v1/orders/export: the filtered list as CSV, every matching order however many, streamed
 // in keyset chunks of 100 (orders of one instant across a chunk's edge neither lost nor repeated).
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createAccount, seedSupplier } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
-
-type Seeded = { external_id: string; created_at: string; test: number; blocked: number; total: number; company: string | null; statuses: string[]; supplier: boolean };
+import { seedOrders, type Seeded } from "../helpers/orders-bulk";
 
 const HEADER = "reference,external_id,created_at,source,test,blocked,total,email,first_name,last_name,company_name,postcode,city,country,lines,line_statuses,suppliers\r\n";
 
-const minuteOf = (i: number) => (i >= 45 && i < 57 ? 45 : i >= 145 && i < 157 ? 145 : i);
-
-/** Orders straight into the tables (the triggers keep counters and search keys): `n` of them, some sharing one instant across chunks' edges. */
-async function seed(accountId: number, supplierId: number, n: number, minute = minuteOf): Promise<(Seeded & { reference: string })[]> {
-  const rows: (Seeded & { reference: string })[] = Array.from({ length: n }, (_, i) => ({
-    reference: `9${String(accountId).padStart(6, "0")}${String(i).padStart(9, "0")}`,
-    external_id: `EX-${String(i).padStart(3, "0")}`,
-    // Newest last, a minute apart, but for two dozen sharing one instant each, around the export's 100th and 200th order.
-    created_at: `2026-03-01T${String(10 + Math.floor(minute(i) / 60)).padStart(2, "0")}:${String(minute(i) % 60).padStart(2, "0")}:00.000000Z`,
-    test: i % 10 === 3 ? 1 : 0,
-    blocked: i % 7 === 0 ? 1 : 0,
-    total: 10_000 * i + 1_234,
-    company: i === 5 ? 'Jansen, "BV"' : i === 6 ? "=SUM(A1)" : null,
-    statuses: i % 4 === 0 ? [] : i % 4 === 1 ? ["completed", "failed"] : ["ruled"],
-    supplier: i % 4 === 2,
-  }));
-  await env.DB.prepare(
-    `INSERT INTO orders (account_id, reference, external_id, source, test, blocked, total, email, first_name, last_name, company_name, address1, postcode, city, country,
-       routed_at, route_requested_at, created_at, updated_at)
-     SELECT ?, j.value ->> 'reference', j.value ->> 'external_id', 'Shop', j.value ->> 'test', j.value ->> 'blocked', j.value ->> 'total', 'kim@example.com',
-       'Kim', 'de Boer', j.value ->> 'company', 'Damrak 1', '1012 LG', 'Amsterdam', 'NL', j.value ->> 'created_at', j.value ->> 'created_at', j.value ->> 'created_at', j.value ->> 'created_at'
-     FROM json_each(?) j`,
-  )
-    .bind(accountId, JSON.stringify(rows))
-    .run();
-  const lines = rows.flatMap((r) => r.statuses.map((status, position) => ({ reference: r.reference, status, position, supplier: r.supplier ? supplierId : null })));
-  await env.DB.prepare(
-    `INSERT INTO order_lines (order_id, account_id, position, external_id, name, quantity, price, current_status, matched_supplier_id, created_at, updated_at)
-     SELECT o.id, o.account_id, j.value ->> 'position', 'x', 'x', 1, 10000, j.value ->> 'status', j.value ->> 'supplier', o.created_at, o.created_at
-     FROM json_each(?) j JOIN orders o ON o.reference = j.value ->> 'reference'`,
-  )
-    .bind(JSON.stringify(lines))
-    .run();
-  return rows;
-}
-
 /** What the export must say of these orders: newest first, ties by the later id (the later insert) first. */
-function csvOf(rows: (Seeded & { reference: string })[], supplier: string) {
+function csvOf(rows: Seeded[], supplier: string) {
   const cell = (s: string) => (s.startsWith("=") ? `'${s}` : s).replace(/^(.*[",].*)$/, (m) => `"${m.replace(/"/g, '""')}"`);
   const ordered = rows.map((r, i) => ({ ...r, i })).sort((a, b) => (a.created_at === b.created_at ? b.i - a.i : a.created_at < b.created_at ? 1 : -1));
   return (
@@ -75,9 +37,9 @@ describe("GET /api/v1/orders/export", () => {
   it("sends every order the filters match as CSV, across chunks of 100, ties at a chunk's edge once each", async () => {
     const creds = await createAccount();
     const supplier = await seedSupplier(creds.accountId, "Keukenhuis");
-    const rows = await seed(creds.accountId, supplier.id, 250);
+    const rows = await seedOrders(creds.accountId, supplier.id, 250);
     const other = await createAccount();
-    await seed(other.accountId, (await seedSupplier(other.accountId)).id, 3);
+    await seedOrders(other.accountId, (await seedSupplier(other.accountId)).id, 3);
 
     const all = await exported(creds, "include_test=true");
     expect(all.split("\r\n")).toHaveLength(252);
@@ -102,7 +64,7 @@ describe("GET /api/v1/orders/export", () => {
 
   it("gets past more orders of one instant than a chunk holds", async () => {
     const creds = await createAccount();
-    const rows = await seed(creds.accountId, (await seedSupplier(creds.accountId, "Keukenhuis")).id, 230, () => 0);
+    const rows = await seedOrders(creds.accountId, (await seedSupplier(creds.accountId, "Keukenhuis")).id, 230, () => 0);
     expect(await exported(creds, "include_test=true")).toBe(csvOf(rows, "Keukenhuis"));
   });
 
