@@ -19,14 +19,7 @@ export function DataTable<T>({ caption, columns, rows, id }: { caption: string; 
           <tr>
             {columns.map((c) => (
               <th scope="col" class={c.numeric ? "numeric" : undefined} aria-sort={c.sort?.sorted}>
-                {c.sort ? (
-                  <a href={c.sort.href}>
-                    {c.header}
-                    {c.sort.sorted === "none" ? null : <span aria-hidden="true">{c.sort.sorted === "ascending" ? " ▲" : " ▼"}</span>}
-                  </a>
-                ) : (
-                  c.header
-                )}
+                {c.sort ? <a href={c.sort.href}>{c.header}</a> : c.header}
               </th>
             ))}
           </tr>
