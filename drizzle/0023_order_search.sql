@@ -34,12 +34,22 @@ SELECT account_id, test, key, created_at, order_id FROM order_search_keyed WHERE
 INSERT INTO counters (account_id, test, kind, key, n)
 SELECT account_id, test, 'orders.search', key, count(*) FROM order_search_keys GROUP BY account_id, test, key;
 --> statement-breakpoint
-CREATE TRIGGER `order_search_insert` AFTER INSERT ON orders BEGIN
-	INSERT INTO order_search_keys (account_id, test, key, created_at, order_id)
-		SELECT account_id, test, key, created_at, order_id FROM order_search_keyed WHERE order_id = NEW.id AND key != '';
+-- An order's keys change through one place: a row "inserted" into the view order_search_changes
+-- puts in (sign 1) or takes out (sign -1) every key of the order as its row now reads.
+CREATE VIEW `order_search_changes` AS SELECT NULL AS order_id, NULL AS sign WHERE 0;
+--> statement-breakpoint
+CREATE TRIGGER `order_search_changes_apply` INSTEAD OF INSERT ON order_search_changes BEGIN
 	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, 'orders.search', key, 1 FROM order_search_keyed WHERE order_id = NEW.id AND key != ''
+		SELECT account_id, test, 'orders.search', key, NEW.sign FROM order_search_keyed WHERE order_id = NEW.order_id AND key != ''
 		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	DELETE FROM order_search_keys WHERE NEW.sign < 0 AND (account_id, test, key, created_at, order_id) IN
+		(SELECT account_id, test, key, created_at, order_id FROM order_search_keyed WHERE order_id = NEW.order_id);
+	INSERT INTO order_search_keys (account_id, test, key, created_at, order_id)
+		SELECT account_id, test, key, created_at, order_id FROM order_search_keyed WHERE NEW.sign > 0 AND order_id = NEW.order_id AND key != '';
+END;
+--> statement-breakpoint
+CREATE TRIGGER `order_search_insert` AFTER INSERT ON orders BEGIN
+	INSERT INTO order_search_changes VALUES (NEW.id, 1);
 END;
 --> statement-breakpoint
 -- An update of a searched column takes out the old row's keys (BEFORE: the table still holds it)
@@ -49,11 +59,7 @@ WHEN OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test OR OLD.cre
 	OR OLD.external_id IS NOT NEW.external_id OR OLD.first_name IS NOT NEW.first_name OR OLD.last_name IS NOT NEW.last_name
 	OR OLD.company_name IS NOT NEW.company_name OR OLD.email IS NOT NEW.email OR OLD.postcode IS NOT NEW.postcode
 BEGIN
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, 'orders.search', key, -1 FROM order_search_keyed WHERE order_id = OLD.id AND key != ''
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-	DELETE FROM order_search_keys WHERE (account_id, test, key, created_at, order_id) IN
-		(SELECT account_id, test, key, created_at, order_id FROM order_search_keyed WHERE order_id = OLD.id);
+	INSERT INTO order_search_changes VALUES (OLD.id, -1);
 END;
 --> statement-breakpoint
 CREATE TRIGGER `order_search_update_after` AFTER UPDATE OF account_id, test, created_at, reference, external_id, first_name, last_name, company_name, email, postcode ON orders
@@ -61,17 +67,9 @@ WHEN OLD.account_id IS NOT NEW.account_id OR OLD.test IS NOT NEW.test OR OLD.cre
 	OR OLD.external_id IS NOT NEW.external_id OR OLD.first_name IS NOT NEW.first_name OR OLD.last_name IS NOT NEW.last_name
 	OR OLD.company_name IS NOT NEW.company_name OR OLD.email IS NOT NEW.email OR OLD.postcode IS NOT NEW.postcode
 BEGIN
-	INSERT INTO order_search_keys (account_id, test, key, created_at, order_id)
-		SELECT account_id, test, key, created_at, order_id FROM order_search_keyed WHERE order_id = NEW.id AND key != '';
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, 'orders.search', key, 1 FROM order_search_keyed WHERE order_id = NEW.id AND key != ''
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	INSERT INTO order_search_changes VALUES (NEW.id, 1);
 END;
 --> statement-breakpoint
 CREATE TRIGGER `order_search_delete` BEFORE DELETE ON orders BEGIN
-	INSERT INTO counters (account_id, test, kind, key, n)
-		SELECT account_id, test, 'orders.search', key, -1 FROM order_search_keyed WHERE order_id = OLD.id AND key != ''
-		ON CONFLICT DO UPDATE SET n = n + excluded.n;
-	DELETE FROM order_search_keys WHERE (account_id, test, key, created_at, order_id) IN
-		(SELECT account_id, test, key, created_at, order_id FROM order_search_keyed WHERE order_id = OLD.id);
+	INSERT INTO order_search_changes VALUES (OLD.id, -1);
 END;

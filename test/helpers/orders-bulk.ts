@@ -42,7 +42,12 @@ export async function seedOrders(accountId: number, supplierId: number, n: numbe
   )
     .bind(accountId, JSON.stringify(rows))
     .run();
-  const lines = rows.flatMap((r) => r.statuses.map((status, position) => ({ reference: r.reference, status, position, supplier: r.supplier ? supplierId : null })));
+  await insertLines(rows.flatMap((r) => r.statuses.map((status, position) => ({ reference: r.reference, status, position, supplier: r.supplier ? supplierId : null }))));
+  return rows;
+}
+
+/** Lines of orders already there (by reference): a status and a matched supplier each, the rest placeholders. */
+export async function insertLines(lines: { reference: string; position: number; status: string; supplier: number | null }[]) {
   await env.DB.prepare(
     `INSERT INTO order_lines (order_id, account_id, position, external_id, name, quantity, price, current_status, matched_supplier_id, created_at, updated_at)
      SELECT o.id, o.account_id, j.value ->> 'position', 'x', 'x', 1, 10000, j.value ->> 'status', j.value ->> 'supplier', o.created_at, o.created_at
@@ -50,5 +55,4 @@ export async function seedOrders(accountId: number, supplierId: number, n: numbe
   )
     .bind(JSON.stringify(lines))
     .run();
-  return rows;
 }

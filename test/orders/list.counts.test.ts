@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { countsDiff } from "../helpers/counts";
 import { parseIsoFilter } from "../../src/lib/time";
 import { createAccount, seedSupplier } from "../helpers/factories";
+import { insertLines } from "../helpers/orders-bulk";
 import { call, type Credentials } from "../helpers/http";
 
 const STATUSES = ["pending", "ruled", "completed", "partially_completed", "failed", "declined", "skipped"] as const;
@@ -49,14 +50,18 @@ async function insertOrders(accountId: number, rows: Row[]) {
   )
     .bind(accountId, JSON.stringify(orders))
     .run();
-  const lines = orders.flatMap((o) => o.lines.map((l, position) => ({ ...l, reference: o.reference, position })));
-  await env.DB.prepare(
-    `INSERT INTO order_lines (order_id, account_id, position, external_id, name, quantity, price, current_status, matched_supplier_id, created_at, updated_at)
-     SELECT o.id, o.account_id, j.value ->> 'position', 'x', 'x', 1, 10000, j.value ->> 'status', j.value ->> 'supplier', o.created_at, o.created_at
-     FROM json_each(?) j JOIN orders o ON o.reference = j.value ->> 'reference'`,
-  )
-    .bind(JSON.stringify(lines))
-    .run();
+  await insertLines(orders.flatMap((o) => o.lines.map((l, position) => ({ ...l, reference: o.reference, position }))));
+}
+
+/** An account with three suppliers and the varied dataset; its rows with their ids. */
+async function seededAccount() {
+  const creds = await createAccount();
+  const suppliers = [(await seedSupplier(creds.accountId)).id, (await seedSupplier(creds.accountId)).id, (await seedSupplier(creds.accountId)).id];
+  const rows = dataset(suppliers);
+  await insertOrders(creds.accountId, rows);
+  const stored = await env.DB.prepare("SELECT id, external_id FROM orders WHERE account_id = ?").bind(creds.accountId).all<{ id: number; external_id: string }>();
+  const idOf = new Map(stored.results.map((r) => [r.external_id, r.id]));
+  return { creds, suppliers, withIds: rows.map((r) => ({ ...r, id: idOf.get(r.external_id)! })) };
 }
 
 const DAY = 86_400_000;
@@ -270,13 +275,7 @@ describe("GET /api/v1/orders counts and pages", () => {
   }, 120_000);
 
   it("sorted by created_at or total, and searched with q, equal a recomputation too, alone and with the other filters", async () => {
-    const creds = await createAccount();
-    const suppliers = [(await seedSupplier(creds.accountId)).id, (await seedSupplier(creds.accountId)).id, (await seedSupplier(creds.accountId)).id];
-    const rows = dataset(suppliers);
-    await insertOrders(creds.accountId, rows);
-    const stored = await env.DB.prepare("SELECT id, external_id FROM orders WHERE account_id = ?").bind(creds.accountId).all<{ id: number; external_id: string }>();
-    const idOf = new Map(stored.results.map((r) => [r.external_id, r.id]));
-    const withIds = rows.map((r) => ({ ...r, id: idOf.get(r.external_id)! }));
+    const { creds, suppliers, withIds } = await seededAccount();
     const named = (q: string) => q.replace(/S(\d)/g, (_, n) => String(suppliers[Number(n) - 1]));
     const filters = [
       "",
@@ -311,13 +310,7 @@ describe("GET /api/v1/orders counts and pages", () => {
   }, 120_000);
 
   it("merges 200 ranges for 100 supplier ids (the maximum) with test orders, within D1's limits", async () => {
-    const creds = await createAccount();
-    const suppliers = [(await seedSupplier(creds.accountId)).id, (await seedSupplier(creds.accountId)).id, (await seedSupplier(creds.accountId)).id];
-    const rows = dataset(suppliers);
-    await insertOrders(creds.accountId, rows);
-    const stored = await env.DB.prepare("SELECT id, external_id FROM orders WHERE account_id = ?").bind(creds.accountId).all<{ id: number; external_id: string }>();
-    const idOf = new Map(stored.results.map((r) => [r.external_id, r.id]));
-    const withIds = rows.map((r) => ({ ...r, id: idOf.get(r.external_id)! }));
+    const { creds, suppliers, withIds } = await seededAccount();
     // 97 ids nobody has, then the account's three.
     const ids = [...Array.from({ length: 97 }, (_, i) => 900_000 + i), ...suppliers];
     for (const raw of [`supplier_ids=${ids.join(",")}&include_test=true`, `supplier_ids=${ids.join(",")}&statuses=failed,declined`]) {
