@@ -1,6 +1,6 @@
 // The order domain: creating an order atomically and idempotently, listing and fetching orders.
 import { and, asc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
-import { rawBatch, rowMapper, toStatement, type Db, type Row } from "../db";
+import { D1_MAX_QUERIES_PER_INVOCATION, rawBatch, rowMapper, toStatement, type Db, type Row } from "../db";
 import {
   dispatches,
   orderLines,
@@ -300,32 +300,41 @@ const ordersOf = (rows: Row[]) => ({
 
 type Cursor = { createdAt: string; id: number };
 
-/** Orders per statement of an export: the API's largest page. */
+/** Orders per statement of an export: the API's largest page first, doubling up to EXPORT_MAX_CHUNK. */
 export const EXPORT_CHUNK = 100;
+export const EXPORT_MAX_CHUNK = 1000;
+/** D1's statements per invocation, less what authentication and the stream's start may take. */
+const EXPORT_MAX_STATEMENTS = D1_MAX_QUERIES_PER_INVOCATION - 100;
 
 /**
- * Every order the list's filters match, newest first, in chunks of EXPORT_CHUNK with their lines,
- * read one chunk at a time as the caller asks (an export streams them). Keyset pagination: each
- * chunk is the list's own page read (the same plan and indexes) with created_at bounded by the last
- * order sent, so a chunk costs what a list page costs however far the export has come; the orders
+ * Every order the list's filters match, newest first, in chunks with their lines, read one chunk
+ * at a time as the caller asks (an export streams them). Keyset pagination: each chunk is the
+ * list's own page read (the same plan and indexes) with created_at bounded by the last order sent,
+ * so a chunk costs what a list page of its size costs however far the export has come; the orders
  * of that last instant already sent (ties, by id) are skipped. Orders created during the export
- * are newer than its first chunk and not in it.
+ * are newer than its first chunk and not in it. Chunks grow from 100 to 1,000 orders, so that D1's
+ * 1,000 statements per invocation carry some 900,000 orders (450,000 with several filters, which
+ * read their counts first); past that the stream fails (the download breaks off) rather than end short.
  */
 export async function* exportOrders(db: Db, accountId: number, filters: ExportOrdersFilters): AsyncGenerator<{ orders: Order[]; lines: LineWithSupplier[] }> {
   const base = listQuery(accountId, { ...filters, sort: NEWEST_FIRST, per_page: EXPORT_CHUNK });
   let last: Cursor | null = null;
   // Orders of the last instant already sent: the next read starts at that instant.
   let sentAtLast = 0;
-  for (;;) {
+  let chunk = EXPORT_CHUNK;
+  let statements = 0;
+  for (;; chunk = Math.min(chunk * 2, EXPORT_MAX_CHUNK)) {
     const to = last === null ? base.to : base.to !== null && base.to < last.createdAt ? base.to : last.createdAt;
     const chosen = plan({ ...base, to, empty: base.empty || (base.from !== null && to !== null && base.from > to) });
     if (chosen.kind === "empty") return;
+    statements += chosen.kind === "combined" ? 2 : 1;
+    if (statements > EXPORT_MAX_STATEMENTS) throw new Error(`export_too_large: more orders than one export reads within D1's ${D1_MAX_QUERIES_PER_INVOCATION} statements`);
     let pageOf = chosen.kind === "direct" ? chosen.page : null;
     if (chosen.kind === "combined") {
       const [[row]] = await rawBatch(db, [chosen.counts]);
       pageOf = chosen.choose(Object.values(row).map(Number)).page;
     }
-    const window: Window = { limit: EXPORT_CHUNK + sentAtLast, offset: 0, direction: "newest" };
+    const window: Window = { limit: chunk + sentAtLast, offset: 0, direction: "newest" };
     const [rows] = await rawBatch(db, [pageWithLines(pageOf!(window), sortOrder("created", "newest", sql`o.`))]);
     const read = ordersOf(rows);
     const at: Cursor | null = last;
