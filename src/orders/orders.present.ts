@@ -147,9 +147,15 @@ export function orderCsvStream(chunks: AsyncGenerator<{ orders: Order[]; lines: 
       controller.enqueue(encoder.encode(csvLines([ORDER_CSV_COLUMNS])));
     },
     async pull(controller) {
-      const next = await chunks.next();
-      if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(csvLines(orderCsvRows(next.value.orders, next.value.lines))));
+      try {
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(csvLines(orderCsvRows(next.value.orders, next.value.lines))));
+      } catch (error) {
+        // The answer has begun: the one way left to say it failed is to break the download off.
+        console.error("orders export failed", error);
+        controller.error(error);
+      }
     },
     async cancel() {
       await chunks.return(undefined);
