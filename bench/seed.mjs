@@ -236,9 +236,12 @@ async function withTriggersAfterwards(root, files, log, loadRows) {
   const marker = loadRows();
   const started = Date.now();
   const statementsOf = (file) => splitStatements(readFileSync(join(root, "drizzle", file), "utf8")).map((st) => st.replace(/^(\s*--.*\n)+/, "").trim());
+  // The order search's keys and their counters (q): that migration's own backfill.
+  const searchMigration = readdirSync(join(root, "drizzle")).find((f) => f.endsWith("_order_search.sql"));
   const backfill = [
     ...statementsOf(migration).filter((st) => /^INSERT INTO (order_facets|counters)\b/.test(st)),
     ...statementsOf(ftsMigration).filter((st) => /^INSERT INTO orders_external_fts \(rowid, external_id\) SELECT/.test(st)),
+    ...statementsOf(searchMigration).filter((st) => /^INSERT INTO (order_search_keys|counters)\b/.test(st)),
   ];
   files.forEach((file, i) => {
     const triggers = triggersOf[i];

@@ -52,6 +52,7 @@ export function workloads(marker, runId, session = { cookies: [], turn: 0 }) {
   let repeated = 0;
   let fetched = 0;
   let shown = 0;
+  let searched = 0;
   // The shop console's pages, signed in (run.mjs signs in once per key of the account; the pages rotate over those sessions): each against the API
   // call it shows, whose D1 statements and round trips it must not exceed (issue 12: no query per
   // row), but for `more`: the statements of what the page shows beyond the API call, each named,
@@ -76,6 +77,11 @@ export function workloads(marker, runId, session = { cookies: [], turn: 0 }) {
     list("blocked", "blocked=true"),
     list("include_test", "include_test=true"),
     list("source", "source=woocommerce"),
+    // q (issue 22): one order by its reference; a last name many orders share (counted from one counter, the page a walk of its key).
+    list("q reference", "", { request: () => ({ method: "GET", path: `/api/v1/orders?q=${sample.references[searched++ % sample.references.length]}` }), check: (s, j) => s === 200 && j?.meta?.total === 1 }),
+    list("q last name", "q=jansen"),
+    list("sort=-total", "sort=-total"),
+    list("sort=created_at", "sort=created_at"),
     list("per_page=50", "per_page=50"),
     list("per_page=100", "per_page=100"),
     {

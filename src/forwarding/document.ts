@@ -3,6 +3,7 @@
 import type { Dispatch, Order, OrderLine, Supplier } from "../db/schema";
 import { presentAddress } from "../orders/orders.present";
 import type { SupplierDispatch } from "./answers.service";
+import { csvCell } from "../lib/csv";
 
 export type DispatchDocument = ReturnType<typeof buildDocument>;
 
@@ -78,13 +79,6 @@ export const CSV_COLUMNS = [
   "delivery_date",
   "note",
 ] as const;
-
-function csvCell(value: unknown): string {
-  const s = value === null || value === undefined ? "" : String(value);
-  // Quote when needed; a leading =,+,-,@ is neutralised so spreadsheet imports do not run formulas.
-  const safe = /^[=+\-@]/.test(s) && !/^-?\d/.test(s) ? `'${s}` : s;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
 
 export function csvRows(doc: DispatchDocument): string[][] {
   const a = doc.order.shipping_address;

@@ -34,7 +34,23 @@ export type Dim =
   | { kind: "suppliers"; ids: number[] }
   | { kind: "text"; text: string }
   /** One or two characters: below a trigram, so a scan (README). */
-  | { kind: "short"; text: string };
+  | { kind: "short"; text: string }
+  /** `q`: one normalised key of order_search_keys (searchKey). */
+  | { kind: "search"; key: string };
+
+/** How a list is sorted: by created_at (ties by id) or by total (ties by created_at, then id). */
+export type SortKey = "created" | "total";
+export type Sort = { by: SortKey; descending: boolean };
+/** The list's order when no sort is asked for: newest first. */
+export const NEWEST_FIRST: Sort = { by: "created", descending: true };
+
+/**
+ * A value or a search as order_search_keys keys it (drizzle/0023_order_search.sql): spaces, tabs
+ * and line breaks dropped, ASCII letters lower-cased (as SQLite's lower(); other letters as sent).
+ */
+export function searchKey(text: string): string {
+  return text.replace(/[ \t\n\r]/g, "").replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
 
 export type ListQuery = {
   accountId: number;
@@ -45,11 +61,12 @@ export type ListQuery = {
   dims: Dim[];
   /** The filters cannot match anything (an empty range). */
   empty: boolean;
+  sort: Sort;
 };
 
 /** The filters as the planner sees them: one dimension per filter, dates apart (they bound every index). */
 export function listQuery(accountId: number, f: ListOrdersFilters): ListQuery {
-  const q: ListQuery = { accountId, tests: f.include_test === true ? [0, 1] : [0], from: f.date_from ?? null, to: f.date_to ?? null, dims: [], empty: false };
+  const q: ListQuery = { accountId, tests: f.include_test === true ? [0, 1] : [0], from: f.date_from ?? null, to: f.date_to ?? null, dims: [], empty: false, sort: f.sort ?? NEWEST_FIRST };
   if (q.from && q.to && q.from > q.to) q.empty = true;
   if (f.blocked !== undefined) q.dims.push({ kind: "blocked", value: f.blocked });
   if (f.source) q.dims.push({ kind: "source", value: f.source });
@@ -67,6 +84,7 @@ export function listQuery(accountId: number, f: ListOrdersFilters): ListQuery {
     // A trigram index serves three characters and more.
     q.dims.push({ kind: [...f.external_id].length >= 3 ? "text" : "short", text: f.external_id });
   }
+  if (f.q !== undefined) q.dims.push({ kind: "search", key: f.q });
   return q;
 }
 
@@ -194,6 +212,8 @@ function counted(q: ListQuery, d: Dim): SQL | null {
         return sql`${counterSum(q, "orders.supplier", sql`key IN (${word(String(d.ids[0]))}, ${word(String(d.ids[1]))})`)} - ${counterSum(q, "orders.supplier_pair", sql`key = ${word(d.ids.join(","))}`)}`;
       }
       return null;
+    case "search":
+      return counterSum(q, "orders.search", sql`key = ${d.key}`);
     default:
       return null;
   }
@@ -232,6 +252,9 @@ function predicate(q: ListQuery, d: Dim): SQL {
     case "short":
       // As LIKE '%…%' would, but with no pattern (D1 refuses LIKE patterns over 50 bytes elsewhere).
       return sql`instr(lower(o.external_id), lower(${d.text})) > 0`;
+    case "search":
+      return sql`EXISTS (SELECT 1 FROM order_search_keys k WHERE k.account_id = o.account_id AND k.test = o.test AND k.key = ${d.key}
+        AND k.created_at = o.created_at AND k.order_id = o.id)`;
   }
 }
 
@@ -259,6 +282,8 @@ function candidates(q: ListQuery, d: Dim | null): SQL {
         AND kind = ${int(facetKind(d))} AND value IN (${ints(facetValues(d))})${createdRange(q)}`;
     case "text":
       return q.from || q.to ? sql`SELECT id FROM orders o WHERE o.id IN (${textIds(q, d.text)})${dates}` : textIds(q, d.text);
+    case "search":
+      return sql`SELECT order_id AS id FROM order_search_keys WHERE account_id = ${int(q.accountId)} AND test IN (${tests(q)}) AND key = ${d.key}${createdRange(q)}`;
   }
 }
 
@@ -405,6 +430,13 @@ function singlePage(q: ListQuery, d: Dim | null, w: Window): SQL {
       );
       return arms.length === 1 ? sql`${arms[0]} ${orderBy(w)} ${limit(w)}` : merge(arms, w);
     }
+    case "search": {
+      // One key's range per test flag, each newest (or oldest) first; an order has one flag, so no duplicates.
+      const arms = q.tests.map(
+        (t) => sql`SELECT created_at, order_id AS id FROM order_search_keys WHERE account_id = ${int(q.accountId)} AND test = ${int(t)} AND key = ${d.key}${createdRange(q)}`,
+      );
+      return arms.length === 1 ? sql`${arms[0]} ${orderBy(w)} ${limit(w)}` : merge(arms, w, false);
+    }
   }
 }
 
@@ -431,9 +463,57 @@ export type Plan =
   /** One round trip: the count (constant, or bounded by the one index the page reads) and the page. */
   | { kind: "direct"; count: SQL; page: (w: Window) => SQL; countIsConstant: boolean }
   /** Several filters: their counts first (one statement), then the most selective one drives. */
-  | { kind: "combined"; counts: SQL; choose: (counts: number[]) => { count: SQL; page: (w: Window) => SQL } };
+  | { kind: "combined"; counts: SQL; choose: (counts: number[]) => { count: SQL; page: (w: Window) => SQL; matching: SQL } };
+
+/** The orders matching the driver's candidates and every other dimension, as `FROM … WHERE …` over `o`. */
+function matchingFrom(q: ListQuery, driver: Dim | null, others: Dim[]): SQL {
+  const where = sql.join([sql`o.account_id = ${int(q.accountId)} AND o.test IN (${tests(q)})${createdRange(q, sql`o.created_at`)}`, ...others.map((d) => predicate(q, d))], sql` AND `);
+  return sql`FROM (SELECT DISTINCT id FROM (${candidates(q, driver)})) c CROSS JOIN orders o ON o.id = c.id WHERE ${where}`;
+}
+
+/** ORDER BY for a sort read in a window's direction (columns of `o`, or unqualified). */
+export function sortOrder(by: SortKey, direction: Direction, prefix = sql``): SQL {
+  const dir = sql.raw(direction === "newest" ? "DESC" : "ASC");
+  return by === "total"
+    ? sql`ORDER BY ${prefix}total ${dir}, ${prefix}created_at ${dir}, ${prefix}id ${dir}`
+    : sql`ORDER BY ${prefix}created_at ${dir}, ${prefix}id ${dir}`;
+}
+
+/**
+ * A page sorted by total (`direction` newest: the largest first). With no filter and no dates, a
+ * walk of the total index per test flag (it holds the id after created_at), about a page's worth;
+ * otherwise the matches (those of the most selective filter) read and sorted.
+ */
+function totalPage(q: ListQuery, matching: SQL | null, w: Window): SQL {
+  if (matching !== null) return sql`SELECT o.created_at, o.id ${matching} ${sortOrder("total", w.direction, sql`o.`)} ${limit(w)}`;
+  const arm = (t: number, n: SQL) =>
+    sql`SELECT total, created_at, id FROM orders INDEXED BY orders_account_test_total_idx WHERE account_id = ${int(q.accountId)} AND test = ${int(t)}
+      ${sortOrder("total", w.direction)} ${n}`;
+  if (q.tests.length === 1) return sql`SELECT created_at, id FROM (${arm(q.tests[0], limit(w))})`;
+  const order = sql.raw(w.direction === "newest" ? "ORDER BY 1 DESC, 2 DESC, 3 DESC" : "ORDER BY 1 ASC, 2 ASC, 3 ASC");
+  const arms = q.tests.map((t) => sql`SELECT * FROM (${arm(t, sql`LIMIT ${int(w.limit + w.offset)}`)})`);
+  return sql`SELECT created_at, id FROM (${sql.join(arms, sql` UNION ALL `)} ${order} ${limit(w)})`;
+}
 
 export function plan(q: ListQuery): Plan {
+  const chosen = planFilters(q);
+  if (q.sort.by !== "total" || chosen.kind === "empty") return chosen;
+  // Sorted by total: the same counts; the page from the total index, or the driver's matches sorted.
+  if (chosen.kind === "direct") {
+    const d = q.dims[0] ?? null;
+    const walk = d === null && q.from === null && q.to === null;
+    return { ...chosen, page: (w) => totalPage(q, walk ? null : matchingFrom(q, d, []), w) };
+  }
+  return {
+    ...chosen,
+    choose: (values) => {
+      const picked = chosen.choose(values);
+      return { ...picked, page: (w) => totalPage(q, picked.matching, w) };
+    },
+  };
+}
+
+function planFilters(q: ListQuery): Plan {
   if (q.empty) return { kind: "empty" };
   const dated = q.from !== null || q.to !== null;
   const dims = q.dims;
@@ -472,12 +552,11 @@ export function plan(q: ListQuery): Plan {
     choose: (values) => {
       const best = values.indexOf(Math.min(...values));
       const driver = drivers[best];
-      const others = dims.filter((d) => d !== driver);
-      const where = sql.join([sql`o.account_id = ${int(q.accountId)} AND o.test IN (${tests(q)})${createdRange(q, sql`o.created_at`)}`, ...others.map((d) => predicate(q, d))], sql` AND `);
-      const matching = sql`FROM (SELECT DISTINCT id FROM (${candidates(q, driver)})) c CROSS JOIN orders o ON o.id = c.id WHERE ${where}`;
+      const matching = matchingFrom(q, driver, dims.filter((d) => d !== driver));
       return {
         count: sql`(SELECT count(*) ${matching})`,
         page: (w) => sql`SELECT o.created_at, o.id ${matching} ${orderBy(w, sql`o.`)} ${limit(w)}`,
+        matching,
       };
     },
   };

@@ -38,17 +38,20 @@ import { LineActions } from "../routing/line-actions.pages";
 import { BULK_LABELS, BulkCheckbox, BulkForm, BulkResults, type BulkFormState } from "./bulk.pages";
 import { BulkBody } from "./bulk.schemas";
 import { bulkAction } from "./bulk.service";
-import { ListOrdersQuery, type ListOrdersFilters } from "./orders.schemas";
-import { blockReasonOf, getOrder, listOrders, shippingAddressOf, type LineWithSupplier, type Order, type OrderDetail } from "./orders.service";
+import { orderCsvStream } from "./orders.present";
+import { ExportOrdersQuery, ListOrdersQuery, type ListOrdersFilters } from "./orders.schemas";
+import { blockReasonOf, exportOrders, getOrder, listOrders, shippingAddressOf, type LineWithSupplier, type Order, type OrderDetail } from "./orders.service";
 
 export const ordersPages = new Hono<AppEnv>();
 
 // ---- The list -------------------------------------------------------------------
 
 const LIST_KEYS = ["statuses", "supplier_ids"] as const;
-const SINGLE_KEYS = ["external_id", "source", "date_from", "date_to", "completed_since", "total_min", "total_max", "blocked", "include_test", "per_page", "page"] as const;
+const SINGLE_KEYS = ["q", "sort", "external_id", "source", "date_from", "date_to", "completed_since", "total_min", "total_max", "blocked", "include_test", "per_page", "page"] as const;
 
 const LABELS: Record<string, string> = {
+  q: "Search",
+  sort: "Sort",
   external_id: "External ID",
   source: "Source",
   date_from: "Created from",
@@ -122,12 +125,13 @@ async function renderOrders(c: Context<AppEnv>, bulk?: BulkFormState) {
 
 function Filters({ raw, errors, suppliers }: ListView) {
   const list = (key: string) => (raw[key] ?? "").split(",").filter(Boolean);
-  const active = Object.keys(raw).filter((k) => k !== "page" && k !== "per_page" && k !== "external_id").length;
+  const active = Object.keys(raw).filter((k) => k !== "page" && k !== "per_page" && k !== "q" && k !== "sort").length;
   const invalid = Object.keys(errors).length > 0;
   return (
     <form method="get" action="/console/orders" class="filters" hx-get="/console/orders" hx-target="#orders-view" hx-swap="outerHTML" hx-push-url="true">
       <div class="search-row">
-        <Field name="external_id" label="External ID contains" type="search" value={raw.external_id} errors={errors} />
+        <Field name="q" label={LABELS.q} type="search" value={raw.q} errors={errors} hint="A reference, external ID, customer's name, e-mail or postcode, whole" />
+        {raw.sort ? <input type="hidden" name="sort" value={raw.sort} /> : null}
         <button type="submit">Apply filters</button>
         <a href="/console/orders" role="button" class="secondary outline">
           Clear filters
@@ -136,6 +140,7 @@ function Filters({ raw, errors, suppliers }: ListView) {
       <details open={active > 0 || invalid}>
         <summary>More filters{active > 0 ? ` (${active} active)` : ""}</summary>
         <div class="filter-grid">
+          <Field name="external_id" label="External ID contains" type="search" value={raw.external_id} errors={errors} />
           <Field name="date_from" label={LABELS.date_from} type="date" value={raw.date_from} errors={errors} />
           <Field name="date_to" label={LABELS.date_to} type="date" value={raw.date_to} errors={errors} />
           <Field name="completed_since" label={LABELS.completed_since} type="date" value={raw.completed_since} errors={errors} />
@@ -196,13 +201,36 @@ function statusCounts(lines: LineWithSupplier[]) {
 }
 
 function OrdersView(view: ListView) {
-  const filtered = Object.keys(view.raw).some((k) => k !== "page" && k !== "per_page");
+  const filtered = Object.keys(view.raw).some((k) => k !== "page" && k !== "per_page" && k !== "sort");
   return (
     <div id="orders-view">
       <Filters {...view} />
       {view.result ? <OrdersTable view={view} result={view.result} filtered={filtered} /> : null}
     </div>
   );
+}
+
+/** The list's URL with these parameters changed (null: dropped), back on page 1. */
+function listHref(query: URLSearchParams, path: string, changes: Record<string, string | null>): string {
+  const params = new URLSearchParams(query);
+  params.delete("page");
+  for (const [k, v] of Object.entries(changes)) if (v === null) params.delete(k);
+  else params.set(k, v);
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+const SORT_CAPTIONS: Record<string, string> = {
+  "-created_at": "newest first",
+  created_at: "oldest first",
+  "-total": "largest total first",
+  total: "smallest total first",
+};
+
+/** A sortable column's link and state: first click on created sorts newest first, on total largest first; again reverses it. */
+function sortColumn(query: URLSearchParams, current: string, column: "created_at" | "total") {
+  const sorted = current === `-${column}` ? "descending" : current === column ? "ascending" : "none";
+  return { href: listHref(query, "/console/orders", { sort: sorted === "descending" ? column : `-${column}` }), sorted } as const;
 }
 
 function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNullable<ListView["result"]>; filtered: boolean }) {
@@ -225,19 +253,20 @@ function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNu
   const linesOf = groupBy(result.lines, (l) => l.orderId);
   type Row = { order: Order; lines: LineWithSupplier[] };
   const rows: Row[] = result.orders.map((order) => ({ order, lines: linesOf.get(order.id) ?? [] }));
+  const sort = view.raw.sort && view.raw.sort in SORT_CAPTIONS ? view.raw.sort : "-created_at";
   return (
     <section aria-label="Results">
       <BulkForm query={bulkQuery(view.raw)} references={result.orders.map((o) => o.reference)} total={result.total} csrf={view.csrf} form={view.bulk} />
       <DataTable<Row>
-        caption="Orders, newest first"
+        caption={`Orders, ${SORT_CAPTIONS[sort]}`}
         rows={rows}
         columns={[
           { header: "Select", cell: ({ order }) => <BulkCheckbox reference={order.reference} form={view.bulk} /> },
           { header: "Reference", cell: ({ order }) => <a href={`/console/orders/${order.reference}`}>{order.reference}</a> },
           { header: "External ID", cell: ({ order }) => order.externalId },
-          { header: "Created", cell: ({ order }) => <LocalTime iso={order.createdAt} /> },
+          { header: "Created", cell: ({ order }) => <LocalTime iso={order.createdAt} />, sort: sortColumn(view.query, sort, "created_at") },
           { header: "Ship to", cell: ({ order }) => `${order.firstName} ${order.lastName}, ${order.city} (${order.country})` },
-          { header: "Total", numeric: true, cell: ({ order }) => money(order.total, order.currency ?? view.currency) },
+          { header: "Total", numeric: true, cell: ({ order }) => money(order.total, order.currency ?? view.currency), sort: sortColumn(view.query, sort, "total") },
           {
             header: "Lines",
             cell: ({ lines }) => (
@@ -261,6 +290,12 @@ function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNu
         ]}
       />
       <Pagination path="/console/orders" query={view.query} noun="orders" window={{ page: result.page, perPage: result.perPage, total: result.total, shown: result.orders.length }} />
+      <p>
+        <a href={listHref(view.query, "/console/orders/export", { per_page: null, sort: null })} download="orders.csv">
+          Export CSV
+        </a>{" "}
+        <small>every order these filters match ({result.total}), newest first</small>
+      </p>
     </section>
   );
 }
@@ -297,6 +332,15 @@ ordersPages.post("/orders/bulk", async (c) => {
   if (!result.ok) return refused(toScope(result.errors));
   const query = bulkQuery(raw);
   return c.render(<BulkResults action={input.action} results={result.value} back={`/console/orders${query ? `?${query}` : ""}`} />, { title: "Bulk action" });
+});
+
+// The list as CSV (GET /api/v1/orders/export's stream), with the filters of the list it was linked from.
+ordersPages.get("/orders/export", async (c) => {
+  const url = new URL(c.req.url);
+  const checked = validateForm(ExportOrdersQuery, filtersOf(url), LABELS);
+  if (!checked.ok) return c.redirect(listHref(url.searchParams, "/console/orders", {}), 303);
+  const stream = orderCsvStream(exportOrders(c.get("db"), c.get("account").id, checked.data), c.get("account").currency);
+  return c.body(stream, 200, { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="orders.csv"' });
 });
 
 // ---- One order ------------------------------------------------------------------

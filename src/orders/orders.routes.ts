@@ -4,9 +4,9 @@ import { apiSecurity, createRouter, ErrorBody, errorResponses, responses } from 
 import { FORM_TYPES, JSON_TYPE, readBody } from "../lib/request-body";
 import { parseOrThrow } from "../lib/validation";
 import { pageParam, resourcePage } from "../lib/pagination";
-import { presentOrderSummaries, showOrder } from "./orders.present";
-import { CreateOrderBody, CreateOrderResponse, ListOrdersQuery, OrderDetail, OrderPage, referenceParam } from "./orders.schemas";
-import { createOrder, listOrders } from "./orders.service";
+import { orderCsvStream, presentOrderSummaries, showOrder } from "./orders.present";
+import { CreateOrderBody, CreateOrderResponse, ExportOrdersQuery, ListOrdersQuery, OrderDetail, OrderPage, referenceParam } from "./orders.schemas";
+import { createOrder, exportOrders, listOrders } from "./orders.service";
 
 export const ordersRouter = createRouter();
 
@@ -76,6 +76,29 @@ ordersRouter.openapi(listOrdersRoute, async (c) => {
   const page = { page: pageParam(filters.page), perPage: filters.per_page };
   const result = await listOrders(c.get("db"), c.get("account").id, filters, page);
   return c.json(resourcePage(c.req.url, page, result.total, presentOrderSummaries(result.orders, result.lines)), 200);
+});
+
+const exportOrdersRoute = createRoute({
+  method: "get",
+  path: "/orders/export",
+  tags: ["Orders"],
+  summary: "Export the filtered list as CSV, newest first",
+  description:
+    "Every order the list's filters match (the same parameters as GET /orders, q included; page, per_page and sort do not apply), " +
+    "newest first, one row per order, as text/csv (RFC 4180, UTF-8, CRLF). Streamed: the rows are read in chunks of 100 as the client " +
+    "reads them, so any number of orders works. An invalid filter is the same 422 as the list's, before anything is sent.",
+  security: apiSecurity,
+  request: { query: ExportOrdersQuery },
+  responses: {
+    200: { description: "The orders as CSV", content: { "text/csv": { schema: z.string() } } },
+    422: responses.invalid,
+    ...errorResponses,
+  },
+});
+
+ordersRouter.openapi(exportOrdersRoute, async (c) => {
+  const stream = orderCsvStream(exportOrders(c.get("db"), c.get("account").id, c.req.valid("query")), c.get("account").currency);
+  return c.body(stream, 200, { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="orders.csv"' }) as never;
 });
 
 const showOrderRoute = createRoute({

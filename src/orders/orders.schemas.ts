@@ -7,6 +7,7 @@ import { pageQueryParam, perPageParam, resourcePageOf } from "../lib/params";
 import { decimalToUnits, MONEY_MAX } from "../lib/money";
 import { currencyCode } from "../lib/currency";
 import { allowedValues, emptyObjectToUndefined, field, jsonObject } from "../lib/validation";
+import { searchKey } from "./list.query";
 
 export const LIMITS = {
   maxLines: 500,
@@ -383,8 +384,48 @@ export function createdRangeInOrder(q: { date_from?: string; date_to?: string },
   }
 }
 
+/** `q`: at most this many characters as sent (what a search key holds: docs/api.md, "q"). */
+export const SEARCH_MAX = 255;
+
+/** The sorts of the order list: newest first unless asked. */
+export const ORDER_SORTS = ["-created_at", "created_at", "-total", "total"] as const;
+
+const searchParam = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    if ([...v].length > SEARCH_MAX) {
+      ctx.addIssue({ code: "custom", message: `The :attribute field must not be greater than ${SEARCH_MAX} characters.` });
+      return z.NEVER;
+    }
+    // Nothing but spaces is no search, as an empty filter is none.
+    const key = searchKey(v);
+    return key === "" ? undefined : key;
+  });
+
+const sortParam = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v === "") return undefined;
+    if (!(ORDER_SORTS as readonly string[]).includes(v)) {
+      ctx.addIssue({ code: "custom", message: `The selected :attribute is invalid. ${allowedValues(ORDER_SORTS)}` });
+      return z.NEVER;
+    }
+    return { by: v.endsWith("total") ? ("total" as const) : ("created" as const), descending: v.startsWith("-") };
+  });
+
 /** The list's filters as fields, before the checks across them (the bulk action's filter leaves out the paging). */
 export const ListOrdersFields = z.object({
+  q: searchParam.openapi({
+    description:
+      `Orders whose reference, external_id, customer's first name, last name, first and last name, company name, e-mail or postcode is ` +
+      `exactly this, ignoring spaces and the case of ASCII letters (e-mail addresses: the whole address). Up to ${SEARCH_MAX} characters.`,
+  }),
+  sort: sortParam.openapi({
+    description: "The list's order: -created_at (newest first, the default), created_at (oldest first), -total (largest first) or total; ties by creation, then id.",
+  }),
   external_id: z
     .string()
     .max(255)
@@ -415,5 +456,9 @@ export const ListOrdersFields = z.object({
 export const ListOrdersQuery = ListOrdersFields.superRefine(createdRangeInOrder);
 
 export type ListOrdersFilters = z.output<typeof ListOrdersQuery>;
+
+/** The export's parameters: the list's filters (it sends every matching order, newest first). */
+export const ExportOrdersQuery = ListOrdersFields.omit({ sort: true, per_page: true, page: true }).superRefine(createdRangeInOrder);
+export type ExportOrdersFilters = z.output<typeof ExportOrdersQuery>;
 
 export const OrderPage = resourcePageOf(OrderSummary, "OrderPage");

@@ -1,6 +1,6 @@
 // The order domain: creating an order atomically and idempotently, listing and fetching orders.
 import { and, asc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
-import { rawBatch, rowMapper, toStatement, type Db, type Row } from "../db";
+import { D1_MAX_QUERIES_PER_INVOCATION, rawBatch, rowMapper, toStatement, type Db, type Row } from "../db";
 import {
   dispatches,
   orderLines,
@@ -18,8 +18,8 @@ import type { Pipeline } from "../lib/queue";
 import { numberToUnits } from "../lib/money";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
-import { listQuery, plan, type Window } from "./list.query";
-import type { CreateOrderInput, ListOrdersFilters } from "./orders.schemas";
+import { listQuery, NEWEST_FIRST, plan, sortOrder, type Window } from "./list.query";
+import type { CreateOrderInput, ExportOrdersFilters, ListOrdersFilters } from "./orders.schemas";
 
 export type CreateOrderResult = { created: boolean; reference: string; orderId: number };
 
@@ -252,7 +252,8 @@ const DEEP_OFFSET = 1000;
 export async function listOrders(db: Db, accountId: number, filters: ListOrdersFilters, page: PageRequest, alongside?: SQL) {
   const extra = alongside ? sql`, ${alongside} AS alongside` : sql``;
   const besides = (row: Row | undefined) => (alongside ? (row?.alongside ?? null) : null);
-  const chosen = plan(listQuery(accountId, filters));
+  const query = listQuery(accountId, filters);
+  const chosen = plan(query);
   if (chosen.kind === "empty") {
     const read = alongside ? (await rawBatch(db, [sql`SELECT ${alongside} AS alongside`]))[0][0] : undefined;
     return { total: 0, orders: [], lines: [], alongside: besides(read) };
@@ -266,7 +267,9 @@ export async function listOrders(db: Db, accountId: number, filters: ListOrdersF
     ({ count, page: pageOf } = chosen);
   }
   const offset = offsetOf(page);
-  let window: Window = { limit: page.perPage, offset, direction: "newest" };
+  // The sort's own direction ("newest": descending), flipped below for a deep page.
+  const direction = query.sort.descending ? "newest" : "oldest";
+  let window: Window = { limit: page.perPage, offset, direction };
   let known: Row | null = null;
   if (chosen.kind === "direct" && chosen.countIsConstant && offset >= DEEP_OFFSET) {
     [[known]] = await rawBatch(db, [sql`SELECT ${count} AS total${extra}`]);
@@ -276,22 +279,77 @@ export async function listOrders(db: Db, accountId: number, filters: ListOrdersF
       const end = total - offset;
       if (end <= 0) return { total, orders: [], lines: [], alongside: besides(known) };
       const start = Math.max(0, end - page.perPage);
-      window = { limit: end - start, offset: start, direction: "oldest" };
+      window = { limit: end - start, offset: start, direction: direction === "newest" ? "oldest" : "newest" };
     }
   }
   const results = await rawBatch(db, [
     ...(known === null ? [sql`SELECT ${count} AS total${extra}`] : []),
-    sql`WITH page AS (${pageOf(window)})
-      SELECT o.*, ${linesJson} AS lines_json FROM page CROSS JOIN orders o ON o.id = page.id ORDER BY o.created_at DESC, o.id DESC`,
+    pageWithLines(pageOf(window), sortOrder(query.sort.by, direction, sql`o.`)),
   ]);
-  const orderRows = results[results.length - 1];
   const counted = known ?? results[0][0];
-  return {
-    total: Number(counted?.total ?? 0),
-    orders: orderRows.map(toOrder),
-    lines: orderRows.flatMap((row) => (JSON.parse(row.lines_json as string) as Row[]).map(toJsonLine)),
-    alongside: besides(counted),
-  };
+  return { total: Number(counted?.total ?? 0), ...ordersOf(results[results.length - 1]), alongside: besides(counted) };
+}
+
+/** A page's orders (its ids from `page`) with their lines as one JSON array each, in `order`. */
+const pageWithLines = (page: SQL, order: SQL) =>
+  sql`WITH page AS (${page}) SELECT o.*, ${linesJson} AS lines_json FROM page CROSS JOIN orders o ON o.id = page.id ${order}`;
+
+const ordersOf = (rows: Row[]) => ({
+  orders: rows.map(toOrder),
+  lines: rows.flatMap((row) => (JSON.parse(row.lines_json as string) as Row[]).map(toJsonLine)),
+});
+
+type Cursor = { createdAt: string; id: number };
+
+/** Orders per statement of an export: the API's largest page first, doubling up to EXPORT_MAX_CHUNK. */
+export const EXPORT_CHUNK = 100;
+export const EXPORT_MAX_CHUNK = 1000;
+/** D1's statements per invocation, less what authentication and the stream's start may take. */
+const EXPORT_MAX_STATEMENTS = D1_MAX_QUERIES_PER_INVOCATION - 100;
+
+/**
+ * Every order the list's filters match, newest first, in chunks with their lines, read one chunk
+ * at a time as the caller asks (an export streams them). Keyset pagination: each chunk is the
+ * list's own page read (the same plan and indexes) with created_at bounded by the last order sent,
+ * so a chunk costs what a list page of its size costs however far the export has come; the orders
+ * of that last instant already sent (ties, by id) are skipped. Orders created during the export
+ * are newer than its first chunk and not in it. Chunks grow from 100 to 1,000 orders, so that D1's
+ * 1,000 statements per invocation carry some 900,000 orders (450,000 with several filters, which
+ * read their counts first); past that the stream fails (the download breaks off) rather than end short.
+ */
+export async function* exportOrders(db: Db, accountId: number, filters: ExportOrdersFilters): AsyncGenerator<{ orders: Order[]; lines: LineWithSupplier[] }> {
+  const base = listQuery(accountId, { ...filters, sort: NEWEST_FIRST, per_page: EXPORT_CHUNK });
+  let last: Cursor | null = null;
+  // Orders of the last instant already sent: the next read starts at that instant.
+  let sentAtLast = 0;
+  let chunk = EXPORT_CHUNK;
+  let statements = 0;
+  for (;; chunk = Math.min(chunk * 2, EXPORT_MAX_CHUNK)) {
+    const to = last === null ? base.to : base.to !== null && base.to < last.createdAt ? base.to : last.createdAt;
+    const chosen = plan({ ...base, to, empty: base.empty || (base.from !== null && to !== null && base.from > to) });
+    if (chosen.kind === "empty") return;
+    statements += chosen.kind === "combined" ? 2 : 1;
+    if (statements > EXPORT_MAX_STATEMENTS) throw new Error(`export_too_large: more orders than one export reads within D1's ${D1_MAX_QUERIES_PER_INVOCATION} statements`);
+    let pageOf = chosen.kind === "direct" ? chosen.page : null;
+    if (chosen.kind === "combined") {
+      const [[row]] = await rawBatch(db, [chosen.counts]);
+      pageOf = chosen.choose(Object.values(row).map(Number)).page;
+    }
+    const window: Window = { limit: chunk + sentAtLast, offset: 0, direction: "newest" };
+    const [rows] = await rawBatch(db, [pageWithLines(pageOf!(window), sortOrder("created", "newest", sql`o.`))]);
+    const read = ordersOf(rows);
+    const at: Cursor | null = last;
+    const fresh: Order[] = read.orders.filter((o) => at === null || o.createdAt < at.createdAt || o.id < at.id);
+    if (fresh.length > 0) {
+      const ids = new Set(fresh.map((o) => o.id));
+      yield { orders: fresh, lines: read.lines.filter((l) => ids.has(l.orderId)) };
+      const end: Order = fresh[fresh.length - 1];
+      const atEnd = fresh.filter((o) => o.createdAt === end.createdAt).length;
+      sentAtLast = end.createdAt === at?.createdAt ? sentAtLast + atEnd : atEnd;
+      last = { createdAt: end.createdAt, id: end.id };
+    }
+    if (read.orders.length < window.limit) return;
+  }
 }
 
 export type DispatchWithSupplier = Dispatch & { supplierName: string };

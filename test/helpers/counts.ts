@@ -15,14 +15,17 @@ function add(map: Counted, key: string, n = 1) {
   map.set(key, (map.get(key) ?? 0) + n);
 }
 
+/** fts: the external_id index and the order search's keys (order_search_keys, rows "search|…"). */
 export type CountsDiff = { counters: string[]; facets: string[]; fts: string[] };
 
 /** Every difference between what is stored and what the base tables say (empty when exact). */
 export async function countsDiff(db: D1Database, accountIds?: number[]): Promise<CountsDiff> {
   const scope = accountIds ? `WHERE account_id IN (SELECT value FROM json_each('${JSON.stringify(accountIds)}'))` : "";
   const lineScope = accountIds ? `WHERE l.account_id IN (SELECT value FROM json_each('${JSON.stringify(accountIds)}'))` : "";
-  const [orders, lines, products, counters, facets, fts] = await db.batch([
-    db.prepare(`SELECT id, account_id, test, blocked, source, created_at, completed_at, total, external_id FROM orders ${scope}`),
+  const [orders, lines, products, counters, facets, fts, searchKeys] = await db.batch([
+    db.prepare(
+      `SELECT id, account_id, test, blocked, source, created_at, completed_at, total, external_id, reference, first_name, last_name, company_name, email, postcode FROM orders ${scope}`,
+    ),
     db.prepare(`SELECT l.order_id, l.current_status, l.matched_supplier_id FROM order_lines l ${lineScope}`),
     db.prepare(`SELECT account_id, product_feed_id FROM products ${scope}`),
     db.prepare(`SELECT account_id, test, kind, key, n FROM counters ${scope}`),
@@ -32,8 +35,25 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
     db.prepare(
       `SELECT r FROM (SELECT (rowid >> 40) || '|' || (((rowid & 1099511627775) >> 32) * 1099511627776 + (rowid & 4294967295)) AS r, rowid >> 41 AS account_id FROM orders_external_fts) ${scope}`,
     ),
+    db.prepare(`SELECT account_id, test, key, created_at, order_id FROM order_search_keys ${scope}`),
   ]);
-  type O = { id: number; account_id: number; test: number; blocked: number; source: string; created_at: string; completed_at: string | null; total: number; external_id: string };
+  type O = {
+    id: number;
+    account_id: number;
+    test: number;
+    blocked: number;
+    source: string;
+    created_at: string;
+    completed_at: string | null;
+    total: number;
+    external_id: string;
+    reference: string;
+    first_name: string;
+    last_name: string;
+    company_name: string | null;
+    email: string | null;
+    postcode: string;
+  };
   type L = { order_id: number; current_status: string; matched_supplier_id: number | null };
 
   const byOrder = new Map<number, { statuses: Map<number, number>; suppliers: Map<number, number> }>();
@@ -73,6 +93,13 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
       for (const b of suppliers.slice(i + 1)) c("orders.supplier_pair", `${a},${b}`);
     });
     expectedFts.add(`${o.account_id * 2 + o.test}|${o.id}`);
+    // The order search (drizzle/0023): each distinct normalised value once, counted per key.
+    const values = [o.reference, o.external_id, o.first_name, o.last_name, o.first_name + o.last_name, o.company_name, o.email, o.postcode];
+    const keys = new Set(values.filter((v) => v !== null).map((v) => asciiLower(v!.replace(/[ \t\n\r]/g, ""))).filter((k) => k !== ""));
+    for (const key of keys) {
+      c("orders.search", key);
+      expectedFts.add(`search|${o.account_id}|${o.test}|${key}|${o.created_at}|${o.id}`);
+    }
   }
   for (const p of products.results as { account_id: number; product_feed_id: number }[]) {
     add(expectedCounters, `${p.account_id}|0|products|`);
@@ -91,6 +118,9 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
     return out.sort();
   };
   const storedFts = new Set((fts.results as { r: string }[]).map((r) => r.r));
+  for (const k of searchKeys.results as { account_id: number; test: number; key: string; created_at: string; order_id: number }[]) {
+    storedFts.add(`search|${k.account_id}|${k.test}|${k.key}|${k.created_at}|${k.order_id}`);
+  }
   return {
     counters: differences(expectedCounters, stored(counters.results as Record<string, unknown>[], (r) => `${r.account_id}|${r.test}|${r.kind}|${r.key}`)),
     // A facet row at zero must not exist at all (the list would show its order): compare every row.

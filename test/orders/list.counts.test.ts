@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { countsDiff } from "../helpers/counts";
 import { parseIsoFilter } from "../../src/lib/time";
 import { createAccount, seedSupplier } from "../helpers/factories";
+import { insertLines } from "../helpers/orders-bulk";
 import { call, type Credentials } from "../helpers/http";
 
 const STATUSES = ["pending", "ruled", "completed", "partially_completed", "failed", "declined", "skipped"] as const;
@@ -35,6 +36,7 @@ function prng(seed: number) {
 
 const iso = (ms: number, micro = 0) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, (_, m) => `.${m}${String(micro).padStart(3, "0")}Z`);
 const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+const searchable = (s: string) => asciiLower(s.replace(/[ \t\n\r]/g, ""));
 
 /** Orders (and their lines) straight into the tables, as the bench seeds them: the triggers count them. */
 async function insertOrders(accountId: number, rows: Row[]) {
@@ -48,14 +50,18 @@ async function insertOrders(accountId: number, rows: Row[]) {
   )
     .bind(accountId, JSON.stringify(orders))
     .run();
-  const lines = orders.flatMap((o) => o.lines.map((l, position) => ({ ...l, reference: o.reference, position })));
-  await env.DB.prepare(
-    `INSERT INTO order_lines (order_id, account_id, position, external_id, name, quantity, price, current_status, matched_supplier_id, created_at, updated_at)
-     SELECT o.id, o.account_id, j.value ->> 'position', 'x', 'x', 1, 10000, j.value ->> 'status', j.value ->> 'supplier', o.created_at, o.created_at
-     FROM json_each(?) j JOIN orders o ON o.reference = j.value ->> 'reference'`,
-  )
-    .bind(JSON.stringify(lines))
-    .run();
+  await insertLines(orders.flatMap((o) => o.lines.map((l, position) => ({ ...l, reference: o.reference, position }))));
+}
+
+/** An account with three suppliers and the varied dataset; its rows with their ids. */
+async function seededAccount() {
+  const creds = await createAccount();
+  const suppliers = [(await seedSupplier(creds.accountId)).id, (await seedSupplier(creds.accountId)).id, (await seedSupplier(creds.accountId)).id];
+  const rows = dataset(suppliers);
+  await insertOrders(creds.accountId, rows);
+  const stored = await env.DB.prepare("SELECT id, external_id FROM orders WHERE account_id = ?").bind(creds.accountId).all<{ id: number; external_id: string }>();
+  const idOf = new Map(stored.results.map((r) => [r.external_id, r.id]));
+  return { creds, suppliers, withIds: rows.map((r) => ({ ...r, id: idOf.get(r.external_id)! })) };
 }
 
 const DAY = 86_400_000;
@@ -114,6 +120,7 @@ function expected(rows: (Row & { id: number })[], query: URLSearchParams, perPag
   const max = units(get("total_max"), Math.floor);
   const statuses = get("statuses")?.split(",");
   const supplierIds = get("supplier_ids")?.split(",").map(Number);
+  const search = get("q") === null ? null : searchable(get("q")!) || null;
   const matching = rows.filter(
     (r) =>
       (query.get("include_test") === "true" || r.test === 0) &&
@@ -126,9 +133,15 @@ function expected(rows: (Row & { id: number })[], query: URLSearchParams, perPag
       (min === null || r.total >= min) &&
       (max === null || r.total <= max) &&
       (!statuses || r.lines.some((l) => statuses.includes(l.status))) &&
-      (!supplierIds || r.lines.some((l) => l.supplier !== null && supplierIds.includes(l.supplier))),
+      (!supplierIds || r.lines.some((l) => l.supplier !== null && supplierIds.includes(l.supplier))) &&
+      // q: the whole of a searched value (insertOrders' names A and B, postcode 1), spaces dropped, ASCII case ignored.
+      (search === null || [r.external_id, "A", "B", "A B", "1"].some((v) => searchable(v) === search)),
   );
-  matching.sort((a, b) => (a.created_at === b.created_at ? b.id - a.id : a.created_at < b.created_at ? 1 : -1));
+  // Newest first unless sorted: by created_at, or by total then created_at; ties by id, all one way.
+  const sort = get("sort") ?? "-created_at";
+  const byCreated = (a: Row & { id: number }, b: Row & { id: number }) => (a.created_at === b.created_at ? a.id - b.id : a.created_at < b.created_at ? -1 : 1);
+  const ascending = (a: Row & { id: number }, b: Row & { id: number }) => (sort.endsWith("total") && a.total !== b.total ? a.total - b.total : byCreated(a, b));
+  matching.sort((a, b) => (sort.startsWith("-") ? ascending(b, a) : ascending(a, b)));
   return {
     total: matching.length,
     last_page: Math.max(1, Math.ceil(matching.length / perPage)),
@@ -261,14 +274,43 @@ describe("GET /api/v1/orders counts and pages", () => {
     expect(await countsDiff(env.DB, [creds.accountId, other.accountId])).toEqual({ counters: [], facets: [], fts: [] });
   }, 120_000);
 
+  it("sorted by created_at or total, and searched with q, equal a recomputation too, alone and with the other filters", async () => {
+    const { creds, suppliers, withIds } = await seededAccount();
+    const named = (q: string) => q.replace(/S(\d)/g, (_, n) => String(suppliers[Number(n) - 1]));
+    const filters = [
+      "",
+      "include_test=true",
+      "blocked=false",
+      "date_from=2026-01-10",
+      "date_from=2026-01-10&date_to=2026-02-20T10:30:00Z&include_test=true",
+      "total_min=2",
+      "statuses=completed,failed",
+      "supplier_ids=S1,S3&include_test=true",
+      "external_id=wc-1",
+      // Every order has the first name A: a search that matches the whole account.
+      "q=a",
+      "q=%20A%20B%20&include_test=true",
+      "q=WC-1005",
+      "q=a&include_test=true&total_max=3000",
+      "q=1&statuses=failed&date_to=2026-02-20T10:30:00Z",
+      "q=b&blocked=true&source=woocommerce",
+    ];
+    const queries = [
+      ...filters.flatMap((f) => ["", "sort=created_at", "sort=-created_at", "sort=-total", "sort=total"].map((sort) => [f, sort].filter(Boolean).join("&"))),
+      "q=zz-tie",
+      "q=Z9&include_test=true",
+      "q=nothing",
+    ];
+    for (const raw of queries) {
+      const query = new URLSearchParams(named(raw));
+      const want = expected(withIds, query, 7, [1]);
+      const pages = [1, 2, want.last_page, want.last_page + 1];
+      expect({ query: raw, ...(await answered(creds, query, 7, pages)) }).toEqual({ query: raw, ...expected(withIds, query, 7, pages) });
+    }
+  }, 120_000);
+
   it("merges 200 ranges for 100 supplier ids (the maximum) with test orders, within D1's limits", async () => {
-    const creds = await createAccount();
-    const suppliers = [(await seedSupplier(creds.accountId)).id, (await seedSupplier(creds.accountId)).id, (await seedSupplier(creds.accountId)).id];
-    const rows = dataset(suppliers);
-    await insertOrders(creds.accountId, rows);
-    const stored = await env.DB.prepare("SELECT id, external_id FROM orders WHERE account_id = ?").bind(creds.accountId).all<{ id: number; external_id: string }>();
-    const idOf = new Map(stored.results.map((r) => [r.external_id, r.id]));
-    const withIds = rows.map((r) => ({ ...r, id: idOf.get(r.external_id)! }));
+    const { creds, suppliers, withIds } = await seededAccount();
     // 97 ids nobody has, then the account's three.
     const ids = [...Array.from({ length: 97 }, (_, i) => 900_000 + i), ...suppliers];
     for (const raw of [`supplier_ids=${ids.join(",")}&include_test=true`, `supplier_ids=${ids.join(",")}&statuses=failed,declined`]) {
@@ -298,7 +340,20 @@ describe("GET /api/v1/orders counts and pages", () => {
     const stored = await env.DB.prepare("SELECT id, external_id FROM orders WHERE account_id = ?").bind(creds.accountId).all<{ id: number; external_id: string }>();
     const idOf = new Map(stored.results.map((r) => [r.external_id, r.id]));
     const withIds = rows.map((r) => ({ ...r, id: idOf.get(r.external_id)! }));
-    for (const raw of ["", "include_test=true", "blocked=false", "statuses=completed,failed", "supplier_ids=S1,S2", "total_min=10", "date_from=2025-12-30T05:00:00Z"]) {
+    for (const raw of [
+      "",
+      "include_test=true",
+      "blocked=false",
+      "statuses=completed,failed",
+      "supplier_ids=S1,S2",
+      "total_min=10",
+      "date_from=2025-12-30T05:00:00Z",
+      "sort=created_at",
+      "sort=-total",
+      "sort=total&include_test=true",
+      "q=a",
+      "q=a&include_test=true&sort=created_at",
+    ]) {
       const query = new URLSearchParams(raw.replace(/S(\d)/g, (_, n) => String(suppliers[Number(n) - 1])));
       // Past offset 1,000: the page before the middle reads forward, those after it backward.
       const pages = [11, 12, 13, 14, 25];

@@ -261,6 +261,9 @@ describe("GET /api/v1/orders filters", () => {
       ["per_page", "0", "The per_page field must be an integer of at least 1."],
       ["per_page", "-5", "The per_page field must be an integer of at least 1."],
       ["per_page", "2.5", "The per_page field must be an integer of at least 1."],
+      ["sort", "newest", "The selected sort is invalid. Allowed values: -created_at, created_at, -total, total."],
+      ["sort", "-TOTAL", "The selected sort is invalid. Allowed values: -created_at, created_at, -total, total."],
+      ["sort", "total,created_at", "The selected sort is invalid. Allowed values: -created_at, created_at, -total, total."],
     ];
     for (const [param, value, message] of cases) {
       const res = await call("GET", `/api/v1/orders?${param}=${encodeURIComponent(value)}`, { creds });

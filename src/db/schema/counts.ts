@@ -54,3 +54,23 @@ export const orderFacets = sqliteTable(
 
 export const FACET_STATUS = 0;
 export const FACET_SUPPLIER = 1;
+
+/**
+ * The order search (`q` on the order list): one row per order and search key, each key a value of
+ * the order normalised as searchKey() in src/orders/list.query.ts does (whitespace dropped, ASCII
+ * letters lower-cased): its reference, external_id, first name, last name, first and last name
+ * together, company name, e-mail and postcode. Keyed so that one key of (account, test) is a range
+ * of orders newest first; counters kind orders.search holds how many orders have each key. Derived
+ * from orders by triggers (drizzle/0023_order_search.sql), never written by the application.
+ */
+export const orderSearchKeys = sqliteTable(
+  "order_search_keys",
+  {
+    accountId: integer("account_id").notNull(),
+    test: integer("test").notNull(),
+    key: text("key").notNull(),
+    createdAt: text("created_at").notNull(),
+    orderId: integer("order_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.test, t.key, t.createdAt, t.orderId] })],
+);
