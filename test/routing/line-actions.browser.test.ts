@@ -133,7 +133,7 @@ describe("the Settings page", () => {
     expect(refused.status()).toBe(422);
     expect(await page.locator("#field-reroute_max_attempts-error").innerText()).toBe("The Suppliers per line, at most field must not be greater than 10.");
     expect(await page.getByLabel("Suppliers per line, at most").inputValue()).toBe("11");
-    expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: true, reroute_max_attempts: 3 });
+    expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: true, reroute_max_attempts: 3, currency: "EUR" });
     await expectAccessible(page);
 
     await page.getByLabel("Suppliers per line, at most").fill("10");
@@ -141,7 +141,7 @@ describe("the Settings page", () => {
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.waitForURL("**/console/settings");
     expect(await flash()).toBe("Settings saved: re-routing is off; a declined line stays declined until you act on it.");
-    expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 10 });
+    expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 10, currency: "EUR" });
     expect(await page.getByLabel("Suppliers per line, at most").inputValue()).toBe("10");
     await screenshot(page, "settings");
   });
