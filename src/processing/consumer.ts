@@ -91,8 +91,8 @@ export async function routeOrders(db: Db, env: Bindings, requests: RouteRequest[
     const { sends, followUps } = plan.settle(await runBatch(db, plan.statements));
     await enqueue(env, followUps);
     await sendHeldDispatches(db, env, sends, options.timeoutMs);
-    for (const orderId of plan.overdue) await enqueue(env, await rerouteOverdue(db, orderId, options.maxAttempts));
-    next = plan.overdue.map((orderId) => ({ orderId, redelivered: false }));
+    for (const { order, lines } of plan.overdue) await enqueue(env, await rerouteOverdue(db, order, lines));
+    next = plan.overdue.map(({ order }) => ({ orderId: order.id, redelivered: false }));
   }
 }
 

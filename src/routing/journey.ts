@@ -3,7 +3,7 @@
 // blocking rules all decide here, with one decision loop. The pipeline's route step gets a plan
 // back (the statements of one batch, then the sends and the follow-ups to queue) and only carries
 // it (src/processing/consumer.ts); "Match now" writes its plan itself.
-import { and, asc, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { asc, eq, sql, type SQL } from "drizzle-orm";
 import { runBatch, type Db } from "../db";
 import { expectCount } from "../db/guards";
 import { orderLines, orders, type Order, type OrderLine } from "../db/schema";
@@ -65,8 +65,8 @@ export type RoutePlan = {
   statements: SQL[];
   /** From the batch's results: the push sends to make (their leases are running), and the messages to queue. */
   settle(results: D1Result[]): { sends: Held[]; followUps: PipelineMessage[] };
-  /** Orders with lines to re-route after a supplier's silence: `rerouteOverdue` each, then plan them again. */
-  overdue: number[];
+  /** Orders (as read) with lines to re-route after a supplier's silence: `rerouteOverdue` each, then plan them again. */
+  overdue: { order: Order; lines: OrderLine[] }[];
 };
 
 /**
@@ -90,7 +90,7 @@ export async function planRoute(db: Db, requests: RouteRequest[], options: { max
   const created: NewDispatch[] = [];
   /** Orders this batch marks routed, with the request time it answers. */
   const routed: { i: number; r: string | null }[] = [];
-  const overdue: number[] = [];
+  const overdue: { order: Order; lines: OrderLine[] }[] = [];
   const waiting: PipelineMessage[] = [];
   let closes = false;
 
@@ -104,14 +104,11 @@ export async function planRoute(db: Db, requests: RouteRequest[], options: { max
       statements.push(...park);
       continue;
     }
-    if (overdueLines(lines).length > 0 && !order.blocked) {
-      overdue.push(order.id);
+    // Held: unblocking hands the order back to the pipeline; its waiting dispatches wait too.
+    if (order.blocked) {
+      routed.push({ i: order.id, r: order.routeRequestedAt });
       continue;
     }
-    routed.push({ i: order.id, r: order.routeRequestedAt });
-    // Held: unblocking hands the order back to the pipeline; its waiting dispatches wait too.
-    if (order.blocked) continue;
-    waiting.push(...loaded.queuedDispatchIds.map((dispatchId) => ({ type: "send_dispatch" as const, dispatchId })));
     const ctx = { ...accounts.get(order.accountId)!, unblockedByHand: loaded.unblockedByHand };
     const decided = decideOrder(
       order,
@@ -119,6 +116,15 @@ export async function planRoute(db: Db, requests: RouteRequest[], options: { max
       ctx,
       true,
     );
+    // Lines to re-route after their supplier's silence go first (unless a blocking rule stops the
+    // order): the rest of the order is planned again once they are.
+    const overdueNow = overdueLines(lines).length > 0;
+    if (overdueNow && decided.block === null) {
+      overdue.push({ order, lines });
+      continue;
+    }
+    routed.push({ i: order.id, r: order.routeRequestedAt });
+    if (!overdueNow) waiting.push(...loaded.queuedDispatchIds.map((dispatchId) => ({ type: "send_dispatch" as const, dispatchId })));
     if (decided.block !== null) {
       statements.push(...blockStatements(order.id, true, decided.block, now));
       continue;
@@ -211,18 +217,21 @@ export async function planRoute(db: Db, requests: RouteRequest[], options: { max
 }
 
 /**
- * An order of a plan's `overdue`: re-routes its lines after their supplier's silence (the full
- * routing of `routeOrder`, with its own reads and batch). Returns the follow-ups: the withdrawals
- * it queued for the silent suppliers.
+ * An order of a plan's `overdue`, as the plan read it: its overdue lines re-routed (or left with a
+ * note), in one batch of their own, which also reads the withdrawals it queued for the silent
+ * suppliers. Returns those as the follow-ups. The order's other lines are left to the next plan.
  */
-export async function rerouteOverdue(db: Db, orderId: number, maxAttempts: number): Promise<PipelineMessage[]> {
-  const outcome = await routeOrder(db, orderId, { maxAttempts });
-  if (outcome.withdrawn === 0) return [];
-  const [queued] = await runBatch(db, [queuedCancellations(orderId)]);
-  return (queued.results as { id: number }[]).map((r) => ({ type: "send_cancellation" as const, cancellationId: r.id }));
+export async function rerouteOverdue(db: Db, order: Order, lines: OrderLine[]): Promise<PipelineMessage[]> {
+  const now = isoMicro();
+  const overdue = await overdueStatements(db, order, overdueLines(lines), now);
+  const statements = [...overdue.statements, ...completionStatements([order.id], now)];
+  if (overdue.withdrawn > 0) statements.push(queuedCancellations(order.id));
+  const results = await runBatch(db, statements);
+  if (overdue.withdrawn === 0) return [];
+  return (results[results.length - 1].results as { id: number }[]).map((r) => ({ type: "send_cancellation" as const, cancellationId: r.id }));
 }
 
-// ---- Routing one order: on demand ("Match now"), and an overdue order's re-route ----
+// ---- Routing one order on demand ("Match now") -----------------------------------
 
 export type RouteOutcome = {
   status: "not_found" | "blocked" | "parked" | "routed";
@@ -236,54 +245,23 @@ export type RouteOutcome = {
   withdrawn: number;
 };
 
-export type RouteOptions = {
-  /**
-   * Set by the pipeline: an order that has failed this many routing attempts in a row is parked
-   * instead of routed (the pipeline's dispatch step resets the count when all went well).
-   * Unset (matching on demand): the order is handed to the pipeline to be dispatched instead.
-   */
-  maxAttempts?: number;
-  /**
-   * This run follows a failed attempt (a redelivery of its queue message): counted in the read's
-   * own transaction, before anything can fail, so even an attempt that crashed the Worker counts.
-   * First deliveries do not count, so concurrent runs that all succeed never add up.
-   */
-  countAttempt?: boolean;
-};
-
 /**
- * Matches the order's pending lines (without dispatching them) and re-routes its overdue ones.
- * Safe to run any number of times, concurrently too: every write is guarded by the line's current
- * status, so a repeat changes and logs nothing. Any number of lines costs the same few statements
- * (lifecycle.ts).
+ * "Match now": matches the order's pending lines (without dispatching them: the order is handed to
+ * the pipeline, marked in the same batch) and re-routes its overdue ones. Safe to run any number of
+ * times, concurrently too: every write is guarded by the line's current status, so a repeat changes
+ * and logs nothing. Any number of lines costs the same few statements (lifecycle.ts).
  */
-export async function routeOrder(db: Db, orderId: number, options: RouteOptions = {}): Promise<RouteOutcome> {
-  const pipeline = options.maxAttempts !== undefined;
+export async function routeOrder(db: Db, orderId: number): Promise<RouteOutcome> {
   const now = isoMicro();
-  const reads = [
+  const [orderRows, lineRows, unblockedRows] = await db.batch([
     db.select().from(orders).where(eq(orders.id, orderId)),
     db.select().from(orderLines).where(eq(orderLines.orderId, orderId)).orderBy(asc(orderLines.position), asc(orderLines.id)),
     unblockedByHand(db, orderId),
-  ] as const;
-  let orderRows: Order[], lineRows: OrderLine[], unblockedRows: { id: number }[];
-  if (pipeline && options.countAttempt) {
-    const attempt = db
-      .update(orders)
-      .set({ routingAttempts: sql`${orders.routingAttempts} + 1` })
-      .where(and(eq(orders.id, orderId), isNull(orders.parkedAt)));
-    [, orderRows, lineRows, unblockedRows] = await db.batch([attempt, ...reads]);
-  } else {
-    [orderRows, lineRows, unblockedRows] = await db.batch(reads);
-  }
+  ]);
   const order = orderRows[0];
   const outcome: RouteOutcome = { status: "routed", ruled: 0, skipped: 0, unmatched: 0, blockedNow: false, rerouted: 0, withdrawn: 0 };
   if (!order) return { ...outcome, status: "not_found" };
   if (order.parkedAt) return { ...outcome, status: "parked" };
-  const park = pipeline ? parkIfExhausted(order, options.maxAttempts!, now) : null;
-  if (park) {
-    await runBatch(db, park);
-    return { ...outcome, status: "parked" };
-  }
   // Held: unblocking hands the order back to the pipeline.
   if (order.blocked) return { ...outcome, status: "blocked" };
   const pending = lineRows.filter((l) => l.currentStatus === "pending");
@@ -309,9 +287,14 @@ export async function routeOrder(db: Db, orderId: number, options: RouteOptions 
     }
   }
   const silent = overdueLines(lineRows);
-  if (silent.length > 0 && !outcome.blockedNow) statements.push(...(await silentStatements(db, order, silent, now, outcome)));
-  // On demand, the pipeline still owes the order its dispatch: marked in the same batch.
-  if (!pipeline) statements.push(sql`UPDATE orders SET routed_at = NULL, route_requested_at = ${now} WHERE id = ${order.id}`);
+  if (silent.length > 0 && !outcome.blockedNow) {
+    const overdue = await overdueStatements(db, order, silent, now);
+    statements.push(...overdue.statements);
+    outcome.rerouted = overdue.rerouted;
+    outcome.withdrawn = overdue.withdrawn;
+  }
+  // The pipeline still owes the order its dispatch: marked in the same batch.
+  statements.push(sql`UPDATE orders SET routed_at = NULL, route_requested_at = ${now} WHERE id = ${order.id}`);
   statements.push(...completionStatements([order.id], now));
   await runBatch(db, statements);
   return outcome;
@@ -323,7 +306,7 @@ export async function routeOrder(db: Db, orderId: number, options: RouteOptions 
  * supplier's answer that came in meanwhile clears the mark, and this batch then aborts (the
  * message is redelivered and finds the answer).
  */
-async function silentStatements(db: Db, order: Order, silent: OrderLine[], now: string, outcome: RouteOutcome): Promise<SQL[]> {
+async function overdueStatements(db: Db, order: Order, silent: OrderLine[], now: string): Promise<{ statements: SQL[]; rerouted: number; withdrawn: number }> {
   const plan = await planReroutes(
     db,
     order.accountId,
@@ -331,11 +314,9 @@ async function silentStatements(db: Db, order: Order, silent: OrderLine[], now: 
     now,
     order,
   );
-  outcome.rerouted = plan.rerouted;
-  outcome.withdrawn = plan.withdrawn;
   const token = newToken();
   const marks = JSON.stringify(silent.map((l) => ({ i: l.id, r: l.rerouteReason })));
-  return [
+  const statements = [
     expectCount(
       sql`SELECT count(*) FROM json_each(${marks}) AS j JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = ${order.id}
           WHERE l.reroute_reason = j.value ->> '$.r'`,
@@ -347,4 +328,5 @@ async function silentStatements(db: Db, order: Order, silent: OrderLine[], now: 
     sql`UPDATE order_lines SET reroute_reason = NULL
         WHERE id IN (SELECT j.value ->> '$.i' FROM json_each(${marks}) AS j) AND order_id = ${order.id} AND reroute_reason IS NOT NULL`,
   ];
+  return { statements, rerouted: plan.rerouted, withdrawn: plan.withdrawn };
 }
