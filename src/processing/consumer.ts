@@ -111,7 +111,7 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage, redel
       return;
     }
     case "rematch_account":
-      await rematchAccount(db, env, body, (orderIds) => routeOrders(db, env, orderIds.map((orderId) => ({ orderId, redelivered: false }))));
+      await enqueue(env, await rematchAccount(db, body, (orderIds) => routeOrders(db, env, orderIds.map((orderId) => ({ orderId, redelivered: false })))));
       return;
     case "publish_events":
       await publishAndContinue(db, env);
