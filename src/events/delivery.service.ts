@@ -9,7 +9,7 @@ import type { Bindings } from "../env";
 import { leaseUntil, sendSettings, type SendSettings } from "../lib/outbound";
 import { isoMicro } from "../lib/time";
 import { SIGNATURE_HEADER, signatureHeader } from "../lib/signature";
-import type { PipelineMessage } from "../lib/queue";
+import { enqueue, type PipelineMessage } from "../lib/queue";
 
 export const USER_AGENT = "order-intake-webhooks/1";
 /** How much of a failing endpoint's answer is kept in the attempt's error. */
@@ -29,8 +29,9 @@ export function deliveryBody(event: { id: string; type: string; createdAt: strin
   return JSON.stringify({ id: event.id, type: event.type, created_at: event.createdAt, data: event.data });
 }
 
-export async function sendDelayed(env: Bindings, body: PipelineMessage, delaySeconds: number): Promise<void> {
-  await env.PIPELINE.send(body, { contentType: "json", delaySeconds: Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds))) });
+/** Through the queue port, deferred by `delaySeconds` (at most what Cloudflare Queues allows). */
+async function sendDelayed(env: Bindings, body: PipelineMessage, delaySeconds: number): Promise<void> {
+  await enqueue(env, [body], Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds))));
 }
 
 type ClaimedRow = {

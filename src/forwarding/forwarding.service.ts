@@ -42,7 +42,7 @@ import { buildDocument, type DispatchDocument } from "./document";
 import { claimStatement, retryDelaySeconds, underLease } from "./lease";
 
 /**
- * A dispatch created already claimed for the first step of its channel (src/processing/route-order.ts):
+ * A dispatch created already claimed for the first step of its channel (planDispatch, for src/routing/journey.ts):
  * `sending` under a lease (push), `awaiting_pickup` (pull), `manual`, or `dry_run` (test orders); with
  * the lines it carries as the caller read them (`from`: pending, matched in the same batch, or ruled
  * without a dispatch yet), and its document (the id is filled in by the database).
@@ -54,6 +54,85 @@ export type NewDispatch = {
   supplier: Supplier | undefined;
   ackDueAt: string | null;
 };
+
+/** A line a new dispatch carries, as the caller read it: pending (matched in the same batch, `message` the match's) or ruled without a dispatch yet. */
+export type Carried = { line: OrderLine; from: LineStatus; message?: string };
+
+/**
+ * Plan a dispatch: the dispatch of `carried` (an order's lines for one supplier), claimed for the
+ * first step of its channel, and the line moves and notes that go with it in the same batch. Writes
+ * nothing: the caller puts `newDispatchStatement` and the changes in its batch.
+ */
+export function planDispatch(
+  order: Order,
+  supplierId: number,
+  supplier: Supplier | undefined,
+  carried: Carried[],
+  at: { now: string; lease: string; started: Date },
+): { created: NewDispatch; changes: LineChange[]; closes: boolean } {
+  const { now, lease, started } = at;
+  const changes: LineChange[] = [];
+  let closes = false;
+  const key = crypto.randomUUID();
+  const channel = supplier?.channel ?? "manual";
+  const status: Dispatch["status"] = order.test ? "dry_run" : channel === "manual" ? "manual" : channel === "pull" ? "awaiting_pickup" : "sending";
+  const ackDueAt = status === "manual" || status === "awaiting_pickup" ? ackDueAtOf(supplier ?? { ackDeadlineHours: null }, started) : null;
+  for (const { line, from, message } of carried) {
+    const base = { lineId: line.id, orderId: order.id, version: line.moveToken };
+    if (from === "pending") {
+      changes.push({ kind: "move", ...base, from: "pending", to: "ruled", message: message!, matchedSupplierId: supplierId, dispatchKey: key, ...(ackDueAt ? { ackDueAt } : {}) });
+    }
+    if (status === "dry_run") {
+      changes.push({ kind: "move", ...base, from: "ruled", to: "completed", message: dryRunMessage(supplier!), ...(from === "ruled" ? { dispatchKey: key } : {}) });
+      closes = true;
+    } else if (status === "awaiting_pickup") {
+      changes.push({ kind: "note", lineId: line.id, orderId: order.id, message: pickupNote(supplier!) });
+    }
+  }
+  const dispatch: Dispatch = {
+    id: 0,
+    accountId: order.accountId,
+    orderId: order.id,
+    supplierId,
+    channel,
+    status,
+    idempotencyKey: key,
+    attempts: 1,
+    leaseUntil: status === "sending" ? lease : null,
+    lastError: null,
+    payload: null,
+    createdAt: now,
+    updatedAt: now,
+    sentAt: status === "dry_run" ? now : null,
+    acknowledgedAt: null,
+    attemptLog: null,
+  };
+  const held = carried.map((c) => c.line);
+  const doc = supplier ? buildDocument(dispatch, order, supplier, held) : null;
+  return { created: { dispatch, lines: carried.map((c) => ({ line: c.line, from: c.from })), doc, supplier, ackDueAt }, changes, closes };
+}
+
+/**
+ * Send them: push sends held under their leases, side by side, each time-boxed below its lease;
+ * the delivered ones finished in one batch, the others concluded one by one (re-routed, or queued
+ * again with backoff).
+ */
+export async function sendHeldDispatches(db: Db, env: Bindings, sends: Held[], timeoutMs: number): Promise<void> {
+  if (sends.length === 0) return;
+  const attempts = await Promise.all(
+    sends.map(async (held) => {
+      const doc: DispatchDocument = buildDocument(held.dispatch, held.order, held.supplier, held.lines);
+      return { held, doc, attempt: await attemptSend(env, held, doc, timeoutMs) };
+    }),
+  );
+  const delivered = attempts.filter((a) => a.attempt.outcome === "delivered");
+  await runGuarded(db, deliveredStatements(delivered, isoMicro()));
+  for (const { held, doc, attempt } of attempts) {
+    if (attempt.outcome === "delivered") continue;
+    const result = await concludeAttempt(db, env, held, doc, attempt);
+    if (!result.done) await enqueue(env, [{ type: "send_dispatch", dispatchId: held.dispatch.id }], result.retryInSeconds);
+  }
+}
 
 /**
  * Creates the dispatches, returning each one's id and idempotency key. A dispatch is created only
@@ -192,13 +271,13 @@ async function sendHeld(db: Db, env: Bindings, held: Held): Promise<SendResult> 
 }
 
 export const dryRunMessage = (supplier: Pick<Supplier, "name">) => `Test order: dry run, nothing was sent to supplier ${supplier.name}`;
-export const pickupNote = (supplier: Pick<Supplier, "name">) => `Waiting for supplier ${supplier.name} to fetch and acknowledge the order`;
+const pickupNote = (supplier: Pick<Supplier, "name">) => `Waiting for supplier ${supplier.name} to fetch and acknowledge the order`;
 
 /** An attempt at a push send, with its record for the dispatch's attempt_log. */
 export type SentAttempt = Attempt & { record: AttemptRecord };
 
 /** The call itself, on a push channel (webhook or e-mail), time-boxed; timed and recorded. */
-export async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, timeoutMs: number): Promise<SentAttempt> {
+async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, timeoutMs: number): Promise<SentAttempt> {
   const { supplier } = held;
   const channel = held.dispatch.channel === "webhook" ? "webhook" : "email";
   const to = channel === "webhook" ? supplier.webhookUrl : supplier.email;
@@ -243,7 +322,7 @@ const appendAttempt = (entry: SQL) =>
  * completed with the acknowledgement clock started, each dispatch is marked sent; each part only
  * while its attempt still holds the dispatch's lease (one that lost it writes nothing).
  */
-export function deliveredStatements(sent: { held: Held; doc: DispatchDocument; attempt: SentAttempt }[], at: string): SQL[] {
+function deliveredStatements(sent: { held: Held; doc: DispatchDocument; attempt: SentAttempt }[], at: string): SQL[] {
   if (sent.length === 0) return [];
   const held = JSON.stringify(sent.map(({ held: h, doc, attempt }) => ({ d: h.dispatch.id, l: h.lease, p: doc, a: attempt.record })));
   const stillHeld = (dispatchId: SQL) =>
@@ -266,7 +345,7 @@ export function deliveredStatements(sent: { held: Held; doc: DispatchDocument; a
 }
 
 /** A send that was not delivered: the supplier refused it or it failed for the last time (re-routed when the account does), or it is queued to be tried again. */
-export async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: DispatchDocument, attempt: Exclude<SentAttempt, { outcome: "delivered" }>): Promise<SendResult> {
+async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: DispatchDocument, attempt: Exclude<SentAttempt, { outcome: "delivered" }>): Promise<SendResult> {
   const { dispatch: claimed, order, supplier, lines } = held;
   const settings = sendSettings(env);
   const payload = JSON.stringify(doc);

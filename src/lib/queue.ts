@@ -1,4 +1,5 @@
-// What travels on the order pipeline queue, and the one place that sends it. Services hand work
+// What travels on the order pipeline queue, and the one place that sends it (nothing else touches
+// env.PIPELINE: the consumer, the cron, the shards and every service send through enqueue). Services hand work
 // to the pipeline through a Pipeline (the API and the console pass the request's, see
 // src/middleware/request-id.ts), so no route or page handler sends messages itself.
 import type { Bindings } from "../env";

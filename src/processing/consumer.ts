@@ -1,5 +1,7 @@
 // The queue consumer: runs each pipeline message; failures are retried with exponential backoff
-// and, past the queue's max_retries, land in the dead-letter queue (./dead-letters.ts).
+// and, past the queue's max_retries, land in the dead-letter queue (./dead-letters.ts). It only
+// carries: a message, one domain call per message type, then the batch, the sends and the
+// follow-ups the domain returns (the route step's decisions are made in src/routing/journey.ts).
 import { sql } from "drizzle-orm";
 import { createDb, runBatch, type Db } from "../db";
 import { meteredD1, meteredWork } from "../db/metrics";
@@ -7,11 +9,12 @@ import type { Bindings } from "../env";
 import { deliverWebhook } from "../events/delivery.service";
 import { publishAfterPipeline, publishAndContinue } from "../events/publish.service";
 import { sendCancellation } from "../forwarding/cancellations.service";
-import { sendDispatch } from "../forwarding/forwarding.service";
+import { sendDispatch, sendHeldDispatches } from "../forwarding/forwarding.service";
+import { sendSettings } from "../lib/outbound";
 import { enqueue, type PipelineMessage } from "../lib/queue";
-import { pipelineRetryDelay } from "./settings";
+import { maxRoutingAttempts, pipelineRetryDelay } from "./settings";
+import { planRoute, rerouteOverdue, type RouteRequest } from "../routing/journey";
 import { rematchAccount } from "../routing/rematch";
-import { routeOrders } from "./route-order";
 
 export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, env: Bindings): Promise<void> {
   // Benchmark runs meter the pipeline too: one log line per message (or per group of route_order
@@ -25,7 +28,7 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
     message.retry({ delaySeconds: pipelineRetryDelay(env, message.attempts) });
   };
   // The batch's route_order messages are routed together: one read and one write for all their
-  // orders (src/processing/route-order.ts). Should that fail, each is tried on its own, so one order
+  // orders (routeOrders below). Should that fail, each is tried on its own, so one order
   // that cannot be routed holds up no other.
   const routing = batch.messages.filter((m) => m.body.type === "route_order") as Message<Extract<PipelineMessage, { type: "route_order" }>>[];
   const others = batch.messages.filter((m) => m.body.type !== "route_order");
@@ -74,6 +77,25 @@ async function recordRoutingError(db: Db, orderId: number, error: unknown) {
   }
 }
 
+/**
+ * The route step for any number of orders (a queue batch's, a re-match page's): the journey's plan,
+ * its batch, then the follow-ups queued and the push sends made (their leases are running). Orders
+ * with overdue lines are re-routed first and then planned again. Throws when a write fails: the
+ * caller retries its messages.
+ */
+export async function routeOrders(db: Db, env: Bindings, requests: RouteRequest[]): Promise<void> {
+  const options = { maxAttempts: maxRoutingAttempts(env), timeoutMs: sendSettings(env).timeoutMs };
+  let next = requests;
+  while (next.length > 0) {
+    const plan = await planRoute(db, next, options);
+    const { sends, followUps } = plan.settle(await runBatch(db, plan.statements));
+    await enqueue(env, followUps);
+    await sendHeldDispatches(db, env, sends, options.timeoutMs);
+    for (const { order, lines } of plan.overdue) await enqueue(env, await rerouteOverdue(db, order, lines));
+    next = plan.overdue.map(({ order }) => ({ orderId: order.id, redelivered: false }));
+  }
+}
+
 /** `redelivered`: the queue delivers this message again because an attempt at it failed. */
 export async function handle(db: Db, env: Bindings, body: PipelineMessage, redelivered = false): Promise<void> {
   switch (body.type) {
@@ -89,7 +111,7 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage, redel
       return;
     }
     case "rematch_account":
-      await rematchAccount(db, env, body, (orderIds) => routeOrders(db, env, orderIds.map((orderId) => ({ orderId, redelivered: false }))));
+      await enqueue(env, await rematchAccount(db, body, (orderIds) => routeOrders(db, env, orderIds.map((orderId) => ({ orderId, redelivered: false })))));
       return;
     case "publish_events":
       await publishAndContinue(db, env);

@@ -1,8 +1,8 @@
 // What a routing decision reads: the subject (an order and one of its lines, in the rule language's
 // names) and the account's rules, suppliers and the catalogue products the lines could match.
-import { sql, type SQL } from "drizzle-orm";
+import { and, eq, like, sql, type SQL } from "drizzle-orm";
 import { jsonRow, ofAccount, rowMapper, runBatch, type Db, type Row } from "../db";
-import { orderLines, orders, products, routingRules, suppliers, type Order, type OrderLine, type Supplier } from "../db/schema";
+import { orderLineLogs, orderLines, orders, products, routingRules, suppliers, type Order, type OrderLine, type Supplier } from "../db/schema";
 import { shippingAddressOf } from "../orders/orders.service";
 import type { RoutingContext } from "./matching";
 import type { RoutingSubject } from "./rules.language";
@@ -76,6 +76,14 @@ export async function loadRoutingContext(
 
 /** The log message of an unblock by hand; an order that has one is no longer blocked by rules. */
 export const UNBLOCKED_BY_HAND = "Order unblocked";
+
+/** Whether the order was unblocked by hand: one row if it was. */
+export const unblockedByHand = (db: Db, orderId: number) =>
+  db
+    .select({ id: orderLineLogs.id })
+    .from(orderLineLogs)
+    .where(and(eq(orderLineLogs.orderId, orderId), like(orderLineLogs.message, `${UNBLOCKED_BY_HAND}%`)))
+    .limit(1);
 
 /** An order as the pipeline routes it: its lines, whether it was unblocked by hand, its dispatches waiting to be sent. */
 export type OrderToRoute = { order: Order; lines: OrderLine[]; unblockedByHand: boolean; queuedDispatchIds: number[] };

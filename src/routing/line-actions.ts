@@ -4,7 +4,7 @@
 // the line must still be as read, its order not blocked, no cancellation of it waiting, the chosen
 // supplier still active; a racing action, answer or cancellation makes it lose, and it is judged
 // again against what won (a 409 then). The pipeline then dispatches the line through the normal
-// forwarding path (src/processing/route-order.ts), as it does a re-routed one.
+// forwarding path (src/routing/journey.ts, planRoute), as it does a re-routed one.
 import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
 import { expectCount, LOST, retryLostRaces, runGuarded } from "../db/guards";

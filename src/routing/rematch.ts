@@ -6,9 +6,8 @@ import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
 import { accounts, orderLines, orders } from "../db/schema";
-import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
-import { enqueue, type Pipeline } from "../lib/queue";
+import type { Pipeline, PipelineMessage } from "../lib/queue";
 
 const REMATCH_PAGE = 50;
 
@@ -35,14 +34,14 @@ export async function changeAndRematch<T>(
 
 /**
  * Routes the next page of the account's waiting orders (all of them through one call of `route`: the
- * account's rules, suppliers and catalogue are read once for the page), then queues the rest.
+ * account's rules, suppliers and catalogue are read once for the page). Returns the follow-up: the
+ * message for the next page, while pages come back full.
  */
 export async function rematchAccount(
   db: Db,
-  env: Bindings,
   message: { accountId: number; afterOrderId?: number; requestedAt?: string },
   route: (orderIds: number[]) => Promise<void>,
-) {
+): Promise<PipelineMessage[]> {
   const rows = await db
     .selectDistinct({ orderId: orderLines.orderId })
     .from(orderLines)
@@ -59,13 +58,13 @@ export async function rematchAccount(
     .orderBy(asc(orderLines.orderId))
     .limit(REMATCH_PAGE);
   if (rows.length) await route(rows.map((r) => r.orderId));
-  if (rows.length === REMATCH_PAGE) {
-    await enqueue(env, [{ ...message, type: "rematch_account", afterOrderId: rows[rows.length - 1].orderId }]);
-  } else if (message.requestedAt) {
+  if (rows.length === REMATCH_PAGE) return [{ ...message, type: "rematch_account", afterOrderId: rows[rows.length - 1].orderId }];
+  if (message.requestedAt) {
     // Done: unless the account asked again meanwhile (its own message will finish that request).
     await db
       .update(accounts)
       .set({ rematchRequestedAt: null })
       .where(and(eq(accounts.id, message.accountId), sql`${accounts.rematchRequestedAt} = ${message.requestedAt}`));
   }
+  return [];
 }

@@ -15,6 +15,7 @@ import { and, eq, ne } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { FIRST_SPARE_BLOCK, idRangeStatements, ID_RANGE, LAST_BLOCK } from "../../scripts/lib/shards.mjs";
 import type { Bindings } from "../env";
+import { enqueue } from "../lib/queue";
 import { ApiError } from "../lib/errors";
 import { isoMicro } from "../lib/time";
 import { forgetAccount } from "./directory";
@@ -213,7 +214,7 @@ async function step(env: Bindings, move: MoveRow): Promise<MoveRow> {
         // What the triggers kept for the account's rows (empty by now) goes with it.
         await source.batch([source.prepare("DELETE FROM counters WHERE account_id = ?").bind(id), source.prepare("DELETE FROM order_facets WHERE account_id = ?").bind(id)]);
         // Unpublished events moved with the account: the target publishes them now, not at the next cron.
-        await shardEnv(env, move.toShard).PIPELINE.send({ type: "publish_events" });
+        await enqueue(shardEnv(env, move.toShard), [{ type: "publish_events" }]);
         return save({ phase: "done", finishedAt: isoMicro() });
       }
       const { table, scope } = MOVED_TABLES[move.tableIndex];

@@ -8,7 +8,7 @@ import { meteredD1 } from "../db/metrics";
 import { forgetAccount, shardOfAccount } from "./directory";
 import { shardBinding, shardNumbers } from "./shards";
 import type { Bindings } from "../env";
-import type { PipelineMessage } from "../lib/queue";
+import { enqueue, type PipelineMessage } from "../lib/queue";
 
 const MOVING_RETRY_SECONDS = 5;
 
@@ -83,7 +83,7 @@ export async function keepOnShard(root: Bindings, shard: number, messages: reado
     });
   }
   for (const { m, to } of sendOn) {
-    await root.PIPELINE.send({ ...m.body, shard: to }, { contentType: "json" });
+    await enqueue(root, [{ ...m.body, shard: to }]);
     m.ack();
   }
   return messages.filter((m) => stay.has(m));

@@ -11,7 +11,7 @@ import { cancelOrder } from "../../src/orders/cancellations.service";
 import { CreateOrderBody } from "../../src/orders/orders.schemas";
 import { createOrder, listOrders } from "../../src/orders/orders.service";
 import { ListOrdersQuery } from "../../src/orders/orders.schemas";
-import { routeOrders } from "../../src/processing/route-order";
+import { routeOrders } from "../../src/processing/consumer";
 import { sweepDeadlines, sweepStuckCancellations, sweepStuckDispatches, sweepUnroutedOrders } from "../../src/processing/sweeper";
 import { createAccount, exec, orderPayload, rows, seedSupplier } from "../helpers/factories";
 import { seedRule } from "../helpers/routing";

@@ -151,7 +151,7 @@ export const orderLines = sqliteTable(
     // Every supplier this line (and the line it was split from) already had, oldest first, and why it
     // left it: re-routing never sends it to one of them again, and the cap counts them.
     rerouteChain: text("reroute_chain", { mode: "json" }).$type<RerouteHop[]>(),
-    // A re-route the pipeline owes this line (set by the deadline sweeper, settled by routeOrder).
+    // A re-route the pipeline owes this line (set by the deadline sweeper, settled by src/routing/journey.ts).
     rerouteReason: text("reroute_reason"),
     // The line's supplier was chosen by a person (POST .../lines/{id}/assign): whom, who chose it, when.
     // Cleared when the line leaves that supplier for the next one (src/routing/reroute.ts).

@@ -1,0 +1,332 @@
+// The journey: where an order's next step is decided. Routing (the pipeline's route step, "Match
+// now", a re-match), re-routing after a supplier's silence, parking after failed attempts and the
+// blocking rules all decide here, with one decision loop. The pipeline's route step gets a plan
+// back (the statements of one batch, then the sends and the follow-ups to queue) and only carries
+// it (src/processing/consumer.ts); "Match now" writes its plan itself.
+import { asc, eq, sql, type SQL } from "drizzle-orm";
+import { runBatch, type Db } from "../db";
+import { expectCount } from "../db/guards";
+import { orderLines, orders, type Order, type OrderLine } from "../db/schema";
+import { newDispatchStatement, planDispatch, type Carried, type Held, type NewDispatch } from "../forwarding/forwarding.service";
+import type { PipelineMessage } from "../lib/queue";
+import { leaseUntil } from "../lib/outbound";
+import { isoMicro } from "../lib/time";
+import { queuedCancellations } from "../orders/cancellations.service";
+import { blockStatements, completionStatements, lineStatements, newToken, parkStatements, type LineChange } from "../orders/lifecycle";
+import { loadOrdersToRoute, loadRoutingContext, subjectOf, unblockedByHand } from "./context";
+import { decideLine, type RoutingContext } from "./matching";
+import { planReroutes } from "./reroute";
+
+// ---- The decisions, shared by every way an order is routed ----------------------
+
+/** The park an order gets once it has failed `maxAttempts` routing attempts in a row; null while it has not. */
+function parkIfExhausted(order: Order, maxAttempts: number, now: string): SQL[] | null {
+  if (order.routingAttempts < maxAttempts) return null;
+  const message = `Order parked after ${order.routingAttempts} failed routing attempts${order.routingError ? ` (last error: ${order.routingError})` : ""}; an operator can replay it`;
+  return parkStatements(order.id, message, now);
+}
+
+/** Lines whose supplier stayed silent past its acknowledgement deadline (src/forwarding/deadlines.ts), marked for re-routing. */
+const overdueLines = (lines: OrderLine[]) => lines.filter((l) => l.rerouteReason !== null && l.matchedSupplierId !== null);
+
+type OrderDecision =
+  | { block: string }
+  | {
+      block: null;
+      /** In the lines' order: a supplier for the line, or the change (skipped, or a note) that records why it has none. */
+      decided: ({ assign: number; line: OrderLine; message: string } | { assign: null; change: LineChange })[];
+    };
+
+/**
+ * Decides the order's pending lines. A blocking rule stops the whole order: no line is matched or
+ * forwarded until it is unblocked. `guarded`: the changes carry each line's move token as read.
+ */
+function decideOrder(order: Order, pending: OrderLine[], ctx: RoutingContext, guarded: boolean): OrderDecision {
+  const decisions = pending.map((line) => ({ line, ...decideLine(subjectOf(order, line), ctx) }));
+  const blocker = decisions.find((d) => d.decision.action === "block");
+  if (blocker) return { block: blocker.decision.message };
+  return {
+    block: null,
+    decided: decisions.map(({ line, decision }) => {
+      const base = { lineId: line.id, orderId: order.id, message: decision.message, ...(guarded ? { version: line.moveToken } : {}) };
+      if (decision.action === "assign_supplier") return { assign: decision.supplier.id, line, message: decision.message };
+      if (decision.action === "skip") return { assign: null, change: { kind: "move" as const, ...base, from: "pending" as const, to: "skipped" as const } };
+      return { assign: null, change: { kind: "note" as const, ...base } };
+    }),
+  };
+}
+
+// ---- The pipeline's route step: match and dispatch any number of orders ----------
+
+export type RouteRequest = { orderId: number; redelivered: boolean };
+
+/** What the pipeline's route step carries out: run `statements` in one batch, then `settle` its results. */
+export type RoutePlan = {
+  statements: SQL[];
+  /** From the batch's results: the push sends to make (their leases are running), and the messages to queue. */
+  settle(results: D1Result[]): { sends: Held[]; followUps: PipelineMessage[] };
+  /** Orders (as read) with lines to re-route after a supplier's silence: `rerouteOverdue` each, then plan them again. */
+  overdue: { order: Order; lines: OrderLine[] }[];
+};
+
+/**
+ * Plans the route step for the orders: one round trip reads them all with their accounts' rules,
+ * suppliers and catalogue candidates; the plan's batch matches their pending lines, creates their
+ * dispatches already claimed for the first step of their channel (src/forwarding: planDispatch),
+ * and marks the orders routed. Safe to carry out any number of times, concurrently too: every write
+ * is guarded by what it read (a line's status and move token, a dispatch's lease), so a repeat
+ * changes nothing. `maxAttempts`: an order that has failed this many attempts is parked instead.
+ */
+export async function planRoute(db: Db, requests: RouteRequest[], options: { maxAttempts: number; timeoutMs: number }): Promise<RoutePlan> {
+  const started = new Date();
+  const now = isoMicro(started);
+  const lease = isoMicro(leaseUntil(started, options.timeoutMs));
+  const orderIds = [...new Set(requests.map((r) => r.orderId))];
+  const redelivered = [...new Set(requests.filter((r) => r.redelivered).map((r) => r.orderId))];
+  const { orders, accounts } = await loadOrdersToRoute(db, orderIds, redelivered);
+
+  const statements: SQL[] = [];
+  const changes: LineChange[] = [];
+  const created: NewDispatch[] = [];
+  /** Orders this batch marks routed, with the request time it answers. */
+  const routed: { i: number; r: string | null }[] = [];
+  const overdue: { order: Order; lines: OrderLine[] }[] = [];
+  const waiting: PipelineMessage[] = [];
+  let closes = false;
+
+  for (const orderId of orderIds) {
+    const loaded = orders.get(orderId);
+    if (!loaded) continue;
+    const { order, lines } = loaded;
+    if (order.parkedAt) continue;
+    const park = parkIfExhausted(order, options.maxAttempts, now);
+    if (park) {
+      statements.push(...park);
+      continue;
+    }
+    // Held: unblocking hands the order back to the pipeline; its waiting dispatches wait too.
+    if (order.blocked) {
+      routed.push({ i: order.id, r: order.routeRequestedAt });
+      continue;
+    }
+    const ctx = { ...accounts.get(order.accountId)!, unblockedByHand: loaded.unblockedByHand };
+    const decided = decideOrder(
+      order,
+      lines.filter((l) => l.currentStatus === "pending"),
+      ctx,
+      true,
+    );
+    // Lines to re-route after their supplier's silence go first (unless a blocking rule stops the
+    // order): the rest of the order is planned again once they are.
+    const overdueNow = overdueLines(lines).length > 0;
+    if (overdueNow && decided.block === null) {
+      overdue.push({ order, lines });
+      continue;
+    }
+    routed.push({ i: order.id, r: order.routeRequestedAt });
+    if (!overdueNow) waiting.push(...loaded.queuedDispatchIds.map((dispatchId) => ({ type: "send_dispatch" as const, dispatchId })));
+    if (decided.block !== null) {
+      statements.push(...blockStatements(order.id, true, decided.block, now));
+      continue;
+    }
+    // Per supplier, the lines its dispatch carries: the ones matched now, and ruled ones that have
+    // none yet (re-routed to it, or matched on demand).
+    const bySupplier = new Map<number, Carried[]>();
+    const carry = (supplierId: number, entry: Carried) => bySupplier.set(supplierId, [...(bySupplier.get(supplierId) ?? []), entry]);
+    for (const d of decided.decided) {
+      if (d.assign !== null) carry(d.assign, { line: d.line, from: "pending", message: d.message });
+      else {
+        changes.push(d.change);
+        if (d.change.kind === "move") closes = true;
+      }
+    }
+    for (const line of lines) {
+      if (line.currentStatus === "ruled" && line.dispatchId === null && line.matchedSupplierId !== null) carry(line.matchedSupplierId, { line, from: "ruled" });
+    }
+    for (const [supplierId, carried] of bySupplier) {
+      const planned = planDispatch(order, supplierId, ctx.supplierRows.get(supplierId), carried, { now, lease, started });
+      changes.push(...planned.changes);
+      closes ||= planned.closes;
+      created.push(planned.created);
+    }
+  }
+
+  // Ruled lines that already had a dispatch id keep it; the rest get their new dispatch's (by key).
+  const claimedRuled = created.flatMap((c) =>
+    c.lines.filter((l) => l.from === "ruled" && c.dispatch.status !== "dry_run").map((l) => ({ i: l.line.id, o: l.line.orderId, k: c.dispatch.idempotencyKey, a: c.ackDueAt })),
+  );
+  const routedMark = sql`parked_at IS NULL
+      AND route_requested_at IS (SELECT j.value ->> '$.r' FROM json_each(${JSON.stringify(routed)}) AS j WHERE j.value ->> '$.i' = orders.id)
+      AND (blocked = 1 OR NOT EXISTS (SELECT 1 FROM order_lines WHERE order_id = orders.id AND current_status = 'ruled' AND dispatch_id IS NULL))`;
+  const newDispatchAt = statements.length;
+  if (created.length) statements.push(newDispatchStatement(created, now));
+  const token = newToken();
+  statements.push(...lineStatements(changes, now, { token }));
+  if (claimedRuled.length) {
+    statements.push(sql`UPDATE order_lines SET dispatch_id = d.id, updated_at = ${now}, ack_due_at = coalesce(j.value ->> '$.a', order_lines.ack_due_at)
+        FROM json_each(${JSON.stringify(claimedRuled)}) AS j JOIN dispatches d ON d.idempotency_key = j.value ->> '$.k'
+        WHERE order_lines.id = j.value ->> '$.i' AND order_lines.order_id = j.value ->> '$.o'
+          AND order_lines.current_status = 'ruled' AND order_lines.dispatch_id IS NULL`);
+  }
+  if (routed.length) {
+    statements.push(
+      ...completionStatements(
+        routed.map((r) => r.i),
+        now,
+        {
+          closes,
+          // Done with the order, unless someone handed it to the pipeline again since it was read
+          // (then the sweeper must still see it), or a line matched now found no dispatch (a
+          // concurrent change): attempts start over.
+          set: sql`routed_at = CASE WHEN ${routedMark} THEN ${now} ELSE routed_at END,
+            routing_attempts = CASE WHEN ${routedMark} THEN 0 ELSE routing_attempts END,
+            routing_error = CASE WHEN ${routedMark} THEN NULL ELSE routing_error END`,
+        },
+      ),
+    );
+  }
+
+  const settle = (results: D1Result[]) => {
+    // The dispatches this batch created (a dispatch is created only when every line it carries was
+    // still as read, so it carries exactly them); an order whose dispatch was not created goes round again.
+    const ids = new Map(created.length ? (results[newDispatchAt].results as { id: number; idempotency_key: string }[]).map((r) => [r.idempotency_key, r.id]) : []);
+    const again = new Set<number>();
+    const sends: Held[] = [];
+    for (const c of created) {
+      const id = ids.get(c.dispatch.idempotencyKey);
+      if (id === undefined) {
+        again.add(c.dispatch.orderId);
+        continue;
+      }
+      if (c.dispatch.status !== "sending") continue;
+      const loaded = orders.get(c.dispatch.orderId)!;
+      // The lines as this batch left them (the ones it moved carry its token).
+      const lines = c.lines.map(({ line, from }) => ({
+        ...line,
+        currentStatus: "ruled" as const,
+        matchedSupplierId: c.dispatch.supplierId,
+        dispatchId: id,
+        moveToken: from === "pending" ? token : line.moveToken,
+        updatedAt: now,
+      }));
+      sends.push({ dispatch: { ...c.dispatch, id }, order: loaded.order, supplier: c.supplier!, lines, lease, started });
+    }
+    return { sends, followUps: [...waiting, ...[...again].map((orderId) => ({ type: "route_order" as const, orderId }))] };
+  };
+  return { statements, settle, overdue };
+}
+
+/**
+ * An order of a plan's `overdue`, as the plan read it: its overdue lines re-routed (or left with a
+ * note), in one batch of their own, which also reads the withdrawals it queued for the silent
+ * suppliers. Returns those as the follow-ups. The order's other lines are left to the next plan.
+ */
+export async function rerouteOverdue(db: Db, order: Order, lines: OrderLine[]): Promise<PipelineMessage[]> {
+  const now = isoMicro();
+  const overdue = await overdueStatements(db, order, overdueLines(lines), now);
+  const statements = [...overdue.statements, ...completionStatements([order.id], now)];
+  if (overdue.withdrawn > 0) statements.push(queuedCancellations(order.id));
+  const results = await runBatch(db, statements);
+  if (overdue.withdrawn === 0) return [];
+  return (results[results.length - 1].results as { id: number }[]).map((r) => ({ type: "send_cancellation" as const, cancellationId: r.id }));
+}
+
+// ---- Routing one order on demand ("Match now") -----------------------------------
+
+export type RouteOutcome = {
+  status: "not_found" | "blocked" | "parked" | "routed";
+  ruled: number;
+  skipped: number;
+  unmatched: number;
+  blockedNow: boolean;
+  /** Lines re-routed after their supplier's acknowledgement deadline passed. */
+  rerouted: number;
+  /** Withdrawals written for the silent suppliers of those lines (the caller sends the queued ones). */
+  withdrawn: number;
+};
+
+/**
+ * "Match now": matches the order's pending lines (without dispatching them: the order is handed to
+ * the pipeline, marked in the same batch) and re-routes its overdue ones. Safe to run any number of
+ * times, concurrently too: every write is guarded by the line's current status, so a repeat changes
+ * and logs nothing. Any number of lines costs the same few statements (lifecycle.ts).
+ */
+export async function routeOrder(db: Db, orderId: number): Promise<RouteOutcome> {
+  const now = isoMicro();
+  const [orderRows, lineRows, unblockedRows] = await db.batch([
+    db.select().from(orders).where(eq(orders.id, orderId)),
+    db.select().from(orderLines).where(eq(orderLines.orderId, orderId)).orderBy(asc(orderLines.position), asc(orderLines.id)),
+    unblockedByHand(db, orderId),
+  ]);
+  const order = orderRows[0];
+  const outcome: RouteOutcome = { status: "routed", ruled: 0, skipped: 0, unmatched: 0, blockedNow: false, rerouted: 0, withdrawn: 0 };
+  if (!order) return { ...outcome, status: "not_found" };
+  if (order.parkedAt) return { ...outcome, status: "parked" };
+  // Held: unblocking hands the order back to the pipeline.
+  if (order.blocked) return { ...outcome, status: "blocked" };
+  const pending = lineRows.filter((l) => l.currentStatus === "pending");
+  const statements: SQL[] = [];
+
+  if (pending.length > 0) {
+    const ctx = { ...(await loadRoutingContext(db, order.accountId, pending)), unblockedByHand: unblockedRows.length > 0 };
+    const decided = decideOrder(order, pending, ctx, false);
+    if (decided.block !== null) {
+      statements.push(...blockStatements(order.id, true, decided.block, now));
+      outcome.blockedNow = true;
+    } else {
+      const changes: LineChange[] = decided.decided.map((d) => {
+        if (d.assign !== null) {
+          outcome.ruled++;
+          return { kind: "move", lineId: d.line.id, orderId: order.id, message: d.message, from: "pending", to: "ruled", matchedSupplierId: d.assign };
+        }
+        if (d.change.kind === "move") outcome.skipped++;
+        else outcome.unmatched++;
+        return d.change;
+      });
+      statements.push(...lineStatements(changes, now));
+    }
+  }
+  const silent = overdueLines(lineRows);
+  if (silent.length > 0 && !outcome.blockedNow) {
+    const overdue = await overdueStatements(db, order, silent, now);
+    statements.push(...overdue.statements);
+    outcome.rerouted = overdue.rerouted;
+    outcome.withdrawn = overdue.withdrawn;
+  }
+  // The pipeline still owes the order its dispatch: marked in the same batch.
+  statements.push(sql`UPDATE orders SET routed_at = NULL, route_requested_at = ${now} WHERE id = ${order.id}`);
+  statements.push(...completionStatements([order.id], now));
+  await runBatch(db, statements);
+  return outcome;
+}
+
+/**
+ * Re-routes (or, when no other supplier can take it, leaves with a note) each line marked for
+ * re-routing after its supplier's silence. All of it only while every mark is still as read: a
+ * supplier's answer that came in meanwhile clears the mark, and this batch then aborts (the
+ * message is redelivered and finds the answer).
+ */
+async function overdueStatements(db: Db, order: Order, silent: OrderLine[], now: string): Promise<{ statements: SQL[]; rerouted: number; withdrawn: number }> {
+  const plan = await planReroutes(
+    db,
+    order.accountId,
+    silent.map((line) => ({ line, from: line.currentStatus, to: null, cause: "overdue" as const, supplier: { id: line.matchedSupplierId! }, message: line.rerouteReason! })),
+    now,
+    order,
+  );
+  const token = newToken();
+  const marks = JSON.stringify(silent.map((l) => ({ i: l.id, r: l.rerouteReason })));
+  const statements = [
+    expectCount(
+      sql`SELECT count(*) FROM json_each(${marks}) AS j JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = ${order.id}
+          WHERE l.reroute_reason = j.value ->> '$.r'`,
+      silent.length,
+    ),
+    ...lineStatements(plan.changes, now, { token }),
+    ...plan.statements(token),
+    // Settled either way: re-routed lines lost the mark with their chain update, the others lose it here.
+    sql`UPDATE order_lines SET reroute_reason = NULL
+        WHERE id IN (SELECT j.value ->> '$.i' FROM json_each(${marks}) AS j) AND order_id = ${order.id} AND reroute_reason IS NOT NULL`,
+  ];
+  return { statements, rerouted: plan.rerouted, withdrawn: plan.withdrawn };
+}

@@ -1,0 +1,86 @@
+// The journey is a plan (src/routing/journey.ts): given orders, the statements of one batch, then
+// the sends and follow-ups; planning writes nothing, so it is tested here without a queue.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createDb, runBatch } from "../../src/db";
+import { CreateOrderBody } from "../../src/orders/orders.schemas";
+import { createOrder } from "../../src/orders/orders.service";
+import { planRoute } from "../../src/routing/journey";
+import { createAccount, exec, orderPayload, rows, seedSupplier } from "../helpers/factories";
+import { losingPipeline } from "../helpers/pipeline";
+import { seedRule } from "../helpers/routing";
+
+const OPTIONS = { maxAttempts: 3, timeoutMs: 5_000 };
+
+async function orderToWebhookSupplier() {
+  const creds = await createAccount();
+  const supplier = await seedSupplier(creds.accountId);
+  await exec("UPDATE suppliers SET channel = 'webhook', webhook_url = 'https://supplier.example/orders' WHERE id = ?", supplier.id);
+  await seedRule(creds.accountId, { priority: 10, action: { type: "assign_supplier", supplier_id: supplier.id } });
+  const products = [
+    { external_id: "a", name: "A", quantity: 1, price: 2 },
+    { external_id: "b", name: "B", quantity: 2, price: 3 },
+  ];
+  // The pipeline's message is dropped: the test carries the plan itself.
+  const { orderId } = await createOrder(createDb(env.DB), losingPipeline(), creds.accountId, CreateOrderBody.parse(orderPayload({ products })));
+  return { orderId, supplier };
+}
+
+const lineStates = (orderId: number) => rows("SELECT current_status, dispatch_id IS NOT NULL AS dispatched FROM order_lines WHERE order_id = ? ORDER BY position", orderId);
+
+describe("the journey's plan for the pipeline's route step", () => {
+  it("writes nothing until its batch runs; then one dispatch, claimed for sending, is the one send", async () => {
+    const { orderId, supplier } = await orderToWebhookSupplier();
+    const db = createDb(env.DB);
+    const plan = await planRoute(db, [{ orderId, redelivered: false }], OPTIONS);
+    expect(await lineStates(orderId)).toEqual([
+      { current_status: "pending", dispatched: 0 },
+      { current_status: "pending", dispatched: 0 },
+    ]);
+    expect(plan.overdue).toEqual([]);
+
+    const { sends, followUps } = plan.settle(await runBatch(db, plan.statements));
+    const [dispatch] = await rows<{ id: number; status: string }>("SELECT id, status FROM dispatches WHERE order_id = ?", orderId);
+    expect(dispatch.status).toBe("sending");
+    expect(followUps).toEqual([]);
+    expect(sends.map((s) => ({ dispatch: s.dispatch.id, supplier: s.supplier.id, lines: s.lines.map((l) => [l.externalId, l.currentStatus, l.dispatchId]) }))).toEqual([
+      {
+        dispatch: dispatch.id,
+        supplier: supplier.id,
+        lines: [
+          ["a", "ruled", dispatch.id],
+          ["b", "ruled", dispatch.id],
+        ],
+      },
+    ]);
+    expect(await lineStates(orderId)).toEqual([
+      { current_status: "ruled", dispatched: 1 },
+      { current_status: "ruled", dispatched: 1 },
+    ]);
+  });
+
+  it("parks an order out of attempts, and sends nothing", async () => {
+    const { orderId } = await orderToWebhookSupplier();
+    await exec("UPDATE orders SET routing_attempts = 3, routing_error = 'D1 was down' WHERE id = ?", orderId);
+    const db = createDb(env.DB);
+    const plan = await planRoute(db, [{ orderId, redelivered: false }], OPTIONS);
+    expect(plan.settle(await runBatch(db, plan.statements))).toEqual({ sends: [], followUps: [] });
+    expect(await rows("SELECT parked_at IS NOT NULL AS parked FROM orders WHERE id = ?", orderId)).toEqual([{ parked: 1 }]);
+    expect(await rows("SELECT DISTINCT message FROM order_line_logs WHERE order_id = ? AND message LIKE 'Order parked%'", orderId)).toEqual([
+      { message: "Order parked after 3 failed routing attempts (last error: D1 was down); an operator can replay it" },
+    ]);
+    expect(await lineStates(orderId)).toEqual([
+      { current_status: "pending", dispatched: 0 },
+      { current_status: "pending", dispatched: 0 },
+    ]);
+  });
+
+  it("leaves an order with an overdue line to be re-routed first: no statement for it, no send", async () => {
+    const { orderId, supplier } = await orderToWebhookSupplier();
+    await exec("UPDATE order_lines SET reroute_reason = 'no answer in 24 hours', matched_supplier_id = ? WHERE order_id = ? AND position = 0", supplier.id, orderId);
+    const plan = await planRoute(createDb(env.DB), [{ orderId, redelivered: false }], OPTIONS);
+    expect(plan.overdue.map((o) => o.order.id)).toEqual([orderId]);
+    expect(plan.statements).toEqual([]);
+    expect(plan.settle([])).toEqual({ sends: [], followUps: [] });
+  });
+});
