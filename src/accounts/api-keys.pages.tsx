@@ -1,7 +1,7 @@
 // The console face of the account's API keys: the list (prefix, name, last used, expiry), a new key
 // (shown once) and revoking one, through the same services and schema as /api/v1/api-keys.
 import { Hono, type Context } from "hono";
-import { ApiKeyBody } from "../admin/admin.routes";
+import { ApiKeyBody } from "./api-keys.schemas";
 import { clearCookie } from "../console/cookies";
 import { AREAS } from "../console/areas";
 import { sessionCookie } from "../console/auth";

@@ -1,7 +1,7 @@
 // HTTP contract of /api/v1/api-keys: the account's own API keys (list, create, revoke), so a shop's
 // developer and the console do the same thing without the operator.
 import { createRoute, z } from "@hono/zod-openapi";
-import { ApiKeyBody, ApiKeyResponse } from "../admin/admin.routes";
+import { ApiKeyBody, ApiKeyResponse } from "./api-keys.schemas";
 import { resourcePage } from "../lib/pagination";
 import { IdParam, idOrNotFound, PageQuery, pageRequest, resourcePageOf } from "../lib/params";
 import { apiSecurity, createRouter, errorResponse, errorResponses, responses } from "../lib/router";

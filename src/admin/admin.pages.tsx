@@ -22,7 +22,8 @@ import { Pagination } from "../ui/pagination";
 import { SecretOnce } from "../ui/secret";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
-import { AccountBody, ApiKeyBody } from "./admin.routes";
+import { ApiKeyBody } from "../accounts/api-keys.schemas";
+import { AccountBody } from "./admin.schemas";
 
 export const operatorPages = new Hono<AppEnv>();
 

@@ -7,8 +7,8 @@ import type { ApiKey } from "../db/schema";
 import { resourcePage } from "../lib/pagination";
 import { PageQuery, pageRequest, resourcePageOf } from "../lib/params";
 import { createRouter, ErrorBody, errorResponse, responses } from "../lib/router";
-import { parseIsoFilter } from "../lib/time";
-import { field } from "../lib/validation";
+import { ApiKeyBody, ApiKeyResponse } from "../accounts/api-keys.schemas";
+import { AccountBody } from "./admin.schemas";
 
 export const adminRouter = createRouter();
 
@@ -29,17 +29,6 @@ const idParam = (name: string, description: string) =>
     Record<string, z.ZodString>
   >;
 
-export const AccountBody = z
-  .object({
-    name: field.text(255).openapi({ description: "The shop's name, up to 255 characters." }),
-    shard: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .openapi({ description: "Pins the account to this shard (0 is DB, n is SHARD_n). Left out: the shard with the most room." }),
-  })
-  .openapi("CreateAccountRequest", { example: { name: "Acme Shop" } });
 const AccountResponse = z
   .object({
     id: z.number().int(),
@@ -103,38 +92,6 @@ adminRouter.openapi(
     return c.json(resourcePage(c.req.url, page, total, data), 200);
   },
 );
-
-export const ApiKeyBody = z
-  .object({
-    name: field.optionalText(255).openapi({ description: "A name for the key, e.g. the plugin that uses it." }),
-    expires_at: z.preprocess(
-      (v) => (v === "" || v === null ? undefined : v),
-      z
-        .string()
-        .transform((value, ctx) => {
-          const iso = parseIsoFilter(value);
-          if (!iso) {
-            ctx.addIssue({ code: "custom", message: "The :attribute field must be a valid ISO 8601 date." });
-            return z.NEVER;
-          }
-          return iso;
-        })
-        .optional(),
-    ).openapi({ description: "When the key stops working, as an ISO 8601 date-time. Left out: never." }),
-  })
-  .openapi("CreateApiKeyRequest", { example: { name: "woocommerce", expires_at: "2030-12-31T23:59:59Z" } });
-
-export const ApiKeyResponse = z
-  .object({
-    id: z.number().int(),
-    account_id: z.number().int(),
-    name: z.string().nullable(),
-    api_key: z.string().openapi({ description: "The secret. Shown only in this response." }),
-    prefix: z.string(),
-    expires_at: z.string().nullable(),
-    created_at: z.string(),
-  })
-  .openapi("ApiKeyCreated");
 
 adminRouter.openapi(
   createRoute({

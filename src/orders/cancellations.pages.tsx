@@ -12,7 +12,7 @@ import { groupBy } from "../lib/group";
 import { LineProgressBadge } from "../ui/badge";
 import { CsrfField, Field, FormError } from "../ui/field";
 import { LocalTime } from "../ui/time";
-import { CancelBody } from "./cancellations.routes";
+import { CancelBody } from "./cancellations.schemas";
 import { cancelOrder, recordCancellationAnswers } from "./cancellations.service";
 import type { OrderDetail } from "./orders.service";
 import { renderOrder } from "./orders.pages";

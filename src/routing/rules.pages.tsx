@@ -17,7 +17,7 @@ import { EmptyState } from "../ui/notice";
 import { DataTable } from "../ui/table";
 import { ExplainView } from "./routing.pages";
 import { explainOrder } from "./routing.service";
-import { ExplainBody } from "./rules.routes";
+import { ExplainBody } from "./rules.schemas";
 import { OPERATORS, typeOf, VARIABLES } from "./rules.language";
 import { CreateRuleBody, ReorderBody, type CreateRuleInput } from "./rules.schemas";
 import { createRule, deleteRule, getRule, listRules, reorderRules, updateRule } from "./rules.service";

@@ -19,7 +19,7 @@ import { Pagination } from "../ui/pagination";
 import { SecretOnce } from "../ui/secret";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
-import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.routes";
+import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.schemas";
 import { registerSupplier, registerSupplierKey } from "../shards/directory";
 import { createSupplier, createSupplierKey, getSupplierWithKeys, listSuppliers, revokeSupplierKey, rotateSecret, updateSupplier } from "./suppliers.service";
 
