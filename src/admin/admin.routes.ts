@@ -1,6 +1,8 @@
 // The operator's API (/admin/v1), behind Authorization: Bearer <ADMIN_TOKEN>.
 import { createRoute, z } from "@hono/zod-openapi";
-import { createApiKey, listApiKeys } from "../accounts/accounts.service";
+import { createAccount, createApiKey, listAccounts, listApiKeys, revokeApiKey } from "../accounts/accounts.service";
+import { presentNewAccount, presentNewApiKey } from "../accounts/api-keys.present";
+import { revokeSupplierKey } from "../suppliers/suppliers.service";
 import { listAccountsEverywhere, openAccount, revokeApiKeyAnywhere, revokeSupplierKeyAnywhere, toAccountShard } from "../shards/accounts";
 import { moveAccount } from "../shards/move";
 import type { ApiKey } from "../db/schema";
@@ -60,7 +62,8 @@ adminRouter.openapi(
   }),
   async (c) => {
     const body = c.req.valid("json");
-    return c.json(await openAccount(c, body.name, body.shard), 201);
+    const { account, shard } = await openAccount(c, body.shard, (db, accountId) => createAccount(db, body.name, accountId));
+    return c.json(presentNewAccount(account, shard), 201);
   },
 );
 
@@ -87,7 +90,7 @@ adminRouter.openapi(
   }),
   async (c) => {
     const page = pageRequest(c.req.valid("query"));
-    const { total, rows } = await listAccountsEverywhere(c.env, page);
+    const { total, rows } = await listAccountsEverywhere(c.env, page, listAccounts);
     const data = rows.map((a) => ({ id: a.id, name: a.name, created_at: a.createdAt, active_api_keys: a.activeApiKeys, shard: a.shard }));
     return c.json(resourcePage(c.req.url, page, total, data), 200);
   },
@@ -112,7 +115,7 @@ adminRouter.openapi(
   async (c) => {
     const body = c.req.valid("json");
     const key = await createApiKey(c.get("db"), Number(c.req.valid("param").id), body);
-    return c.json(key, 201);
+    return c.json(presentNewApiKey(key), 201);
   },
 );
 
@@ -227,7 +230,8 @@ adminRouter.openapi(
     responses: { 204: { description: "Revoked" }, 404: responses.notFound, ...adminErrors },
   }),
   async (c) => {
-    await revokeApiKeyAnywhere(c.env, Number(c.req.valid("param").id));
+    const keyId = Number(c.req.valid("param").id);
+    await revokeApiKeyAnywhere(c.env, keyId, (db, now) => revokeApiKey(db, keyId, undefined, now));
     return c.body(null, 204);
   },
 );
@@ -246,7 +250,8 @@ adminRouter.openapi(
     responses: { 204: { description: "Revoked" }, 404: responses.notFound, ...adminErrors },
   }),
   async (c) => {
-    await revokeSupplierKeyAnywhere(c.env, Number(c.req.valid("param").id));
+    const keyId = Number(c.req.valid("param").id);
+    await revokeSupplierKeyAnywhere(c.env, keyId, (db, key, now) => revokeSupplierKey(db, key.accountId, key.supplierId, keyId, now));
     return c.body(null, 204);
   },
 );

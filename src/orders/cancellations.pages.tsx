@@ -9,7 +9,7 @@ import type { ValidationErrors } from "../lib/errors";
 import { validateForm } from "../lib/validation";
 import { attempt, done, formFields, text, type FormValues } from "../console/forms";
 import { groupBy } from "../lib/group";
-import { LineProgressBadge } from "../ui/badge";
+import { LineProgressBadge } from "./progress-badge";
 import { CsrfField, Field, FormError } from "../ui/field";
 import { LocalTime } from "../ui/time";
 import { CancelBody } from "./cancellations.schemas";

@@ -6,7 +6,8 @@ import { field } from "../lib/validation";
 import { CancelBody, distinct, lineId } from "./cancellations.schemas";
 import { presentCancellation } from "./cancellations.present";
 import { cancelOrder, listCancellations, recordCancellationAnswers } from "./cancellations.service";
-import { showOrder } from "./orders.present";
+import { presentOrderDetail } from "./orders.present";
+import { getOrder } from "./orders.service";
 import { OrderDetail } from "./orders.schemas";
 
 export const cancellationsRouter = createRouter();
@@ -42,7 +43,7 @@ cancellationsRouter.openapi(
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
     await cancelOrder(c.get("db"), c.get("pipeline"), accountId, reference, c.req.valid("json") ?? {});
-    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
+    return c.json(presentOrderDetail(await getOrder(c.get("db"), accountId, reference)), 200);
   },
 );
 
@@ -134,6 +135,6 @@ cancellationsRouter.openapi(
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
     await recordCancellationAnswers(c.get("db"), accountId, reference, c.req.valid("json").answers);
-    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
+    return c.json(presentOrderDetail(await getOrder(c.get("db"), accountId, reference)), 200);
   },
 );
