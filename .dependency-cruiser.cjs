@@ -9,8 +9,8 @@ const NOT_DOMAIN = "\\.(routes|pages|present|schemas|openapi|middleware)\\.tsx?$
 
 /** The API face: routes, their OpenAPI documents and the routers. */
 const API_FACE = ["\\.routes\\.ts$", "\\.openapi\\.ts$", "^src/lib/router\\.ts$"];
-/** The console face: pages, the console's router, sessions and CSRF, and the UI kit. */
-const CONSOLE_FACE = ["\\.pages\\.tsx$", "^src/console/", "^src/ui/"];
+/** The console face: pages and every other JSX file, the console's router, CSRF and cookies, and the UI kit. */
+const CONSOLE_FACE = ["\\.tsx$", "^src/console/", "^src/ui/"];
 /** Middleware, shared by both faces: src/middleware/ and a capability's *.middleware.ts. */
 const MIDDLEWARE = ["^src/middleware/", "\\.middleware\\.ts$"];
 /** The HTTP framework itself (the contract's zod flavour, @hono/zod-openapi, included). */
@@ -31,7 +31,7 @@ module.exports = {
     },
     {
       name: "domain-knows-no-console",
-      comment: "The domain knows no console: no pages, no src/console/ (sessions, CSRF), no UI kit.",
+      comment: "The domain knows no console: no pages or other JSX, no src/console/ (sign-in, CSRF, cookies), no UI kit.",
       severity: "error",
       from: domain,
       to: { path: CONSOLE_FACE },
@@ -133,8 +133,8 @@ module.exports = {
     {
       name: "ui-kit-knows-no-console",
       comment:
-        "The UI kit (src/ui/) renders what it is given: it knows no console machinery (sessions, " +
-        "CSRF, reveal tokens); a page computes such values and passes them in.",
+        "The UI kit (src/ui/) renders what it is given: it knows no console machinery (sign-in, CSRF, " +
+        "reveal cookies); a page computes such values and passes them in.",
       severity: "error",
       from: { path: "^src/ui/" },
       to: { path: ["^src/console/", "\\.pages\\.tsx$"] },

@@ -5,6 +5,7 @@ import { presentNewAccount, presentNewApiKey } from "../accounts/api-keys.presen
 import { revokeSupplierKey } from "../suppliers/suppliers.service";
 import { listAccountsEverywhere, openAccount, revokeApiKeyAnywhere, revokeSupplierKeyAnywhere, toAccountShard } from "../shards/accounts";
 import { moveAccount } from "../shards/move";
+import { presentMove } from "./moves.present";
 import type { ApiKey } from "../db/schema";
 import { resourcePage } from "../lib/pagination";
 import { PageQuery, pageRequest, resourcePageOf } from "../lib/params";
@@ -167,7 +168,7 @@ adminRouter.openapi(
   }),
   async (c) => {
     const body = c.req.valid("json");
-    return c.json(await moveAccount(c.env, Number(c.req.valid("param").id), body.shard, body.pause_after), 200);
+    return c.json(presentMove(await moveAccount(c.env, Number(c.req.valid("param").id), body.shard, body.pause_after)), 200);
   },
 );
 

@@ -15,6 +15,7 @@ import { toSupplierIdShard } from "../shards/request";
 import { acknowledgeDispatch, answerErrors, applyAnswers, listSupplierDispatches, type Answer } from "./answers.service";
 import { AnswersBody, readAnswers } from "./answers.schemas";
 import { csvRows, presentSupplierDispatch, toCsv } from "./document";
+import { presentAnswerResults, presentCancellationAcknowledged, presentDispatchAcknowledged } from "./forwarding.present";
 import { buildCancellationDocument, presentSupplierCancellation } from "./cancellation-document";
 import { acknowledgeCancellation, listSupplierCancellations, OPEN_CANCELLATION_STATUSES } from "./cancellations.service";
 
@@ -127,7 +128,7 @@ supplierApiRouter.openapi(
     const raw = c.req.valid("param").dispatchId;
     const id = parseId(raw);
     if (id === null) throw ApiError.notFound(`Order with dispatch id '${raw}' not found`);
-    return c.json(await acknowledgeDispatch(c.get("db"), c.get("supplier"), id), 200);
+    return c.json(presentDispatchAcknowledged(await acknowledgeDispatch(c.get("db"), c.get("supplier"), id)), 200);
   },
 );
 
@@ -242,7 +243,7 @@ supplierApiRouter.openapi(
   }),
   async (c) => {
     const id = idOrNotFound(c.req.valid("param").cancellationId, "Cancellation");
-    return c.json(await acknowledgeCancellation(c.get("db"), c.get("supplier"), id), 200);
+    return c.json(presentCancellationAcknowledged(await acknowledgeCancellation(c.get("db"), c.get("supplier"), id)), 200);
   },
 );
 
@@ -267,7 +268,7 @@ supplierApiRouter.openapi(
       ...errorResponses,
     },
   }),
-  async (c) => c.json({ results: await applyAnswers(c.get("db"), c.get("pipeline"), c.get("supplier"), c.req.valid("json").answers) }, 200),
+  async (c) => c.json(presentAnswerResults(await applyAnswers(c.get("db"), c.get("pipeline"), c.get("supplier"), c.req.valid("json").answers)), 200),
   // A body the schema refuses: its errors and the lines' at once.
   (result, c) => (result.success ? undefined : refuseAnswers(c.get("db"), c.get("supplier"), (result as { data?: unknown }).data)),
 );
@@ -309,6 +310,6 @@ supplierApiRouter.openapi(
     }
     const answers = await answersOf(c.get("db"), { id: supplier.id, accountId: supplier.accountId, name: supplier.name }, json);
     const results = await applyAnswers(c.get("db"), c.get("pipeline"), { id: supplier.id, accountId: supplier.accountId, name: supplier.name }, answers);
-    return c.json({ results }, 200);
+    return c.json(presentAnswerResults(results), 200);
   },
 );

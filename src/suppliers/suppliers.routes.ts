@@ -8,7 +8,7 @@ import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/p
 import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
 import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.schemas";
-import { presentSupplier, presentSupplierKey, presentSupplierWithSecret } from "./suppliers.present";
+import { presentNewSupplierKey, presentSupplier, presentSupplierKey, presentSupplierWithSecret } from "./suppliers.present";
 import {
   createSupplier,
   createSupplierKey,
@@ -198,9 +198,9 @@ suppliersRouter.openapi(
     responses: { 201: responses.json(SupplierKeyJson, "The key"), 404: responses.notFound, 422: responses.invalid, ...errorResponses },
   }),
   async (c) => {
-    const key = await createSupplierKey(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id), c.req.valid("json").name);
-    await registerSupplierKey(c.env, key.key, c.get("account").id);
-    return c.json(key, 201);
+    const created = await createSupplierKey(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id), c.req.valid("json").name);
+    await registerSupplierKey(c.env, created.secret, c.get("account").id);
+    return c.json(presentNewSupplierKey(created), 201);
   },
 );
 
