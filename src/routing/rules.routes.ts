@@ -7,6 +7,7 @@ import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "
 import { presentRule } from "./rules.present";
 import { CreateRuleBody, ExplainBody, ReorderBody, RuleJson, UpdateRuleBody } from "./rules.schemas";
 import { createRule, deleteRule, getRule, listRules, reorderRules, updateRule } from "./rules.service";
+import { presentExplanation } from "./explain.present";
 import { explainOrder } from "./routing.service";
 
 export const rulesRouter = createRouter();
@@ -92,7 +93,7 @@ rulesRouter.openapi(
       ...errorResponses,
     },
   }),
-  async (c) => c.json(await explainOrder(c.get("db"), c.get("account").id, c.req.valid("json")), 200),
+  async (c) => c.json(presentExplanation(await explainOrder(c.get("db"), c.get("account").id, c.req.valid("json"))), 200),
 );
 
 rulesRouter.openapi(
