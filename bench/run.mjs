@@ -482,7 +482,7 @@ async function runSize(size, layout = "one") {
     if (all.some((w) => w.kind === "console")) session.cookies = await Promise.all(account.apiKeys.map((key) => consoleSession(worker.base, account, key)));
   };
   // Each console workload signs in afresh right before it is measured: a session last seen over five
-  // minutes ago writes its last_seen_at once on its next page (src/console/sessions.ts), a write the
+  // minutes ago writes its last_seen_at once on its next page (src/accounts/sign-in-sessions.ts), a write the
   // page's own cost does not include, as an API key's hourly last_used_at is not in the API's.
   for (const w of all) if (w.kind === "console") w.prepare = signIn;
   const main = await runPhase(persist, headers, all, { pipeline: false, onStart: signIn });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: from a fresh clone with nothing done before it. Installs what is missing (the
-// dependencies; Debian's Chromium for the browser tests, where it can), then type-checks and runs
+// dependencies; Debian's Chromium for the browser tests, where it can), then checks the layering
+// (dependency-cruiser, the rules in .dependency-cruiser.cjs), type-checks and runs
 // the three test projects, the Workers suite, the browser suite and the docs suite (extra arguments go to vitest:
 // `npm test -- test/orders`, `npm test -- --project workers`).
 import { spawnSync } from "node:child_process";
@@ -38,9 +39,10 @@ function ensureChromium() {
   }
 }
 
-ensureDependencies();
+ensureDependencies(["wrangler", "node", "vitest", "tsc", "depcruise"]);
 if (runsBrowserTests()) ensureChromium();
 run(bin("node"), [join(root, "scripts", "docs-assets.mjs")]);
+run(bin("node"), [bin("depcruise"), "src", "--config", ".dependency-cruiser.cjs"]);
 run(bin("node"), [bin("tsc"), "--noEmit", "-p", "tsconfig.json"]);
 run(bin("node"), [bin("tsc"), "--noEmit", "-p", "tsconfig.node.json"]);
 run(bin("node"), [bin("vitest"), "run", ...args]);

@@ -27,6 +27,7 @@ import { rulesRouter } from "./routing/rules.routes";
 import { suppliersRouter } from "./suppliers/suppliers.routes";
 import { mountConsole } from "./console/app";
 import { areaOfPath } from "./console/areas";
+import { consoleBookmarkCookie } from "./console/cookies";
 import { renderNotFound } from "./console/errors";
 
 // What the /docs page's Authorize dialog says about each credential: where it comes from.
@@ -85,7 +86,7 @@ export function createApp() {
   // strict: false serves /api/v1/orders/ as /api/v1/orders, as Laravel's router does.
   const app = new OpenAPIHono<AppEnv>({ strict: false });
 
-  app.use("*", requestContext);
+  app.use("*", requestContext(consoleBookmarkCookie));
   // Hono hands only Error instances to onError; anything else thrown would escape to the
   // runtime's own (non-JSON) 500.
   app.use("*", async (_c, next) => {

@@ -16,7 +16,7 @@ const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
 export async function createAccount(db: Db, name: string, id?: number) {
   const now = isoMicro();
   const [row] = await db.insert(accounts).values({ id, name, createdAt: now }).returning();
-  return { id: row.id, name: row.name, created_at: row.createdAt };
+  return row;
 }
 
 /**
@@ -48,7 +48,8 @@ export async function listAccounts(db: Db, page: PageRequest, except: number[] =
   return { total: countRows[0]?.total ?? 0, rows };
 }
 
-export async function createApiKey(db: Db, accountId: number, input: { name?: string; expires_at?: string }) {
+/** A new key and its secret, which is stored only as a digest: the caller shows it once. */
+export async function createApiKey(db: Db, accountId: number, input: { name?: string; expires_at?: string }): Promise<{ key: ApiKey; secret: string }> {
   const account = await db.query.accounts.findFirst({ where: eq(accounts.id, accountId) });
   if (!account) throw ApiError.notFound(`Account with id '${accountId}' not found`);
   const secret = newApiKeySecret();
@@ -64,15 +65,7 @@ export async function createApiKey(db: Db, accountId: number, input: { name?: st
       createdAt: now,
     })
     .returning();
-  return {
-    id: row.id,
-    account_id: row.accountId,
-    name: row.name,
-    api_key: secret,
-    prefix: row.prefix,
-    expires_at: row.expiresAt,
-    created_at: row.createdAt,
-  };
+  return { key: row, secret };
 }
 
 /** A key as authentication judges it: revoked, expired (its expiry has come), or active. */

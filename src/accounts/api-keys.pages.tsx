@@ -1,7 +1,7 @@
 // The console face of the account's API keys: the list (prefix, name, last used, expiry), a new key
 // (shown once) and revoking one, through the same services and schema as /api/v1/api-keys.
 import { Hono, type Context } from "hono";
-import { ApiKeyBody } from "../admin/admin.routes";
+import { ApiKeyBody } from "./api-keys.schemas";
 import { clearCookie } from "../console/cookies";
 import { AREAS } from "../console/areas";
 import { sessionCookie } from "../console/auth";
@@ -58,8 +58,8 @@ apiKeysPages.post("/api-keys", async (c) => {
     c.status(422);
     return render(c, { values, errors: checked.errors });
   }
-  const key = await createApiKey(c.get("db"), c.get("account").id, checked.data);
-  await revealOnce(c, { label: `New API key ${key.prefix}…`, value: key.api_key, note: `Use it with account ID ${key.account_id}.` });
+  const { key, secret } = await createApiKey(c.get("db"), c.get("account").id, checked.data);
+  await revealOnce(c, { label: `New API key ${key.prefix}…`, value: secret, note: `Use it with account ID ${key.accountId}.` });
   return done(c, PATH, { kind: "success", text: `API key ${key.prefix}… created${key.name ? ` (${key.name})` : ""}.` });
 });
 

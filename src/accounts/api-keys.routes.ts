@@ -1,12 +1,12 @@
 // HTTP contract of /api/v1/api-keys: the account's own API keys (list, create, revoke), so a shop's
 // developer and the console do the same thing without the operator.
 import { createRoute, z } from "@hono/zod-openapi";
-import { ApiKeyBody, ApiKeyResponse } from "../admin/admin.routes";
+import { ApiKeyBody, ApiKeyResponse } from "./api-keys.schemas";
 import { resourcePage } from "../lib/pagination";
 import { IdParam, idOrNotFound, PageQuery, pageRequest, resourcePageOf } from "../lib/params";
 import { apiSecurity, createRouter, errorResponse, errorResponses, responses } from "../lib/router";
 import { createApiKey, listApiKeys, revokeApiKey } from "./accounts.service";
-import { presentApiKey } from "./api-keys.present";
+import { presentApiKey, presentNewApiKey } from "./api-keys.present";
 
 export const apiKeysRouter = createRouter();
 
@@ -56,7 +56,7 @@ apiKeysRouter.openapi(
     request: { body: { content: { "application/json": { schema: ApiKeyBody } }, required: true } },
     responses: { 201: responses.json(ApiKeyResponse, "The key, with its secret"), 422: responses.invalid, ...errorResponses },
   }),
-  async (c) => c.json(await createApiKey(c.get("db"), c.get("account").id, c.req.valid("json")), 201),
+  async (c) => c.json(presentNewApiKey(await createApiKey(c.get("db"), c.get("account").id, c.req.valid("json"))), 201),
 );
 
 apiKeysRouter.openapi(

@@ -4,7 +4,17 @@
 // volume per day, its keys with issue (the secret shown once) and revoke.
 import { z } from "@hono/zod-openapi";
 import { Hono, type Context } from "hono";
-import { apiKeyState, createApiKey, listApiKeys, ordersPerDay, VOLUME_MAX_DAYS, type DayVolume } from "../accounts/accounts.service";
+import {
+  apiKeyState,
+  createAccount,
+  createApiKey,
+  listAccounts,
+  listApiKeys,
+  ordersPerDay,
+  revokeApiKey,
+  VOLUME_MAX_DAYS,
+  type DayVolume,
+} from "../accounts/accounts.service";
 import { listAccountsEverywhere, openAccount, revokeApiKeyAnywhere, toAccountShard } from "../shards/accounts";
 import { done } from "../console/forms";
 import { revealOnce, takeRevealed } from "../console/reveal";
@@ -22,7 +32,8 @@ import { Pagination } from "../ui/pagination";
 import { SecretOnce } from "../ui/secret";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
-import { AccountBody, ApiKeyBody } from "./admin.routes";
+import { ApiKeyBody } from "../accounts/api-keys.schemas";
+import { AccountBody } from "./admin.schemas";
 
 export const operatorPages = new Hono<AppEnv>();
 
@@ -37,7 +48,7 @@ type Form = { values: Record<string, string>; errors: ValidationErrors };
 
 async function renderAccounts(c: Context<AppEnv>, form: Form = { values: {}, errors: {} }) {
   const page = { page: pageParam(c.req.query("page")), perPage: PER_PAGE };
-  const { total, rows } = await listAccountsEverywhere(c.env, page);
+  const { total, rows } = await listAccountsEverywhere(c.env, page, listAccounts);
   type Row = (typeof rows)[number];
   return c.render(
     <>
@@ -88,7 +99,7 @@ operatorPages.post("/accounts", async (c) => {
     return renderAccounts(c, { values, errors: checked.errors });
   }
   // Its id from the directory, its rows on the shard with the most room (src/shards).
-  const account = await openAccount(c, checked.data.name);
+  const { account } = await openAccount(c, undefined, (db, accountId) => createAccount(db, checked.data.name, accountId));
   return done(c, accountPath(account.id), { kind: "success", text: `Account '${account.name}' created with ID ${account.id}. Issue it an API key below.` });
 });
 
@@ -199,13 +210,14 @@ operatorPages.post("/accounts/:id/api-keys", async (c) => {
     c.status(422);
     return renderAccount(c, { values, errors: checked.errors });
   }
-  const key = await createApiKey(c.get("db"), id, checked.data);
-  await revealOnce(c, { label: `New API key ${key.prefix}…`, value: key.api_key, note: `It works with account ID ${key.account_id}.` });
+  const { key, secret } = await createApiKey(c.get("db"), id, checked.data);
+  await revealOnce(c, { label: `New API key ${key.prefix}…`, value: secret, note: `It works with account ID ${key.accountId}.` });
   return done(c, accountPath(id), { kind: "success", text: `API key ${key.prefix}… issued${key.name ? ` (${key.name})` : ""}.` });
 });
 
 operatorPages.post("/api-keys/:id/revoke", async (c) => {
-  const key = await revokeApiKeyAnywhere(c.env, idOrNotFound(c.req.param("id"), "API key"));
+  const keyId = idOrNotFound(c.req.param("id"), "API key");
+  const key = await revokeApiKeyAnywhere(c.env, keyId, (db, now) => revokeApiKey(db, keyId, undefined, now));
   return done(c, accountPath(key.accountId), { kind: "success", text: `API key ${key.prefix}… revoked: its API calls and console sessions are refused from now on.` });
 });
 

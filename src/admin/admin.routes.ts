@@ -1,14 +1,17 @@
 // The operator's API (/admin/v1), behind Authorization: Bearer <ADMIN_TOKEN>.
 import { createRoute, z } from "@hono/zod-openapi";
-import { createApiKey, listApiKeys } from "../accounts/accounts.service";
+import { createAccount, createApiKey, listAccounts, listApiKeys, revokeApiKey } from "../accounts/accounts.service";
+import { presentNewAccount, presentNewApiKey } from "../accounts/api-keys.present";
+import { revokeSupplierKey } from "../suppliers/suppliers.service";
 import { listAccountsEverywhere, openAccount, revokeApiKeyAnywhere, revokeSupplierKeyAnywhere, toAccountShard } from "../shards/accounts";
 import { moveAccount } from "../shards/move";
+import { presentMove } from "./moves.present";
 import type { ApiKey } from "../db/schema";
 import { resourcePage } from "../lib/pagination";
 import { PageQuery, pageRequest, resourcePageOf } from "../lib/params";
 import { createRouter, ErrorBody, errorResponse, responses } from "../lib/router";
-import { parseIsoFilter } from "../lib/time";
-import { field } from "../lib/validation";
+import { ApiKeyBody, ApiKeyResponse } from "../accounts/api-keys.schemas";
+import { AccountBody } from "./admin.schemas";
 
 export const adminRouter = createRouter();
 
@@ -29,17 +32,6 @@ const idParam = (name: string, description: string) =>
     Record<string, z.ZodString>
   >;
 
-export const AccountBody = z
-  .object({
-    name: field.text(255).openapi({ description: "The shop's name, up to 255 characters." }),
-    shard: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .openapi({ description: "Pins the account to this shard (0 is DB, n is SHARD_n). Left out: the shard with the most room." }),
-  })
-  .openapi("CreateAccountRequest", { example: { name: "Acme Shop" } });
 const AccountResponse = z
   .object({
     id: z.number().int(),
@@ -71,7 +63,8 @@ adminRouter.openapi(
   }),
   async (c) => {
     const body = c.req.valid("json");
-    return c.json(await openAccount(c, body.name, body.shard), 201);
+    const { account, shard } = await openAccount(c, body.shard, (db, accountId) => createAccount(db, body.name, accountId));
+    return c.json(presentNewAccount(account, shard), 201);
   },
 );
 
@@ -98,43 +91,11 @@ adminRouter.openapi(
   }),
   async (c) => {
     const page = pageRequest(c.req.valid("query"));
-    const { total, rows } = await listAccountsEverywhere(c.env, page);
+    const { total, rows } = await listAccountsEverywhere(c.env, page, listAccounts);
     const data = rows.map((a) => ({ id: a.id, name: a.name, created_at: a.createdAt, active_api_keys: a.activeApiKeys, shard: a.shard }));
     return c.json(resourcePage(c.req.url, page, total, data), 200);
   },
 );
-
-export const ApiKeyBody = z
-  .object({
-    name: field.optionalText(255).openapi({ description: "A name for the key, e.g. the plugin that uses it." }),
-    expires_at: z.preprocess(
-      (v) => (v === "" || v === null ? undefined : v),
-      z
-        .string()
-        .transform((value, ctx) => {
-          const iso = parseIsoFilter(value);
-          if (!iso) {
-            ctx.addIssue({ code: "custom", message: "The :attribute field must be a valid ISO 8601 date." });
-            return z.NEVER;
-          }
-          return iso;
-        })
-        .optional(),
-    ).openapi({ description: "When the key stops working, as an ISO 8601 date-time. Left out: never." }),
-  })
-  .openapi("CreateApiKeyRequest", { example: { name: "woocommerce", expires_at: "2030-12-31T23:59:59Z" } });
-
-export const ApiKeyResponse = z
-  .object({
-    id: z.number().int(),
-    account_id: z.number().int(),
-    name: z.string().nullable(),
-    api_key: z.string().openapi({ description: "The secret. Shown only in this response." }),
-    prefix: z.string(),
-    expires_at: z.string().nullable(),
-    created_at: z.string(),
-  })
-  .openapi("ApiKeyCreated");
 
 adminRouter.openapi(
   createRoute({
@@ -155,7 +116,7 @@ adminRouter.openapi(
   async (c) => {
     const body = c.req.valid("json");
     const key = await createApiKey(c.get("db"), Number(c.req.valid("param").id), body);
-    return c.json(key, 201);
+    return c.json(presentNewApiKey(key), 201);
   },
 );
 
@@ -207,7 +168,7 @@ adminRouter.openapi(
   }),
   async (c) => {
     const body = c.req.valid("json");
-    return c.json(await moveAccount(c.env, Number(c.req.valid("param").id), body.shard, body.pause_after), 200);
+    return c.json(presentMove(await moveAccount(c.env, Number(c.req.valid("param").id), body.shard, body.pause_after)), 200);
   },
 );
 
@@ -270,7 +231,8 @@ adminRouter.openapi(
     responses: { 204: { description: "Revoked" }, 404: responses.notFound, ...adminErrors },
   }),
   async (c) => {
-    await revokeApiKeyAnywhere(c.env, Number(c.req.valid("param").id));
+    const keyId = Number(c.req.valid("param").id);
+    await revokeApiKeyAnywhere(c.env, keyId, (db, now) => revokeApiKey(db, keyId, undefined, now));
     return c.body(null, 204);
   },
 );
@@ -289,7 +251,8 @@ adminRouter.openapi(
     responses: { 204: { description: "Revoked" }, 404: responses.notFound, ...adminErrors },
   }),
   async (c) => {
-    await revokeSupplierKeyAnywhere(c.env, Number(c.req.valid("param").id));
+    const keyId = Number(c.req.valid("param").id);
+    await revokeSupplierKeyAnywhere(c.env, keyId, (db, key, now) => revokeSupplierKey(db, key.accountId, key.supplierId, keyId, now));
     return c.body(null, 204);
   },
 );

@@ -22,7 +22,7 @@ import { LocalTime } from "../ui/time";
 import { feedFormPages } from "./feed-form.pages";
 import { getFeed, listFeeds, listFeedsWithLatestImport } from "./feeds.service";
 import { importFromUrl, importUpload, listImports, MAX_FEED_BYTES } from "./imports.service";
-import { ListProductsQuery } from "./products.routes";
+import { ListProductsQuery } from "./products.schemas";
 import { listProducts, PRODUCTS_PER_PAGE } from "./products.service";
 
 export const cataloguePages = new Hono<AppEnv>();

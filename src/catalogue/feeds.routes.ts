@@ -6,7 +6,7 @@ import { resourcePage } from "../lib/pagination";
 import { IdParam, PageQuery, pageRequest, resourcePageOf } from "../lib/params";
 import { apiSecurity, createRouter, ErrorBody, errorResponse, errorResponses, responses } from "../lib/router";
 import { parseOrThrow } from "../lib/validation";
-import { booleanParam } from "./params";
+import { booleanParam } from "./params.schemas";
 import { presentFeed, presentImport } from "./feeds.present";
 import { CreateFeedBody, ProductFeed, ProductImport, UpdateFeedBody } from "./feeds.schemas";
 import { createFeed, deleteFeed, getFeed, listFeeds, updateFeed } from "./feeds.service";

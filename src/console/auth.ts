@@ -7,7 +7,7 @@ import type { AppEnv } from "../env";
 import { limitCredential } from "../middleware/rate-limit";
 import type { Area } from "./areas";
 import { clearCookie, readCookie, setFlash, writeCookie } from "./cookies";
-import { liveSession, openSession, sessionRow, SESSION_LIMITS, type LiveSession, type OpenedWith } from "./sessions";
+import { liveSession, openSession, sessionRow, SESSION_LIMITS, type LiveSession, type OpenedWith } from "../accounts/sign-in-sessions";
 import { MovedAway, onAccountShard, useShard } from "../shards/request";
 import { shardNumbers } from "../shards/shards";
 import { ApiError } from "../lib/errors";

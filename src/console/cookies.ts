@@ -4,6 +4,8 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { AppEnv, Flash } from "../env";
+import type { BookmarkCookie } from "../middleware/request-id";
+import { areaOfPath } from "./areas";
 
 export function isLocalDevelopment(url: string): boolean {
   const { protocol, hostname } = new URL(url);
@@ -30,6 +32,16 @@ export function writeCookie(c: Context<AppEnv>, name: string, value: string, max
 export function clearCookie(c: Context<AppEnv>, name: string) {
   deleteCookie(c, cookieName(c, name), options(c));
 }
+
+/** Where a browser keeps the console's D1 bookmark: its pages read their own writes after a redirect. */
+const BOOKMARK_COOKIE = "oi_d1_bookmark";
+
+/** The console's bookmark cookie, which src/app.ts hands to the request context. */
+export const consoleBookmarkCookie: BookmarkCookie = {
+  applies: (c) => areaOfPath(c.req.path) !== undefined,
+  read: (c) => readCookie(c, BOOKMARK_COOKIE),
+  write: (c, bookmark) => writeCookie(c, BOOKMARK_COOKIE, bookmark, 60 * 60),
+};
 
 // ---- The flash: one message for the next page ------------------------------------
 

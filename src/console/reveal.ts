@@ -6,12 +6,14 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { areaOfPath } from "./areas";
 import { sessionSecret } from "./auth";
+import type { Revealed } from "../ui/secret";
 import { clearCookie, readCookie, writeCookie } from "./cookies";
 
 const COOKIE = "oi_reveal";
 const LIFETIME_SECONDS = 120;
 
-export type Revealed = { label: string; value: string; note?: string };
+/** What a page reveals: the UI kit's SecretOnce shows it. */
+export type { Revealed };
 
 async function keyOf(c: Context<AppEnv>): Promise<CryptoKey | null> {
   const area = areaOfPath(c.req.path);

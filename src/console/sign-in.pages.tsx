@@ -16,7 +16,7 @@ import { safeNext, type Area } from "./areas";
 import { currentSession, requireSession, sessionCookie, sessionSecret, startSession } from "./auth";
 import { clearCookie, setFlash } from "./cookies";
 import { checkSignInToken, originCheck, sessionToken, signInToken } from "./csrf";
-import { endSession, type OpenedWith } from "./sessions";
+import { endSession, type OpenedWith } from "../accounts/sign-in-sessions";
 
 type SignInField = { name: string; label: string; type: "text" | "password"; autocomplete: string; inputmode?: "numeric" };
 

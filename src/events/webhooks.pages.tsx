@@ -19,7 +19,7 @@ import { Pagination } from "../ui/pagination";
 import { SecretOnce } from "../ui/secret";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
-import { CreateWebhook, DELIVERY_STATUSES } from "./webhooks.routes";
+import { CreateWebhook, DELIVERY_STATUSES } from "./webhooks.schemas";
 import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks, redeliver, updateWebhook, type AttemptRow, type DeliveryRow, type DeliveryStatus } from "./webhooks.service";
 
 export const webhooksPages = new Hono<AppEnv>();

@@ -1,11 +1,10 @@
 // HTTP contract of /api/v1/webhooks: the shop's subscriptions to events, their deliveries, re-sending.
 import { createRoute, z } from "@hono/zod-openapi";
-import { EVENT_TYPES } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
 import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
 import { apiSecurity, createRouter, errorResponse, errorResponses, jsonBody, responses } from "../lib/router";
-import { field, isHttpUrl } from "../lib/validation";
+import { CreateWebhook, DELIVERY_STATUSES, EventTypeJson, UpdateWebhook } from "./webhooks.schemas";
 import { presentDeliveries, presentDelivery, presentWebhook } from "./webhooks.present";
 import {
   createWebhook,
@@ -21,8 +20,6 @@ import {
 
 export const webhooksRouter = createRouter();
 
-export const DELIVERY_STATUSES = ["pending", "delivering", "delivered", "failed"] as const;
-const EventTypeJson = z.enum(EVENT_TYPES);
 
 const WebhookJson = z
   .object({
@@ -60,52 +57,6 @@ const DeliveryJson = z
     attempts: z.array(AttemptJson).openapi({ description: "Every attempt, oldest first" }),
   })
   .openapi("WebhookDelivery");
-
-const URL_MESSAGE = "The :attribute field must be a valid URL.";
-const url = field.text(2048).refine(isHttpUrl, URL_MESSAGE);
-// Each type once, in the documented order, however the shop listed them.
-const eventTypes = z
-  .array(EventTypeJson)
-  .min(1)
-  .max(50)
-  .transform((types) => EVENT_TYPES.filter((t) => types.includes(t)));
-// A shop-chosen secret must be long enough to be a secret.
-const secret = z.preprocess((v) => (typeof v === "string" ? v.trim() || undefined : (v ?? undefined)), z.string().min(16).max(255).optional());
-
-const DESCRIBE = {
-  url: "The http(s) URL each event is POSTed to, signed (X-Webhook-Signature) with the subscription's secret.",
-  events: `The event types to send, at least one: ${EVENT_TYPES.join(", ")}.`,
-  secret: "A signing secret of your own, 16 to 255 characters; without one a whsec_… secret is generated. Shown only in the answer that sets it.",
-  active: "false pauses the subscription: no deliveries are made for it until it is active again. true by default.",
-};
-export const CreateWebhook = z
-  .object({
-    url: url.openapi({ description: DESCRIBE.url }),
-    events: eventTypes.openapi({ description: DESCRIBE.events }),
-    secret: secret.openapi({ description: DESCRIBE.secret }),
-    active: field.optionalBoolean().openapi({ description: DESCRIBE.active }),
-  })
-  .openapi("CreateWebhookRequest", {
-    example: { url: "https://shop.example.com/hooks/orders", events: ["order.created", "order_line.status_changed"] },
-  });
-const UpdateWebhook = z
-  .object({
-    url: field
-      .optionalText(2048)
-      .refine((v) => v === undefined || isHttpUrl(v), URL_MESSAGE)
-      .openapi({ description: DESCRIBE.url }),
-    events: eventTypes.optional().openapi({ description: DESCRIBE.events }),
-    secret: secret.openapi({ description: DESCRIBE.secret }),
-    rotate_secret: field.optionalBoolean().openapi({ description: "true: replace the secret with a new generated one (shown in the answer)" }),
-    active: field.optionalBoolean().openapi({ description: DESCRIBE.active }),
-  })
-  .superRefine((v, ctx) => {
-    if (v.rotate_secret && v.secret !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["rotate_secret"], message: "The :attribute field cannot be combined with secret." });
-    }
-  })
-  .openapi("UpdateWebhookRequest", { example: { events: ["order.created", "order.completed"], rotate_secret: true } });
-
 const DeliveryParams = z.object({
   id: z.string().openapi({ example: "1", description: "The subscription's id." }),
   deliveryId: z.string().openapi({ example: "1", description: "The delivery's id, as the subscription's delivery list shows it." }),

@@ -370,7 +370,7 @@ export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: Authent
       ...completionStatements(orderIds, now),
     ]);
     if (!written) return LOST;
-    return { results: ids.map((id) => ({ line_id: id, current_status: j.status.get(id)! })), rerouted: plan.reroutedOrders };
+    return { results: ids.map((id) => ({ lineId: id, status: j.status.get(id)! })), rerouted: plan.reroutedOrders };
   });
   await pipeline.send(result.rerouted.map((orderId) => ({ type: "route_order" as const, orderId })));
   return result.results;
@@ -479,8 +479,11 @@ export async function getSupplierDispatch(db: Db, supplier: AuthenticatedSupplie
   return { dispatch, order, lines, shipments: shipmentRows };
 }
 
-/** Pull channel: the supplier took the order; its lines are completed. Repeating it changes nothing. */
-export async function acknowledgeDispatch(db: Db, supplier: AuthenticatedSupplier, dispatchId: number) {
+/**
+ * Pull channel: the supplier took the order; its lines are completed. Repeating it changes nothing
+ * (and answers the first acknowledgement's time).
+ */
+export async function acknowledgeDispatch(db: Db, supplier: AuthenticatedSupplier, dispatchId: number): Promise<{ dispatchId: number; acknowledgedAt: string }> {
   const dispatch = await db.query.dispatches.findFirst({ where: and(eq(dispatches.id, dispatchId), eq(dispatches.supplierId, supplier.id)) });
   if (!dispatch) throw ApiError.notFound(`Order with dispatch id '${dispatchId}' not found`);
   if (dispatch.status !== "awaiting_pickup" && dispatch.status !== "acknowledged") {
@@ -500,5 +503,5 @@ export async function acknowledgeDispatch(db: Db, supplier: AuthenticatedSupplie
     ...answeredStatements(lines.map((l) => ({ lineId: l.id, orderId: l.orderId, shipping: "start" })), now),
     ...completionStatements([dispatch.orderId], now),
   ]);
-  return { dispatch_id: dispatchId, status: "acknowledged" as const, acknowledged_at: dispatch.acknowledgedAt ?? now };
+  return { dispatchId, acknowledgedAt: dispatch.acknowledgedAt ?? now };
 }

@@ -158,5 +158,5 @@ export async function acknowledgeCancellation(db: Db, supplier: AuthenticatedSup
     .where(and(eq(cancellations.id, cancellationId), eq(cancellations.supplierId, supplier.id)))
     .returning();
   if (!row) throw ApiError.notFound(`Cancellation with id '${cancellationId}' not found`);
-  return { cancellation_id: row.id, status: row.status, acknowledged_at: row.acknowledgedAt! };
+  return row;
 }

@@ -1,7 +1,7 @@
 // What a supplier receives: one document per (order, supplier) with that supplier's lines,
 // as JSON (webhook, pull), as CSV rows (pull, e-mail attachment) and as plain text (e-mail).
 import type { Dispatch, Order, OrderLine, Supplier } from "../db/schema";
-import { presentAddress } from "../orders/orders.present";
+import { shippingAddressOf } from "../orders/orders.service";
 import type { SupplierDispatch } from "./answers.service";
 import { csvCell } from "../lib/csv";
 
@@ -32,7 +32,7 @@ export function buildDocument(dispatch: Dispatch, order: Order, supplier: Pick<S
         note: order.shippingNote,
         delivery_date: order.shippingDeliveryDate,
       },
-      shipping_address: presentAddress(order),
+      shipping_address: shippingAddressOf(order),
     },
     lines: lines.map((l) => ({
       id: l.id,

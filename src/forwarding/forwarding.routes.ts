@@ -3,7 +3,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { apiSecurity, createRouter, errorResponse, errorResponses, responses } from "../lib/router";
 import { field } from "../lib/validation";
 import { OrderDetail, referenceParam } from "../orders/orders.schemas";
-import { showOrder } from "../orders/orders.present";
+import { presentOrderDetail } from "../orders/orders.present";
+import { getOrder } from "../orders/orders.service";
 import { presentDispatch } from "./forwarding.present";
 import { completeByHand, listDispatches, retryFailedLines } from "./forwarding.service";
 
@@ -39,7 +40,7 @@ forwardingRouter.openapi(
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
     await retryFailedLines(c.get("db"), c.get("pipeline"), accountId, reference);
-    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
+    return c.json(presentOrderDetail(await getOrder(c.get("db"), accountId, reference)), 200);
   },
 );
 
@@ -70,7 +71,7 @@ forwardingRouter.openapi(
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
     await completeByHand(c.get("db"), accountId, reference, c.req.valid("json")?.line_ids);
-    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
+    return c.json(presentOrderDetail(await getOrder(c.get("db"), accountId, reference)), 200);
   },
 );
 

@@ -17,6 +17,7 @@ import { toSupplierIdShard } from "../shards/request";
 import { acknowledgeDispatch, answerErrors, applyAnswers, listSupplierDispatches, type Answer } from "./answers.service";
 import { AnswersBody, readAnswers } from "./answers.schemas";
 import { csvRows, presentSupplierDispatch, toCsv } from "./document";
+import { presentAnswerResults, presentCancellationAcknowledged, presentDispatchAcknowledged } from "./forwarding.present";
 import { buildCancellationDocument, presentSupplierCancellation } from "./cancellation-document";
 import { acknowledgeCancellation, listSupplierCancellations, OPEN_CANCELLATION_STATUSES } from "./cancellations.service";
 
@@ -129,7 +130,7 @@ supplierApiRouter.openapi(
     const raw = c.req.valid("param").dispatchId;
     const id = parseId(raw);
     if (id === null) throw ApiError.notFound(`Order with dispatch id '${raw}' not found`);
-    return c.json(await acknowledgeDispatch(c.get("db"), c.get("supplier"), id), 200);
+    return c.json(presentDispatchAcknowledged(await acknowledgeDispatch(c.get("db"), c.get("supplier"), id)), 200);
   },
 );
 
@@ -244,7 +245,7 @@ supplierApiRouter.openapi(
   }),
   async (c) => {
     const id = idOrNotFound(c.req.valid("param").cancellationId, "Cancellation");
-    return c.json(await acknowledgeCancellation(c.get("db"), c.get("supplier"), id), 200);
+    return c.json(presentCancellationAcknowledged(await acknowledgeCancellation(c.get("db"), c.get("supplier"), id)), 200);
   },
 );
 
@@ -269,7 +270,7 @@ supplierApiRouter.openapi(
       ...errorResponses,
     },
   }),
-  async (c) => c.json({ results: await applyAnswers(c.get("db"), c.get("pipeline"), c.get("supplier"), c.req.valid("json").answers) }, 200),
+  async (c) => c.json(presentAnswerResults(await applyAnswers(c.get("db"), c.get("pipeline"), c.get("supplier"), c.req.valid("json").answers)), 200),
   // A body the schema refuses: its errors and the lines' at once.
   (result, c) => (result.success ? undefined : refuseAnswers(c.get("db"), c.get("supplier"), (result as { data?: unknown }).data)),
 );
@@ -310,6 +311,6 @@ supplierApiRouter.openapi(
     if (!parsed) throw ApiError.badRequest(MALFORMED_JSON);
     const answers = await answersOf(c.get("db"), { id: supplier.id, accountId: supplier.accountId, name: supplier.name }, parsed.value);
     const results = await applyAnswers(c.get("db"), c.get("pipeline"), { id: supplier.id, accountId: supplier.accountId, name: supplier.name }, answers);
-    return c.json({ results }, 200);
+    return c.json(presentAnswerResults(results), 200);
   },
 );

@@ -88,6 +88,12 @@ export const PAYLOAD_TOO_LARGE_BODY = {
   error: "The request body must not be larger than 1 MiB.",
 } as const;
 
+/** The rate limiters' period (wrangler.toml); Retry-After tells clients to wait that long at most. */
+export const RATE_LIMIT_PERIOD_SECONDS = 60;
+
+/** A credential over its limit (src/middleware/rate-limit.ts answers it; the API document shows it). */
+export const RATE_LIMITED = `Rate limit exceeded for this key; retry after ${RATE_LIMIT_PERIOD_SECONDS} seconds.`;
+
 export const INTERNAL_ERROR_BODY = {
   message: "Internal Server Error",
   error: "Something went wrong on our side, please retry later.",

@@ -2,8 +2,7 @@
 // the document's error responses, each with a true example of what that status answers.
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
-import { RATE_LIMITED } from "../middleware/rate-limit";
-import { ApiError, INTERNAL_ERROR_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./errors";
+import { ApiError, INTERNAL_ERROR_BODY, PAYLOAD_TOO_LARGE_BODY, RATE_LIMITED, STATUS_MESSAGES } from "./errors";
 import { MALFORMED_JSON, unsupportedMediaType } from "./request-body";
 import { SIGNATURE_MISMATCH } from "./signature";
 import { toValidationErrors } from "./validation";

@@ -2,10 +2,7 @@
 // authentication per client address (so guessing keys is slow; keys are 256-bit anyway).
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { ApiError } from "../lib/errors";
-
-// The bindings' period (wrangler.toml); Retry-After tells clients to wait that long at most.
-const PERIOD_SECONDS = 60;
+import { ApiError, RATE_LIMIT_PERIOD_SECONDS as PERIOD_SECONDS, RATE_LIMITED } from "../lib/errors";
 
 // Addresses this isolate saw go over the failure limit, so their next attempts are refused before
 // any key is checked (the binding itself only counts when asked).
@@ -18,8 +15,6 @@ function clientAddress(c: Context<AppEnv>): string {
 function tooMany(error: string): ApiError {
   return new ApiError(429, "Too Many Requests", { error }, { "Retry-After": String(PERIOD_SECONDS) });
 }
-
-export const RATE_LIMITED = `Rate limit exceeded for this key; retry after ${PERIOD_SECONDS} seconds.`;
 
 /** Counts one request against a credential (an api-key id or a supplier key id). */
 export async function limitCredential(c: Context<AppEnv>, credential: string): Promise<void> {

@@ -3,23 +3,30 @@ import type { AppEnv } from "../env";
 import { newD1Metrics, withD1Metrics, withMeteredDirectory } from "../db/metrics";
 import { BOOKMARK_HEADER, laterBookmark, parseBookmark } from "../db/sessions";
 import { useShard } from "../shards/request";
-import { areaOfPath } from "../console/areas";
-import { readCookie, writeCookie } from "../console/cookies";
+import type { Context } from "hono";
 
-/** Where a browser keeps the console's bookmark: its pages read their own writes after a redirect. */
-const BOOKMARK_COOKIE = "oi_d1_bookmark";
+/**
+ * Where a browser keeps its D1 bookmark, so its pages read their own writes after a redirect: the
+ * console passes its cookie in (src/console/cookies.ts), as this middleware knows neither face.
+ */
+export type BookmarkCookie = {
+  /** Whether the request is one of that face's. */
+  applies(c: Context<AppEnv>): boolean;
+  read(c: Context<AppEnv>): string | undefined;
+  write(c: Context<AppEnv>, bookmark: string): void;
+};
 
 /**
  * Gives every request an id (echoed as X-Request-Id, used in server logs), its D1 sessions (the
  * db and the primary for credentials, src/db/sessions.ts) and the pipeline; answers the newest
  * D1 bookmark in x-d1-bookmark (a browser in the console gets it as a cookie too).
  */
-export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
+export const requestContext = (bookmarkCookie?: BookmarkCookie) => createMiddleware<AppEnv>(async (c, next) => {
   const incoming = c.req.header("x-request-id");
   const id = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : crypto.randomUUID();
   c.set("requestId", id);
-  const inConsole = areaOfPath(c.req.path) !== undefined;
-  const cookieBookmark = inConsole ? parseBookmark(readCookie(c, BOOKMARK_COOKIE)) : undefined;
+  const cookie = bookmarkCookie?.applies(c) ? bookmarkCookie : undefined;
+  const cookieBookmark = cookie ? parseBookmark(cookie.read(c)) : undefined;
   const given = parseBookmark(c.req.header(BOOKMARK_HEADER)) ?? cookieBookmark;
   const bench = c.env.BENCH_METRICS === "1";
   c.set("bookmark", given);
@@ -53,5 +60,5 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   // A request that read nothing leaves the client where it was (its own bookmark, or none yet).
   const bookmark = laterBookmark(c.get("database").bookmark(), given) ?? "";
   c.header(BOOKMARK_HEADER, bookmark);
-  if (inConsole && bookmark && bookmark !== cookieBookmark) writeCookie(c, BOOKMARK_COOKIE, bookmark, 60 * 60);
+  if (cookie && bookmark && bookmark !== cookieBookmark) cookie.write(c, bookmark);
 });

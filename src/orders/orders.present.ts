@@ -1,9 +1,8 @@
 // Rows -> the public JSON of an order, exactly as the original service shows it (the API's face).
-import type { Db } from "../db";
 import { LINE_STATUSES, type Order, type OrderLineLog } from "../db/schema";
 import { csvLines } from "../lib/csv";
 import { groupBy } from "../lib/group";
-import { getOrder, shippingAddressOf, type LineWithSupplier, type PendingCancellation } from "./orders.service";
+import { shippingAddressOf, type LineWithSupplier, type PendingCancellation } from "./orders.service";
 
 /** The spec's shipping_address (also what suppliers and routing rules see of it). */
 export const presentAddress = shippingAddressOf;
@@ -87,19 +86,13 @@ export function presentOrderSummaries(orderRows: Order[], lines: LineWithSupplie
 }
 
 /** A single order: every line with its logs, oldest first. */
-export function presentOrderDetail(order: Order, lines: (LineWithSupplier & { pendingCancellation: PendingCancellation | null })[], logs: OrderLineLog[]) {
+export function presentOrderDetail({ order, lines, logs }: { order: Order; lines: (LineWithSupplier & { pendingCancellation: PendingCancellation | null })[]; logs: OrderLineLog[] }) {
   const logsByLine = groupBy(logs, (log) => log.orderLineId);
   return presentOrder(
     order,
     lines,
     lines.map((line) => ({ ...presentLine(line, { cancellation: line.pendingCancellation }), logs: (logsByLine.get(line.id) ?? []).map(presentLog) })),
   );
-}
-
-/** The public JSON of one order, read fresh: the answer of every API route that returns an order. */
-export async function showOrder(db: Db, accountId: number, reference: string) {
-  const { order, lines, logs } = await getOrder(db, accountId, reference);
-  return presentOrderDetail(order, lines, logs);
 }
 
 // ---- The list as CSV (GET /api/v1/orders/export, the console's "Export CSV") -----------------------

@@ -4,9 +4,9 @@ import { apiSecurity, createRouter, ErrorBody, errorResponses, responses } from 
 import { FORM_TYPES, JSON_TYPE, readBody } from "../lib/request-body";
 import { parseOrThrow } from "../lib/validation";
 import { pageParam, resourcePage } from "../lib/pagination";
-import { orderCsvStream, presentOrderSummaries, showOrder } from "./orders.present";
+import { orderCsvStream, presentOrderDetail, presentOrderSummaries } from "./orders.present";
 import { CreateOrderBody, CreateOrderResponse, ExportOrdersQuery, ListOrdersQuery, OrderDetail, OrderPage, referenceParam } from "./orders.schemas";
-import { createOrder, exportOrders, listOrders } from "./orders.service";
+import { createOrder, exportOrders, getOrder, listOrders } from "./orders.service";
 
 export const ordersRouter = createRouter();
 
@@ -119,5 +119,5 @@ const showOrderRoute = createRoute({
 });
 
 ordersRouter.openapi(showOrderRoute, async (c) => {
-  return c.json(await showOrder(c.get("db"), c.get("account").id, c.req.valid("param").reference), 200);
+  return c.json(presentOrderDetail(await getOrder(c.get("db"), c.get("account").id, c.req.valid("param").reference)), 200);
 });

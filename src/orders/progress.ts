@@ -1,6 +1,6 @@
 // What happened to a line, in a person's words: the API's seven states stay as they are, but
 // "completed" is the contract's word for "sent", and it also covers a line the supplier accepted and
-// one it shipped. The console says which (src/ui/badge.tsx, LineProgressBadge), from what the pages
+// one it shipped. The console says which (src/orders/progress-badge.tsx, LineProgressBadge), from what the pages
 // already read: the line, its shipments, and its log or its dispatch's channel.
 import type { Channel, LineStatus } from "../db/schema";
 

@@ -3,7 +3,7 @@
 // older than a week pruned in the same batch.
 import { desc, lt } from "drizzle-orm";
 import { feedTimeoutMs, runScheduledImports } from "../catalogue/imports.service";
-import { deleteEndedSessions } from "../console/sessions";
+import { deleteEndedSessions } from "../accounts/sign-in-sessions";
 import { createDb, type Db } from "../db";
 import { sweeperRuns, type SweeperRun } from "../db/schema";
 import type { Bindings } from "../env";

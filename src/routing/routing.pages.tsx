@@ -8,11 +8,12 @@ import { money, orDash } from "../ui/format";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import { actorWords } from "./line-actions";
+import { presentExplanation } from "./explain.present";
 import { explainOrder } from "./routing.service";
 
 export const routingPages = new Hono<AppEnv>();
 
-type Explained = Awaited<ReturnType<typeof explainOrder>>;
+type Explained = ReturnType<typeof presentExplanation>;
 type ExplainedLine = Explained["lines"][number];
 
 const OUTCOMES: Record<string, string> = {
@@ -25,7 +26,7 @@ const show = (value: unknown) => (value === null || value === undefined || value
 
 routingPages.get("/orders/:reference/explain", async (c) => {
   const reference = c.req.param("reference");
-  const result = await explainOrder(c.get("db"), c.get("account").id, { reference });
+  const result = presentExplanation(await explainOrder(c.get("db"), c.get("account").id, { reference }));
   const body = <ExplainView result={result} currency={c.get("account").currency} />;
   if (c.req.header("hx-request") === "true") return c.html(body);
   return c.render(

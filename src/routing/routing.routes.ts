@@ -8,7 +8,8 @@ import { idOrNotFound } from "../lib/params";
 import { apiSecurity, createRouter, errorResponse, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
 import { OrderDetail, referenceParam } from "../orders/orders.schemas";
-import { showOrder } from "../orders/orders.present";
+import { presentOrderDetail } from "../orders/orders.present";
+import { getOrder } from "../orders/orders.service";
 import { assignLine, rerouteLine } from "./line-actions";
 import { routeNow, setBlocked } from "./routing.service";
 
@@ -43,7 +44,7 @@ routingRouter.openapi(
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
     await setBlocked(c.get("db"), c.get("pipeline"), accountId, reference, true, c.req.valid("json")?.reason);
-    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
+    return c.json(presentOrderDetail(await getOrder(c.get("db"), accountId, reference)), 200);
   },
 );
 
@@ -64,7 +65,7 @@ routingRouter.openapi(
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
     await setBlocked(c.get("db"), c.get("pipeline"), accountId, reference, false, c.req.valid("json")?.reason);
-    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
+    return c.json(presentOrderDetail(await getOrder(c.get("db"), accountId, reference)), 200);
   },
 );
 
@@ -85,7 +86,7 @@ routingRouter.openapi(
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
     await routeNow(c.get("db"), c.get("pipeline"), accountId, reference);
-    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
+    return c.json(presentOrderDetail(await getOrder(c.get("db"), accountId, reference)), 200);
   },
 );
 
@@ -129,7 +130,7 @@ routingRouter.openapi(
     const { reference, line_id } = c.req.valid("param");
     const lineId = idOrNotFound(line_id, "Order line");
     await assignLine(c.get("db"), c.get("pipeline"), accountId, reference, lineId, c.req.valid("json").supplier_id, apiActor(c));
-    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
+    return c.json(presentOrderDetail(await getOrder(c.get("db"), accountId, reference)), 200);
   },
 );
 
@@ -159,6 +160,6 @@ routingRouter.openapi(
     const { reference, line_id } = c.req.valid("param");
     const lineId = idOrNotFound(line_id, "Order line");
     await rerouteLine(c.get("db"), c.get("pipeline"), accountId, reference, lineId, apiActor(c));
-    return c.json(await showOrder(c.get("db"), accountId, reference), 200);
+    return c.json(presentOrderDetail(await getOrder(c.get("db"), accountId, reference)), 200);
   },
 );

@@ -91,42 +91,11 @@ export async function explainOrder(db: Db, accountId: number, input: { reference
     // A re-routed line is decided as re-routing decides it: without the suppliers it already had.
     const chain = line.rerouteChain ?? [];
     const { decision, trace } = decideLine(subjectOf(order, line), ctx, new Set(chain.map((h) => h.supplier_id)));
-    return {
-      position,
-      line_id: line.id,
-      external_id: line.externalId,
-      current_status: line.currentStatus,
-      decision: {
-        action: decision.action,
-        decided_by: decision.action === "none" ? null : decision.decidedBy,
-        supplier: decision.action === "assign_supplier" ? { id: decision.supplier.id, name: decision.supplier.name } : null,
-        rule_id: "rule" in decision ? decision.rule.id : null,
-        product_id: decision.action === "assign_supplier" && decision.decidedBy === "catalogue" ? decision.product.productId : null,
-        message: decision.message,
-      },
-      // The supplier a person chose for the line (src/routing/line-actions.ts), until it leaves that supplier.
-      manual_decision: line.manualDecision
-        ? { supplier: { id: line.manualDecision.supplier_id, name: line.manualDecision.supplier_name }, by: line.manualDecision.by, at: line.manualDecision.at }
-        : null,
-      rules: trace.rules.map((r) => (r.id === draftId ? { ...r, draft: true } : r)),
-      catalogue: trace.catalogue,
-      supplier_field: trace.supplier_field,
-      // The suppliers the line had before, and why each let it go (src/routing/reroute.ts).
-      reroute: {
-        enabled: policy.enabled,
-        attempt: chain.length + 1,
-        max_attempts: policy.maxAttempts,
-        split_from_line_id: line.splitFromLineId,
-        chain: chain.map((h) => ({ supplier: { id: h.supplier_id, name: h.supplier_name }, outcome: h.outcome, reason: h.reason, line_id: h.line_id, at: h.at })),
-      },
-    };
+    return { position, line, chain, decision, trace };
   });
   const blocker = explained.find((l) => l.decision.action === "block");
-  return {
-    reference: order.reference,
-    blocked: order.blocked,
-    // Only pending lines are matched when the order is processed; a block stops the whole order.
-    outcome: order.blocked ? "already_blocked" : blocker ? "would_block" : "would_route",
-    lines: explained,
-  };
+  // Only pending lines are matched when the order is processed; a block stops the whole order.
+  const outcome = order.blocked ? "already_blocked" : blocker ? "would_block" : "would_route";
+  // src/routing/explain.present.ts shows it (the API's JSON, and the console's explain pages).
+  return { reference: order.reference, blocked: order.blocked, outcome, policy, draftRuleId: draftId, lines: explained };
 }

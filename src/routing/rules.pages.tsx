@@ -16,8 +16,9 @@ import { Checkbox, CsrfField, Field, FormError, RadioGroup, SelectField, TextAre
 import { EmptyState } from "../ui/notice";
 import { DataTable } from "../ui/table";
 import { ExplainView } from "./routing.pages";
+import { presentExplanation } from "./explain.present";
 import { explainOrder } from "./routing.service";
-import { ExplainBody } from "./rules.routes";
+import { ExplainBody } from "./rules.schemas";
 import { OPERATORS, typeOf, VARIABLES } from "./rules.language";
 import { CreateRuleBody, ReorderBody, type CreateRuleInput } from "./rules.schemas";
 import { createRule, deleteRule, getRule, listRules, reorderRules, updateRule } from "./rules.service";
@@ -201,7 +202,7 @@ rulesPages.post("/rules/reorder", async (c) => {
 
 // ---- New and edit ---------------------------------------------------------------------------
 
-type TryResult = { result?: Awaited<ReturnType<typeof explainOrder>>; currency?: string; errors: ValidationErrors; ruleErrors?: boolean };
+type TryResult = { result?: ReturnType<typeof presentExplanation>; currency?: string; errors: ValidationErrors; ruleErrors?: boolean };
 type FormView = { rule?: RoutingRule; values: FormValues; errors: ValidationErrors; suppliers: Supplier[]; csrf: string; tried?: TryResult; formError?: string };
 
 const ruleAction = (rule?: RoutingRule) => (rule ? `${PATH}/${rule.id}` : `${PATH}/new`);
@@ -293,7 +294,7 @@ async function tryDraft(c: Context<AppEnv>, values: FormValues, checked: ReturnT
     return { errors: reference ? { try_reference: messages } : { try_order: messages } };
   }
   const draft: CreateRuleInput & { id?: number } = { ...checked.data, ...(rule ? { id: rule.id } : {}) };
-  const result = await attempt(() => explainOrder(c.get("db"), c.get("account").id, { ...input.data, rule: draft }));
+  const result = await attempt(async () => presentExplanation(await explainOrder(c.get("db"), c.get("account").id, { ...input.data, rule: draft })));
   if (!result.ok) return { errors: { try_reference: Object.values(result.errors).flat() } };
   return { result: result.value, currency: c.get("account").currency, errors: {} };
 }

@@ -4,11 +4,10 @@ import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
 import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
 import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
-import { field } from "../lib/validation";
-import { CreateOrderBody, ORDER_EXAMPLE } from "../orders/orders.schemas";
 import { presentRule } from "./rules.present";
-import { CreateRuleBody, ReorderBody, RuleJson, UpdateRuleBody } from "./rules.schemas";
+import { CreateRuleBody, ExplainBody, ReorderBody, RuleJson, UpdateRuleBody } from "./rules.schemas";
 import { createRule, deleteRule, getRule, listRules, reorderRules, updateRule } from "./rules.service";
+import { presentExplanation } from "./explain.present";
 import { explainOrder } from "./routing.service";
 
 export const rulesRouter = createRouter();
@@ -75,31 +74,6 @@ rulesRouter.openapi(
   },
 );
 
-export const ExplainBody = z
-  .object({
-    reference: field
-      .optionalText(64)
-      .openapi({ description: "The reference of one of the account's orders: how its lines are, or would now be, matched." }),
-    order: CreateOrderBody.optional().openapi({
-      description: "Or an order as POST /api/v1/orders takes it: how it would be matched, without storing it.",
-    }),
-    rule: CreateRuleBody.extend({
-      id: field.optionalInt({ min: 1, max: 1e15 }).openapi({ description: "The saved rule this draft replaces (an edit); left out: a new rule." }),
-    })
-      .optional()
-      .openapi({
-        description:
-          "A draft rule to try before saving it, in the body of POST /api/v1/routing-rules: evaluated as if saved and active, at its " +
-          "priority (without one: the edited rule's, or last), in place of the saved rule `id` names. Nothing is written.",
-      }),
-  })
-  .superRefine((v, ctx) => {
-    if (v.reference === undefined && v.order === undefined) {
-      ctx.addIssue({ code: "custom", path: ["reference"], message: "The :attribute field is required when order is not present." });
-    }
-  })
-  .openapi("ExplainRequest", { example: { order: ORDER_EXAMPLE } });
-
 rulesRouter.openapi(
   createRoute({
     method: "post",
@@ -119,7 +93,7 @@ rulesRouter.openapi(
       ...errorResponses,
     },
   }),
-  async (c) => c.json(await explainOrder(c.get("db"), c.get("account").id, c.req.valid("json")), 200),
+  async (c) => c.json(presentExplanation(await explainOrder(c.get("db"), c.get("account").id, c.req.valid("json"))), 200),
 );
 
 rulesRouter.openapi(

@@ -1,6 +1,7 @@
 // The routing-rule contract: conditions in the rule language, an action, a priority.
 import { z } from "@hono/zod-openapi";
 import { field } from "../lib/validation";
+import { CreateOrderBody, ORDER_EXAMPLE } from "../orders/orders.schemas";
 import { checkCondition, OPERATORS, VARIABLES } from "./rules.language";
 
 const Condition = z
@@ -93,3 +94,29 @@ export const RuleJson = z
     updated_at: z.string(),
   })
   .openapi("RoutingRule");
+
+export const ExplainBody = z
+  .object({
+    reference: field
+      .optionalText(64)
+      .openapi({ description: "The reference of one of the account's orders: how its lines are, or would now be, matched." }),
+    order: CreateOrderBody.optional().openapi({
+      description: "Or an order as POST /api/v1/orders takes it: how it would be matched, without storing it.",
+    }),
+    rule: CreateRuleBody.extend({
+      id: field.optionalInt({ min: 1, max: 1e15 }).openapi({ description: "The saved rule this draft replaces (an edit); left out: a new rule." }),
+    })
+      .optional()
+      .openapi({
+        description:
+          "A draft rule to try before saving it, in the body of POST /api/v1/routing-rules: evaluated as if saved and active, at its " +
+          "priority (without one: the edited rule's, or last), in place of the saved rule `id` names. Nothing is written.",
+      }),
+  })
+  .superRefine((v, ctx) => {
+    if (v.reference === undefined && v.order === undefined) {
+      ctx.addIssue({ code: "custom", path: ["reference"], message: "The :attribute field is required when order is not present." });
+    }
+  })
+  .openapi("ExplainRequest", { example: { order: ORDER_EXAMPLE } });
+

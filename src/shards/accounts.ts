@@ -1,27 +1,28 @@
 // The operator's view across shards: an account is created on a shard (placement or pin), the
 // admin API's per-account paths run on the account's shard, and what is not per account (the list
-// of accounts, a key by its id) asks every shard.
+// of accounts, a key by its id) asks every shard. What is done on a shard (create, list, revoke)
+// the caller passes in: the shards know where, never what.
 import type { Context } from "hono";
-import { createAccount, listAccounts, revokeApiKey } from "../accounts/accounts.service";
 import { createDb, type Db } from "../db";
-import type { ApiKey } from "../db/schema";
 import type { AppEnv, Bindings } from "../env";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
-import { revokeSupplierKey } from "../suppliers/suppliers.service";
 import { registerAccount, shardOfAccount } from "./directory";
 import { useShard } from "./request";
 import { shardBinding, shardNumbers } from "./shards";
 
-/** A new account: its id minted by the directory, its row on the shard with most room (or the pinned one). */
-export async function openAccount(c: Context<AppEnv>, name: string, pin?: number) {
+/**
+ * A new account: its id minted by the directory, its row (`create`) on the shard with most room
+ * (or the pinned one), which the request then uses.
+ */
+export async function openAccount<T>(c: Context<AppEnv>, pin: number | undefined, create: (db: Db, accountId: number) => Promise<T>) {
   if (pin !== undefined && !shardNumbers(c.env).includes(pin)) {
     throw ApiError.validation({ shard: [`The selected shard is invalid. Shards: ${shardNumbers(c.env).join(", ")}.`] });
   }
   const { accountId, shard } = await registerAccount(c.env, pin);
   useShard(c, shard);
-  return { ...(await createAccount(c.get("db"), name, accountId)), shard };
+  return { account: await create(c.get("db"), accountId), shard };
 }
 
 /** Points an operator's request about one account at that account's shard (unknown: shard 0, where its 404 comes from). */
@@ -58,7 +59,11 @@ export async function pageEverywhere<T>(
  * pages and the total stay right. Costs one directory read of the moves under way (a partial
  * index of them: no row read while none is).
  */
-export async function listAccountsEverywhere(env: Bindings, page: PageRequest) {
+export async function listAccountsEverywhere<T extends { id: number }>(
+  env: Bindings,
+  page: PageRequest,
+  listAccounts: (db: Db, page: PageRequest, except: number[]) => Promise<{ total: number; rows: T[] }>,
+) {
   const moving = await movesUnderWay(env);
   const notServedBy = (shard: number) => moving.filter((m) => (m.fromShard === shard || m.toShard === shard) && m.shard !== shard).map((m) => m.accountId);
   return pageEverywhere(env, page, (db, p, shard) => listAccounts(db, p, notServedBy(shard)), (a, b) => a.id - b.id);
@@ -145,16 +150,20 @@ async function revokeKeyAnywhere<T>(
   return result;
 }
 
-/** An API key, revoked by the operator (revokeKeyAnywhere). */
-export const revokeApiKeyAnywhere = (env: Bindings, keyId: number): Promise<ApiKey> =>
-  revokeKeyAnywhere(env, "api_keys", keyId, (db, _key, now) => revokeApiKey(db, keyId, undefined, now), `API key with id '${keyId}' not found`);
+/** An API key, revoked by the operator (revokeKeyAnywhere): `revoke` revokes it on one shard. */
+export const revokeApiKeyAnywhere = <T>(env: Bindings, keyId: number, revoke: (db: Db, now: string) => Promise<T>): Promise<T> =>
+  revokeKeyAnywhere(env, "api_keys", keyId, (db, _key, now) => revoke(db, now), `API key with id '${keyId}' not found`);
 
-/** A supplier key, revoked by the operator (revokeKeyAnywhere). */
-export const revokeSupplierKeyAnywhere = (env: Bindings, keyId: number): Promise<void> =>
+/** A supplier key, revoked by the operator (revokeKeyAnywhere): `revoke` revokes it on one shard. */
+export const revokeSupplierKeyAnywhere = <T>(
+  env: Bindings,
+  keyId: number,
+  revoke: (db: Db, key: { accountId: number; supplierId: number }, now: string) => Promise<T>,
+): Promise<T> =>
   revokeKeyAnywhere(
     env,
     "supplier_keys",
     keyId,
-    (db, key, now) => revokeSupplierKey(db, key.accountId, key.supplierId!, keyId, now),
+    (db, key, now) => revoke(db, { accountId: key.accountId, supplierId: key.supplierId! }, now),
     `Supplier key with id '${keyId}' not found`,
   );

@@ -56,37 +56,14 @@ const CHUNK_BYTES = 1_000_000;
 /** Chunks (and phase steps) one call works through: well inside D1's 1,000 statements per invocation. */
 const STEPS_PER_CALL = 60;
 
-export type MoveState = {
-  account_id: number;
-  from_shard: number;
-  to_shard: number;
-  phase: MovePhase;
-  done: boolean;
-  rows_copied: number;
-  rows_deleted: number;
-  started_at: string;
-  finished_at: string | null;
-};
-
-type MoveRow = typeof directoryMoves.$inferSelect;
-
-const present = (m: MoveRow): MoveState => ({
-  account_id: m.accountId,
-  from_shard: m.fromShard,
-  to_shard: m.toShard,
-  phase: m.phase,
-  done: m.phase === "done",
-  rows_copied: m.rowsCopied,
-  rows_deleted: m.rowsDeleted,
-  started_at: m.startedAt,
-  finished_at: m.finishedAt,
-});
+/** A move as the directory records it (src/admin/moves.present.ts shows it). */
+export type MoveRow = typeof directoryMoves.$inferSelect;
 
 /**
  * Starts the account's move to `toShard`, or continues the one under way (to the same shard), and
  * works until it is done, the call's budget is spent, or the phase `pauseAfter` has finished.
  */
-export async function moveAccount(env: Bindings, accountId: number, toShard: number, pauseAfter?: MovePhase): Promise<MoveState> {
+export async function moveAccount(env: Bindings, accountId: number, toShard: number, pauseAfter?: MovePhase): Promise<MoveRow> {
   if (!shardNumbers(env).includes(toShard)) {
     throw ApiError.validation({ shard: [`The selected shard is invalid. Shards: ${shardNumbers(env).join(", ")}.`] });
   }
@@ -123,7 +100,7 @@ export async function moveAccount(env: Bindings, accountId: number, toShard: num
     });
     if (pauseAfter && before === pauseAfter && move.phase !== before) break;
   }
-  return present(move);
+  return move;
 }
 
 /** One bounded step of the move; the directory row as it stands after it. */

@@ -19,7 +19,7 @@ import { Pagination } from "../ui/pagination";
 import { SecretOnce } from "../ui/secret";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
-import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.routes";
+import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.schemas";
 import { registerSupplier, registerSupplierKey } from "../shards/directory";
 import { createSupplier, createSupplierKey, getSupplierWithKeys, listSuppliers, revokeSupplierKey, rotateSecret, updateSupplier } from "./suppliers.service";
 
@@ -195,11 +195,11 @@ suppliersPages.post("/suppliers/:id/keys", async (c) => {
     c.status(422);
     return renderSupplier(c, { values: { key_name: name }, errors: { key_name: checked.errors.name ?? [] } });
   }
-  const key = await createSupplierKey(c.get("db"), c.get("account").id, id, checked.data.name);
-  await registerSupplierKey(c.env, key.key, c.get("account").id);
+  const { key, secret } = await createSupplierKey(c.get("db"), c.get("account").id, id, checked.data.name);
+  await registerSupplierKey(c.env, secret, c.get("account").id);
   await revealOnce(c, {
     label: `New supplier key ${key.prefix}…`,
-    value: key.key,
+    value: secret,
     note: "The supplier signs in to its portal (/supplier) with it, or sends it to the API as Authorization: Bearer <key>.",
   });
   return done(c, `${PATH}/${id}`, { kind: "success", text: `Supplier key ${key.prefix}… issued.` });

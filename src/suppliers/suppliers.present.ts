@@ -28,3 +28,8 @@ export function presentSupplierWithSecret(s: Supplier) {
 export function presentSupplierKey(k: SupplierKey) {
   return { id: k.id, supplier_id: k.supplierId, name: k.name, prefix: k.prefix, revoked_at: k.revokedAt, created_at: k.createdAt };
 }
+
+/** A supplier key just issued, with its secret: the one answer that shows it. */
+export function presentNewSupplierKey({ key, secret }: { key: SupplierKey; secret: string }) {
+  return { id: key.id, supplier_id: key.supplierId, name: key.name, key: secret, prefix: key.prefix, created_at: key.createdAt };
+}

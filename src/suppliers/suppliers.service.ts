@@ -162,14 +162,15 @@ export async function rotateSecret(db: Db, accountId: number, id: number, expire
 }
 
 /** A key scoped to one supplier (pull channel, answers). The secret is shown once. */
-export async function createSupplierKey(db: Db, accountId: number, supplierId: number, name: string | undefined) {
+/** A new supplier key and its secret, which is stored only as a digest: the caller shows it once. */
+export async function createSupplierKey(db: Db, accountId: number, supplierId: number, name: string | undefined): Promise<{ key: SupplierKey; secret: string }> {
   await getSupplier(db, accountId, supplierId);
   const secret = newSupplierKeySecret();
   const [row] = await db
     .insert(supplierKeys)
     .values({ accountId, supplierId, name: name ?? null, keyHash: await sha256Hex(secret), prefix: secret.slice(0, 10), createdAt: isoMicro() })
     .returning();
-  return { id: row.id, supplier_id: supplierId, name: row.name, key: secret, prefix: row.prefix, created_at: row.createdAt };
+  return { key: row, secret };
 }
 
 /** The supplier with its keys (revoked ones too, newest first): one round trip. */

@@ -1,9 +1,21 @@
 // A shipping address as a person writes it, from the address in the contract's field names
 // (shippingAddressOf in orders.service.ts; the supplier document carries the same).
-import type { shippingAddressOf } from "../orders/orders.service";
 import { countryName } from "./format";
 
-type Address = ReturnType<typeof shippingAddressOf>;
+/** The fields of an address this shows, in the contract's names. */
+type Address = {
+  email: string | null;
+  first_name: string;
+  last_name: string;
+  company_name: string | null;
+  phone: string | null;
+  address1: string;
+  address2: string | null;
+  city: string;
+  postcode: string;
+  state: string | null;
+  country: string;
+};
 
 export function ShippingAddress({ address: a, withEmail = true }: { address: Address; withEmail?: boolean }) {
   const lines: (string | null)[] = [

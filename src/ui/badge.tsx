@@ -2,12 +2,11 @@
 // label and one colour, the same on every page (the colours are the tone-* classes of console.css).
 import type { Child } from "hono/jsx";
 import type { AttemptRecord, DispatchStatus, LineStatus } from "../db/schema";
-import type { LineProgress } from "../orders/progress";
 
 export type Tone = "amber" | "blue" | "teal" | "green" | "orange" | "red" | "purple" | "grey";
 
 // "completed" is the contract's word for "sent" (a shipped line is completed too): said as "Sent",
-// and where a page knows more, LineProgressBadge says accepted or shipped. The API keeps its words;
+// and where a page knows more, LineProgressBadge (src/orders/progress-badge.tsx) says accepted or shipped. The API keeps its words;
 // the badge's title gives them.
 const LINE_STATES: Record<LineStatus, { label: string; tone: Tone }> = {
   pending: { label: "Pending", tone: "amber" },
@@ -31,6 +30,8 @@ const DISPATCH_STATES: Record<DispatchStatus, { label: string; tone: Tone }> = {
 };
 
 export const lineStatusLabel = (status: LineStatus) => LINE_STATES[status].label;
+/** A line state's label and colour, for a badge that says more than the state (LineProgressBadge). */
+export const lineStatusLook = (status: LineStatus) => LINE_STATES[status];
 
 export function Badge({ tone, children, title }: { tone: Tone; children: Child; title?: string }) {
   return (
@@ -48,35 +49,6 @@ export function LineStatusBadge({ status, count }: { status: LineStatus; count?:
       {count !== undefined ? `${count} × ${label}` : label}
     </span>
   );
-}
-
-/** What happened to one line (src/orders/progress.ts): sent, accepted, shipped with its quantities, or its state. */
-export function LineProgressBadge({ progress }: { progress: LineProgress }) {
-  const { label, tone } = progressLook(progress);
-  return (
-    <span class={`badge tone-${tone}`} data-status={progress.status} title={`API status: ${progress.status}`}>
-      {label}
-    </span>
-  );
-}
-
-function progressLook(p: LineProgress): { label: string; tone: Tone } {
-  switch (p.kind) {
-    case "state":
-      return LINE_STATES[p.status];
-    case "sent":
-      return { label: "Sent", tone: "blue" };
-    case "accepted":
-      return { label: "Accepted", tone: "teal" };
-    case "by_hand":
-      return { label: "Completed by hand", tone: "green" };
-    case "dry_run":
-      return { label: "Dry run", tone: "grey" };
-    case "confirmed":
-      return { label: `Confirmed ${p.confirmed} of ${p.of}`, tone: "orange" };
-    case "shipped":
-      return { label: `Shipped ${p.shipped} of ${p.of}`, tone: p.shipped >= p.of ? "green" : "teal" };
-  }
 }
 
 export function DispatchStatusBadge({ status }: { status: DispatchStatus }) {

@@ -1,6 +1,7 @@
 // A secret shown once (src/console/reveal.ts hands it over): in a read-only field that can be
 // selected and copied, with the warning that it will not be shown again.
-import type { Revealed } from "../console/reveal";
+/** A secret to show once: what it is, its value, and a word on where it is used. */
+export type Revealed = { label: string; value: string; note?: string };
 
 export function SecretOnce({ revealed }: { revealed: Revealed | undefined }) {
   if (!revealed) return null;

@@ -5,7 +5,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { deleteEndedSessions } from "../../src/console/sessions";
+import { deleteEndedSessions } from "../../src/accounts/sign-in-sessions";
 import { createDb } from "../../src/db";
 import { sha256Hex } from "../../src/lib/crypto";
 import { createAccount, exec, rows } from "../helpers/factories";

@@ -1,4 +1,5 @@
-// Console sessions: a random id in a cookie, stored only as its SHA-256 in D1, with an idle and an
+// Console sign-in sessions (src/console/auth.ts opens and checks them; the cron cleans them up):
+// a random id in a cookie, stored only as its SHA-256 in D1, with an idle and an
 // absolute expiry. Every request looks its session up together with the credential it was opened
 // with, in one statement (like API authentication), so revoking the API key or the supplier key,
 // deactivating the supplier, or changing ADMIN_TOKEN ends the session on the very next request.
