@@ -39,11 +39,11 @@ module.exports = {
     {
       name: "domain-knows-no-pipeline",
       comment:
-        "The domain decides, the pipeline (src/processing/) carries: the domain never calls into the " +
+        "The domain decides, the pipeline (src/pipeline/) carries: the domain never calls into the " +
         "consumer, the sweepers or the cron. It queues work through the queue port, src/lib/queue.ts.",
       severity: "error",
       from: domain,
-      to: { path: "^src/processing/" },
+      to: { path: "^src/pipeline/" },
     },
     {
       name: "domain-knows-no-shards",
@@ -106,10 +106,10 @@ module.exports = {
     {
       name: "pipeline-knows-no-face",
       comment:
-        "The pipeline (src/processing/: the consumer, sweepers, cron) carries messages between domain " +
+        "The pipeline (src/pipeline/: the consumer, sweepers, cron) carries messages between domain " +
         "calls; it knows neither face: no pages, console, UI kit, route files or middleware.",
       severity: "error",
-      from: { path: "^src/processing/" },
+      from: { path: "^src/pipeline/" },
       to: { path: [...API_FACE, ...CONSOLE_FACE, ...MIDDLEWARE] },
     },
     {
@@ -119,7 +119,7 @@ module.exports = {
         "capability folder and nothing of the pipeline, so any capability can use them without a cycle.",
       severity: "error",
       from: { path: "^src/(db|lib|shards|ui)/" },
-      to: { path: [CAPABILITY, "^src/processing/"] },
+      to: { path: [CAPABILITY, "^src/pipeline/"] },
     },
     {
       name: "lib-and-db-know-no-faces",

@@ -1,13 +1,13 @@
 // Worker entry: the HTTP API (fetch), the order pipeline and its dead letters (queue), and the cron
 // tick (scheduled): the pipeline sweepers (supplier deadlines among them), event publishing, the
 // product feeds whose schedule has come, and the cleanup of ended console sessions, each run
-// recorded (src/processing/cron.ts).
+// recorded (src/pipeline/cron.ts).
 import { createApp } from "./app";
 import type { Bindings } from "./env";
 import { meteredWork, withMeteredDirectory } from "./db/metrics";
-import { handlePipelineBatch } from "./processing/consumer";
-import { runCron } from "./processing/cron";
-import { DEAD_LETTER_QUEUE, handleDeadLetterBatch } from "./processing/dead-letters";
+import { handlePipelineBatch } from "./pipeline/consumer";
+import { runCron } from "./pipeline/cron";
+import { DEAD_LETTER_QUEUE, handleDeadLetterBatch } from "./pipeline/dead-letters";
 import type { PipelineMessage } from "./lib/queue";
 import { keepOnShard } from "./shards/redirect";
 import { batchesByShard, shardDeclarationError, shardEnv, shardNumbers, shardOfUnknown, subBatch } from "./shards/shards";

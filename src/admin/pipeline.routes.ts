@@ -1,14 +1,14 @@
 // The operator's view of what the pipeline gave up on (/admin/v1): parked orders and dead letters,
-// each replayable. Thin: the domain is src/processing/recovery.service.ts.
+// each replayable. Thin: the domain is src/pipeline/recovery.service.ts.
 import { createRoute, z } from "@hono/zod-openapi";
 import { DEAD_LETTER_STATUSES } from "../db/schema";
 import { resourcePage } from "../lib/pagination";
 import { idOrNotFound, PageQuery, pageRequest, resourcePageOf } from "../lib/params";
 import { createRouter, errorResponse, responses } from "../lib/router";
 import { adminErrors, adminSecurity } from "./admin.routes";
-import { presentDeadLetter, presentParkedOrder } from "../processing/recovery.present";
-import { listDeadLetters, listParkedOrders, replayDeadLetter, replayParkedOrder } from "../processing/recovery.service";
-import { byIdDescending, byParkedAt } from "../processing/recovery.present";
+import { presentDeadLetter, presentParkedOrder } from "../pipeline/recovery.present";
+import { listDeadLetters, listParkedOrders, replayDeadLetter, replayParkedOrder } from "../pipeline/recovery.service";
+import { byIdDescending, byParkedAt } from "../pipeline/recovery.present";
 import { onShardHolding, pageEverywhere } from "../shards/accounts";
 
 export const pipelineAdminRouter = createRouter();

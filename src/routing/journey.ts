@@ -2,7 +2,7 @@
 // now", a re-match), re-routing after a supplier's silence, parking after failed attempts and the
 // blocking rules all decide here, with one decision loop. The pipeline's route step gets a plan
 // back (the statements of one batch, then the sends and the follow-ups to queue) and only carries
-// it (src/processing/consumer.ts); "Match now" writes its plan itself.
+// it (src/pipeline/consumer.ts); "Match now" writes its plan itself.
 import { asc, eq, sql, type SQL } from "drizzle-orm";
 import { runBatch, type Db } from "../db";
 import { expectCount } from "../db/guards";

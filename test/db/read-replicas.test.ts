@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import worker from "../../src/index";
 import type { PipelineMessage } from "../../src/lib/queue";
-import { runCron } from "../../src/processing/cron";
+import { runCron } from "../../src/pipeline/cron";
 import { ADMIN, authHeaders, BASE, call, type Credentials } from "../helpers/http";
 import { createAccount, createOrder, orderIdOf, orderPayload } from "../helpers/factories";
 

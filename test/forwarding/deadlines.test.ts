@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { needsAttention } from "../../src/attention/attention.service";
 import { createDb } from "../../src/db";
 import worker from "../../src/index";
-import { sweepDeadlines } from "../../src/processing/sweeper";
+import { sweepDeadlines } from "../../src/pipeline/sweeper";
 import { cancellationsOf, getOrder, sentOrder } from "../helpers/cancellations";
 import { createAccount, createOrder, orderPayload, recordEvents, rows } from "../helpers/factories";
 import { received, remoteUrl } from "../helpers/fake-remote";

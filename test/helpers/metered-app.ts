@@ -7,7 +7,7 @@ import { expect, vi } from "vitest";
 import { createApp } from "../../src/app";
 import type { Bindings } from "../../src/env";
 import type { PipelineMessage } from "../../src/lib/queue";
-import { handlePipelineBatch } from "../../src/processing/consumer";
+import { handlePipelineBatch } from "../../src/pipeline/consumer";
 import { authHeaders, BASE, call, type Credentials } from "./http";
 import type { Captured } from "./statements";
 

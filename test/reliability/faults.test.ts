@@ -13,7 +13,7 @@ import { createOrder as createOrderInD1 } from "../../src/orders/orders.service"
 import { accountState, createAccount, exec, orderPayload, recordEvents, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
 import { supplierWithRule } from "../helpers/suppliers";
-import { sweepUnroutedOrders } from "../../src/processing/sweeper";
+import { sweepUnroutedOrders } from "../../src/pipeline/sweeper";
 import { pipelineIdle, waitFor } from "../helpers/wait";
 import { losingPipeline } from "../helpers/pipeline";
 

@@ -1,7 +1,7 @@
 // What the pipeline costs D1 at the maximum order size, counted (statements do not swing with the
 // machine's load): a 500-line order is routed and dispatched (the pipeline's route_order step) and
 // answered in a handful of statements each, and no statement of it, nor the sweepers', scans a
-// whole table. (test/processing/pipeline.budget.test.ts counts a whole order's life per message.)
+// whole table. (test/pipeline/pipeline.budget.test.ts counts a whole order's life per message.)
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
@@ -11,8 +11,8 @@ import { cancelOrder } from "../../src/orders/cancellations.service";
 import { CreateOrderBody } from "../../src/orders/orders.schemas";
 import { createOrder, listOrders } from "../../src/orders/orders.service";
 import { ListOrdersQuery } from "../../src/orders/orders.schemas";
-import { routeOrders } from "../../src/processing/consumer";
-import { sweepDeadlines, sweepStuckCancellations, sweepStuckDispatches, sweepUnroutedOrders } from "../../src/processing/sweeper";
+import { routeOrders } from "../../src/pipeline/consumer";
+import { sweepDeadlines, sweepStuckCancellations, sweepStuckDispatches, sweepUnroutedOrders } from "../../src/pipeline/sweeper";
 import { createAccount, exec, orderPayload, rows, seedSupplier } from "../helpers/factories";
 import { seedRule } from "../helpers/routing";
 import { losingPipeline } from "../helpers/pipeline";

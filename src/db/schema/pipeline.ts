@@ -38,7 +38,7 @@ export const deadLetters = sqliteTable(
 export type DeadLetter = typeof deadLetters.$inferSelect;
 
 /**
- * One row per cron run (src/processing/cron.ts): when it ran, how many items each sweeper handled,
+ * One row per cron run (src/pipeline/cron.ts): when it ran, how many items each sweeper handled,
  * and the error of any sweeper that failed. Pruned by the cron itself (a week is kept).
  */
 export const sweeperRuns = sqliteTable(

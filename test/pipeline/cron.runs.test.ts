@@ -5,7 +5,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { runCron, SWEEPERS } from "../../src/processing/cron";
+import { runCron, SWEEPERS } from "../../src/pipeline/cron";
 import { isoMicro } from "../../src/lib/time";
 import { createAccount, createOrder, exec, orderIdOf, rows } from "../helpers/factories";
 import { waitFor } from "../helpers/wait";

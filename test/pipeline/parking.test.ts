@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 import type { PipelineMessage } from "../../src/lib/queue";
 import { describe, expect, it } from "vitest";
-import { sweepUnroutedOrders } from "../../src/processing/sweeper";
+import { sweepUnroutedOrders } from "../../src/pipeline/sweeper";
 import { createAccount, exec, orderIdOf, orderPayload, recordEvents, rows } from "../helpers/factories";
 import { ADMIN, call } from "../helpers/http";
 import { supplierWithRule } from "../helpers/suppliers";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
-import { sweepUnroutedOrders } from "../../src/processing/sweeper";
+import { sweepUnroutedOrders } from "../../src/pipeline/sweeper";
 import { createAccount, createOrder, seedSupplier } from "../helpers/factories";
 import type { Credentials } from "../helpers/http";
 import { getOrder, logsOf, waitForLineStatus } from "../helpers/routing";

@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import { retryFailedLines } from "../../src/forwarding/forwarding.service";
-import { sweepRematches, sweepUnroutedOrders } from "../../src/processing/sweeper";
+import { sweepRematches, sweepUnroutedOrders } from "../../src/pipeline/sweeper";
 import { routeNow, setBlocked } from "../../src/routing/routing.service";
 import { CreateRuleBody } from "../../src/routing/rules.schemas";
 import { createRule, updateRule } from "../../src/routing/rules.service";
