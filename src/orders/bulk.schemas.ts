@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { field } from "../lib/validation";
 import { BULK_ACTIONS, BULK_MAX_ORDERS, BULK_OUTCOMES } from "./bulk.service";
-import { ListOrdersQuery } from "./orders.schemas";
+import { createdRangeInOrder, ListOrdersFields } from "./orders.schemas";
 
 /** A reference as POST /api/v1/orders answers it (a JSON number) or as the order shows it (a string). */
 const reference = z
@@ -19,7 +19,7 @@ const reference = z
  * be a boolean, a number or (for the comma-separated lists) an array; a key the list does not
  * know is refused, so that a misspelt filter never widens the action to more orders.
  */
-const FilterQuery = ListOrdersQuery.omit({ page: true, per_page: true });
+const FilterQuery = ListOrdersFields.omit({ page: true, per_page: true });
 const filter = z.preprocess(
   (v) =>
     v !== null && typeof v === "object" && !Array.isArray(v)
@@ -29,7 +29,7 @@ const filter = z.preprocess(
       : v,
   FilterQuery.catchall(
     z.unknown().superRefine((_, ctx) => ctx.addIssue({ code: "custom", message: "The :attribute field is not a filter of the order list (GET /api/v1/orders)." })),
-  ),
+  ).superRefine(createdRangeInOrder("filter.date_to")),
 );
 
 export const BulkBody = z

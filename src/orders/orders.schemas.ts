@@ -377,13 +377,20 @@ const listParam = <T extends string>(allowed?: readonly T[]) =>
     });
 
 /** A created range that ends before it starts matches nothing: refused, beside date_from (Laravel's before_or_equal). */
-function createdRangeInOrder(q: { date_from?: string; date_to?: string }, ctx: z.RefinementCtx) {
-  if (q.date_from !== undefined && q.date_to !== undefined && q.date_from > q.date_to) {
-    ctx.addIssue({ code: "custom", path: ["date_from"], message: "The :attribute field must be a date before or equal to :other.", params: { other: "date_to" } });
-  }
-}
+/** A created range that ends before it starts is refused on date_from; `other` names date_to where the filters sit (the bulk body's filter.date_to). */
+export const createdRangeInOrder =
+  (other = "date_to") =>
+  (q: { date_from?: string; date_to?: string }, ctx: z.RefinementCtx) => {
+    if (q.date_from !== undefined && q.date_to !== undefined && q.date_from > q.date_to) {
+      ctx.addIssue({ code: "custom", path: ["date_from"], message: "The :attribute field must be a date before or equal to :other.", params: { other } });
+    }
+  };
 
-export const ListOrdersQuery = z.object({
+/**
+ * The list's filters and paging, field by field. zod cannot omit from an object once it is refined,
+ * so bulk.schemas.ts takes its filters from this one and adds the range check itself.
+ */
+export const ListOrdersFields = z.object({
   external_id: z
     .string()
     .max(255)
@@ -409,7 +416,9 @@ export const ListOrdersQuery = z.object({
   include_test: booleanParam.openapi({ description: "true also lists test orders; by default they are left out.", default: "false" }),
   per_page: perPageParam,
   page: pageQueryParam,
-}).superRefine(createdRangeInOrder);
+});
+
+export const ListOrdersQuery = ListOrdersFields.superRefine(createdRangeInOrder());
 
 export type ListOrdersFilters = z.output<typeof ListOrdersQuery>;
 
