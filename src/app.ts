@@ -12,7 +12,7 @@ import type { AppEnv } from "./env";
 import { publishEventsAfterWrites } from "./events/notify.middleware";
 import { documentEvents } from "./events/events.openapi";
 import { webhooksRouter } from "./events/webhooks.routes";
-import { ApiError, INTERNAL_ERROR_BODY, isAccountMoving, isOrderIdsExhausted, ORDER_IDS_EXHAUSTED_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
+import { ApiError, INTERNAL_ERROR_BODY, isAccountMoving, isOrderIdsExhausted, MAX_BODY_BYTES, ORDER_IDS_EXHAUSTED_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
 import { decodeJsonBody, emptyBodyIsNoBody, unsupportedMediaType } from "./lib/request-body";
 import { documentErrors } from "./lib/router";
 import { adminAuth, apiKeyAuth } from "./middleware/auth";
@@ -28,8 +28,6 @@ import { suppliersRouter } from "./suppliers/suppliers.routes";
 import { mountConsole } from "./console/app";
 import { areaOfPath } from "./console/areas";
 import { renderNotFound } from "./console/errors";
-
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 // What the /docs page's Authorize dialog says about each credential: where it comes from.
 const SECURITY_SCHEMES = {
@@ -103,8 +101,9 @@ export function createApp() {
       throw new ApiError(413, PAYLOAD_TOO_LARGE_BODY.message, { error: PAYLOAD_TOO_LARGE_BODY.error });
     },
   });
-  // Feed uploads stream their body through a parser with its own, larger limit.
-  app.use("*", (c, next) => (isFeedUpload(c.req.method, c.req.path) ? next() : defaultBodyLimit(c, next)));
+  // Feed uploads stream their body through a parser with its own, larger limit. The browser face
+  // holds the same limit in its own middleware (src/console/app.tsx), so that it answers with a page.
+  app.use("*", (c, next) => (isFeedUpload(c.req.method, c.req.path) || areaOfPath(c.req.path) ? next() : defaultBodyLimit(c, next)));
   // An empty body is no body, whatever its Content-Type says (feed uploads report an empty file themselves).
   app.use("*", (c, next) => (isFeedUpload(c.req.method, c.req.path) ? next() : emptyBodyIsNoBody(c, next)));
 

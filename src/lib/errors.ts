@@ -80,6 +80,9 @@ export const STATUS_MESSAGES: Record<number, string> = {
   429: "Too Many Requests",
 };
 
+/** The largest request body but a feed file's: the API's and the console's forms alike. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
 export const PAYLOAD_TOO_LARGE_BODY = {
   message: "Payload Too Large",
   error: "The request body must not be larger than 1 MiB.",
