@@ -7,6 +7,7 @@ import { bodyLimit } from "hono/body-limit";
 import { jsxRenderer } from "hono/jsx-renderer";
 import type { AppEnv } from "../env";
 import { ApiError, MAX_BODY_BYTES, PAYLOAD_TOO_LARGE_BODY } from "../lib/errors";
+import { emptyBodyIsNoBody } from "../lib/request-body";
 import { Layout } from "../ui/layout";
 import { publishEventsAfterWrites } from "../events/notify.middleware";
 import { AREAS, type Area } from "./areas";
@@ -85,7 +86,7 @@ const renderer = (area: Area) =>
     );
   });
 
-/** The API's body limit, checked here (app.ts leaves the browser face out of its own) so that a form too large is a page. */
+/** The API's body limit, checked here (app.ts leaves the browser face out of its own, and of emptyBodyIsNoBody, which reads a streamed body) so that a form too large is a page. */
 const formBodyLimit = bodyLimit({
   maxSize: MAX_BODY_BYTES,
   onError: () => {
@@ -95,7 +96,7 @@ const formBodyLimit = bodyLimit({
 
 function area(a: Area, pages: Hono<AppEnv>[]) {
   const app = new Hono<AppEnv>({ strict: false });
-  app.use("*", securityHeaders, flash, renderer(a), formBodyLimit, originCheck);
+  app.use("*", securityHeaders, flash, renderer(a), formBodyLimit, emptyBodyIsNoBody, originCheck);
   // Sign-in pages answer before the session check below runs (handlers run in the order added).
   app.route("/", signInPages(a));
   // Console writes publish the events they recorded at once, like API writes (src/events).

@@ -15,11 +15,11 @@ async function newFeedForm() {
   const page = await send("/console/catalogue/feeds/new", { jar });
   const token = /name="_csrf" value="([0-9a-f]{64})"/.exec(await page.text())![1];
   /** Posts the form's "Preview the sample" (as htmx asks for the preview, or as a plain form without JavaScript). */
-  const preview = async (body: string, htmx: boolean) => {
+  const preview = async (body: string | ReadableStream, htmx: boolean) => {
     const res = await send("/console/catalogue/feeds/new", {
       method: "POST",
       jar,
-      body: `_csrf=${token}&intent=preview&${body}`,
+      body: typeof body === "string" ? `_csrf=${token}&intent=preview&${body}` : body,
       headers: { origin: BASE, "content-type": "application/x-www-form-urlencoded", ...(htmx ? { "hx-request": "true", "hx-target": "#feed-preview" } : {}) },
     });
     return { status: res.status, type: res.headers.get("content-type"), html: await res.text(), prefix: `_csrf=${token}&intent=preview&` };
@@ -73,5 +73,10 @@ describe("a preview's form at the console's body limit", () => {
         expect(over.html).toContain(`<nav class="container" aria-label="Main">`);
       }
     }
+    // Streamed, without a Content-Length: the same page, the body read no further than the limit.
+    const bytes = new TextEncoder().encode(prefix + atMax + "B");
+    const streamed = await preview(new Response(bytes).body!, false);
+    expect([streamed.status, streamed.type]).toEqual([413, "text/html; charset=UTF-8"]);
+    expect(streamed.html).toContain("<h1>Too large</h1><p>Error 413</p></hgroup><p>" + TOO_LARGE + "</p>");
   });
 });
