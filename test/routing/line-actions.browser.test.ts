@@ -37,6 +37,7 @@ describe("a stuck line on the order page", () => {
     expect(await card(declined.id).getByRole("button", { name: `Re-route now (line #${declined.id})` }).isVisible()).toBe(true);
     expect(await card(shipped.id).locator(".line-actions").count()).toBe(0);
     await expectAccessible(page);
+    await screenshot(page, "order-stuck-line");
 
     await card(declined.id).getByRole("button", { name: `Re-route now (line #${declined.id})` }).click();
     await page.waitForURL(`**/console/orders/${refs.answered}#line-${declined.id}`);
@@ -96,6 +97,7 @@ describe("a stuck line on Needs attention", () => {
     await page.goto("/console");
     const failedSection = page.locator("section.attention", { has: page.locator("#failed-heading") });
     await expectAccessible(page);
+    await screenshot(page, "needs-attention-line-actions");
     await failedSection.getByRole("button", { name: `Re-route now (line #${failed.id})` }).click();
     await page.waitForURL(/\/console$/);
     expect(await flash()).toBe(`Line #${failed.id} of order ${refs.failed} re-routed to supplier Lichthuis.`);
