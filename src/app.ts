@@ -102,10 +102,12 @@ export function createApp() {
       throw new ApiError(413, PAYLOAD_TOO_LARGE_BODY.message, { error: PAYLOAD_TOO_LARGE_BODY.error });
     },
   });
-  // Feed uploads stream their body through a parser with its own, larger limit.
-  app.use("*", (c, next) => (isFeedUpload(c.req.method, c.req.path) ? next() : defaultBodyLimit(c, next)));
+  // Feed uploads stream their body through a parser with its own, larger limit. The browser face
+  // runs the same two in its own middleware (src/console/app.tsx), so that a body too large is a page.
+  const ownBody = (c: { req: { method: string; path: string } }) => isFeedUpload(c.req.method, c.req.path) || areaOfPath(c.req.path) !== undefined;
+  app.use("*", (c, next) => (ownBody(c) ? next() : defaultBodyLimit(c, next)));
   // An empty body is no body, whatever its Content-Type says (feed uploads report an empty file themselves).
-  app.use("*", (c, next) => (isFeedUpload(c.req.method, c.req.path) ? next() : emptyBodyIsNoBody(c, next)));
+  app.use("*", (c, next) => (ownBody(c) ? next() : emptyBodyIsNoBody(c, next)));
 
   // The supplier API has its own credentials (a supplier key, or a signature on callbacks).
   // "/api/v1/*" matches "/api/v1" itself too: one use() authenticates every path exactly once.

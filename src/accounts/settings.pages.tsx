@@ -1,11 +1,12 @@
-// The console face of the account's settings (GET/PATCH /api/v1/settings): re-routing on or off and
-// the suppliers per line, through the same services; and every supplier's deadlines at a glance,
+// The console face of the account's settings (GET/PATCH /api/v1/settings): re-routing on or off,
+// the suppliers per line and the account's currency, through the same services; and every supplier's deadlines at a glance,
 // each edited on its supplier's page (PATCH /api/v1/suppliers/{id}).
 import { z } from "@hono/zod-openapi";
 import { Hono, type Context } from "hono";
 import { done, formFields, text, type FormValues } from "../console/forms";
 import type { Supplier } from "../db/schema";
 import type { AppEnv } from "../env";
+import { currencyCode } from "../lib/currency";
 import type { ValidationErrors } from "../lib/errors";
 import { field, validateForm } from "../lib/validation";
 import { MAX_ATTEMPTS_RANGE } from "../routing/reroute";
@@ -19,9 +20,14 @@ import { getSettings, updateSettings, type AccountSettings } from "./accounts.se
 export const settingsPages = new Hono<AppEnv>();
 
 const PATH = "/console/settings";
-const LABELS = { reroute_enabled: "Re-routing", reroute_max_attempts: "Suppliers per line, at most" };
-// The API's UpdateAccountSettingsRequest; a form always sends both (an unticked box is "off").
-const SettingsForm = z.object({ reroute_enabled: field.optionalBoolean(), reroute_max_attempts: field.int(MAX_ATTEMPTS_RANGE) });
+const LABELS = { reroute_enabled: "Re-routing", reroute_max_attempts: "Suppliers per line, at most", currency: "Currency" };
+// The API's UpdateAccountSettingsRequest; a form always sends every field (an unticked box is "off"),
+// so an emptied currency is refused rather than read as "unchanged", as the API reads an absent one.
+const SettingsForm = z.object({
+  reroute_enabled: field.optionalBoolean(),
+  reroute_max_attempts: field.int(MAX_ATTEMPTS_RANGE),
+  currency: currencyCode.refine((code) => code !== undefined, "The :attribute field is required."),
+});
 /** Deadlines are per supplier: the table shows the first page of them (an account has few suppliers). */
 const SUPPLIERS_SHOWN = 100;
 
@@ -29,7 +35,11 @@ async function render(c: Context<AppEnv>, form?: { values: FormValues; errors: V
   const db = c.get("db");
   const accountId = c.get("account").id;
   const [settings, suppliers] = await Promise.all([getSettings(db, accountId), listSuppliers(db, accountId, { page: 1, perPage: SUPPLIERS_SHOWN })]);
-  const values: FormValues = form?.values ?? { reroute_enabled: settings.rerouteEnabled ? "true" : "false", reroute_max_attempts: String(settings.rerouteMaxAttempts) };
+  const values: FormValues = form?.values ?? {
+    reroute_enabled: settings.rerouteEnabled ? "true" : "false",
+    reroute_max_attempts: String(settings.rerouteMaxAttempts),
+    currency: settings.currency,
+  };
   return c.render(<SettingsPage settings={settings} values={values} errors={form?.errors ?? {}} csrf={c.get("session").csrfToken} suppliers={suppliers} />, { title: "Settings" });
 }
 
@@ -37,18 +47,27 @@ settingsPages.get("/settings", (c) => render(c));
 
 settingsPages.post("/settings", async (c) => {
   const values = await formFields(c);
-  const posted = { reroute_enabled: text(values, "reroute_enabled") === "true" ? "true" : "false", reroute_max_attempts: text(values, "reroute_max_attempts") };
+  const posted = {
+    reroute_enabled: text(values, "reroute_enabled") === "true" ? "true" : "false",
+    reroute_max_attempts: text(values, "reroute_max_attempts"),
+    currency: text(values, "currency"),
+  };
   const checked = validateForm(SettingsForm, posted, LABELS);
   if (!checked.ok) {
     c.status(422);
     return render(c, { values: posted, errors: checked.errors });
   }
-  const saved = await updateSettings(c.get("db"), c.get("account").id, { rerouteEnabled: checked.data.reroute_enabled, rerouteMaxAttempts: checked.data.reroute_max_attempts });
+  const saved = await updateSettings(c.get("db"), c.get("account").id, {
+    rerouteEnabled: checked.data.reroute_enabled,
+    rerouteMaxAttempts: checked.data.reroute_max_attempts,
+    currency: checked.data.currency,
+  });
   return done(c, PATH, {
     kind: "success",
-    text: saved.rerouteEnabled
-      ? `Settings saved: re-routing is on, at most ${saved.rerouteMaxAttempts} ${saved.rerouteMaxAttempts === 1 ? "supplier" : "suppliers"} per line.`
-      : "Settings saved: re-routing is off; a declined line stays declined until you act on it.",
+    text:
+      (saved.rerouteEnabled
+        ? `Settings saved: re-routing is on, at most ${saved.rerouteMaxAttempts} ${saved.rerouteMaxAttempts === 1 ? "supplier" : "suppliers"} per line.`
+        : "Settings saved: re-routing is off; a declined line stays declined until you act on it.") + ` Amounts are in ${saved.currency}.`,
   });
 });
 
@@ -78,6 +97,14 @@ function SettingsPage(props: { settings: AccountSettings; values: FormValues; er
             value={text(values, "reroute_max_attempts")}
             errors={errors}
             hint={`The first supplier included: ${MAX_ATTEMPTS_RANGE.min} to ${MAX_ATTEMPTS_RANGE.max}. “Re-route now” on a line keeps to it too.`}
+          />
+          <Field
+            name="currency"
+            label={LABELS.currency}
+            value={text(values, "currency")}
+            errors={errors}
+            autocomplete="off"
+            hint="An ISO 4217 code, such as EUR or USD: the currency of the catalogue's prices and of every order sent without one. Amounts are never converted."
           />
           <button type="submit">Save settings</button>
         </form>

@@ -19,6 +19,9 @@ export const NAME_NOUN: Record<FeedFormat, { one: string; many: string }> = {
   xml: { one: "element", many: "elements" },
 };
 const KEPT_NAMES = 20;
+/** A name kept longer than this is kept as its first 100 characters and "…": 20 names stay small in the import's record. */
+export const KEPT_NAME_LENGTH = 100;
+const keptName = (name: string) => (name.length > KEPT_NAME_LENGTH ? `${name.slice(0, KEPT_NAME_LENGTH)}…` : name);
 
 /**
  * What the file's names turned out to mean, filled as the file streams: the product fields it
@@ -42,8 +45,8 @@ export class ColumnReport {
     if (this.known.has(name) || name === "") return;
     if (this.known.size >= 4 * KEPT_NAMES) return;
     this.known.add(name);
-    if (this.names.length < KEPT_NAMES) this.names.push(name);
-    if (!read && this.unmapped.length < KEPT_NAMES) this.unmapped.push(name);
+    if (this.names.length < KEPT_NAMES) this.names.push(keptName(name));
+    if (!read && this.unmapped.length < KEPT_NAMES) this.unmapped.push(keptName(name));
     else if (!read) this.more = true;
   }
 

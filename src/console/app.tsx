@@ -3,8 +3,11 @@
 // security headers, the flash, the page layout, CSRF checks, sign-in, and a session for the rest.
 // The pages themselves live beside each capability's API routes (src/orders/orders.pages.tsx, ...).
 import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { jsxRenderer } from "hono/jsx-renderer";
 import type { AppEnv } from "../env";
+import { ApiError, MAX_BODY_BYTES, PAYLOAD_TOO_LARGE_BODY } from "../lib/errors";
+import { emptyBodyIsNoBody } from "../lib/request-body";
 import { Layout } from "../ui/layout";
 import { publishEventsAfterWrites } from "../events/notify.middleware";
 import { AREAS, type Area } from "./areas";
@@ -83,9 +86,17 @@ const renderer = (area: Area) =>
     );
   });
 
+/** The API's body limit, checked here (app.ts leaves the browser face out of its own, and of emptyBodyIsNoBody, which reads a streamed body) so that a form too large is a page. */
+const formBodyLimit = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new ApiError(413, PAYLOAD_TOO_LARGE_BODY.message, { error: "What the form sent is larger than 1 MiB, more than the console takes: nothing was saved." });
+  },
+});
+
 function area(a: Area, pages: Hono<AppEnv>[]) {
   const app = new Hono<AppEnv>({ strict: false });
-  app.use("*", securityHeaders, flash, renderer(a), originCheck);
+  app.use("*", securityHeaders, flash, renderer(a), formBodyLimit, emptyBodyIsNoBody, originCheck);
   // Sign-in pages answer before the session check below runs (handlers run in the order added).
   app.route("/", signInPages(a));
   // Console writes publish the events they recorded at once, like API writes (src/events).

@@ -5,7 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env";
 import { ApiError, isAccountMoving } from "../lib/errors";
 
-type Shown = { status: 403 | 404 | 409 | 422 | 429 | 500 | 503; title: string; text: string };
+type Shown = { status: 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503; title: string; text: string };
 
 function shown(err: Error): Shown {
   if (err instanceof ApiError || err instanceof HTTPException) {
@@ -14,6 +14,7 @@ function shown(err: Error): Shown {
     const detail = err instanceof ApiError ? (err.detail?.error ?? (Object.values(err.detail?.errors ?? {}).flat().join(" ") || undefined)) : undefined;
     if (status === 404) return NOT_FOUND;
     if (status === 403) return { status, title: "Request refused", text: detail ?? "This request was refused." };
+    if (status === 413) return { status, title: "Too large", text: detail ?? err.message };
     if (status === 429) return { status, title: "Too many requests", text: detail ?? "Too many requests; wait a minute and try again." };
     // The account is moving (src/shards/move.ts): the API's sentence; nothing was changed.
     if (status === 503) return { status, title: "Try again in a moment", text: detail ?? "This cannot be done right now; try again in a moment." };
@@ -49,6 +50,18 @@ export function renderError(err: Error, c: Context<AppEnv>) {
   }
   if (err instanceof ApiError && err.headers) for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
   c.status(page.status);
+  // htmx swaps every answer but a 204 or 304 into the part it asked for: the error takes that part's
+  // place, keeping its id (a second try then finds it), instead of a whole page inside the page.
+  const part = c.req.header("hx-request") === "true" ? /#([\w-]+)$/.exec(c.req.header("hx-target") ?? "")?.[1] : undefined;
+  if (part) {
+    return c.html(
+      <div id={part}>
+        <p class="callout" role="alert">
+          <strong>{page.title}:</strong> {page.text}
+        </p>
+      </div>,
+    );
+  }
   return c.render(<ErrorPage {...page} />, { title: page.title });
 }
 

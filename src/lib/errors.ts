@@ -80,7 +80,7 @@ export const STATUS_MESSAGES: Record<number, string> = {
   429: "Too Many Requests",
 };
 
-/** The largest request body (feed uploads have their own): in bytes as sent, and in UTF-8 once decoded (src/lib/charset.ts). */
+/** The largest request body but a feed file's, the API's and the console's forms alike: in bytes as sent, and in UTF-8 once decoded (src/lib/charset.ts). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export const PAYLOAD_TOO_LARGE_BODY = {

@@ -212,14 +212,15 @@ export async function columnTexts(page: Page, header: string): Promise<string[]>
 }
 
 /**
- * An order of these lines (each `quantity` of one name) in one category, which a rule sends to a
- * pull supplier (pullSupplier): created through the API, and waited for until it awaits pickup.
+ * An order of these lines (each `quantity` of one name, at `purchase_price` when given) in one
+ * category, which a rule sends to a pull supplier (pullSupplier): created through the API with the
+ * order's `extra` fields, and waited for until it awaits pickup.
  */
-export async function pulledOrder(shop: Shop, category: string, products: { name: string; quantity: number }[]) {
+export async function pulledOrder(shop: Shop, category: string, products: { name: string; quantity: number; purchase_price?: number }[], extra: Record<string, unknown> = {}) {
   const externalId = unique("PULLED");
   const created = await api(shop, "POST", "/api/v1/orders", {
-    ...penOrder(externalId),
-    products: products.map((p, i) => ({ external_id: `${externalId}-${i}`, name: p.name, category, quantity: p.quantity, price: 1 })),
+    ...penOrder(externalId, extra),
+    products: products.map((p, i) => ({ external_id: `${externalId}-${i}`, name: p.name, category, quantity: p.quantity, price: 1, purchase_price: p.purchase_price })),
   });
   expect(created.status, JSON.stringify(created.json)).toBe(200);
   const reference = String(created.json.reference);

@@ -175,4 +175,21 @@ describe("setting a feed up in the console", () => {
     }
     await expectAccessible(phone);
   });
+
+  it("a sample larger than a form may be is said in the preview's place, and the next preview still lands there", async () => {
+    await page.goto("/console/catalogue/feeds/new");
+    const sample = page.getByLabel("Sample: the file's first lines");
+    // 1.2 MB of rows, pasted (typing them would take minutes): past the 1 MiB a console form may be.
+    await sample.evaluate((area) => ((area as HTMLTextAreaElement).value = "sku,name\n" + "A1,Lamp\n".repeat(150_000)));
+    const [refused] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/feeds/new") && r.request().method() === "POST"), page.getByRole("button", { name: "Preview the sample" }).click()]);
+    expect(refused.status()).toBe(413);
+    await preview().locator(".callout").waitFor();
+    expect(await preview().innerText()).toBe("Too large: What the form sent is larger than 1 MiB, more than the console takes: nothing was saved.");
+    expect(await page.getByRole("heading", { level: 1 }).allInnerTexts()).toEqual(["New feed"]);
+    await expectAccessible(page);
+
+    await sample.fill("sku,name\nA1,Lamp\n");
+    await showPreview("Preview the sample");
+    expect(await columnTexts(page, "SKU")).toEqual(["A1"]);
+  });
 });

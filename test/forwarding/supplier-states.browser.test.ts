@@ -1,7 +1,8 @@
 // The supplier's side of "states a person can read", in a real browser and through the supplier
 // API: a pulled order whose every line is answered leaves the open dispatches (the API's open list
 // and the portal agree); a refused cancellation without what happened is said beside its field; at
-// 360 px the portal's header stays small and an order number is never broken in the middle.
+// 360 px the portal's header stays small and an order number is never broken in the middle; a
+// line's purchase price carries its currency.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, closeBrowser, createShop, expectAccessible, expectRefusedBeside, newPage, pulledOrder, pullSupplier, screenshot, signInSupplier, supplierApi, type Shop } from "../browser/console";
@@ -49,6 +50,26 @@ describe("a pulled order answered line by line", () => {
     // Acknowledging it now changes nothing.
     expect((await supplierApi(supplier.key, "POST", `/api/v1/supplier/orders/${dispatchId}/ack`)).status).toBe(200);
     await expectAccessible(page);
+  });
+});
+
+describe("prices in the portal", () => {
+  it("a line's purchase price carries the order's own currency, else the account's, in the open list and on the dispatch page", async () => {
+    expect((await api(shop, "PATCH", "/api/v1/settings", { currency: "gbp" })).status).toBe(200);
+    const dollars = await pulledOrder(shop, "lamps", [{ name: "Dollar lamp", quantity: 2, purchase_price: 12.5 }], { currency: " usd " });
+    const pounds = await pulledOrder(shop, "lamps", [{ name: "Pound lamp", quantity: 2, purchase_price: 12.5 }]);
+    const page = await newPage();
+    await signInSupplier(page, supplier.key);
+    const priceOf = (name: string) => page.locator(".dispatch-lines li", { hasText: name }).locator("small.muted").innerText();
+    await page.goto("/supplier");
+    expect(await priceOf("Dollar lamp")).toMatch(/ · purchase price 12\.50 USD · /);
+    expect(await priceOf("Pound lamp")).toMatch(/ · purchase price 12\.50 GBP · /);
+    await page.goto(`/supplier/dispatches/${dollars.dispatchId}`);
+    expect(await priceOf("Dollar lamp")).toMatch(/ · purchase price 12\.50 USD · /);
+    await page.goto(`/supplier/dispatches/${pounds.dispatchId}`);
+    expect(await priceOf("Pound lamp")).toMatch(/ · purchase price 12\.50 GBP · /);
+    await expectAccessible(page);
+    expect((await api(shop, "PATCH", "/api/v1/settings", { currency: "EUR" })).status).toBe(200);
   });
 });
 

@@ -45,6 +45,28 @@ describe.concurrent("an order's currency", () => {
     const list = await call("GET", "/api/v1/orders", { creds });
     expect(list.json.meta.total).toBe(0);
   });
+
+  it("ignores blanks around a code, not inside it; a blank code is absent; 100 characters are judged as a code, 101 are too long", async () => {
+    const creds = await createAccount();
+    const { reference } = await createOrder(creds, { currency: " usd\t" });
+    expect((await show(creds, reference)).json.currency).toBe("USD");
+    const blank = await createOrder(creds, { currency: "   " });
+    expect(Object.keys((await show(creds, blank.reference)).json)).toEqual(CONTRACT_KEYS);
+    const refused: [unknown, string][] = [
+      ["U SD", MESSAGE],
+      ["US\u0000D", MESSAGE],
+      ["usd.", MESSAGE],
+      ["€", MESSAGE],
+      ["A".repeat(100), MESSAGE],
+      ["A".repeat(101), "The currency field must not be greater than 100 characters."],
+    ];
+    for (const [currency, message] of refused) {
+      const res = await call("POST", "/api/v1/orders", { creds, body: orderPayload({ currency }) });
+      expect(res.status, String(currency)).toBe(422);
+      expect(res.json).toEqual({ message: "Errors", errors: { currency: [message] } });
+    }
+    expect((await call("GET", "/api/v1/orders", { creds })).json.meta.total).toBe(2);
+  });
 });
 
 describe.concurrent("the account's currency (GET/PATCH /api/v1/settings)", () => {

@@ -40,8 +40,8 @@ type Line = { id: number; name: string; current_status: string };
 const linesOf = async (reference: string): Promise<Line[]> => (await api(shop, "GET", `/api/v1/orders/${reference}`)).json.order_lines;
 const lineCard = (name: string) => page.locator("article.line", { has: page.getByRole("heading", { name: new RegExp(`^${name} `) }) });
 
-/** A webhook supplier at `url`, a rule sending it the lines of its own category, and a one-line order of that category: its reference. */
-async function webhookOrder(name: string, url: string, lineName: string): Promise<string> {
+/** A webhook supplier at `url`, a rule sending it the lines of its own category, and a one-line order of that category (with `extra` and `line` fields): its reference. */
+async function webhookOrder(name: string, url: string, lineName: string, extra: Record<string, unknown> = {}, line: Record<string, unknown> = {}): Promise<string> {
   const category = unique("category");
   const supplier = (await api(shop, "POST", "/api/v1/suppliers", { name, channel: "webhook", webhook_url: url })).json;
   await api(shop, "POST", "/api/v1/routing-rules", {
@@ -49,7 +49,30 @@ async function webhookOrder(name: string, url: string, lineName: string): Promis
     conditions: [{ variable: "line.category", operator: "is", value: category }],
     action: { type: "assign_supplier", supplier_id: supplier.id },
   });
-  return String((await api(shop, "POST", "/api/v1/orders", penOrder(unique("WEBHOOK"), {}, { name: lineName, category }))).json.reference);
+  return String((await api(shop, "POST", "/api/v1/orders", penOrder(unique("WEBHOOK"), extra, { name: lineName, category, ...line }))).json.reference);
+}
+
+/** A supplier's endpoint that refuses the first send (422) and holds the second until the test answers it. */
+async function refusingThenHolding() {
+  let calls = 0;
+  let held: ServerResponse | undefined;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      calls += 1;
+      if (calls === 1) res.writeHead(422, { "content-type": "application/json" }).end('{"error":"unknown SKU"}');
+      else held = res;
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/orders`,
+    held: () => held,
+    close: async () => {
+      held?.end();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 describe("what happened to each line", () => {
@@ -105,27 +128,16 @@ describe("what happened to each line", () => {
 describe("the page follows the work it started", () => {
   it("after a retry, shows the send under way, then its outcome without a reload, counting both attempts", async () => {
     // The supplier's endpoint: refuses the first send; holds the second until the test lets it through.
-    let calls = 0;
-    let held: ServerResponse | undefined;
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on("end", () => {
-        calls += 1;
-        if (calls === 1) res.writeHead(422, { "content-type": "application/json" }).end('{"error":"unknown SKU"}');
-        else held = res;
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/orders`;
+    const endpoint = await refusingThenHolding();
     try {
-      const reference = await webhookOrder("Trage Leverancier", url, "Slow pen");
+      const reference = await webhookOrder("Trage Leverancier", endpoint.url, "Slow pen");
       await until(async () => (await linesOf(reference))[0].current_status === "failed", "the refused send");
 
       await page.goto(`/console/orders/${reference}`);
       await page.getByRole("button", { name: "Retry 1 failed line" }).click();
       await page.waitForURL(`**/console/orders/${reference}`);
       // The in-between state: the send is under way (the supplier holds it), and the page says it updates itself.
-      await until(async () => held !== undefined, "the second send to reach the supplier");
+      await until(async () => endpoint.held() !== undefined, "the second send to reach the supplier");
       await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
       expect(await page.locator("#order-lines .pending-work").innerText()).toBe("Being matched or sent: the lines update here when it is done.");
       const dispatchStatus = page.locator("#order-dispatches table").first().locator("tbody td .badge[data-status]");
@@ -133,7 +145,7 @@ describe("the page follows the work it started", () => {
       await dispatchStatus.filter({ hasText: "Sending" }).waitFor({ timeout: 15_000 });
       await expectAccessible(page);
 
-      held!.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
+      endpoint.held()!.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
       // Without a reload: the line, its dispatch and the actions follow, and the polling stops.
       await lineCard("Slow pen").locator("header .badge", { hasText: "Sent" }).waitFor({ timeout: 15_000 });
       await dispatchStatus.filter({ hasText: "Sent" }).waitFor({ timeout: 15_000 });
@@ -152,8 +164,42 @@ describe("the page follows the work it started", () => {
       await screenshot(page, "order-after-retry");
       await expectAccessible(page);
     } finally {
-      held?.end();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await endpoint.close();
+    }
+  });
+});
+
+describe("the polled lines keep what the page shows", () => {
+  it("a send that fails while the page polls: the line's actions appear without a reload, and its prices keep the order's currency", async () => {
+    // The supplier's endpoint: refuses the first send; holds the second, then refuses it too.
+    const endpoint = await refusingThenHolding();
+    try {
+      const reference = await webhookOrder("Weigerachtig", endpoint.url, "Refused pen", { currency: "usd" }, { purchase_price: 2.5 });
+      await until(async () => (await linesOf(reference))[0].current_status === "failed", "the refused send");
+      const [line] = await linesOf(reference);
+
+      await page.goto(`/console/orders/${reference}`);
+      const card = lineCard("Refused pen");
+      expect(await card.getByRole("button", { name: `Send to a supplier… (line #${line.id})` }).count()).toBe(1);
+      await page.getByRole("button", { name: "Retry 1 failed line" }).click();
+      await page.waitForURL(`**/console/orders/${reference}`);
+      await until(async () => endpoint.held() !== undefined, "the second send to reach the supplier");
+      await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+      expect(await page.locator("#order-lines .pending-work").count()).toBe(1);
+      // Being sent: no action on the line.
+      expect(await card.locator(".line-actions").count()).toBe(0);
+
+      endpoint.held()!.writeHead(422, { "content-type": "application/json" }).end('{"error":"unknown SKU"}');
+      // The poll that brings the failed line brings its actions, and its prices in the order's currency.
+      await card.getByRole("button", { name: `Send to a supplier… (line #${line.id})` }).waitFor({ timeout: 15_000 });
+      expect(await card.getByRole("button", { name: `Re-route now (line #${line.id})` }).count()).toBe(1);
+      expect(await card.locator("dl.facts").innerText()).toContain("5.00 USD (purchase 2.50 USD)");
+      expect(await page.locator("#order-lines").getAttribute("hx-trigger")).toBeNull();
+      expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+      expect((await linesOf(reference))[0].current_status).toBe("failed");
+      await expectAccessible(page);
+    } finally {
+      await endpoint.close();
     }
   });
 });

@@ -37,6 +37,7 @@ describe("a stuck line on the order page", () => {
     expect(await card(declined.id).getByRole("button", { name: `Re-route now (line #${declined.id})` }).isVisible()).toBe(true);
     expect(await card(shipped.id).locator(".line-actions").count()).toBe(0);
     await expectAccessible(page);
+    await screenshot(page, "order-stuck-line");
 
     await card(declined.id).getByRole("button", { name: `Re-route now (line #${declined.id})` }).click();
     await page.waitForURL(`**/console/orders/${refs.answered}#line-${declined.id}`);
@@ -96,6 +97,7 @@ describe("a stuck line on Needs attention", () => {
     await page.goto("/console");
     const failedSection = page.locator("section.attention", { has: page.locator("#failed-heading") });
     await expectAccessible(page);
+    await screenshot(page, "needs-attention-line-actions");
     await failedSection.getByRole("button", { name: `Re-route now (line #${failed.id})` }).click();
     await page.waitForURL(/\/console$/);
     expect(await flash()).toBe(`Line #${failed.id} of order ${refs.failed} re-routed to supplier Lichthuis.`);
@@ -140,9 +142,39 @@ describe("the Settings page", () => {
     await page.getByLabel("Re-route a line its supplier cannot deliver to the next eligible supplier").uncheck();
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.waitForURL("**/console/settings");
-    expect(await flash()).toBe("Settings saved: re-routing is off; a declined line stays declined until you act on it.");
+    expect(await flash()).toBe("Settings saved: re-routing is off; a declined line stays declined until you act on it. Amounts are in EUR.");
     expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 10, currency: "EUR" });
     expect(await page.getByLabel("Suppliers per line, at most").inputValue()).toBe("10");
     await screenshot(page, "settings");
+  });
+
+  it("sets the account's currency as PATCH /api/v1/settings does: any case, kept in capitals; a code ISO does not list, one letter too many or none is refused beside its field", async () => {
+    await page.goto("/console/settings");
+    const currency = page.getByLabel("Currency", { exact: true });
+    expect(await currency.inputValue()).toBe("EUR");
+    const save = () => Promise.all([page.waitForResponse((r) => r.url().endsWith("/settings") && r.request().method() === "POST"), page.getByRole("button", { name: "Save settings" }).click()]);
+    const invalid = "The selected Currency is invalid. Send an ISO 4217 currency code, such as EUR or USD.";
+    // One letter past a code's three; a withdrawn code (the kuna); gold, no shop's money; blank.
+    for (const [typed, message] of [["EURO", invalid], ["HRK", invalid], ["XAU", invalid], ["  ", "The Currency field is required."]]) {
+      await currency.fill(typed);
+      const [refused] = await save();
+      expect(refused.status(), typed).toBe(422);
+      expect(await page.locator("#field-currency-error").innerText()).toBe(message);
+      expect(await currency.inputValue()).toBe(typed);
+      expect(await page.locator(".flash").count()).toBe(0);
+      expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 10, currency: "EUR" });
+    }
+    await expectAccessible(page);
+
+    await currency.fill(" usd ");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.waitForURL("**/console/settings");
+    expect(await flash()).toBe("Settings saved: re-routing is off; a declined line stays declined until you act on it. Amounts are in USD.");
+    expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 10, currency: "USD" });
+    expect(await currency.inputValue()).toBe("USD");
+    // Every amount of the console now carries it: the order list's totals.
+    await page.goto("/console/orders");
+    expect(await page.locator("table tbody tr td.numeric").first().innerText()).toMatch(/^[\d,]+\.\d{2}\sUSD$/);
+    await expectAccessible(page);
   });
 });
