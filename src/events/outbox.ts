@@ -1,8 +1,12 @@
+// The one place where event payloads are built: every event's `data`, the JSON the shop's webhooks
+// receive, is made here and nowhere else. Callers pass what happened (lines, suppliers, reasons);
+// the payload's fields, their names and their order are decided here.
+//
 // The event outbox: statements that record an event in the same batch as the change it reports,
 // so an event exists exactly when its change happened. Events are only recorded for accounts with
 // an active webhook subscription. The events capability publishes and delivers them.
 import { sql, type SQL } from "drizzle-orm";
-import type { EventType } from "../db/schema";
+import type { Actor, EventType } from "../db/schema";
 
 const newEventId = sql`'evt_' || lower(hex(randomblob(12)))`;
 const hasSubscribers = (accountId: SQL) =>
@@ -52,16 +56,29 @@ export function linesSplitEvents(splitsJson: string, token: string, now: string)
     ORDER BY j.key`;
 }
 
-/** One line event to write: its line (`i`), or the line split off `p` in this batch, and the event's own fields. */
-export type LineEventEntry = { o: number; i?: number; p?: number; t?: string; d: Record<string, unknown> };
+/**
+ * Which line a line event is about: the line `i` of order `o`, or the line split off `p` in this
+ * batch (found by its token `t`). `t` on a line of its own: the event is written only if this batch
+ * changed the line (it carries the token); without one it always is.
+ */
+export type LineRef = { o: number; i?: number; p?: number; t?: string };
+
+/** A supplier as line events name it. */
+export type SupplierRef = { id: number; name: string };
+const supplierOf = (s: SupplierRef) => ({ id: s.id, name: s.name });
+
+/** A line event's reference with its own fields `d` (built by one of the builders below). */
+const entry = (line: LineRef, d: Record<string, unknown>) => ({ o: line.o, i: line.i, p: line.p, t: line.t, d });
 
 /**
  * Events about lines, any number in one statement: `{order, line: {id, external_id, quantity,
  * split_from_line_id}, ...d}` for each entry whose line this batch changed (it carries the entry's
  * token `t` in `gate`; entries without one always apply). A line split off in this batch is found
- * by its parent `p` and token. `keys`: the fields of `d`, in the order they appear.
+ * by its parent `p` and token. Every entry's `d` has the same fields in the same order (one builder
+ * makes them all): they follow `order` and `line` in that order.
  */
-export function lineEvents(type: EventType, entries: LineEventEntry[], keys: readonly string[], now: string, gate: "move_token" | "deadline_token" = "move_token"): SQL {
+function lineEvents(type: EventType, entries: ReturnType<typeof entry>[], now: string, gate: "move_token" | "deadline_token" = "move_token"): SQL {
+  const keys = Object.keys(entries[0]?.d ?? {});
   const fields = sql.raw(keys.map((k) => `, '${k}', json(j.value -> '$.d.${k}')`).join(""));
   const gateColumn = sql.raw(`l.${gate}`);
   return sql`INSERT INTO events (id, account_id, type, data, created_at)
@@ -74,6 +91,73 @@ export function lineEvents(type: EventType, entries: LineEventEntry[], keys: rea
     JOIN orders o ON o.id = l.order_id
     WHERE (j.value ->> '$.t' IS NULL OR ${gateColumn} = j.value ->> '$.t' OR j.value ->> '$.p' IS NOT NULL) AND ${hasSubscribers(sql`l.account_id`)}
     ORDER BY j.key`;
+}
+
+/** A line re-routed (or its unconfirmed rest split off to) another supplier. */
+export type Rerouted = LineRef & { from: SupplierRef; to: SupplierRef; cause: string; reason: string; attempt: number; maxAttempts: number | null };
+
+/** order_line.rerouted for each line: `{from_supplier, to_supplier, cause, reason, attempt, max_attempts}`. */
+export function lineReroutedEvents(lines: Rerouted[], now: string): SQL {
+  return lineEvents(
+    "order_line.rerouted",
+    lines.map((e) =>
+      entry(e, { from_supplier: supplierOf(e.from), to_supplier: supplierOf(e.to), cause: e.cause, reason: e.reason, attempt: e.attempt, max_attempts: e.maxAttempts }),
+    ),
+    now,
+  );
+}
+
+/** order_line.assigned: the shop sent the line to a supplier by hand (`from`: the one it had, if any). `{from_supplier, to_supplier, by}`. */
+export function lineAssignedEvent(line: LineRef, from: SupplierRef | null, to: SupplierRef, by: Actor, now: string): SQL {
+  return lineEvents("order_line.assigned", [entry(line, { from_supplier: from && supplierOf(from), to_supplier: supplierOf(to), by })], now);
+}
+
+/**
+ * order_line.cancellation_confirmed for lines (or parts) the shop cancelled that no supplier had been
+ * sent: confirmed at once, by no supplier. `{quantity, reason, supplier: null, confirmed_by: null}`.
+ */
+export function cancelledUnsentLineEvents(lines: (LineRef & { quantity: number; reason: string | null })[], now: string): SQL {
+  return lineEvents(
+    "order_line.cancellation_confirmed",
+    lines.map((e) => entry(e, { quantity: e.quantity, reason: e.reason, supplier: null, confirmed_by: null })),
+    now,
+  );
+}
+
+/** A supplier's answer to a cancellation (or withdrawal) request, given by `by`. */
+export type CancellationAnswer = LineRef & {
+  quantity: number;
+  reason: string | null;
+  supplier: SupplierRef;
+  by: "supplier" | "shop" | "shipment";
+  purpose: "cancel" | "withdraw";
+};
+
+/**
+ * order_line.cancellation_confirmed or order_line.cancellation_refused for each answer:
+ * `{quantity, reason, supplier, confirmed_by (null when refused), purpose}`.
+ */
+export function cancellationAnswerEvents(outcome: "confirmed" | "refused", answers: CancellationAnswer[], now: string): SQL {
+  return lineEvents(
+    outcome === "confirmed" ? "order_line.cancellation_confirmed" : "order_line.cancellation_refused",
+    answers.map((e) =>
+      entry(e, { quantity: e.quantity, reason: e.reason, supplier: supplierOf(e.supplier), confirmed_by: outcome === "confirmed" ? e.by : null, purpose: e.purpose }),
+    ),
+    now,
+  );
+}
+
+/** A line whose supplier missed a deadline. */
+export type Overdue = LineRef & { deadline: "acknowledgement" | "shipping"; dueAt: string; supplier: SupplierRef; reroute: boolean };
+
+/** order_line.overdue for each line this batch marked overdue (gated by its deadline_token): `{deadline, due_at, supplier, reroute}`. */
+export function lineOverdueEvents(lines: Overdue[], now: string): SQL {
+  return lineEvents(
+    "order_line.overdue",
+    lines.map((e) => entry(e, { deadline: e.deadline, due_at: e.dueAt, supplier: supplierOf(e.supplier), reroute: e.reroute })),
+    now,
+    "deadline_token",
+  );
 }
 
 /**

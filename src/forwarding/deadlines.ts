@@ -6,7 +6,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { runBatch, toStatement, type Db, type Row } from "../db";
 import type { Supplier } from "../db/schema";
-import { lineEvents, type LineEventEntry } from "../events/outbox";
+import { lineOverdueEvents, type Overdue } from "../events/outbox";
 import { isoMicro } from "../lib/time";
 import { newToken } from "../orders/lifecycle";
 
@@ -106,11 +106,14 @@ export async function fireDeadlines(db: Db, now: Date): Promise<FiredDeadlines> 
     ...ship.map((d) => ({ d, kind: "shipping" as const, m: message(d, "shipping"), r: false })),
   ];
   const json = JSON.stringify(entries.map((e) => ({ i: e.d.id, o: e.d.orderId, k: e.kind, m: e.m, r: e.r })));
-  const events: LineEventEntry[] = entries.map((e) => ({
+  const events: Overdue[] = entries.map((e) => ({
     o: e.d.orderId,
     i: e.d.id,
     t: token,
-    d: { deadline: e.kind, due_at: e.d.dueAt, supplier: { id: e.d.supplierId, name: e.d.supplierName }, reroute: e.r },
+    deadline: e.kind,
+    dueAt: e.d.dueAt,
+    supplier: { id: e.d.supplierId, name: e.d.supplierName },
+    reroute: e.r,
   }));
   // A line still waits on its supplier: for an answer (ruled: pull or manual, completed: pushed), or for a shipment.
   const waiting = sql`CASE j.value ->> '$.k'
@@ -131,7 +134,7 @@ export async function fireDeadlines(db: Db, now: Date): Promise<FiredDeadlines> 
         SELECT l.id, l.order_id, l.current_status, j.value ->> '$.m', ${at}
         FROM json_each(${json}) AS j JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = j.value ->> '$.o'
         WHERE l.deadline_token = ${token} ORDER BY j.key`,
-    lineEvents("order_line.overdue", events, ["deadline", "due_at", "supplier", "reroute"], at, "deadline_token"),
+    lineOverdueEvents(events, at),
     // The pipeline owes a re-route to the orders of lines whose supplier re-routes on silence.
     sql`UPDATE orders SET routed_at = NULL, route_requested_at = ${at}
         WHERE id IN (SELECT l.order_id FROM json_each(${json}) AS j JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = j.value ->> '$.o'

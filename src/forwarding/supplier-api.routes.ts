@@ -19,7 +19,7 @@ import { AnswersBody, readAnswers } from "./answers.schemas";
 import { csvRows, presentSupplierDispatch, toCsv } from "./document";
 import { presentAnswerResults, presentCancellationAcknowledged, presentDispatchAcknowledged } from "./forwarding.present";
 import { buildCancellationDocument, presentSupplierCancellation } from "./cancellation-document";
-import { acknowledgeCancellation, listSupplierCancellations, OPEN_CANCELLATION_STATUSES } from "./cancellations.service";
+import { acknowledgeCancellation, listSupplierCancellations, OPEN_CANCELLATION_STATUSES } from "./supplier-cancellations.service";
 
 export const supplierApiRouter = createRouter();
 

@@ -14,7 +14,7 @@ import { Pagination } from "../ui/pagination";
 import { LocalTime } from "../ui/time";
 import { applyAnswers } from "./answers.service";
 import { buildCancellationDocument, type CancellationDocument } from "./cancellation-document";
-import { listSupplierCancellations, OPEN_CANCELLATION_STATUSES } from "./cancellations.service";
+import { listSupplierCancellations, OPEN_CANCELLATION_STATUSES } from "./supplier-cancellations.service";
 
 export const supplierCancellationPages = new Hono<AppEnv>();
 

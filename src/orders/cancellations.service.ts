@@ -8,7 +8,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { ofAccount, rowMapper, toStatement, type Db, type Row } from "../db";
 import { expectChanges, expectCount, LOST, retryLostRaces, runGuarded, tryBatch } from "../db/guards";
 import { cancellationLines, cancellations, orderLines, type Cancellation, type CancellationLine, type Channel, type LineStatus, type OrderLine } from "../db/schema";
-import { lineEvents, orderCancelledEvent, type LineEventEntry } from "../events/outbox";
+import { cancellationAnswerEvents, cancelledUnsentLineEvents, orderCancelledEvent, type CancellationAnswer, type LineRef } from "../events/outbox";
 import { ApiError, type ValidationErrors } from "../lib/errors";
 import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
@@ -165,22 +165,22 @@ export async function cancelOrder(db: Db, pipeline: Pipeline, accountId: number,
     const unsent: number[] = [];
     const sent: { i: number; q: number }[] = [];
     const requests = new Map<number, CancellationRequest>();
-    const confirmed: LineEventEntry[] = [];
+    const confirmed: (LineRef & { quantity: number; reason: string | null })[] = [];
     const summary: { id: number; external_id: string; quantity: number; outcome: "cancelled" | "requested" }[] = [];
     for (const { line, quantity } of chosen) {
       const q = quantity ?? cancellableQuantity(line);
       const base = { lineId: line.id, orderId: order.id, version: line.moveToken };
-      const event = { quantity: q, reason, supplier: null, confirmed_by: null };
+      const event = { quantity: q, reason };
       if (isUnsent(line)) {
         unsent.push(line.id);
         summary.push({ id: line.id, external_id: line.externalId, quantity: q, outcome: "cancelled" });
         if (q === line.quantity) {
           changes.push({ kind: "move", ...base, from: line.currentStatus, to: "skipped", message: `Cancelled${withReason(reason)}` });
-          confirmed.push({ o: order.id, i: line.id, t: token, d: event });
+          confirmed.push({ o: order.id, i: line.id, t: token, ...event });
         } else {
           changes.push({ kind: "note", ...base, status: line.currentStatus, message: `${q} of ${line.quantity} cancelled${withReason(reason)}; they are split off as a skipped line` });
           splits.push(cancelledPart(line, q, `Split from line #${line.id}: ${q} of ${line.quantity} cancelled${withReason(reason)}`));
-          confirmed.push({ o: order.id, i: line.id, d: event });
+          confirmed.push({ o: order.id, i: line.id, ...event });
         }
         continue;
       }
@@ -237,9 +237,7 @@ export async function cancelOrder(db: Db, pipeline: Pipeline, accountId: number,
       // A second cancellation of the same line that got there first leaves this one's line out: abort.
       ...(requestStatements.length ? [expectChanges(sent.length)] : []),
       orderCancelledEvent(order.id, scope, reason, summary, now),
-      ...(confirmed.length
-        ? [lineEvents("order_line.cancellation_confirmed", confirmed, ["quantity", "reason", "supplier", "confirmed_by"], now)]
-        : []),
+      ...(confirmed.length ? [cancelledUnsentLineEvents(confirmed, now)] : []),
       ...completionStatements([order.id], now),
       queuedCancellations(order.id),
     ]);
@@ -296,27 +294,27 @@ const byWhom = (s: Settlement) =>
 export function settleCancellations(settlements: Settlement[], now: string): SettlementPlan {
   const changes: LineChange[] = [];
   const splits: Split[] = [];
-  const confirmed: LineEventEntry[] = [];
-  const refused: LineEventEntry[] = [];
+  const confirmed: CancellationAnswer[] = [];
+  const refused: CancellationAnswer[] = [];
   for (const s of settlements) {
     const base = { lineId: s.line.id, orderId: s.line.orderId, version: s.line.moveToken };
     const q = s.request.quantity;
-    const data = {
+    const answer = {
       quantity: q,
       reason: s.outcome === "refused" ? (s.reason ?? null) : s.request.reason,
-      supplier: { id: s.supplier.id, name: s.supplier.name },
-      confirmed_by: s.outcome === "confirmed" ? s.by : null,
+      supplier: s.supplier,
+      by: s.by,
       purpose: s.request.purpose,
     };
     if (s.request.purpose === "withdraw") {
       const what = s.outcome === "confirmed" ? "confirmed the withdrawal" : `refused the withdrawal${withReason(s.reason)}`;
       changes.push({ kind: "note", ...base, status: s.status, message: `${capitalised(byWhom(s))} ${what}` });
-      (s.outcome === "confirmed" ? confirmed : refused).push({ o: s.line.orderId, i: s.line.id, d: data });
+      (s.outcome === "confirmed" ? confirmed : refused).push({ o: s.line.orderId, i: s.line.id, ...answer });
       continue;
     }
     if (s.outcome === "refused") {
       changes.push({ kind: "note", ...base, status: s.status, message: `Cancellation of ${q} refused by ${byWhom(s)}${withReason(s.reason)}` });
-      refused.push({ o: s.line.orderId, i: s.line.id, d: data });
+      refused.push({ o: s.line.orderId, i: s.line.id, ...answer });
       continue;
     }
     const message = `Cancellation of ${q} of ${s.line.quantity} confirmed by ${byWhom(s)}${withReason(s.request.reason)}`;
@@ -327,10 +325,9 @@ export function settleCancellations(settlements: Settlement[], now: string): Set
       changes.push({ kind: "note", ...base, status: s.status, message: `${message}; they are split off as a skipped line` });
       splits.push(cancelledPart(s.line, q, `Split from line #${s.line.id}: ${message}`));
     }
-    confirmed.push({ o: s.line.orderId, i: s.line.id, d: data });
+    confirmed.push({ o: s.line.orderId, i: s.line.id, ...answer });
   }
   const answered = settlements.map((s) => ({ id: s.request.id, s: s.outcome, b: s.by, r: s.reason ?? null }));
-  const keys = ["quantity", "reason", "supplier", "confirmed_by", "purpose"];
   return {
     changes,
     statements: () =>
@@ -344,8 +341,8 @@ export function settleCancellations(settlements: Settlement[], now: string): Set
                 WHERE id IN (SELECT cancellation_id FROM cancellation_lines WHERE id IN (SELECT j.value ->> '$.id' FROM json_each(${JSON.stringify(answered)}) AS j))
                   AND NOT EXISTS (SELECT 1 FROM cancellation_lines c WHERE c.cancellation_id = cancellations.id AND c.status = 'requested')`,
             ...splitStatements(splits, now, newToken()),
-            ...(confirmed.length ? [lineEvents("order_line.cancellation_confirmed", confirmed, keys, now)] : []),
-            ...(refused.length ? [lineEvents("order_line.cancellation_refused", refused, keys, now)] : []),
+            ...(confirmed.length ? [cancellationAnswerEvents("confirmed", confirmed, now)] : []),
+            ...(refused.length ? [cancellationAnswerEvents("refused", refused, now)] : []),
           ],
   };
 }

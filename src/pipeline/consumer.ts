@@ -8,7 +8,7 @@ import { meteredD1, meteredWork } from "../db/metrics";
 import type { Bindings } from "../env";
 import { deliverWebhook } from "../events/delivery.service";
 import { publishAfterPipeline, publishAndContinue } from "../events/publish.service";
-import { sendCancellation } from "../forwarding/cancellations.service";
+import { sendCancellation } from "../forwarding/supplier-cancellations.service";
 import { sendDispatch, sendHeldDispatches } from "../forwarding/forwarding.service";
 import { sendSettings } from "../lib/outbound";
 import { enqueue, type PipelineMessage } from "../lib/queue";

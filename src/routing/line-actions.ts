@@ -9,7 +9,7 @@ import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
 import { expectCount, LOST, retryLostRaces, runGuarded } from "../db/guards";
 import { cancellationLines, orderLineLogs, orderLines, suppliers, type Actor, type LineStatus, type ManualDecision, type Order, type OrderLine, type RerouteHop } from "../db/schema";
-import { lineEvents } from "../events/outbox";
+import { lineAssignedEvent } from "../events/outbox";
 import { ApiError } from "../lib/errors";
 import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
@@ -126,12 +126,7 @@ export async function assignLine(db: Db, pipeline: Pipeline, accountId: number, 
       sql`UPDATE order_lines SET manual_decision = ${JSON.stringify(decision)}, reroute_chain = ${chain ? JSON.stringify(chain) : null},
             reroute_reason = NULL, ack_due_at = NULL, ship_due_at = NULL, overdue_at = NULL, overdue_deadline = NULL
           WHERE id = ${line.id} AND order_id = ${order.id} AND move_token = ${token}`,
-      lineEvents(
-        "order_line.assigned",
-        [{ o: order.id, i: line.id, t: token, d: { from_supplier: hop ? { id: hop.supplier_id, name: hop.supplier_name } : null, to_supplier: { id: supplier.id, name: supplier.name }, by } }],
-        ["from_supplier", "to_supplier", "by"],
-        now,
-      ),
+      lineAssignedEvent({ o: order.id, i: line.id, t: token }, hop && { id: hop.supplier_id, name: hop.supplier_name }, supplier, by, now),
       owedToPipeline(order.id, now),
       ...completionStatements([order.id], now, { closes: false }),
     ]);

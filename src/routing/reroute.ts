@@ -11,7 +11,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { toStatement, type Db, type Row } from "../db";
 import { expectCount } from "../db/guards";
 import type { LineStatus, OrderLine, RerouteHop } from "../db/schema";
-import { lineEvents, type LineEventEntry } from "../events/outbox";
+import { lineReroutedEvents, type Rerouted } from "../events/outbox";
 import { cancellationRequestStatements, type CancellationRequest } from "../orders/cancellation-requests";
 import { newToken, splitStatements, type LineChange, type Split } from "../orders/lifecycle";
 import { loadRoutingContext, subjectOf, type OrderLike, type ReroutePolicy } from "./context";
@@ -171,16 +171,16 @@ export async function planReroutes(db: Db, accountId: number, leaving: Leaving[]
   const changes: LineChange[] = [];
   const splits: Split[] = [];
   const chains: { i: number; o: number; c: RerouteHop[] }[] = [];
-  const moved: LineEventEntry[] = [];
-  const split: LineEventEntry[] = [];
+  const moved: Rerouted[] = [];
+  const split: Rerouted[] = [];
   const withdrawals: CancellationRequest[] = [];
   const eventOf = (d: Extract<Decision, { kind: "reroute" }>) => ({
-    from_supplier: { id: d.leaving.supplier.id, name: d.leaving.supplier.name ?? "" },
-    to_supplier: { id: d.to.id, name: d.to.name },
+    from: { id: d.leaving.supplier.id, name: d.leaving.supplier.name ?? "" },
+    to: d.to,
     cause: d.leaving.cause,
     reason: d.leaving.message,
     attempt: d.attempt,
-    max_attempts: policy?.maxAttempts ?? null,
+    maxAttempts: policy?.maxAttempts ?? null,
   });
 
   for (const d of decisions) {
@@ -217,7 +217,7 @@ export async function planReroutes(db: Db, accountId: number, leaving: Leaving[]
           { status: "ruled", message: d.match },
         ],
       });
-      split.push({ o: orderId, p: l.line.id, d: eventOf(d) });
+      split.push({ o: orderId, p: l.line.id, ...eventOf(d) });
       continue;
     }
     // Through declined (or failed): the supplier no longer has it, then on to the next one.
@@ -226,7 +226,7 @@ export async function planReroutes(db: Db, accountId: number, leaving: Leaving[]
     const onward = via === l.from ? base : { lineId: l.line.id, orderId };
     changes.push({ kind: "move", ...onward, from: via, to: "ruled", message: d.match, matchedSupplierId: d.to.id, dispatchId: null, confirmedQuantity: null });
     chains.push({ i: l.line.id, o: orderId, c: d.chain });
-    moved.push({ o: orderId, i: l.line.id, d: eventOf(d) });
+    moved.push({ o: orderId, i: l.line.id, ...eventOf(d) });
     if (l.cause === "overdue") {
       // It reached the supplier, which never answered: tell it the line is withdrawn.
       withdrawals.push({
@@ -272,12 +272,7 @@ export async function planReroutes(db: Db, accountId: number, leaving: Leaving[]
           : []),
         ...(moved.length + split.length
           ? [
-              lineEvents(
-                "order_line.rerouted",
-                [...moved.map((e) => ({ ...e, t: token })), ...split.map((e) => ({ ...e, t: splitToken }))],
-                ["from_supplier", "to_supplier", "cause", "reason", "attempt", "max_attempts"],
-                now,
-              ),
+              lineReroutedEvents([...moved.map((e) => ({ ...e, t: token })), ...split.map((e) => ({ ...e, t: splitToken }))], now),
             ]
           : []),
         ...cancellationRequestStatements(withdrawals, now),
