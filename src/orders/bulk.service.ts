@@ -47,8 +47,11 @@ export async function bulkAction(db: Db, pipeline: Pipeline, accountId: number, 
     } else if ((action === "block") === order.blocked) {
       results.push(order.blocked ? { reference, outcome: "already_blocked", message: "Already blocked" } : { reference, outcome: "not_blocked", message: "Not blocked" });
     } else {
-      await setBlocked(db, pipeline, accountId, reference, action === "block", reason);
-      results.push(action === "block" ? { reference, outcome: "blocked", message: "Blocked" } : { reference, outcome: "unblocked", message: "Unblocked" });
+      // Said as written: an action that raced this one may have got there between the read and the write.
+      const { changed } = await setBlocked(db, pipeline, accountId, reference, action === "block", reason);
+      const done = action === "block";
+      if (changed) results.push(done ? { reference, outcome: "blocked", message: "Blocked" } : { reference, outcome: "unblocked", message: "Unblocked" });
+      else results.push(done ? { reference, outcome: "already_blocked", message: "Already blocked" } : { reference, outcome: "not_blocked", message: "Not blocked" });
     }
   }
   return results;

@@ -21,12 +21,16 @@ import type { CreateRuleInput } from "./rules.schemas";
  * pipeline (marked in the same batch, so the sweeper routes it should the message be lost).
  * Returns the order's id.
  */
+/**
+ * Blocks or unblocks an order by hand. `changed`: whether this call did it; false when the order
+ * already was so (a racing action got there first), and then nothing was written.
+ */
 export async function setBlocked(db: Db, pipeline: Pipeline, accountId: number, reference: string, blocked: boolean, reason?: string) {
   const order = await findOrder(db, accountId, reference);
   const message = blocked ? `Order blocked by hand${reason ? `: ${reason}` : ""}` : `${UNBLOCKED_BY_HAND}${reason ? `: ${reason}` : ""}`;
-  await runBatch(db, blockStatements(order.id, blocked, message, isoMicro()));
+  const [flag] = await runBatch(db, blockStatements(order.id, blocked, message, isoMicro()));
   if (!blocked) await pipeline.send([{ type: "route_order", orderId: order.id }]);
-  return order.id;
+  return { orderId: order.id, changed: flag.meta.changes > 0 };
 }
 
 /** Matches the order now (on demand); the lines that became ruled go on to their suppliers through the pipeline. Returns the order's id and what matching did. */

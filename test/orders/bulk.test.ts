@@ -19,6 +19,19 @@ const bulk = (creds: Credentials, body: unknown) => call("POST", "/api/v1/orders
 const UNKNOWN = "1000000000000001";
 
 describe.concurrent("POST /api/v1/orders/bulk", () => {
+  it("two bulk blocks racing over the same orders: each order is said blocked once, already blocked by the other", async () => {
+    const creds = await createAccount();
+    const refs = [];
+    for (let i = 0; i < 5; i++) refs.push((await createOrder(creds)).reference);
+    const [first, second] = await Promise.all([bulk(creds, { action: "block", references: refs }), bulk(creds, { action: "block", references: refs })]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    // Whichever wrote first says "blocked"; the other found the order blocked, as it read it or as its write found it.
+    for (const [i, reference] of refs.entries()) {
+      const outcomes = [first.json.results[i], second.json.results[i]].map((r: { reference: string; outcome: string }) => [r.reference, r.outcome]);
+      expect(outcomes.sort()).toEqual([[reference, "already_blocked"], [reference, "blocked"]]);
+    }
+  });
+
   it("blocks the orders given, says per order what it did, and logs the reason on each", async () => {
     const creds = await createAccount();
     const [a, b] = [await createOrder(creds), await createOrder(creds)];
