@@ -3,7 +3,7 @@
 // the layers. The names below are the building blocks of the rules; each rule says why it holds.
 
 /** The capability folders: where the business lives (domain, contract and both faces). */
-const CAPABILITY = "^src/(accounts|admin|attention|catalogue|events|forwarding|orders|routing|suppliers)/";
+const CAPABILITY = "^src/(accounts|admin|attention|catalogue|events|forwarding|orders|routing|shops|suppliers)/";
 /** A capability's files that are a face, a presenter or the contract; the rest of it is the domain. */
 const NOT_DOMAIN = "\\.(routes|pages|present|schemas|openapi|middleware)\\.tsx?$";
 

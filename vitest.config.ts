@@ -38,6 +38,7 @@ export default defineConfig(async () => {
                   TEST_MIGRATIONS: migrations,
                   TEST_DIRECTORY_MIGRATIONS: directoryMigrations,
                   ADMIN_TOKEN: "test-admin-token",
+                  SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456789abcdef",
                   OUTBOUND_TIMEOUT_MS: "1000",
                   RETRY_BASE_SECONDS: "0",
                   SEND_MAX_ATTEMPTS: "3",

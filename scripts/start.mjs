@@ -10,7 +10,7 @@
 // error still reaches the terminal.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -74,6 +74,11 @@ const devVars = join(root, ".dev.vars");
 if (!existsSync(devVars)) {
   writeFileSync(devVars, `ADMIN_TOKEN=${randomBytes(24).toString("hex")}\n`, { mode: 0o600 });
   console.log("→ Created .dev.vars with a random ADMIN_TOKEN");
+}
+if (!/^SECRETS_KEY=/m.test(readFileSync(devVars, "utf8"))) {
+  // Seals the credentials kept for shops and suppliers (src/lib/sealed.ts); keep it with .dev.vars.
+  appendFileSync(devVars, `SECRETS_KEY=${randomBytes(32).toString("base64")}\n`);
+  console.log("→ Added a random SECRETS_KEY to .dev.vars");
 }
 const adminToken = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(devVars, "utf8"))?.[1]?.trim();
 

@@ -7,6 +7,9 @@ import type { RequestDatabase } from "./db/sessions";
 export type Bindings = Env & {
   /** Operator secret for /admin/v1; admin routes are off when it is unset. */
   ADMIN_TOKEN?: string;
+  /** Seals credentials kept for shops and suppliers (src/lib/sealed.ts); SECRETS_KEY_PREVIOUS during a rotation. */
+  SECRETS_KEY?: string;
+  SECRETS_KEY_PREVIOUS?: string;
   /** "1" only in benchmark runs (`wrangler dev --var BENCH_METRICS:1`): D1 counters in X-D1-* headers. */
   BENCH_METRICS?: string;
 };

@@ -2,7 +2,7 @@
 // wrangler's unstable_startWorker (workerd, the real bundle and static assets, local Queues with
 // the queue consumer) on a free port of 127.0.0.1, its local D1 databases (every shard and the
 // directory) in a fresh temporary directory to which `scripts/migrate.mjs --local --persist-to`
-// (`npm run db:migrate:local`) has applied the real migrations first, and a random ADMIN_TOKEN (a
+// (`npm run db:migrate:local`) has applied the real migrations first, and a random ADMIN_TOKEN and SECRETS_KEY (a
 // developer's .dev.vars is not read).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -21,7 +21,8 @@ export async function startLocalWorker(vars: Record<string, string> = {}): Promi
   const persist = mkdtempSync(join(tmpdir(), "order-intake-worker-"));
   const config = fastQueueConfig();
   const adminToken = randomBytes(24).toString("hex");
-  const bindings = Object.fromEntries(Object.entries({ ...vars, ADMIN_TOKEN: adminToken }).map(([k, value]) => [k, { type: "plain_text" as const, value }]));
+  const secretsKey = randomBytes(32).toString("base64");
+  const bindings = Object.fromEntries(Object.entries({ SECRETS_KEY: secretsKey, ...vars, ADMIN_TOKEN: adminToken }).map(([k, value]) => [k, { type: "plain_text" as const, value }]));
   let worker: Awaited<ReturnType<typeof unstable_startWorker>>;
   try {
     await applyMigrations(persist);

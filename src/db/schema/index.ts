@@ -9,3 +9,4 @@ export * from "./console";
 export * from "./pipeline";
 export * from "./cancellations";
 export * from "./counts";
+export * from "./shops";

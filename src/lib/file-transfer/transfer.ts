@@ -1,0 +1,65 @@
+// A file server we put files on and read files from (a supplier's FTP, FTPS or SFTP server), as the
+// file channel, the answer-file reader and the feed puller see it. One implementation per protocol
+// beside this file (ftp.ts for FTP and explicit FTPS, sftp.ts for SFTP), each over the Workers
+// runtime's TCP sockets. Nothing here knows about orders or suppliers.
+
+export type FileTransferProtocol = "ftp" | "ftps" | "sftp";
+
+export type FileTransferSettings = {
+  protocol: FileTransferProtocol;
+  host: string;
+  port: number;
+  username: string;
+  /** One of password and privateKey (PEM, SFTP only). */
+  password?: string;
+  privateKey?: string;
+  /** SFTP: the server's host key, pinned ("SHA256:<base64>", as `ssh-keygen -lf` prints it). */
+  hostKeyFingerprint?: string;
+  /** Every operation and the connection are time-boxed: the whole session ends by then. */
+  timeoutMs: number;
+};
+
+export type RemoteFile = { name: string; size: number; modifiedAt: string | null; isDirectory: boolean };
+
+/**
+ * Why an operation failed, in words (FileTransferError.message) and as a kind a caller can act on.
+ * `unclear`: the operation may have happened (the connection dropped after the command went out).
+ */
+export type FileTransferErrorKind =
+  | "dns"
+  | "refused"
+  | "tls"
+  | "auth"
+  | "host_key_mismatch"
+  | "permission_denied"
+  | "not_found"
+  | "disk_full"
+  | "timeout"
+  | "protocol";
+
+export class FileTransferError extends Error {
+  constructor(
+    readonly kind: FileTransferErrorKind,
+    message: string,
+    readonly unclear = false,
+  ) {
+    super(message);
+    this.name = "FileTransferError";
+  }
+}
+
+/** One session on the server: open it, do the work, close it. */
+export interface FileTransferSession {
+  list(directory: string): Promise<RemoteFile[]>;
+  /** The whole file's bytes (at most `maxBytes`: more is a FileTransferError). */
+  read(path: string, maxBytes: number): Promise<Uint8Array>;
+  /** Writes the file under a temporary name in the same directory, then renames it, so a reader never sees half a file. Replaces a file of the same name. */
+  writeAtomic(path: string, bytes: Uint8Array): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  remove(path: string): Promise<void>;
+  /** Size and modification time, or null when there is no such file. */
+  stat(path: string): Promise<RemoteFile | null>;
+  close(): Promise<void>;
+}
+
+export type FileTransferConnector = (settings: FileTransferSettings) => Promise<FileTransferSession>;

@@ -1,0 +1,113 @@
+// What the domain needs of a shop platform, and nothing more: find the shop's order from what its
+// plugin sent us, write a shipment with its tracking, write a private note, mark the order done, and
+// test a connection. One adapter per platform beside this file (woocommerce.ts, shopware.ts,
+// magento.ts, prestashop.ts), each following the platform's public REST documentation; adding a
+// platform is adding one file here and its stand-in under test/shops/stand-ins/.
+//
+// Adapters make every call through ShopHttp (./http.ts): it time-boxes the call, records it for the
+// write-back's attempt log, and in dry-run mode records writes instead of sending them.
+import type { z } from "zod";
+import type { ShopPlatformName } from "../../db/schema/shops";
+import type { ShopHttp } from "./http";
+
+export type { ShopPlatformName };
+
+/** A connection as an adapter sees it: its address, its credentials (opened), its settings. */
+export type ShopConnection<Credentials = Record<string, string>, Settings = Record<string, unknown>> = {
+  id: number;
+  platform: ShopPlatformName;
+  /** Without a trailing slash. */
+  baseUrl: string;
+  credentials: Credentials;
+  settings: Settings;
+};
+
+/** Our order, as the shop's plugin sent it. */
+export type OrderRef = {
+  /** What the plugin sent as the order's external_id (WooCommerce: the order id; Magento: increment_id; PrestaShop: reference; Shopware: orderNumber). */
+  externalId: string;
+  /** Our reference, for notes and logs. */
+  reference: string;
+};
+
+/** One of our order lines, as the plugin sent it. */
+export type LineRef = {
+  lineId: number;
+  /** products[].external_id: the shop's product id (or variation id). */
+  productId: string;
+  /** products[].reference: the SKU, when sent. */
+  sku: string | null;
+  name: string;
+  quantity: number;
+};
+
+/** An item of the shop's order. `productIds`: every id the line item carries (product, variation). */
+export type ShopItem = { id: string; productIds: string[]; sku: string | null; quantity: number };
+
+/**
+ * The shop's order, found from OrderRef.externalId. `extra` holds what the platform needs later and
+ * the adapter alone reads (Shopware's delivery ids, PrestaShop's order_carrier id): it is kept as
+ * JSON with the write-back, so a retry need not look the order up again.
+ */
+export type ShopOrder = { id: string; number: string; items: ShopItem[]; extra: Record<string, unknown> };
+
+export type Tracking = { carrier: string | null; number: string; url: string | null };
+
+export type ShipmentWrite = {
+  order: OrderRef;
+  /** The lines shipped and how many of each (a partial shipment lists only what shipped). */
+  lines: { line: LineRef; quantity: number }[];
+  /** One or more tracking numbers (several parcels for one line). */
+  trackings: Tracking[];
+  /** Whether, with this shipment, every line of the order has shipped in full (Shopware: ship vs ship_partially). */
+  orderShippedInFull: boolean;
+};
+
+export type NoteWrite = { order: OrderRef; text: string };
+
+/**
+ * What a write left in the shop. `shopIds`: the ids of what it created (a shipment, a tracking, a
+ * note), recorded so that a retry never creates it again. `found`: it was already there (found by
+ * looking after an unclear outcome), nothing was created. `skipped`: the platform has nothing to
+ * write for this (the reason says why, in words).
+ */
+export type WriteResult =
+  | { outcome: "written"; shopIds: string[] }
+  | { outcome: "found"; shopIds: string[] }
+  | { outcome: "skipped"; reason: string };
+
+/**
+ * `look`: the previous attempt's outcome is unclear (it timed out or the connection dropped after
+ * the request went out): look in the shop for what it would create (Magento's order shipments,
+ * WooCommerce's trackings, Shopware's delivery tracking codes, PrestaShop's carrier tracking number)
+ * before creating it again.
+ */
+export type WriteOptions = { look: boolean };
+
+/** One check of POST /shop-connections/{id}/test: `message` says in words what is right or wrong. */
+export type Check = { name: string; ok: boolean; message: string };
+
+export interface ShopPlatform<Credentials = Record<string, string>, Settings = Record<string, unknown>> {
+  name: ShopPlatformName;
+  /** The credentials' fields, validated on create and update (every field required, strings). */
+  credentials: z.ZodType<Credentials>;
+  /** The platform's own settings (besides `mode`), with their defaults. */
+  settings: z.ZodType<Settings>;
+  /** Reachability, credentials and permissions, in order; later checks are skipped (ok: false, "not checked: …") after a failure they depend on. */
+  test(conn: ShopConnection<Credentials, Settings>, http: ShopHttp): Promise<Check[]>;
+  /** Throws ShopError (./http.ts) with kind "not_found" when the shop has no such order. */
+  findOrder(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, order: OrderRef): Promise<ShopOrder>;
+  writeShipment(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, shopOrder: ShopOrder, write: ShipmentWrite, options: WriteOptions): Promise<WriteResult>;
+  /** A private note (not shown to the customer); platforms without one return skipped. */
+  writeNote(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, shopOrder: ShopOrder, write: NoteWrite, options: WriteOptions): Promise<WriteResult>;
+  /** Every line of the order is final: set the order's completed status where the platform has one to set. */
+  complete(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, shopOrder: ShopOrder, order: OrderRef, options: WriteOptions): Promise<WriteResult>;
+}
+
+/**
+ * Which shop item each of our lines is: the item carrying the line's product id, else the one with
+ * its SKU. Null for a line the shop's order does not have (the write-back says so, in words).
+ */
+export function itemFor(items: ShopItem[], line: LineRef): ShopItem | null {
+  return items.find((i) => i.productIds.includes(line.productId)) ?? (line.sku ? items.find((i) => i.sku === line.sku) : undefined) ?? null;
+}
