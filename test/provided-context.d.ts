@@ -3,6 +3,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     /** Base URL of the fake remote server (test/helpers/fake-remote.global.ts). */
     fakeRemoteUrl: string;
+    /** The stand-in shops (test/shops/stand-ins/harness.ts): create one with POST /__shops. */
+    standInShopsUrl: string;
     /** A loopback URL whose port nothing listens on: a connection there is refused. */
     closedPortUrl: string;
     /** Seed of the property-based tests (FUZZ_SEED; fixed by default). */

@@ -1,0 +1,12 @@
+// vitest globalSetup: starts the stand-in shops (./harness.ts) for the run and provides their URL.
+import type { TestProject } from "vitest/node";
+import { startStandIns, type StandInPlatform } from "./harness";
+
+// One import and one entry per platform, added with its stand-in.
+const platforms: StandInPlatform[] = [];
+
+export default async function setup(project: TestProject) {
+  const standIns = await startStandIns(platforms);
+  project.provide("standInShopsUrl", standIns.url);
+  return standIns.close;
+}
