@@ -6,7 +6,6 @@
 //
 // Adapters make every call through ShopHttp (./http.ts): it time-boxes the call, records it for the
 // write-back's attempt log, and in dry-run mode records writes instead of sending them.
-import type { z } from "zod";
 import type { ShopPlatformName } from "../../db/schema/shops";
 import type { ShopHttp } from "./http";
 
@@ -87,12 +86,9 @@ export type WriteOptions = { look: boolean };
 /** One check of POST /shop-connections/{id}/test: `message` says in words what is right or wrong. */
 export type Check = { name: string; ok: boolean; message: string };
 
+/** An adapter; its credentials and settings are the platform's (./settings.ts). */
 export interface ShopPlatform<Credentials = Record<string, string>, Settings = Record<string, unknown>> {
   name: ShopPlatformName;
-  /** The credentials' fields, validated on create and update (every field required, strings). */
-  credentials: z.ZodType<Credentials>;
-  /** The platform's own settings (besides `mode`), with their defaults. */
-  settings: z.ZodType<Settings>;
   /** Reachability, credentials and permissions, in order; later checks are skipped (ok: false, "not checked: …") after a failure they depend on. */
   test(conn: ShopConnection<Credentials, Settings>, http: ShopHttp): Promise<Check[]>;
   /** Throws ShopError (./http.ts) with kind "not_found" when the shop has no such order. */
