@@ -140,15 +140,24 @@ async function addNote(conn: Conn, http: ShopHttp, id: string, text: string, cus
   return { outcome: "written", shopIds: createdId(res, "id") };
 }
 
-/** The order's trackings, or null when the Shipment Tracking extension is not installed (no such route). */
+const NO_EXTENSION = `The Shipment Tracking extension is not installed in the shop (settings.tracking is "extension"): install it, or set tracking to "auto" or "note"`;
+
+/**
+ * A call to the Shipment Tracking extension's order trackings. A 404 is either WordPress's
+ * rest_no_route (the extension is not installed: null) or the order missing (thrown, not_found).
+ */
+async function trackingCall(conn: Conn, http: ShopHttp, id: string, req: Omit<ShopRequest, "path">): Promise<ShopResponse | null> {
+  const path = `${TRACKING}/orders/${id}/shipment-trackings`;
+  const res = await call(conn, http, { ...req, path, accept: [404] });
+  if (res.status !== 404) return res;
+  if (wpError(res).code === "rest_no_route") return null;
+  throw new ShopError("not_found", `Not found (404 on ${req.method ?? "GET"} ${path}): ${res.text.slice(0, 300)}`, 404);
+}
+
+/** The order's trackings, or null when the Shipment Tracking extension is not installed. */
 async function trackingsOf(conn: Conn, http: ShopHttp, id: string): Promise<WcTracking[] | null> {
-  const res = await call(conn, http, { path: `${TRACKING}/orders/${id}/shipment-trackings`, accept: [404] });
-  if (res.status === 404) {
-    const error = wpError(res);
-    if (error.code === "rest_no_route") return null;
-    throw new ShopError("not_found", `The shop has no order ${id} (404 on GET ${TRACKING}/orders/${id}/shipment-trackings): ${res.text.slice(0, 300)}`, 404);
-  }
-  return res.json<WcTracking[]>();
+  const res = await trackingCall(conn, http, id, {});
+  return res ? res.json<WcTracking[]>() : null;
 }
 
 async function writeShipment(conn: Conn, http: ShopHttp, shopOrder: ShopOrder, write: ShipmentWrite, options: { look: boolean }): Promise<WriteResult> {
@@ -158,7 +167,7 @@ async function writeShipment(conn: Conn, http: ShopHttp, shopOrder: ShopOrder, w
   // attempt to find what that attempt created; a tracking number already on the order is never added again.
   const existing = mode === "note" || (mode === "extension" && !options.look) ? [] : await trackingsOf(conn, http, id);
   if (existing === null) {
-    if (mode === "extension") throw new ShopError("not_found", `The Shipment Tracking extension is not installed in the shop (settings.tracking is "extension"): ${TRACKING} has no route for order trackings`, 404);
+    if (mode === "extension") throw new ShopError("not_found", NO_EXTENSION, 404);
     return addNote(conn, http, id, shipmentNoteText(write), true, options.look);
   }
   if (mode === "note") return addNote(conn, http, id, shipmentNoteText(write), true, options.look);
@@ -176,7 +185,8 @@ async function writeShipment(conn: Conn, http: ShopHttp, shopOrder: ShopOrder, w
     const body: Record<string, string> = { tracking_number: t.number, date_shipped: new Date().toISOString().slice(0, 10) };
     if (t.carrier) body.custom_tracking_provider = t.carrier;
     if (t.url) body.custom_tracking_link = t.url;
-    const res = await call(conn, http, { method: "POST", path: `${TRACKING}/orders/${id}/shipment-trackings`, json: body });
+    const res = await trackingCall(conn, http, id, { method: "POST", json: body });
+    if (!res) throw new ShopError("not_found", NO_EXTENSION, 404);
     shopIds.push(...createdId(res, "tracking_id"));
     created++;
   }

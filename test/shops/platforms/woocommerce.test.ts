@@ -168,3 +168,274 @@ describe("WooCommerce: authentication", () => {
     expect(error.message).toMatch(/^The connection to 127\.0\.0\.1:\d+ was refused: nothing listens on port \d+ there$/);
   });
 });
+
+describe("WooCommerce: tracking without the extension, and notes", () => {
+  const NOTE_TEXT = [
+    "Your order has shipped: 2 × Blue mug, 1 × Red plate - Large.",
+    "Tracking: DHL 00340434161094042557 https://www.dhl.de/track?piececode=00340434161094042557",
+    "Tracking: DHL 00340434161094042564 https://www.dhl.de/track?piececode=00340434161094042564",
+  ].join("\n");
+
+  it("without the Shipment Tracking extension (tracking: auto): one customer note carrying carriers, numbers, links and what shipped", async () => {
+    const { shop, conn, http } = await connect({ orders: ORDER_SEED, extension: false });
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    const result = await woocommerce.writeShipment(conn, http, order, twoParcels, { look: false });
+    const { notes, trackings } = await held(shop);
+    expect(notes).toEqual([{ id: 101, author: "system", date_created: expect.any(String), date_created_gmt: expect.any(String), note: NOTE_TEXT, customer_note: true }]);
+    expect(trackings).toEqual([]);
+    expect(result).toEqual({ outcome: "written", shopIds: ["101"] });
+    expect((await received(shop)).slice(1)).toEqual([
+      ["GET", TRACKINGS, null],
+      ["POST", "/wp-json/wc/v3/orders/4711/notes", { note: NOTE_TEXT, customer_note: true }],
+    ]);
+  });
+
+  it("a partial shipment as a note (tracking: note, the extension installed but not used): only what shipped, no tracking entry", async () => {
+    const { shop, conn, http } = await connect({ orders: ORDER_SEED }, { tracking: "note" });
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    const write: ShipmentWrite = { order: ORDER, lines: [{ line: PLATE, quantity: 1 }], trackings: [{ carrier: null, number: "JJD000390007", url: null }], orderShippedInFull: false };
+    const result = await woocommerce.writeShipment(conn, http, order, write, { look: false });
+    const text = "Part of your order has shipped: 1 × Red plate - Large.\nTracking: JJD000390007";
+    const { notes, trackings } = await held(shop);
+    expect(notes.map((n) => [n.id, n.note, n.customer_note])).toEqual([[101, text, true]]);
+    expect(trackings).toEqual([]);
+    expect(result).toEqual({ outcome: "written", shopIds: ["101"] });
+    expect((await received(shop)).slice(1)).toEqual([["POST", "/wp-json/wc/v3/orders/4711/notes", { note: text, customer_note: true }]]);
+  });
+
+  it("tracking: extension, and the extension is missing: not_found in words, nothing written", async () => {
+    const { shop, conn, http } = await connect({ orders: ORDER_SEED, extension: false }, { tracking: "extension" });
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    const error = await woocommerce.writeShipment(conn, http, order, twoParcels, { look: false }).catch((e) => e);
+    expect(error).toMatchObject({ kind: "not_found", status: 404, message: 'The Shipment Tracking extension is not installed in the shop (settings.tracking is "extension"): install it, or set tracking to "auto" or "note"' });
+    expect((await held(shop)).notes).toEqual([]);
+    expect((await received(shop)).slice(1)).toEqual([["POST", TRACKINGS, expect.any(Object)]]);
+  });
+
+  it("a private note (declined line): customer_note false", async () => {
+    const { shop, conn, http } = await connect();
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    const text = "Red plate - Large (1): declined by the supplier, out of stock; no other supplier left.";
+    const result = await woocommerce.writeNote(conn, http, order, { order: ORDER, text }, { look: false });
+    expect(result).toEqual({ outcome: "written", shopIds: ["101"] });
+    expect((await held(shop)).notes.map((n) => [n.id, n.note, n.customer_note, n.author])).toEqual([[101, text, false, "system"]]);
+    expect((await received(shop)).slice(1)).toEqual([["POST", "/wp-json/wc/v3/orders/4711/notes", { note: text, customer_note: false }]]);
+  });
+});
+
+describe("WooCommerce: never twice", () => {
+  it("a tracking applied but never answered, then retried with look: the shop keeps one tracking per number", async () => {
+    const { shop, conn, http } = await connect(undefined, {}, 1000);
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    // The first tracking is created, its answer never comes: the attempt times out (unclear).
+    await injectFault(shop, { method: "POST", path: "shipment-trackings$", hangAfterApplying: true });
+    const error = await woocommerce.writeShipment(conn, http, order, twoParcels, { look: false }).catch((e) => e);
+    expect(error).toMatchObject({ kind: "timeout", unclear: true });
+    expect((await held(shop)).trackings.map((t) => t.tracking_number)).toEqual(["00340434161094042557"]);
+
+    const retry = await woocommerce.writeShipment(conn, http, order, twoParcels, { look: true });
+    const { trackings } = await held(shop);
+    expect(trackings.map((t) => t.tracking_number)).toEqual(["00340434161094042557", "00340434161094042564"]);
+    expect(retry).toEqual({ outcome: "written", shopIds: trackings.map((t) => t.tracking_id) });
+    // And once more after that: everything is there, nothing is created.
+    expect(await woocommerce.writeShipment(conn, http, order, twoParcels, { look: true })).toEqual({ outcome: "found", shopIds: trackings.map((t) => t.tracking_id) });
+    expect((await received(shop)).slice(1).map(([method, path, body]) => [method, path, (body as { tracking_number?: string } | null)?.tracking_number ?? null])).toEqual([
+      ["GET", TRACKINGS, null],
+      ["POST", TRACKINGS, "00340434161094042557"],
+      ["GET", TRACKINGS, null],
+      ["POST", TRACKINGS, "00340434161094042564"],
+      ["GET", TRACKINGS, null],
+    ]);
+    expect((await held(shop)).trackings).toHaveLength(2);
+  });
+
+  it("a note applied but never answered, then retried with look: found, no second note", async () => {
+    const { shop, conn, http } = await connect(undefined, {}, 1000);
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    const text = "Blue mug (2): the supplier refused the cancellation; the line ships.";
+    await injectFault(shop, { method: "POST", path: "/notes$", hangAfterApplying: true });
+    const error = await woocommerce.writeNote(conn, http, order, { order: ORDER, text }, { look: false }).catch((e) => e);
+    expect(error).toMatchObject({ kind: "timeout", unclear: true });
+    expect(await woocommerce.writeNote(conn, http, order, { order: ORDER, text }, { look: true })).toEqual({ outcome: "found", shopIds: ["101"] });
+    expect((await held(shop)).notes.map((n) => [n.id, n.note, n.customer_note])).toEqual([[101, text, false]]);
+    expect((await received(shop)).slice(1)).toEqual([
+      ["POST", "/wp-json/wc/v3/orders/4711/notes", { note: text, customer_note: false }],
+      ["GET", "/wp-json/wc/v3/orders/4711/notes?type=internal", null],
+    ]);
+  });
+
+  it("a customer note for a shipment (no extension), unanswered, then retried with look: found among the customer notes", async () => {
+    const { shop, conn, http } = await connect({ orders: ORDER_SEED, extension: false }, {}, 1000);
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    await injectFault(shop, { method: "POST", path: "/notes$", hangAfterApplying: true });
+    expect(await woocommerce.writeShipment(conn, http, order, twoParcels, { look: false }).catch((e) => e)).toMatchObject({ kind: "timeout" });
+    expect(await woocommerce.writeShipment(conn, http, order, twoParcels, { look: true })).toEqual({ outcome: "found", shopIds: ["101"] });
+    expect((await held(shop)).notes.map((n) => n.id)).toEqual([101]);
+    expect((await received(shop)).slice(1).map(([method, path]) => [method, path])).toEqual([
+      ["GET", TRACKINGS],
+      ["POST", "/wp-json/wc/v3/orders/4711/notes"],
+      ["GET", TRACKINGS],
+      ["GET", "/wp-json/wc/v3/orders/4711/notes?type=customer"],
+    ]);
+  });
+
+  it("completion applied but never answered, then retried with look: the status is there, no second PUT", async () => {
+    const { shop, conn, http } = await connect(undefined, {}, 1000);
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    await injectFault(shop, { method: "PUT", hangAfterApplying: true });
+    expect(await woocommerce.complete(conn, http, order, ORDER, { look: false }).catch((e) => e)).toMatchObject({ kind: "timeout" });
+    expect(await woocommerce.complete(conn, http, order, ORDER, { look: true })).toEqual({ outcome: "found", shopIds: ["4711"] });
+    const { status, notes } = await held(shop);
+    expect([status, notes.length]).toEqual(["completed", 1]);
+    expect((await received(shop)).slice(1)).toEqual([
+      ["PUT", "/wp-json/wc/v3/orders/4711", { status: "completed" }],
+      ["GET", "/wp-json/wc/v3/orders/4711", null],
+    ]);
+  });
+});
+
+describe("WooCommerce: dry run, rate limits, credentials", () => {
+  it("dry run: the lookups go out, the writes are recorded and not sent; the shop holds nothing new", async () => {
+    const { shop, conn, http } = await connect(undefined, { mode: "dry_run" });
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    expect(await woocommerce.writeShipment(conn, http, order, twoParcels, { look: false })).toEqual({ outcome: "written", shopIds: [] });
+    expect(await woocommerce.writeNote(conn, http, order, { order: ORDER, text: "A private note." }, { look: false })).toEqual({ outcome: "written", shopIds: [] });
+    expect(await woocommerce.complete(conn, http, order, ORDER, { look: false })).toEqual({ outcome: "written", shopIds: [] });
+
+    const { trackings, notes, status } = await held(shop);
+    expect([trackings, notes, status]).toEqual([[], [], "processing"]);
+    expect(await received(shop)).toEqual([
+      ["GET", "/wp-json/wc/v3/orders/4711", null],
+      ["GET", TRACKINGS, null],
+    ]);
+    expect(http.calls.map((c) => [c.method, c.path, c.sent, c.status, c.dryRun])).toEqual([
+      ["GET", "/wp-json/wc/v3/orders/4711", null, 200, false],
+      ["GET", TRACKINGS, null, 200, false],
+      ["POST", TRACKINGS, JSON.stringify({ tracking_number: "00340434161094042557", date_shipped: TODAY, custom_tracking_provider: "DHL", custom_tracking_link: "https://www.dhl.de/track?piececode=00340434161094042557" }), null, true],
+      ["POST", TRACKINGS, JSON.stringify({ tracking_number: "00340434161094042564", date_shipped: TODAY, custom_tracking_provider: "DHL", custom_tracking_link: "https://www.dhl.de/track?piececode=00340434161094042564" }), null, true],
+      ["POST", "/wp-json/wc/v3/orders/4711/notes", JSON.stringify({ note: "A private note.", customer_note: false }), null, true],
+      ["PUT", "/wp-json/wc/v3/orders/4711", JSON.stringify({ status: "completed" }), null, true],
+    ]);
+  });
+
+  it("429 with Retry-After: ShopError rate_limited with retryAfterSeconds", async () => {
+    const { shop, conn, http } = await connect();
+    await injectFault(shop, { method: "GET", path: "/orders/4711$", status: 429, headers: { "retry-after": "30" }, body: { code: "too_many_requests", message: "Too many requests.", data: { status: 429 } } });
+    const error = await woocommerce.findOrder(conn, http, ORDER).catch((e) => e);
+    expect(error).toMatchObject({ kind: "rate_limited", status: 429, retryAfterSeconds: 30, message: "The shop is rate limiting us (429 on GET /wp-json/wc/v3/orders/4711); it asks us to wait 30 s" });
+  });
+
+  it("a 500 from the shop is a server error, unclear for a write", async () => {
+    const { shop, conn, http } = await connect();
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    await injectFault(shop, { method: "POST", status: 500, body: { code: "internal_server_error", message: "There has been a critical error on this website.", data: { status: 500 } } });
+    const error = await woocommerce.writeNote(conn, http, order, { order: ORDER, text: "x" }, { look: false }).catch((e) => e);
+    expect(error).toMatchObject({ kind: "server", status: 500, unclear: true });
+    expect((await held(shop)).notes).toEqual([]);
+  });
+
+  it("wrong credentials on a lookup: ShopError auth with WooCommerce's words", async () => {
+    const { conn, http } = await connect();
+    const error = await woocommerce.findOrder(conn, http, ORDER).then(() => null);
+    expect(error).toBeNull();
+    const wrong: Conn = { ...conn, credentials: { ...conn.credentials, consumer_secret: "cs_wrong" } };
+    const refused = await woocommerce.findOrder(wrong, http, ORDER).catch((e) => e);
+    expect(refused).toMatchObject({ kind: "auth", status: 401 });
+    expect(refused.message).toContain("Invalid signature - provided signature does not match.");
+  });
+
+  it("the credentials never appear in the calls ShopHttp records", async () => {
+    const { conn, http } = await connect({ orders: ORDER_SEED, extension: false });
+    await woocommerce.test(conn, http);
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    await woocommerce.writeShipment(conn, http, order, twoParcels, { look: true });
+    await woocommerce.writeNote(conn, http, order, { order: ORDER, text: "note" }, { look: true });
+    await woocommerce.complete(conn, http, order, ORDER, { look: true });
+    expect(http.calls.length).toBe(11);
+    const recorded = JSON.stringify(http.calls);
+    expect(recorded).not.toContain(conn.credentials.consumer_key);
+    expect(recorded).not.toContain(conn.credentials.consumer_secret);
+    expect(recorded).not.toContain("oauth_");
+  });
+});
+
+describe("WooCommerce: testing a connection", () => {
+  const ok = (base: string) => [
+    { name: "reachable", ok: true, message: `${base} answers with WooCommerce's REST API (wc/v3).` },
+    { name: "credentials", ok: true, message: "The consumer key and secret are accepted, and the key may read orders." },
+    { name: "write", ok: true, message: "The key has write permission (checked without writing anything)." },
+    { name: "tracking", ok: true, message: "The Shipment Tracking extension is installed: tracking numbers are added to it." },
+  ];
+
+  it("good read/write keys with the extension: every check passes, and nothing is written", async () => {
+    const { shop, conn, http } = await connect();
+    expect(await woocommerce.test(conn, http)).toEqual(ok(conn.baseUrl));
+    expect(await received(shop)).toEqual([
+      ["GET", "/wp-json", null],
+      ["GET", "/wp-json/wc/v3/orders?per_page=1", null],
+      ["POST", "/wp-json/wc/v3/orders/0/notes", {}],
+    ]);
+    const { notes, trackings, status } = await held(shop);
+    expect([notes, trackings, status]).toEqual([[], [], "processing"]);
+  });
+
+  it("in dry-run mode the test asks the same (it writes nothing either way)", async () => {
+    const { shop, conn, http } = await connect(undefined, { mode: "dry_run" });
+    expect(await woocommerce.test(conn, http)).toEqual(ok(conn.baseUrl));
+    expect((await received(shop)).map(([m, p]) => [m, p])).toEqual([
+      ["GET", "/wp-json"],
+      ["GET", "/wp-json/wc/v3/orders?per_page=1"],
+      ["POST", "/wp-json/wc/v3/orders/0/notes"],
+    ]);
+  });
+
+  it("a wrong secret, a wrong key: said in words; write is then not checked", async () => {
+    const { conn, http } = await connect();
+    const wrongSecret = await woocommerce.test({ ...conn, credentials: { ...conn.credentials, consumer_secret: "cs_wrong" } }, http);
+    expect(wrongSecret.slice(1)).toEqual([
+      { name: "credentials", ok: false, message: "The consumer secret does not belong to this consumer key: copy the secret shown when the key was created (or create a new key)." },
+      { name: "write", ok: false, message: "Not checked: the credentials are not accepted." },
+      ok(conn.baseUrl)[3],
+    ]);
+    const wrongKey = await woocommerce.test({ ...conn, credentials: { ...conn.credentials, consumer_key: "ck_unknown" } }, http);
+    expect(wrongKey[1]).toEqual({ name: "credentials", ok: false, message: "The shop does not know this consumer key: copy it again from WooCommerce > Settings > Advanced > REST API (or create a new key)." });
+  });
+
+  it("a read-only key: reading passes, writing is refused, and nothing is written", async () => {
+    const { shop, conn, http } = await connect({ orders: ORDER_SEED, permissions: "read" });
+    const checks = await woocommerce.test(conn, http);
+    expect(checks[1].ok).toBe(true);
+    expect(checks[2]).toEqual({ name: "write", ok: false, message: "The key is read-only: give it Read/Write in WooCommerce > Settings > Advanced > REST API, or nothing can be written." });
+    expect((await held(shop)).notes).toEqual([]);
+  });
+
+  it("no Shipment Tracking extension: fine with tracking auto (notes instead), a failure with tracking extension", async () => {
+    const auto = await connect({ orders: ORDER_SEED, extension: false });
+    expect((await woocommerce.test(auto.conn, auto.http))[3]).toEqual({ name: "tracking", ok: true, message: "The Shipment Tracking extension is not installed: tracking numbers are written as customer notes." });
+    const strict = await connect({ orders: ORDER_SEED, extension: false }, { tracking: "extension" });
+    expect((await woocommerce.test(strict.conn, strict.http))[3]).toEqual({
+      name: "tracking",
+      ok: false,
+      message: 'The Shipment Tracking extension is not installed, and settings.tracking is "extension": install it, or set tracking to "auto" or "note".',
+    });
+  });
+
+  it("a refused port: unreachable in words, the rest not checked", async () => {
+    const base = inject("closedPortUrl");
+    const conn: Conn = { id: 1, platform: "woocommerce", baseUrl: base, credentials: { consumer_key: "ck_x", consumer_secret: "cs_y" }, settings: SETTINGS.woocommerce.parse({}) };
+    const checks = await woocommerce.test(conn, new ShopHttp({ baseUrl: base, timeoutMs: 5000, dryRun: false, secrets: ["ck_x", "cs_y"] }));
+    expect(checks).toEqual([
+      { name: "reachable", ok: false, message: expect.stringMatching(/^The connection to 127\.0\.0\.1:\d+ was refused: nothing listens on port \d+ there$/) },
+      { name: "credentials", ok: false, message: "Not checked: the shop is not reachable." },
+      { name: "write", ok: false, message: "Not checked: the shop is not reachable." },
+      { name: "tracking", ok: false, message: "Not checked: the shop is not reachable." },
+    ]);
+  });
+
+  it("a base_url that is no WordPress: said so", async () => {
+    const { conn } = await connect();
+    const base = `${conn.baseUrl}/shop`;
+    const checks = await woocommerce.test({ ...conn, baseUrl: base }, new ShopHttp({ baseUrl: base, timeoutMs: 5000, dryRun: false, secrets: [] }));
+    expect(checks[0]).toEqual({ name: "reachable", ok: false, message: `There is no WordPress REST API at ${base}/wp-json/ (is base_url the shop's address, with pretty permalinks?)` });
+  });
+});

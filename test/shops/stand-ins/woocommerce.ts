@@ -190,7 +190,7 @@ function handle(shop: StandInShop<WooState>, req: StandInRequest): StandInReply 
     const order = find(m[1]);
     if (!order) return error(404, "woocommerce_rest_order_invalid_id", "Invalid order ID.");
     if (body.note === "") return error(400, "woocommerce_rest_shop_order_note_invalid", "Cannot create order note, please try again.");
-    const note: WooNote = { id: nextNoteId(state), author: body.added_by_user ? "admin" : "WooCommerce", ...dates(), note: body.note, customer_note: body.customer_note === true };
+    const note: WooNote = { id: nextNoteId(state), author: body.added_by_user ? "admin" : "system", ...dates(), note: body.note, customer_note: body.customer_note === true };
     order.notes.unshift(note);
     return { status: 201, body: note };
   }
