@@ -160,6 +160,14 @@ async function trackingsOf(conn: Conn, http: ShopHttp, id: string): Promise<WcTr
   return res ? res.json<WcTracking[]>() : null;
 }
 
+/** The extension's predefined providers' names (it lists them by country, each with its link template). */
+async function providerNames(conn: Conn, http: ShopHttp, id: string): Promise<string[]> {
+  const res = await call(conn, http, { path: `${TRACKING}/orders/${id}/shipment-trackings/providers` });
+  return Object.values(res.json<Record<string, Record<string, string>>>()).flatMap((byName) => Object.keys(byName ?? {}));
+}
+
+const sameName = (a: string, b: string) => a.toLowerCase().replace(/[^a-z0-9]/g, "") === b.toLowerCase().replace(/[^a-z0-9]/g, "");
+
 async function writeShipment(conn: Conn, http: ShopHttp, shopOrder: ShopOrder, write: ShipmentWrite, options: { look: boolean }): Promise<WriteResult> {
   const id = shopOrder.id;
   const mode = conn.settings.tracking;
@@ -174,16 +182,20 @@ async function writeShipment(conn: Conn, http: ShopHttp, shopOrder: ShopOrder, w
 
   const shopIds: string[] = [];
   let created = 0;
+  let providers: string[] | null = null;
   for (const t of write.trackings) {
     const there = existing.find((e) => e.tracking_number === t.number);
     if (there) {
       shopIds.push(there.tracking_id);
       continue;
     }
-    // A custom provider carries our carrier's name and its exact tracking URL; the extension's
-    // predefined providers would build their own link from the number, ignoring ours.
+    // With a tracking URL: a custom provider carrying our carrier's name and that exact URL (a
+    // predefined provider would build its own link and ignore ours). Without one: the extension's
+    // predefined provider of that name, when it has one, so that it links the number itself.
     const body: Record<string, string> = { tracking_number: t.number, date_shipped: new Date().toISOString().slice(0, 10) };
-    if (t.carrier) body.custom_tracking_provider = t.carrier;
+    const predefined = !t.url && t.carrier ? (providers ??= await providerNames(conn, http, id)).find((p) => sameName(p, t.carrier!)) : undefined;
+    if (predefined) body.tracking_provider = predefined;
+    else if (t.carrier) body.custom_tracking_provider = t.carrier;
     if (t.url) body.custom_tracking_link = t.url;
     const res = await trackingCall(conn, http, id, { method: "POST", json: body });
     if (!res) throw new ShopError("not_found", NO_EXTENSION, 404);

@@ -133,6 +133,30 @@ describe("WooCommerce: shipments", () => {
     ]);
   });
 
+  it("a tracking without a URL: the extension's predefined provider of that name when it has one (it links the number), else a custom one", async () => {
+    const { shop, conn, http } = await connect();
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    const write: ShipmentWrite = {
+      order: ORDER,
+      lines: [{ line: PLATE, quantity: 1 }],
+      trackings: [
+        { carrier: "dpd", number: "01234567890123", url: null },
+        { carrier: "Bpost", number: "323299999999", url: null },
+      ],
+      orderShippedInFull: false,
+    };
+    await woocommerce.writeShipment(conn, http, order, write, { look: false });
+    expect((await held(shop)).trackings).toEqual([
+      { tracking_id: TRACKING_ID, tracking_provider: "DPD", tracking_link: "https://tracking.dpd.de/parcelstatus?query=01234567890123", tracking_number: "01234567890123", date_shipped: TODAY },
+      { tracking_id: TRACKING_ID, tracking_provider: "Bpost", tracking_link: "", tracking_number: "323299999999", date_shipped: TODAY },
+    ]);
+    expect((await received(shop)).slice(2)).toEqual([
+      ["GET", `${TRACKINGS}/providers`, null],
+      ["POST", TRACKINGS, { tracking_number: "01234567890123", date_shipped: TODAY, tracking_provider: "DPD" }],
+      ["POST", TRACKINGS, { tracking_number: "323299999999", date_shipped: TODAY, custom_tracking_provider: "Bpost" }],
+    ]);
+  });
+
   it("completing the order: PUT status completed (the default), which WooCommerce notes as a status change", async () => {
     const { shop, conn, http } = await connect();
     const order = await woocommerce.findOrder(conn, http, ORDER);
@@ -149,6 +173,34 @@ describe("WooCommerce: shipments", () => {
     await woocommerce.complete(conn, http, order, ORDER, { look: false });
     expect((await held(shop)).status).toBe("shipped");
     expect((await received(shop)).slice(1)).toEqual([["PUT", "/wp-json/wc/v3/orders/4711", { status: "shipped" }]]);
+  });
+});
+
+describe("WooCommerce: the shop refuses", () => {
+  it("a completion status the shop does not have: 400 rest_invalid_param, ShopError invalid (not retried), nothing changed", async () => {
+    const { shop, conn, http } = await connect(undefined, { complete_status: "shipped" });
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    const error = await woocommerce.complete(conn, http, order, ORDER, { look: false }).catch((e) => e);
+    expect(error).toMatchObject({ kind: "invalid", status: 400, retryable: false });
+    expect(error.message).toMatch(/^The shop refused what we sent \(400 on PUT \/wp-json\/wc\/v3\/orders\/4711\): \{"code":"rest_invalid_param","message":"Invalid parameter\(s\): status"/);
+    expect((await held(shop)).status).toBe("processing");
+  });
+
+  it("a read-only key writing: 401 from WooCommerce's key check, ShopError auth, nothing written", async () => {
+    const { shop, conn, http } = await connect({ orders: ORDER_SEED, permissions: "read" });
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    const error = await woocommerce.writeNote(conn, http, order, { order: ORDER, text: "x" }, { look: false }).catch((e) => e);
+    expect(error).toMatchObject({ kind: "auth", status: 401 });
+    expect(error.message).toContain('"message":"The API key provided does not have write permissions."');
+    expect((await held(shop)).notes).toEqual([]);
+  });
+
+  it("a shop that never answers: ShopError timeout within the time box", async () => {
+    const { shop, conn, http } = await connect(undefined, {}, 500);
+    await injectFault(shop, { method: "GET", hang: true });
+    const error = await woocommerce.findOrder(conn, http, ORDER).catch((e) => e);
+    expect(error).toMatchObject({ kind: "timeout", unclear: true });
+    expect(error.message).toMatch(/^127\.0\.0\.1:\d+ did not answer within 0\.5 s$/);
   });
 });
 
