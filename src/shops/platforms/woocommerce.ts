@@ -11,7 +11,7 @@
 // here in the Authorization header (supported since WooCommerce 3.0) so that no credential ever
 // appears in a URL, nor in the call records ShopHttp keeps.
 import { ShopError, type ShopHttp, type ShopRequest, type ShopResponse } from "./http";
-import type { Check, NoteWrite, OrderRef, ShipmentWrite, ShopConnection, ShopOrder, ShopPlatform, WriteResult } from "./platform";
+import type { Check, NoteWrite, ShipmentWrite, ShopConnection, ShopOrder, ShopPlatform, WriteResult } from "./platform";
 import type { Credentials, Settings } from "./settings";
 
 type Conn = ShopConnection<Credentials<"woocommerce">, Settings<"woocommerce">>;
@@ -90,10 +90,6 @@ type WcOrder = { id: number; number: string; status: string; line_items: WcLineI
 type WcNote = { id: number; note: string; customer_note: boolean };
 type WcTracking = { tracking_id: string; tracking_number: string; tracking_provider: string; tracking_link: string };
 
-function orderId(order: ShopOrder | OrderRef): string {
-  return "externalId" in order ? order.externalId : order.id;
-}
-
 // ---------------------------------------------------------------------------------------------
 // What is written
 
@@ -166,7 +162,11 @@ async function providerNames(conn: Conn, http: ShopHttp, id: string): Promise<st
   return Object.values(res.json<Record<string, Record<string, string>>>()).flatMap((byName) => Object.keys(byName ?? {}));
 }
 
-const sameName = (a: string, b: string) => a.toLowerCase().replace(/[^a-z0-9]/g, "") === b.toLowerCase().replace(/[^a-z0-9]/g, "");
+/** Provider names alike, case and punctuation aside ("dpd" is "DPD", "Royal-Mail" is "Royal Mail"). */
+function sameName(a: string, b: string): boolean {
+  const key = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
+  return key(a) !== "" && key(a) === key(b);
+}
 
 async function writeShipment(conn: Conn, http: ShopHttp, shopOrder: ShopOrder, write: ShipmentWrite, options: { look: boolean }): Promise<WriteResult> {
   const id = shopOrder.id;
@@ -223,25 +223,27 @@ function explainAuth(error: ShopError): string {
 
 async function test(conn: Conn, http: ShopHttp): Promise<Check[]> {
   const checks: Check[] = [];
-  // 1. The shop answers, and is a WordPress with WooCommerce's REST API (the public index lists its namespaces).
-  let namespaces: string[];
+  // 1. The shop answers, and is a WordPress with WooCommerce's REST API: the public index lists its
+  // namespaces. Some security plugins close the index to anonymous requests (401/403); the shop
+  // then still answers, and what the index would tell is asked of the API itself below.
+  let namespaces: string[] | null = null;
+  const skipAll = (why: string) => ["credentials", "write", "tracking"].map((name) => notChecked(name, why));
   try {
-    const res = await http.request({ path: "/wp-json/" });
-    namespaces = (res.json<{ namespaces?: string[] }>().namespaces ?? []).filter((n) => typeof n === "string");
+    const res = await http.request({ path: "/wp-json/", accept: [401, 403] });
+    if (res.status === 200) namespaces = (res.json<{ namespaces?: unknown[] }>().namespaces ?? []).filter((n): n is string => typeof n === "string");
   } catch (error) {
     if (!(error instanceof ShopError)) throw error;
     const why = error.kind === "not_found" ? `There is no WordPress REST API at ${conn.baseUrl}/wp-json/ (is base_url the shop's address, with pretty permalinks?)` : error.message;
-    return [{ name: "reachable", ok: false, message: why }, notChecked("credentials", "the shop is not reachable"), notChecked("write", "the shop is not reachable"), notChecked("tracking", "the shop is not reachable")];
+    return [{ name: "reachable", ok: false, message: why }, ...skipAll("the shop is not reachable")];
   }
-  if (!namespaces.includes("wc/v3")) {
-    return [
-      { name: "reachable", ok: false, message: `${conn.baseUrl} is a WordPress site, but its REST API has no wc/v3: is WooCommerce (3.5 or later) active?` },
-      notChecked("credentials", "WooCommerce's REST API is missing"),
-      notChecked("write", "WooCommerce's REST API is missing"),
-      notChecked("tracking", "WooCommerce's REST API is missing"),
-    ];
+  if (namespaces && !namespaces.includes("wc/v3")) {
+    return [{ name: "reachable", ok: false, message: `${conn.baseUrl} is a WordPress site, but its REST API has no wc/v3: is WooCommerce (3.5 or later) active?` }, ...skipAll("WooCommerce's REST API is missing")];
   }
-  checks.push({ name: "reachable", ok: true, message: `${conn.baseUrl} answers with WooCommerce's REST API (wc/v3).` });
+  checks.push({
+    name: "reachable",
+    ok: true,
+    message: namespaces ? `${conn.baseUrl} answers with WooCommerce's REST API (wc/v3).` : `${conn.baseUrl} answers; its REST API index is closed to anonymous requests (a security plugin), so WooCommerce is looked for with the credentials.`,
+  });
 
   // 2. The key is known, its secret right, and it may read orders.
   let credentialsOk = false;
@@ -251,7 +253,8 @@ async function test(conn: Conn, http: ShopHttp): Promise<Check[]> {
     checks.push({ name: "credentials", ok: true, message: "The consumer key and secret are accepted, and the key may read orders." });
   } catch (error) {
     if (!(error instanceof ShopError)) throw error;
-    checks.push({ name: "credentials", ok: false, message: error.kind === "auth" ? explainAuth(error) : error.message });
+    const message = error.kind === "auth" ? explainAuth(error) : error.kind === "not_found" && !namespaces ? `There is no WooCommerce REST API (wc/v3) at ${conn.baseUrl}: is WooCommerce (3.5 or later) active?` : error.message;
+    checks.push({ name: "credentials", ok: false, message });
   }
 
   // 3. Write permission, without writing: WooCommerce checks a key's read/write permission before it
@@ -273,12 +276,32 @@ async function test(conn: Conn, http: ShopHttp): Promise<Check[]> {
     }
   }
 
-  // 4. Where tracking numbers go.
-  const installed = namespaces.includes(TRACKING_NAMESPACE);
+  // 4. Where tracking numbers go. Without the index, the extension's route answers for it: listing
+  // the trackings of order 0 is "no such order" with the extension, "no such route" without it.
   const mode = conn.settings.tracking;
-  if (mode === "note") checks.push({ name: "tracking", ok: true, message: "Tracking numbers are written as customer notes (settings.tracking is \"note\")." });
-  else if (installed) checks.push({ name: "tracking", ok: true, message: "The Shipment Tracking extension is installed: tracking numbers are added to it." });
-  else if (mode === "extension") checks.push({ name: "tracking", ok: false, message: "The Shipment Tracking extension is not installed, and settings.tracking is \"extension\": install it, or set tracking to \"auto\" or \"note\"." });
+  if (mode === "note") {
+    checks.push({ name: "tracking", ok: true, message: 'Tracking numbers are written as customer notes (settings.tracking is "note").' });
+    return checks;
+  }
+  let installed: boolean;
+  if (namespaces) installed = namespaces.includes(TRACKING_NAMESPACE);
+  else if (!credentialsOk) {
+    checks.push(notChecked("tracking", "the credentials are not accepted"));
+    return checks;
+  } else {
+    try {
+      installed = (await trackingsOf(conn, http, "0")) !== null;
+    } catch (error) {
+      if (!(error instanceof ShopError)) throw error;
+      installed = error.kind === "not_found";
+      if (!installed) {
+        checks.push({ name: "tracking", ok: false, message: `Could not tell whether the Shipment Tracking extension is installed: ${error.message}` });
+        return checks;
+      }
+    }
+  }
+  if (installed) checks.push({ name: "tracking", ok: true, message: "The Shipment Tracking extension is installed: tracking numbers are added to it." });
+  else if (mode === "extension") checks.push({ name: "tracking", ok: false, message: 'The Shipment Tracking extension is not installed, and settings.tracking is "extension": install it, or set tracking to "auto" or "note".' });
   else checks.push({ name: "tracking", ok: true, message: "The Shipment Tracking extension is not installed: tracking numbers are written as customer notes." });
   return checks;
 }
@@ -293,7 +316,7 @@ export const woocommerce: ShopPlatform<Credentials<"woocommerce">, Settings<"woo
   async findOrder(conn, http, order) {
     // WooCommerce's order routes take a number; anything else is no order of this shop.
     if (!/^\d+$/.test(order.externalId)) throw new ShopError("not_found", `"${order.externalId}" is not a WooCommerce order id (the plugin sends the order id, a number)`, null);
-    const res = await call(conn, http, { path: `${WC}/orders/${orderId(order)}` });
+    const res = await call(conn, http, { path: `${WC}/orders/${order.externalId}` });
     const o = res.json<WcOrder>();
     return {
       id: String(o.id),

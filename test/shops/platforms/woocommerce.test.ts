@@ -472,6 +472,26 @@ describe("WooCommerce: testing a connection", () => {
     });
   });
 
+  it("an index closed to anonymous requests (a security plugin): WooCommerce and the extension are asked with the credentials", async () => {
+    const { shop, conn, http } = await connect({ orders: ORDER_SEED, closed_index: true });
+    expect(await woocommerce.test(conn, http)).toEqual([
+      { name: "reachable", ok: true, message: `${conn.baseUrl} answers; its REST API index is closed to anonymous requests (a security plugin), so WooCommerce is looked for with the credentials.` },
+      ...ok(conn.baseUrl).slice(1),
+    ]);
+    expect((await received(shop)).map(([m, p]) => [m, p])).toEqual([
+      ["GET", "/wp-json"],
+      ["GET", "/wp-json/wc/v3/orders?per_page=1"],
+      ["POST", "/wp-json/wc/v3/orders/0/notes"],
+      ["GET", "/wp-json/wc-shipment-tracking/v3/orders/0/shipment-trackings"],
+    ]);
+    const without = await connect({ orders: ORDER_SEED, closed_index: true, extension: false }, { tracking: "extension" });
+    expect((await woocommerce.test(without.conn, without.http))[3]).toEqual({
+      name: "tracking",
+      ok: false,
+      message: 'The Shipment Tracking extension is not installed, and settings.tracking is "extension": install it, or set tracking to "auto" or "note".',
+    });
+  });
+
   it("a refused port: unreachable in words, the rest not checked", async () => {
     const base = inject("closedPortUrl");
     const conn: Conn = { id: 1, platform: "woocommerce", baseUrl: base, credentials: { consumer_key: "ck_x", consumer_secret: "cs_y" }, settings: SETTINGS.woocommerce.parse({}) };

@@ -11,6 +11,8 @@
 //     permissions?: "read" | "write" | "read_write"   the key's access (default read_write)
 //     extension?: boolean                    Shipment Tracking installed (default true)
 //     statuses?: string[]                    extra order statuses a plugin registered (e.g. "shipped")
+//     closed_index?: boolean                 the /wp-json/ index refuses anonymous requests, as
+//                                            security plugins make it (default false)
 //     orders: [{ id, number?, status? (default "processing"),
 //                line_items: [{ id, product_id, variation_id?, sku?, name?, quantity }] }]
 //   }
@@ -22,7 +24,7 @@ export type WooLineItem = { id: number; name: string; product_id: number; variat
 export type WooNote = { id: number; author: string; date_created: string; date_created_gmt: string; note: string; customer_note: boolean };
 export type WooTracking = { tracking_id: string; tracking_provider: string; tracking_link: string; tracking_number: string; date_shipped: string };
 export type WooOrder = { id: number; number: string; status: string; line_items: WooLineItem[]; notes: WooNote[]; trackings: WooTracking[] };
-export type WooState = { permissions: "read" | "write" | "read_write"; extension: boolean; statuses: string[]; orders: WooOrder[]; nonces: string[] };
+export type WooState = { permissions: "read" | "write" | "read_write"; extension: boolean; closedIndex: boolean; statuses: string[]; orders: WooOrder[]; nonces: string[] };
 
 export type WooSeed = {
   consumer_key?: string;
@@ -30,6 +32,7 @@ export type WooSeed = {
   permissions?: WooState["permissions"];
   extension?: boolean;
   statuses?: string[];
+  closed_index?: boolean;
   orders?: { id: number; number?: string; status?: string; line_items: (Partial<WooLineItem> & { id: number; product_id: number; quantity: number })[] }[];
 };
 
@@ -126,6 +129,7 @@ function anonymous(route: "order" | "orders" | "notes" | "trackings", method: st
 }
 
 function index(shop: StandInShop<WooState>, req: StandInRequest): StandInReply {
+  if (shop.state.closedIndex) return error(401, "rest_login_required", "REST API restricted to authenticated users.");
   const home = `http://${req.headers["host"]}/s/${shop.id}`;
   const namespaces = ["oembed/1.0", "wc/v1", "wc/v2", "wc/v3", "wc/store/v1", "wp/v2", ...(shop.state.extension ? ["wc-shipment-tracking/v3"] : [])];
   return { status: 200, body: { name: "Stand-in shop", description: "Just another WordPress site", url: home, home, gmt_offset: "0", timezone_string: "", namespaces, authentication: [], routes: {} } };
@@ -264,7 +268,7 @@ export const woocommerceStandIn: StandInPlatform<WooState> = {
       notes: [],
       trackings: [],
     }));
-    return { credentials, state: { permissions: seed.permissions ?? "read_write", extension: seed.extension ?? true, statuses: seed.statuses ?? [], orders, nonces: [] } };
+    return { credentials, state: { permissions: seed.permissions ?? "read_write", extension: seed.extension ?? true, closedIndex: seed.closed_index ?? false, statuses: seed.statuses ?? [], orders, nonces: [] } };
   },
   handle,
 };
