@@ -212,6 +212,16 @@ describe("WooCommerce: authentication", () => {
     expect(await authorization("GET", "http://shop.example/wp-json/wc/v3/orders/1", creds)).not.toContain("cs_def");
   });
 
+  it("the stand-in checks as WooCommerce over http: a replayed signature (its nonce used) and HTTP Basic are refused", async () => {
+    const { shop, conn, http } = await connect();
+    await woocommerce.findOrder(conn, http, ORDER);
+    const [signed] = (await standInShop(shop)).received;
+    const replay = await fetch(`${shop.base_url}/wp-json/wc/v3/orders/4711`, { headers: { authorization: signed.headers.authorization } });
+    expect([replay.status, await replay.json()]).toEqual([401, { code: "woocommerce_rest_authentication_error", message: "Invalid nonce - nonce has already been used.", data: { status: 401 } }]);
+    const basic = await fetch(`${shop.base_url}/wp-json/wc/v3/orders/4711`, { headers: { authorization: `Basic ${btoa(`${conn.credentials.consumer_key}:${conn.credentials.consumer_secret}`)}` } });
+    expect([basic.status, await basic.json()]).toEqual([401, { code: "woocommerce_rest_cannot_view", message: "Sorry, you cannot view this resource.", data: { status: 401 } }]);
+  });
+
   it("a closed port (inject closedPortUrl) is unreachable, in words", async () => {
     const conn: Conn = { id: 1, platform: "woocommerce", baseUrl: inject("closedPortUrl"), credentials: { consumer_key: "ck_x", consumer_secret: "cs_y" }, settings: SETTINGS.woocommerce.parse({}) };
     const http = new ShopHttp({ baseUrl: conn.baseUrl, timeoutMs: 5000, dryRun: false, secrets: ["ck_x", "cs_y"] });
