@@ -1,9 +1,10 @@
 // vitest globalSetup: starts the stand-in shops (./harness.ts) for the run and provides their URL.
 import type { TestProject } from "vitest/node";
 import { startStandIns, type StandInPlatform } from "./harness";
+import { shopware } from "./shopware";
 
 // One import and one entry per platform, added with its stand-in.
-const platforms: StandInPlatform[] = [];
+const platforms: StandInPlatform[] = [shopware];
 
 export default async function setup(project: TestProject) {
   const standIns = await startStandIns(platforms);
