@@ -94,6 +94,8 @@ type OrderJson = {
   id: string;
   orderNumber: string;
   internalComment?: string | null;
+  /** Shopware 6.7 on: the delivery the order ships with, when it has several. */
+  primaryOrderDeliveryId?: string | null;
   stateMachineState?: StateJson;
   lineItems?: LineItemJson[] | null;
   deliveries?: DeliveryJson[] | null;
@@ -224,7 +226,9 @@ export const shopware: ShopPlatform<Credentials<"shopware">, Settings<"shopware"
         sku: typeof l.payload?.productNumber === "string" ? l.payload.productNumber : null,
         quantity: l.quantity,
       }));
-    const extra: Extra = { deliveryIds: (o.deliveries ?? []).map((d) => d.id), internalComment: "internalComment" in o };
+    // The primary delivery first (6.7 on); before, the first one, as the plugin reads the shipping address from it.
+    const deliveryIds = (o.deliveries ?? []).map((d) => d.id).sort((a, b) => Number(b === o.primaryOrderDeliveryId) - Number(a === o.primaryOrderDeliveryId));
+    const extra: Extra = { deliveryIds, internalComment: "internalComment" in o };
     return { id: o.id, number: o.orderNumber, items, extra };
   },
 

@@ -185,6 +185,21 @@ describe("Shopware: findOrder", () => {
     ]);
   });
 
+  it("an order with two deliveries: the primary one (Shopware 6.7's primaryOrderDeliveryId) comes first, and gets the tracking", async () => {
+    const shop = await shopWith({
+      orders: [{ orderNumber: "10001", lineItems: [{ productId: MUG, quantity: 2 }], deliveries: [{}, {}], primaryDelivery: 1 }],
+    });
+    const c = connect(shop);
+    const order = await shopware.findOrder(c.conn, c.http(), ORDER);
+    const [first, second] = (await held(shop)).state.orders[0].deliveries;
+    expect(order.extra).toEqual({ deliveryIds: [second.id, first.id], internalComment: true });
+    await shopware.writeShipment(c.conn, c.http(), order, shipment(["P1"], true), { look: false });
+    expect((await held(shop)).state.orders[0].deliveries).toEqual([
+      { id: first.id, state: "open", trackingCodes: [] },
+      { id: second.id, state: "shipped", trackingCodes: ["P1"] },
+    ]);
+  });
+
   it("an unknown order number: not_found, in words", async () => {
     const shop = await shopWith();
     const c = connect(shop);

@@ -59,6 +59,8 @@ export type ShopwareSeed = {
     internalComment?: string | null;
     lineItems?: { id?: string; productId: string | null; productNumber?: string | null; quantity: number; label?: string; type?: string }[];
     deliveries?: { id?: string; state?: string; trackingCodes?: string[] }[];
+    /** Which of the deliveries is the order's primaryOrderDeliveryId (Shopware 6.7 on); default the first. */
+    primaryDelivery?: number;
   }[];
 };
 
@@ -69,8 +71,9 @@ export type ShopwareOrder = {
   orderNumber: string;
   state: string;
   createdAt: string;
-  /** Undefined on a Shopware without the field. */
+  /** Undefined on a Shopware without the field (before 6.7), as is primaryOrderDeliveryId. */
   internalComment?: string | null;
+  primaryOrderDeliveryId?: string | null;
   lineItems: ShopwareLineItem[];
   deliveries: ShopwareDelivery[];
 };
@@ -152,6 +155,7 @@ export const shopware: StandInPlatform<ShopwareState> = {
       })),
       deliveries: (o.deliveries ?? [{}]).map((d) => ({ id: d.id ?? hex(), state: d.state ?? "open", trackingCodes: d.trackingCodes ?? [] })),
     }));
+    if (internalComment) orders.forEach((order, i) => (order.primaryOrderDeliveryId = order.deliveries[s.orders![i].primaryDelivery ?? 0]?.id ?? null));
     return {
       credentials: { client_id: `SWIA${hex().slice(0, 22).toUpperCase()}`, client_secret: hex() + hex() },
       state: { privileges: s.privileges ?? ALL_PRIVILEGES, tokenLifetimeSeconds: s.token_lifetime_seconds ?? 600, internalComment, tokens: {}, orders, history: [] },
@@ -298,7 +302,7 @@ function search(state: ShopwareState, entity: "order" | "order_delivery", criter
           orderNumber: order.orderNumber,
           createdAt: order.createdAt,
           stateId: stateId("order.state", order.state),
-          ...(state.internalComment ? { internalComment: order.internalComment ?? null } : {}),
+          ...(state.internalComment ? { internalComment: order.internalComment ?? null, primaryOrderDeliveryId: order.primaryOrderDeliveryId ?? null } : {}),
           stateMachineState: associations.stateMachineState ? stateJson("order.state", order.state) : null,
           lineItems: associations.lineItems
             ? order.lineItems.map((l) => ({
