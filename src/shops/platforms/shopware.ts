@@ -44,6 +44,7 @@ async function token(conn: Conn, http: ShopHttp, renew: boolean): Promise<{ toke
   }
   const lifetime = typeof body.expires_in === "number" && body.expires_in > 0 ? body.expires_in : 600;
   // Renewed a tenth of its life early (at most a minute), so that a token never expires in flight.
+  for (const [k, t] of tokens) if (t.until <= Date.now()) tokens.delete(k); // credentials changed or connections gone: not kept forever
   tokens.set(key, { token: body.access_token, until: Date.now() + lifetime * 1000 - Math.min(60_000, lifetime * 100) });
   return { token: body.access_token, cached: false };
 }
