@@ -348,6 +348,25 @@ describe("Shopware: the token", () => {
 });
 
 describe("Shopware: never twice, dry run, secrets", () => {
+  it("a 401 that persists on a new token (the integration deleted): one renewal, then an auth error", async () => {
+    const shop = await shopWith();
+    const c = connect(shop);
+    const { order, before } = await found(shop, c);
+    const unauthorized = { errors: [{ code: "9", status: "401", title: "The resource owner or authorization server denied the request.", detail: "Access token could not be verified" }] };
+    await injectFault(shop, { path: "^/api/search/order-delivery$", status: 401, body: unauthorized, times: 2 });
+    const error = await thrown(shopware.writeShipment(c.conn, c.http(), order, shipment(["P1"], true), { look: false }));
+    expect([error.kind, error.status, error.message]).toEqual([
+      "auth",
+      401,
+      `The shop refused the credentials (401 on POST /api/search/order-delivery): ${JSON.stringify(unauthorized)}`,
+    ]);
+    expect((await held(shop)).received.slice(before).map((r) => [r.path, r.answered])).toEqual([
+      ["/api/search/order-delivery", 401],
+      ["/api/oauth/token", 200],
+      ["/api/search/order-delivery", 401],
+    ]);
+  });
+
   it("the tracking write applied but never answered: the retry that looks adds no second code, and ships once", async () => {
     const shop = await shopWith();
     const c = connect(shop, { timeoutMs: 700 });
@@ -437,6 +456,19 @@ describe("Shopware: notes and completion", () => {
     ]);
   });
 
+  it("a note applied but never answered: the retry that looks finds it and adds it no second time", async () => {
+    const shop = await shopWith();
+    const c = connect(shop, { timeoutMs: 700 });
+    const { order } = await found(shop, c);
+    const note = { order: ORDER, text: "Cup (x1) failed at Keukenhuis, no other supplier" };
+    await injectFault(shop, { method: "PATCH", path: "^/api/order/", hangAfterApplying: true });
+    expect((await thrown(shopware.writeNote(c.conn, c.http(), order, note, { look: false }))).kind).toBe("timeout");
+    expect(await shopware.writeNote(c.conn, c.http(), order, note, { look: true })).toEqual({ outcome: "found", shopIds: [order.id] });
+    const { state, received } = await held(shop);
+    expect(state.orders[0].internalComment).toBe("Cup (x1) failed at Keukenhuis, no other supplier");
+    expect(received.filter((r) => r.method === "PATCH")).toHaveLength(1);
+  });
+
   it("a Shopware before 6.7 (no internal comment): the note is skipped, in words, and nothing is sent", async () => {
     const shop = await shopWith({ internal_comment: false });
     const c = connect(shop);
@@ -472,6 +504,20 @@ describe("Shopware: notes and completion", () => {
     expect(state.history).toEqual([
       { entity: "order", id: open.id, transition: "process", from: "open", to: "in_progress" },
       { entity: "order", id: open.id, transition: "complete", from: "in_progress", to: "completed" },
+    ]);
+  });
+
+  it("complete after an unclear outcome (process applied, complete never answered): the retry completes, once", async () => {
+    const shop = await shopWith();
+    const c = connect(shop, { timeoutMs: 700 });
+    const { order } = await found(shop, c);
+    await injectFault(shop, { method: "POST", path: "/state/process$", hangAfterApplying: true });
+    expect((await thrown(shopware.complete(c.conn, c.http(), order, ORDER, { look: false }))).kind).toBe("timeout");
+    expect(await shopware.complete(c.conn, c.http(), order, ORDER, { look: true })).toEqual({ outcome: "written", shopIds: [order.id] });
+    const { state } = await held(shop);
+    expect(state.history.map((h) => [h.transition, h.from, h.to])).toEqual([
+      ["process", "open", "in_progress"],
+      ["complete", "in_progress", "completed"],
     ]);
   });
 });
