@@ -1,11 +1,13 @@
 // vitest globalSetup: starts the stand-in shops (./harness.ts) for the run and provides their URL.
 import type { TestProject } from "vitest/node";
 import { startStandIns, type StandInPlatform } from "./harness";
+import { shopware } from "./shopware";
 import { woocommerceStandIn } from "./woocommerce";
 
 // One import and one entry per platform, added with its stand-in.
 const platforms: StandInPlatform[] = [
   woocommerceStandIn,
+  shopware,
 ];
 
 export default async function setup(project: TestProject) {
