@@ -1,5 +1,6 @@
 // The shop platforms we write back into, by name: each is one adapter file beside this one.
 import type { ShopPlatformName } from "../../db/schema/shops";
+import { magento } from "./magento";
 import type { ShopPlatform } from "./platform";
 
 /** Adapters are generic in their credentials and settings; the registry sees them as plain records. */
@@ -7,6 +8,7 @@ export type AnyShopPlatform = ShopPlatform<Record<string, string>, Record<string
 
 const PLATFORMS: Partial<Record<ShopPlatformName, AnyShopPlatform>> = {
   // woocommerce, shopware, magento, prestashop: one line each, added with their adapter.
+  magento,
 };
 
 /** The adapter for a platform; throws for one without an adapter (a bug: the schema only admits known names). */
