@@ -2,6 +2,7 @@
 import type { ShopPlatformName } from "../../db/schema/shops";
 import { magento } from "./magento";
 import type { ShopPlatform } from "./platform";
+import { prestashop } from "./prestashop";
 
 /** Adapters are generic in their credentials and settings; the registry sees them as plain records. */
 export type AnyShopPlatform = ShopPlatform<Record<string, string>, Record<string, unknown>>;
@@ -9,6 +10,7 @@ export type AnyShopPlatform = ShopPlatform<Record<string, string>, Record<string
 const PLATFORMS: Partial<Record<ShopPlatformName, AnyShopPlatform>> = {
   // woocommerce, shopware, magento, prestashop: one line each, added with their adapter.
   magento,
+  prestashop,
 };
 
 /** The adapter for a platform; throws for one without an adapter (a bug: the schema only admits known names). */

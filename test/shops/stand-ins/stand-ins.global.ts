@@ -2,10 +2,12 @@
 import type { TestProject } from "vitest/node";
 import { startStandIns, type StandInPlatform } from "./harness";
 import { magentoStandIn } from "./magento";
+import { prestashopStandIn } from "./prestashop";
 
 // One import and one entry per platform, added with its stand-in.
 const platforms: StandInPlatform[] = [
   magentoStandIn as StandInPlatform,
+  prestashopStandIn as StandInPlatform,
 ];
 
 export default async function setup(project: TestProject) {
