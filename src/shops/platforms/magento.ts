@@ -98,7 +98,7 @@ export const magento: ShopPlatform<Credentials<"magento">, Settings<"magento">> 
         {
           name: "credentials",
           ok: false,
-          message: `Magento refused the access token (401 on GET /rest/V1/orders): the token is wrong, the integration is not active, or it lacks ${ACL.view}; Magento answers all three alike.`,
+          message: `Magento refused the access token (401 on GET /rest/V1/orders): the token is wrong, the integration is not active or lacks ${ACL.view}, or the shop takes no integration token as a Bearer token (Stores > Configuration > Services > OAuth > Consumer Settings); Magento answers all of these alike.`,
         },
         notChecked("permissions", "the access token was refused"),
       ];

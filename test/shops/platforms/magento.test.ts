@@ -69,7 +69,7 @@ describe("Magento: testing a connection", () => {
         name: "credentials",
         ok: false,
         message:
-          "Magento refused the access token (401 on GET /rest/V1/orders): the token is wrong, the integration is not active, or it lacks Magento_Sales::actions_view (Sales > Operations > Orders > Actions > View); Magento answers all three alike.",
+          "Magento refused the access token (401 on GET /rest/V1/orders): the token is wrong, the integration is not active or lacks Magento_Sales::actions_view (Sales > Operations > Orders > Actions > View), or the shop takes no integration token as a Bearer token (Stores > Configuration > Services > OAuth > Consumer Settings); Magento answers all of these alike.",
       },
       { name: "permissions", ok: false, message: "Not checked: the access token was refused." },
     ]);
