@@ -13,7 +13,7 @@ type Conn = ShopConnection<Credentials<"magento">, Settings<"magento">>;
 
 type MagentoItem = { item_id: number; product_id: number; sku: string; qty_ordered: number; parent_item_id?: number | null };
 type MagentoOrder = { entity_id: number; increment_id: string; items: MagentoItem[]; status_histories?: { entity_id: number; comment: string | null }[] };
-type MagentoShipment = { entity_id: number; tracks?: { track_number: string }[] };
+type MagentoShipment = { entity_id: number; items?: { order_item_id: number; qty: number }[]; tracks?: { track_number: string }[] };
 type SearchResult<T> = { items?: T[]; total_count?: number };
 
 /** Magento's own carriers; any other carrier is "custom", its name the track's title. */
@@ -51,11 +51,20 @@ function itemsOf(order: MagentoOrder): ShopItem[] {
   }));
 }
 
-/** The order's shipments carrying one of these tracking numbers (looking before shipping again). */
-async function shipmentsWith(conn: Conn, http: ShopHttp, shopOrder: ShopOrder, numbers: string[]): Promise<string[]> {
+type ShipItem = { order_item_id: number; qty: number };
+
+/**
+ * The order's shipments that are this one (looking before shipping again): the same items and
+ * quantities, and one of its tracking numbers. Both, since one parcel (one number) may carry lines
+ * that were shipped to us as two shipments.
+ */
+async function sameShipments(conn: Conn, http: ShopHttp, shopOrder: ShopOrder, items: ShipItem[], numbers: string[]): Promise<string[]> {
   const res = await http.request({ path: `/rest/V1/shipments?${whereEquals("order_id", shopOrder.id)}`, headers: auth(conn) });
   const shipments = res.json<SearchResult<MagentoShipment>>().items ?? [];
-  return shipments.filter((s) => (s.tracks ?? []).some((t) => numbers.includes(t.track_number))).map((s) => String(s.entity_id));
+  const key = (list: ShipItem[]) => list.map((i) => `${i.order_item_id}:${Number(i.qty)}`).sort().join(",");
+  return shipments
+    .filter((s) => key(s.items ?? []) === key(items) && (s.tracks ?? []).some((t) => numbers.includes(t.track_number)))
+    .map((s) => String(s.entity_id));
 }
 
 /** A write Magento may refuse by ACL: 401 names the missing resource; 400/404 (order 0 exists nowhere) means it is allowed. */
@@ -129,13 +138,13 @@ export const magento: ShopPlatform<Credentials<"magento">, Settings<"magento">> 
   },
 
   async writeShipment(conn, http, shopOrder, write: ShipmentWrite, options: WriteOptions): Promise<WriteResult> {
-    const items = shippedItems(shopOrder, write);
+    const items = shippedItems(shopOrder, write).map(({ item, quantity }) => ({ order_item_id: Number(item.id), qty: quantity }));
     if (options.look) {
-      const found = await shipmentsWith(conn, http, shopOrder, write.trackings.map((t) => t.number));
+      const found = await sameShipments(conn, http, shopOrder, items, write.trackings.map((t) => t.number));
       if (found.length) return { outcome: "found", shopIds: found };
     }
     const body = {
-      items: items.map(({ item, quantity }) => ({ order_item_id: Number(item.id), qty: quantity })),
+      items,
       notify: conn.settings.notify,
       tracks: write.trackings.map((t) => ({ track_number: t.number, title: t.carrier ?? "Tracking", carrier_code: carrierCode(t) })),
     };

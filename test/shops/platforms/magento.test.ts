@@ -229,6 +229,20 @@ describe("Magento: shipments", () => {
     expect((await received(shop)).slice(2).map((r) => `${r.method} ${r.path}`)).toEqual(["GET /rest/V1/shipments"]);
   });
 
+  it("one parcel, two shipments: a retry that looks tells them apart by their items, and creates the one that never reached Magento", async () => {
+    const { shop, conn, http } = await magentoShop();
+    const order = await magento.findOrder(conn, http, ORDER);
+    await magento.writeShipment(conn, http, order, shipment([[MUG, 3]], ["PARCEL-1"]), { look: false });
+    await injectFault(shop, { method: "POST", path: "/ship$", hang: true });
+    const tee = shipment([[TEE, 2]], ["PARCEL-1"]);
+    expect((await failure(magento.writeShipment(conn, http, order, tee, { look: false }))).kind).toBe("timeout");
+    const retry = adapterAt("magento", shop.base_url, shop.credentials);
+    expect(await magento.writeShipment(retry.conn, retry.http, order, tee, { look: true })).toEqual({ outcome: "written", shopIds: ["1003"] });
+    // And once more, as after a second unclear outcome: now it is found.
+    expect(await magento.writeShipment(retry.conn, retry.http, order, tee, { look: true })).toEqual({ outcome: "found", shopIds: ["1003"] });
+    expect((await held(shop)).shipments.map((s) => s.items.map((i) => [i.order_item_id, i.qty]))).toEqual([[[1, 3]], [[2, 2]]]);
+  });
+
   it("look finds no shipment with our tracking: the shipment is created", async () => {
     const { shop, conn, http } = await magentoShop();
     const order = await magento.findOrder(conn, http, ORDER);
