@@ -1,7 +1,9 @@
 // PrestaShop through its webservice (/api/), the webservice key sent as the HTTP Basic user with no
 // password (docs/shops/prestashop.md). Reads ask for output_format=JSON; writes send the XML
 // resource the webservice takes. The plugin sends the order's reference as external_id, and per
-// line the product id and the reference (the combination's, when it has one).
+// line the product id and the reference (the combination's, when it has one). A cart whose
+// products ship with different carriers is several PrestaShop orders under one reference: they are
+// found together, and each shipment is written to the orders holding its rows.
 //
 // A shipment puts its tracking numbers on the order's carrier record (one field: several numbers
 // are joined with ", ") and, once the order has shipped in full, adds an order history entry with
@@ -21,7 +23,7 @@ type Num = number | string;
 type Row = { id: Num; product_id: Num; product_attribute_id?: Num; product_reference?: string | null; product_quantity: Num };
 type Order = { id: Num; reference: string; id_carrier?: Num; associations?: { order_rows?: Row[] } };
 type OrderCarrier = { id: Num; id_order: Num; id_carrier: Num; id_order_invoice?: Num; weight?: Num; shipping_cost_tax_excl?: Num; shipping_cost_tax_incl?: Num; tracking_number?: string | null };
-type OrderHistory = { id: Num; id_order_state: Num };
+type OrderHistory = { id: Num; id_order: Num; id_order_state: Num };
 type Message = { id: Num; message: string };
 
 /** PrestaShop's order_carrier.tracking_number is at most 64 characters. */
@@ -96,31 +98,60 @@ function errorWords(text: string): string {
   return text.slice(0, 200);
 }
 
-async function orderCarrierOf(conn: Conn, http: ShopHttp, shopOrder: ShopOrder): Promise<OrderCarrier | null> {
-  const res = await http.request({ path: `/api/order_carriers?filter[id_order]=[${shopOrder.id}]&display=full&output_format=JSON`, headers: auth(conn) });
-  const carriers = listOf<OrderCarrier>(res.json(), "order_carriers").sort((a, b) => Number(a.id) - Number(b.id));
-  // An order has one carrier record; should it have more, the one of the order's own carrier.
-  return carriers.find((c) => String(c.id_carrier) === String(shopOrder.extra.id_carrier)) ?? carriers[0] ?? null;
+/**
+ * One PrestaShop order behind the shop's order as we found it: a cart whose products ship with
+ * different carriers becomes several orders under one reference, each with its own rows and carrier.
+ */
+type Part = { id: string; id_carrier: string | null; rows: string[] };
+
+function partsOf(shopOrder: ShopOrder): Part[] {
+  const parts = shopOrder.extra.orders;
+  return Array.isArray(parts) ? (parts as Part[]) : [{ id: shopOrder.id, id_carrier: null, rows: shopOrder.items.map((i) => i.id) }];
+}
+
+/** filter[id_order]=[7|8]: the webservice's "one of". */
+const anyOf = (parts: Part[]) => parts.map((p) => p.id).join("|");
+
+/** Each part's carrier record, or null for none (a virtual order), read in one call. */
+async function carriersOf(conn: Conn, http: ShopHttp, parts: Part[]): Promise<Map<string, OrderCarrier | null>> {
+  const res = await http.request({ path: `/api/order_carriers?filter[id_order]=[${anyOf(parts)}]&display=full&output_format=JSON`, headers: auth(conn) });
+  const all = listOf<OrderCarrier>(res.json(), "order_carriers").sort((a, b) => Number(a.id) - Number(b.id));
+  return new Map(
+    parts.map((part) => {
+      const own = all.filter((c) => String(c.id_order) === part.id);
+      // An order has one carrier record; should it have more, the one of the order's own carrier.
+      return [part.id, own.find((c) => String(c.id_carrier) === part.id_carrier) ?? own[0] ?? null];
+    }),
+  );
 }
 
 const trackingNumbersOf = (carrier: OrderCarrier) => (carrier.tracking_number ?? "").split(",").map((n) => n.trim()).filter(Boolean);
 
-/** Adds the shipped state unless the order has had it: the id of the entry, found or added, and whether it was added. */
-async function shippedState(conn: Conn, http: ShopHttp, shopOrder: ShopOrder): Promise<{ id: string | null; added: boolean }> {
+/** Adds the shipped state to each part that has not had it: the entries' ids, found or added, and whether any was added. */
+async function shippedStates(conn: Conn, http: ShopHttp, parts: Part[]): Promise<{ ids: string[]; added: boolean }> {
   const state = conn.settings.shipped_state_id;
-  const res = await http.request({ path: `/api/order_histories?filter[id_order]=[${shopOrder.id}]&display=full&output_format=JSON`, headers: auth(conn) });
-  const had = listOf<OrderHistory>(res.json(), "order_histories").find((h) => Number(h.id_order_state) === state);
-  if (had) return { id: String(had.id), added: false };
-  // sendemail=1: the customer gets the state's own e-mail (PrestaShop's Shipped carries the tracking link).
-  const added = await http.request({
-    method: "POST",
-    path: "/api/order_histories?sendemail=1&output_format=JSON",
-    headers: xmlHeaders(conn),
-    body: resourceXml("order_history", { id_order: shopOrder.id, id_order_state: state }),
-  });
-  if (added.dryRun) return { id: null, added: true };
-  const id = added.json<{ order_history?: { id?: Num } }>().order_history?.id;
-  return { id: id === undefined ? null : String(id), added: true };
+  const res = await http.request({ path: `/api/order_histories?filter[id_order]=[${anyOf(parts)}]&display=full&output_format=JSON`, headers: auth(conn) });
+  const histories = listOf<OrderHistory>(res.json(), "order_histories");
+  const ids: string[] = [];
+  let added = false;
+  for (const part of parts) {
+    const had = histories.find((h) => String(h.id_order) === part.id && Number(h.id_order_state) === state);
+    if (had) {
+      ids.push(String(had.id));
+      continue;
+    }
+    // sendemail=1: the customer gets the state's own e-mail (PrestaShop's Shipped carries the tracking link).
+    const res = await http.request({
+      method: "POST",
+      path: "/api/order_histories?sendemail=1&output_format=JSON",
+      headers: xmlHeaders(conn),
+      body: resourceXml("order_history", { id_order: part.id, id_order_state: state }),
+    });
+    added = true;
+    const id = res.dryRun ? undefined : res.json<{ order_history?: { id?: Num } }>().order_history?.id;
+    if (id !== undefined) ids.push(String(id));
+  }
+  return { ids, added };
 }
 
 export const prestashop: ShopPlatform<Credentials<"prestashop">, Settings<"prestashop">> = {
@@ -163,16 +194,11 @@ export const prestashop: ShopPlatform<Credentials<"prestashop">, Settings<"prest
     const value = filterValue(order.externalId);
     if (value === null) throw new ShopError("not_found", `PrestaShop order references hold no | , [ ] or %: there is no order with reference ${order.externalId} (our order ${order.reference})`);
     const res = await http.request({ path: `/api/orders?filter[reference]=[${encodeURIComponent(value)}]&display=full&output_format=JSON`, headers: auth(conn) });
-    const found = listOf<Order>(res.json(), "orders").filter((o) => o.reference === order.externalId);
+    const found = listOf<Order>(res.json(), "orders")
+      .filter((o) => o.reference === order.externalId)
+      .sort((a, b) => Number(a.id) - Number(b.id));
     if (!found.length) throw new ShopError("not_found", `PrestaShop has no order with reference ${order.externalId} (our order ${order.reference})`);
-    if (found.length > 1) {
-      throw new ShopError(
-        "invalid",
-        `PrestaShop has ${found.length} orders with reference ${order.externalId} (orders ${found.map((o) => o.id).join(", ")}: a cart split across carriers), and we cannot tell which one our order ${order.reference} is: nothing was written`,
-      );
-    }
-    const shopOrder = found[0]!;
-    const rows = shopOrder.associations?.order_rows ?? [];
+    const rows = found.flatMap((o) => o.associations?.order_rows ?? []);
     // Two rows of one product (two combinations) share its id: those match by reference only.
     const count = (id: Num) => rows.filter((r) => String(r.product_id) === String(id)).length;
     const items: ShopItem[] = rows.map((r) => ({
@@ -181,17 +207,28 @@ export const prestashop: ShopPlatform<Credentials<"prestashop">, Settings<"prest
       sku: r.product_reference ? r.product_reference : null,
       quantity: Number(r.product_quantity),
     }));
-    return { id: String(shopOrder.id), number: shopOrder.reference, items, extra: { id_carrier: shopOrder.id_carrier === undefined ? null : String(shopOrder.id_carrier) } };
+    const parts: Part[] = found.map((o) => ({
+      id: String(o.id),
+      id_carrier: o.id_carrier === undefined ? null : String(o.id_carrier),
+      rows: (o.associations?.order_rows ?? []).map((r) => String(r.id)),
+    }));
+    // Notes go to the first of the orders; shipments to the orders holding the shipped rows.
+    return { id: parts[0]!.id, number: found[0]!.reference, items, extra: { orders: parts } };
   },
 
   async writeShipment(conn, http, shopOrder, write: ShipmentWrite): Promise<WriteResult> {
-    shippedItems(shopOrder, write); // every line must be on the shop's order, though PrestaShop records no quantities per shipment
-    const carrier = await orderCarrierOf(conn, http, shopOrder);
-    if (!carrier) throw new ShopError("invalid", `The shop's order ${shopOrder.number} has no carrier record (order_carriers) to hold a tracking number: nothing was written`);
-    const existing = trackingNumbersOf(carrier);
-    const adding = [...new Set(write.trackings.map((t) => t.number.trim()))].filter((n) => !existing.includes(n));
-    let wrote = false;
-    if (adding.length) {
+    // Every line must be on the shop's order, though PrestaShop records no quantities per shipment.
+    const shipped = new Set(shippedItems(shopOrder, write).map((s) => s.item.id));
+    const parts = partsOf(shopOrder).filter((p) => p.rows.some((r) => shipped.has(r)));
+    const carriers = await carriersOf(conn, http, parts);
+    const numbers = [...new Set(write.trackings.map((t) => t.number.trim()))];
+    const puts: { carrier: OrderCarrier; joined: string }[] = [];
+    for (const part of parts) {
+      const carrier = carriers.get(part.id);
+      if (!carrier) throw new ShopError("invalid", `The shop's order ${shopOrder.number} (id ${part.id}) has no carrier record (order_carriers) to hold a tracking number: nothing was written`);
+      const existing = trackingNumbersOf(carrier);
+      const adding = numbers.filter((n) => !existing.includes(n));
+      if (!adding.length) continue;
       const joined = [...existing, ...adding].join(JOIN);
       if (joined.length > TRACKING_NUMBER_CHARS) {
         throw new ShopError(
@@ -199,20 +236,23 @@ export const prestashop: ShopPlatform<Credentials<"prestashop">, Settings<"prest
           `PrestaShop keeps one tracking number field of at most ${TRACKING_NUMBER_CHARS} characters per order; with ${adding.join(JOIN)} it would hold "${joined}" (${joined.length} characters): nothing was written`,
         );
       }
+      puts.push({ carrier, joined });
+    }
+    for (const { carrier, joined } of puts) {
       const { id, id_order, id_carrier, id_order_invoice, weight, shipping_cost_tax_excl, shipping_cost_tax_incl } = carrier;
       await http.request({
         method: "PUT",
-        path: `/api/order_carriers/${carrier.id}?output_format=JSON`,
+        path: `/api/order_carriers/${id}?output_format=JSON`,
         headers: xmlHeaders(conn),
         body: resourceXml("order_carrier", { id, id_order, id_carrier, id_order_invoice, weight, shipping_cost_tax_excl, shipping_cost_tax_incl, tracking_number: joined }),
       });
-      wrote = true;
     }
-    const shopIds = [`order_carrier/${carrier.id}`];
+    const shopIds = parts.map((p) => `order_carrier/${carriers.get(p.id)!.id}`);
+    let wrote = puts.length > 0;
     if (write.orderShippedInFull) {
-      const history = await shippedState(conn, http, shopOrder);
-      if (history.id) shopIds.push(`order_history/${history.id}`);
-      wrote ||= history.added;
+      const states = await shippedStates(conn, http, parts);
+      shopIds.push(...states.ids.map((id) => `order_history/${id}`));
+      wrote ||= states.added;
     }
     return wrote ? { outcome: "written", shopIds } : { outcome: "found", shopIds };
   },
@@ -237,10 +277,15 @@ export const prestashop: ShopPlatform<Credentials<"prestashop">, Settings<"prest
   // is final, an order that shipped anything (its carrier holds a tracking number) gets the shipped
   // state if no shipment gave it (some lines were declined, so none shipped the order in full).
   async complete(conn, http, shopOrder) {
-    const carrier = await orderCarrierOf(conn, http, shopOrder);
-    if (!carrier || !trackingNumbersOf(carrier).length) return { outcome: "skipped", reason: "Nothing of the order was shipped (its carrier holds no tracking number): PrestaShop gets no shipped state." };
-    const history = await shippedState(conn, http, shopOrder);
-    const shopIds = history.id ? [`order_history/${history.id}`] : [];
-    return history.added ? { outcome: "written", shopIds } : { outcome: "found", shopIds };
+    const parts = partsOf(shopOrder);
+    const carriers = await carriersOf(conn, http, parts);
+    const shipped = parts.filter((p) => {
+      const carrier = carriers.get(p.id);
+      return carrier && trackingNumbersOf(carrier).length;
+    });
+    if (!shipped.length) return { outcome: "skipped", reason: "Nothing of the order was shipped (its carrier holds no tracking number): PrestaShop gets no shipped state." };
+    const states = await shippedStates(conn, http, shipped);
+    const shopIds = states.ids.map((id) => `order_history/${id}`);
+    return states.added ? { outcome: "written", shopIds } : { outcome: "found", shopIds };
   },
 };

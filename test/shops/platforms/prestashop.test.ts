@@ -39,7 +39,7 @@ async function prestaShop(seed: PrestaShopSeed = SEED, settings: Record<string, 
 
 const held = async (shop: StandInShopHandle) => (await standInShop<PrestaShopState>(shop)).state;
 const received = async (shop: StandInShopHandle) =>
-  (await standInShop(shop)).received.map((r) => `${r.method} ${r.path}${Object.keys(r.query).length ? `?${new URLSearchParams(r.query)}` : ""}`.replaceAll("%5B", "[").replaceAll("%5D", "]"));
+  (await standInShop(shop)).received.map((r) => `${r.method} ${r.path}${Object.keys(r.query).length ? `?${new URLSearchParams(r.query)}` : ""}`.replaceAll("%5B", "[").replaceAll("%5D", "]").replaceAll("%7C", "|"));
 const bodies = async (shop: StandInShopHandle) => (await standInShop(shop)).received.filter((r) => r.body).map((r) => r.body);
 
 const shipment = (lines: [LineRef, number][], numbers: string[], orderShippedInFull: boolean): ShipmentWrite => ({
@@ -109,7 +109,7 @@ describe("PrestaShop: finding the order", () => {
         { id: "12", productIds: [], sku: "demo_5-S", quantity: 1 },
         { id: "13", productIds: [], sku: "demo_5-M", quantity: 2 },
       ],
-      extra: { id_carrier: "2" },
+      extra: { orders: [{ id: "7", id_carrier: "2", rows: ["11", "12", "13"] }] },
     });
     const [request] = (await standInShop(shop)).received;
     expect(await received(shop)).toEqual([FIND]);
@@ -131,14 +131,35 @@ describe("PrestaShop: finding the order", () => {
     expect(await received(shop)).toEqual([]);
   });
 
-  it("a cart split across carriers (two orders, one reference): refused in words", async () => {
-    const second = { ...SEED.orders![0]!, id: 8, carrier: { id: 32 } };
-    const { conn, http } = await prestaShop({ orders: [SEED.orders![0]!, second] });
-    const error = await failure(prestashop.findOrder(conn, http, ORDER));
-    expect(error.kind).toBe("invalid");
-    expect(error.message).toBe(
-      "PrestaShop has 2 orders with reference XKBKNABJK (orders 7, 8: a cart split across carriers), and we cannot tell which one our order DD-2001 is: nothing was written",
-    );
+  it("a cart split across carriers (two orders, one reference): found together; each shipment goes to the order holding its rows", async () => {
+    const lamp = { id: 8, reference: "XKBKNABJK", id_carrier: 3, rows: [{ id: 21, product_id: 9, product_reference: "demo_9", product_quantity: 1 }], carrier: { id: 32 } };
+    const { shop, conn, http } = await prestaShop({ orders: [SEED.orders![0]!, lamp] });
+    const order = await prestashop.findOrder(conn, http, ORDER);
+    expect(order).toMatchObject({
+      id: "7",
+      items: [{ id: "11" }, { id: "12" }, { id: "13" }, { id: "21", productIds: ["9"], sku: "demo_9", quantity: 1 }],
+      extra: { orders: [{ id: "7", id_carrier: "2", rows: ["11", "12", "13"] }, { id: "8", id_carrier: "3", rows: ["21"] }] },
+    });
+    // Our order of the lamp (the plugin sent PrestaShop's order 8 with the same reference) ships in full.
+    const LAMP: LineRef = { lineId: 4, productId: "9", sku: "demo_9", name: "Lamp", quantity: 1 };
+    expect(await prestashop.writeShipment(conn, http, order, shipment([[LAMP, 1]], ["LAMP-1"], true), { look: false })).toEqual({
+      outcome: "written",
+      shopIds: ["order_carrier/32", "order_history/500"],
+    });
+    let state = await held(shop);
+    expect(state.order_carriers.map((c) => [c.id, c.tracking_number])).toEqual([[31, ""], [32, "LAMP-1"]]);
+    expect(state.order_histories.map((h) => [h.id_order, h.id_order_state])).toEqual([["8", "4"]]);
+    expect((await received(shop)).slice(1)).toEqual([
+      "GET /api/order_carriers?filter[id_order]=[8]&display=full&output_format=JSON",
+      "PUT /api/order_carriers/32?output_format=JSON",
+      "GET /api/order_histories?filter[id_order]=[8]&display=full&output_format=JSON",
+      "POST /api/order_histories?sendemail=1&output_format=JSON",
+    ]);
+    // Completing looks at both orders in one call each, and gives the state only to one that shipped.
+    expect(await prestashop.complete(conn, http, order, ORDER, { look: false })).toEqual({ outcome: "found", shopIds: ["order_history/500"] });
+    expect((await received(shop)).slice(5)).toEqual(["GET /api/order_carriers?filter[id_order]=[7|8]&display=full&output_format=JSON", "GET /api/order_histories?filter[id_order]=[8]&display=full&output_format=JSON"]);
+    state = await held(shop);
+    expect(state.order_histories).toHaveLength(1);
   });
 
   it("429 with Retry-After: rate_limited, with the seconds to wait", async () => {
@@ -262,7 +283,7 @@ describe("PrestaShop: shipments", () => {
     const { conn, http } = await prestaShop({ orders: [{ ...SEED.orders![0]!, carrier: null }] });
     const order = await prestashop.findOrder(conn, http, ORDER);
     const error = await failure(prestashop.writeShipment(conn, http, order, shipment([[MUG, 3]], ["X1"], true), { look: false }));
-    expect(error).toMatchObject({ kind: "invalid", message: "The shop's order XKBKNABJK has no carrier record (order_carriers) to hold a tracking number: nothing was written" });
+    expect(error).toMatchObject({ kind: "invalid", message: "The shop's order XKBKNABJK (id 7) has no carrier record (order_carriers) to hold a tracking number: nothing was written" });
   });
 });
 

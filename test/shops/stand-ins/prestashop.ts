@@ -3,7 +3,7 @@
 // its WebserviceRequest's error codes: the key as the Basic user (or ws_key), 32 characters;
 // permissions per resource and method, as Advanced Parameters > Webservice ticks them (a resource
 // not granted: 401 code 26; a method not granted: 405 code 25); XML by default and JSON with
-// output_format=JSON (an empty list is [] in JSON); filter[field]=[value]; PUT and POST take an
+// output_format=JSON (an empty list is [] in JSON); filter[field]=[value] and [a|b]; PUT and POST take an
 // XML resource, validated as the classes do (order_carrier.tracking_number: isTrackingNumber, 64
 // characters; message: 1600). Errors in PrestaShop's shape, XML or JSON:
 // <prestashop><errors><error><code>…</code><message>…</message></error></errors></prestashop>.
@@ -186,7 +186,8 @@ export const prestashopStandIn: StandInPlatform<PrestaShopState> = {
     }
     if (req.method === "GET") {
       const filters = [...req.query.entries()].filter(([k]) => k.startsWith("filter[")).map(([k, v]) => [k.slice(7, -1), /^\[(.*)\]$/.exec(v)?.[1] ?? v] as const);
-      const matching = rows.filter((r) => filters.every(([f, v]) => String((r as Record<string, unknown>)[f] ?? "").toLowerCase() === v.toLowerCase()));
+      // [a|b] is "a or b"; values compare as MySQL's collation does, regardless of case.
+      const matching = rows.filter((r) => filters.every(([f, v]) => v.toLowerCase().split("|").includes(String(r[f] ?? "").toLowerCase())));
       const full = req.query.get("display") === "full";
       const shown = full ? matching : matching.map((r) => ({ id: r.id }));
       if (json) return reply(200, true, shown.length ? { [resource]: shown } : []);
