@@ -38,7 +38,8 @@ const NEEDED: Record<string, { methods: ("get" | "put" | "post")[]; why: string 
   messages: { methods: ["get", "post"], why: "to write private notes" },
 };
 
-const auth = (conn: Conn) => ({ Authorization: `Basic ${btoa(`${conn.credentials.webservice_key}:`)}` });
+/** The key as the Basic user, no password; UTF-8 first, so that a key typed wrong is refused by the shop, not by btoa. */
+const auth = (conn: Conn) => ({ Authorization: `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${conn.credentials.webservice_key}:`)))}` });
 const xmlHeaders = (conn: Conn) => ({ ...auth(conn), "Content-Type": "application/xml" });
 
 /** One resource as the webservice takes it in a POST or PUT body. */

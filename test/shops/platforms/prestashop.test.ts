@@ -82,6 +82,16 @@ describe("PrestaShop: testing a connection", () => {
     ]);
   });
 
+  it("a key of the wrong shape (not 32 characters, not ASCII): PrestaShop's words, sent as typed", async () => {
+    const { shop } = await prestaShop();
+    const { conn, http } = adapterAt("prestashop", shop.base_url, { webservice_key: "ключ" });
+    expect((await prestashop.test(conn, http))[1]).toEqual({
+      name: "credentials",
+      ok: false,
+      message: "PrestaShop refused the webservice key (401: Invalid authentication key format): check the key, and that it is enabled under Advanced Parameters > Webservice.",
+    });
+  });
+
   it("a key without PUT on order_carriers and without messages: the permissions check names both", async () => {
     const { orders, order_carriers, order_histories } = PRESTASHOP_NEEDED;
     const { conn, http } = await prestaShop({ ...SEED, permissions: { orders, order_carriers: order_carriers.filter((m) => m !== "PUT"), order_histories } });
