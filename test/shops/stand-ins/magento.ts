@@ -109,6 +109,10 @@ export const magentoStandIn: StandInPlatform<MagentoState> = {
     const orderById = (id: string) => state.orders.find((o) => o.entity_id === Number(id));
     const body = () => JSON.parse(req.body || "{}");
 
+    // Magento reads a body by its Content-Type, and refuses one it cannot read.
+    const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim();
+    if (req.method === "POST" && type !== "application/json") return error(400, "Server cannot understand Content-Type HTTP header media type %1", [type]);
+
     let m: RegExpMatchArray | null;
     if ((m = route("GET", /^\/rest\/V1\/orders$/))) {
       if (!authorized("Magento_Sales::actions_view")) return refused("Magento_Sales::actions_view");
