@@ -1,0 +1,219 @@
+// The FTP/FTPS connector inside workerd against a real vsftpd on loopback
+// (test/lib/file-transfer/ftp-server.global.ts): every operation, the atomic upload seen by a reader
+// polling the folder, a repeated upload, and each failure as a kind and in words.
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { createFtpConnector, ftpConnector, type SocketOpener } from "../../../src/lib/file-transfer/ftp";
+import { FileTransferError, type FileTransferSession, type FileTransferSettings } from "../../../src/lib/file-transfer/transfer";
+
+const server = inject("ftpServer");
+const where = `the FTP server ${server.host}:${server.port}`;
+const settings = (over: Partial<FileTransferSettings> = {}): FileTransferSettings => ({
+  protocol: "ftp",
+  host: server.host,
+  port: server.port,
+  username: server.username,
+  password: server.password,
+  timeoutMs: 20_000,
+  ...over,
+});
+// FTPS goes out through a network that trusts the test's throwaway CA (vitest.config.ts).
+const trusting: SocketOpener = (address, options) => env.FTP_TEST_NETWORK.connect(address, options);
+const ftpsConnector = createFtpConnector(trusting);
+
+const open: FileTransferSession[] = [];
+async function session(over: Partial<FileTransferSettings> = {}, connector = ftpConnector) {
+  const s = await connector(settings(over));
+  open.push(s);
+  return s;
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+
+const bytesOf = (text: string) => new TextEncoder().encode(text);
+const unique = () => crypto.randomUUID().slice(0, 8);
+
+/** What a failed call threw, as a caller sees it. */
+async function failure(promise: Promise<unknown>) {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(FileTransferError);
+  const { kind, message, unclear } = error as FileTransferError;
+  return { kind, message, unclear };
+}
+
+describe.each([
+  ["ftp", ftpConnector],
+  ["ftps", ftpsConnector],
+] as const)("%s against vsftpd", (protocol, connector) => {
+  it("writes, lists, reads back, stats, renames and removes a file", async () => {
+    const s = await session({ protocol }, connector);
+    const name = `${unique()}-order.csv`;
+    const content = bytesOf("reference;sku;quantity\nR-1;SKU-1;2\n");
+    await s.writeAtomic(`upload/${name}`, content);
+
+    const listed = await s.list("upload");
+    const entry = listed.find((f) => f.name === name);
+    expect(entry).toMatchObject({ name, size: content.byteLength, isDirectory: false });
+    expect(Math.abs(Date.parse(entry!.modifiedAt!) - Date.now())).toBeLessThan(120_000);
+    expect(listed.filter((f) => f.name.includes(name))).toHaveLength(1);
+    expect(await s.read(`upload/${name}`, 1024)).toEqual(content);
+
+    const stat = await s.stat(`upload/${name}`);
+    expect(stat).toMatchObject({ name, size: content.byteLength, isDirectory: false });
+    expect(Math.abs(Date.parse(stat!.modifiedAt!) - Date.now())).toBeLessThan(120_000);
+    expect(await s.stat("upload")).toEqual({ name: "upload", size: 0, modifiedAt: null, isDirectory: true });
+    expect(await s.stat(`upload/${name}.missing`)).toBeNull();
+
+    await s.rename(`upload/${name}`, `upload/${name}.done`);
+    expect(await s.stat(`upload/${name}`)).toBeNull();
+    expect(await s.read(`upload/${name}.done`, 1024)).toEqual(content);
+
+    await s.remove(`upload/${name}.done`);
+    expect((await s.list("upload")).filter((f) => f.name.includes(name))).toEqual([]);
+  });
+
+  it("reads and writes bytes exactly, in binary", async () => {
+    const s = await session({ protocol }, connector);
+    const content = new Uint8Array(300_000).map((_, i) => (i * 7919) % 256);
+    content.set(bytesOf("\r\n\n\r"), 1000);
+    const path = `upload/${unique()}.bin`;
+    await s.writeAtomic(path, content);
+    expect(await s.read(path, content.byteLength)).toEqual(content);
+    await s.remove(path);
+  });
+});
+
+describe("writeAtomic", () => {
+  it("never shows a reader polling the folder the final name with a partial size", async () => {
+    const writer = await session();
+    const reader = await session();
+    const name = `${unique()}-large.csv`;
+    const content = new Uint8Array(24 * 1024 * 1024).fill(65);
+    let uploading = true;
+    let pollsDuringUpload = 0;
+    const sightings: number[] = [];
+    const temporaries = new Set<string>();
+    const polling = (async () => {
+      while (uploading) {
+        for (const f of await reader.list("upload")) {
+          if (f.name === name) sightings.push(f.size);
+          else if (f.name.startsWith(`.${name}.`) && f.name.endsWith(".part")) temporaries.add(f.name);
+        }
+        if (uploading) pollsDuringUpload++;
+      }
+    })();
+    await writer.writeAtomic(`upload/${name}`, content);
+    uploading = false;
+    await polling;
+    // The reader did look while the bytes were on their way...
+    expect(pollsDuringUpload).toBeGreaterThan(1);
+    // ...and never saw the final name with fewer bytes than the whole file.
+    expect(sightings.filter((size) => size !== content.byteLength)).toEqual([]);
+    // The bytes went to one temporary file in the same folder, gone once renamed.
+    expect(temporaries.size).toBe(1);
+    const after = (await reader.list("upload")).filter((f) => f.name.includes(name));
+    expect(after).toMatchObject([{ name, size: content.byteLength }]);
+    await writer.remove(`upload/${name}`);
+  });
+
+  it("writing the same file twice leaves one file with the same bytes, and no temporary file", async () => {
+    const s = await session();
+    const name = `${unique()}-dispatch.csv`;
+    const content = bytesOf("reference;sku\nR-2;SKU-2\n");
+    await s.writeAtomic(`upload/${name}`, content);
+    await s.writeAtomic(`upload/${name}`, content);
+    const entries = (await s.list("upload")).filter((f) => f.name.includes(name));
+    expect(entries.map((f) => [f.name, f.size])).toEqual([[name, content.byteLength]]);
+    expect(await s.read(`upload/${name}`, 1024)).toEqual(content);
+  });
+});
+
+describe("failures, as a kind and in words", () => {
+  it("a wrong password", async () => {
+    expect(await failure(ftpConnector(settings({ password: "not-the-password" })))).toEqual({
+      kind: "auth",
+      message: `${where} refused the login of ${server.username}: authentication failed (530 Login incorrect.)`,
+      unclear: false,
+    });
+  });
+
+  it("a port that refuses the connection", async () => {
+    const port = Number(new URL(inject("closedPortUrl")).port);
+    expect(await failure(ftpConnector(settings({ port })))).toEqual({
+      kind: "refused",
+      message: `the FTP server 127.0.0.1:${port} refused the connection (nothing accepts connections on port ${port})`,
+      unclear: false,
+    });
+  });
+
+  it("a server that accepts and never says a word: the session ends at its time box", async () => {
+    const started = Date.now();
+    expect(await failure(ftpConnector(settings({ port: server.silentPort, timeoutMs: 1000 })))).toEqual({
+      kind: "timeout",
+      message: `the FTP server 127.0.0.1:${server.silentPort} did not finish within 1000 ms: the session was ended`,
+      unclear: false,
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("a server that stops answering after a command went out: timeout, and the outcome is unclear", async () => {
+    const started = Date.now();
+    expect(await failure(ftpConnector(settings({ port: server.mutePort, timeoutMs: 1000 })))).toEqual({
+      kind: "timeout",
+      message: `the FTP server 127.0.0.1:${server.mutePort} did not finish within 1000 ms (waiting for the answer to USER ${server.username}): the session was ended`,
+      unclear: true,
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("a folder we may not write to, a file we may not remove, and files that are not there", async () => {
+    const s = await session();
+    const upload = await failure(s.writeAtomic("readonly/order.csv", bytesOf("x\n")));
+    expect(upload).toEqual({
+      kind: "permission_denied",
+      message: expect.stringMatching(new RegExp(`^${where} refused the upload of readonly/\\.order\\.csv\\.[0-9a-f]{8}\\.part: permission denied \\(553 Could not create file\\.\\)$`)),
+      unclear: false,
+    });
+    expect(await failure(s.remove("readonly/existing.txt"))).toEqual({
+      kind: "permission_denied",
+      message: `${where} refused the removal of readonly/existing.txt: permission denied (550 Delete operation failed.)`,
+      unclear: false,
+    });
+    expect(await failure(s.read("upload/no-such-file.csv", 1024))).toEqual({
+      kind: "not_found",
+      message: `${where} refused the download of upload/no-such-file.csv: no such file or directory (550 Failed to open file.)`,
+      unclear: false,
+    });
+    expect(await failure(s.list("no-such-folder"))).toEqual({
+      kind: "not_found",
+      message: `${where} has no directory no-such-folder we may enter`,
+      unclear: false,
+    });
+    // The session goes on after each refusal.
+    expect((await s.list("readonly")).map((f) => f.name)).toEqual(["existing.txt"]);
+  });
+
+  it("a file larger than the caller's limit", async () => {
+    const s = await session();
+    const path = `upload/${unique()}.csv`;
+    await s.writeAtomic(path, new Uint8Array(2048));
+    expect(await failure(s.read(path, 2047))).toEqual({
+      kind: "protocol",
+      message: `${path} on ${where} is larger than the limit of 2047 bytes`,
+      unclear: false,
+    });
+    expect(await s.read(path, 2048)).toEqual(new Uint8Array(2048));
+  });
+
+  it("FTPS with a certificate the Worker does not trust: tls, and no login is sent", async () => {
+    expect(await failure(ftpConnector(settings({ protocol: "ftps" })))).toEqual({
+      kind: "tls",
+      message: expect.stringMatching(new RegExp(`^the TLS handshake with ${where} failed: its certificate is not trusted for 127\\.0\\.0\\.1, or no TLS version and cipher are common to both \\(`)),
+      unclear: false,
+    });
+  });
+});
