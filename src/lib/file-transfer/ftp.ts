@@ -125,6 +125,7 @@ class FtpSession implements FileTransferSession {
   private run<T>(operation: () => Promise<T>): Promise<T> {
     const next = this.queue.then(async () => {
       if (this.broken) throw this.broken;
+      if (this.timedOut) throw new FileTransferError("timeout", `${this.server} did not finish within ${this.settings.timeoutMs} ms: the session was ended`);
       if (this.closed) throw new FileTransferError("protocol", `the session with ${this.server} is closed`);
       try {
         return await Promise.race([operation(), this.expired]);
@@ -266,6 +267,8 @@ class FtpSession implements FileTransferSession {
     if (kind) return new FileTransferError(kind, `${this.server} refused ${what}: ${kind === "not_found" ? "no such file or directory" : "permission denied"} (${said})`);
     if (reply.code === 530) return new FileTransferError("auth", `${this.server} refused the login of ${this.settings.username}: authentication failed (${said})`);
     if (reply.code === 452 || reply.code === 552) return new FileTransferError("disk_full", `${this.server} refused ${what}: its disk is full or the quota is used up (${said})`);
+    // 451 is any local error: vsftpd answers a full disk so ("Failure writing to local file.").
+    if (reply.code === 451) return new FileTransferError("protocol", `${this.server} could not complete ${what}: it failed on its side, a full disk being one cause (${said})`);
     if (reply.code === 553 || reply.code === 550) return new FileTransferError("permission_denied", `${this.server} refused ${what}: permission denied (${said})`);
     return new FileTransferError("protocol", `${this.server} refused ${what} (${said})`);
   }
@@ -362,10 +365,18 @@ class FtpSession implements FileTransferSession {
     try {
       this.pending = `STOR ${path}`;
       const writer = data.writable.getWriter();
-      for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) await this.within(writer.write(bytes.subarray(offset, offset + CHUNK_BYTES)));
-      await this.within(writer.close());
+      let broke: unknown = null;
+      try {
+        for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) await this.within(writer.write(bytes.subarray(offset, offset + CHUNK_BYTES)));
+        await this.within(writer.close());
+      } catch (error) {
+        if (error instanceof FileTransferError) throw error;
+        // The server stopped taking the bytes (a full disk, say): its reply says why.
+        broke = error;
+      }
       const end = await this.reply();
       if (end.code !== 226 && end.code !== 250) throw this.refusal(end, `the upload of ${path}`);
+      if (broke) throw this.explain(broke);
     } finally {
       this.closeData();
     }

@@ -9,7 +9,8 @@
 // system user `ordertest-ftp` with a fixed password, no shell (/usr/sbin/nologin) and / as its home, and a PAM
 // service of its own, /etc/pam.d/order-intake-ftp-test (pam_unix only: Debian's vsftpd service
 // also demands a shell listed in /etc/shells). The user's files live in the temporary folder
-// (local_root), which is removed at teardown; the user and the PAM file stay.
+// (local_root), which is removed at teardown; the user and the PAM file stay. Its folder `full` is
+// a 64 KiB tmpfs mounted there (root may mount in this sandbox), unmounted at teardown.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, chownSync } from "node:fs";
 import net from "node:net";
@@ -98,6 +99,10 @@ export default async function setup(project: TestProject) {
   writeFileSync(join(root, "readonly", "existing.txt"), "kept\n");
   chownSync(join(root, "readonly", "existing.txt"), uid, gid);
   chmodSync(join(root, "readonly"), 0o555);
+  // A folder on a 64 KiB file system of its own: an upload larger than that fills the disk.
+  const full = join(root, "full");
+  mkdirSync(full);
+  execFileSync("mount", ["-t", "tmpfs", "-o", `size=64k,uid=${uid},gid=${gid},mode=0755`, "tmpfs", full]);
   const empty = join(dir, "empty");
   mkdirSync(empty);
 
@@ -168,6 +173,12 @@ export default async function setup(project: TestProject) {
     });
   const silent = hanging("");
   const mute = hanging("220 Welcome\r\n");
+  // And one that greets, then closes the connection on the first command.
+  const drop = net.createServer((socket) => {
+    socket.on("error", () => {});
+    socket.write("220 Welcome\r\n");
+    socket.once("data", () => socket.destroy());
+  });
   const portOf = async (server: net.Server) => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
     const address = server.address();
@@ -175,6 +186,7 @@ export default async function setup(project: TestProject) {
   };
   const silentPort = await portOf(silent);
   const mutePort = await portOf(mute);
+  const dropPort = await portOf(drop);
 
   project.provide("ftpServer", {
     host: "127.0.0.1",
@@ -183,17 +195,19 @@ export default async function setup(project: TestProject) {
     password: PASSWORD,
     silentPort,
     mutePort,
+    dropPort,
   });
 
   return async () => {
     for (const socket of sockets) socket.destroy();
-    for (const server of [silent, mute]) await new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const server of [silent, mute, drop]) await new Promise<void>((resolve) => server.close(() => resolve()));
     if (!exited) {
       const gone = new Promise<void>((resolve) => server.once("exit", () => resolve()));
       server.kill("SIGTERM");
       await gone;
     }
     chmodSync(join(root, "readonly"), 0o755);
+    execFileSync("umount", [full]);
     rmSync(dir, { recursive: true, force: true });
     rmSync(certificatesDir, { recursive: true, force: true });
   };

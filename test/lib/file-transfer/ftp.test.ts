@@ -3,7 +3,7 @@
 // polling the folder, a repeated upload, and each failure as a kind and in words.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { createFtpConnector, ftpConnector, type SocketOpener } from "../../../src/lib/file-transfer/ftp";
+import { createFtpConnector, ftpConnector, parseListLine, type SocketOpener } from "../../../src/lib/file-transfer/ftp";
 import { FileTransferError, type FileTransferSession, type FileTransferSettings } from "../../../src/lib/file-transfer/transfer";
 
 const server = inject("ftpServer");
@@ -197,6 +197,32 @@ describe("failures, as a kind and in words", () => {
     expect((await s.list("readonly")).map((f) => f.name)).toEqual(["existing.txt"]);
   });
 
+  it("a full disk: the server's words, and the temporary file removed", async () => {
+    const s = await session();
+    expect(await failure(s.writeAtomic("full/order.csv", new Uint8Array(16 * 1024 * 1024)))).toEqual({
+      kind: "protocol",
+      message: expect.stringMatching(new RegExp(`^${where} could not complete the upload of full/\\.order\\.csv\\.[0-9a-f]{8}\\.part: it failed on its side, a full disk being one cause \\(451 Failure writing to local file\\.\\)$`)),
+      unclear: false,
+    });
+    expect(await s.list("full")).toEqual([]);
+  });
+
+  it("a server that closes the connection after a command went out: the outcome is unclear", async () => {
+    expect(await failure(ftpConnector(settings({ port: server.dropPort })))).toEqual({
+      kind: "protocol",
+      message: `the FTP server 127.0.0.1:${server.dropPort} closed the connection without answering USER ${server.username}`,
+      unclear: true,
+    });
+  });
+
+  it("a name that does not resolve: said with both causes, as the runtime does not tell them apart", async () => {
+    expect(await failure(ftpConnector(settings({ host: "no-such-host.invalid" })))).toEqual({
+      kind: "refused",
+      message: `could not connect to the FTP server no-such-host.invalid:${server.port}: the name no-such-host.invalid does not resolve, or nothing accepts connections on port ${server.port} (the Workers runtime does not tell the two apart)`,
+      unclear: false,
+    });
+  });
+
   it("a file larger than the caller's limit", async () => {
     const s = await session();
     const path = `upload/${unique()}.csv`;
@@ -215,5 +241,20 @@ describe("failures, as a kind and in words", () => {
       message: expect.stringMatching(new RegExp(`^the TLS handshake with ${where} failed: its certificate is not trusted for 127\\.0\\.0\\.1, or no TLS version and cipher are common to both \\(`)),
       unclear: false,
     });
+  });
+});
+
+describe("LIST lines (servers without MLSD)", () => {
+  const now = new Date("2026-11-25T21:00:00Z");
+  it("reads the Unix (ls -l) and the DOS (IIS) formats, and skips the rest", () => {
+    expect(parseListLine("-rw-r--r--    1 1001     1001         1234 Nov 25 20:59 order 1.csv", now)).toEqual({ name: "order 1.csv", size: 1234, modifiedAt: "2026-11-25T20:59:00.000Z", isDirectory: false });
+    // ls leaves the year out for recent dates: one ahead of now is last year's.
+    expect(parseListLine("-rw-r--r--    1 ftp      ftp            7 Dec 24 10:00 old.csv", now)?.modifiedAt).toBe("2025-12-24T10:00:00.000Z");
+    expect(parseListLine("drwxr-xr-x    2 ftp      ftp         4096 Mar  3  2024 archive", now)).toEqual({ name: "archive", size: 4096, modifiedAt: "2024-03-03T00:00:00.000Z", isDirectory: true });
+    expect(parseListLine("lrwxrwxrwx    1 ftp      ftp           10 Nov 25 20:00 latest.csv -> order.csv", now)?.name).toBe("latest.csv");
+    expect(parseListLine("11-25-26  09:40PM                 2048 answers.csv", now)).toEqual({ name: "answers.csv", size: 2048, modifiedAt: "2026-11-25T21:40:00.000Z", isDirectory: false });
+    expect(parseListLine("11-25-26  12:05AM       <DIR>          done", now)).toEqual({ name: "done", size: 0, modifiedAt: "2026-11-25T00:05:00.000Z", isDirectory: true });
+    expect(parseListLine("total 8", now)).toBeNull();
+    expect(parseListLine("drwxr-xr-x    2 ftp      ftp         4096 Nov 25 20:00 ..", now)).toBeNull();
   });
 });
