@@ -267,6 +267,8 @@ class FtpSession implements FileTransferSession {
     if (kind) return new FileTransferError(kind, `${this.server} refused ${what}: ${kind === "not_found" ? "no such file or directory" : "permission denied"} (${said})`);
     if (reply.code === 530) return new FileTransferError("auth", `${this.server} refused the login of ${this.settings.username}: authentication failed (${said})`);
     if (reply.code === 452 || reply.code === 552) return new FileTransferError("disk_full", `${this.server} refused ${what}: its disk is full or the quota is used up (${said})`);
+    // RFC 4217's 522: the server wants TLS otherwise on the data connection (a resumed session, say).
+    if (reply.code === 522) return new FileTransferError("tls", `${this.server} refused ${what}: its TLS demands on the data connection are not met (${said})`);
     // 451 is any local error: vsftpd answers a full disk so ("Failure writing to local file.").
     if (reply.code === 451) return new FileTransferError("protocol", `${this.server} could not complete ${what}: it failed on its side, a full disk being one cause (${said})`);
     if (reply.code === 553 || reply.code === 550) return new FileTransferError("permission_denied", `${this.server} refused ${what}: permission denied (${said})`);

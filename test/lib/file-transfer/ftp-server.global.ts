@@ -108,58 +108,65 @@ export default async function setup(project: TestProject) {
 
   const { dir: certificatesDir, certFile: cert, keyFile: key } = ftpCertificates();
 
-  const port = await freePort();
-  const [pasvMin, pasvMax] = await freePortRange(40);
-  const config = join(dir, "vsftpd.conf");
-  writeFileSync(
-    config,
-    [
-      "listen=YES",
-      "listen_ipv6=NO",
-      "listen_address=127.0.0.1",
-      `listen_port=${port}`,
-      "background=NO",
-      "anonymous_enable=NO",
-      "local_enable=YES",
-      "write_enable=YES",
-      "local_umask=022",
-      `local_root=${root}`,
-      `pam_service_name=${PAM_SERVICE}`,
-      `secure_chroot_dir=${empty}`,
-      "connect_from_port_20=NO",
-      "pasv_enable=YES",
-      "pasv_address=127.0.0.1",
-      `pasv_min_port=${pasvMin}`,
-      `pasv_max_port=${pasvMax}`,
-      // A container without the privileges vsftpd's sandboxes ask for (new network namespaces, seccomp).
-      "isolate=NO",
-      "isolate_network=NO",
-      "seccomp_sandbox=NO",
-      "ssl_enable=YES",
-      `rsa_cert_file=${cert}`,
-      `rsa_private_key_file=${key}`,
-      "allow_anon_ssl=NO",
-      // Plain FTP stays allowed on the same server; FTPS clients ask for TLS themselves.
-      "force_local_logins_ssl=NO",
-      "force_local_data_ssl=NO",
-      "require_ssl_reuse=NO",
-      "ssl_ciphers=HIGH",
-      "max_per_ip=0",
-      "max_clients=0",
-      // LIST shows dot files too: the tests see writeAtomic's temporary files (and that none is left).
-      "force_dot_files=YES",
-      "xferlog_enable=YES",
-      `vsftpd_log_file=${join(dir, "vsftpd.log")}`,
-      "",
-    ].join("\n"),
-  );
-  chmodSync(config, 0o600);
-  const server: ChildProcess = spawn(VSFTPD, [config], { stdio: ["ignore", "inherit", "inherit"] });
-  let exited: string | null = null;
-  server.once("exit", (code, signal) => (exited = `vsftpd exited (${code ?? signal})`));
-  await waitForGreeting(port, Date.now() + 10_000).catch((error) => {
-    throw new Error(exited ?? String(error));
-  });
+  /** One vsftpd over that root; `requireSslReuse` as vsftpd's own default has it (YES), or off. */
+  async function startVsftpd(name: string, requireSslReuse: boolean): Promise<{ port: number; process: ChildProcess; exited: () => string | null }> {
+    const port = await freePort();
+    const [pasvMin, pasvMax] = await freePortRange(20);
+    const config = join(dir, `${name}.conf`);
+    writeFileSync(
+      config,
+      [
+        "listen=YES",
+        "listen_ipv6=NO",
+        "listen_address=127.0.0.1",
+        `listen_port=${port}`,
+        "background=NO",
+        "anonymous_enable=NO",
+        "local_enable=YES",
+        "write_enable=YES",
+        "local_umask=022",
+        `local_root=${root}`,
+        `pam_service_name=${PAM_SERVICE}`,
+        `secure_chroot_dir=${empty}`,
+        "connect_from_port_20=NO",
+        "pasv_enable=YES",
+        "pasv_address=127.0.0.1",
+        `pasv_min_port=${pasvMin}`,
+        `pasv_max_port=${pasvMax}`,
+        // A container without the privileges vsftpd's sandboxes ask for (new network namespaces, seccomp).
+        "isolate=NO",
+        "isolate_network=NO",
+        "seccomp_sandbox=NO",
+        "ssl_enable=YES",
+        `rsa_cert_file=${cert}`,
+        `rsa_private_key_file=${key}`,
+        "allow_anon_ssl=NO",
+        // Plain FTP stays allowed on the same server; FTPS clients ask for TLS themselves.
+        "force_local_logins_ssl=NO",
+        "force_local_data_ssl=NO",
+        `require_ssl_reuse=${requireSslReuse ? "YES" : "NO"}`,
+        "ssl_ciphers=HIGH",
+        "max_per_ip=0",
+        "max_clients=0",
+        // LIST shows dot files too: the tests see writeAtomic's temporary files (and that none is left).
+        "force_dot_files=YES",
+        "xferlog_enable=YES",
+        `vsftpd_log_file=${join(dir, `${name}.log`)}`,
+        "",
+      ].join("\n"),
+    );
+    chmodSync(config, 0o600);
+    const child = spawn(VSFTPD, [config], { stdio: ["ignore", "inherit", "inherit"] });
+    let exited: string | null = null;
+    child.once("exit", (code, signal) => (exited = `vsftpd exited (${code ?? signal})`));
+    await waitForGreeting(port, Date.now() + 10_000).catch((error) => {
+      throw new Error(exited ?? String(error));
+    });
+    return { port, process: child, exited: () => exited };
+  }
+  const vsftpd = await startVsftpd("vsftpd", false);
+  // vsftpd as it ships: TLS data connections must resume the control connection's TLS session.
+  const reuse = await startVsftpd("vsftpd-ssl-reuse", true);
 
   // A server that accepts and says nothing, and one that greets and then answers nothing (the
   // client's time box must end the session; in the second, a command went out unanswered).
@@ -190,7 +197,8 @@ export default async function setup(project: TestProject) {
 
   project.provide("ftpServer", {
     host: "127.0.0.1",
-    port,
+    port: vsftpd.port,
+    sslReusePort: reuse.port,
     username: USER,
     password: PASSWORD,
     silentPort,
@@ -201,9 +209,10 @@ export default async function setup(project: TestProject) {
   return async () => {
     for (const socket of sockets) socket.destroy();
     for (const server of [silent, mute, drop]) await new Promise<void>((resolve) => server.close(() => resolve()));
-    if (!exited) {
-      const gone = new Promise<void>((resolve) => server.once("exit", () => resolve()));
-      server.kill("SIGTERM");
+    for (const server of [vsftpd, reuse]) {
+      if (server.exited()) continue;
+      const gone = new Promise<void>((resolve) => server.process.once("exit", () => resolve()));
+      server.process.kill("SIGTERM");
       await gone;
     }
     chmodSync(join(root, "readonly"), 0o755);

@@ -46,11 +46,15 @@ async function failure(promise: Promise<unknown>) {
 }
 
 describe.each([
-  ["ftp", ftpConnector],
-  ["ftps", ftpsConnector],
-] as const)("%s against vsftpd", (protocol, connector) => {
+  ["ftp", ftpConnector, server.port],
+  ["ftps", ftpsConnector, server.port],
+  // vsftpd as it ships: a TLS data connection must resume the control connection's TLS session
+  // (workerd's TLS client does).
+  ["ftps with require_ssl_reuse", ftpsConnector, server.sslReusePort],
+] as const)("%s against vsftpd", (label, connector, port) => {
+  const protocol = label.startsWith("ftps") ? "ftps" : "ftp";
   it("writes, lists, reads back, stats, renames and removes a file", async () => {
-    const s = await session({ protocol }, connector);
+    const s = await session({ protocol, port }, connector);
     const name = `${unique()}-order.csv`;
     const content = bytesOf("reference;sku;quantity\nR-1;SKU-1;2\n");
     await s.writeAtomic(`upload/${name}`, content);
@@ -77,7 +81,7 @@ describe.each([
   });
 
   it("reads and writes bytes exactly, in binary", async () => {
-    const s = await session({ protocol }, connector);
+    const s = await session({ protocol, port }, connector);
     const content = new Uint8Array(300_000).map((_, i) => (i * 7919) % 256);
     content.set(bytesOf("\r\n\n\r"), 1000);
     const path = `upload/${unique()}.bin`;
