@@ -239,7 +239,7 @@ describe("failures, as a kind and in words", () => {
     expect(await s.read(path, 2048)).toEqual(new Uint8Array(2048));
   });
 
-  it("FTPS with a certificate the Worker does not trust: tls, and no login is sent", async () => {
+  it("FTPS through the runtime's own connect(), which does not trust the test's CA: tls", async () => {
     expect(await failure(ftpConnector(settings({ protocol: "ftps" })))).toEqual({
       kind: "tls",
       message: expect.stringMatching(new RegExp(`^the TLS handshake with ${where} failed: its certificate is not trusted for 127\\.0\\.0\\.1, or no TLS version and cipher are common to both \\(`)),
