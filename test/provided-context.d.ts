@@ -30,8 +30,9 @@ declare module "vitest" {
     /** The FTP tests' vsftpd (test/lib/file-transfer/ftp-server.global.ts): FTP and explicit FTPS on one port,
      *  the same with vsftpd's default require_ssl_reuse=YES on another,
      *  a loopback port that accepts and never says a word, one that greets and then answers nothing,
-     *  and one that greets and then closes on the first command. */
-    ftpServer: { host: string; port: number; sslReusePort: number; username: string; password: string; silentPort: number; mutePort: number; dropPort: number };
+     *  one that greets and then closes on the first command, and vsftpd behind a relay that
+     *  refuses EPSV and renames onto an existing file. */
+    ftpServer: { host: string; port: number; sslReusePort: number; username: string; password: string; silentPort: number; mutePort: number; dropPort: number; quirkyPort: number };
   }
 }
 export {};

@@ -186,6 +186,33 @@ export default async function setup(project: TestProject) {
     socket.write("220 Welcome\r\n");
     socket.once("data", () => socket.destroy());
   });
+  // vsftpd with two quirks of other servers, through a relay on the control connection (data
+  // connections go to vsftpd itself): no EPSV (the client falls back to PASV), and a rename onto an
+  // existing file refused, as servers that never overwrite do.
+  const quirky = net.createServer((client) => {
+    sockets.add(client);
+    const upstream = net.connect(vsftpd.port, "127.0.0.1");
+    sockets.add(upstream);
+    for (const socket of [client, upstream]) {
+      socket.on("error", () => {});
+      socket.on("close", () => (sockets.delete(socket), client.destroy(), upstream.destroy()));
+    }
+    upstream.pipe(client);
+    let pending = "";
+    client.on("data", (chunk: Buffer) => {
+      pending += chunk.toString("utf8");
+      for (let end = pending.indexOf("\r\n"); end >= 0; end = pending.indexOf("\r\n")) {
+        const line = pending.slice(0, end);
+        pending = pending.slice(end + 2);
+        const [verb, ...rest] = line.split(" ");
+        const argument = rest.join(" ");
+        if (verb.toUpperCase() === "EPSV") client.write("500 Unknown command.\r\n");
+        else if (verb.toUpperCase() === "RNTO" && existsSync(argument.startsWith("/") ? argument : join(root, argument)))
+          client.write("553 Rename refused: the target exists.\r\n");
+        else upstream.write(`${line}\r\n`);
+      }
+    });
+  });
   const portOf = async (server: net.Server) => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
     const address = server.address();
@@ -194,6 +221,7 @@ export default async function setup(project: TestProject) {
   const silentPort = await portOf(silent);
   const mutePort = await portOf(mute);
   const dropPort = await portOf(drop);
+  const quirkyPort = await portOf(quirky);
 
   project.provide("ftpServer", {
     host: "127.0.0.1",
@@ -204,11 +232,12 @@ export default async function setup(project: TestProject) {
     silentPort,
     mutePort,
     dropPort,
+    quirkyPort,
   });
 
   return async () => {
     for (const socket of sockets) socket.destroy();
-    for (const server of [silent, mute, drop]) await new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const server of [silent, mute, drop, quirky]) await new Promise<void>((resolve) => server.close(() => resolve()));
     for (const server of [vsftpd, reuse]) {
       if (server.exited()) continue;
       const gone = new Promise<void>((resolve) => server.process.once("exit", () => resolve()));

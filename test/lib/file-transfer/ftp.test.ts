@@ -136,6 +136,25 @@ describe("writeAtomic", () => {
   });
 });
 
+describe("servers that behave otherwise", () => {
+  it("without EPSV, and refusing to rename onto an existing file: PASV, and writeAtomic replaces the file all the same", async () => {
+    const s = await session({ port: server.quirkyPort });
+    const name = `${unique()}-dispatch.csv`;
+    await s.writeAtomic(`upload/${name}`, bytesOf("first\n"));
+    await s.writeAtomic(`upload/${name}`, bytesOf("second, longer\n"));
+    const entries = (await s.list("upload")).filter((f) => f.name.includes(name));
+    expect(entries.map((f) => [f.name, f.size])).toEqual([[name, 15]]);
+    expect(await s.read(`upload/${name}`, 1024)).toEqual(bytesOf("second, longer\n"));
+    // A plain rename onto an existing file is refused, in words.
+    await s.writeAtomic(`upload/${name}.other`, bytesOf("x\n"));
+    expect(await failure(s.rename(`upload/${name}.other`, `upload/${name}`))).toEqual({
+      kind: "permission_denied",
+      message: `the FTP server 127.0.0.1:${server.quirkyPort} refused the rename of upload/${name}.other to upload/${name}: permission denied (553 Rename refused: the target exists.)`,
+      unclear: false,
+    });
+  });
+});
+
 describe("failures, as a kind and in words", () => {
   it("a wrong password", async () => {
     expect(await failure(ftpConnector(settings({ password: "not-the-password" })))).toEqual({
