@@ -113,19 +113,30 @@ class FtpSession implements FileTransferSession {
     this.expired = new Promise<never>((_, reject) => {
       this.timer = setTimeout(() => {
         this.timedOut = true;
-        const waiting = this.pending ? ` (waiting for the answer to ${this.pending})` : "";
-        reject(new FileTransferError("timeout", `${this.server} did not finish within ${settings.timeoutMs} ms${waiting}: the session was ended`, this.pending !== null));
+        reject(this.timeout());
         this.shutdown();
       }, settings.timeoutMs);
     });
     this.expired.catch(() => {});
   }
 
+  private timeout(): FileTransferError {
+    const waiting = this.pending ? ` (waiting for the answer to ${this.pending})` : "";
+    return new FileTransferError("timeout", `${this.server} did not finish within ${this.settings.timeoutMs} ms${waiting}: the session was ended`, this.pending !== null);
+  }
+
+  /** The session cannot go on (a broken connection, a reply that is not FTP): later calls say why. */
+  private fail(failure: FileTransferError): FileTransferError {
+    this.broken = failure;
+    this.shutdown();
+    return failure;
+  }
+
   /** Runs one operation at a time, within the session's time box. */
   private run<T>(operation: () => Promise<T>): Promise<T> {
     const next = this.queue.then(async () => {
       if (this.broken) throw this.broken;
-      if (this.timedOut) throw new FileTransferError("timeout", `${this.server} did not finish within ${this.settings.timeoutMs} ms: the session was ended`);
+      if (this.timedOut) throw this.timeout();
       if (this.closed) throw new FileTransferError("protocol", `the session with ${this.server} is closed`);
       try {
         return await Promise.race([operation(), this.expired]);
@@ -144,12 +155,9 @@ class FtpSession implements FileTransferSession {
 
   private explain(error: unknown): FileTransferError {
     if (error instanceof FileTransferError) return error;
-    if (this.timedOut) return new FileTransferError("timeout", `${this.server} did not finish within ${this.settings.timeoutMs} ms: the session was ended`, this.pending !== null);
-    const unclear = this.pending !== null;
-    const failure = new FileTransferError("protocol", `the connection to ${this.server} broke${this.pending ? ` after ${this.pending} went out` : ""}: ${error instanceof Error ? error.message : String(error)}`, unclear);
-    this.broken = failure;
-    this.shutdown();
-    return failure;
+    if (this.timedOut) return this.timeout();
+    const after = this.pending ? ` after ${this.pending} went out` : "";
+    return this.fail(new FileTransferError("protocol", `the connection to ${this.server} broke${after}: ${error instanceof Error ? error.message : String(error)}`, this.pending !== null));
   }
 
   async connect(): Promise<void> {
@@ -223,13 +231,9 @@ class FtpSession implements FileTransferSession {
         return reply;
       }
       const { value, done } = await this.within(this.reader!.read());
-      if (done) {
-        const failure = new FileTransferError("protocol", `${this.server} closed the connection${this.pending ? ` without answering ${this.pending}` : ""}`, this.pending !== null);
-        this.broken = failure;
-        throw failure;
-      }
+      if (done) throw this.fail(new FileTransferError("protocol", `${this.server} closed the connection${this.pending ? ` without answering ${this.pending}` : ""}`, this.pending !== null));
       this.text += this.decoder.decode(value, { stream: true });
-      if (this.text.length > MAX_REPLY_CHARS) throw new FileTransferError("protocol", `${this.server} does not speak FTP (${MAX_REPLY_CHARS} characters without a complete reply)`);
+      if (this.text.length > MAX_REPLY_CHARS) throw this.fail(new FileTransferError("protocol", `${this.server} does not speak FTP (${MAX_REPLY_CHARS} characters without a complete reply)`));
     }
   }
 
@@ -237,7 +241,7 @@ class FtpSession implements FileTransferSession {
     const lines = this.text.split(/\r?\n/);
     if (lines.length < 2) return null;
     const first = /^(\d{3})([ -])/.exec(lines[0]);
-    if (!first) throw new FileTransferError("protocol", `${this.server} does not speak FTP (it said ${JSON.stringify(lines[0].slice(0, 80))})`);
+    if (!first) throw this.fail(new FileTransferError("protocol", `${this.server} does not speak FTP (it said ${JSON.stringify(lines[0].slice(0, 80))})`));
     let last = 0;
     if (first[2] === "-") {
       last = lines.findIndex((line, i) => i > 0 && i < lines.length - 1 && line.startsWith(`${first[1]} `));
@@ -340,10 +344,7 @@ class FtpSession implements FileTransferSession {
         total += value.byteLength;
         if (total > maxBytes) {
           // The server is still sending: the session cannot go on cleanly.
-          const failure = new FileTransferError("protocol", `${path} on ${this.server} is larger than the limit of ${maxBytes} bytes`);
-          this.broken = failure;
-          this.shutdown();
-          throw failure;
+          throw this.fail(new FileTransferError("protocol", `${path} on ${this.server} is larger than the limit of ${maxBytes} bytes`));
         }
         chunks.push(value);
       }
