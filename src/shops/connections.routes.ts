@@ -50,8 +50,15 @@ const TestJson = z
     example: {
       ok: false,
       checks: [
-        { name: "reachable", ok: true, message: "The shop answered at https://shop.example.com (HTTP 200)." },
-        { name: "credentials", ok: false, message: "The shop refused the credentials (401 on GET /wp-json/wc/v3/system_status): {\"code\":\"woocommerce_rest_cannot_view\"}" },
+        { name: "connection", ok: true, message: "The shop's server answers at https://shop.example.com (HTTP 200)." },
+        { name: "reachable", ok: true, message: "https://shop.example.com answers with WooCommerce's REST API (wc/v3)." },
+        {
+          name: "credentials",
+          ok: false,
+          message: "The shop does not know this consumer key: copy it again from WooCommerce > Settings > Advanced > REST API (or create a new key).",
+        },
+        { name: "write", ok: false, message: "Not checked: the credentials are not accepted." },
+        { name: "tracking", ok: true, message: "The Shipment Tracking extension is installed: tracking numbers are added to it." },
       ],
     },
   });

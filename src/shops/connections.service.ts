@@ -166,10 +166,10 @@ export async function testConnection(db: Db, env: Bindings, accountId: number, i
   const checks: Check[] = [];
   try {
     const res = await http.request({ path: "/", accept: ANY_STATUS });
-    checks.push({ name: "reachable", ok: true, message: `The shop answered at ${row.baseUrl} (HTTP ${res.status}).` });
+    checks.push({ name: "connection", ok: true, message: `The shop's server answers at ${row.baseUrl} (HTTP ${res.status}).` });
   } catch (error) {
     if (!(error instanceof ShopError)) throw error;
-    return { ok: false, checks: [{ name: "reachable", ok: false, message: `${error.message}.` }] };
+    return { ok: false, checks: [{ name: "connection", ok: false, message: `${error.message}.` }] };
   }
   const adapter = adapterOf(row.platform);
   if (!adapter) {

@@ -137,7 +137,7 @@ describe("moving an account to another shard", () => {
     const tested = await call("POST", `/api/v1/shop-connections/${kept.json.id}/test`, { creds });
     expect(tested.json).toEqual({
       ok: false,
-      checks: [{ name: "reachable", ok: false, message: `The connection to ${closed.host} was refused: nothing listens on port ${closed.port} there.` }],
+      checks: [{ name: "connection", ok: false, message: `The connection to ${closed.host} was refused: nothing listens on port ${closed.port} there.` }],
     });
   });
 

@@ -84,7 +84,7 @@ describe("the shop-connection pages", () => {
     await page.getByRole("button", { name: "Test the connection" }).click();
     await page.waitForURL(`**/console/shop-connections/${id}`);
     expect(await flash()).toBe("Test failed: see the checks below.");
-    expect(await page.locator("ul.checks").innerText()).toBe(`Failed reachable: The connection to 127.0.0.1:${closedPort} was refused: nothing listens on port ${closedPort} there.`);
+    expect(await page.locator("ul.checks").innerText()).toBe(`Failed connection: The connection to 127.0.0.1:${closedPort} was refused: nothing listens on port ${closedPort} there.`);
     await screenshot(page, "shop-connection");
     await expectAccessible(page);
   });

@@ -99,7 +99,7 @@ describe("the shop-connection pages", () => {
       const tested = await post(`${location}/test`, jar, { _csrf: csrf });
       expect([tested.status, tested.headers.get("location")]).toEqual([303, location]);
       const result = await page(location, jar);
-      expect(result.html).toContain(`<strong>reachable</strong>: The connection to ${closed.host} was refused: nothing listens on port ${closed.port} there.`);
+      expect(result.html).toContain(`<strong>connection</strong>: The connection to ${closed.host} was refused: nothing listens on port ${closed.port} there.`);
       expectNoSecret(result.html);
     } finally {
       for (const spy of spies) spy.mockRestore();
