@@ -157,6 +157,10 @@ describe("every request example of the OpenAPI document", () => {
     // Webhook subscriptions.
     const webhook = await tryIt("POST", "/api/v1/webhooks", "application/json");
     await tryIt("PATCH", "/api/v1/webhooks/{id}", "application/json", { params: { id: webhook.id } });
+    // A shop connection: the example's, then its PATCH (it goes live).
+    const connection = await tryIt("POST", "/api/v1/shop-connections", "application/json");
+    expect(connection.settings.mode).toBe("dry_run");
+    expect((await tryIt("PATCH", "/api/v1/shop-connections/{id}", "application/json", { params: { id: connection.id } })).settings.mode).toBe("live");
 
     // Every body the document describes was tried: a new endpoint with a body joins this list.
     expect([...tried].sort()).toEqual(bodiesOf(doc).sort());
