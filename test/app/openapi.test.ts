@@ -64,6 +64,7 @@ describe("GET /openapi.json", () => {
       "/admin/v1/accounts": ["get", "post"],
       "/admin/v1/accounts/{id}/api-keys": ["get", "post"],
       "/admin/v1/accounts/{id}/move": ["post"],
+      "/admin/v1/secrets/reseal": ["post"],
       "/admin/v1/api-keys/{id}": ["delete"],
       "/admin/v1/supplier-keys/{id}": ["delete"],
       "/admin/v1/parked-orders": ["get"],
