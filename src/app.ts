@@ -6,12 +6,14 @@ import { accountRouter } from "./accounts/accounts.routes";
 import { apiKeysRouter } from "./accounts/api-keys.routes";
 import { adminRouter } from "./admin/admin.routes";
 import { pipelineAdminRouter } from "./admin/pipeline.routes";
+import { secretsAdminRouter } from "./admin/secrets.routes";
 import { feedsRouter, isFeedUpload } from "./catalogue/feeds.routes";
 import { productsRouter } from "./catalogue/products.routes";
 import type { AppEnv } from "./env";
 import { publishEventsAfterWrites } from "./events/notify.middleware";
 import { documentEvents } from "./events/events.openapi";
 import { webhooksRouter } from "./events/webhooks.routes";
+import { shopConnectionsRouter } from "./shops/connections.routes";
 import { ApiError, INTERNAL_ERROR_BODY, isAccountMoving, isOrderIdsExhausted, MAX_BODY_BYTES, ORDER_IDS_EXHAUSTED_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
 import { decodeJsonBody, emptyBodyIsNoBody, unsupportedMediaType } from "./lib/request-body";
 import { documentErrors } from "./lib/router";
@@ -140,8 +142,10 @@ export function createApp() {
   app.route("/api/v1", supplierApiRouter);
   app.route("/api/v1", feedsRouter);
   app.route("/api/v1", webhooksRouter);
+  app.route("/api/v1", shopConnectionsRouter);
   app.route("/admin/v1", adminRouter);
   app.route("/admin/v1", pipelineAdminRouter);
+  app.route("/admin/v1", secretsAdminRouter);
 
   // The events the shop's webhook subscriptions receive, and the messages webhook suppliers receive, as the document's webhooks.
   documentEvents(app);

@@ -7,7 +7,7 @@ import { shopware } from "./shopware";
 import { woocommerceStandIn } from "./woocommerce";
 
 // One import and one entry per platform, added with its stand-in.
-const platforms: StandInPlatform[] = [
+export const platforms: StandInPlatform[] = [
   woocommerceStandIn,
   shopware,
   magentoStandIn as StandInPlatform,
