@@ -86,7 +86,12 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts"],
             exclude: [...configDefaults.exclude, "test/**/*.browser.test.ts", "test/docs/**"],
             setupFiles: ["./test/setup.ts"],
-            globalSetup: ["./test/helpers/fake-remote.global.ts", "./test/shops/stand-ins/stand-ins.global.ts"],
+            globalSetup: [
+              "./test/helpers/fake-remote.global.ts",
+              "./test/shops/stand-ins/stand-ins.global.ts",
+              // The real sshd of the SFTP tests (docs/file-transfer-sftp.md).
+              "./test/lib/file-transfer/sftp-server.global.ts",
+            ],
             // Property-based tests (test/helpers/fuzz.ts): a fixed seed, so a run is reproducible;
             // FUZZ_SEED explores other inputs and FUZZ_SCALE multiplies the number of runs.
             provide: { fuzzSeed: Number(process.env.FUZZ_SEED || 20_261_106), fuzzScale: Math.max(1, Number(process.env.FUZZ_SCALE || 1)) },

@@ -27,6 +27,23 @@ declare module "vitest" {
     docsAdminToken: string;
     /** Its demo account, as npm start writes it into .demo-credentials.json. */
     docsCredentials: { account_id: number; api_key: string; supplier_key: string; supplier_name: string };
+    /**
+     * The real OpenSSH server of the SFTP tests (test/lib/file-transfer/sftp-server.global.ts): its
+     * test user's password and ed25519 private key (OpenSSH PEM), its host key's fingerprint, the
+     * folder sessions start in (upload/ writable, readonly/ not), a loopback port that accepts and
+     * never answers, and a URL that shows sshd's log.
+     */
+    sftp: {
+      host: string;
+      port: number;
+      username: string;
+      password: string;
+      privateKey: string;
+      hostKeyFingerprint: string;
+      root: string;
+      hangPort: number;
+      logUrl: string;
+    };
   }
 }
 export {};

@@ -1,0 +1,153 @@
+// vitest globalSetup: a real OpenSSH server (Debian's openssh-server, which `npm test` installs) for
+// the SFTP tests, on a free loopback port, in a temporary folder that holds everything it uses:
+//   - its own ed25519 host key, generated now (its fingerprint is what the tests pin);
+//   - a test user, `oi-sftp`, with a password (new each run) and an authorized ed25519 key (new each
+//     run). sshd authenticates system accounts only, so the user is created when missing (useradd,
+//     no home, /bin/sh); its password is reset each run (chpasswd). Both need root, which this
+//     setup is (as CI is); as another user it stops with a one-line instruction;
+//   - `Subsystem sftp internal-sftp`, forced for every session, starting in the folder's root:
+//     upload/ (owned by the test user, writable) and readonly/ (root's, with one file in it).
+// Also: a loopback server that takes connections and never says anything (a hung server), and a
+// small HTTP server that shows sshd's log, so a test can tell what reached sshd.
+import { execFileSync, spawn } from "node:child_process";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+
+const SSHD = "/usr/sbin/sshd";
+const USER = "oi-sftp";
+
+const run = (command: string, args: string[], input?: string) => execFileSync(command, args, { encoding: "utf8", input, stdio: ["pipe", "pipe", "pipe"] });
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+async function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/** The test user, created once (idempotently), with this run's password. */
+function ensureUser(password: string): { uid: number; gid: number } {
+  try {
+    run("id", ["-u", USER]);
+  } catch {
+    run("useradd", ["--no-create-home", "--shell", "/bin/sh", "--comment", "order-intake SFTP tests", USER]);
+  }
+  run("chpasswd", [], `${USER}:${password}\n`);
+  return { uid: Number(run("id", ["-u", USER]).trim()), gid: Number(run("id", ["-g", USER]).trim()) };
+}
+
+export default async function setup(project: TestProject) {
+  if (process.getuid?.() !== 0) {
+    throw new Error(`The SFTP tests start their own sshd with a test user (${USER}): run them as root (as CI does).`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "sftp-tests-"));
+  // sshd reads the authorized keys as the test user: it must be able to walk into the folder.
+  chmodSync(dir, 0o755);
+  const password = `pw-${crypto.randomUUID()}`;
+  const { uid, gid } = ensureUser(password);
+
+  run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "sftp-tests host", "-f", join(dir, "host_ed25519")]);
+  run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "sftp-tests client", "-f", join(dir, "client_ed25519")]);
+  const fingerprint = run("ssh-keygen", ["-l", "-E", "sha256", "-f", join(dir, "host_ed25519.pub")]).split(" ")[1];
+  writeFileSync(join(dir, "authorized_keys"), readFileSync(join(dir, "client_ed25519.pub")), { mode: 0o644 });
+
+  const root = join(dir, "root");
+  mkdirSync(join(root, "upload"), { recursive: true });
+  mkdirSync(join(root, "readonly"));
+  chmodSync(root, 0o755);
+  chownSync(join(root, "upload"), uid, gid);
+  chmodSync(join(root, "upload"), 0o755);
+  chmodSync(join(root, "readonly"), 0o755);
+  writeFileSync(join(root, "readonly", "stock.csv"), "sku,stock\nA,1\n", { mode: 0o644 });
+
+  const port = await freePort();
+  const config = join(dir, "sshd_config");
+  writeFileSync(
+    config,
+    [
+      `Port ${port}`,
+      "ListenAddress 127.0.0.1",
+      `HostKey ${join(dir, "host_ed25519")}`,
+      `PidFile ${join(dir, "sshd.pid")}`,
+      `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
+      // The temporary folder sits under /tmp (world-writable), which StrictModes refuses.
+      "StrictModes no",
+      "UsePAM no",
+      "PasswordAuthentication yes",
+      "KbdInteractiveAuthentication no",
+      "PubkeyAuthentication yes",
+      "PermitRootLogin no",
+      `AllowUsers ${USER}`,
+      // The tests fail authentication on purpose, and connect many times in a run.
+      "MaxAuthTries 20",
+      "MaxStartups 100",
+      "LogLevel VERBOSE",
+      "Subsystem sftp internal-sftp",
+      `ForceCommand internal-sftp -d ${root}`,
+      "",
+    ].join("\n"),
+  );
+  // sshd's privilege separation needs this folder (Debian's service creates it at boot).
+  mkdirSync("/run/sshd", { recursive: true });
+
+  let log = "";
+  const sshd = spawn(SSHD, ["-D", "-e", "-f", config], { stdio: ["ignore", "pipe", "pipe"] });
+  sshd.stdout.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")));
+  sshd.stderr.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")));
+  const exited = new Promise<number | null>((resolve) => sshd.once("exit", (code) => resolve(code)));
+  for (let i = 0; !(await listening(port)); i++) {
+    const code = await Promise.race([exited, new Promise<"waiting">((resolve) => setTimeout(() => resolve("waiting"), 100))]);
+    if (code !== "waiting" || i > 100) throw new Error(`sshd did not start on port ${port} (exit ${code}): ${log}`);
+  }
+
+  // A server that accepts connections and never answers: an SSH client waits for its greeting.
+  const held: net.Socket[] = [];
+  const hang = net.createServer((socket) => {
+    held.push(socket);
+    socket.on("error", () => undefined);
+  });
+  await new Promise<void>((resolve) => hang.listen(0, "127.0.0.1", () => resolve()));
+  const hangAddress = hang.address();
+
+  const logServer = http.createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+    res.end(log);
+  });
+  await new Promise<void>((resolve) => logServer.listen(0, "127.0.0.1", () => resolve()));
+  const logAddress = logServer.address();
+
+  project.provide("sftp", {
+    host: "127.0.0.1",
+    port,
+    username: USER,
+    password,
+    privateKey: readFileSync(join(dir, "client_ed25519"), "utf8"),
+    hostKeyFingerprint: fingerprint,
+    root,
+    hangPort: typeof hangAddress === "object" && hangAddress ? hangAddress.port : 0,
+    logUrl: `http://127.0.0.1:${typeof logAddress === "object" && logAddress ? logAddress.port : 0}`,
+  });
+
+  return async () => {
+    sshd.kill("SIGTERM");
+    await exited;
+    for (const socket of held) socket.destroy();
+    await new Promise<void>((resolve) => hang.close(() => resolve()));
+    logServer.closeAllConnections();
+    await new Promise<void>((resolve) => logServer.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
