@@ -1,12 +1,14 @@
 // vitest globalSetup: a real OpenSSH server (Debian's openssh-server, which `npm test` installs) for
 // the SFTP tests, on a free loopback port, in a temporary folder that holds everything it uses:
 //   - its own ed25519 host key, generated now (its fingerprint is what the tests pin);
-//   - a test user, `oi-sftp`, with a password (new each run) and an authorized ed25519 key (new each
-//     run). sshd authenticates system accounts only, so the user is created when missing (useradd,
+//   - a test user, `oi-sftp`, with a password and authorized keys (Ed25519 and RSA), all new each
+//     run. sshd authenticates system accounts only, so the user is created when missing (useradd,
 //     no home, /bin/sh); its password is reset each run (chpasswd). Both need root, which this
 //     setup is (as CI is); as another user it stops with a one-line instruction;
 //   - `Subsystem sftp internal-sftp`, forced for every session, starting in the folder's root:
 //     upload/ (owned by the test user, writable) and readonly/ (root's, with one file in it).
+// Three more sshd, the same but for their algorithms: an ECDSA host key with ECDH P-256, aes256-ctr
+// and hmac-sha2-256; an RSA host key; and one whose only cipher is one we lack (chacha20-poly1305).
 // Also: a loopback server that takes connections and never says anything (a hung server), and a
 // small HTTP server that shows sshd's log, so a test can tell what reached sshd.
 import { execFileSync, spawn } from "node:child_process";
@@ -49,6 +51,25 @@ function ensureUser(password: string): { uid: number; gid: number } {
   return { uid: Number(run("id", ["-u", USER]).trim()), gid: Number(run("id", ["-g", USER]).trim()) };
 }
 
+/** One sshd on a free loopback port with its own host key of `keyType`; `extra` narrows its algorithms. */
+async function startSshd(dir: string, name: string, keyType: "ed25519" | "ecdsa" | "rsa", common: string[], extra: string[], onLog: (text: string) => void) {
+  const hostKey = join(dir, `host_${name}`);
+  run("ssh-keygen", ["-q", "-t", keyType, "-N", "", "-C", `sftp-tests ${name}`, "-f", hostKey]);
+  const fingerprint = run("ssh-keygen", ["-l", "-E", "sha256", "-f", `${hostKey}.pub`]).split(" ")[1];
+  const port = await freePort();
+  const config = join(dir, `sshd_config_${name}`);
+  writeFileSync(config, [`Port ${port}`, `HostKey ${hostKey}`, `PidFile ${join(dir, `sshd_${name}.pid`)}`, ...common, ...extra, ""].join("\n"));
+  const sshd = spawn(SSHD, ["-D", "-e", "-f", config], { stdio: ["ignore", "pipe", "pipe"] });
+  sshd.stdout.on("data", (chunk: Buffer) => onLog(chunk.toString("utf8")));
+  sshd.stderr.on("data", (chunk: Buffer) => onLog(chunk.toString("utf8")));
+  const exited = new Promise<number | null>((resolve) => sshd.once("exit", (code) => resolve(code)));
+  for (let i = 0; !(await listening(port)); i++) {
+    const code = await Promise.race([exited, new Promise<"waiting">((resolve) => setTimeout(() => resolve("waiting"), 100))]);
+    if (code !== "waiting" || i > 100) throw new Error(`sshd (${name}) did not start on port ${port} (exit ${code})`);
+  }
+  return { port, fingerprint, stop: async () => (sshd.kill("SIGTERM"), await exited) };
+}
+
 export default async function setup(project: TestProject) {
   if (process.getuid?.() !== 0) {
     throw new Error(`The SFTP tests start their own sshd with a test user (${USER}): run them as root (as CI does).`);
@@ -59,10 +80,18 @@ export default async function setup(project: TestProject) {
   const password = `pw-${crypto.randomUUID()}`;
   const { uid, gid } = ensureUser(password);
 
-  run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "sftp-tests host", "-f", join(dir, "host_ed25519")]);
-  run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "sftp-tests client", "-f", join(dir, "client_ed25519")]);
-  const fingerprint = run("ssh-keygen", ["-l", "-E", "sha256", "-f", join(dir, "host_ed25519.pub")]).split(" ")[1];
-  writeFileSync(join(dir, "authorized_keys"), readFileSync(join(dir, "client_ed25519.pub")), { mode: 0o644 });
+  // The user's keys: Ed25519 and RSA in OpenSSH's format, RSA as PKCS#1 PEM, and one with a passphrase.
+  const clientKey = (file: string, args: string[]) => {
+    run("ssh-keygen", ["-q", "-C", `sftp-tests ${file}`, "-f", join(dir, file), ...args]);
+    return { privateKey: readFileSync(join(dir, file), "utf8"), publicKey: readFileSync(join(dir, `${file}.pub`), "utf8") };
+  };
+  const keys = {
+    ed25519: clientKey("client_ed25519", ["-t", "ed25519", "-N", ""]),
+    rsa: clientKey("client_rsa", ["-t", "rsa", "-b", "2048", "-N", ""]),
+    rsaPem: clientKey("client_rsa_pem", ["-t", "rsa", "-b", "2048", "-N", "", "-m", "PEM"]),
+    withPassphrase: clientKey("client_passphrase", ["-t", "ed25519", "-N", "a passphrase"]),
+  };
+  writeFileSync(join(dir, "authorized_keys"), Object.values(keys).map((k) => k.publicKey).join(""), { mode: 0o644 });
 
   const root = join(dir, "root");
   mkdirSync(join(root, "upload"), { recursive: true });
@@ -73,45 +102,35 @@ export default async function setup(project: TestProject) {
   chmodSync(join(root, "readonly"), 0o755);
   writeFileSync(join(root, "readonly", "stock.csv"), "sku,stock\nA,1\n", { mode: 0o644 });
 
-  const port = await freePort();
-  const config = join(dir, "sshd_config");
-  writeFileSync(
-    config,
-    [
-      `Port ${port}`,
-      "ListenAddress 127.0.0.1",
-      `HostKey ${join(dir, "host_ed25519")}`,
-      `PidFile ${join(dir, "sshd.pid")}`,
-      `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
-      // The temporary folder sits under /tmp (world-writable), which StrictModes refuses.
-      "StrictModes no",
-      "UsePAM no",
-      "PasswordAuthentication yes",
-      "KbdInteractiveAuthentication no",
-      "PubkeyAuthentication yes",
-      "PermitRootLogin no",
-      `AllowUsers ${USER}`,
-      // The tests fail authentication on purpose, and connect many times in a run.
-      "MaxAuthTries 20",
-      "MaxStartups 100",
-      "LogLevel VERBOSE",
-      "Subsystem sftp internal-sftp",
-      `ForceCommand internal-sftp -d ${root}`,
-      "",
-    ].join("\n"),
-  );
+  const common = [
+    "ListenAddress 127.0.0.1",
+    `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
+    // The temporary folder sits under /tmp (world-writable), which StrictModes refuses.
+    "StrictModes no",
+    "UsePAM no",
+    "PasswordAuthentication yes",
+    "KbdInteractiveAuthentication no",
+    "PubkeyAuthentication yes",
+    "PermitRootLogin no",
+    `AllowUsers ${USER}`,
+    // The tests fail authentication on purpose, and connect many times in a run.
+    "MaxAuthTries 20",
+    "MaxStartups 100",
+    "LogLevel VERBOSE",
+    "Subsystem sftp internal-sftp",
+    `ForceCommand internal-sftp -d ${root}`,
+  ];
   // sshd's privilege separation needs this folder (Debian's service creates it at boot).
   mkdirSync("/run/sshd", { recursive: true });
 
   let log = "";
-  const sshd = spawn(SSHD, ["-D", "-e", "-f", config], { stdio: ["ignore", "pipe", "pipe"] });
-  sshd.stdout.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")));
-  sshd.stderr.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")));
-  const exited = new Promise<number | null>((resolve) => sshd.once("exit", (code) => resolve(code)));
-  for (let i = 0; !(await listening(port)); i++) {
-    const code = await Promise.race([exited, new Promise<"waiting">((resolve) => setTimeout(() => resolve("waiting"), 100))]);
-    if (code !== "waiting" || i > 100) throw new Error(`sshd did not start on port ${port} (exit ${code}): ${log}`);
-  }
+  const onLog = (text: string) => (log += text);
+  // The main server as OpenSSH comes (it picks curve25519, aes128-ctr, hmac-sha2-256-etm with us),
+  // and others that make our client take its other algorithms, or find none in common.
+  const main = await startSshd(dir, "ed25519", "ed25519", common, [], onLog);
+  const ecdsa = await startSshd(dir, "ecdsa", "ecdsa", common, ["KexAlgorithms ecdh-sha2-nistp256", "Ciphers aes256-ctr", "MACs hmac-sha2-256"], onLog);
+  const rsa = await startSshd(dir, "rsa", "rsa", common, [], onLog);
+  const chacha = await startSshd(dir, "chacha", "ed25519", common, ["Ciphers chacha20-poly1305@openssh.com"], onLog);
 
   // A server that accepts connections and never answers: an SSH client waits for its greeting.
   const held: net.Socket[] = [];
@@ -131,19 +150,26 @@ export default async function setup(project: TestProject) {
 
   project.provide("sftp", {
     host: "127.0.0.1",
-    port,
+    port: main.port,
     username: USER,
     password,
-    privateKey: readFileSync(join(dir, "client_ed25519"), "utf8"),
-    hostKeyFingerprint: fingerprint,
+    privateKey: keys.ed25519.privateKey,
+    rsaPrivateKey: keys.rsa.privateKey,
+    rsaPemPrivateKey: keys.rsaPem.privateKey,
+    passphraseProtectedKey: keys.withPassphrase.privateKey,
+    hostKeyFingerprint: main.fingerprint,
+    variants: {
+      ecdsa: { port: ecdsa.port, hostKeyFingerprint: ecdsa.fingerprint },
+      rsa: { port: rsa.port, hostKeyFingerprint: rsa.fingerprint },
+      chacha: { port: chacha.port, hostKeyFingerprint: chacha.fingerprint },
+    },
     root,
     hangPort: typeof hangAddress === "object" && hangAddress ? hangAddress.port : 0,
     logUrl: `http://127.0.0.1:${typeof logAddress === "object" && logAddress ? logAddress.port : 0}`,
   });
 
   return async () => {
-    sshd.kill("SIGTERM");
-    await exited;
+    for (const server of [main, ecdsa, rsa, chacha]) await server.stop();
     for (const socket of held) socket.destroy();
     await new Promise<void>((resolve) => hang.close(() => resolve()));
     logServer.closeAllConnections();

@@ -72,13 +72,34 @@ describe("SFTP against a real OpenSSH server", () => {
     });
   });
 
-  it("signs in with an ed25519 key (OpenSSH format) and reads the read-only folder", async () => {
-    const files = await withSession(async (sftp) => ({ listed: await sftp.list("readonly"), stock: text(await sftp.read("readonly/stock.csv", 100)) }), {
+  it.each([
+    ["an Ed25519 key in OpenSSH's format", () => server.privateKey],
+    ["an RSA key in OpenSSH's format", () => server.rsaPrivateKey],
+    ["an RSA key as PKCS#1 PEM (BEGIN RSA PRIVATE KEY)", () => server.rsaPemPrivateKey],
+  ])("signs in with %s and reads the read-only folder", async (_, key) => {
+    expect(key()).toMatch(/^-----BEGIN (OPENSSH|RSA) PRIVATE KEY-----\n/);
+    const files = await withSession(async (sftp) => ({ listed: await sftp.list("readonly"), stock: text(await sftp.read(`${server.root}/readonly/stock.csv`, 100)) }), {
       password: undefined,
-      privateKey: server.privateKey,
+      privateKey: key(),
     });
     expect(files.listed).toEqual([{ name: "stock.csv", size: 14, modifiedAt: expect.any(String), isDirectory: false }]);
     expect(files.stock).toBe("sku,stock\nA,1\n");
+  });
+
+  it.each([
+    ["an ECDSA P-256 host key, ECDH P-256, aes256-ctr and hmac-sha2-256", "ecdsa" as const],
+    ["an RSA host key (rsa-sha2-512)", "rsa" as const],
+  ])("works with a server that has %s", async (_, variant) => {
+    const { port, hostKeyFingerprint } = server.variants[variant];
+    const name = unique(variant);
+    await withSession(
+      async (sftp) => {
+        await sftp.writeAtomic(`upload/${name}.csv`, bytes("a,b\n"));
+        expect(text(await sftp.read(`upload/${name}.csv`, 100))).toBe("a,b\n");
+        await sftp.remove(`upload/${name}.csv`);
+      },
+      { port, hostKeyFingerprint },
+    );
   });
 
   it("reads a file of exactly maxBytes, and refuses one byte less", async () => {
@@ -203,6 +224,44 @@ describe("SFTP failures in words", () => {
     expect(await failure(() => connectSftp(settings({ port: Number(closed.port) })))).toEqual({
       kind: "refused",
       message: `the connection to ${server.host}:${closed.port} was refused: nothing listens on port ${closed.port} there`,
+      unclear: false,
+    });
+  });
+
+  it("a key the server does not know is refused as authentication", async () => {
+    // A fresh Ed25519 key, as PKCS#8 PEM (BEGIN PRIVATE KEY): readable, but not authorized.
+    const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
+    const pkcs8 = Buffer.from(await crypto.subtle.exportKey("pkcs8", pair.privateKey)).toString("base64");
+    const privateKey = `-----BEGIN PRIVATE KEY-----\n${pkcs8}\n-----END PRIVATE KEY-----\n`;
+    expect(await failure(() => connectSftp(settings({ password: undefined, privateKey })))).toEqual({
+      kind: "auth",
+      message: `${server.host}:${server.port} refused the key of user ${server.username} (authentication failed; the server accepts: publickey, password)`,
+      unclear: false,
+    });
+  });
+
+  it("a key with a passphrase is refused before connecting, saying how to remove it", async () => {
+    expect(await failure(() => connectSftp(settings({ password: undefined, privateKey: server.passphraseProtectedKey })))).toEqual({
+      kind: "auth",
+      message: "cannot use the private key: the private key is protected by a passphrase, which we do not support: remove it with ssh-keygen -p -N '' -f <file>",
+      unclear: false,
+    });
+  });
+
+  it("a server with no cipher in common says which it offers", async () => {
+    const { port, hostKeyFingerprint } = server.variants.chacha;
+    expect(await failure(() => connectSftp(settings({ port, hostKeyFingerprint })))).toEqual({
+      kind: "protocol",
+      message: `${server.host}:${port} supports no cipher we do (it offers chacha20-poly1305@openssh.com; we offer aes128-ctr, aes256-ctr)`,
+      unclear: false,
+    });
+  });
+
+  it("the pinned fingerprint of another key type is a mismatch that names the type shown", async () => {
+    const { port } = server.variants.rsa;
+    expect(await failure(() => connectSftp(settings({ port })))).toEqual({
+      kind: "host_key_mismatch",
+      message: `the host key of ${server.host}:${port} is ${server.variants.rsa.hostKeyFingerprint} (ssh-rsa), not the pinned ${server.hostKeyFingerprint}: refused before authenticating (the server changed its key, or someone is in between)`,
       unclear: false,
     });
   });
