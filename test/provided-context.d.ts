@@ -44,7 +44,7 @@ declare module "vitest" {
       rsaPemPrivateKey: string;
       passphraseProtectedKey: string;
       hostKeyFingerprint: string;
-      variants: Record<"ecdsa" | "rsa" | "chacha", { port: number; hostKeyFingerprint: string }>;
+      variants: Record<"ecdsa" | "rsa" | "chacha" | "keyboard", { port: number; hostKeyFingerprint: string }>;
       root: string;
       hangPort: number;
       logUrl: string;

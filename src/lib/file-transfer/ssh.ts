@@ -136,6 +136,9 @@ const MSG = {
   USERAUTH_SUCCESS: 52,
   USERAUTH_BANNER: 53,
   USERAUTH_PASSWD_CHANGEREQ: 60,
+  // Keyboard-interactive's (RFC 4256 §5): 60 means this while that method runs.
+  USERAUTH_INFO_REQUEST: 60,
+  USERAUTH_INFO_RESPONSE: 61,
   GLOBAL_REQUEST: 80,
   REQUEST_FAILURE: 82,
   CHANNEL_OPEN: 90,
@@ -731,7 +734,17 @@ export class SshConnection {
       request = new Writer().byte(MSG.USERAUTH_REQUEST).string(username).string("ssh-connection").string("password").bool(false).string(password ?? "").done();
     }
     await this.sendPacket(request);
-    const answer = await this.nextMessage();
+    let answer = await this.nextMessage();
+    if (answer.type === MSG.USERAUTH_FAILURE && !privateKey) {
+      // Servers that check passwords through PAM often offer only keyboard-interactive (RFC 4256).
+      const allowed = answer.names();
+      if (!allowed.includes("password") && allowed.includes("keyboard-interactive")) {
+        method = "password (keyboard-interactive)";
+        answer = await this.keyboardInteractive(username, password ?? "");
+      } else {
+        throw err("auth", `${this.where} refused the ${method} of user ${username} (authentication failed; the server accepts: ${allowed.join(", ") || "nothing"})`);
+      }
+    }
     if (answer.type === MSG.USERAUTH_SUCCESS) return;
     if (answer.type === MSG.USERAUTH_FAILURE) {
       const allowed = answer.names();
@@ -739,6 +752,25 @@ export class SshConnection {
     }
     if (answer.type === MSG.USERAUTH_PASSWD_CHANGEREQ) throw err("auth", `${this.where} wants user ${username} to change the password before signing in`);
     throw err("protocol", `${this.where} answered the authentication with message ${answer.type}`);
+  }
+
+  /** RFC 4256 §3: the password answers the one hidden prompt; a round without prompts is answered empty. */
+  private async keyboardInteractive(username: string, password: string) {
+    await this.sendPacket(new Writer().byte(MSG.USERAUTH_REQUEST).string(username).string("ssh-connection").string("keyboard-interactive").string("").string("").done());
+    for (let round = 0; round < 5; round++) {
+      const r = await this.nextMessage();
+      if (r.type !== MSG.USERAUTH_INFO_REQUEST) return r;
+      r.text(); // name
+      r.text(); // instruction
+      r.text(); // language
+      const prompts: string[] = [];
+      for (let n = r.u32(); n > 0; n--) prompts.push(r.text()), r.bool();
+      if (prompts.length > 1) throw err("auth", `${this.where} asks user ${username} ${prompts.length} questions to sign in (${prompts.map((p) => p.trim()).join(" / ")}); we can answer only a password`);
+      const response = new Writer().byte(MSG.USERAUTH_INFO_RESPONSE).u32(prompts.length);
+      if (prompts.length === 1) response.string(password);
+      await this.sendPacket(response.done());
+    }
+    throw err("auth", `${this.where} kept asking user ${username} questions to sign in`);
   }
 
   // ---- The session channel (RFC 4254 §5, §6.5) ----

@@ -8,7 +8,8 @@
 //   - `Subsystem sftp internal-sftp`, forced for every session, starting in the folder's root:
 //     upload/ (owned by the test user, writable) and readonly/ (root's, with one file in it).
 // Three more sshd, the same but for their algorithms: an ECDSA host key with ECDH P-256, aes256-ctr
-// and hmac-sha2-256; an RSA host key; and one whose only cipher is one we lack (chacha20-poly1305).
+// and hmac-sha2-256; an RSA host key; one whose only cipher is one we lack (chacha20-poly1305); and
+// one that takes passwords by keyboard-interactive only (through PAM, Debian's /etc/pam.d/sshd).
 // Also: a loopback server that takes connections and never says anything (a hung server), and a
 // small HTTP server that shows sshd's log, so a test can tell what reached sshd.
 import { execFileSync, spawn } from "node:child_process";
@@ -51,14 +52,14 @@ function ensureUser(password: string): { uid: number; gid: number } {
   return { uid: Number(run("id", ["-u", USER]).trim()), gid: Number(run("id", ["-g", USER]).trim()) };
 }
 
-/** One sshd on a free loopback port with its own host key of `keyType`; `extra` narrows its algorithms. */
+/** One sshd on a free loopback port with its own host key of `keyType`; `extra` changes `common` (sshd takes a keyword's first value). */
 async function startSshd(dir: string, name: string, keyType: "ed25519" | "ecdsa" | "rsa", common: string[], extra: string[], onLog: (text: string) => void) {
   const hostKey = join(dir, `host_${name}`);
   run("ssh-keygen", ["-q", "-t", keyType, "-N", "", "-C", `sftp-tests ${name}`, "-f", hostKey]);
   const fingerprint = run("ssh-keygen", ["-l", "-E", "sha256", "-f", `${hostKey}.pub`]).split(" ")[1];
   const port = await freePort();
   const config = join(dir, `sshd_config_${name}`);
-  writeFileSync(config, [`Port ${port}`, `HostKey ${hostKey}`, `PidFile ${join(dir, `sshd_${name}.pid`)}`, ...common, ...extra, ""].join("\n"));
+  writeFileSync(config, [`Port ${port}`, `HostKey ${hostKey}`, `PidFile ${join(dir, `sshd_${name}.pid`)}`, ...extra, ...common, ""].join("\n"));
   const sshd = spawn(SSHD, ["-D", "-e", "-f", config], { stdio: ["ignore", "pipe", "pipe"] });
   sshd.stdout.on("data", (chunk: Buffer) => onLog(chunk.toString("utf8")));
   sshd.stderr.on("data", (chunk: Buffer) => onLog(chunk.toString("utf8")));
@@ -131,6 +132,8 @@ export default async function setup(project: TestProject) {
   const ecdsa = await startSshd(dir, "ecdsa", "ecdsa", common, ["KexAlgorithms ecdh-sha2-nistp256", "Ciphers aes256-ctr", "MACs hmac-sha2-256"], onLog);
   const rsa = await startSshd(dir, "rsa", "rsa", common, [], onLog);
   const chacha = await startSshd(dir, "chacha", "ed25519", common, ["Ciphers chacha20-poly1305@openssh.com"], onLog);
+  // Passwords through PAM, by keyboard-interactive only, as many servers are set up.
+  const keyboard = await startSshd(dir, "keyboard", "ed25519", common, ["UsePAM yes", "PasswordAuthentication no", "KbdInteractiveAuthentication yes"], onLog);
 
   // A server that accepts connections and never answers: an SSH client waits for its greeting.
   const held: net.Socket[] = [];
@@ -162,6 +165,7 @@ export default async function setup(project: TestProject) {
       ecdsa: { port: ecdsa.port, hostKeyFingerprint: ecdsa.fingerprint },
       rsa: { port: rsa.port, hostKeyFingerprint: rsa.fingerprint },
       chacha: { port: chacha.port, hostKeyFingerprint: chacha.fingerprint },
+      keyboard: { port: keyboard.port, hostKeyFingerprint: keyboard.fingerprint },
     },
     root,
     hangPort: typeof hangAddress === "object" && hangAddress ? hangAddress.port : 0,
@@ -169,7 +173,7 @@ export default async function setup(project: TestProject) {
   });
 
   return async () => {
-    for (const server of [main, ecdsa, rsa, chacha]) await server.stop();
+    for (const server of [main, ecdsa, rsa, chacha, keyboard]) await server.stop();
     for (const socket of held) socket.destroy();
     await new Promise<void>((resolve) => hang.close(() => resolve()));
     logServer.closeAllConnections();

@@ -228,10 +228,20 @@ describe("SFTP failures in words", () => {
     });
   });
 
+  it("a server that takes passwords by keyboard-interactive only: the right one signs in, a wrong one is refused", async () => {
+    const { port, hostKeyFingerprint } = server.variants.keyboard;
+    expect(await withSession((sftp) => sftp.list("readonly"), { port, hostKeyFingerprint })).toMatchObject([{ name: "stock.csv" }]);
+    expect(await failure(() => connectSftp(settings({ port, hostKeyFingerprint, password: "not-the-password" })))).toEqual({
+      kind: "auth",
+      message: `${server.host}:${port} refused the password (keyboard-interactive) of user ${server.username} (authentication failed; the server accepts: publickey, keyboard-interactive)`,
+      unclear: false,
+    });
+  });
+
   it("a key the server does not know is refused as authentication", async () => {
     // A fresh Ed25519 key, as PKCS#8 PEM (BEGIN PRIVATE KEY): readable, but not authorized.
     const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
-    const pkcs8 = Buffer.from(await crypto.subtle.exportKey("pkcs8", pair.privateKey)).toString("base64");
+    const pkcs8 = Buffer.from((await crypto.subtle.exportKey("pkcs8", pair.privateKey)) as ArrayBuffer).toString("base64");
     const privateKey = `-----BEGIN PRIVATE KEY-----\n${pkcs8}\n-----END PRIVATE KEY-----\n`;
     expect(await failure(() => connectSftp(settings({ password: undefined, privateKey })))).toEqual({
       kind: "auth",
