@@ -363,7 +363,7 @@ export class SshConnection {
   private sessionId: Uint8Array | null = null;
   private failure: FileTransferError | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private onFailure: ((error: FileTransferError) => void)[] = [];
+  private onFailure = new Set<(error: FileTransferError) => void>();
   /** What the connection is waiting for, for the timeout's message. */
   private step = "connecting";
   private readonly where: string;
@@ -400,8 +400,10 @@ export class SshConnection {
   guard<T>(work: Promise<T>): Promise<T> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise<T>((resolve, reject) => {
-      this.onFailure.push(reject);
-      work.then(resolve, (error: unknown) => reject(this.failure ?? this.translate(error)));
+      this.onFailure.add(reject);
+      work
+        .then(resolve, (error: unknown) => reject(this.failure ?? this.translate(error)))
+        .finally(() => this.onFailure.delete(reject));
     });
   }
 
@@ -423,7 +425,8 @@ export class SshConnection {
   fail(error: FileTransferError) {
     if (this.failure) return;
     this.failure = error;
-    for (const reject of this.onFailure.splice(0)) reject(error);
+    for (const reject of this.onFailure) reject(error);
+    this.onFailure.clear();
     for (const wake of this.windowWaiters.splice(0)) wake();
     this.close();
   }

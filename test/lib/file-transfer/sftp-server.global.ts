@@ -6,7 +6,8 @@
 //     no home, /bin/sh); its password is reset each run (chpasswd). Both need root, which this
 //     setup is (as CI is); as another user it stops with a one-line instruction;
 //   - `Subsystem sftp internal-sftp`, forced for every session, starting in the folder's root:
-//     upload/ (owned by the test user, writable) and readonly/ (root's, with one file in it).
+//     upload/ (owned by the test user, writable), readonly/ (root's, with one file in it) and full/
+//     (the test user's, a 64 KiB tmpfs mounted for the run: a full disk).
 // Three more sshd, the same but for their algorithms: an ECDSA host key with ECDH P-256, aes256-ctr
 // and hmac-sha2-256; an RSA host key; one whose only cipher is one we lack (chacha20-poly1305); and
 // one that takes passwords by keyboard-interactive only (through PAM, Debian's /etc/pam.d/sshd).
@@ -102,6 +103,14 @@ export default async function setup(project: TestProject) {
   chmodSync(join(root, "upload"), 0o755);
   chmodSync(join(root, "readonly"), 0o755);
   writeFileSync(join(root, "readonly", "stock.csv"), "sku,stock\nA,1\n", { mode: 0o644 });
+  // A full disk: a 64 KiB file system of its own, the test user's.
+  const full = join(root, "full");
+  mkdirSync(full);
+  try {
+    run("mount", ["-t", "tmpfs", "-o", `size=64k,mode=0755,uid=${uid},gid=${gid}`, "sftp-tests-full", full]);
+  } catch (error) {
+    throw new Error(`The SFTP tests mount a 64 KiB tmpfs at ${full} for a full disk, and mount refused (${String(error).split("\n")[0]}): run them as root where mount is allowed.`);
+  }
 
   const common = [
     "ListenAddress 127.0.0.1",
@@ -174,6 +183,7 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     for (const server of [main, ecdsa, rsa, chacha, keyboard]) await server.stop();
+    run("umount", [full]);
     for (const socket of held) socket.destroy();
     await new Promise<void>((resolve) => hang.close(() => resolve()));
     logServer.closeAllConnections();

@@ -135,6 +135,18 @@ describe("SFTP against a real OpenSSH server", () => {
     });
   });
 
+  it("says the disk is full when the server's file system is, and leaves no temporary file", async () => {
+    const name = unique("too-big");
+    await withSession(async (sftp) => {
+      const result = await failure(() => sftp.writeAtomic(`full/${name}.csv`, new Uint8Array(256 * 1024)));
+      expect(result.kind).toBe("disk_full");
+      expect(result.message).toMatch(
+        new RegExp(`^writing full/\\.${name}\\.csv\\.[0-9a-f]{8}\\.part \\(for full/${name}\\.csv\\) failed: the server could not write the file, most often a full disk or quota \\(SFTP v3 says only "failure"\\) \\(the server said: Failure\\)$`),
+      );
+      expect(await sftp.list("full")).toEqual([]);
+    });
+  });
+
   it("writing the same file twice leaves one file with those bytes, and no temporary file", async () => {
     const name = unique("dispatch");
     const content = bytes("reference,sku,quantity\nR-2,MUG-2,3\n");
