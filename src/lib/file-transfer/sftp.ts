@@ -35,6 +35,8 @@ const ATTR = { SIZE: 0x1, UIDGID: 0x2, PERMISSIONS: 0x4, ACMODTIME: 0x8, EXTENDE
 /** Bytes per READ and WRITE request (OpenSSH's sftp client uses 32 KiB), and writes kept in flight. */
 const CHUNK = 32 * 1024;
 const WRITES_IN_FLIGHT = 16;
+/** Our reads ask for 32 KiB; a listing packet may be larger, but not this large. */
+const MAX_SFTP_PACKET = 1024 * 1024;
 
 type Attrs = { size: number | null; mtime: number | null; permissions: number | null };
 
@@ -99,6 +101,10 @@ class SftpSession implements FileTransferSession {
     this.incoming = this.incoming.length ? concat([this.incoming, data]) : data;
     while (this.incoming.length >= 4) {
       const length = new Reader(this.incoming).u32();
+      if (length > MAX_SFTP_PACKET) {
+        this.ssh.fail(new FileTransferError("protocol", `the server sent an SFTP packet of ${length} bytes (at most ${MAX_SFTP_PACKET} are expected)`, this.pending.size > 0));
+        return;
+      }
       if (this.incoming.length < 4 + length) return;
       const packet = this.incoming.subarray(4, 4 + length);
       this.incoming = this.incoming.subarray(4 + length);
