@@ -3,16 +3,17 @@
 //   - its own ed25519 host key, generated now (its fingerprint is what the tests pin);
 //   - a test user, `oi-sftp`, with a password and authorized keys (Ed25519 and RSA), all new each
 //     run. sshd authenticates system accounts only, so the user is created when missing (useradd,
-//     no home, /bin/sh); its password is reset each run (chpasswd). Both need root, which this
-//     setup is (as CI is); as another user it stops with a one-line instruction;
+//     no home, nologin as its shell); its password is set each run (chpasswd) and locked at the end;
 //   - `Subsystem sftp internal-sftp`, forced for every session, starting in the folder's root:
 //     upload/ (owned by the test user, writable), readonly/ (root's, with one file in it) and full/
 //     (the test user's, a 64 KiB tmpfs mounted for the run: a full disk).
-// Three more sshd, the same but for their algorithms: an ECDSA host key with ECDH P-256, aes256-ctr
+// Four more sshd, the same but for their algorithms: an ECDSA host key with ECDH P-256, aes256-ctr
 // and hmac-sha2-256; an RSA host key; one whose only cipher is one we lack (chacha20-poly1305); and
 // one that takes passwords by keyboard-interactive only (through PAM, Debian's /etc/pam.d/sshd).
 // Also: a loopback server that takes connections and never says anything (a hung server), and a
-// small HTTP server that shows sshd's log, so a test can tell what reached sshd.
+// small HTTP server that shows the sshd log, so a test can tell what reached sshd.
+// The user, the mount and sshd need root, which the test machines are (CI too); as another user the
+// setup stops with a one-line message.
 import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -23,6 +24,7 @@ import type { TestProject } from "vitest/node";
 
 const SSHD = "/usr/sbin/sshd";
 const USER = "oi-sftp";
+const NOLOGIN = "/usr/sbin/nologin";
 
 const run = (command: string, args: string[], input?: string) => execFileSync(command, args, { encoding: "utf8", input, stdio: ["pipe", "pipe", "pipe"] });
 
@@ -42,13 +44,18 @@ async function listening(port: number): Promise<boolean> {
   });
 }
 
-/** The test user, created once (idempotently), with this run's password. */
+/**
+ * The test user, created once (idempotently): no home, no shell (sshd only checks that the shell
+ * exists; the sessions run internal-sftp). Its password is this run's, and is locked again at the
+ * end, so the account cannot be signed in to between runs.
+ */
 function ensureUser(password: string): { uid: number; gid: number } {
   try {
     run("id", ["-u", USER]);
   } catch {
-    run("useradd", ["--no-create-home", "--shell", "/bin/sh", "--comment", "order-intake SFTP tests", USER]);
+    run("useradd", ["--no-create-home", "--shell", NOLOGIN, "--comment", "order-intake SFTP tests", USER]);
   }
+  run("usermod", ["--shell", NOLOGIN, USER]);
   run("chpasswd", [], `${USER}:${password}\n`);
   return { uid: Number(run("id", ["-u", USER]).trim()), gid: Number(run("id", ["-g", USER]).trim()) };
 }
@@ -184,6 +191,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     for (const server of [main, ecdsa, rsa, chacha, keyboard]) await server.stop();
     run("umount", [full]);
+    run("usermod", ["--password", "!", USER]);
     for (const socket of held) socket.destroy();
     await new Promise<void>((resolve) => hang.close(() => resolve()));
     logServer.closeAllConnections();
