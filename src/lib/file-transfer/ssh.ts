@@ -648,12 +648,17 @@ export class SshConnection {
     const cipher = { cs: pick(Object.keys(CIPHERS), cipherCS, "cipher"), sc: pick(Object.keys(CIPHERS), cipherSC, "cipher") };
     const mac = { cs: pick(Object.keys(MACS), macCS, "MAC"), sc: pick(Object.keys(MACS), macSC, "MAC") };
     const strict = kexS.includes("kex-strict-s-v00@openssh.com");
+    // RFC 4253 §7: a server may send its first key exchange packet on a guess; a wrong guess (its
+    // first algorithms are not the ones agreed) is ignored. OpenSSH never guesses.
+    s.names(), s.names(), s.names(), s.names();
+    const wrongGuess = s.bool() && (kexS[0] !== kex || hostKeyS[0] !== hostKeyAlgorithm);
 
     // Ephemeral key pair; the shared secret K comes out of deriveBits (RFC 8731 §3, RFC 5656 §4).
     const params = kex === "ecdh-sha2-nistp256" ? { name: "ECDH", namedCurve: "P-256" } : { name: "X25519" };
     const ours = (await crypto.subtle.generateKey(params, true, ["deriveBits"])) as CryptoKeyPair;
     const clientPublic = new Uint8Array((await crypto.subtle.exportKey("raw", ours.publicKey)) as ArrayBuffer);
     await this.sendPacket(new Writer().byte(MSG.KEX_ECDH_INIT).string(clientPublic).done());
+    if (wrongGuess) await this.readPacket();
     const reply = await this.expect(MSG.KEX_ECDH_REPLY, strict);
     const hostKeyBlob = reply.bytesField();
     const serverPublic = reply.bytesField();
@@ -843,7 +848,7 @@ export class SshConnection {
           await new Promise<void>((wake) => this.windowWaiters.push(wake));
           continue;
         }
-        const n = Math.min(data.length - at, this.remoteWindow, this.remoteMaxPacket - 64);
+        const n = Math.min(data.length - at, this.remoteWindow, Math.max(1, this.remoteMaxPacket - 64));
         this.remoteWindow -= n;
         await this.sendPacket(new Writer().byte(MSG.CHANNEL_DATA).u32(this.remoteChannel).string(data.subarray(at, at + n)).done());
         at += n;
