@@ -47,6 +47,8 @@ declare module "vitest" {
       variants: Record<"ecdsa" | "rsa" | "chacha" | "keyboard", { port: number; hostKeyFingerprint: string }>;
       root: string;
       hangPort: number;
+      /** The main sshd through a proxy that cuts the connection once the client sent 512 KiB. */
+      cutPort: number;
       logUrl: string;
     };
   }

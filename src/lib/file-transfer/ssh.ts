@@ -829,13 +829,13 @@ export class SshConnection {
           this.remoteWindow += r.u32();
           for (const wake of this.windowWaiters.splice(0)) wake();
         } else if (r.type === MSG.CHANNEL_EOF || r.type === MSG.CHANNEL_CLOSE) {
-          throw err("protocol", `${this.where} closed the SFTP channel`, true);
+          throw err("protocol", `${this.where} closed the SFTP channel`);
         }
         // Extended data (stderr), requests and anything else on the channel are not ours to act on.
       }
     } catch (error) {
-      const failure = this.failure ?? this.translate(error);
-      this.fail(new FileTransferError(failure.kind, failure.message, true));
+      // The requests still waiting say that they may have happened (sftp.ts).
+      this.fail(this.failure ?? this.translate(error));
     }
   }
 

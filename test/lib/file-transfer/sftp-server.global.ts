@@ -10,8 +10,8 @@
 // Four more sshd, the same but for their algorithms: an ECDSA host key with ECDH P-256, aes256-ctr
 // and hmac-sha2-256; an RSA host key; one whose only cipher is one we lack (chacha20-poly1305); and
 // one that takes passwords by keyboard-interactive only (through PAM, Debian's /etc/pam.d/sshd).
-// Also: a loopback server that takes connections and never says anything (a hung server), and a
-// small HTTP server that shows the sshd log, so a test can tell what reached sshd.
+// Also: a loopback server that takes connections and never says anything (a hung server), a way to
+// the main sshd that cuts the connection in the middle of an upload, and a small HTTP server that shows the sshd log, so a test can tell what reached sshd.
 // The user, the mount and sshd need root, which the test machines are (CI too); as another user the
 // setup stops with a one-line message.
 import { execFileSync, spawn } from "node:child_process";
@@ -160,6 +160,23 @@ export default async function setup(project: TestProject) {
   await new Promise<void>((resolve) => hang.listen(0, "127.0.0.1", () => resolve()));
   const hangAddress = hang.address();
 
+  // A way to the main sshd that cuts both connections once the client has sent 512 KiB: a
+  // connection lost in the middle of an upload.
+  const cut = net.createServer((client) => {
+    const upstream = net.connect(main.port, "127.0.0.1");
+    let sent = 0;
+    client.on("data", (chunk: Buffer) => {
+      sent += chunk.length;
+      if (sent > 512 * 1024) return void (client.destroy(), upstream.destroy());
+      upstream.write(chunk);
+    });
+    upstream.on("data", (chunk: Buffer) => client.write(chunk));
+    for (const socket of [client, upstream]) socket.on("error", () => undefined).on("close", () => (client.destroy(), upstream.destroy()));
+    held.push(client, upstream);
+  });
+  await new Promise<void>((resolve) => cut.listen(0, "127.0.0.1", () => resolve()));
+  const cutAddress = cut.address();
+
   const logServer = http.createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
     res.end(log);
@@ -185,6 +202,7 @@ export default async function setup(project: TestProject) {
     },
     root,
     hangPort: typeof hangAddress === "object" && hangAddress ? hangAddress.port : 0,
+    cutPort: typeof cutAddress === "object" && cutAddress ? cutAddress.port : 0,
     logUrl: `http://127.0.0.1:${typeof logAddress === "object" && logAddress ? logAddress.port : 0}`,
   });
 
@@ -194,6 +212,7 @@ export default async function setup(project: TestProject) {
     run("usermod", ["--password", "!", USER]);
     for (const socket of held) socket.destroy();
     await new Promise<void>((resolve) => hang.close(() => resolve()));
+    await new Promise<void>((resolve) => cut.close(() => resolve()));
     logServer.closeAllConnections();
     await new Promise<void>((resolve) => logServer.close(() => resolve()));
     rmSync(dir, { recursive: true, force: true });

@@ -307,6 +307,24 @@ describe("SFTP failures in words", () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it("a connection lost in the middle of an upload: the write is unclear, and the session over", async () => {
+    const name = unique("cut");
+    const session = await connectSftp(settings({ port: server.cutPort }));
+    try {
+      const result = await failure(() => session.writeAtomic(`upload/${name}.bin`, new Uint8Array(2 * 1024 * 1024)));
+      expect(result.kind).toBe("protocol");
+      expect(result.unclear).toBe(true);
+      expect(result.message).toMatch(
+        new RegExp(`^${server.host}:${server.cutPort} closed the connection \\(waiting for the answer to writing upload/\\.${name}\\.bin\\.[0-9a-f]{8}\\.part \\(for upload/${name}\\.bin\\)\\); writing .* may or may not have happened$`),
+      );
+      expect(await failure(() => session.list("upload"))).toMatchObject({ kind: "protocol", unclear: false });
+    } finally {
+      await session.close();
+    }
+    // Nothing under the final name: the half-written file stayed under its temporary one.
+    expect(await withSession((sftp) => sftp.stat(`upload/${name}.bin`))).toBeNull();
+  });
+
   it("an operation still waiting when the session's time is up fails as timeout, and unclear", async () => {
     const name = unique("late");
     const started = Date.now();
