@@ -488,10 +488,17 @@ export class SshConnection {
 
   // ---- Reading and writing packets (RFC 4253 §6) ----
 
+  /** A close, a reset ("Network connection lost.") or a failed write are the same to us: the connection ended. */
+  private lost(): FileTransferError {
+    return this.failure ?? err("protocol", `the connection to ${this.where} was lost (${this.step})`);
+  }
+
   private async fill(n: number): Promise<Uint8Array> {
     while (this.buffered.length < n) {
-      const { value, done } = await this.reader.read();
-      if (done) throw err("protocol", `${this.where} closed the connection (${this.step})`);
+      const { value, done } = await this.reader.read().catch(() => {
+        throw this.lost();
+      });
+      if (done) throw this.lost();
       this.buffered = this.buffered.length ? concat([this.buffered, value]) : value;
     }
     const out = this.buffered.subarray(0, n);
@@ -582,7 +589,11 @@ export class SshConnection {
       const mac = createHmac("sha256", keys.macKey).update(seq).update(plain).digest();
       wire = concat([new Uint8Array(keys.cipher.update(plain)), new Uint8Array(mac)]);
     }
-    return this.writer.write(wire);
+    return this.writer.write(wire).catch(() => {
+      const lost = this.lost();
+      this.fail(lost);
+      throw lost;
+    });
   }
 
   /** The next packet that is not transport noise (ignore, debug, unimplemented, global requests). */
