@@ -103,7 +103,7 @@ class SftpSession implements FileTransferSession {
     while (this.incoming.length >= 4) {
       const length = new Reader(this.incoming).u32();
       if (length > MAX_SFTP_PACKET) {
-        this.ssh.fail(new FileTransferError("protocol", `the server sent an SFTP packet of ${length} bytes (at most ${MAX_SFTP_PACKET} are expected)`, this.pending.size > 0));
+        this.ssh.fail(new FileTransferError("protocol", `the server sent an SFTP packet of ${length} bytes (at most ${MAX_SFTP_PACKET} are expected)`));
         return;
       }
       if (this.incoming.length < 4 + length) return;
@@ -325,6 +325,7 @@ function statusError(code: number, serverMessage: string, what: string, writing:
   if (code === FX.FAILURE && writing) {
     return kind("disk_full", `${what} failed: the server could not write the file, most often a full disk or quota (SFTP v3 says only "failure")`);
   }
+  if (code === FX.FAILURE) return kind("protocol", `${what} failed: the server gave no reason (SFTP "failure")${what.startsWith("renaming") ? "; is there a file of that name already?" : ""}`);
   return kind("protocol", `${what} failed: SFTP status ${code}`);
 }
 

@@ -121,6 +121,21 @@ describe("SFTP against a real OpenSSH server", () => {
     });
   });
 
+  it("renaming onto a file that exists is refused in words, and both files stay", async () => {
+    const name = unique("rename");
+    await withSession(async (sftp) => {
+      await sftp.writeAtomic(`upload/${name}-a.csv`, bytes("a"));
+      await sftp.writeAtomic(`upload/${name}-b.csv`, bytes("b"));
+      expect(await failure(() => sftp.rename(`upload/${name}-a.csv`, `upload/${name}-b.csv`))).toEqual({
+        kind: "protocol",
+        message: `renaming upload/${name}-a.csv to upload/${name}-b.csv failed: the server gave no reason (SFTP "failure"); is there a file of that name already? (the server said: Failure)`,
+        unclear: false,
+      });
+      expect(text(await sftp.read(`upload/${name}-a.csv`, 10))).toBe("a");
+      expect(text(await sftp.read(`upload/${name}-b.csv`, 10))).toBe("b");
+    });
+  });
+
   it("says permission denied for a folder the user may not write, and leaves nothing there", async () => {
     await withSession(async (sftp) => {
       const result = await failure(() => sftp.writeAtomic("readonly/order.csv", bytes("x")));
