@@ -1,7 +1,8 @@
 // SFTP (version 3, draft-ietf-secsh-filexfer-02, as OpenSSH and nearly every server speak it) over
 // our SSH client (./ssh.ts): the FileTransferConnector for protocol "sftp". Requests are numbered
 // and may be in flight together (uploads keep several writes going); answers are matched by id.
-import { concat, Reader, SshConnection, Writer } from "./ssh";
+import { SshConnection } from "./ssh";
+import { concat, Reader, Writer } from "./ssh-wire";
 import { FileTransferError, type FileTransferConnector, type FileTransferErrorKind, type FileTransferSession, type RemoteFile } from "./transfer";
 
 // Packet types (filexfer-02 §3) and status codes (§7).
