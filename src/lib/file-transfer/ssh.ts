@@ -261,12 +261,21 @@ export class SshConnection {
   /** RFC 4253 §4.2: lines before the version line are allowed; the version line starts with "SSH-". */
   private async versionExchange(): Promise<string> {
     await this.writer.write(utf8.encode(`${CLIENT_VERSION}\r\n`));
+    const notSsh = (said: string) => err("protocol", `${this.where} is not an SSH server (it said ${JSON.stringify(said.slice(0, 80))}): is ${this.options.port} its SFTP port?`);
+    let first: string | null = null;
     for (let lines = 0; lines < 50; lines++) {
       let line = "";
       for (;;) {
-        const [c] = await this.fill(1);
+        let c: number;
+        try {
+          [c] = await this.fill(1);
+        } catch (error) {
+          // A server of another protocol often answers our greeting with an error and hangs up.
+          if (first !== null && !this.failure) throw notSsh(first);
+          throw error;
+        }
         if (c === 0x0a) break;
-        if (line.length > 255) throw err("protocol", `${this.where} is not an SSH server (it sent a long line instead of a greeting)`);
+        if (line.length > 255) throw notSsh(line);
         line += String.fromCharCode(c);
       }
       line = line.replace(/\r$/, "");
@@ -274,8 +283,11 @@ export class SshConnection {
         if (!line.startsWith("SSH-2.0-") && !line.startsWith("SSH-1.99-")) throw err("protocol", `${this.where} speaks ${line}, not SSH 2`);
         return line;
       }
+      // Other lines may come first (RFC 4253 §4.2), but not an FTP or SMTP greeting, nor HTTP.
+      if (/^\d{3}[ -]|^HTTP\//.test(line)) throw notSsh(line);
+      first ??= line;
     }
-    throw err("protocol", `${this.where} is not an SSH server (no SSH greeting)`);
+    throw notSsh(first ?? "");
   }
 
   private async readPacket(): Promise<Uint8Array> {

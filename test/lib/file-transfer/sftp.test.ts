@@ -303,6 +303,15 @@ describe("SFTP failures in words", () => {
     });
   });
 
+  it("a server of another protocol (a web server on that port) is not an SSH server, in words", async () => {
+    const web = new URL(inject("fakeRemoteUrl"));
+    expect(await failure(() => connectSftp(settings({ port: Number(web.port) })))).toEqual({
+      kind: "protocol",
+      message: `${server.host}:${web.port} is not an SSH server (it said "HTTP/1.1 400 Bad Request"): is ${web.port} its SFTP port?`,
+      unclear: false,
+    });
+  });
+
   it("a host name that does not resolve is a DNS failure", async () => {
     expect(await failure(() => connectSftp(settings({ host: "sftp.invalid" })))).toEqual({
       kind: "dns",
