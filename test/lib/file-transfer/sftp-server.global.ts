@@ -7,8 +7,8 @@
 //   - `Subsystem sftp internal-sftp`, forced for every session, starting in the folder's root:
 //     upload/ (owned by the test user, writable), readonly/ (root's, with one file in it) and full/
 //     (the test user's, a 64 KiB tmpfs mounted for the run: a full disk).
-// Four more sshd, the same but for their algorithms: an ECDSA host key with ECDH P-256, aes256-ctr
-// and hmac-sha2-256; an RSA host key; one whose only cipher is one we lack (chacha20-poly1305); and
+// Five more sshd, the same but for their algorithms: an ECDSA host key with ECDH P-256, aes256-ctr
+// and hmac-sha2-256; an RSA host key (signing rsa-sha2-512), and one signing rsa-sha2-256 only; one whose only cipher is one we lack (chacha20-poly1305); and
 // one that takes passwords by keyboard-interactive only (through PAM, Debian's /etc/pam.d/sshd).
 // Also: a loopback server that takes connections and never says anything (a hung server), a way to
 // the main sshd that cuts the connection in the middle of an upload, and a small HTTP server that shows the sshd log, so a test can tell what reached sshd.
@@ -192,6 +192,7 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
   const main = await sshd("ed25519", "ed25519", []);
   const ecdsa = await sshd("ecdsa", "ecdsa", ["KexAlgorithms ecdh-sha2-nistp256", "Ciphers aes256-ctr", "MACs hmac-sha2-256"]);
   const rsa = await sshd("rsa", "rsa", []);
+  const rsa256 = await sshd("rsa256", "rsa", ["HostKeyAlgorithms rsa-sha2-256"]);
   const chacha = await sshd("chacha", "ed25519", ["Ciphers chacha20-poly1305@openssh.com"]);
   // Passwords through PAM, by keyboard-interactive only, as many servers are set up.
   const keyboard = await sshd("keyboard", "ed25519", ["UsePAM yes", "PasswordAuthentication no", "KbdInteractiveAuthentication yes"]);
@@ -244,6 +245,7 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
     variants: {
       ecdsa: { port: ecdsa.port, hostKeyFingerprint: ecdsa.fingerprint },
       rsa: { port: rsa.port, hostKeyFingerprint: rsa.fingerprint },
+      rsa256: { port: rsa256.port, hostKeyFingerprint: rsa256.fingerprint },
       chacha: { port: chacha.port, hostKeyFingerprint: chacha.fingerprint },
       keyboard: { port: keyboard.port, hostKeyFingerprint: keyboard.fingerprint },
     },

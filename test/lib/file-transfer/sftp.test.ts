@@ -89,6 +89,7 @@ describe("SFTP against a real OpenSSH server", () => {
   it.each([
     ["an ECDSA P-256 host key, ECDH P-256, aes256-ctr and hmac-sha2-256", "ecdsa" as const],
     ["an RSA host key (rsa-sha2-512)", "rsa" as const],
+    ["an RSA host key signing rsa-sha2-256 only", "rsa256" as const],
   ])("works with a server that has %s", async (_, variant) => {
     const { port, hostKeyFingerprint } = server.variants[variant];
     const name = unique(variant);
