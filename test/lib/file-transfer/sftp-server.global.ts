@@ -1,9 +1,10 @@
 // vitest globalSetup: a real OpenSSH server (Debian's openssh-server, which `npm test` installs) for
 // the SFTP tests, on a free loopback port, in a temporary folder that holds everything it uses:
 //   - its own ed25519 host key, generated now (its fingerprint is what the tests pin);
-//   - a test user, `oi-sftp`, with a password and authorized keys (Ed25519 and RSA), all new each
-//     run. sshd authenticates system accounts only, so the user is created when missing (useradd,
-//     no home, nologin as its shell); its password is set each run (chpasswd) and locked at the end;
+//   - a test user of this run only, `oi-sftp-<6 hex>`, with a password and authorized keys (Ed25519
+//     and RSA), all new each run. sshd authenticates system accounts only, so the user is created
+//     (useradd, no home, nologin as its shell) and removed at the end (userdel): two runs on one
+//     machine (two worktrees) never change each other's user;
 //   - `Subsystem sftp internal-sftp`, forced for every session, starting in the folder's root:
 //     upload/ (owned by the test user, writable), readonly/ (root's, with one file in it) and full/
 //     (the test user's, a 64 KiB tmpfs mounted for the run: a full disk).
@@ -23,7 +24,7 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 
 const SSHD = "/usr/sbin/sshd";
-const USER = "oi-sftp";
+const USER = `oi-sftp-${crypto.randomUUID().slice(0, 6)}`;
 const NOLOGIN = "/usr/sbin/nologin";
 
 const run = (command: string, args: string[], input?: string) => execFileSync(command, args, { encoding: "utf8", input, stdio: ["pipe", "pipe", "pipe"] });
@@ -45,17 +46,11 @@ async function listening(port: number): Promise<boolean> {
 }
 
 /**
- * The test user, created once (idempotently): no home, no shell (sshd only checks that the shell
- * exists; the sessions run internal-sftp). Its password is this run's, and is locked again at the
- * end, so the account cannot be signed in to between runs.
+ * The run's test user: no home, no shell (sshd only checks that the shell exists; the sessions run
+ * internal-sftp), with this run's password. Removed at the end of the run.
  */
-function ensureUser(password: string): { uid: number; gid: number } {
-  try {
-    run("id", ["-u", USER]);
-  } catch {
-    run("useradd", ["--no-create-home", "--shell", NOLOGIN, "--comment", "order-intake SFTP tests", USER]);
-  }
-  run("usermod", ["--shell", NOLOGIN, USER]);
+function createUser(password: string): { uid: number; gid: number } {
+  run("useradd", ["--no-create-home", "--shell", NOLOGIN, "--comment", "order-intake SFTP tests", USER]);
   run("chpasswd", [], `${USER}:${password}\n`);
   return { uid: Number(run("id", ["-u", USER]).trim()), gid: Number(run("id", ["-g", USER]).trim()) };
 }
@@ -126,8 +121,9 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
   // sshd reads the authorized keys as the test user: it must be able to walk into the folder.
   chmodSync(dir, 0o755);
   const password = `pw-${crypto.randomUUID()}`;
-  const { uid, gid } = ensureUser(password);
-  undo.push(() => run("usermod", ["--password", "!", USER]));
+  const { uid, gid } = createUser(password);
+  // After everything else is undone (undo runs last first): no process of the user is left then.
+  undo.unshift(() => run("userdel", [USER]));
   // The user's keys: Ed25519 and RSA in OpenSSH's format, RSA as PKCS#1 PEM, and one with a passphrase.
   const clientKey = (file: string, args: string[]) => {
     run("ssh-keygen", ["-q", "-C", `sftp-tests ${file}`, "-f", join(dir, file), ...args]);
