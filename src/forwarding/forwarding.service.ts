@@ -22,7 +22,7 @@ import {
 } from "../db/schema";
 import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
-import { enqueue, type Pipeline } from "../lib/queue";
+import type { Pipeline } from "../lib/queue";
 import { leaseUntil, sendSettings } from "../lib/outbound";
 import { isoMicro } from "../lib/time";
 import {
@@ -31,11 +31,10 @@ import {
   moveLinesStatements,
   newToken,
   noteLinesStatements,
-  owedToPipeline,
   type LineChange,
 } from "../orders/lifecycle";
 import { findOrder } from "../orders/orders.service";
-import { planReroutes } from "../routing/reroute";
+import { planLeaving } from "../routing/journey";
 import { postWebhook, sendEmail, type Attempt } from "./channels";
 import { ackDeadlineStatements, ackDueAtOf, answeredStatements } from "./deadlines";
 import { buildDocument, type DispatchDocument } from "./document";
@@ -117,7 +116,7 @@ export function planDispatch(
  * the delivered ones finished in one batch, the others concluded one by one (re-routed, or queued
  * again with backoff).
  */
-export async function sendHeldDispatches(db: Db, env: Bindings, sends: Held[], timeoutMs: number): Promise<void> {
+export async function sendHeldDispatches(db: Db, env: Bindings, pipeline: Pipeline, sends: Held[], timeoutMs: number): Promise<void> {
   if (sends.length === 0) return;
   const attempts = await Promise.all(
     sends.map(async (held) => {
@@ -129,8 +128,8 @@ export async function sendHeldDispatches(db: Db, env: Bindings, sends: Held[], t
   await runGuarded(db, deliveredStatements(delivered, isoMicro()));
   for (const { held, doc, attempt } of attempts) {
     if (attempt.outcome === "delivered") continue;
-    const result = await concludeAttempt(db, env, held, doc, attempt);
-    if (!result.done) await enqueue(env, [{ type: "send_dispatch", dispatchId: held.dispatch.id }], result.retryInSeconds);
+    const result = await concludeAttempt(db, env, pipeline, held, doc, attempt);
+    if (!result.done) await pipeline.send([{ type: "send_dispatch", dispatchId: held.dispatch.id }], result.retryInSeconds);
   }
 }
 
@@ -191,7 +190,7 @@ const supplierRow = rowMapper(suppliers);
  * dispatch that is done or being sent. The claim and everything the send reads travel in one round
  * trip: the reads run after the claim in the same transaction, so they see exactly what it claimed.
  */
-export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): Promise<SendResult> {
+export async function sendDispatch(db: Db, env: Bindings, pipeline: Pipeline, dispatchId: number): Promise<SendResult> {
   const settings = sendSettings(env);
   const started = new Date();
   const nowIso = isoMicro(started);
@@ -213,14 +212,14 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
     lease,
     started,
   };
-  return sendHeld(db, env, held);
+  return sendHeld(db, env, pipeline, held);
 }
 
 /** Every write after the claim, only while this attempt still holds its lease (./lease.ts). */
 const leasedBy = (db: Db, held: Held) => (set: SQL, then: SQL[] = []) => underLease(db, "dispatches", held.dispatch.id, held.lease, set, then);
 
 /** What a held dispatch's lines become on its channel, without sending anything: test orders, manual, pull. */
-async function sendHeld(db: Db, env: Bindings, held: Held): Promise<SendResult> {
+async function sendHeld(db: Db, env: Bindings, pipeline: Pipeline, held: Held): Promise<SendResult> {
   const { dispatch: claimed, order, supplier, lines } = held;
   const doc = buildDocument(claimed, order, supplier, lines);
   const payload = JSON.stringify(doc);
@@ -267,7 +266,7 @@ async function sendHeld(db: Db, env: Bindings, held: Held): Promise<SendResult> 
     await runGuarded(db, deliveredStatements([{ held, doc, attempt }], isoMicro()));
     return { done: true };
   }
-  return concludeAttempt(db, env, held, doc, attempt);
+  return concludeAttempt(db, env, pipeline, held, doc, attempt);
 }
 
 export const dryRunMessage = (supplier: Pick<Supplier, "name">) => `Test order: dry run, nothing was sent to supplier ${supplier.name}`;
@@ -345,7 +344,14 @@ function deliveredStatements(sent: { held: Held; doc: DispatchDocument; attempt:
 }
 
 /** A send that was not delivered: the supplier refused it or it failed for the last time (re-routed when the account does), or it is queued to be tried again. */
-async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: DispatchDocument, attempt: Exclude<SentAttempt, { outcome: "delivered" }>): Promise<SendResult> {
+async function concludeAttempt(
+  db: Db,
+  env: Bindings,
+  pipeline: Pipeline,
+  held: Held,
+  doc: DispatchDocument,
+  attempt: Exclude<SentAttempt, { outcome: "delivered" }>,
+): Promise<SendResult> {
   const { dispatch: claimed, order, supplier, lines } = held;
   const settings = sendSettings(env);
   const payload = JSON.stringify(doc);
@@ -356,24 +362,22 @@ async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: DispatchD
       attempt.outcome === "rejected"
         ? `Supplier ${supplier.name} rejected the order: ${attempt.detail}`
         : `Sending to supplier ${supplier.name} failed after ${claimed.attempts} attempts: ${attempt.detail}`;
-    // The lines go to the next eligible supplier when the account re-routes (src/routing/reroute.ts).
-    const plan = await planReroutes(
+    // The lines go where the journey sends a line that leaves its supplier (src/routing/journey.ts).
+    const at = isoMicro();
+    const plan = await planLeaving(
       db,
       order.accountId,
       lines.map((line) => ({ line, from: "ruled", to: "failed", cause: "failed", supplier, message })),
-      isoMicro(),
+      at,
       order,
     );
     const token = newToken();
-    const at = isoMicro();
-    const owed = plan.rerouted > 0 ? [owedToPipeline(order.id, at)] : [];
     const written = await leased(sql`status = 'failed', lease_until = NULL, payload = ${payload}, last_error = ${message}, sent_at = sent_at, ${recorded}`, [
       ...lineStatements(plan.changes, at, { token }),
       ...plan.statements(token),
-      ...owed,
       ...completionStatements([order.id], at),
     ]);
-    if (written && plan.rerouted > 0) await enqueue(env, [{ type: "route_order", orderId: order.id }]);
+    if (written) await pipeline.send(plan.followUps);
     return { done: true };
   }
   const requeued = await leased(sql`status = 'queued', lease_until = NULL, last_error = ${attempt.detail}, payload = ${payload}, ${recorded}`);

@@ -11,7 +11,7 @@ import { publishAfterPipeline, publishAndContinue } from "../events/publish.serv
 import { sendCancellation } from "../forwarding/supplier-cancellations.service";
 import { sendDispatch, sendHeldDispatches } from "../forwarding/forwarding.service";
 import { sendSettings } from "../lib/outbound";
-import { enqueue, type PipelineMessage } from "../lib/queue";
+import { carrierPipeline, type Pipeline, type PipelineMessage } from "../lib/queue";
 import { maxRoutingAttempts, pipelineRetryDelay } from "./settings";
 import { planRoute, rerouteOverdue, type RouteRequest } from "../routing/journey";
 import { rematchAccount } from "../routing/rematch";
@@ -65,7 +65,7 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
       }
     }),
   ]);
-  await publishAfterPipeline(env, batch.messages.map((m) => m.body));
+  await publishAfterPipeline(env, carrierPipeline(env), batch.messages.map((m) => m.body));
 }
 
 /** Best effort (D1 may be what failed): the operator sees it on a parked order. */
@@ -85,39 +85,41 @@ async function recordRoutingError(db: Db, orderId: number, error: unknown) {
  */
 export async function routeOrders(db: Db, env: Bindings, requests: RouteRequest[]): Promise<void> {
   const options = { maxAttempts: maxRoutingAttempts(env), timeoutMs: sendSettings(env).timeoutMs };
+  const pipeline = carrierPipeline(env);
   let next = requests;
   while (next.length > 0) {
     const plan = await planRoute(db, next, options);
     const { sends, followUps } = plan.settle(await runBatch(db, plan.statements));
-    await enqueue(env, followUps);
-    await sendHeldDispatches(db, env, sends, options.timeoutMs);
-    for (const { order, lines } of plan.overdue) await enqueue(env, await rerouteOverdue(db, order, lines));
+    await pipeline.send(followUps);
+    await sendHeldDispatches(db, env, pipeline, sends, options.timeoutMs);
+    for (const { order, lines } of plan.overdue) await pipeline.send(await rerouteOverdue(db, order, lines));
     next = plan.overdue.map(({ order }) => ({ orderId: order.id, redelivered: false }));
   }
 }
 
 /** `redelivered`: the queue delivers this message again because an attempt at it failed. */
 export async function handle(db: Db, env: Bindings, body: PipelineMessage, redelivered = false): Promise<void> {
+  const pipeline: Pipeline = carrierPipeline(env);
   switch (body.type) {
     case "route_order":
       await routeOrders(db, env, [{ orderId: body.orderId, redelivered }]);
       return;
     case "send_dispatch":
     case "send_cancellation": {
-      const result = body.type === "send_dispatch" ? await sendDispatch(db, env, body.dispatchId) : await sendCancellation(db, env, body.cancellationId);
+      const result = body.type === "send_dispatch" ? await sendDispatch(db, env, pipeline, body.dispatchId) : await sendCancellation(db, env, body.cancellationId);
       // Backoff through the queue: a new delayed message, so supplier outages do not use up the
       // queue's own retries (those are kept for failures of our code).
-      if (!result.done) await enqueue(env, [body], result.retryInSeconds);
+      if (!result.done) await pipeline.send([body], result.retryInSeconds);
       return;
     }
     case "rematch_account":
-      await enqueue(env, await rematchAccount(db, body, (orderIds) => routeOrders(db, env, orderIds.map((orderId) => ({ orderId, redelivered: false })))));
+      await pipeline.send(await rematchAccount(db, body, (orderIds) => routeOrders(db, env, orderIds.map((orderId) => ({ orderId, redelivered: false })))));
       return;
     case "publish_events":
-      await publishAndContinue(db, env);
+      await publishAndContinue(db, pipeline);
       return;
     case "deliver_webhook":
-      await deliverWebhook(db, env, body.deliveryId);
+      await deliverWebhook(db, env, pipeline, body.deliveryId);
       return;
   }
 }

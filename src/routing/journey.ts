@@ -1,8 +1,10 @@
 // The journey: where an order's next step is decided. Routing (the pipeline's route step, "Match
-// now", a re-match), re-routing after a supplier's silence, parking after failed attempts and the
+// now", a re-match), re-routing a line that leaves its supplier (declined, confirmed in part, failed
+// to send, silent past its deadline, or re-routed by hand), parking after failed attempts and the
 // blocking rules all decide here, with one decision loop. The pipeline's route step gets a plan
 // back (the statements of one batch, then the sends and the follow-ups to queue) and only carries
-// it (src/pipeline/consumer.ts); "Match now" writes its plan itself.
+// it (src/pipeline/consumer.ts); a supplier's answer, a failed send and a line action put the
+// plan of the lines that leave (planLeaving) in their own batch and queue its follow-ups.
 import { asc, eq, sql, type SQL } from "drizzle-orm";
 import { runBatch, type Db } from "../db";
 import { expectCount } from "../db/guards";
@@ -12,10 +14,12 @@ import type { PipelineMessage } from "../lib/queue";
 import { leaseUntil } from "../lib/outbound";
 import { isoMicro } from "../lib/time";
 import { queuedCancellations } from "../orders/cancellations.service";
-import { blockStatements, completionStatements, lineStatements, newToken, parkStatements, type LineChange } from "../orders/lifecycle";
+import { blockStatements, completionStatements, lineStatements, newToken, owedToPipeline, parkStatements, type LineChange } from "../orders/lifecycle";
 import { loadOrdersToRoute, loadRoutingContext, subjectOf, unblockedByHand } from "./context";
 import { decideLine, type RoutingContext } from "./matching";
-import { planReroutes } from "./reroute";
+import { planReroutes, type Leaving, type ReroutePlan } from "./reroute";
+
+export { CANCELLATION_HOLD, type Leaving } from "./reroute";
 
 // ---- The decisions, shared by every way an order is routed ----------------------
 
@@ -53,6 +57,32 @@ function decideOrder(order: Order, pending: OrderLine[], ctx: RoutingContext, gu
       if (decision.action === "skip") return { assign: null, change: { kind: "move" as const, ...base, from: "pending" as const, to: "skipped" as const } };
       return { assign: null, change: { kind: "note" as const, ...base } };
     }),
+  };
+}
+
+// ---- Lines leaving their supplier -------------------------------------------------
+
+export type LeavingPlan = Omit<ReroutePlan, "statements" | "reroutedOrders"> & {
+  /** After the lines' own statements, stamped with the same token: the re-routes and the mark that the pipeline owes their orders a dispatch. */
+  statements: (token: string) => SQL[];
+  /** Once the batch is written: the route step for each order with a line that went to another supplier. */
+  followUps: PipelineMessage[];
+};
+
+/**
+ * Where lines that leave their supplier go next (./reroute.ts decides each line: the next eligible
+ * supplier, or why it stays), for any caller that writes their leaving: a supplier's answer
+ * (declined, confirmed in part), a send that failed for the last time, a re-route asked for by hand.
+ * The caller writes `changes` through lineStatements with its token and then `statements(token)`,
+ * in its own batch, and queues `followUps` once that batch is written. One round trip, none when no
+ * line may move on.
+ */
+export async function planLeaving(db: Db, accountId: number, leaving: Leaving[], now: string, known?: Order): Promise<LeavingPlan> {
+  const { statements, reroutedOrders, ...plan } = await planReroutes(db, accountId, leaving, now, known);
+  return {
+    ...plan,
+    statements: (token) => [...statements(token), ...(reroutedOrders.length ? [owedToPipeline(reroutedOrders, now)] : [])],
+    followUps: reroutedOrders.map((orderId) => ({ type: "route_order" as const, orderId })),
   };
 }
 
