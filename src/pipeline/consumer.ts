@@ -28,7 +28,7 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
     message.retry({ delaySeconds: pipelineRetryDelay(env, message.attempts) });
   };
   // The batch's route_order messages are routed together: one read and one write for all their
-  // orders (routeOrders below). Should that fail, each is tried on its own, so one order
+  // orders (runRouteStep below). Should that fail, each is tried on its own, so one order
   // that cannot be routed holds up no other.
   const routing = batch.messages.filter((m) => m.body.type === "route_order") as Message<Extract<PipelineMessage, { type: "route_order" }>>[];
   const others = batch.messages.filter((m) => m.body.type !== "route_order");
@@ -39,7 +39,7 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
     (async () => {
       if (routing.length === 0) return;
       try {
-        await metered("route_order", routing.length, () => routeOrders(db, env, requests(routing)));
+        await metered("route_order", routing.length, () => runRouteStep(db, env, requests(routing)));
         for (const m of routing) m.ack();
       } catch (error) {
         if (routing.length === 1) return failed(routing[0], error);
@@ -47,7 +47,7 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
         await Promise.all(
           routing.map(async (m) => {
             try {
-              await metered("route_order", 1, () => routeOrders(db, env, [{ orderId: m.body.orderId, redelivered: false }]));
+              await metered("route_order", 1, () => runRouteStep(db, env, [{ orderId: m.body.orderId, redelivered: false }]));
               m.ack();
             } catch (alone) {
               await failed(m, alone);
@@ -83,7 +83,7 @@ async function recordRoutingError(db: Db, orderId: number, error: unknown) {
  * with overdue lines are re-routed first and then planned again. Throws when a write fails: the
  * caller retries its messages.
  */
-export async function routeOrders(db: Db, env: Bindings, requests: RouteRequest[]): Promise<void> {
+export async function runRouteStep(db: Db, env: Bindings, requests: RouteRequest[]): Promise<void> {
   const options = { maxAttempts: maxRoutingAttempts(env), timeoutMs: sendSettings(env).timeoutMs };
   const pipeline = carrierPipeline(env);
   let next = requests;
@@ -102,7 +102,7 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage, redel
   const pipeline: Pipeline = carrierPipeline(env);
   switch (body.type) {
     case "route_order":
-      await routeOrders(db, env, [{ orderId: body.orderId, redelivered }]);
+      await runRouteStep(db, env, [{ orderId: body.orderId, redelivered }]);
       return;
     case "send_dispatch":
     case "send_cancellation": {
@@ -113,7 +113,7 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage, redel
       return;
     }
     case "rematch_account":
-      await pipeline.send(await rematchAccount(db, body, (orderIds) => routeOrders(db, env, orderIds.map((orderId) => ({ orderId, redelivered: false })))));
+      await pipeline.send(await rematchAccount(db, body, (orderIds) => runRouteStep(db, env, orderIds.map((orderId) => ({ orderId, redelivered: false })))));
       return;
     case "publish_events":
       await publishAndContinue(db, pipeline);

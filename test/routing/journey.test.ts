@@ -84,3 +84,41 @@ describe("the journey's plan for the pipeline's route step", () => {
     expect(plan.settle([])).toEqual({ sends: [], followUps: [] });
   });
 });
+
+describe("the journey's plan for Match now (the same entry point, mode match)", () => {
+  it("writes nothing until its batch runs; then the lines are ruled without a dispatch, and the order is handed to the pipeline", async () => {
+    const { orderId, supplier } = await orderToWebhookSupplier();
+    await exec("UPDATE orders SET routing_attempts = 3 WHERE id = ?", orderId);
+    const db = createDb(env.DB);
+    const plan = await planRoute(db, [{ orderId, redelivered: false }], { match: "now" });
+    expect(await lineStates(orderId)).toEqual([
+      { current_status: "pending", dispatched: 0 },
+      { current_status: "pending", dispatched: 0 },
+    ]);
+    expect(plan.outcomes.get(orderId)).toEqual({ status: "routed", ruled: 2, skipped: 0, unmatched: 0, blockedNow: false, rerouted: 0, withdrawn: 0 });
+
+    // Out of attempts, but matching on demand never parks: the pipeline's route step decides that.
+    expect(plan.settle(await runBatch(db, plan.statements))).toEqual({ sends: [], followUps: [{ type: "route_order", orderId }] });
+    expect(await lineStates(orderId)).toEqual([
+      { current_status: "ruled", dispatched: 0 },
+      { current_status: "ruled", dispatched: 0 },
+    ]);
+    expect(await rows("SELECT DISTINCT matched_supplier_id FROM order_lines WHERE order_id = ?", orderId)).toEqual([{ matched_supplier_id: supplier.id }]);
+    expect(await rows("SELECT count(*) AS n FROM dispatches WHERE order_id = ?", orderId)).toEqual([{ n: 0 }]);
+    expect(await rows("SELECT routed_at IS NULL AS owed, route_requested_at IS NOT NULL AS requested, parked_at IS NULL AS unparked FROM orders WHERE id = ?", orderId)).toEqual([
+      { owed: 1, requested: 1, unparked: 1 },
+    ]);
+  });
+
+  it("answers a blocked or unknown order without a statement, and still hands it to the pipeline", async () => {
+    const { orderId } = await orderToWebhookSupplier();
+    await exec("UPDATE orders SET blocked = 1 WHERE id = ?", orderId);
+    const plan = await planRoute(createDb(env.DB), [{ orderId, redelivered: false }, { orderId: orderId + 1_000_000, redelivered: false }], { match: "now" });
+    expect(plan.statements).toEqual([]);
+    expect([...plan.outcomes.values()].map((o) => o.status)).toEqual(["blocked", "not_found"]);
+    expect(plan.settle([]).followUps).toEqual([
+      { type: "route_order", orderId },
+      { type: "route_order", orderId: orderId + 1_000_000 },
+    ]);
+  });
+});
