@@ -49,7 +49,7 @@ describe("a 500-line order through the pipeline, counted", () => {
     );
     // Then every line shipped in one call, and the same call again (a repeat, recorded once): the
     // shipments already recorded are read with the lines, and the write checks no line ships more
-    // than it has (test/forwarding/supplier-answers.quantities.test.ts), in the same round trips.
+    // than it has (test/forwarding/answers.quantities.test.ts), in the same round trips.
     const supplierRef = { id: supplier.id, accountId: creds.accountId, name: supplier.name };
     const shipAll = lineIds.map((id) => ({ line_id: id, action: "ship" as const, tracking_number: `T-${id}` }));
     const shipped = await metered(() => applyAnswers(db, losingPipeline(), supplierRef, shipAll));
