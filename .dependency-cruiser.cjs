@@ -75,6 +75,19 @@ module.exports = {
       to: { path: "^src/routing/reroute\\.ts$" },
     },
     {
+      name: "channels-are-adapters",
+      comment:
+        "A supplier's channel (src/forwarding/channels/) sends a document and says how it went: it runs " +
+        "no query, queues nothing and knows no other capability; the forwarding services decide what " +
+        "its outcome means. It may read the document's shape (src/forwarding/document.ts) and the schema's types.",
+      severity: "error",
+      from: { path: "^src/forwarding/channels/" },
+      to: {
+        path: [CAPABILITY, "^src/pipeline/", "^src/db/(index|guards|sessions)\\.ts$", "^src/lib/queue\\.ts$"],
+        pathNot: ["^src/forwarding/channels/", "^src/forwarding/document\\.ts$"],
+      },
+    },
+    {
       name: "domain-returns-data",
       comment:
         "The domain returns domain data, never a face's output: it imports no presenter (*.present.ts, " +

@@ -35,7 +35,8 @@ import {
 } from "../orders/lifecycle";
 import { findOrder } from "../orders/orders.service";
 import { planLeaving } from "../routing/journey";
-import { postWebhook, sendEmail, type Attempt } from "./channels";
+import { CHANNELS, type Attempt } from "./channels";
+import { orderMail } from "./channels/email";
 import { ackDeadlineStatements, ackDueAtOf, answeredStatements } from "./deadlines";
 import { buildDocument, type DispatchDocument } from "./document";
 import { claimStatement, retryDelaySeconds, underLease } from "./lease";
@@ -74,7 +75,7 @@ export function planDispatch(
   let closes = false;
   const key = crypto.randomUUID();
   const channel = supplier?.channel ?? "manual";
-  const status: Dispatch["status"] = order.test ? "dry_run" : channel === "manual" ? "manual" : channel === "pull" ? "awaiting_pickup" : "sending";
+  const status: Dispatch["status"] = order.test ? "dry_run" : CHANNELS[channel].starts;
   const ackDueAt = status === "manual" || status === "awaiting_pickup" ? ackDueAtOf(supplier ?? { ackDeadlineHours: null }, started) : null;
   for (const { line, from, message } of carried) {
     const base = { lineId: line.id, orderId: order.id, version: line.moveToken };
@@ -246,12 +247,13 @@ async function sendHeld(db: Db, env: Bindings, pipeline: Pipeline, held: Held): 
     ]);
     return { done: true };
   }
-  if (claimed.channel === "manual") {
+  const channel = CHANNELS[claimed.channel];
+  if (channel.starts === "manual") {
     // Nothing is sent and nothing is logged: the lines wait, ruled, for POST .../complete.
     await leased(sql`status = 'manual', lease_until = NULL, payload = ${payload}`, ackDeadline());
     return { done: true };
   }
-  if (claimed.channel === "pull") {
+  if (channel.starts === "awaiting_pickup") {
     await leased(sql`status = 'awaiting_pickup', lease_until = NULL, payload = ${payload}`, [
       ...noteLinesStatements(
         lines.map((l) => ({ lineId: l.id, orderId: order.id, message: pickupNote(supplier) })),
@@ -275,18 +277,13 @@ const pickupNote = (supplier: Pick<Supplier, "name">) => `Waiting for supplier $
 /** An attempt at a push send, with its record for the dispatch's attempt_log. */
 export type SentAttempt = Attempt & { record: AttemptRecord };
 
-/** The call itself, on a push channel (webhook or e-mail), time-boxed; timed and recorded. */
+/** The call itself, on a push channel (webhook or e-mail: ./channels/), time-boxed; timed and recorded. */
 async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, timeoutMs: number): Promise<SentAttempt> {
   const { supplier } = held;
   const channel = held.dispatch.channel === "webhook" ? "webhook" : "email";
-  const to = channel === "webhook" ? supplier.webhookUrl : supplier.email;
+  const to = CHANNELS[channel].address(supplier);
   const at = new Date();
-  let attempt: Attempt;
-  if (!to) attempt = { outcome: "rejected", detail: channel === "webhook" ? "the supplier has no webhook URL" : "the supplier has no e-mail address" };
-  else if (channel === "webhook") {
-    const secrets = [supplier.webhookSecret, supplier.webhookSecretPrevious].filter((s): s is string => !!s);
-    attempt = await postWebhook(to, secrets, doc, timeoutMs);
-  } else attempt = await sendEmail(env, to, doc, timeoutMs);
+  const attempt = await CHANNELS[channel].send({ document: doc, mail: orderMail(doc) }, supplier, { env, timeoutMs });
   const record: AttemptRecord = {
     attempt: held.dispatch.attempts,
     at: isoMicro(at),
