@@ -13,7 +13,7 @@ import { sendDispatch, sendHeldDispatches } from "../forwarding/forwarding.servi
 import { sendSettings } from "../lib/outbound";
 import { carrierPipeline, type Pipeline, type PipelineMessage } from "../lib/queue";
 import { maxRoutingAttempts, pipelineRetryDelay } from "./settings";
-import { planRoute, rerouteOverdue, type RouteRequest } from "../routing/journey";
+import { planOverdue, planRoute, type RouteRequest } from "../routing/journey";
 import { rematchAccount } from "../routing/rematch";
 
 export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, env: Bindings): Promise<void> {
@@ -92,7 +92,10 @@ export async function runRouteStep(db: Db, env: Bindings, requests: RouteRequest
     const { sends, followUps } = plan.settle(await runBatch(db, plan.statements));
     await pipeline.send(followUps);
     await sendHeldDispatches(db, env, pipeline, sends, options.timeoutMs);
-    for (const { order, lines } of plan.overdue) await pipeline.send(await rerouteOverdue(db, order, lines));
+    for (const { order, lines } of plan.overdue) {
+      const overdue = await planOverdue(db, order, lines);
+      await pipeline.send(overdue.settle(await runBatch(db, overdue.statements)).followUps);
+    }
     next = plan.overdue.map(({ order }) => ({ orderId: order.id, redelivered: false }));
   }
 }

@@ -6,10 +6,11 @@
 // it (src/pipeline/consumer.ts); a supplier's answer, a failed send and a line action put the
 // plan of the lines that leave (planLeaving) in their own batch and queue its follow-ups.
 import { sql, type SQL } from "drizzle-orm";
-import { runBatch, type Db } from "../db";
+import type { Db } from "../db";
 import { expectCount } from "../db/guards";
 import type { Order, OrderLine } from "../db/schema";
 import { newDispatchStatement, planDispatch, type Carried, type Held, type NewDispatch } from "../forwarding/forwarding.service";
+import type { Plan } from "../lib/plan";
 import type { PipelineMessage } from "../lib/queue";
 import { leaseUntil } from "../lib/outbound";
 import { isoMicro } from "../lib/time";
@@ -115,7 +116,7 @@ export type RoutePlan = {
   statements: SQL[];
   /** From the batch's results: the push sends to make (their leases are running), and the messages to queue. */
   settle(results: D1Result[]): { sends: Held[]; followUps: PipelineMessage[] };
-  /** The route step: orders (as read) with lines to re-route after a supplier's silence: `rerouteOverdue` each, then plan them again. */
+  /** The route step: orders (as read) with lines to re-route after a supplier's silence: `planOverdue` each and run its batch, then plan them again. */
   overdue: { order: Order; lines: OrderLine[] }[];
   /** Match now: what the plan does to each order. */
   outcomes: Map<number, RouteOutcome>;
@@ -321,18 +322,26 @@ async function matchNowStatements(db: Db, order: Order, lines: OrderLine[], deci
 }
 
 /**
- * An order of a plan's `overdue`, as the plan read it: its overdue lines re-routed (or left with a
- * note), in one batch of their own, which also reads the withdrawals it queued for the silent
- * suppliers. Returns those as the follow-ups. The order's other lines are left to the next plan.
+ * An order of a route plan's `overdue`, as that plan read it: its overdue lines re-routed (or left
+ * with a note), in one batch of their own, which also reads the withdrawals it queued for the
+ * silent suppliers; those are the follow-ups. The order's other lines are left to the next route
+ * plan. Writes nothing: the caller runs the batch.
  */
-export async function rerouteOverdue(db: Db, order: Order, lines: OrderLine[]): Promise<PipelineMessage[]> {
+export async function planOverdue(db: Db, order: Order, lines: OrderLine[]): Promise<Plan<null>> {
   const now = isoMicro();
   const overdue = await overdueStatements(db, order, overdueLines(lines), now);
   const statements = [...overdue.statements, ...completionStatements([order.id], now)];
   if (overdue.withdrawn > 0) statements.push(queuedCancellations(order.id));
-  const results = await runBatch(db, statements);
-  if (overdue.withdrawn === 0) return [];
-  return (results[results.length - 1].results as { id: number }[]).map((r) => ({ type: "send_cancellation" as const, cancellationId: r.id }));
+  return {
+    statements,
+    settle: (results) => ({
+      result: null,
+      followUps:
+        overdue.withdrawn === 0
+          ? []
+          : (results[results.length - 1].results as { id: number }[]).map((r) => ({ type: "send_cancellation" as const, cancellationId: r.id })),
+    }),
+  };
 }
 
 /**

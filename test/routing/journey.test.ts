@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createDb, runBatch } from "../../src/db";
 import { CreateOrderBody } from "../../src/orders/orders.schemas";
 import { createOrder } from "../../src/orders/orders.service";
-import { planRoute } from "../../src/routing/journey";
+import { planOverdue, planRoute } from "../../src/routing/journey";
 import { createAccount, exec, orderPayload, rows, seedSupplier } from "../helpers/factories";
 import { losingPipeline } from "../helpers/pipeline";
 import { seedRule } from "../helpers/routing";
@@ -82,6 +82,39 @@ describe("the journey's plan for the pipeline's route step", () => {
     expect(plan.overdue.map((o) => o.order.id)).toEqual([orderId]);
     expect(plan.statements).toEqual([]);
     expect(plan.settle([])).toEqual({ sends: [], followUps: [] });
+  });
+});
+
+describe("the journey's plan for an order's overdue lines", () => {
+  it("writes nothing until its batch runs; then the line is with the next supplier, and the withdrawal for the silent one is the follow-up", async () => {
+    const { orderId, supplier } = await orderToWebhookSupplier();
+    const [{ account_id: accountId }] = await rows<{ account_id: number }>("SELECT account_id FROM orders WHERE id = ?", orderId);
+    const next = await seedSupplier(accountId);
+    await seedRule(accountId, { priority: 20, action: { type: "assign_supplier", supplier_id: next.id } });
+    await exec(
+      "UPDATE order_lines SET current_status = 'completed', reroute_reason = 'no answer in 24 hours', matched_supplier_id = ? WHERE order_id = ? AND position = 0",
+      supplier.id,
+      orderId,
+    );
+    const db = createDb(env.DB);
+    const route = await planRoute(db, [{ orderId, redelivered: false }], OPTIONS);
+    const [{ order, lines }] = route.overdue;
+    const plan = await planOverdue(db, order, lines);
+    expect(await rows("SELECT current_status, matched_supplier_id FROM order_lines WHERE order_id = ? AND position = 0", orderId)).toEqual([
+      { current_status: "completed", matched_supplier_id: supplier.id },
+    ]);
+    expect(await rows("SELECT count(*) AS n FROM cancellations WHERE order_id = ?", orderId)).toEqual([{ n: 0 }]);
+
+    const { result, followUps } = plan.settle(await runBatch(db, plan.statements));
+    const withdrawals = await rows<{ id: number; supplier_id: number; purpose: string }>(
+      "SELECT c.id, c.supplier_id, l.purpose FROM cancellations c JOIN cancellation_lines l ON l.cancellation_id = c.id WHERE c.order_id = ?",
+      orderId,
+    );
+    expect(withdrawals.map((w) => [w.supplier_id, w.purpose])).toEqual([[supplier.id, "withdraw"]]);
+    expect({ result, followUps }).toEqual({ result: null, followUps: [{ type: "send_cancellation", cancellationId: withdrawals[0].id }] });
+    expect(await rows("SELECT current_status, matched_supplier_id, reroute_reason FROM order_lines WHERE order_id = ? AND position = 0", orderId)).toEqual([
+      { current_status: "ruled", matched_supplier_id: next.id, reroute_reason: null },
+    ]);
   });
 });
 
