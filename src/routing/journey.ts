@@ -1,10 +1,12 @@
 // The journey: where an order's next step is decided. Routing (the pipeline's route step, "Match
 // now", a re-match), re-routing a line that leaves its supplier (declined, confirmed in part, failed
 // to send, silent past its deadline, or re-routed by hand), parking after failed attempts and the
-// blocking rules all decide here, with one decision loop. The pipeline's route step gets a plan
-// back (the statements of one batch, then the sends and the follow-ups to queue) and only carries
-// it (src/pipeline/consumer.ts); a supplier's answer, a failed send and a line action put the
-// plan of the lines that leave (planLeaving) in their own batch and queue its follow-ups.
+// blocking rules all decide here, with one decision loop. Nothing here writes: every function
+// returns a plan (the statements of one batch, then the sends and the follow-ups to queue). The
+// pipeline's consumer carries the route step's and the overdue lines' (src/pipeline/consumer.ts),
+// "Match now" its own (planRoute's match mode, routing.service.ts matchNow); a supplier's answer, a
+// failed send and a line action put the plan of the lines that leave (planLeaving) in their own
+// batch and queue its follow-ups.
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
 import { expectCount } from "../db/guards";
