@@ -16,16 +16,18 @@ export type Plan<R> = {
   settle(results: D1Result[]): Settled<R>;
 };
 
-/**
- * Carries out a plan on the request path: its batch, judged again from a fresh read while it loses
- * a race (a 409 after the third time, nothing written), then its follow-ups handed to the pipeline.
- */
-export async function carryOut<R>(db: Db, pipeline: Pipeline, plan: () => Promise<Plan<R>>): Promise<R> {
-  const { result, followUps } = await retryLostRaces(async () => {
+/** A plan's batch on the request path, planned again from a fresh read while it loses a race (a 409 after the third time, nothing written). */
+export function runPlan<R>(db: Db, plan: () => Promise<Plan<R>>): Promise<Settled<R>> {
+  return retryLostRaces(async () => {
     const planned = await plan();
     const results = await tryBatch(db, planned.statements);
     return results === LOST ? LOST : planned.settle(results);
   });
+}
+
+/** Carries out a plan on the request path: its batch (runPlan), then its follow-ups handed to the pipeline. */
+export async function carryOut<R>(db: Db, pipeline: Pipeline, plan: () => Promise<Plan<R>>): Promise<R> {
+  const { result, followUps } = await runPlan(db, plan);
   await pipeline.send(followUps);
   return result;
 }

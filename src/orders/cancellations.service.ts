@@ -6,11 +6,11 @@
 // a concurrent send, shipment or second cancellation aborts the batch and it is judged again.
 import { sql, type SQL } from "drizzle-orm";
 import { ofAccount, rowMapper, toStatement, type Db, type Row } from "../db";
-import { expectChanges, expectCount, LOST, retryLostRaces, runGuarded } from "../db/guards";
+import { expectChanges, expectCount } from "../db/guards";
 import { cancellationLines, cancellations, orderLines, type Cancellation, type CancellationLine, type Channel, type LineStatus, type Order, type OrderLine } from "../db/schema";
 import { cancellationAnswerEvents, cancelledUnsentLineEvents, orderCancelledEvent, type CancellationAnswer, type LineRef } from "../events/outbox";
 import { ApiError, type ValidationErrors } from "../lib/errors";
-import { carryOut, type Plan } from "../lib/plan";
+import { carryOut, runPlan, type Plan } from "../lib/plan";
 import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
 import { cancellationRequestStatements, type CancellationRequest } from "./cancellation-requests";
@@ -370,38 +370,39 @@ export type ShopAnswer = { line_id: number; action: "confirm" | "refuse"; reason
 /** Settles open cancellations of the order's lines on the supplier's behalf. 422 for a line of no open cancellation. */
 export async function recordCancellationAnswers(db: Db, accountId: number, reference: string, answers: ShopAnswer[]) {
   const order = await findOrder(db, accountId, reference);
-  return retryLostRaces(async () => {
-    const lines = await readCancellableLines(db, order.id);
-    const byId = new Map(lines.map((l) => [l.id, l]));
-    const errors: ValidationErrors = {};
-    answers.forEach((a, i) => {
-      const line = byId.get(a.line_id);
-      if (!line) errors[`answers.${i}.line_id`] = [`The selected answers.${i}.line_id is invalid.`];
-    });
-    if (Object.keys(errors).length) throw ApiError.validation(errors);
-    const settlements = answers.map((a) => {
-      const line = byId.get(a.line_id)!;
-      if (!line.openRequest) throw ApiError.conflict(`Order line ${line.id} has no cancellation waiting for an answer.`);
-      return {
-        line,
-        status: line.currentStatus,
-        request: line.openRequest,
-        outcome: a.action === "confirm" ? ("confirmed" as const) : ("refused" as const),
-        by: "shop" as const,
-        supplier: { id: line.openRequest.supplierId, name: line.supplierName ?? "" },
-        reason: a.reason,
-      };
-    });
-    const now = isoMicro();
-    const token = newToken();
-    const plan = settleCancellations(settlements, now);
-    const written = await runGuarded(db, [
-      ...lineStatements(plan.changes, now, { allOrNothing: true, token }),
-      ...plan.statements(token),
-      ...completionStatements([order.id], now),
-    ]);
-    return written ? order.id : LOST;
+  return (await runPlan(db, () => planCancellationAnswers(db, order, answers))).result;
+}
+
+/** The shop's record of suppliers' answers, as a plan against the lines as read (it queues nothing). */
+async function planCancellationAnswers(db: Db, order: Order, answers: ShopAnswer[]): Promise<Plan<number>> {
+  const lines = await readCancellableLines(db, order.id);
+  const byId = new Map(lines.map((l) => [l.id, l]));
+  const errors: ValidationErrors = {};
+  answers.forEach((a, i) => {
+    const line = byId.get(a.line_id);
+    if (!line) errors[`answers.${i}.line_id`] = [`The selected answers.${i}.line_id is invalid.`];
   });
+  if (Object.keys(errors).length) throw ApiError.validation(errors);
+  const settlements = answers.map((a) => {
+    const line = byId.get(a.line_id)!;
+    if (!line.openRequest) throw ApiError.conflict(`Order line ${line.id} has no cancellation waiting for an answer.`);
+    return {
+      line,
+      status: line.currentStatus,
+      request: line.openRequest,
+      outcome: a.action === "confirm" ? ("confirmed" as const) : ("refused" as const),
+      by: "shop" as const,
+      supplier: { id: line.openRequest.supplierId, name: line.supplierName ?? "" },
+      reason: a.reason,
+    };
+  });
+  const now = isoMicro();
+  const token = newToken();
+  const plan = settleCancellations(settlements, now);
+  return {
+    statements: [...lineStatements(plan.changes, now, { allOrNothing: true, token }), ...plan.statements(token), ...completionStatements([order.id], now)],
+    settle: () => ({ result: order.id, followUps: [] }),
+  };
 }
 
 // ---- Reads ----------------------------------------------------------------------------------
