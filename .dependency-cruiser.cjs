@@ -55,6 +55,39 @@ module.exports = {
       to: { path: "^src/shards/" },
     },
     {
+      name: "domain-queues-through-the-port",
+      comment:
+        "The domain hands work to the pipeline through the Pipeline port it is given (src/lib/queue.ts), " +
+        "or returns it as a plan's follow-ups: it imports the port's types only, never enqueue or a " +
+        "port's maker (the request's comes from src/shards/request.ts, the carriers' from the consumer and the cron).",
+      severity: "error",
+      from: domain,
+      to: { path: "^src/lib/queue\\.ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "rerouting-decided-in-the-journey",
+      comment:
+        "Where a line that leaves its supplier goes next is decided in one place: src/routing/journey.ts " +
+        "(planLeaving, and the overdue lines of the route step) is the only caller of src/routing/reroute.ts. " +
+        "A supplier's answer, a failed send and a line action put the journey's plan in their batch.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/routing/journey\\.ts$" },
+      to: { path: "^src/routing/reroute\\.ts$" },
+    },
+    {
+      name: "channels-are-adapters",
+      comment:
+        "A supplier's channel (src/forwarding/channels/) sends a document and says how it went: it runs " +
+        "no query, queues nothing and knows no other capability; the forwarding services decide what " +
+        "its outcome means. It may read the document's shape (src/forwarding/document.ts) and the schema's types.",
+      severity: "error",
+      from: { path: "^src/forwarding/channels/" },
+      to: {
+        path: [CAPABILITY, "^src/pipeline/", "^src/db/(index|guards|sessions)\\.ts$", "^src/lib/queue\\.ts$"],
+        pathNot: ["^src/forwarding/channels/", "^src/forwarding/document\\.ts$"],
+      },
+    },
+    {
       name: "domain-returns-data",
       comment:
         "The domain returns domain data, never a face's output: it imports no presenter (*.present.ts, " +

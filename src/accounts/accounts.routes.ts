@@ -3,7 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
-import { MAX_ATTEMPTS_RANGE } from "../routing/reroute";
+import { MAX_ATTEMPTS_RANGE } from "../routing/context";
 import { currencyCode } from "../lib/currency";
 import { getSettings, updateSettings, type AccountSettings } from "./accounts.service";
 

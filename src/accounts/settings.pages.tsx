@@ -9,7 +9,7 @@ import type { AppEnv } from "../env";
 import { currencyCode } from "../lib/currency";
 import type { ValidationErrors } from "../lib/errors";
 import { field, validateForm } from "../lib/validation";
-import { MAX_ATTEMPTS_RANGE } from "../routing/reroute";
+import { MAX_ATTEMPTS_RANGE } from "../routing/context";
 import { listSuppliers } from "../suppliers/suppliers.service";
 import { Badge } from "../ui/badge";
 import { Checkbox, CsrfField, Field } from "../ui/field";

@@ -218,7 +218,7 @@ pipelinePages.post("/parked-orders/:reference/replay", (c) =>
     c,
     async () => {
       const asked = c.req.param("reference");
-      const { reference } = await onShardHolding(c, () => replayParkedOrder(c.get("db"), c.env, asked), { table: "orders", column: "reference", value: asked });
+      const { reference } = await onShardHolding(c, () => replayParkedOrder(c.get("db"), c.get("pipeline"), asked), { table: "orders", column: "reference", value: asked });
       return `Order ${reference} handed back to the pipeline: it is routed again, its attempts counted from zero.`;
     },
     "/operator/parked-orders",
@@ -309,7 +309,7 @@ pipelinePages.post("/dead-letters/:id/replay", (c) =>
     c,
     async () => {
       const id = idOrNotFound(c.req.param("id"), "Dead letter");
-      const letter = await onShardHolding(c, () => replayDeadLetter(c.get("db"), c.env, id), { table: "dead_letters", column: "id", value: id });
+      const letter = await onShardHolding(c, () => replayDeadLetter(c.get("db"), c.get("pipeline"), id), { table: "dead_letters", column: "id", value: id });
       return `Dead letter ${letter.id} (${letter.type}) sent to the pipeline again.`;
     },
     "/operator/dead-letters",

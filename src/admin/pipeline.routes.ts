@@ -87,7 +87,7 @@ pipelineAdminRouter.openapi(
   }),
   async (c) => {
     const { reference } = c.req.valid("param");
-    const result = await onShardHolding(c, () => replayParkedOrder(c.get("db"), c.env, reference), { table: "orders", column: "reference", value: reference });
+    const result = await onShardHolding(c, () => replayParkedOrder(c.get("db"), c.get("pipeline"), reference), { table: "orders", column: "reference", value: reference });
     return c.json({ reference: result.reference, replayed_at: result.replayedAt }, 200);
   },
 );
@@ -136,7 +136,7 @@ pipelineAdminRouter.openapi(
   }),
   async (c) => {
     const id = idOrNotFound(c.req.valid("param").id, "Dead letter");
-    const letter = await onShardHolding(c, () => replayDeadLetter(c.get("db"), c.env, id), { table: "dead_letters", column: "id", value: id });
+    const letter = await onShardHolding(c, () => replayDeadLetter(c.get("db"), c.get("pipeline"), id), { table: "dead_letters", column: "id", value: id });
     return c.json(presentDeadLetter(letter, c.get("shard")), 200);
   },
 );

@@ -9,7 +9,7 @@ import type { Bindings } from "../env";
 import { leaseUntil, sendSettings, type SendSettings } from "../lib/outbound";
 import { isoMicro } from "../lib/time";
 import { SIGNATURE_HEADER, signatureHeader } from "../lib/signature";
-import { enqueue, type PipelineMessage } from "../lib/queue";
+import type { Pipeline, PipelineMessage } from "../lib/queue";
 
 export const USER_AGENT = "order-intake-webhooks/1";
 /** How much of a failing endpoint's answer is kept in the attempt's error. */
@@ -30,8 +30,8 @@ export function deliveryBody(event: { id: string; type: string; createdAt: strin
 }
 
 /** Through the queue port, deferred by `delaySeconds` (at most what Cloudflare Queues allows). */
-async function sendDelayed(env: Bindings, body: PipelineMessage, delaySeconds: number): Promise<void> {
-  await enqueue(env, [body], Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds))));
+async function sendDelayed(pipeline: Pipeline, body: PipelineMessage, delaySeconds: number): Promise<void> {
+  await pipeline.send([body], Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds))));
 }
 
 type ClaimedRow = {
@@ -57,7 +57,7 @@ export const FAILING_DELIVERY = sql`(d.status = 'failed' OR (d.status = 'pending
 export type DeliveryOutcome = "delivered" | "retrying" | "failed" | "skipped";
 
 /** Handles a deliver_webhook message. Throws only when D1 or the queue fail (the message is retried). */
-export async function deliverWebhook(db: Db, env: Bindings, deliveryId: number): Promise<DeliveryOutcome> {
+export async function deliverWebhook(db: Db, env: Bindings, pipeline: Pipeline, deliveryId: number): Promise<DeliveryOutcome> {
   const settings = sendSettings(env);
   const started = new Date();
   const now = isoMicro(started);
@@ -90,7 +90,7 @@ export async function deliverWebhook(db: Db, env: Bindings, deliveryId: number):
     // paused subscription: nothing to do.
     const inFuture = row.lease_until !== null && row.lease_until > now;
     if (row.active && inFuture && (row.status === "pending" || row.status === "delivering")) {
-      await sendDelayed(env, { type: "deliver_webhook", deliveryId }, (Date.parse(row.lease_until!) - started.getTime()) / 1000);
+      await sendDelayed(pipeline, { type: "deliver_webhook", deliveryId }, (Date.parse(row.lease_until!) - started.getTime()) / 1000);
     }
     return "skipped";
   }
@@ -123,7 +123,7 @@ export async function deliverWebhook(db: Db, env: Bindings, deliveryId: number):
     ].map((q) => toStatement(db, q)),
   );
   if (outcome === "retrying" && updated.results.length > 0) {
-    await sendDelayed(env, { type: "deliver_webhook", deliveryId }, delay);
+    await sendDelayed(pipeline, { type: "deliver_webhook", deliveryId }, delay);
   }
   return outcome;
 }

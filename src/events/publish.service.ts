@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { createDb, toStatement, type Db } from "../db";
 import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
-import { enqueue, type PipelineMessage } from "../lib/queue";
+import type { Pipeline, PipelineMessage } from "../lib/queue";
 
 /** Events per publish run: keeps one run's batch and its messages small. */
 export const PUBLISH_PAGE = 100;
@@ -29,7 +29,7 @@ const deliverMessages = (ids: number[]): PipelineMessage[] => ids.map((deliveryI
  * then one message per delivery this run created. Concurrent runs create each delivery once, so
  * they announce it once; if the announcement fails, the delivery waits in D1 for the cron.
  */
-export async function publishEvents(db: Db, env: Bindings): Promise<{ events: number; deliveries: number }> {
+export async function publishEvents(db: Db, pipeline: Pipeline): Promise<{ events: number; deliveries: number }> {
   const now = isoMicro();
   // The same page in both statements: a D1 batch is one transaction, and inserting deliveries
   // does not change which events are unpublished.
@@ -48,7 +48,7 @@ export async function publishEvents(db: Db, env: Bindings): Promise<{ events: nu
   );
   const ids = created.results.map((r) => r.id);
   try {
-    await enqueue(env, deliverMessages(ids));
+    await pipeline.send(deliverMessages(ids));
   } catch (error) {
     console.error(JSON.stringify({ level: "warn", event: "webhook_enqueue_failed", deliveries: ids, error: String(error) }));
   }
@@ -60,19 +60,19 @@ export async function publishEvents(db: Db, env: Bindings): Promise<{ events: nu
  * indexed read, and a publish run only when something waits. Never throws (the cron publishes
  * whatever this misses).
  */
-export async function notifyEvents(env: Bindings): Promise<void> {
+export async function notifyEvents(env: Bindings, pipeline: Pipeline): Promise<void> {
   try {
     const waiting = await env.DB.prepare("SELECT 1 AS waiting FROM events WHERE published_at IS NULL LIMIT 1").first();
-    if (waiting) await publishAndContinue(createDb(env.DB), env);
+    if (waiting) await publishAndContinue(createDb(env.DB), pipeline);
   } catch (error) {
     console.error(JSON.stringify({ level: "warn", event: "notify_events_failed", error: String(error) }));
   }
 }
 
 /** One page now, and a publish_events message for the rest while pages come back full. */
-export async function publishAndContinue(db: Db, env: Bindings): Promise<void> {
-  const { events } = await publishEvents(db, env);
-  if (events === PUBLISH_PAGE) await enqueue(env, [{ type: "publish_events" }]);
+export async function publishAndContinue(db: Db, pipeline: Pipeline): Promise<void> {
+  const { events } = await publishEvents(db, pipeline);
+  if (events === PUBLISH_PAGE) await pipeline.send([{ type: "publish_events" }]);
 }
 
 const EVENT_MESSAGES = new Set<PipelineMessage["type"]>(["publish_events", "deliver_webhook"]);
@@ -81,8 +81,8 @@ const EVENT_MESSAGES = new Set<PipelineMessage["type"]>(["publish_events", "deli
  * After a consumer batch that did pipeline work (which writes events in its batches): publish at
  * once instead of waiting for the cron. Never throws.
  */
-export async function publishAfterPipeline(env: Bindings, bodies: PipelineMessage[]): Promise<void> {
-  if (bodies.some((b) => !EVENT_MESSAGES.has(b.type))) await notifyEvents(env);
+export async function publishAfterPipeline(env: Bindings, pipeline: Pipeline, bodies: PipelineMessage[]): Promise<void> {
+  if (bodies.some((b) => !EVENT_MESSAGES.has(b.type))) await notifyEvents(env, pipeline);
 }
 
 /**
@@ -90,14 +90,14 @@ export async function publishAfterPipeline(env: Bindings, bodies: PipelineMessag
  * re-sends the messages of deliveries that are overdue (message lost) or whose lease ran out
  * (a Worker died mid-send).
  */
-export async function sweepEvents(env: Bindings, now = new Date()): Promise<{ published: number; rekicked: number }> {
+export async function sweepEvents(env: Bindings, pipeline: Pipeline, now = new Date()): Promise<{ published: number; rekicked: number }> {
   const db = createDb(env.DB);
   let published = 0;
   for (let i = 0; i < CRON_PAGES; i++) {
-    const { events } = await publishEvents(db, env);
+    const { events } = await publishEvents(db, pipeline);
     published += events;
     if (events < PUBLISH_PAGE) break;
-    if (i === CRON_PAGES - 1) await enqueue(env, [{ type: "publish_events" }]);
+    if (i === CRON_PAGES - 1) await pipeline.send([{ type: "publish_events" }]);
   }
   const nowIso = isoMicro(now);
   const overdue = isoMicro(new Date(now.getTime() - REKICK_GRACE_MS));
@@ -112,6 +112,6 @@ export async function sweepEvents(env: Bindings, now = new Date()): Promise<{ pu
     .bind(REKICK_WINDOW, overdue, nowIso)
     .all<{ id: number }>();
   const ids = stuck.results.map((r) => r.id);
-  await enqueue(env, deliverMessages(ids));
+  await pipeline.send(deliverMessages(ids));
   return { published, rekicked: ids.length };
 }

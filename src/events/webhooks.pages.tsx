@@ -183,7 +183,7 @@ webhooksPages.post("/webhooks/:id/deliveries/:deliveryId/redeliver", async (c) =
   const id = webhookId(c);
   const deliveryId = parseId(c.req.param("deliveryId"));
   if (deliveryId === null) return c.notFound();
-  const result = await attempt(() => redeliver(c.get("db"), c.env, c.get("account").id, id, deliveryId));
+  const result = await attempt(() => redeliver(c.get("db"), c.get("pipeline"), c.get("account").id, id, deliveryId));
   const back = `${PATH}/${id}`;
   if (!result.ok) return done(c, back, { kind: "error", text: result.message ?? "The delivery could not be sent again." });
   return done(c, back, { kind: "success", text: `Delivery #${deliveryId} is being sent again.` });

@@ -230,7 +230,7 @@ webhooksRouter.openapi(
   }),
   async (c) => {
     const { id, deliveryId } = c.req.valid("param");
-    const { row, attempts } = await redeliver(c.get("db"), c.env, c.get("account").id, idOf(id), deliveryIdOf(deliveryId));
+    const { row, attempts } = await redeliver(c.get("db"), c.get("pipeline"), c.get("account").id, idOf(id), deliveryIdOf(deliveryId));
     return c.json(presentDelivery(row, attempts), 202);
   },
 );

@@ -2,12 +2,11 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { toStatement, type Db } from "../db";
 import { events, webhookDeliveries, webhookDeliveryAttempts, webhookSubscriptions, type EventType, type WebhookSubscription } from "../db/schema";
-import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { newWebhookSecret } from "../lib/signature";
 import { isoMicro } from "../lib/time";
-import { enqueue } from "../lib/queue";
+import type { Pipeline } from "../lib/queue";
 
 export type WebhookInput = { url?: string; events?: EventType[]; active?: boolean; secret?: string; rotate_secret?: boolean };
 export type DeliveryStatus = (typeof webhookDeliveries.$inferSelect)["status"];
@@ -159,7 +158,7 @@ export async function getDelivery(db: Db, accountId: number, webhookId: number, 
  * queue message. The guarded UPDATE lets only one of two simultaneous clicks through; the other
  * gets 409, and the lease keeps even duplicate messages from sending twice at once.
  */
-export async function redeliver(db: Db, env: Bindings, accountId: number, webhookId: number, deliveryId: number) {
+export async function redeliver(db: Db, pipeline: Pipeline, accountId: number, webhookId: number, deliveryId: number) {
   const now = isoMicro();
   const [before, updated] = await db.$client.batch<{ status: DeliveryStatus; attempts: number; active: number }>(
     [
@@ -179,7 +178,7 @@ export async function redeliver(db: Db, env: Bindings, accountId: number, webhoo
     throw ApiError.conflict(`Delivery ${deliveryId} is already waiting to be sent or being sent.`);
   }
   try {
-    await enqueue(env, [{ type: "deliver_webhook", deliveryId }]);
+    await pipeline.sendOrFail([{ type: "deliver_webhook", deliveryId }]);
   } catch (error) {
     // Put it back as it was, so the shop can simply click again instead of meeting a 409.
     await db.$client

@@ -5,12 +5,13 @@
 // state machine, no line ships more than it confirms; any number of answers costs the same few statements.
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { rawBatch, runBatch, toStatement, type Db, type Row } from "../db";
-import { expectCount, LOST, retryLostRaces, runGuarded } from "../db/guards";
+import { expectCount } from "../db/guards";
 import { dispatches, orderLines, orders, shipments, type Dispatch, type DispatchStatus, type LineStatus, type Order, type OrderLine, type Shipment } from "../db/schema";
 import type { AuthenticatedSupplier } from "../env";
 import { shipmentStatements, type ShipmentRecord } from "../events/outbox";
 import { ApiError, type ValidationErrors } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
+import { carryOut, type Plan } from "../lib/plan";
 import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
 import {
@@ -20,8 +21,8 @@ import {
   type CancellableLine,
   type Settlement,
 } from "../orders/cancellations.service";
-import { canMove, completionStatements, lineStatements, moveLinesStatements, newToken, owedToPipeline, type LineChange } from "../orders/lifecycle";
-import { CANCELLATION_HOLD, planReroutes, type Leaving } from "../routing/reroute";
+import { canMove, completionStatements, lineStatements, moveLinesStatements, newToken, type LineChange } from "../orders/lifecycle";
+import { planLeaving, type Leaving } from "../routing/journey";
 import { answeredStatements, type Answered } from "./deadlines";
 
 export type Answer = {
@@ -149,10 +150,11 @@ function judgeAnswers(lines: CancellableLine[], recorded: Set<string>, supplier:
   const leave = (line: CancellableLine, action: Answer["action"], to: "declined" | "partially_completed", l: Omit<Leaving, "line" | "from" | "to" | "supplier">) => {
     const from = status.get(line.id)!;
     if (!canMove(from, to)) refuse(line, from, action);
-    // A cancellation waiting for this supplier's answer: the line goes nowhere else meanwhile.
+    // The line's open cancellation as read: the journey keeps a line the shop is cancelling where it is.
     const openCancellationId = line.openRequest?.purpose === "cancel" ? line.openRequest.id : null;
-    const hold = openCancellationId !== null && !settled.has(openCancellationId) ? CANCELLATION_HOLD : undefined;
-    leaving.set(line.id, { ...l, line, from, to, supplier: who, hold, openCancellationId });
+    // One it answered earlier in this call no longer holds the line (the journey decides the rest).
+    const cancellationSettled = openCancellationId !== null && settled.has(openCancellationId);
+    leaving.set(line.id, { ...l, line, from, to, supplier: who, openCancellationId, cancellationSettled });
     status.set(line.id, to);
   };
 
@@ -307,57 +309,61 @@ export async function answerErrors(db: Db, supplier: AuthenticatedSupplier, answ
   return judgeAnswers(lines, recorded, supplier, answers).errors;
 }
 
-/**
- * A supplier's answers, per line. A decline, or the rest of a partial confirmation, goes to the next
- * eligible supplier when the account re-routes (src/routing/reroute.ts), in the same batch; the
- * results still show each line as the answer left it for this supplier. A cancellation it is asked
- * for is confirmed or refused here too; a shipment that leaves less than a requested cancellation
- * refuses it. A line never ships more than it confirms, however many answers (racing ones too) add
- * to it. Refusals, in this order: every failing field (422), a line that is not this supplier's
- * (404), the first answer that does not fit its line's state (409). Re-routed lines are handed to
- * the pipeline to be sent.
- */
-export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: AuthenticatedSupplier, answers: Answer[]) {
-  const ids = [...new Set(answers.map((a) => a.line_id))];
-  const result = await retryLostRaces(async () => {
-    const { lines, recorded } = await readAnswered(db, supplier, answers);
-    const byId = new Map(lines.map((l) => [l.id, l]));
-    const j = judgeAnswers(lines, recorded, supplier, answers);
-    if (Object.keys(j.errors).length) throw ApiError.validation(j.errors);
-    if (j.missing !== null) throw notFound(j.missing);
-    if (j.conflict) throw j.conflict;
+export type AnswerResult = { lineId: number; status: LineStatus };
 
-    const now = isoMicro();
-    const plan = await planReroutes(db, supplier.accountId, [...j.leaving.values()], now);
-    const settlement = settleCancellations(j.settlements, now);
-    // The lines' clocks, only where one runs or may (a supplier with deadlines): most answers touch none.
-    const answered: Answered[] = [...j.shipping]
-      .filter(([lineId]) => {
-        const l = byId.get(lineId)!;
-        return l.supplierShipDays !== null || l.supplierAckHours !== null || l.ackDueAt !== null || l.shipDueAt !== null || l.rerouteReason !== null || l.overdueAt !== null;
-      })
-      .map(([lineId, s]) => ({ lineId, orderId: byId.get(lineId)!.orderId, shipping: s }));
-    const orderIds = lines.map((l) => l.orderId);
-    const token = newToken();
-    // A shipment is judged against the line's open cancellation as read: one requested meanwhile
-    // makes this batch lose, and the shipment is judged again (and refuses it).
-    const shippedLines = JSON.stringify([...j.shippedNow.keys()].map((i) => ({ i, r: byId.get(i)!.openRequest?.purpose === "cancel" ? byId.get(i)!.openRequest!.id : null })));
-    const cancellationAsRead = expectCount(
-      sql`SELECT count(*) FROM json_each(${shippedLines}) AS j
-          WHERE (SELECT c.id FROM cancellation_lines c WHERE c.order_line_id = j.value ->> '$.i' AND c.status = 'requested' AND c.purpose = 'cancel') IS j.value ->> '$.r'`,
-      j.shippedNow.size,
-    );
-    // Judged against the shipments as read; written, the line must still ship no more than it
-    // confirms, with every shipment recorded by then (a racing answer's too): else this batch loses,
-    // and is judged again against what won (a 422 naming the quantity).
-    const bounded = JSON.stringify([...j.bounded].map((i) => ({ i, o: byId.get(i)!.orderId })));
-    const withinConfirmed = expectCount(
-      sql`SELECT count(*) FROM json_each(${bounded}) AS j JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = j.value ->> '$.o'
-          WHERE (SELECT coalesce(sum(sh.quantity), 0) FROM shipments sh WHERE sh.order_id = l.order_id AND sh.order_line_id = l.id)
-            <= coalesce(l.confirmed_quantity, l.quantity)`,
-      j.bounded.size,
-    );
-    const written = await runGuarded(db, [
+/**
+ * A supplier's answers, per line: judged against the lines as read, then planned as one batch. A
+ * decline, or the rest of a partial confirmation, goes where the journey sends a line that leaves its
+ * supplier (src/routing/journey.ts planLeaving: the next eligible supplier when the account
+ * re-routes), in the same batch; the results still show each line as the answer left it for this
+ * supplier, and the follow-ups are the route step of each order with a re-routed line. A
+ * cancellation it is asked for is confirmed or refused here too; a shipment that leaves less than
+ * a requested cancellation refuses it. A line never ships more than it confirms, however many
+ * answers (racing ones too) add to it. Refusals, in this order: every failing field (422), a line
+ * that is not this supplier's (404), the first answer that does not fit its line's state (409).
+ * Writes nothing: applyAnswers carries it out.
+ */
+export async function planAnswers(db: Db, supplier: AuthenticatedSupplier, answers: Answer[]): Promise<Plan<AnswerResult[]>> {
+  const ids = [...new Set(answers.map((a) => a.line_id))];
+  const { lines, recorded } = await readAnswered(db, supplier, answers);
+  const byId = new Map(lines.map((l) => [l.id, l]));
+  const j = judgeAnswers(lines, recorded, supplier, answers);
+  if (Object.keys(j.errors).length) throw ApiError.validation(j.errors);
+  if (j.missing !== null) throw notFound(j.missing);
+  if (j.conflict) throw j.conflict;
+
+  const now = isoMicro();
+  const plan = await planLeaving(db, supplier.accountId, [...j.leaving.values()], now);
+  const settlement = settleCancellations(j.settlements, now);
+  // The lines' clocks, only where one runs or may (a supplier with deadlines): most answers touch none.
+  const answered: Answered[] = [...j.shipping]
+    .filter(([lineId]) => {
+      const l = byId.get(lineId)!;
+      return l.supplierShipDays !== null || l.supplierAckHours !== null || l.ackDueAt !== null || l.shipDueAt !== null || l.rerouteReason !== null || l.overdueAt !== null;
+    })
+    .map(([lineId, s]) => ({ lineId, orderId: byId.get(lineId)!.orderId, shipping: s }));
+  const orderIds = lines.map((l) => l.orderId);
+  const token = newToken();
+  // A shipment is judged against the line's open cancellation as read: one requested meanwhile
+  // makes this batch lose, and the shipment is judged again (and refuses it).
+  const shippedLines = JSON.stringify([...j.shippedNow.keys()].map((i) => ({ i, r: byId.get(i)!.openRequest?.purpose === "cancel" ? byId.get(i)!.openRequest!.id : null })));
+  const cancellationAsRead = expectCount(
+    sql`SELECT count(*) FROM json_each(${shippedLines}) AS j
+        WHERE (SELECT c.id FROM cancellation_lines c WHERE c.order_line_id = j.value ->> '$.i' AND c.status = 'requested' AND c.purpose = 'cancel') IS j.value ->> '$.r'`,
+    j.shippedNow.size,
+  );
+  // Judged against the shipments as read; written, the line must still ship no more than it
+  // confirms, with every shipment recorded by then (a racing answer's too): else this batch loses,
+  // and is judged again against what won (a 422 naming the quantity).
+  const bounded = JSON.stringify([...j.bounded].map((i) => ({ i, o: byId.get(i)!.orderId })));
+  const withinConfirmed = expectCount(
+    sql`SELECT count(*) FROM json_each(${bounded}) AS j JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = j.value ->> '$.o'
+        WHERE (SELECT coalesce(sum(sh.quantity), 0) FROM shipments sh WHERE sh.order_id = l.order_id AND sh.order_line_id = l.id)
+          <= coalesce(l.confirmed_quantity, l.quantity)`,
+    j.bounded.size,
+  );
+  return {
+    statements: [
       ...(j.shippedNow.size ? [cancellationAsRead] : []),
       ...lineStatements([...j.changes, ...plan.changes, ...settlement.changes], now, { allOrNothing: true, token }),
       ...plan.statements(token),
@@ -365,15 +371,16 @@ export async function applyAnswers(db: Db, pipeline: Pipeline, supplier: Authent
       ...shipmentStatements(j.shipments, now),
       ...(j.bounded.size ? [withinConfirmed] : []),
       ...answeredStatements(answered, now),
-      ...(plan.reroutedOrders.length ? [owedToPipeline(plan.reroutedOrders, now)] : []),
       ...pickedUpStatements(lines, now),
       ...completionStatements(orderIds, now),
-    ]);
-    if (!written) return LOST;
-    return { results: ids.map((id) => ({ lineId: id, status: j.status.get(id)! })), rerouted: plan.reroutedOrders };
-  });
-  await pipeline.send(result.rerouted.map((orderId) => ({ type: "route_order" as const, orderId })));
-  return result.results;
+    ],
+    settle: () => ({ result: ids.map((id) => ({ lineId: id, status: j.status.get(id)! })), followUps: plan.followUps }),
+  };
+}
+
+/** A supplier's answers (planAnswers), written in one batch and judged again should it lose a race; re-routed lines are handed to the pipeline to be sent. */
+export function applyAnswers(db: Db, pipeline: Pipeline, supplier: AuthenticatedSupplier, answers: Answer[]): Promise<AnswerResult[]> {
+  return carryOut(db, pipeline, () => planAnswers(db, supplier, answers));
 }
 
 /**

@@ -22,7 +22,7 @@ import {
 } from "../db/schema";
 import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
-import { enqueue, type Pipeline } from "../lib/queue";
+import type { Pipeline } from "../lib/queue";
 import { leaseUntil, sendSettings } from "../lib/outbound";
 import { isoMicro } from "../lib/time";
 import {
@@ -31,12 +31,12 @@ import {
   moveLinesStatements,
   newToken,
   noteLinesStatements,
-  owedToPipeline,
   type LineChange,
 } from "../orders/lifecycle";
 import { findOrder } from "../orders/orders.service";
-import { planReroutes } from "../routing/reroute";
-import { postWebhook, sendEmail, type Attempt } from "./channels";
+import { planLeaving } from "../routing/journey";
+import { CHANNELS, type Attempt } from "./channels";
+import { orderMail } from "./channels/email";
 import { ackDeadlineStatements, ackDueAtOf, answeredStatements } from "./deadlines";
 import { buildDocument, type DispatchDocument } from "./document";
 import { claimStatement, retryDelaySeconds, underLease } from "./lease";
@@ -75,7 +75,7 @@ export function planDispatch(
   let closes = false;
   const key = crypto.randomUUID();
   const channel = supplier?.channel ?? "manual";
-  const status: Dispatch["status"] = order.test ? "dry_run" : channel === "manual" ? "manual" : channel === "pull" ? "awaiting_pickup" : "sending";
+  const status: Dispatch["status"] = order.test ? "dry_run" : CHANNELS[channel].starts;
   const ackDueAt = status === "manual" || status === "awaiting_pickup" ? ackDueAtOf(supplier ?? { ackDeadlineHours: null }, started) : null;
   for (const { line, from, message } of carried) {
     const base = { lineId: line.id, orderId: order.id, version: line.moveToken };
@@ -117,7 +117,7 @@ export function planDispatch(
  * the delivered ones finished in one batch, the others concluded one by one (re-routed, or queued
  * again with backoff).
  */
-export async function sendHeldDispatches(db: Db, env: Bindings, sends: Held[], timeoutMs: number): Promise<void> {
+export async function sendHeldDispatches(db: Db, env: Bindings, pipeline: Pipeline, sends: Held[], timeoutMs: number): Promise<void> {
   if (sends.length === 0) return;
   const attempts = await Promise.all(
     sends.map(async (held) => {
@@ -129,8 +129,8 @@ export async function sendHeldDispatches(db: Db, env: Bindings, sends: Held[], t
   await runGuarded(db, deliveredStatements(delivered, isoMicro()));
   for (const { held, doc, attempt } of attempts) {
     if (attempt.outcome === "delivered") continue;
-    const result = await concludeAttempt(db, env, held, doc, attempt);
-    if (!result.done) await enqueue(env, [{ type: "send_dispatch", dispatchId: held.dispatch.id }], result.retryInSeconds);
+    const result = await concludeAttempt(db, env, pipeline, held, doc, attempt);
+    if (!result.done) await pipeline.send([{ type: "send_dispatch", dispatchId: held.dispatch.id }], result.retryInSeconds);
   }
 }
 
@@ -191,7 +191,7 @@ const supplierRow = rowMapper(suppliers);
  * dispatch that is done or being sent. The claim and everything the send reads travel in one round
  * trip: the reads run after the claim in the same transaction, so they see exactly what it claimed.
  */
-export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): Promise<SendResult> {
+export async function sendDispatch(db: Db, env: Bindings, pipeline: Pipeline, dispatchId: number): Promise<SendResult> {
   const settings = sendSettings(env);
   const started = new Date();
   const nowIso = isoMicro(started);
@@ -213,14 +213,14 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
     lease,
     started,
   };
-  return sendHeld(db, env, held);
+  return sendHeld(db, env, pipeline, held);
 }
 
 /** Every write after the claim, only while this attempt still holds its lease (./lease.ts). */
 const leasedBy = (db: Db, held: Held) => (set: SQL, then: SQL[] = []) => underLease(db, "dispatches", held.dispatch.id, held.lease, set, then);
 
 /** What a held dispatch's lines become on its channel, without sending anything: test orders, manual, pull. */
-async function sendHeld(db: Db, env: Bindings, held: Held): Promise<SendResult> {
+async function sendHeld(db: Db, env: Bindings, pipeline: Pipeline, held: Held): Promise<SendResult> {
   const { dispatch: claimed, order, supplier, lines } = held;
   const doc = buildDocument(claimed, order, supplier, lines);
   const payload = JSON.stringify(doc);
@@ -247,12 +247,13 @@ async function sendHeld(db: Db, env: Bindings, held: Held): Promise<SendResult> 
     ]);
     return { done: true };
   }
-  if (claimed.channel === "manual") {
+  const channel = CHANNELS[claimed.channel];
+  if (channel.starts === "manual") {
     // Nothing is sent and nothing is logged: the lines wait, ruled, for POST .../complete.
     await leased(sql`status = 'manual', lease_until = NULL, payload = ${payload}`, ackDeadline());
     return { done: true };
   }
-  if (claimed.channel === "pull") {
+  if (channel.starts === "awaiting_pickup") {
     await leased(sql`status = 'awaiting_pickup', lease_until = NULL, payload = ${payload}`, [
       ...noteLinesStatements(
         lines.map((l) => ({ lineId: l.id, orderId: order.id, message: pickupNote(supplier) })),
@@ -267,7 +268,7 @@ async function sendHeld(db: Db, env: Bindings, held: Held): Promise<SendResult> 
     await runGuarded(db, deliveredStatements([{ held, doc, attempt }], isoMicro()));
     return { done: true };
   }
-  return concludeAttempt(db, env, held, doc, attempt);
+  return concludeAttempt(db, env, pipeline, held, doc, attempt);
 }
 
 export const dryRunMessage = (supplier: Pick<Supplier, "name">) => `Test order: dry run, nothing was sent to supplier ${supplier.name}`;
@@ -276,18 +277,13 @@ const pickupNote = (supplier: Pick<Supplier, "name">) => `Waiting for supplier $
 /** An attempt at a push send, with its record for the dispatch's attempt_log. */
 export type SentAttempt = Attempt & { record: AttemptRecord };
 
-/** The call itself, on a push channel (webhook or e-mail), time-boxed; timed and recorded. */
+/** The call itself, on a push channel (webhook or e-mail: ./channels/), time-boxed; timed and recorded. */
 async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, timeoutMs: number): Promise<SentAttempt> {
   const { supplier } = held;
   const channel = held.dispatch.channel === "webhook" ? "webhook" : "email";
-  const to = channel === "webhook" ? supplier.webhookUrl : supplier.email;
+  const to = CHANNELS[channel].address(supplier);
   const at = new Date();
-  let attempt: Attempt;
-  if (!to) attempt = { outcome: "rejected", detail: channel === "webhook" ? "the supplier has no webhook URL" : "the supplier has no e-mail address" };
-  else if (channel === "webhook") {
-    const secrets = [supplier.webhookSecret, supplier.webhookSecretPrevious].filter((s): s is string => !!s);
-    attempt = await postWebhook(to, secrets, doc, timeoutMs);
-  } else attempt = await sendEmail(env, to, doc, timeoutMs);
+  const attempt = await CHANNELS[channel].send({ document: doc, mail: orderMail(doc) }, supplier, { env, timeoutMs });
   const record: AttemptRecord = {
     attempt: held.dispatch.attempts,
     at: isoMicro(at),
@@ -345,7 +341,14 @@ function deliveredStatements(sent: { held: Held; doc: DispatchDocument; attempt:
 }
 
 /** A send that was not delivered: the supplier refused it or it failed for the last time (re-routed when the account does), or it is queued to be tried again. */
-async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: DispatchDocument, attempt: Exclude<SentAttempt, { outcome: "delivered" }>): Promise<SendResult> {
+async function concludeAttempt(
+  db: Db,
+  env: Bindings,
+  pipeline: Pipeline,
+  held: Held,
+  doc: DispatchDocument,
+  attempt: Exclude<SentAttempt, { outcome: "delivered" }>,
+): Promise<SendResult> {
   const { dispatch: claimed, order, supplier, lines } = held;
   const settings = sendSettings(env);
   const payload = JSON.stringify(doc);
@@ -356,24 +359,22 @@ async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: DispatchD
       attempt.outcome === "rejected"
         ? `Supplier ${supplier.name} rejected the order: ${attempt.detail}`
         : `Sending to supplier ${supplier.name} failed after ${claimed.attempts} attempts: ${attempt.detail}`;
-    // The lines go to the next eligible supplier when the account re-routes (src/routing/reroute.ts).
-    const plan = await planReroutes(
+    // The lines go where the journey sends a line that leaves its supplier (src/routing/journey.ts).
+    const at = isoMicro();
+    const plan = await planLeaving(
       db,
       order.accountId,
       lines.map((line) => ({ line, from: "ruled", to: "failed", cause: "failed", supplier, message })),
-      isoMicro(),
+      at,
       order,
     );
     const token = newToken();
-    const at = isoMicro();
-    const owed = plan.rerouted > 0 ? [owedToPipeline(order.id, at)] : [];
     const written = await leased(sql`status = 'failed', lease_until = NULL, payload = ${payload}, last_error = ${message}, sent_at = sent_at, ${recorded}`, [
       ...lineStatements(plan.changes, at, { token }),
       ...plan.statements(token),
-      ...owed,
       ...completionStatements([order.id], at),
     ]);
-    if (written && plan.rerouted > 0) await enqueue(env, [{ type: "route_order", orderId: order.id }]);
+    if (written) await pipeline.send(plan.followUps);
     return { done: true };
   }
   const requeued = await leased(sql`status = 'queued', lease_until = NULL, last_error = ${attempt.detail}, payload = ${payload}, ${recorded}`);

@@ -22,7 +22,7 @@ import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
 import { noteLinesStatements } from "../orders/lifecycle";
 import { buildCancellationDocument, cancellationMailSubject, cancellationMailText, type CancellationLineRow } from "./cancellation-document";
-import { postWebhook, sendMail, type Attempt } from "./channels";
+import { CHANNELS } from "./channels";
 import { claim, retryDelaySeconds, underLease } from "./lease";
 import type { SendResult } from "./forwarding.service";
 
@@ -69,24 +69,10 @@ export async function sendCancellation(db: Db, env: Bindings, cancellationId: nu
     await leased(sql`status = 'answered', lease_until = NULL, payload = ${payload}`);
     return { done: true };
   }
-  let attempt: Attempt;
-  if (claimed.channel === "webhook") {
-    const secrets = [supplier.webhookSecret, supplier.webhookSecretPrevious].filter((s): s is string => !!s);
-    attempt = supplier.webhookUrl ? await postWebhook(supplier.webhookUrl, secrets, doc, settings.timeoutMs) : { outcome: "rejected", detail: "the supplier has no webhook URL" };
-  } else if (claimed.channel === "email") {
-    attempt = supplier.email
-      ? await sendMail(
-          env,
-          supplier.email,
-          { subject: cancellationMailSubject(doc), text: cancellationMailText(doc), headers: { "X-Cancellation-Id": String(claimed.id) } },
-          settings.timeoutMs,
-        )
-      : { outcome: "rejected", detail: "the supplier has no e-mail address" };
-  } else {
-    // Pull and manual requests are never queued (the supplier sees them where it looks); one that
-    // is, after a supplier changed its channel, waits where it is seen now.
-    attempt = { outcome: "delivered", detail: `shown to the supplier (${claimed.channel})` };
-  }
+  // On its channel (./channels/). Pull and manual requests are never queued (the supplier sees them
+  // where it looks); one that is, after a supplier changed its channel, waits where it is seen now.
+  const mail = { subject: cancellationMailSubject(doc), text: cancellationMailText(doc), headers: { "X-Cancellation-Id": String(claimed.id) } };
+  const attempt = await CHANNELS[claimed.channel].send({ document: doc, mail }, supplier, { env, timeoutMs: settings.timeoutMs });
 
   const at = isoMicro();
   if (attempt.outcome === "delivered") {

@@ -1,7 +1,8 @@
 // What travels on the order pipeline queue, and the one place that sends it (nothing else touches
-// env.PIPELINE: the consumer, the cron, the shards and every service send through enqueue). Services hand work
-// to the pipeline through a Pipeline (the API and the console pass the request's, see
-// src/middleware/request-id.ts), so no route or page handler sends messages itself.
+// env.PIPELINE). Every service hands work to the pipeline through the Pipeline port below (the API
+// and the console pass the request's, see src/shards/request.ts; the consumer and the cron their
+// carrier's), so no route, page handler or service sends messages itself; only the shards' moves
+// and redirects, which work below the domain, call enqueue.
 import type { Bindings } from "../env";
 
 export type PipelineMessage = (
@@ -40,25 +41,42 @@ export async function enqueue(env: Bindings, messages: PipelineMessage[], delayS
  * owes it work (routed_at cleared, rematch_requested_at set), so a failed send must not fail the
  * request; the sweeper picks the work up within 90 seconds (docs/operations.md, "After a crash").
  */
-export async function enqueueBestEffort(env: Bindings, messages: PipelineMessage[]): Promise<void> {
+export async function enqueueBestEffort(env: Bindings, messages: PipelineMessage[], delaySeconds?: number): Promise<void> {
   try {
-    await enqueue(env, messages);
+    await enqueue(env, messages, delaySeconds);
   } catch (error) {
     console.error(JSON.stringify({ level: "warn", event: "enqueue_failed", error: String(error), messages }));
   }
 }
 
-/** How a service hands work to the pipeline. Both never throw: the work's durable mark in D1 is already written, and the sweeper picks it up should the message be lost. */
+/**
+ * How a service hands work to the pipeline. On the request path (pipelineFor) a send never throws:
+ * the work's durable mark in D1 is already written, and the sweeper picks it up should the message
+ * be lost. The pipeline's carriers (carrierPipeline: the consumer, the cron) send the same way, but
+ * a failed send throws, so that the message or run that asked for it is tried again.
+ */
 export type Pipeline = {
-  /** Sends now and waits for the queue to take it. */
-  send(messages: PipelineMessage[]): Promise<void>;
+  /** Sends now and waits for the queue to take it; `delaySeconds`: the queue holds the messages that long first. */
+  send(messages: PipelineMessage[], delaySeconds?: number): Promise<void>;
   /** Sends without holding up the caller (after the response, on the request path). */
   sendAfterResponse(messages: PipelineMessage[]): void;
+  /** Sends now and throws when the queue did not take them: for a caller that puts its write back then. */
+  sendOrFail(messages: PipelineMessage[]): Promise<void>;
 };
 
 export function pipelineFor(env: Bindings, waitUntil: (promise: Promise<unknown>) => void): Pipeline {
   return {
-    send: (messages) => enqueueBestEffort(env, messages),
+    send: (messages, delaySeconds) => enqueueBestEffort(env, messages, delaySeconds),
     sendAfterResponse: (messages) => waitUntil(enqueueBestEffort(env, messages)),
+    sendOrFail: (messages) => enqueue(env, messages),
+  };
+}
+
+/** The pipeline as its carriers (the queue consumer, the cron) hand work on: a send that fails throws. */
+export function carrierPipeline(env: Bindings): Pipeline {
+  return {
+    send: (messages, delaySeconds) => enqueue(env, messages, delaySeconds),
+    sendAfterResponse: (messages) => void enqueue(env, messages).catch((error) => console.error(JSON.stringify({ level: "warn", event: "enqueue_failed", error: String(error), messages }))),
+    sendOrFail: (messages) => enqueue(env, messages),
   };
 }

@@ -6,10 +6,11 @@
 // a concurrent send, shipment or second cancellation aborts the batch and it is judged again.
 import { sql, type SQL } from "drizzle-orm";
 import { ofAccount, rowMapper, toStatement, type Db, type Row } from "../db";
-import { expectChanges, expectCount, LOST, retryLostRaces, runGuarded, tryBatch } from "../db/guards";
-import { cancellationLines, cancellations, orderLines, type Cancellation, type CancellationLine, type Channel, type LineStatus, type OrderLine } from "../db/schema";
+import { expectChanges, expectCount } from "../db/guards";
+import { cancellationLines, cancellations, orderLines, type Cancellation, type CancellationLine, type Channel, type LineStatus, type Order, type OrderLine } from "../db/schema";
 import { cancellationAnswerEvents, cancelledUnsentLineEvents, orderCancelledEvent, type CancellationAnswer, type LineRef } from "../events/outbox";
 import { ApiError, type ValidationErrors } from "../lib/errors";
+import { carryOut, runPlan, type Plan } from "../lib/plan";
 import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
 import { cancellationRequestStatements, type CancellationRequest } from "./cancellation-requests";
@@ -143,110 +144,123 @@ export type CancelResult = { orderId: number; cancelled: number; requested: numb
  * The shop cancels the whole order (every line that can still be cancelled), some lines
  * (`line_ids`), or quantities of lines (`lines`). Another account's order is a 404; a listed line that
  * is finished, shipped in full or already being cancelled is a 409; nothing cancellable at all is a
- * 409. Sends the requests it queued to the pipeline.
+ * 409. The requests it queued (to suppliers that have the lines) are handed to the pipeline to be sent.
  */
 export async function cancelOrder(db: Db, pipeline: Pipeline, accountId: number, reference: string, input: CancelInput): Promise<CancelResult> {
   const order = await findOrder(db, accountId, reference);
+  return carryOut(db, pipeline, () => planCancel(db, order, input));
+}
+
+/**
+ * The cancellation as a plan, judged against the lines as read: what no supplier has is skipped (or
+ * split off) at once, what a supplier has is asked of it; one batch, and the follow-ups are the
+ * requests it queued, to be sent on their suppliers' channels. Writes nothing.
+ */
+export async function planCancel(db: Db, order: Order, input: CancelInput): Promise<Plan<CancelResult>> {
   const reason = input.reason ?? null;
-  const result = await retryLostRaces(async () => {
-    const lines = await readCancellableLines(db, order.id);
-    const { scope, targets } = targetsOf(lines, input);
-    const chosen = targets.filter((t) => {
-      const refused = refusal(t.line);
-      if (refused && scope === "lines") throw ApiError.conflict(refused);
-      return !refused;
-    });
-    if (chosen.length === 0) throw ApiError.conflict(`Order ${reference} has nothing left to cancel: every line is skipped, declined, shipped or already being cancelled.`);
-
-    const now = isoMicro();
-    const token = newToken();
-    const changes: LineChange[] = [];
-    const splits: Split[] = [];
-    const unsent: number[] = [];
-    const sent: { i: number; q: number }[] = [];
-    const requests = new Map<number, CancellationRequest>();
-    const confirmed: (LineRef & { quantity: number; reason: string | null })[] = [];
-    const summary: { id: number; external_id: string; quantity: number; outcome: "cancelled" | "requested" }[] = [];
-    for (const { line, quantity } of chosen) {
-      const q = quantity ?? cancellableQuantity(line);
-      const base = { lineId: line.id, orderId: order.id, version: line.moveToken };
-      const event = { quantity: q, reason };
-      if (isUnsent(line)) {
-        unsent.push(line.id);
-        summary.push({ id: line.id, external_id: line.externalId, quantity: q, outcome: "cancelled" });
-        if (q === line.quantity) {
-          changes.push({ kind: "move", ...base, from: line.currentStatus, to: "skipped", message: `Cancelled${withReason(reason)}` });
-          confirmed.push({ o: order.id, i: line.id, t: token, ...event });
-        } else {
-          changes.push({ kind: "note", ...base, status: line.currentStatus, message: `${q} of ${line.quantity} cancelled${withReason(reason)}; they are split off as a skipped line` });
-          splits.push(cancelledPart(line, q, `Split from line #${line.id}: ${q} of ${line.quantity} cancelled${withReason(reason)}`));
-          confirmed.push({ o: order.id, i: line.id, ...event });
-        }
-        continue;
-      }
-      // A supplier has it: ask it. The line keeps its state meanwhile.
-      const supplierId = line.matchedSupplierId!;
-      sent.push({ i: line.id, q });
-      summary.push({ id: line.id, external_id: line.externalId, quantity: q, outcome: "requested" });
-      changes.push({
-        kind: "note",
-        ...base,
-        status: line.currentStatus,
-        message: `Cancellation of ${q} of ${line.quantity} requested from supplier ${line.supplierName}${withReason(reason)}`,
-      });
-      const request = requests.get(supplierId) ?? {
-        accountId,
-        orderId: order.id,
-        supplierId,
-        channel: line.supplierChannel ?? "manual",
-        purpose: "cancel" as const,
-        reason,
-        lines: [],
-      };
-      request.lines.push({ lineId: line.id, quantity: q });
-      requests.set(supplierId, request);
-    }
-
-    const guards: SQL[] = [];
-    if (unsent.length) {
-      // Still not sent when this is written: a send that claimed the dispatch meanwhile wins, and this is judged again.
-      guards.push(
-        expectCount(
-          sql`SELECT count(*) FROM json_each(${JSON.stringify(unsent)}) AS j JOIN order_lines l ON l.id = j.value AND l.order_id = ${order.id}
-              LEFT JOIN dispatches d ON d.id = l.dispatch_id WHERE ${UNSENT_SQL}`,
-          unsent.length,
-        ),
-      );
-    }
-    if (sent.length) {
-      // No shipment meanwhile took what this asks to cancel.
-      guards.push(
-        expectCount(
-          sql`SELECT count(*) FROM json_each(${JSON.stringify(sent)}) AS j JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = ${order.id}
-              WHERE l.quantity - ${shippedOf} >= j.value ->> '$.q'`,
-          sent.length,
-        ),
-      );
-    }
-    const requestStatements = cancellationRequestStatements([...requests.values()], now);
-    const results = await tryBatch(db, [
-      ...guards,
-      ...lineStatements(changes, now, { allOrNothing: true, token }),
-      ...splitStatements(splits, now, newToken()),
-      ...requestStatements,
-      // A second cancellation of the same line that got there first leaves this one's line out: abort.
-      ...(requestStatements.length ? [expectChanges(sent.length)] : []),
-      orderCancelledEvent(order.id, scope, reason, summary, now),
-      ...(confirmed.length ? [cancelledUnsentLineEvents(confirmed, now)] : []),
-      ...completionStatements([order.id], now),
-      queuedCancellations(order.id),
-    ]);
-    if (results === LOST) return LOST;
-    const queued = (results[results.length - 1].results as { id: number }[]).map((r) => r.id);
-    return { orderId: order.id, cancelled: unsent.length, requested: sent.length, queued };
+  const { accountId, reference } = order;
+  const lines = await readCancellableLines(db, order.id);
+  const { scope, targets } = targetsOf(lines, input);
+  const chosen = targets.filter((t) => {
+    const refused = refusal(t.line);
+    if (refused && scope === "lines") throw ApiError.conflict(refused);
+    return !refused;
   });
-  await pipeline.send(result.queued.map((cancellationId) => ({ type: "send_cancellation" as const, cancellationId })));
-  return result;
+  if (chosen.length === 0) throw ApiError.conflict(`Order ${reference} has nothing left to cancel: every line is skipped, declined, shipped or already being cancelled.`);
+
+  const now = isoMicro();
+  const token = newToken();
+  const changes: LineChange[] = [];
+  const splits: Split[] = [];
+  const unsent: number[] = [];
+  const sent: { i: number; q: number }[] = [];
+  const requests = new Map<number, CancellationRequest>();
+  const confirmed: (LineRef & { quantity: number; reason: string | null })[] = [];
+  const summary: { id: number; external_id: string; quantity: number; outcome: "cancelled" | "requested" }[] = [];
+  for (const { line, quantity } of chosen) {
+    const q = quantity ?? cancellableQuantity(line);
+    const base = { lineId: line.id, orderId: order.id, version: line.moveToken };
+    const event = { quantity: q, reason };
+    if (isUnsent(line)) {
+      unsent.push(line.id);
+      summary.push({ id: line.id, external_id: line.externalId, quantity: q, outcome: "cancelled" });
+      if (q === line.quantity) {
+        changes.push({ kind: "move", ...base, from: line.currentStatus, to: "skipped", message: `Cancelled${withReason(reason)}` });
+        confirmed.push({ o: order.id, i: line.id, t: token, ...event });
+      } else {
+        changes.push({ kind: "note", ...base, status: line.currentStatus, message: `${q} of ${line.quantity} cancelled${withReason(reason)}; they are split off as a skipped line` });
+        splits.push(cancelledPart(line, q, `Split from line #${line.id}: ${q} of ${line.quantity} cancelled${withReason(reason)}`));
+        confirmed.push({ o: order.id, i: line.id, ...event });
+      }
+      continue;
+    }
+    // A supplier has it: ask it. The line keeps its state meanwhile.
+    const supplierId = line.matchedSupplierId!;
+    sent.push({ i: line.id, q });
+    summary.push({ id: line.id, external_id: line.externalId, quantity: q, outcome: "requested" });
+    changes.push({
+      kind: "note",
+      ...base,
+      status: line.currentStatus,
+      message: `Cancellation of ${q} of ${line.quantity} requested from supplier ${line.supplierName}${withReason(reason)}`,
+    });
+    const request = requests.get(supplierId) ?? {
+      accountId,
+      orderId: order.id,
+      supplierId,
+      channel: line.supplierChannel ?? "manual",
+      purpose: "cancel" as const,
+      reason,
+      lines: [],
+    };
+    request.lines.push({ lineId: line.id, quantity: q });
+    requests.set(supplierId, request);
+  }
+
+  const guards: SQL[] = [];
+  if (unsent.length) {
+    // Still not sent when this is written: a send that claimed the dispatch meanwhile wins, and this is judged again.
+    guards.push(
+      expectCount(
+        sql`SELECT count(*) FROM json_each(${JSON.stringify(unsent)}) AS j JOIN order_lines l ON l.id = j.value AND l.order_id = ${order.id}
+            LEFT JOIN dispatches d ON d.id = l.dispatch_id WHERE ${UNSENT_SQL}`,
+        unsent.length,
+      ),
+    );
+  }
+  if (sent.length) {
+    // No shipment meanwhile took what this asks to cancel.
+    guards.push(
+      expectCount(
+        sql`SELECT count(*) FROM json_each(${JSON.stringify(sent)}) AS j JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = ${order.id}
+            WHERE l.quantity - ${shippedOf} >= j.value ->> '$.q'`,
+        sent.length,
+      ),
+    );
+  }
+  const requestStatements = cancellationRequestStatements([...requests.values()], now);
+  const statements = [
+    ...guards,
+    ...lineStatements(changes, now, { allOrNothing: true, token }),
+    ...splitStatements(splits, now, newToken()),
+    ...requestStatements,
+    // A second cancellation of the same line that got there first leaves this one's line out: abort.
+    ...(requestStatements.length ? [expectChanges(sent.length)] : []),
+    orderCancelledEvent(order.id, scope, reason, summary, now),
+    ...(confirmed.length ? [cancelledUnsentLineEvents(confirmed, now)] : []),
+    ...completionStatements([order.id], now),
+    queuedCancellations(order.id),
+  ];
+  return {
+    statements,
+    settle: (results) => {
+      const queued = (results[results.length - 1].results as { id: number }[]).map((r) => r.id);
+      return {
+        result: { orderId: order.id, cancelled: unsent.length, requested: sent.length, queued },
+        followUps: queued.map((cancellationId) => ({ type: "send_cancellation" as const, cancellationId })),
+      };
+    },
+  };
 }
 
 /** The order's cancellation requests that wait to be sent (webhook, e-mail). */
@@ -356,38 +370,39 @@ export type ShopAnswer = { line_id: number; action: "confirm" | "refuse"; reason
 /** Settles open cancellations of the order's lines on the supplier's behalf. 422 for a line of no open cancellation. */
 export async function recordCancellationAnswers(db: Db, accountId: number, reference: string, answers: ShopAnswer[]) {
   const order = await findOrder(db, accountId, reference);
-  return retryLostRaces(async () => {
-    const lines = await readCancellableLines(db, order.id);
-    const byId = new Map(lines.map((l) => [l.id, l]));
-    const errors: ValidationErrors = {};
-    answers.forEach((a, i) => {
-      const line = byId.get(a.line_id);
-      if (!line) errors[`answers.${i}.line_id`] = [`The selected answers.${i}.line_id is invalid.`];
-    });
-    if (Object.keys(errors).length) throw ApiError.validation(errors);
-    const settlements = answers.map((a) => {
-      const line = byId.get(a.line_id)!;
-      if (!line.openRequest) throw ApiError.conflict(`Order line ${line.id} has no cancellation waiting for an answer.`);
-      return {
-        line,
-        status: line.currentStatus,
-        request: line.openRequest,
-        outcome: a.action === "confirm" ? ("confirmed" as const) : ("refused" as const),
-        by: "shop" as const,
-        supplier: { id: line.openRequest.supplierId, name: line.supplierName ?? "" },
-        reason: a.reason,
-      };
-    });
-    const now = isoMicro();
-    const token = newToken();
-    const plan = settleCancellations(settlements, now);
-    const written = await runGuarded(db, [
-      ...lineStatements(plan.changes, now, { allOrNothing: true, token }),
-      ...plan.statements(token),
-      ...completionStatements([order.id], now),
-    ]);
-    return written ? order.id : LOST;
+  return (await runPlan(db, () => planCancellationAnswers(db, order, answers))).result;
+}
+
+/** The shop's record of suppliers' answers, as a plan against the lines as read (it queues nothing). */
+async function planCancellationAnswers(db: Db, order: Order, answers: ShopAnswer[]): Promise<Plan<number>> {
+  const lines = await readCancellableLines(db, order.id);
+  const byId = new Map(lines.map((l) => [l.id, l]));
+  const errors: ValidationErrors = {};
+  answers.forEach((a, i) => {
+    const line = byId.get(a.line_id);
+    if (!line) errors[`answers.${i}.line_id`] = [`The selected answers.${i}.line_id is invalid.`];
   });
+  if (Object.keys(errors).length) throw ApiError.validation(errors);
+  const settlements = answers.map((a) => {
+    const line = byId.get(a.line_id)!;
+    if (!line.openRequest) throw ApiError.conflict(`Order line ${line.id} has no cancellation waiting for an answer.`);
+    return {
+      line,
+      status: line.currentStatus,
+      request: line.openRequest,
+      outcome: a.action === "confirm" ? ("confirmed" as const) : ("refused" as const),
+      by: "shop" as const,
+      supplier: { id: line.openRequest.supplierId, name: line.supplierName ?? "" },
+      reason: a.reason,
+    };
+  });
+  const now = isoMicro();
+  const token = newToken();
+  const plan = settleCancellations(settlements, now);
+  return {
+    statements: [...lineStatements(plan.changes, now, { allOrNothing: true, token }), ...plan.statements(token), ...completionStatements([order.id], now)],
+    settle: () => ({ result: order.id, followUps: [] }),
+  };
 }
 
 // ---- Reads ----------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import { Hono, type Context } from "hono";
 import type { Child } from "hono/jsx";
 import { attempt, done, formFields, text, type FormValues } from "../console/forms";
 import { completeByHand, retryFailedLines } from "../forwarding/forwarding.service";
-import { routeNow, setBlocked } from "../routing/routing.service";
+import { matchNow, setBlocked } from "../routing/routing.service";
 import type { LineStatus } from "../db/schema";
 import { ATTEMPT_LOG_KEPT, LINE_STATUSES, type AttemptRecord } from "../db/schema";
 import type { AppEnv } from "../env";
@@ -393,7 +393,7 @@ for (const blocked of [true, false]) {
 }
 
 ordersPages.post("/orders/:reference/match", async (c) => {
-  const { outcome } = await routeNow(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.param("reference"));
+  const { outcome } = await matchNow(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.param("reference"));
   const count = (n: number, what: string) => `${n} ${n === 1 ? "line" : "lines"} ${what}`;
   const text =
     outcome.status === "blocked"

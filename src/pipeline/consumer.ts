@@ -11,9 +11,9 @@ import { publishAfterPipeline, publishAndContinue } from "../events/publish.serv
 import { sendCancellation } from "../forwarding/supplier-cancellations.service";
 import { sendDispatch, sendHeldDispatches } from "../forwarding/forwarding.service";
 import { sendSettings } from "../lib/outbound";
-import { enqueue, type PipelineMessage } from "../lib/queue";
+import { carrierPipeline, type Pipeline, type PipelineMessage } from "../lib/queue";
 import { maxRoutingAttempts, pipelineRetryDelay } from "./settings";
-import { planRoute, rerouteOverdue, type RouteRequest } from "../routing/journey";
+import { planOverdue, planRoute, type RouteRequest } from "../routing/journey";
 import { rematchAccount } from "../routing/rematch";
 
 export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, env: Bindings): Promise<void> {
@@ -28,7 +28,7 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
     message.retry({ delaySeconds: pipelineRetryDelay(env, message.attempts) });
   };
   // The batch's route_order messages are routed together: one read and one write for all their
-  // orders (routeOrders below). Should that fail, each is tried on its own, so one order
+  // orders (runRouteStep below). Should that fail, each is tried on its own, so one order
   // that cannot be routed holds up no other.
   const routing = batch.messages.filter((m) => m.body.type === "route_order") as Message<Extract<PipelineMessage, { type: "route_order" }>>[];
   const others = batch.messages.filter((m) => m.body.type !== "route_order");
@@ -39,7 +39,7 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
     (async () => {
       if (routing.length === 0) return;
       try {
-        await metered("route_order", routing.length, () => routeOrders(db, env, requests(routing)));
+        await metered("route_order", routing.length, () => runRouteStep(db, env, requests(routing)));
         for (const m of routing) m.ack();
       } catch (error) {
         if (routing.length === 1) return failed(routing[0], error);
@@ -47,7 +47,7 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
         await Promise.all(
           routing.map(async (m) => {
             try {
-              await metered("route_order", 1, () => routeOrders(db, env, [{ orderId: m.body.orderId, redelivered: false }]));
+              await metered("route_order", 1, () => runRouteStep(db, env, [{ orderId: m.body.orderId, redelivered: false }]));
               m.ack();
             } catch (alone) {
               await failed(m, alone);
@@ -65,7 +65,7 @@ export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, 
       }
     }),
   ]);
-  await publishAfterPipeline(env, batch.messages.map((m) => m.body));
+  await publishAfterPipeline(env, carrierPipeline(env), batch.messages.map((m) => m.body));
 }
 
 /** Best effort (D1 may be what failed): the operator sees it on a parked order. */
@@ -83,41 +83,46 @@ async function recordRoutingError(db: Db, orderId: number, error: unknown) {
  * with overdue lines are re-routed first and then planned again. Throws when a write fails: the
  * caller retries its messages.
  */
-export async function routeOrders(db: Db, env: Bindings, requests: RouteRequest[]): Promise<void> {
+export async function runRouteStep(db: Db, env: Bindings, requests: RouteRequest[]): Promise<void> {
   const options = { maxAttempts: maxRoutingAttempts(env), timeoutMs: sendSettings(env).timeoutMs };
+  const pipeline = carrierPipeline(env);
   let next = requests;
   while (next.length > 0) {
     const plan = await planRoute(db, next, options);
     const { sends, followUps } = plan.settle(await runBatch(db, plan.statements));
-    await enqueue(env, followUps);
-    await sendHeldDispatches(db, env, sends, options.timeoutMs);
-    for (const { order, lines } of plan.overdue) await enqueue(env, await rerouteOverdue(db, order, lines));
+    await pipeline.send(followUps);
+    await sendHeldDispatches(db, env, pipeline, sends, options.timeoutMs);
+    for (const { order, lines } of plan.overdue) {
+      const overdue = await planOverdue(db, order, lines);
+      await pipeline.send(overdue.settle(await runBatch(db, overdue.statements)).followUps);
+    }
     next = plan.overdue.map(({ order }) => ({ orderId: order.id, redelivered: false }));
   }
 }
 
 /** `redelivered`: the queue delivers this message again because an attempt at it failed. */
 export async function handle(db: Db, env: Bindings, body: PipelineMessage, redelivered = false): Promise<void> {
+  const pipeline: Pipeline = carrierPipeline(env);
   switch (body.type) {
     case "route_order":
-      await routeOrders(db, env, [{ orderId: body.orderId, redelivered }]);
+      await runRouteStep(db, env, [{ orderId: body.orderId, redelivered }]);
       return;
     case "send_dispatch":
     case "send_cancellation": {
-      const result = body.type === "send_dispatch" ? await sendDispatch(db, env, body.dispatchId) : await sendCancellation(db, env, body.cancellationId);
+      const result = body.type === "send_dispatch" ? await sendDispatch(db, env, pipeline, body.dispatchId) : await sendCancellation(db, env, body.cancellationId);
       // Backoff through the queue: a new delayed message, so supplier outages do not use up the
       // queue's own retries (those are kept for failures of our code).
-      if (!result.done) await enqueue(env, [body], result.retryInSeconds);
+      if (!result.done) await pipeline.send([body], result.retryInSeconds);
       return;
     }
     case "rematch_account":
-      await enqueue(env, await rematchAccount(db, body, (orderIds) => routeOrders(db, env, orderIds.map((orderId) => ({ orderId, redelivered: false })))));
+      await pipeline.send(await rematchAccount(db, body, (orderIds) => runRouteStep(db, env, orderIds.map((orderId) => ({ orderId, redelivered: false })))));
       return;
     case "publish_events":
-      await publishAndContinue(db, env);
+      await publishAndContinue(db, pipeline);
       return;
     case "deliver_webhook":
-      await deliverWebhook(db, env, body.deliveryId);
+      await deliverWebhook(db, env, pipeline, body.deliveryId);
       return;
   }
 }

@@ -8,6 +8,7 @@ import { createDb, type Db } from "../db";
 import { sweeperRuns, type SweeperRun } from "../db/schema";
 import type { Bindings } from "../env";
 import { sweepEvents } from "../events/publish.service";
+import { carrierPipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
 import { sweepDeadlines, sweepRematches, sweepStuckCancellations, sweepStuckDispatches, sweepUnroutedOrders } from "./sweeper";
 
@@ -47,7 +48,7 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
     {
       names: ["events_published", "deliveries_rekicked"],
       run: async () => {
-        const { published, rekicked } = await sweepEvents(env, now);
+        const { published, rekicked } = await sweepEvents(env, carrierPipeline(env), now);
         return { events_published: published, deliveries_rekicked: rekicked };
       },
     },

@@ -4,12 +4,11 @@
 import { and, desc, eq, isNotNull, sql } from "drizzle-orm";
 import { runBatch, type Db } from "../db";
 import { deadLetters, orders, type DeadLetter, type DeadLetterStatus } from "../db/schema";
-import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
 import { replayStatements } from "../orders/lifecycle";
-import { enqueue, type PipelineMessage } from "../lib/queue";
+import type { Pipeline, PipelineMessage } from "../lib/queue";
 
 export type ParkedOrder = {
   id: number;
@@ -51,13 +50,13 @@ export async function listParkedOrders(db: Db, page: PageRequest): Promise<{ tot
  * Hands a parked order back to the pipeline: attempts start from zero, every line logs the replay,
  * and routed_at is cleared in the same batch (the sweeper routes it should the message be lost).
  */
-export async function replayParkedOrder(db: Db, env: Bindings, reference: string) {
+export async function replayParkedOrder(db: Db, pipeline: Pipeline, reference: string) {
   const order = await db.query.orders.findFirst({ where: eq(orders.reference, reference) });
   if (!order) throw ApiError.notFound(`Order with reference '${reference}' not found`);
   if (!order.parkedAt) throw ApiError.conflict(`Order ${reference} is not parked; only parked orders can be replayed.`);
   const now = isoMicro();
   await runBatch(db, replayStatements(order.id, "Order replayed by an operator", now));
-  await enqueue(env, [{ type: "route_order", orderId: order.id }]);
+  await pipeline.sendOrFail([{ type: "route_order", orderId: order.id }]);
   return { reference, replayedAt: now };
 }
 
@@ -76,7 +75,7 @@ export async function listDeadLetters(db: Db, status: DeadLetterStatus | "all", 
  * sent before the letter is marked replayed: a failure leaves it open, to be replayed again
  * (every message is safe to handle twice).
  */
-export async function replayDeadLetter(db: Db, env: Bindings, id: number): Promise<DeadLetter> {
+export async function replayDeadLetter(db: Db, pipeline: Pipeline, id: number): Promise<DeadLetter> {
   const letter = await db.query.deadLetters.findFirst({ where: eq(deadLetters.id, id) });
   if (!letter) throw ApiError.notFound(`Dead letter with id '${id}' not found`);
   if (letter.status !== "open") throw ApiError.conflict(`Dead letter ${id} was already replayed at ${letter.replayedAt}.`);
@@ -85,7 +84,7 @@ export async function replayDeadLetter(db: Db, env: Bindings, id: number): Promi
   if (body.type === "route_order" && letter.orderId !== null) {
     await runBatch(db, replayStatements(letter.orderId, "Order replayed by an operator (dead letter)", now));
   }
-  await enqueue(env, [body]);
+  await pipeline.sendOrFail([body]);
   const [updated] = await db
     .update(deadLetters)
     .set({ status: "replayed", replayedAt: now })

@@ -50,6 +50,9 @@ export function subjectOf(order: OrderLike, line: LineLike): RoutingSubject {
 
 export type ReroutePolicy = { enabled: boolean; maxAttempts: number };
 
+/** The bounds of the per-account cap (suppliers per line, the first one included). */
+export const MAX_ATTEMPTS_RANGE = { min: 1, max: 10 } as const;
+
 /**
  * Rules, suppliers and the catalogue products these lines could match, and the account's re-routing
  * settings: one statement (accountContexts). With `orderIds`, the account's orders with those ids

@@ -1,21 +1,28 @@
 // The journey: where an order's next step is decided. Routing (the pipeline's route step, "Match
-// now", a re-match), re-routing after a supplier's silence, parking after failed attempts and the
-// blocking rules all decide here, with one decision loop. The pipeline's route step gets a plan
-// back (the statements of one batch, then the sends and the follow-ups to queue) and only carries
-// it (src/pipeline/consumer.ts); "Match now" writes its plan itself.
-import { asc, eq, sql, type SQL } from "drizzle-orm";
-import { runBatch, type Db } from "../db";
+// now", a re-match), re-routing a line that leaves its supplier (declined, confirmed in part, failed
+// to send, silent past its deadline, or re-routed by hand), parking after failed attempts and the
+// blocking rules all decide here, with one decision loop. Nothing here writes: every function
+// returns a plan (the statements of one batch, then the sends and the follow-ups to queue). The
+// pipeline's consumer carries the route step's and the overdue lines' (src/pipeline/consumer.ts),
+// "Match now" its own (planRoute's match mode, routing.service.ts matchNow); a supplier's answer, a
+// failed send and a line action put the plan of the lines that leave (planLeaving) in their own
+// batch and queue its follow-ups.
+import { sql, type SQL } from "drizzle-orm";
+import type { Db } from "../db";
 import { expectCount } from "../db/guards";
-import { orderLines, orders, type Order, type OrderLine } from "../db/schema";
+import type { Order, OrderLine } from "../db/schema";
 import { newDispatchStatement, planDispatch, type Carried, type Held, type NewDispatch } from "../forwarding/forwarding.service";
+import type { Plan } from "../lib/plan";
 import type { PipelineMessage } from "../lib/queue";
 import { leaseUntil } from "../lib/outbound";
 import { isoMicro } from "../lib/time";
 import { queuedCancellations } from "../orders/cancellations.service";
-import { blockStatements, completionStatements, lineStatements, newToken, parkStatements, type LineChange } from "../orders/lifecycle";
-import { loadOrdersToRoute, loadRoutingContext, subjectOf, unblockedByHand } from "./context";
+import { blockStatements, completionStatements, lineStatements, newToken, owedToPipeline, parkStatements, type LineChange } from "../orders/lifecycle";
+import { loadOrdersToRoute, subjectOf } from "./context";
 import { decideLine, type RoutingContext } from "./matching";
-import { planReroutes } from "./reroute";
+import { planReroutes, type Leaving, type ReroutePlan } from "./reroute";
+
+export { CANCELLATION_HOLD, type Leaving } from "./reroute";
 
 // ---- The decisions, shared by every way an order is routed ----------------------
 
@@ -56,31 +63,82 @@ function decideOrder(order: Order, pending: OrderLine[], ctx: RoutingContext, gu
   };
 }
 
-// ---- The pipeline's route step: match and dispatch any number of orders ----------
+// ---- Lines leaving their supplier -------------------------------------------------
+
+export type LeavingPlan = Omit<ReroutePlan, "statements" | "reroutedOrders"> & {
+  /** After the lines' own statements, stamped with the same token: the re-routes and the mark that the pipeline owes their orders a dispatch. */
+  statements: (token: string) => SQL[];
+  /** Once the batch is written: the route step for each order with a line that went to another supplier. */
+  followUps: PipelineMessage[];
+};
+
+/**
+ * Where lines that leave their supplier go next (./reroute.ts decides each line: the next eligible
+ * supplier, or why it stays), for any caller that writes their leaving: a supplier's answer
+ * (declined, confirmed in part), a send that failed for the last time, a re-route asked for by hand.
+ * The caller writes `changes` through lineStatements with its token and then `statements(token)`,
+ * in its own batch, and queues `followUps` once that batch is written. One round trip, none when no
+ * line may move on.
+ */
+export async function planLeaving(db: Db, accountId: number, leaving: Leaving[], now: string, known?: Order): Promise<LeavingPlan> {
+  const { statements, reroutedOrders, ...plan } = await planReroutes(db, accountId, leaving, now, known);
+  return {
+    ...plan,
+    statements: (token) => [...statements(token), ...(reroutedOrders.length ? [owedToPipeline(reroutedOrders, now)] : [])],
+    followUps: reroutedOrders.map((orderId) => ({ type: "route_order" as const, orderId })),
+  };
+}
+
+// ---- Routing: the pipeline's route step (match and dispatch), and "Match now" ------
 
 export type RouteRequest = { orderId: number; redelivered: boolean };
 
-/** What the pipeline's route step carries out: run `statements` in one batch, then `settle` its results. */
+/**
+ * The pipeline's route step: match and dispatch; `maxAttempts`: an order that has failed this many
+ * attempts is parked instead; `timeoutMs`: a push send's time box (its lease outlives it). Or
+ * "Match now" (`match`): match only, and hand the order to the pipeline for its dispatch.
+ */
+export type RouteMode = { maxAttempts: number; timeoutMs: number } | { match: "now" };
+
+/** What one order's routing did, for "Match now" to answer. */
+export type RouteOutcome = {
+  status: "not_found" | "blocked" | "parked" | "routed";
+  ruled: number;
+  skipped: number;
+  unmatched: number;
+  blockedNow: boolean;
+  /** Lines re-routed after their supplier's acknowledgement deadline passed. */
+  rerouted: number;
+  /** Withdrawals written for the silent suppliers of those lines (the sweeper sends the queued ones). */
+  withdrawn: number;
+};
+
+/** What the caller carries out: run `statements` in one batch, then `settle` its results. */
 export type RoutePlan = {
   statements: SQL[];
   /** From the batch's results: the push sends to make (their leases are running), and the messages to queue. */
   settle(results: D1Result[]): { sends: Held[]; followUps: PipelineMessage[] };
-  /** Orders (as read) with lines to re-route after a supplier's silence: `rerouteOverdue` each, then plan them again. */
+  /** The route step: orders (as read) with lines to re-route after a supplier's silence: `planOverdue` each and run its batch, then plan them again. */
   overdue: { order: Order; lines: OrderLine[] }[];
+  /** Match now: what the plan does to each order. */
+  outcomes: Map<number, RouteOutcome>;
 };
 
 /**
- * Plans the route step for the orders: one round trip reads them all with their accounts' rules,
- * suppliers and catalogue candidates; the plan's batch matches their pending lines, creates their
+ * Plans routing for the orders: one round trip reads them all with their accounts' rules, suppliers
+ * and catalogue candidates. The route step's batch matches their pending lines, creates their
  * dispatches already claimed for the first step of their channel (src/forwarding: planDispatch),
- * and marks the orders routed. Safe to carry out any number of times, concurrently too: every write
- * is guarded by what it read (a line's status and move token, a dispatch's lease), so a repeat
- * changes nothing. `maxAttempts`: an order that has failed this many attempts is parked instead.
+ * and marks the orders routed. "Match now" (mode `match`) matches the pending lines without
+ * dispatching them and re-routes the overdue ones in the same batch; the order is handed to the
+ * pipeline (marked in that batch, and its route_order the follow-up). Safe to carry out any number
+ * of times, concurrently too: every write is guarded by what it read (a line's status and move
+ * token, a dispatch's lease), so a repeat changes nothing.
  */
-export async function planRoute(db: Db, requests: RouteRequest[], options: { maxAttempts: number; timeoutMs: number }): Promise<RoutePlan> {
+export async function planRoute(db: Db, requests: RouteRequest[], mode: RouteMode): Promise<RoutePlan> {
   const started = new Date();
   const now = isoMicro(started);
-  const lease = isoMicro(leaseUntil(started, options.timeoutMs));
+  const matchNow = "match" in mode;
+  const lease = isoMicro(leaseUntil(started, matchNow ? 0 : mode.timeoutMs));
   const orderIds = [...new Set(requests.map((r) => r.orderId))];
   const redelivered = [...new Set(requests.filter((r) => r.redelivered).map((r) => r.orderId))];
   const { orders, accounts } = await loadOrdersToRoute(db, orderIds, redelivered);
@@ -92,21 +150,32 @@ export async function planRoute(db: Db, requests: RouteRequest[], options: { max
   const routed: { i: number; r: string | null }[] = [];
   const overdue: { order: Order; lines: OrderLine[] }[] = [];
   const waiting: PipelineMessage[] = [];
+  const outcomes = new Map<number, RouteOutcome>();
   let closes = false;
 
   for (const orderId of orderIds) {
     const loaded = orders.get(orderId);
-    if (!loaded) continue;
+    const outcome: RouteOutcome = { status: "routed", ruled: 0, skipped: 0, unmatched: 0, blockedNow: false, rerouted: 0, withdrawn: 0 };
+    outcomes.set(orderId, outcome);
+    if (matchNow) waiting.push({ type: "route_order", orderId });
+    if (!loaded) {
+      outcome.status = "not_found";
+      continue;
+    }
     const { order, lines } = loaded;
-    if (order.parkedAt) continue;
-    const park = parkIfExhausted(order, options.maxAttempts, now);
+    if (order.parkedAt) {
+      outcome.status = "parked";
+      continue;
+    }
+    const park = matchNow ? null : parkIfExhausted(order, mode.maxAttempts, now);
     if (park) {
       statements.push(...park);
       continue;
     }
     // Held: unblocking hands the order back to the pipeline; its waiting dispatches wait too.
     if (order.blocked) {
-      routed.push({ i: order.id, r: order.routeRequestedAt });
+      outcome.status = "blocked";
+      if (!matchNow) routed.push({ i: order.id, r: order.routeRequestedAt });
       continue;
     }
     const ctx = { ...accounts.get(order.accountId)!, unblockedByHand: loaded.unblockedByHand };
@@ -114,8 +183,12 @@ export async function planRoute(db: Db, requests: RouteRequest[], options: { max
       order,
       lines.filter((l) => l.currentStatus === "pending"),
       ctx,
-      true,
+      !matchNow,
     );
+    if (matchNow) {
+      statements.push(...(await matchNowStatements(db, order, lines, decided, outcome, now)));
+      continue;
+    }
     // Lines to re-route after their supplier's silence go first (unless a blocking rule stops the
     // order): the rest of the order is planned again once they are.
     const overdueNow = overdueLines(lines).length > 0;
@@ -213,91 +286,64 @@ export async function planRoute(db: Db, requests: RouteRequest[], options: { max
     }
     return { sends, followUps: [...waiting, ...[...again].map((orderId) => ({ type: "route_order" as const, orderId }))] };
   };
-  return { statements, settle, overdue };
+  return { statements, settle, overdue, outcomes };
 }
 
 /**
- * An order of a plan's `overdue`, as the plan read it: its overdue lines re-routed (or left with a
- * note), in one batch of their own, which also reads the withdrawals it queued for the silent
- * suppliers. Returns those as the follow-ups. The order's other lines are left to the next plan.
+ * "Match now" of one order, as decided: its pending lines ruled (without a dispatch: the pipeline
+ * owes the order that, marked in the same batch), skipped or noted, or the order blocked; and its
+ * overdue lines re-routed in the same batch. Any number of lines costs the same few statements.
  */
-export async function rerouteOverdue(db: Db, order: Order, lines: OrderLine[]): Promise<PipelineMessage[]> {
-  const now = isoMicro();
-  const overdue = await overdueStatements(db, order, overdueLines(lines), now);
-  const statements = [...overdue.statements, ...completionStatements([order.id], now)];
-  if (overdue.withdrawn > 0) statements.push(queuedCancellations(order.id));
-  const results = await runBatch(db, statements);
-  if (overdue.withdrawn === 0) return [];
-  return (results[results.length - 1].results as { id: number }[]).map((r) => ({ type: "send_cancellation" as const, cancellationId: r.id }));
-}
-
-// ---- Routing one order on demand ("Match now") -----------------------------------
-
-export type RouteOutcome = {
-  status: "not_found" | "blocked" | "parked" | "routed";
-  ruled: number;
-  skipped: number;
-  unmatched: number;
-  blockedNow: boolean;
-  /** Lines re-routed after their supplier's acknowledgement deadline passed. */
-  rerouted: number;
-  /** Withdrawals written for the silent suppliers of those lines (the caller sends the queued ones). */
-  withdrawn: number;
-};
-
-/**
- * "Match now": matches the order's pending lines (without dispatching them: the order is handed to
- * the pipeline, marked in the same batch) and re-routes its overdue ones. Safe to run any number of
- * times, concurrently too: every write is guarded by the line's current status, so a repeat changes
- * and logs nothing. Any number of lines costs the same few statements (lifecycle.ts).
- */
-export async function routeOrder(db: Db, orderId: number): Promise<RouteOutcome> {
-  const now = isoMicro();
-  const [orderRows, lineRows, unblockedRows] = await db.batch([
-    db.select().from(orders).where(eq(orders.id, orderId)),
-    db.select().from(orderLines).where(eq(orderLines.orderId, orderId)).orderBy(asc(orderLines.position), asc(orderLines.id)),
-    unblockedByHand(db, orderId),
-  ]);
-  const order = orderRows[0];
-  const outcome: RouteOutcome = { status: "routed", ruled: 0, skipped: 0, unmatched: 0, blockedNow: false, rerouted: 0, withdrawn: 0 };
-  if (!order) return { ...outcome, status: "not_found" };
-  if (order.parkedAt) return { ...outcome, status: "parked" };
-  // Held: unblocking hands the order back to the pipeline.
-  if (order.blocked) return { ...outcome, status: "blocked" };
-  const pending = lineRows.filter((l) => l.currentStatus === "pending");
+async function matchNowStatements(db: Db, order: Order, lines: OrderLine[], decided: OrderDecision, outcome: RouteOutcome, now: string): Promise<SQL[]> {
   const statements: SQL[] = [];
-
-  if (pending.length > 0) {
-    const ctx = { ...(await loadRoutingContext(db, order.accountId, pending)), unblockedByHand: unblockedRows.length > 0 };
-    const decided = decideOrder(order, pending, ctx, false);
-    if (decided.block !== null) {
-      statements.push(...blockStatements(order.id, true, decided.block, now));
-      outcome.blockedNow = true;
-    } else {
-      const changes: LineChange[] = decided.decided.map((d) => {
-        if (d.assign !== null) {
-          outcome.ruled++;
-          return { kind: "move", lineId: d.line.id, orderId: order.id, message: d.message, from: "pending", to: "ruled", matchedSupplierId: d.assign };
-        }
-        if (d.change.kind === "move") outcome.skipped++;
-        else outcome.unmatched++;
-        return d.change;
-      });
-      statements.push(...lineStatements(changes, now));
-    }
+  if (decided.block !== null) {
+    statements.push(...blockStatements(order.id, true, decided.block, now));
+    outcome.blockedNow = true;
+  } else {
+    const changes: LineChange[] = decided.decided.map((d) => {
+      if (d.assign !== null) {
+        outcome.ruled++;
+        return { kind: "move", lineId: d.line.id, orderId: order.id, message: d.message, from: "pending", to: "ruled", matchedSupplierId: d.assign };
+      }
+      if (d.change.kind === "move") outcome.skipped++;
+      else outcome.unmatched++;
+      return d.change;
+    });
+    statements.push(...lineStatements(changes, now));
   }
-  const silent = overdueLines(lineRows);
+  const silent = overdueLines(lines);
   if (silent.length > 0 && !outcome.blockedNow) {
     const overdue = await overdueStatements(db, order, silent, now);
     statements.push(...overdue.statements);
     outcome.rerouted = overdue.rerouted;
     outcome.withdrawn = overdue.withdrawn;
   }
-  // The pipeline still owes the order its dispatch: marked in the same batch.
   statements.push(sql`UPDATE orders SET routed_at = NULL, route_requested_at = ${now} WHERE id = ${order.id}`);
   statements.push(...completionStatements([order.id], now));
-  await runBatch(db, statements);
-  return outcome;
+  return statements;
+}
+
+/**
+ * An order of a route plan's `overdue`, as that plan read it: its overdue lines re-routed (or left
+ * with a note), in one batch of their own, which also reads the withdrawals it queued for the
+ * silent suppliers; those are the follow-ups. The order's other lines are left to the next route
+ * plan. Writes nothing: the caller runs the batch.
+ */
+export async function planOverdue(db: Db, order: Order, lines: OrderLine[]): Promise<Plan<null>> {
+  const now = isoMicro();
+  const overdue = await overdueStatements(db, order, overdueLines(lines), now);
+  const statements = [...overdue.statements, ...completionStatements([order.id], now)];
+  if (overdue.withdrawn > 0) statements.push(queuedCancellations(order.id));
+  return {
+    statements,
+    settle: (results) => ({
+      result: null,
+      followUps:
+        overdue.withdrawn === 0
+          ? []
+          : (results[results.length - 1].results as { id: number }[]).map((r) => ({ type: "send_cancellation" as const, cancellationId: r.id })),
+    }),
+  };
 }
 
 /**

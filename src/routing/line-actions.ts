@@ -15,7 +15,7 @@ import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
 import { completionStatements, lineStatements, newToken, owedToPipeline } from "../orders/lifecycle";
 import { findOrder } from "../orders/orders.service";
-import { CANCELLATION_HOLD, planReroutes } from "./reroute";
+import { CANCELLATION_HOLD, planLeaving } from "./journey";
 
 /** The states a line can be sent to a supplier by hand from: it has no supplier working on it. */
 export const ASSIGNABLE: readonly LineStatus[] = ["pending", "failed", "declined"];
@@ -153,7 +153,7 @@ export async function rerouteLine(db: Db, pipeline: Pipeline, accountId: number,
     if (line.matchedSupplierId === null) throw ApiError.conflict(`Order line ${line.id} has no supplier to re-route from; send it to a supplier by hand.`);
     const from = line.currentStatus as "failed" | "declined";
     const now = isoMicro();
-    const plan = await planReroutes(
+    const plan = await planLeaving(
       db,
       accountId,
       [{ line, from, to: from, cause: from, supplier: { id: line.matchedSupplierId }, message: read.lastMessage ?? from, openCancellationId: null, byHand: actorWords(by) }],
@@ -167,14 +167,13 @@ export async function rerouteLine(db: Db, pipeline: Pipeline, accountId: number,
       stillActionable(order, line.id),
       ...lineStatements(plan.changes, now, { token, allOrNothing: true }),
       ...plan.statements(token),
-      owedToPipeline(order.id, now),
       ...completionStatements([order.id], now, { closes: false }),
     ]);
     if (!written) return LOST;
     const move = plan.changes.find((c) => c.kind === "move" && c.to === "ruled");
     const to = move?.kind === "move" ? move.matchedSupplierId! : 0;
-    return { orderId: order.id, lineId: line.id, supplier: { id: to, name: (await supplierName(db, to)) ?? `#${to}` } };
+    return { result: { orderId: order.id, lineId: line.id, supplier: { id: to, name: (await supplierName(db, to)) ?? `#${to}` } }, followUps: plan.followUps };
   });
-  await pipeline.send([{ type: "route_order", orderId: result.orderId }]);
-  return result;
+  await pipeline.send(result.followUps);
+  return result.result;
 }

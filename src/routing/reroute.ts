@@ -19,9 +19,6 @@ import { decideLine, type SupplierRef } from "./matching";
 
 export type RerouteCause = RerouteHop["outcome"];
 
-/** The bounds of the per-account cap (suppliers per line, the first one included). */
-export const MAX_ATTEMPTS_RANGE = { min: 1, max: 10 } as const;
-
 /** A line leaving its supplier: the move its caller writes anyway, and why. */
 export type Leaving = {
   /** The line as read. */
@@ -37,8 +34,11 @@ export type Leaving = {
   message: string;
   /** partial: what the supplier confirmed (the rest goes on, split into a new line). */
   confirmedQuantity?: number;
-  /** A reason the caller knows not to re-route (a cancellation waits for the supplier's answer). */
-  hold?: string;
+  /**
+   * The caller settles the line's open cancellation (openCancellationId) itself, before this line
+   * leaves (a supplier that confirmed or refused it earlier in the same answers): it holds the line no more.
+   */
+  cancellationSettled?: boolean;
   /**
    * The line's open cancellation (purpose cancel) as the caller read it: its id, or null for none.
    * Undefined: the caller did not read it, and the decision does (a line the shop is cancelling
@@ -92,7 +92,8 @@ async function decide(
   const candidates: { l: Leaving; excluded: Set<number>; attempt: number }[] = [];
   const decisions: Decision[] = leaving.map((l) => {
     const excluded = new Set([...(l.line.rerouteChain ?? []).map((h) => h.supplier_id), l.supplier.id]);
-    if (l.hold) return { kind: "stay", leaving: l, why: l.hold };
+    // A line the shop is cancelling waits for its supplier's answer: it goes nowhere else meanwhile.
+    if (l.openCancellationId != null && !l.cancellationSettled) return { kind: "stay", leaving: l, why: CANCELLATION_HOLD };
     if (l.cause === "partial" && remainderOf(l) < 1) return { kind: "stay", leaving: l, why: null };
     candidates.push({ l, excluded, attempt: excluded.size + 1 });
     return { kind: "stay", leaving: l, why: null };

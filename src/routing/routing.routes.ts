@@ -11,7 +11,7 @@ import { OrderDetail, referenceParam } from "../orders/orders.schemas";
 import { presentOrderDetail } from "../orders/orders.present";
 import { getOrder } from "../orders/orders.service";
 import { assignLine, rerouteLine } from "./line-actions";
-import { routeNow, setBlocked } from "./routing.service";
+import { matchNow, setBlocked } from "./routing.service";
 
 export const routingRouter = createRouter();
 
@@ -85,7 +85,7 @@ routingRouter.openapi(
   async (c) => {
     const { id: accountId } = c.get("account");
     const { reference } = c.req.valid("param");
-    await routeNow(c.get("db"), c.get("pipeline"), accountId, reference);
+    await matchNow(c.get("db"), c.get("pipeline"), accountId, reference);
     return c.json(presentOrderDetail(await getOrder(c.get("db"), accountId, reference)), 200);
   },
 );

@@ -1,5 +1,5 @@
 // Routing's actions on one order (block, unblock, "Match now") and explain. The decisions
-// themselves are made in ./journey.ts.
+// themselves are made in ./journey.ts; "Match now" carries out its plan here.
 import { asc, eq } from "drizzle-orm";
 import { runBatch, type Db } from "../db";
 import { orderLines, type ManualDecision, type RerouteHop, type RoutingRule } from "../db/schema";
@@ -10,7 +10,7 @@ import type { CreateOrderInput } from "../orders/orders.schemas";
 import { findOrder, lineColumns, orderColumns } from "../orders/orders.service";
 import { loadRoutingContext, subjectOf, unblockedByHand, UNBLOCKED_BY_HAND, type LineLike, type OrderLike } from "./context";
 import { decideLine, DRAFT_RULE_ID } from "./matching";
-import { routeOrder } from "./journey";
+import { planRoute } from "./journey";
 import type { CreateRuleInput } from "./rules.schemas";
 
 
@@ -33,12 +33,17 @@ export async function setBlocked(db: Db, pipeline: Pipeline, accountId: number, 
   return { orderId: order.id, changed: flag.meta.changes > 0 };
 }
 
-/** Matches the order now (on demand); the lines that became ruled go on to their suppliers through the pipeline. Returns the order's id and what matching did. */
-export async function routeNow(db: Db, pipeline: Pipeline, accountId: number, reference: string) {
+/**
+ * "Match now": the journey's routing plan for the order in its `match` mode (src/routing/journey.ts
+ * planRoute, as the pipeline's route step), carried out here; the lines that became ruled go on to
+ * their suppliers through the pipeline. Returns the order's id and what matching did.
+ */
+export async function matchNow(db: Db, pipeline: Pipeline, accountId: number, reference: string) {
   const order = await findOrder(db, accountId, reference);
-  const outcome = await routeOrder(db, order.id);
-  await pipeline.send([{ type: "route_order", orderId: order.id }]);
-  return { orderId: order.id, outcome };
+  const plan = await planRoute(db, [{ orderId: order.id, redelivered: false }], { match: "now" });
+  const { followUps } = plan.settle(await runBatch(db, plan.statements));
+  await pipeline.send(followUps);
+  return { orderId: order.id, outcome: plan.outcomes.get(order.id)! };
 }
 
 // ---- Explain: what would happen, writing nothing -------------------------------

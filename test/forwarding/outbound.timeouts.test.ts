@@ -3,7 +3,7 @@
 // by two attempts at once.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { sendEmail } from "../../src/forwarding/channels";
+import { sendEmail } from "../../src/forwarding/channels/email";
 import type { DispatchDocument } from "../../src/forwarding/document";
 import { LEASE_MARGIN_MS, leaseUntil, OutboundTimeoutError, sendSettings, withTimeout } from "../../src/lib/outbound";
 

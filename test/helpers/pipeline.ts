@@ -8,5 +8,6 @@ export function losingPipeline(): Pipeline & { lost: PipelineMessage[] } {
     lost,
     send: async (messages) => void lost.push(...messages),
     sendAfterResponse: (messages) => void lost.push(...messages),
+    sendOrFail: async (messages) => void lost.push(...messages),
   };
 }

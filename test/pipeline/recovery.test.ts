@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import { retryFailedLines } from "../../src/forwarding/forwarding.service";
 import { sweepRematches, sweepUnroutedOrders } from "../../src/pipeline/sweeper";
-import { routeNow, setBlocked } from "../../src/routing/routing.service";
+import { matchNow, setBlocked } from "../../src/routing/routing.service";
 import { CreateRuleBody } from "../../src/routing/rules.schemas";
 import { createRule, updateRule } from "../../src/routing/rules.service";
 import { createAccount, createOrder, exec, orderIdOf, orderPayload, rows, seedSupplier } from "../helpers/factories";
@@ -68,7 +68,7 @@ describe("an action whose queue message is lost", () => {
 
     // The match itself, without its queue message.
     const pipeline = losingPipeline();
-    await routeNow(createDb(env.DB), pipeline, creds.accountId, reference);
+    await matchNow(createDb(env.DB), pipeline, creds.accountId, reference);
     expect(pipeline.lost).toEqual([{ type: "route_order", orderId: await orderIdOf(reference) }]);
     expect((await call("GET", `/api/v1/orders/${reference}/dispatches`, { creds })).json.data).toEqual([]);
     expect(await sweepUnroutedOrders(env, later())).toContain(await orderIdOf(reference));

@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import { sendDispatch } from "../../src/forwarding/forwarding.service";
+import { carrierPipeline } from "../../src/lib/queue";
 import { cancel, cancellationsOf, claimedNotSent, getOrder, sentOrder } from "../helpers/cancellations";
 import { createAccount, orderPayload } from "../helpers/factories";
 import { received, remoteUrl } from "../helpers/fake-remote";
@@ -62,7 +63,7 @@ describe("a cancellation crossing the send of its lines", () => {
       const [first, second] = skew(round);
       const [cancelled] = await Promise.all([
         later(first, () => cancel(creds, reference, { reason: "race" })),
-        later(second, () => sendDispatch(createDb(env.DB), env, dispatchId)),
+        later(second, () => sendDispatch(createDb(env.DB), env, carrierPipeline(env), dispatchId)),
       ]);
       expect(cancelled.status).toBe(200);
       const statuses = cancelled.json.order_lines.map((l: { current_status: string }) => l.current_status);

@@ -11,7 +11,7 @@ import { cancelOrder } from "../../src/orders/cancellations.service";
 import { CreateOrderBody } from "../../src/orders/orders.schemas";
 import { createOrder, listOrders } from "../../src/orders/orders.service";
 import { ListOrdersQuery } from "../../src/orders/orders.schemas";
-import { routeOrders } from "../../src/pipeline/consumer";
+import { runRouteStep } from "../../src/pipeline/consumer";
 import { sweepDeadlines, sweepStuckCancellations, sweepStuckDispatches, sweepUnroutedOrders } from "../../src/pipeline/sweeper";
 import { createAccount, exec, orderPayload, rows, seedSupplier } from "../helpers/factories";
 import { seedRule } from "../helpers/routing";
@@ -42,14 +42,14 @@ describe("a 500-line order through the pipeline, counted", () => {
     const { orderId } = await createOrder(createDb(env.DB), losingPipeline(), creds.accountId, CreateOrderBody.parse(orderPayload({ products })));
 
     // Matched and claimed into a dispatch awaiting the pull supplier's pickup: one read, one write.
-    const routed = await metered(() => routeOrders(db, env, [{ orderId, redelivered: false }]));
+    const routed = await metered(() => runRouteStep(db, env, [{ orderId, redelivered: false }]));
     const lineIds = (await rows<{ id: number }>("SELECT id FROM order_lines WHERE order_id = ? ORDER BY position", orderId)).map((r) => r.id);
     const answered = await metered(() =>
       applyAnswers(db, losingPipeline(), { id: supplier.id, accountId: creds.accountId, name: supplier.name }, lineIds.map((id) => ({ line_id: id, action: "accept" as const }))),
     );
     // Then every line shipped in one call, and the same call again (a repeat, recorded once): the
     // shipments already recorded are read with the lines, and the write checks no line ships more
-    // than it has (test/forwarding/supplier-answers.quantities.test.ts), in the same round trips.
+    // than it has (test/forwarding/answers.quantities.test.ts), in the same round trips.
     const supplierRef = { id: supplier.id, accountId: creds.accountId, name: supplier.name };
     const shipAll = lineIds.map((id) => ({ line_id: id, action: "ship" as const, tracking_number: `T-${id}` }));
     const shipped = await metered(() => applyAnswers(db, losingPipeline(), supplierRef, shipAll));
@@ -88,14 +88,14 @@ describe("a 500-line order through the pipeline, counted", () => {
     const plain = createDb(env.DB);
     const db = createDb(meteredD1(env.DB));
     const { orderId } = await createOrder(plain, losingPipeline(), creds.accountId, CreateOrderBody.parse(orderPayload({ products })));
-    await routeOrders(plain, env, [{ orderId, redelivered: false }]);
+    await runRouteStep(plain, env, [{ orderId, redelivered: false }]);
     const lineIds = (await rows<{ id: number }>("SELECT id FROM order_lines WHERE order_id = ? ORDER BY position", orderId)).map((r) => r.id);
 
     const declined = await metered(() =>
       applyAnswers(db, losingPipeline(), { id: first.id, accountId: creds.accountId, name: first.name }, lineIds.map((id) => ({ line_id: id, action: "decline" as const, reason: "out of stock" }))),
     );
     // The re-routed lines, ruled to `next` without a dispatch: claimed into one in one read and one write.
-    const rerouted = await metered(() => routeOrders(db, env, [{ orderId, redelivered: false }]));
+    const rerouted = await metered(() => runRouteStep(db, env, [{ orderId, redelivered: false }]));
     expect(await rows("SELECT DISTINCT current_status, matched_supplier_id, dispatch_id IS NOT NULL AS dispatched FROM order_lines WHERE order_id = ?", orderId)).toEqual([
       { current_status: "ruled", matched_supplier_id: next.id, dispatched: 1 },
     ]);

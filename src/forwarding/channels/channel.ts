@@ -1,0 +1,43 @@
+// What forwarding needs of a supplier's channel, whatever it is: one Channel interface, and each
+// channel an adapter beside it (webhook.ts, email.ts, pull.ts, manual.ts; index.ts lists them). A
+// channel sends a document (a dispatch's order, a cancellation request) and says how it went; the
+// forwarding services decide what that means for the lines. A new channel is one new file here.
+import type { Supplier } from "../../db/schema";
+import type { Bindings } from "../../env";
+
+/** What came back, for the attempt's record: the HTTP status and the answer's body, or how the call failed (the error as `response`). */
+type Answer = { http?: number; response?: string; failure?: "timeout" | "network" | "email" };
+
+/** How a send went. */
+export type Attempt = (
+  | { outcome: "delivered"; detail: string }
+  /** Worth trying again: 408, 429, 5xx, timeouts, network errors. */
+  | { outcome: "retryable"; detail: string }
+  /** The supplier refused it; trying again will not help. */
+  | { outcome: "rejected"; detail: string }
+) &
+  Answer;
+
+/** A document as an e-mail. */
+export type Mail = { subject: string; text: string; headers: Record<string, string>; attachment?: { filename: string; contentType: string; text: string } };
+
+/** What a channel sends: the document (POSTed as JSON; its `id` is the idempotency key), and the same as an e-mail. */
+export type Outgoing = { document: { id: string }; mail: Mail };
+
+export interface Channel {
+  /**
+   * What a dispatch on the channel starts as: sent by the pipeline now (`sending`: a push channel),
+   * left for the supplier to fetch and acknowledge (`awaiting_pickup`), or for the shop to place by
+   * hand (`manual`). Only push channels send a dispatch.
+   */
+  readonly starts: "sending" | "awaiting_pickup" | "manual";
+  /** Where it sends to (the supplier's webhook URL, its e-mail address); null: nowhere (a push is then refused). */
+  address(supplier: Supplier): string | null;
+  /** Sends the document to the supplier, time-boxed to `timeoutMs` as a whole (below the send's lease). */
+  send(outgoing: Outgoing, supplier: Supplier, context: { env: Bindings; timeoutMs: number }): Promise<Attempt>;
+}
+
+/** How much of an answer or error is kept. */
+const MAX_DETAIL = 500;
+export const truncate = (s: string) => (s.length > MAX_DETAIL ? `${s.slice(0, MAX_DETAIL)}…` : s);
+export const timedOut = (error: unknown) => error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
