@@ -28,11 +28,11 @@ declare module "vitest" {
     /** Its demo account, as npm start writes it into .demo-credentials.json. */
     docsCredentials: { account_id: number; api_key: string; supplier_key: string; supplier_name: string };
     /** The FTP tests' vsftpd (test/lib/file-transfer/ftp-server.global.ts): FTP and explicit FTPS on one port,
-     *  the same with vsftpd's default require_ssl_reuse=YES on another,
+     *  the same with vsftpd's default require_ssl_reuse=YES on another, one taking uploads at 2 MB/s,
      *  a loopback port that accepts and never says a word, one that greets and then answers nothing,
      *  one that greets and then closes on the first command, and vsftpd behind a relay that
      *  refuses EPSV and renames onto an existing file. */
-    ftpServer: { host: string; port: number; sslReusePort: number; username: string; password: string; silentPort: number; mutePort: number; dropPort: number; quirkyPort: number };
+    ftpServer: { host: string; port: number; sslReusePort: number; slowPort: number; username: string; password: string; silentPort: number; mutePort: number; dropPort: number; quirkyPort: number };
     /**
      * The real OpenSSH server of the SFTP tests (test/lib/file-transfer/sftp-server.global.ts): its
      * test user's password and private keys (PEM), its host key's fingerprint, the same server with

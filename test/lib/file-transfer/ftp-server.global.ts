@@ -108,8 +108,8 @@ export default async function setup(project: TestProject) {
 
   const { certFile: cert, keyFile: key } = ftpCertificates();
 
-  /** One vsftpd over that root; `requireSslReuse` as vsftpd's own default has it (YES), or off. */
-  async function startVsftpd(name: string, requireSslReuse: boolean): Promise<{ port: number; process: ChildProcess; exited: () => string | null }> {
+  /** One vsftpd over that root; `requireSslReuse` as vsftpd's own default has it (YES), or off; `extra` lines for its config. */
+  async function startVsftpd(name: string, requireSslReuse: boolean, extra: string[] = []): Promise<{ port: number; process: ChildProcess; exited: () => string | null }> {
     const port = await freePort();
     const [pasvMin, pasvMax] = await freePortRange(20);
     const config = join(dir, `${name}.conf`);
@@ -154,6 +154,7 @@ export default async function setup(project: TestProject) {
         "force_dot_files=YES",
         "xferlog_enable=YES",
         `vsftpd_log_file=${join(dir, `${name}.log`)}`,
+        ...extra,
         "",
       ].join("\n"),
     );
@@ -169,6 +170,9 @@ export default async function setup(project: TestProject) {
   const vsftpd = await startVsftpd("vsftpd", false);
   // vsftpd as it ships: TLS data connections must resume the control connection's TLS session.
   const reuse = await startVsftpd("vsftpd-ssl-reuse", true);
+  // One that takes uploads at 2 MB/s: an upload lasts long enough for a reader to look at the
+  // folder many times while it runs, however fast or loaded the machine is (the atomic upload's test).
+  const slow = await startVsftpd("vsftpd-slow", false, ["local_max_rate=2000000"]);
 
   // A server that accepts and says nothing, and one that greets and then answers nothing (the
   // client's time box must end the session; in the second, a command went out unanswered).
@@ -229,6 +233,7 @@ export default async function setup(project: TestProject) {
     host: "127.0.0.1",
     port: vsftpd.port,
     sslReusePort: reuse.port,
+    slowPort: slow.port,
     username: USER,
     password: PASSWORD,
     silentPort,
@@ -240,7 +245,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     for (const socket of sockets) socket.destroy();
     for (const server of [silent, mute, drop, quirky]) await new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const server of [vsftpd, reuse]) {
+    for (const server of [vsftpd, reuse, slow]) {
       if (server.exited()) continue;
       const gone = new Promise<void>((resolve) => server.process.once("exit", () => resolve()));
       server.process.kill("SIGTERM");
