@@ -11,6 +11,7 @@ import { publishAfterPipeline, publishAndContinue } from "../events/publish.serv
 import { sendCancellation } from "../forwarding/supplier-cancellations.service";
 import { sendDispatch, sendHeldDispatches } from "../forwarding/forwarding.service";
 import { sendSettings } from "../lib/outbound";
+import { deliverWriteBack } from "../shops/write-back.service";
 import { enqueue, type PipelineMessage } from "../lib/queue";
 import { maxRoutingAttempts, pipelineRetryDelay } from "./settings";
 import { planRoute, rerouteOverdue, type RouteRequest } from "../routing/journey";
@@ -118,6 +119,9 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage, redel
       return;
     case "deliver_webhook":
       await deliverWebhook(db, env, body.deliveryId);
+      return;
+    case "write_back":
+      await deliverWriteBack(db, env, body.writeBackId);
       return;
   }
 }
