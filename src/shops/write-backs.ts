@@ -20,11 +20,12 @@ const lineFinal = sql`(l.current_status IN ('skipped', 'declined', 'failed')
  * account that is not deleted (a paused one's wait for it) and serves the order's source; returns
  * the ids of those it created. Unique per connection, event and kind (and one completion per
  * connection and order), so publishing a page again creates nothing twice. Created in the order
- * they must go: an order's shipments and notes in event order, its completion last.
+ * they must go: an order's shipments and notes in the order their events were written (the events'
+ * rowid: the ids of one batch's events are random), its completion last.
  */
 export function writeBacksFromEvents(page: SQL, now: string): SQL {
   return sql`WITH ev AS (
-      SELECT e.id, e.account_id, e.type, e.data, e.created_at, o.id AS order_id, o.reference, o.source
+      SELECT e.id, e.rowid AS seq, e.account_id, e.type, e.data, e.created_at, o.id AS order_id, o.reference, o.source
       FROM events e JOIN orders o ON o.reference = e.data ->> '$.order.reference' AND o.account_id = e.account_id
       WHERE e.id IN (${page})
         AND EXISTS (SELECT 1 FROM shop_connections c WHERE c.account_id = e.account_id AND c.deleted_at IS NULL)
@@ -47,7 +48,7 @@ export function writeBacksFromEvents(page: SQL, now: string): SQL {
       -- The completion: from the order's last event of the page, once every line is final, something
       -- shipped, and no event of the order waits for a later page.
       SELECT ev.*, 1, 'complete', NULL, NULL
-      FROM ev WHERE ev.id = (SELECT x.id FROM ev x WHERE x.order_id = ev.order_id ORDER BY x.created_at DESC, x.id DESC LIMIT 1)
+      FROM ev WHERE ev.id = (SELECT x.id FROM ev x WHERE x.order_id = ev.order_id ORDER BY x.seq DESC LIMIT 1)
         AND EXISTS (SELECT 1 FROM shipments sh WHERE sh.order_id = ev.order_id)
         AND NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = ev.order_id AND NOT ${lineFinal})
         AND NOT EXISTS (SELECT 1 FROM events e2 WHERE e2.account_id = ev.account_id AND json_extract(e2.data, '$.order.reference') = ev.reference
@@ -58,7 +59,7 @@ export function writeBacksFromEvents(page: SQL, now: string): SQL {
     FROM wanted w JOIN shop_connections c ON c.account_id = w.account_id AND c.deleted_at IS NULL
       AND (c.sources IS NULL OR EXISTS (SELECT 1 FROM json_each(c.sources) s WHERE s.value = w.source))
     WHERE true
-    ORDER BY w.rank, w.created_at, w.id, c.id
+    ORDER BY w.rank, w.seq, c.id
     ON CONFLICT DO NOTHING
     RETURNING id`;
 }
