@@ -38,4 +38,5 @@ CREATE UNIQUE INDEX `shop_write_backs_complete_uq` ON `shop_write_backs` (`conne
 CREATE INDEX `shop_write_backs_order_idx` ON `shop_write_backs` (`order_id`,`connection_id`,`id`);--> statement-breakpoint
 CREATE INDEX `shop_write_backs_connection_idx` ON `shop_write_backs` (`connection_id`,`id`);--> statement-breakpoint
 CREATE INDEX `shop_write_backs_account_status_idx` ON `shop_write_backs` (`account_id`,`status`,`id`);--> statement-breakpoint
-CREATE INDEX `shop_write_backs_status_idx` ON `shop_write_backs` (`status`,`id`);
+CREATE INDEX `shop_write_backs_status_idx` ON `shop_write_backs` (`status`,`id`);--> statement-breakpoint
+CREATE INDEX `shop_write_backs_event_idx` ON `shop_write_backs` (`event_id`);

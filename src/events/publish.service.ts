@@ -7,7 +7,7 @@ import { createDb, toStatement, type Db } from "../db";
 import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
 import { enqueue, type PipelineMessage } from "../lib/queue";
-import { stuckWriteBacks, writeBackMessages, writeBacksFromEvents } from "../shops/write-backs";
+import { stuckWriteBacks, writeBackMessages, writeBacksFromEvents, writeBacksToSend } from "../shops/write-backs";
 
 /** Events per publish run: keeps one run's batch and its messages small. */
 export const PUBLISH_PAGE = 100;
@@ -35,7 +35,7 @@ export async function publishEvents(db: Db, env: Bindings): Promise<{ events: nu
   // The same page in both statements: a D1 batch is one transaction, and inserting deliveries
   // does not change which events are unpublished.
   const page = sql`SELECT id FROM events WHERE published_at IS NULL ORDER BY created_at, id LIMIT ${PUBLISH_PAGE}`;
-  const [created, writeBacks, marked] = await db.$client.batch<{ id: number }>(
+  const [created, , writeBacks, marked] = await db.$client.batch<{ id: number }>(
     [
       sql`INSERT INTO webhook_deliveries (account_id, subscription_id, event_id, status, attempts, created_at, updated_at)
         SELECT e.account_id, s.id, e.id, 'pending', 0, ${now}, ${now}
@@ -45,6 +45,7 @@ export async function publishEvents(db: Db, env: Bindings): Promise<{ events: nu
         ON CONFLICT DO NOTHING
         RETURNING id`,
       writeBacksFromEvents(page, now),
+      writeBacksToSend(page),
       sql`UPDATE events SET published_at = ${now} WHERE id IN (${page})`,
     ].map((q) => toStatement(db, q)),
   );

@@ -17,8 +17,7 @@ const lineFinal = sql`(l.current_status IN ('skipped', 'declined', 'failed')
 
 /**
  * The write-backs of a page of events (the ids `page` selects), for every connection of the
- * account that is not deleted (a paused one's wait for it) and serves the order's source; returns
- * the ids of those it created. Unique per connection, event and kind (and one completion per
+ * account that is not deleted (a paused one's wait for it) and serves the order's source. Unique per connection, event and kind (and one completion per
  * connection and order), so publishing a page again creates nothing twice. Created in the order
  * they must go: an order's shipments and notes in the order their events were written (the events'
  * rowid: the ids of one batch's events are random), its completion last.
@@ -60,8 +59,18 @@ export function writeBacksFromEvents(page: SQL, now: string): SQL {
       AND (c.sources IS NULL OR EXISTS (SELECT 1 FROM json_each(c.sources) s WHERE s.value = w.source))
     WHERE true
     ORDER BY w.rank, w.seq, c.id
-    ON CONFLICT DO NOTHING
-    RETURNING id`;
+    ON CONFLICT DO NOTHING`;
+}
+
+/**
+ * After writeBacksFromEvents, in the same batch: the page's write-backs that can go now, the first
+ * of their connection and order. Only these get a message from the publish run; each of the others
+ * gets one when the write-back before it is done (deliverWriteBack), so every write-back is handled
+ * by one message.
+ */
+export function writeBacksToSend(page: SQL): SQL {
+  return sql`SELECT w.id FROM shop_write_backs w WHERE w.event_id IN (${page}) AND w.status = 'pending' AND w.attempts = 0
+    AND NOT EXISTS (${earlierUnfinished(sql`w`)}) ORDER BY w.id`;
 }
 
 /**

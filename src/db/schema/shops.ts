@@ -92,6 +92,8 @@ export const shopWriteBacks = sqliteTable(
     // Needs attention (an account's failing ones), the operator's failing deliveries and the cron's safety net.
     index("shop_write_backs_account_status_idx").on(t.accountId, t.status, t.id),
     index("shop_write_backs_status_idx").on(t.status, t.id),
+    // A publish run's write-backs (the ones its page of events made).
+    index("shop_write_backs_event_idx").on(t.eventId),
   ],
 );
 
