@@ -87,7 +87,7 @@ function ReplayButton({ w, csrf }: { w: WriteBack; csrf: string }) {
   return (
     <form method="post" action={`/console/orders/${w.order.reference}/shop-sync/${w.id}/replay`}>
       <CsrfField token={csrf} />
-      <button type="submit" class="secondary" aria-label={`Try write-back #${w.id} again`}>
+      <button type="submit" class="secondary" aria-label={`Try again: write-back #${w.id}`}>
         Try again
       </button>
     </form>

@@ -1,0 +1,126 @@
+// The order page's "In the shop" in a real browser: a supplier's shipment written into a stand-in
+// WooCommerce shop (test/shops/stand-ins, started here on loopback), the first refused and parked,
+// shown with its calls and a "Try again" button, replayed from the page, then written; the page
+// passes axe and never shows the credentials.
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createCipheriv, createHash, randomBytes } from "node:crypto";
+import { api, closeBrowser, createShop, expectAccessible, newPage, onWorkerDb, pullSupplier, readWorkerDb, screenshot, signInShop, supplierApi, until, type Shop } from "../browser/console";
+import { startStandIns } from "./stand-ins/harness";
+import { woocommerceStandIn, type WooState } from "./stand-ins/woocommerce";
+
+let standIns: Awaited<ReturnType<typeof startStandIns>>;
+let shop: Shop;
+let page: Page;
+
+beforeAll(async () => {
+  standIns = await startStandIns([woocommerceStandIn]);
+  shop = await createShop();
+  page = await newPage();
+  await signInShop(page, shop);
+});
+afterAll(async () => {
+  await closeBrowser();
+  await standIns.close();
+});
+
+type Handle = { id: string; base_url: string; credentials: Record<string, string> };
+const admin = async (path: string, body?: unknown) => {
+  const res = await fetch(`${standIns.url}${path}`, { method: body === undefined ? "GET" : "POST", body: body === undefined ? undefined : JSON.stringify(body) });
+  return res.status === 204 ? null : res.json();
+};
+/**
+ * Credentials sealed as the Worker seals them (src/lib/sealed.ts: "v1.<key id>.<iv>.<ciphertext>",
+ * AES-256-GCM under SHA-256(SECRETS_KEY), bound to the row), written independently with Node's
+ * crypto: the Worker opening them is the check.
+ */
+function sealLikeTheWorker(secretsKey: string, plaintext: string, boundTo: string): string {
+  const key = createHash("sha256").update(secretsKey).digest();
+  const id = createHash("sha256").update(key).digest("hex").slice(0, 8);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  cipher.setAAD(Buffer.from(boundTo));
+  const data = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final(), cipher.getAuthTag()]);
+  return `v1.${id}.${iv.toString("base64url")}.${data.toString("base64url")}`;
+}
+
+/** The cells of one column of the In the shop table. */
+async function shopColumn(page: Page, header: string): Promise<string[]> {
+  const table = page.locator("#in-the-shop table");
+  const index = (await table.locator("thead th").allTextContents()).indexOf(header);
+  if (index < 0) throw new Error(`no column ${header}`);
+  return table.locator(`tbody tr td:nth-child(${index + 1})`).allTextContents();
+}
+
+const held = async (wc: Handle) => ((await admin(`/__shops/${wc.id}`)) as { state: WooState }).state.orders[0];
+
+describe("the order page's In the shop", () => {
+  it("shows a parked write-back with its calls, replays it from the page, and shows it written", async () => {
+    const wc = (await admin("/__shops", {
+      platform: "woocommerce",
+      seed: { orders: [{ id: 4711, line_items: [{ id: 31, product_id: 501, sku: "MUG-BLUE", name: "Blue mug", quantity: 2 }] }] },
+    })) as Handle;
+    const sealed = sealLikeTheWorker(inject("secretsKey"), JSON.stringify(wc.credentials), `shop_connection:${shop.accountId}:woocommerce`);
+    const now = new Date().toISOString();
+    onWorkerDb(
+      `INSERT INTO shop_connections (account_id, platform, name, base_url, credentials_sealed, credentials_hint, sources, settings, active, created_at, updated_at)
+       VALUES (${shop.accountId}, 'woocommerce', 'My WooCommerce', '${wc.base_url}', '${sealed}', '{}', NULL, '{"mode":"live","complete_status":"completed","tracking":"auto"}', 1, '${now}', '${now}')`,
+    );
+    const supplier = await pullSupplier(shop, "Mugs & Co", "Kitchen");
+    const created = await api(shop, "POST", "/api/v1/orders", {
+      external_id: "4711",
+      source: "WooCommerce",
+      total: 25,
+      shipping_address: { first_name: "A", last_name: "B", address1: "Street 1", postcode: "1000AA", city: "Amsterdam", country: "NL" },
+      products: [{ external_id: "31", name: "Blue mug", reference: "MUG-BLUE", category: "Kitchen", quantity: 2, price: 12.5 }],
+    });
+    expect(created.status).toBe(200);
+    const reference = String(created.json.reference);
+    const [line] = await until(async () => {
+      const lines = (await api(shop, "GET", `/api/v1/orders/${reference}`)).json.order_lines as { id: number; current_status: string }[];
+      return lines[0]?.current_status === "ruled" ? lines : null;
+    }, "the order to reach its supplier");
+
+    // The shop refuses the first tracking it is sent (a 401 another attempt cannot change): parked at once.
+    await admin(`/__shops/${wc.id}/faults`, { method: "POST", path: "shipment-trackings", status: 401, body: { code: "woocommerce_rest_authentication_error", message: "Consumer key is invalid." } });
+    const shipped = await supplierApi(supplier.key, "POST", "/api/v1/supplier/answers", {
+      answers: [{ line_id: line.id, action: "ship", quantity: 2, carrier: "PostNL", tracking_number: "3SABC123", tracking_url: "https://track.example.com/3SABC123" }],
+    });
+    expect(shipped.status).toBe(200);
+    const [parked] = await until(async () => {
+      const list = (await api(shop, "GET", `/api/v1/orders/${reference}/shop-sync`)).json.data as { id: number; status: string }[];
+      return list[0]?.status === "failed" ? list : null;
+    }, "the write-back to be parked");
+
+    await page.goto(`/console/orders/${reference}`);
+    const section = page.getByRole("region", { name: "What was written into the shop for this order, oldest first" });
+    expect(await page.getByRole("heading", { name: "In the shop" }).isVisible()).toBe(true);
+    expect(await shopColumn(page, "Connection")).toEqual(["My WooCommerce (woocommerce)", "My WooCommerce (woocommerce)"]);
+    expect(await shopColumn(page, "What")).toEqual(["Shipment order_line.shipped", expect.stringMatching(/^Order completed order/)]);
+    const [status, waiting] = await shopColumn(page, "Status");
+    expect(waiting).toBe("Waiting");
+    expect(status).toMatch(/^Failed The shop refused the credentials \(401 on POST \/wp-json\/wc-shipment-tracking\/v3\/orders\/4711\/shipment-trackings\)/);
+    await section.getByText("1 attempt").click();
+    expect(await section.getByText("POST /wp-json/wc-shipment-tracking/v3/orders/4711/shipment-trackings", { exact: true }).isVisible()).toBe(true);
+    expect(await section.getByText("GET /wp-json/wc/v3/orders/4711", { exact: true }).isVisible()).toBe(true);
+    await screenshot(page, "order-in-the-shop");
+    await expectAccessible(page);
+    const html = await page.content();
+    for (const secret of Object.values(wc.credentials)) expect(html).not.toContain(secret);
+
+    await page.getByRole("button", { name: `Try again: write-back #${parked.id}` }).click();
+    await page.waitForURL(`**/console/orders/${reference}#in-the-shop`);
+    expect(await page.locator(".flash").innerText()).toBe(`Write-back #${parked.id} will be tried again.`);
+    await until(async () => {
+      const list = (await api(shop, "GET", `/api/v1/orders/${reference}/shop-sync`)).json.data as { status: string }[];
+      return list.length === 2 && list.every((w) => w.status === "done") ? list : null;
+    }, "the write-backs to be written");
+    await page.reload();
+    expect(await shopColumn(page, "Status")).toEqual(["Written", "Written"]);
+    expect(await page.getByRole("button", { name: /^Try again/ }).count()).toBe(0);
+    expect((await held(wc)).trackings.map((t) => t.tracking_number)).toEqual(["3SABC123"]);
+    expect((await held(wc)).status).toBe("completed");
+    await expectAccessible(page);
+    expect(readWorkerDb<{ n: number }>("SELECT count(*) AS n FROM shop_write_backs WHERE account_id = ?", [shop.accountId])[0].n).toBe(2);
+  });
+});
