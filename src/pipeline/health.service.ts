@@ -1,7 +1,7 @@
 // The pipeline's health as its durable marks in D1 show it (every piece of work the pipeline owes
 // is a row: sweeper.ts): how much waits at each stage and since when, what was given up on, and the
 // failing webhook deliveries and writes into shops of every account. Domain data for the operator's pipeline page.
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { toStatement, type Db } from "../db";
 import { FAILING_DELIVERY } from "../events/delivery.service";
 import { offsetOf, type PageRequest } from "../lib/pagination";
@@ -110,20 +110,24 @@ export type FailingDelivery = {
  * failed attempt; the shop's "Needs attention" counts the same), newest first: one round trip.
  */
 export async function listFailingDeliveries(db: Db, page: PageRequest): Promise<{ total: number; rows: FailingDelivery[] }> {
-  const [counted, listed] = await db.$client.batch<Record<string, unknown>>(
-    [
-      sql`SELECT count(*) AS total FROM webhook_deliveries d WHERE ${FAILING_DELIVERY}`,
-      sql`SELECT d.id, d.account_id AS accountId, a.name AS accountName, d.subscription_id AS subscriptionId, w.url, e.type AS eventType,
-            d.status, d.attempts, d.last_status_code AS lastStatusCode, d.last_error AS lastError, d.updated_at AS updatedAt
-          FROM webhook_deliveries d
-          JOIN accounts a ON a.id = d.account_id
-          JOIN webhook_subscriptions w ON w.id = d.subscription_id
-          JOIN events e ON e.id = d.event_id
-          WHERE ${FAILING_DELIVERY}
-          ORDER BY d.id DESC LIMIT ${page.perPage} OFFSET ${offsetOf(page)}`,
-    ].map((s) => toStatement(db, s)),
+  return countedPage<FailingDelivery>(
+    db,
+    sql`SELECT count(*) AS total FROM webhook_deliveries d WHERE ${FAILING_DELIVERY}`,
+    sql`SELECT d.id, d.account_id AS accountId, a.name AS accountName, d.subscription_id AS subscriptionId, w.url, e.type AS eventType,
+        d.status, d.attempts, d.last_status_code AS lastStatusCode, d.last_error AS lastError, d.updated_at AS updatedAt
+      FROM webhook_deliveries d
+      JOIN accounts a ON a.id = d.account_id
+      JOIN webhook_subscriptions w ON w.id = d.subscription_id
+      JOIN events e ON e.id = d.event_id
+      WHERE ${FAILING_DELIVERY}
+      ORDER BY d.id DESC LIMIT ${page.perPage} OFFSET ${offsetOf(page)}`,
   );
-  return { total: Number(counted.results[0]?.total ?? 0), rows: listed.results as FailingDelivery[] };
+}
+
+/** A count and a page of rows (aliased to their fields), in one round trip. */
+async function countedPage<T>(db: Db, count: SQL, list: SQL): Promise<{ total: number; rows: T[] }> {
+  const [counted, listed] = await db.$client.batch<Record<string, unknown>>([count, list].map((s) => toStatement(db, s)));
+  return { total: Number(counted.results[0]?.total ?? 0), rows: listed.results as T[] };
 }
 
 export type FailingWriteBack = {
@@ -145,18 +149,16 @@ export type FailingWriteBack = {
  * failed attempt; the shop's "Needs attention" counts the same), newest first: one round trip.
  */
 export async function listFailingWriteBacks(db: Db, page: PageRequest): Promise<{ total: number; rows: FailingWriteBack[] }> {
-  const [counted, listed] = await db.$client.batch<Record<string, unknown>>(
-    [
-      sql`SELECT count(*) AS total FROM shop_write_backs w WHERE ${FAILING_WRITE_BACK}`,
-      sql`SELECT w.id, w.account_id AS accountId, a.name AS accountName, o.reference, c.name AS connectionName, c.platform, w.kind,
-            w.status, w.attempts, w.last_error AS lastError, w.updated_at AS updatedAt
-          FROM shop_write_backs w
-          JOIN accounts a ON a.id = w.account_id
-          JOIN shop_connections c ON c.id = w.connection_id
-          JOIN orders o ON o.id = w.order_id
-          WHERE ${FAILING_WRITE_BACK}
-          ORDER BY w.id DESC LIMIT ${page.perPage} OFFSET ${offsetOf(page)}`,
-    ].map((s) => toStatement(db, s)),
+  return countedPage<FailingWriteBack>(
+    db,
+    sql`SELECT count(*) AS total FROM shop_write_backs w WHERE ${FAILING_WRITE_BACK}`,
+    sql`SELECT w.id, w.account_id AS accountId, a.name AS accountName, o.reference, c.name AS connectionName, c.platform, w.kind,
+        w.status, w.attempts, w.last_error AS lastError, w.updated_at AS updatedAt
+      FROM shop_write_backs w
+      JOIN accounts a ON a.id = w.account_id
+      JOIN shop_connections c ON c.id = w.connection_id
+      JOIN orders o ON o.id = w.order_id
+      WHERE ${FAILING_WRITE_BACK}
+      ORDER BY w.id DESC LIMIT ${page.perPage} OFFSET ${offsetOf(page)}`,
   );
-  return { total: Number(counted.results[0]?.total ?? 0), rows: listed.results as FailingWriteBack[] };
 }

@@ -119,65 +119,35 @@ describe("write-backs into a WooCommerce shop", () => {
       duration_ms: expect.any(Number),
     });
     const conn = { id: connection.id, name: "My WooCommerce", platform: "woocommerce" };
-    const shipment = (eventId: string, number: string, carrier: string, trackingsBefore: unknown) => ({
+    /** A write-back done in one attempt, with these calls. */
+    const done = (kind: string, event: { id: string; type: string }, shopIds: unknown[], calls: unknown[]) => ({
       id: expect.any(Number),
       connection: conn,
-      event: { id: eventId, type: "order_line.shipped" },
-      kind: "shipment",
+      event,
+      kind,
       status: "done",
       dry_run: false,
-      shop_ids: [TRACKING_ID],
+      shop_ids: shopIds,
       last_error: null,
       next_attempt_at: null,
       created_at: TIME,
       done_at: TIME,
-      attempts: [
-        {
-          at: TIME,
-          calls: [
-            call("GET", ORDER_PATH, null, 200, expect.stringContaining('"id":4711')),
-            call("GET", TRACKINGS, null, 200, trackingsBefore),
-            call(
-              "POST",
-              TRACKINGS,
-              expect.stringContaining(`"tracking_number":"${number}"`),
-              201,
-              expect.stringContaining(`"tracking_provider":"${carrier}"`),
-            ),
-          ],
-          error: null,
-          duration_ms: expect.any(Number),
-        },
-      ],
+      attempts: [{ at: TIME, calls, error: null, duration_ms: expect.any(Number) }],
     });
+    const shipment = (eventId: string, number: string, carrier: string, trackingsBefore: unknown) =>
+      done("shipment", { id: eventId, type: "order_line.shipped" }, [TRACKING_ID], [
+        call("GET", ORDER_PATH, null, 200, expect.stringContaining('"id":4711')),
+        call("GET", TRACKINGS, null, 200, trackingsBefore),
+        call("POST", TRACKINGS, expect.stringContaining(`"tracking_number":"${number}"`), 201, expect.stringContaining(`"tracking_provider":"${carrier}"`)),
+      ]);
     expect(res.json).toEqual({
       data: [
         shipment(events[0].id, "3SABC123", "PostNL", "[]"),
         shipment(events[1].id, "JJD000123", "DHL", expect.stringMatching(/^\[\{"tracking_id":"[0-9a-f]{32}","tracking_provider":"PostNL",.*"tracking_number":"3SABC123"/)),
-        {
-          id: expect.any(Number),
-          connection: conn,
-          event: { id: lastEvent[0].event_id, type: lastEvent[0].type },
-          kind: "complete",
-          status: "done",
-          dry_run: false,
-          shop_ids: ["4711"],
-          last_error: null,
-          next_attempt_at: null,
-          created_at: TIME,
-          done_at: TIME,
-          attempts: [
-            {
-              at: TIME,
-              calls: [
-                call("GET", ORDER_PATH, null, 200, expect.stringContaining('"status":"processing"')),
-                call("PUT", ORDER_PATH, '{"status":"completed"}', 200, expect.stringContaining('"status":"completed"')),
-              ],
-              error: null,
-              duration_ms: expect.any(Number),
-            },
-          ],
-        },
+        done("complete", { id: lastEvent[0].event_id, type: lastEvent[0].type }, ["4711"], [
+          call("GET", ORDER_PATH, null, 200, expect.stringContaining('"status":"processing"')),
+          call("PUT", ORDER_PATH, '{"status":"completed"}', 200, expect.stringContaining('"status":"completed"')),
+        ]),
       ],
     });
     const ids = res.json.data.map((w: { id: number }) => w.id);
