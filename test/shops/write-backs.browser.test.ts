@@ -4,7 +4,7 @@
 // passes axe and never shows the credentials.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createCipheriv, createHash, randomBytes } from "node:crypto";
+import { sealForWorker } from "../../scripts/lib/seal.mjs";
 import { api, closeBrowser, createShop, expectAccessible, newPage, onWorkerDb, pullSupplier, readWorkerDb, screenshot, signInShop, supplierApi, until, type Shop } from "../browser/console";
 import { startStandIns } from "./stand-ins/harness";
 import { woocommerceStandIn, type WooState } from "./stand-ins/woocommerce";
@@ -29,21 +29,6 @@ const admin = async (path: string, body?: unknown) => {
   const res = await fetch(`${standIns.url}${path}`, { method: body === undefined ? "GET" : "POST", body: body === undefined ? undefined : JSON.stringify(body) });
   return res.status === 204 ? null : res.json();
 };
-/**
- * Credentials sealed as the Worker seals them (src/lib/sealed.ts: "v1.<key id>.<iv>.<ciphertext>",
- * AES-256-GCM under SHA-256(SECRETS_KEY), bound to the row), written independently with Node's
- * crypto: the Worker opening them is the check.
- */
-function sealLikeTheWorker(secretsKey: string, plaintext: string, boundTo: string): string {
-  const key = createHash("sha256").update(secretsKey).digest();
-  const id = createHash("sha256").update(key).digest("hex").slice(0, 8);
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
-  cipher.setAAD(Buffer.from(boundTo));
-  const data = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final(), cipher.getAuthTag()]);
-  return `v1.${id}.${iv.toString("base64url")}.${data.toString("base64url")}`;
-}
-
 /** The cells of one column of the In the shop table. */
 async function shopColumn(page: Page, header: string): Promise<string[]> {
   const table = page.locator("#in-the-shop table");
@@ -60,7 +45,7 @@ describe("the order page's In the shop", () => {
       platform: "woocommerce",
       seed: { orders: [{ id: 4711, line_items: [{ id: 31, product_id: 501, sku: "MUG-BLUE", name: "Blue mug", quantity: 2 }] }] },
     })) as Handle;
-    const sealed = sealLikeTheWorker(inject("secretsKey"), JSON.stringify(wc.credentials), `shop_connection:${shop.accountId}:woocommerce`);
+    const sealed = sealForWorker(inject("secretsKey"), JSON.stringify(wc.credentials), `shop_connection:${shop.accountId}:woocommerce`);
     const now = new Date().toISOString();
     onWorkerDb(
       `INSERT INTO shop_connections (account_id, platform, name, base_url, credentials_sealed, credentials_hint, sources, settings, active, created_at, updated_at)
