@@ -8,7 +8,7 @@ import { createDb } from "../../src/db";
 import { needsAttention } from "../../src/attention/attention.service";
 import { sweepEvents } from "../../src/events/publish.service";
 import { listFailingWriteBacks } from "../../src/pipeline/health.service";
-import { deliverWriteBack, kickWriteBacks } from "../../src/shops/write-back.service";
+import { deliverWriteBack, kickWriteBacks, recentWriteBacks } from "../../src/shops/write-back.service";
 import { createAccount, createOrder, exec, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
 import { send, signIn } from "../helpers/console-http";
@@ -240,7 +240,7 @@ describe("write-backs into a WooCommerce shop", () => {
   });
 
   it("parked after the last attempt, with the write-backs after it waiting; listed for the shop and the operator; replayed, all go in order", async () => {
-    const { creds, shop, key, reference, orderId, mugs, plate } = await setUp();
+    const { creds, shop, connection, key, reference, orderId, mugs, plate } = await setUp();
     await injectFault(shop, { method: "POST", path: "shipment-trackings", status: 500, times: 3 });
     await answered(key, [ship(mugs, 2, "3SABC123"), ship(plate, 1, "JJD000123")]);
     const parked = await waitFor(async () => {
@@ -258,6 +258,14 @@ describe("write-backs into a WooCommerce shop", () => {
     expect(attention.shops.items.map((i) => [i.writeBackId, i.reference, i.kind, i.status])).toEqual([[parked[0].id, reference, "shipment", "failed"]]);
     const operator = await listFailingWriteBacks(createDb(env.DB), { page: 1, perPage: 100 });
     expect(operator.rows.filter((r) => r.reference === reference).map((r) => [r.id, r.status, r.attempts])).toEqual([[parked[0].id, "failed", 3]]);
+    // The connection's recent write-backs (its page in the console), newest first, with the failure.
+    const recent = await recentWriteBacks(createDb(env.DB), creds.accountId, connection.id);
+    expect(recent.map((w) => [w.id, w.kind, w.status, w.attempts.length, w.lastError])).toEqual([
+      [parked[2].id, "complete", "pending", 0, null],
+      [parked[1].id, "shipment", "pending", 0, null],
+      [parked[0].id, "shipment", "failed", 3, "The shop failed (500 on POST /wp-json/wc-shipment-tracking/v3/orders/4711/shipment-trackings)"],
+    ]);
+    expect(await recentWriteBacks(createDb(env.DB), (await createAccount()).accountId, connection.id)).toEqual([]);
     // The parked one's message held back the others: they wait, no message lost, no attempt made.
     expect(await deliverWriteBack(createDb(env.DB), env, parked[1].id)).toBe("waiting");
 
