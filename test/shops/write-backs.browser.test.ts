@@ -1,11 +1,26 @@
 // The order page's "In the shop" in a real browser: a supplier's shipment written into a stand-in
 // WooCommerce shop (test/shops/stand-ins, started here on loopback), the first refused and parked,
-// shown with its calls and a "Try again" button, replayed from the page, then written; the page
-// passes axe and never shows the credentials.
+// shown with its calls and a "Try again" button (and on Needs attention and the operator's failing
+// writes), replayed from the page, then written; every page passes axe, none shows the credentials.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { sealForWorker } from "../../scripts/lib/seal.mjs";
-import { api, closeBrowser, createShop, expectAccessible, newPage, onWorkerDb, pullSupplier, readWorkerDb, screenshot, signInShop, supplierApi, until, type Shop } from "../browser/console";
+import {
+  api,
+  closeBrowser,
+  createShop,
+  expectAccessible,
+  newPage,
+  onWorkerDb,
+  pullSupplier,
+  readWorkerDb,
+  screenshot,
+  signInOperator,
+  signInShop,
+  supplierApi,
+  until,
+  type Shop,
+} from "../browser/console";
 import { startStandIns } from "./stand-ins/harness";
 import { woocommerceStandIn, type WooState } from "./stand-ins/woocommerce";
 
@@ -92,6 +107,36 @@ describe("the order page's In the shop", () => {
     await expectAccessible(page);
     const html = await page.content();
     for (const secret of Object.values(wc.credentials)) expect(html).not.toContain(secret);
+
+    // Needs attention lists it, linking to the order's section.
+    await page.goto("/console");
+    const attention = page.locator("section.attention", { has: page.getByRole("heading", { name: /^Failing writes into the shop/ }) });
+    expect(await attention.locator("h2 .count").innerText()).toBe("1");
+    expect(await attention.locator("li").innerText()).toMatch(new RegExp(`^Order ${reference} · shipment to My WooCommerce · Failed · .*\\nThe shop refused the credentials`));
+    expect(await attention.getByRole("link", { name: `Order ${reference}` }).getAttribute("href")).toBe(`/console/orders/${reference}#in-the-shop`);
+    await expectAccessible(page);
+
+    // So does the operator's list of failing writes into shops, counted on the pipeline page.
+    const operator = await newPage();
+    await signInOperator(operator);
+    await operator.goto("/operator/shop-write-backs");
+    const row = operator.locator("tbody tr", { hasText: reference });
+    expect(await row.locator("td").allInnerTexts()).toEqual([
+      shop.name,
+      "My WooCommerce (woocommerce)",
+      reference,
+      "shipment",
+      "Given up",
+      "1",
+      expect.stringMatching(/^The shop refused the credentials \(401 on POST/),
+      expect.any(String),
+      "0",
+    ]);
+    await expectAccessible(operator);
+    await operator.goto("/operator/pipeline");
+    expect(await operator.getByRole("link", { name: "Failing writes into shops" }).isVisible()).toBe(true);
+    await expectAccessible(operator);
+    await page.goto(`/console/orders/${reference}`);
 
     await page.getByRole("button", { name: `Try again: write-back #${parked.id}` }).click();
     await page.waitForURL(`**/console/orders/${reference}#in-the-shop`);
