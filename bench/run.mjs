@@ -496,49 +496,57 @@ async function runSize(size, layout = "one") {
     console.log(`→ ${size} orders: wrangler dev again, queue consumer attached, suppliers pushing to a local webhook sink…`);
     const sink = await startSink();
     const supplierKey = preparePipelineCopy(persist, account, sink.url, LAYOUTS[layout]);
+    /**
+     * A workload of the pull supplier's answers: `prepare` makes the orders it answers (their
+     * dispatches with line ids); each request answers every line of the next one with `answer`.
+     */
+    const supplierAnswers = ({ name, amount, prepare, answer, status }) => {
+      let orders = [];
+      let turn = 0;
+      return {
+        name,
+        kind: "decline",
+        amount,
+        prepare: async (worker) => {
+          orders = await prepare(worker);
+        },
+        headers: () => ({ authorization: `Bearer ${supplierKey}`, "content-type": "application/json", accept: "application/json" }),
+        request: () => {
+          const next = orders[turn++ % orders.length];
+          return { method: "POST", path: "/api/v1/supplier/answers", body: JSON.stringify({ answers: next.lineIds.map(answer) }) };
+        },
+        check: (code, json) => code === 200 && json?.results?.every((r) => r.current_status === status),
+      };
+    };
     // Decline + re-route: each request declines every line of the next order waiting for the pull
     // supplier; the pipeline re-routes them to the next supplier and sends them there.
-    let toDecline = [];
-    let declined = 0;
-    const declineW = {
+    const declineW = supplierAnswers({
       name: "decline + re-route (supplier API)",
-      kind: "decline",
       amount: DECLINES,
-      prepare: async (worker) => {
+      prepare: (worker) => {
         console.log(`  (creating ${DECLINES + Number(opts.samples)} orders for the declining supplier…)`);
-        toDecline = await ordersToDecline(worker.base, headers, supplierKey, DECLINES + Number(opts.samples), (i) => orderBody(`bench-${runId}-decline-${i}`));
+        return ordersToDecline(worker.base, headers, supplierKey, DECLINES + Number(opts.samples), (i) => orderBody(`bench-${runId}-decline-${i}`));
       },
-      headers: () => ({ authorization: `Bearer ${supplierKey}`, "content-type": "application/json", accept: "application/json" }),
-      request: () => {
-        const next = toDecline[declined++ % toDecline.length];
-        return { method: "POST", path: "/api/v1/supplier/answers", body: JSON.stringify({ answers: next.lineIds.map((id) => ({ line_id: id, action: "decline", reason: "out of stock" })) }) };
-      },
-      check: (status, json) => status === 200 && json?.results?.every((r) => r.current_status === "declined"),
-    };
+      answer: (id) => ({ line_id: id, action: "decline", reason: "out of stock" }),
+      status: "declined",
+    });
     // Ship + write-back: each request ships every line of the next order waiting for the pull
     // supplier; the shop connection (added just before, so the earlier workloads record no events)
     // writes the three shipments and the completion into the stand-in WooCommerce shop.
     const firstShopOrder = 900_000;
     const shipCount = SHIPS + Number(opts.samples);
     const standIn = await startStandInShop(join(root, "bench", ".data"), firstShopOrder, shipCount);
-    let toShip = [];
-    let shipped = 0;
-    const shipW = {
+    const shipW = supplierAnswers({
       name: "ship + write-back (supplier API)",
-      kind: "decline",
       amount: SHIPS,
-      prepare: async (worker) => {
+      prepare: (worker) => {
         addShopConnection(persist, account, standIn.shop);
         console.log(`  (creating ${shipCount} orders for the pull supplier to ship…)`);
-        toShip = await ordersToDecline(worker.base, headers, supplierKey, shipCount, (i) => orderBody(String(firstShopOrder + i)), SHIP_SOURCE);
+        return ordersToDecline(worker.base, headers, supplierKey, shipCount, (i) => orderBody(String(firstShopOrder + i)), SHIP_SOURCE);
       },
-      headers: () => ({ authorization: `Bearer ${supplierKey}`, "content-type": "application/json", accept: "application/json" }),
-      request: () => {
-        const next = toShip[shipped++ % toShip.length];
-        return { method: "POST", path: "/api/v1/supplier/answers", body: JSON.stringify({ answers: next.lineIds.map((id) => ({ line_id: id, action: "ship", carrier: "PostNL", tracking_number: `BENCH-${id}` })) }) };
-      },
-      check: (status, json) => status === 200 && json?.results?.every((r) => r.current_status === "completed"),
-    };
+      answer: (id) => ({ line_id: id, action: "ship", carrier: "PostNL", tracking_number: `BENCH-${id}` }),
+      status: "completed",
+    });
     try {
       pipelinePhase = await runPhase(
         persist,
