@@ -294,7 +294,7 @@ export type WriteBack = {
  * Write-backs with their attempts (oldest first, as JSON) and what they are about, matching `where`
  * (over w, shop_write_backs), in `order`: one statement, so a page reads it beside its own.
  */
-function writeBacksStatement(where: SQL, order: SQL, limit: number): SQL {
+function writeBacksStatement(where: SQL, order: SQL, limit?: number): SQL {
   return sql`SELECT w.id, w.kind, w.status, w.dry_run, w.shop_ids, w.attempts AS attempts_count, w.last_error, w.lease_until,
       w.created_at, w.updated_at, w.done_at, w.event_id, e.type AS event_type, o.reference,
       c.id AS connection_id, c.name AS connection_name, c.platform,
@@ -302,15 +302,15 @@ function writeBacksStatement(where: SQL, order: SQL, limit: number): SQL {
           'error', a.error, 'durationMs', a.duration_ms))
         FROM (SELECT * FROM shop_write_back_attempts WHERE write_back_id = w.id ORDER BY id) a) AS attempts_json
     FROM shop_write_backs w JOIN shop_connections c ON c.id = w.connection_id JOIN events e ON e.id = w.event_id JOIN orders o ON o.id = w.order_id
-    WHERE ${where} ORDER BY ${order} LIMIT ${limit}`;
+    WHERE ${where} ORDER BY ${order}${limit === undefined ? sql`` : sql` LIMIT ${limit}`}`;
 }
 
-/** The write-backs shown for one order (the newest this many; an order has a handful). */
-export const ORDER_WRITE_BACKS_SHOWN = 200;
-
-/** The order's write-backs, oldest first, with their attempts: for the order page's own round trip (writeBacksOf reads its rows). */
+/**
+ * Every write-back of the order, oldest first, with their attempts (an order has a few per line and
+ * connection, none left out): for the order page's own round trip too (writeBacksOf reads its rows).
+ */
 export function orderWriteBacksStatement(accountId: number, reference: string): SQL {
-  return writeBacksStatement(sql`w.order_id = (SELECT id FROM orders WHERE reference = ${reference} AND account_id = ${accountId})`, sql`w.id`, ORDER_WRITE_BACKS_SHOWN);
+  return writeBacksStatement(sql`w.order_id = (SELECT id FROM orders WHERE reference = ${reference} AND account_id = ${accountId})`, sql`w.id`);
 }
 
 export function writeBacksOf(rows: Row[]): WriteBack[] {
