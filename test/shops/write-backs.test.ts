@@ -14,6 +14,7 @@ import { call, type Credentials } from "../helpers/http";
 import { send, signIn } from "../helpers/console-http";
 import { shopConnection, setActive, writeBacksSettled, type ConnectionOptions } from "../helpers/shops";
 import { answer, awaitingPickup, supplierChain } from "../helpers/suppliers";
+import { move } from "../helpers/moves";
 import { pipelineIdle, waitFor } from "../helpers/wait";
 import { createStandInShop, injectFault, standInShop, type StandInShopHandle } from "./stand-ins/client";
 import type { WooState } from "./stand-ins/woocommerce";
@@ -408,5 +409,25 @@ describe("write-backs into a WooCommerce shop", () => {
     } finally {
       Object.assign(console, original);
     }
+  });
+
+  it("move with their account to another shard: the connection, the write-backs and their attempts, none left behind", async () => {
+    const { creds, key, reference, orderId, mugs } = await setUp();
+    await answered(key, [ship(mugs, 2, "3SABC123")]);
+    await writeBacksSettled(orderId, 1);
+    const before = (await shopSync(creds, reference)).json;
+    expect(before.data).toHaveLength(1);
+    await move(creds.accountId, { shard: 1 });
+    const counts = async (db: D1Database) =>
+      db
+        .prepare(
+          `SELECT (SELECT count(*) FROM shop_connections WHERE account_id = ?1) AS connections, (SELECT count(*) FROM shop_write_backs WHERE account_id = ?1) AS write_backs,
+            (SELECT count(*) FROM shop_write_back_attempts WHERE write_back_id IN (SELECT id FROM shop_write_backs WHERE account_id = ?1)) AS attempts`,
+        )
+        .bind(creds.accountId)
+        .first();
+    expect(await counts(env.SHARD_1)).toEqual({ connections: 1, write_backs: 1, attempts: 1 });
+    expect(await counts(env.DB)).toEqual({ connections: 0, write_backs: 0, attempts: 0 });
+    expect((await shopSync(creds, reference)).json).toEqual(before);
   });
 });
