@@ -4,12 +4,22 @@
 // match, the claimed dispatch, the send and its finish. A supplier pair for the decline + re-route
 // workload is seeded beside them: orders from the source "BenchDecline" go to a pull supplier, which
 // declines them through the supplier API, and the pipeline re-routes them to a webhook supplier.
+// Orders from the source "BenchShip" go to the same pull supplier, which ships them; a shop
+// connection to a stand-in WooCommerce shop (test/shops/stand-ins) serves that source, so the
+// shipments and completions are written back into it (src/shops/write-back.service.ts).
+import { build } from "esbuild";
 import { createHash, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
+import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { pathToFileURL } from "node:url";
+import { sealForWorker } from "../scripts/lib/seal.mjs";
 import { directoryFile, shardFile } from "./seed.mjs";
 
 export const DECLINE_SOURCE = "BenchDecline";
+export const SHIP_SOURCE = "BenchShip";
+/** The SECRETS_KEY the benchmark's Worker runs with (a --var of wrangler dev): the shop connection is sealed under it. */
+export const BENCH_SECRETS_KEY = randomBytes(32).toString("base64");
 
 /** A loopback webhook endpoint that takes every document with a 200; `received` counts them. */
 export async function startSink() {
@@ -66,6 +76,10 @@ export function preparePipelineCopy(persistDir, account, sinkUrl, { directory: i
         .run(accountId, name, priority, conditions, JSON.stringify({ type: "assign_supplier", supplier_id: supplierId }), now, now);
     rule("bench: declining supplier first", -20, declining);
     rule("bench: then the next one", -10, next);
+    db.prepare(
+      `INSERT INTO routing_rules (account_id, name, priority, match, conditions, action, active, created_at, updated_at)
+       VALUES (?, 'bench: shipped by the pull supplier', -30, 'all', ?, ?, 1, ?, ?)`,
+    ).run(accountId, JSON.stringify([{ variable: "order.source", operator: "is", value: SHIP_SOURCE }]), JSON.stringify({ type: "assign_supplier", supplier_id: declining }), now, now);
     const key = `osk_bench_${randomBytes(16).toString("hex")}`;
     const keyHash = createHash("sha256").update(key).digest("hex");
     db.prepare("INSERT INTO supplier_keys (account_id, supplier_id, name, key_hash, prefix, created_at) VALUES (?, ?, 'bench', ?, ?, ?)").run(
@@ -84,12 +98,15 @@ export function preparePipelineCopy(persistDir, account, sinkUrl, { directory: i
 }
 
 /**
- * Creates `count` orders for the declining supplier and waits until its pull list shows them all;
- * returns their dispatches (each with its line ids), oldest first.
+ * Creates `count` orders for the pull supplier (from `source`: declined, or shipped) and waits until
+ * its pull list shows them all; returns their dispatches (each with its line ids), oldest first.
  */
-export async function ordersToDecline(base, headers, supplierKey, count, body) {
+export async function ordersToDecline(base, headers, supplierKey, count, body, source = DECLINE_SOURCE) {
+  const ours = new Set();
   for (let i = 0; i < count; i++) {
-    const res = await fetch(`${base}/api/v1/orders`, { method: "POST", headers: headers(), body: JSON.stringify({ ...body(i), source: DECLINE_SOURCE }) });
+    const order = { ...body(i), source };
+    ours.add(String(order.external_id));
+    const res = await fetch(`${base}/api/v1/orders`, { method: "POST", headers: headers(), body: JSON.stringify(order) });
     if (res.status !== 200) throw new Error(`decline setup: create answered ${res.status} ${await res.text()}`);
   }
   const started = Date.now();
@@ -98,7 +115,7 @@ export async function ordersToDecline(base, headers, supplierKey, count, body) {
     for (let page = 1; ; page++) {
       const res = await fetch(`${base}/api/v1/supplier/orders?per_page=100&page=${page}`, { headers: { authorization: `Bearer ${supplierKey}`, accept: "application/json" } });
       const json = await res.json();
-      open.push(...json.data.map((d) => ({ dispatchId: d.dispatch_id, lineIds: d.lines.map((l) => l.id) })));
+      open.push(...json.data.filter((d) => ours.has(String(d.order.external_id))).map((d) => ({ dispatchId: d.dispatch_id, lineIds: d.lines.map((l) => l.id) })));
       if (json.data.length < 100) break;
     }
     if (open.length >= count) return open;
@@ -123,4 +140,54 @@ export async function consoleSession(base, account, key = account.apiKeys[0]) {
   const session = (res.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]).filter((c) => !c.startsWith("oi_signin"));
   if (res.status !== 303 || session.length === 0) throw new Error(`console sign-in: ${res.status} ${await res.text()}`);
   return session.join("; ");
+}
+
+/**
+ * The stand-in WooCommerce shop (test/shops/stand-ins, TypeScript: bundled for Node with esbuild)
+ * on loopback, holding orders `firstId`… with the three lines of the benchmark's order body (line
+ * item ids 101, 102, 103: what the plugin sends as products[].external_id).
+ */
+export async function startStandInShop(dataDir, firstId, count) {
+  const outfile = join(dataDir, "stand-ins.mjs");
+  await build({
+    stdin: {
+      contents: 'export { startStandIns } from "./test/shops/stand-ins/harness.ts"; export { woocommerceStandIn } from "./test/shops/stand-ins/woocommerce.ts";',
+      resolveDir: join(dataDir, "..", ".."),
+      loader: "ts",
+    },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile,
+    logLevel: "error",
+  });
+  const { startStandIns, woocommerceStandIn } = await import(pathToFileURL(outfile).href);
+  const standIns = await startStandIns([woocommerceStandIn]);
+  const orders = Array.from({ length: count }, (_, i) => ({
+    id: firstId + i,
+    line_items: [
+      { id: 101, product_id: 1, sku: "SKU-1-1", name: "Blue mug", quantity: 2 },
+      { id: 102, product_id: 2, sku: "SKU-1-2", name: "Teapot", quantity: 1 },
+      { id: 103, product_id: 3, name: "Tea towel", quantity: 4 },
+    ],
+  }));
+  const res = await fetch(`${standIns.url}/__shops`, { method: "POST", body: JSON.stringify({ platform: "woocommerce", seed: { orders } }) });
+  const shop = await res.json();
+  const state = async () => (await (await fetch(`${standIns.url}/__shops/${shop.id}`)).json()).state;
+  return { shop, state, close: standIns.close };
+}
+
+/** A live WooCommerce connection of the account to the stand-in shop, serving SHIP_SOURCE: straight into the running Worker's file. */
+export function addShopConnection(persistDir, account, shop) {
+  const db = new DatabaseSync(shardFile(persistDir, account.shard ?? 0), { timeout: 10_000 });
+  const now = new Date().toISOString().replace("Z", "000Z");
+  try {
+    const sealed = sealForWorker(BENCH_SECRETS_KEY, JSON.stringify(shop.credentials), `shop_connection:${account.id}:woocommerce`);
+    db.prepare(
+      `INSERT INTO shop_connections (account_id, platform, name, base_url, credentials_sealed, credentials_hint, sources, settings, active, created_at, updated_at)
+       VALUES (?, 'woocommerce', 'Bench stand-in shop', ?, ?, '{}', ?, ?, 1, ?, ?)`,
+    ).run(account.id, shop.base_url, sealed, JSON.stringify([SHIP_SOURCE]), JSON.stringify({ mode: "live", complete_status: "completed", tracking: "auto" }), now, now);
+  } finally {
+    db.close();
+  }
 }

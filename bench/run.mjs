@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ensureSeeded, LAYOUTS, runCopy, shardFile } from "./seed.mjs";
 import { orderBody, workloads } from "./workloads.mjs";
-import { consoleSession, ordersToDecline, preparePipelineCopy, startSink } from "./pipeline.mjs";
+import { addShopConnection, BENCH_SECRETS_KEY, consoleSession, ordersToDecline, preparePipelineCopy, SHIP_SOURCE, startSink, startStandInShop } from "./pipeline.mjs";
 import { measureRecovery, recoveryReport } from "./recovery.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -54,6 +54,8 @@ const connections = Number(opts.connections);
 const only = opts.only ? new RegExp(opts.only, "i") : null;
 /** Requests of the decline + re-route workload (each declines one order's lines). */
 const DECLINES = 200;
+/** Requests of the ship + write-back workload (each ships one order's three lines: three shipments and the completion written into the shop). */
+const SHIPS = 100;
 
 // ---- The Worker under test -------------------------------------------------
 
@@ -93,7 +95,7 @@ async function startWorker(persistDir, { pipeline }) {
   const logFile = join(root, "bench", ".data", "wrangler-dev.log");
   const args = [
     "dev", ...(pipeline ? [] : ["--config", detachedConfig()]), "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(inspectorPort),
-    "--persist-to", persistDir, "--var", "BENCH_METRICS:1", "--show-interactive-dev-session=false", "--log-level", "warn",
+    "--persist-to", persistDir, "--var", "BENCH_METRICS:1", "--var", `SECRETS_KEY:${BENCH_SECRETS_KEY}`, "--show-interactive-dev-session=false", "--log-level", "warn",
   ];
   const child = spawn(join(root, "node_modules", ".bin", "wrangler"), args, {
     cwd: root,
@@ -494,35 +496,71 @@ async function runSize(size, layout = "one") {
     console.log(`→ ${size} orders: wrangler dev again, queue consumer attached, suppliers pushing to a local webhook sink…`);
     const sink = await startSink();
     const supplierKey = preparePipelineCopy(persist, account, sink.url, LAYOUTS[layout]);
+    /**
+     * A workload of the pull supplier's answers: `prepare` makes the orders it answers (their
+     * dispatches with line ids); each request answers every line of the next one with `answer`.
+     */
+    const supplierAnswers = ({ name, amount, prepare, answer, status }) => {
+      let orders = [];
+      let turn = 0;
+      return {
+        name,
+        kind: "decline",
+        amount,
+        prepare: async (worker) => {
+          orders = await prepare(worker);
+        },
+        headers: () => ({ authorization: `Bearer ${supplierKey}`, "content-type": "application/json", accept: "application/json" }),
+        request: () => {
+          const next = orders[turn++ % orders.length];
+          return { method: "POST", path: "/api/v1/supplier/answers", body: JSON.stringify({ answers: next.lineIds.map(answer) }) };
+        },
+        check: (code, json) => code === 200 && json?.results?.every((r) => r.current_status === status),
+      };
+    };
     // Decline + re-route: each request declines every line of the next order waiting for the pull
     // supplier; the pipeline re-routes them to the next supplier and sends them there.
-    let toDecline = [];
-    let declined = 0;
-    const declineW = {
+    const declineW = supplierAnswers({
       name: "decline + re-route (supplier API)",
-      kind: "decline",
       amount: DECLINES,
-      prepare: async (worker) => {
+      prepare: (worker) => {
         console.log(`  (creating ${DECLINES + Number(opts.samples)} orders for the declining supplier…)`);
-        toDecline = await ordersToDecline(worker.base, headers, supplierKey, DECLINES + Number(opts.samples), (i) => orderBody(`bench-${runId}-decline-${i}`));
+        return ordersToDecline(worker.base, headers, supplierKey, DECLINES + Number(opts.samples), (i) => orderBody(`bench-${runId}-decline-${i}`));
       },
-      headers: () => ({ authorization: `Bearer ${supplierKey}`, "content-type": "application/json", accept: "application/json" }),
-      request: () => {
-        const next = toDecline[declined++ % toDecline.length];
-        return { method: "POST", path: "/api/v1/supplier/answers", body: JSON.stringify({ answers: next.lineIds.map((id) => ({ line_id: id, action: "decline", reason: "out of stock" })) }) };
+      answer: (id) => ({ line_id: id, action: "decline", reason: "out of stock" }),
+      status: "declined",
+    });
+    // Ship + write-back: each request ships every line of the next order waiting for the pull
+    // supplier; the shop connection (added just before, so the earlier workloads record no events)
+    // writes the three shipments and the completion into the stand-in WooCommerce shop.
+    const firstShopOrder = 900_000;
+    const shipCount = SHIPS + Number(opts.samples);
+    const standIn = await startStandInShop(join(root, "bench", ".data"), firstShopOrder, shipCount);
+    const shipW = supplierAnswers({
+      name: "ship + write-back (supplier API)",
+      amount: SHIPS,
+      prepare: (worker) => {
+        addShopConnection(persist, account, standIn.shop);
+        console.log(`  (creating ${shipCount} orders for the pull supplier to ship…)`);
+        return ordersToDecline(worker.base, headers, supplierKey, shipCount, (i) => orderBody(String(firstShopOrder + i)), SHIP_SOURCE);
       },
-      check: (status, json) => status === 200 && json?.results?.every((r) => r.current_status === "declined"),
-    };
+      answer: (id) => ({ line_id: id, action: "ship", carrier: "PostNL", tracking_number: `BENCH-${id}` }),
+      status: "completed",
+    });
     try {
       pipelinePhase = await runPhase(
         persist,
         headers,
-        [{ ...floorW, name: "floor (pipeline phase)" }, { ...createW, name: "create order + pipeline in-process", kind: "create" }, declineW],
+        [{ ...floorW, name: "floor (pipeline phase)" }, { ...createW, name: "create order + pipeline in-process", kind: "create" }, declineW, shipW],
         { pipeline: true },
       );
       pipelinePhase.sinkReceived = sink.received();
+      const shopOrders = (await standIn.state()).orders;
+      pipelinePhase.shopCompleted = shopOrders.filter((o) => o.status === "completed").length;
+      pipelinePhase.shopTrackings = shopOrders.reduce((n, o) => n + o.trackings.length, 0);
     } finally {
       await sink.stop();
+      await standIn.close();
     }
   }
 
@@ -566,6 +604,8 @@ async function runSize(size, layout = "one") {
     plans: main.plans,
     pipelineResults: pipelinePhase?.results ?? [],
     sinkReceived: pipelinePhase?.sinkReceived ?? 0,
+    shopCompleted: pipelinePhase?.shopCompleted ?? 0,
+    shopTrackings: pipelinePhase?.shopTrackings ?? 0,
 
     pipeline: pipelinePhase?.pipeline ?? [],
     pipelinePlans: [...pipelinePlans.values()],
@@ -641,6 +681,15 @@ function report(run) {
     for (const t of types) {
       lines.push(`| ${t.type} | ${t.messages} | ${t.groups} | ${fmt(t.queries, 1)} | ${fmt(t.roundTrips, 1)} | ${fmt(t.rowsRead)}${t.unmetered ? ` (+${fmt(t.unmetered, 1)} unmetered)` : ""} |`);
     }
+    // A write-back into a shop (issue 24): its one message, whatever the shop answered.
+    const writeBack = types.find((t) => t.type === "write_back");
+    if (writeBack) {
+      lines.push("");
+      lines.push(
+        `Per write-back into the shop: ${fmt(writeBack.queries, 1)} D1 statements in ${fmt(writeBack.roundTrips, 1)} round trips. ` +
+          `Target ≤ 5 in ≤ 3: ${writeBack.queries <= 5 && writeBack.roundTrips <= 3 ? "ok" : "MISSED"}.`,
+      );
+    }
     // The whole life per order: the request itself, then each message the pipeline handled for it.
     const route = types.find((t) => t.type === "route_order");
     const send = types.find((t) => t.type === "send_dispatch");
@@ -666,6 +715,7 @@ function report(run) {
     }
   }
   if (run.pipelineResults.length) lines.push(`\nThe webhook sink received ${fmt(run.sinkReceived)} dispatch documents during the phase.`);
+  if (run.pipelineResults.length) lines.push(`The stand-in shop holds ${fmt(run.shopTrackings)} trackings and ${fmt(run.shopCompleted)} completed orders written back during the phase.`);
   if (run.recovery) lines.push(`\n${recoveryReport(run.recovery)}`);
   // The console's pages against the API calls they show (issue 12: the same D1 statements, no query per row).
   const pages = results.filter(({ w }) => w.kind === "console");

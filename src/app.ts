@@ -14,6 +14,7 @@ import { publishEventsAfterWrites } from "./events/notify.middleware";
 import { documentEvents } from "./events/events.openapi";
 import { webhooksRouter } from "./events/webhooks.routes";
 import { shopConnectionsRouter } from "./shops/connections.routes";
+import { writeBacksRouter } from "./shops/write-backs.routes";
 import { ApiError, INTERNAL_ERROR_BODY, isAccountMoving, isOrderIdsExhausted, MAX_BODY_BYTES, ORDER_IDS_EXHAUSTED_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
 import { decodeJsonBody, emptyBodyIsNoBody, unsupportedMediaType } from "./lib/request-body";
 import { documentErrors } from "./lib/router";
@@ -139,6 +140,7 @@ export function createApp() {
   app.route("/api/v1", routingRouter);
   app.route("/api/v1", forwardingRouter);
   app.route("/api/v1", cancellationsRouter);
+  app.route("/api/v1", writeBacksRouter);
   app.route("/api/v1", supplierApiRouter);
   app.route("/api/v1", feedsRouter);
   app.route("/api/v1", webhooksRouter);

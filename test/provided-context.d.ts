@@ -15,6 +15,8 @@ declare module "vitest" {
     consoleUrl: string;
     /** Its ADMIN_TOKEN (random per run). */
     adminToken: string;
+    /** Its SECRETS_KEY (random per run): a test seals a shop connection's credentials as the Worker does. */
+    secretsKey: string;
     /** The shared Chromium's playwright endpoint. */
     browserEndpoint: string;
     /** The Worker's local D1 file (to age a session past its expiry). */

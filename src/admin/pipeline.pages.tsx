@@ -10,7 +10,16 @@ import { ApiError } from "../lib/errors";
 import { pageParam } from "../lib/pagination";
 import { idOrNotFound } from "../lib/params";
 import { lastSweeperRuns, SWEEPERS, type SweeperName } from "../pipeline/cron";
-import { addBacklogs, listFailingDeliveries, pipelineBacklog, type Backlog, type FailingDelivery, type Stage } from "../pipeline/health.service";
+import {
+  addBacklogs,
+  listFailingDeliveries,
+  listFailingWriteBacks,
+  pipelineBacklog,
+  type Backlog,
+  type FailingDelivery,
+  type FailingWriteBack,
+  type Stage,
+} from "../pipeline/health.service";
 import { listDeadLetters, listParkedOrders, replayDeadLetter, replayParkedOrder, type ParkedOrder } from "../pipeline/recovery.service";
 import { byIdDescending, byParkedAt } from "../pipeline/recovery.present";
 import { everyShard, onShardHolding, pageEverywhere } from "../shards/accounts";
@@ -86,6 +95,7 @@ function GivenUp({ backlog: b }: { backlog: Backlog }) {
     { href: "/operator/parked-orders", label: "Parked orders", count: b.parkedOrders, hint: "orders whose routing failed too often; replay them once the cause is fixed" },
     { href: "/operator/dead-letters", label: "Open dead letters", count: b.openDeadLetters, hint: "messages the queue gave up on; replay them" },
     { href: "/operator/webhook-deliveries", label: "Failing webhook deliveries", count: b.failingDeliveries, hint: "shops' endpoints that refuse their events" },
+    { href: "/operator/shop-write-backs", label: "Failing writes into shops", count: b.failingWriteBacks, hint: "shipments, notes and completions a shop did not take" },
   ];
   return (
     <section aria-labelledby="given-up-heading">
@@ -352,5 +362,45 @@ pipelinePages.get("/webhook-deliveries", async (c) => {
       )}
     </>,
     { title: "Failing webhook deliveries" },
+  );
+});
+
+// ---- Failing writes into shops ----------------------------------------------------------------
+
+pipelinePages.get("/shop-write-backs", async (c) => {
+  const page = { page: pageParam(c.req.query("page")), perPage: PER_PAGE };
+  const { total, rows } = await pageEverywhere(c.env, page, listFailingWriteBacks, byIdDescending);
+  return c.render(
+    <>
+      <hgroup>
+        <h1>Failing writes into shops</h1>
+        <p>Shipments, notes and completions that shops did not take, in every account: parked after the last attempt, or waiting for a retry. The shop sees the same on its "Needs attention" page and tries them again from the order's page or the API.</p>
+      </hgroup>
+      {total === 0 ? (
+        <EmptyState title="No failing writes">
+          <p>Every shop took what was written into it. A write-back that fails shows up here after its first failed attempt.</p>
+        </EmptyState>
+      ) : (
+        <>
+          <DataTable<FailingWriteBack & { shard: number }>
+            caption="Failing writes into shops, newest first"
+            rows={rows}
+            columns={[
+              { header: "Account", cell: (w) => <a href={`/operator/accounts/${w.accountId}`}>{w.accountName}</a> },
+              { header: "Connection", cell: (w) => `${w.connectionName} (${w.platform})` },
+              { header: "Order", cell: (w) => <code>{w.reference}</code> },
+              { header: "What", cell: (w) => w.kind },
+              { header: "Status", cell: (w) => (w.status === "failed" ? <Badge tone="red">Given up</Badge> : <Badge tone="amber">Retrying</Badge>) },
+              { header: "Attempts", numeric: true, cell: (w) => w.attempts },
+              { header: "Last error", cell: (w) => <span class="response">{w.lastError ?? "—"}</span> },
+              { header: "Updated", cell: (w) => <LocalTime iso={w.updatedAt} /> },
+              { header: "Shard", numeric: true, cell: (w) => w.shard },
+            ]}
+          />
+          <Pagination path="/operator/shop-write-backs" query={new URL(c.req.url).searchParams} noun="write-backs" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
+        </>
+      )}
+    </>,
+    { title: "Failing writes into shops" },
   );
 });

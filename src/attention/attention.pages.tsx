@@ -14,7 +14,7 @@ attentionPages.get("/", async (c) => {
   const a = await needsAttention(c.get("db"), c.get("account").id);
   const csrf = c.get("session").csrfToken;
   const total =
-    a.blocked.count + a.pending.count + a.failed.count + a.answered.count + a.overduePickups.count + a.overdue.count + a.cancellations.count + a.webhooks.count + a.imports.count;
+    a.blocked.count + a.pending.count + a.failed.count + a.answered.count + a.overduePickups.count + a.overdue.count + a.cancellations.count + a.webhooks.count + a.shops.count + a.imports.count;
   return c.render(
     <>
       <hgroup>
@@ -25,7 +25,7 @@ attentionPages.get("/", async (c) => {
         <article class="empty-state">
           <h2>All clear</h2>
           <p>
-            No blocked orders, unmatched or failed lines, supplier refusals, failing webhooks or feed problems. New orders show up under{" "}
+            No blocked orders, unmatched or failed lines, supplier refusals, failing webhooks, failing writes into the shop or feed problems. New orders show up under{" "}
             <a href="/console/orders">Orders</a>.
           </p>
         </article>
@@ -107,6 +107,16 @@ attentionPages.get("/", async (c) => {
             <LocalTime iso={d.updatedAt} />
             <br />
             <small>{d.lastError ?? ""}</small>
+          </>
+        )}
+      </Section>
+      <Section id="shops" title="Failing writes into the shop" group={a.shops} explain="Shipments, notes or completions the shop did not take. Fix the cause (the connection's credentials, the shop), then try them again from the order's page.">
+        {(w) => (
+          <>
+            <a href={`/console/orders/${w.reference}#in-the-shop`}>Order {w.reference}</a> · {w.kind} to {w.connectionName} ·{" "}
+            <Badge tone={w.status === "failed" ? "red" : "amber"}>{w.status === "failed" ? "Failed" : "Retrying"}</Badge> · <LocalTime iso={w.updatedAt} />
+            <br />
+            <small>{w.lastError ?? ""}</small>
           </>
         )}
       </Section>

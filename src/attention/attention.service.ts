@@ -1,11 +1,12 @@
 // "Needs attention": everything of an account that waits for a person, newest first, with counts.
-// A read model across capabilities (orders, forwarding, events, catalogue), answered in one round
-// trip of nine statements, each a count (a window over the matches) and its five newest items.
+// A read model across capabilities (orders, forwarding, events, shops, catalogue), answered in one
+// round trip of ten statements, each a count (a window over the matches) and its five newest items.
 import { sql, type SQL } from "drizzle-orm";
 import { toStatement, type Db, type Row } from "../db";
 import type { LineStatus } from "../db/schema";
 import { FAILING_DELIVERY } from "../events/delivery.service";
 import { isoMicro } from "../lib/time";
+import { FAILING_WRITE_BACK } from "../shops/write-backs";
 
 /** A line still pending this long after it became pending did not match: someone must look. */
 export const PENDING_AFTER_MS = 15 * 60 * 1000;
@@ -47,6 +48,8 @@ export type Attention = {
     createdAt: string;
   }>;
   webhooks: Group<{ deliveryId: number; subscriptionId: number; url: string; eventType: string; status: string; lastError: string | null; updatedAt: string }>;
+  /** Write-backs into the shop parked after their last attempt, or waiting for a retry. */
+  shops: Group<{ writeBackId: number; reference: string; connectionName: string; kind: string; status: string; lastError: string | null; updatedAt: string }>;
   imports: Group<{ feedId: number; feedName: string; importId: number; status: string; rejected: number; error: string | null; startedAt: string }>;
 };
 
@@ -91,6 +94,10 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
         FROM webhook_deliveries d JOIN webhook_subscriptions w ON w.id = d.subscription_id JOIN events e ON e.id = d.event_id
         WHERE d.account_id = ${accountId} AND ${FAILING_DELIVERY}
         ORDER BY d.id DESC LIMIT ${SHOWN}`,
+    sql`SELECT w.id AS write_back_id, o.reference, c.name AS connection_name, w.kind, w.status, w.last_error, w.updated_at, count(*) OVER () AS total
+        FROM shop_write_backs w JOIN shop_connections c ON c.id = w.connection_id JOIN orders o ON o.id = w.order_id
+        WHERE w.account_id = ${accountId} AND ${FAILING_WRITE_BACK}
+        ORDER BY w.id DESC LIMIT ${SHOWN}`,
     // Each feed's latest import, when it failed or rejected rows (a later good import settles it).
     sql`SELECT f.id AS feed_id, f.name AS feed_name, i.id AS import_id, i.status, i.rows_rejected AS rejected, i.error, i.started_at, count(*) OVER () AS total
         FROM product_feeds f JOIN product_imports i ON i.id = (SELECT max(id) FROM product_imports WHERE product_feed_id = f.id)
@@ -98,7 +105,7 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
         ORDER BY i.id DESC LIMIT ${SHOWN}`,
   ];
   const results = await db.$client.batch<Row>(statements.map((s) => toStatement(db, s)));
-  const [blocked, pending, failed, answered, pickups, overdue, cancellations, webhooks, imports] = results.map((r) => r.results);
+  const [blocked, pending, failed, answered, pickups, overdue, cancellations, webhooks, shops, imports] = results.map((r) => r.results);
   return {
     blocked: group(blocked),
     pending: group(pending),
@@ -108,6 +115,7 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
     overdue: group(overdue),
     cancellations: group(cancellations),
     webhooks: group(webhooks),
+    shops: group(shops),
     imports: group(imports),
   };
 }

@@ -4,13 +4,15 @@
 //
 // The event outbox: statements that record an event in the same batch as the change it reports,
 // so an event exists exactly when its change happened. Events are only recorded for accounts with
-// an active webhook subscription. The events capability publishes and delivers them.
+// someone to tell: an active webhook subscription, or a shop connection (paused ones too: their
+// write-backs wait for them, src/shops/write-backs.ts). The events capability publishes and delivers them.
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor, EventType } from "../db/schema";
 
 const newEventId = sql`'evt_' || lower(hex(randomblob(12)))`;
 const hasSubscribers = (accountId: SQL) =>
-  sql`EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.account_id = ${accountId} AND s.active = 1)`;
+  sql`(EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.account_id = ${accountId} AND s.active = 1)
+    OR EXISTS (SELECT 1 FROM shop_connections c WHERE c.account_id = ${accountId} AND c.deleted_at IS NULL))`;
 const orderRef = sql`json_object('reference', o.reference, 'external_id', o.external_id)`;
 
 /** order.created: only when the order with this (fresh) reference exists, i.e. was just inserted. */

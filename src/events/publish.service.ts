@@ -1,5 +1,5 @@
-// Publishing: the outbox's unpublished events become one delivery per matching active subscription,
-// and every delivery a queue message. Safe to run anywhere and any number of times at once: the
+// Publishing: the outbox's unpublished events become one delivery per matching active subscription
+// and the shop write-backs they call for (src/shops/write-backs.ts), and every one a queue message. Safe to run anywhere and any number of times at once: the
 // unique (subscription_id, event_id) index keeps one delivery per pair, and only the run that
 // created a delivery announces it. The cron re-announces deliveries whose message got lost.
 import { sql } from "drizzle-orm";
@@ -7,6 +7,7 @@ import { createDb, toStatement, type Db } from "../db";
 import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
 import type { Pipeline, PipelineMessage } from "../lib/queue";
+import { stuckWriteBacks, writeBackMessages, writeBacksFromEvents, writeBacksToSend } from "../shops/write-backs";
 
 /** Events per publish run: keeps one run's batch and its messages small. */
 export const PUBLISH_PAGE = 100;
@@ -29,12 +30,12 @@ const deliverMessages = (ids: number[]): PipelineMessage[] => ids.map((deliveryI
  * then one message per delivery this run created. Concurrent runs create each delivery once, so
  * they announce it once; if the announcement fails, the delivery waits in D1 for the cron.
  */
-export async function publishEvents(db: Db, pipeline: Pipeline): Promise<{ events: number; deliveries: number }> {
+export async function publishEvents(db: Db, pipeline: Pipeline): Promise<{ events: number; deliveries: number; writeBacks: number }> {
   const now = isoMicro();
   // The same page in both statements: a D1 batch is one transaction, and inserting deliveries
   // does not change which events are unpublished.
   const page = sql`SELECT id FROM events WHERE published_at IS NULL ORDER BY created_at, id LIMIT ${PUBLISH_PAGE}`;
-  const [created, marked] = await db.$client.batch<{ id: number }>(
+  const [created, , writeBacks, marked] = await db.$client.batch<{ id: number }>(
     [
       sql`INSERT INTO webhook_deliveries (account_id, subscription_id, event_id, status, attempts, created_at, updated_at)
         SELECT e.account_id, s.id, e.id, 'pending', 0, ${now}, ${now}
@@ -43,16 +44,19 @@ export async function publishEvents(db: Db, pipeline: Pipeline): Promise<{ event
         ORDER BY e.created_at, e.id, s.id
         ON CONFLICT DO NOTHING
         RETURNING id`,
+      writeBacksFromEvents(page, now),
+      writeBacksToSend(page),
       sql`UPDATE events SET published_at = ${now} WHERE id IN (${page})`,
     ].map((q) => toStatement(db, q)),
   );
   const ids = created.results.map((r) => r.id);
+  const writeBackIds = writeBacks.results.map((r) => r.id);
   try {
-    await pipeline.send(deliverMessages(ids));
+    await pipeline.send([...deliverMessages(ids), ...writeBackMessages(writeBackIds)]);
   } catch (error) {
-    console.error(JSON.stringify({ level: "warn", event: "webhook_enqueue_failed", deliveries: ids, error: String(error) }));
+    console.error(JSON.stringify({ level: "warn", event: "webhook_enqueue_failed", deliveries: ids, writeBacks: writeBackIds, error: String(error) }));
   }
-  return { events: marked.meta.changes ?? 0, deliveries: ids.length };
+  return { events: marked.meta.changes ?? 0, deliveries: ids.length, writeBacks: writeBackIds.length };
 }
 
 /**
@@ -75,7 +79,7 @@ export async function publishAndContinue(db: Db, pipeline: Pipeline): Promise<vo
   if (events === PUBLISH_PAGE) await pipeline.send([{ type: "publish_events" }]);
 }
 
-const EVENT_MESSAGES = new Set<PipelineMessage["type"]>(["publish_events", "deliver_webhook"]);
+const EVENT_MESSAGES = new Set<PipelineMessage["type"]>(["publish_events", "deliver_webhook", "write_back"]);
 
 /**
  * After a consumer batch that did pipeline work (which writes events in its batches): publish at
@@ -87,10 +91,10 @@ export async function publishAfterPipeline(env: Bindings, pipeline: Pipeline, bo
 
 /**
  * The cron: publishes what is left (a lost publish message delays an event, never loses it) and
- * re-sends the messages of deliveries that are overdue (message lost) or whose lease ran out
- * (a Worker died mid-send).
+ * re-sends the messages of deliveries and shop write-backs that are overdue (message lost, or a
+ * connection resumed after a pause) or whose lease ran out (a Worker died mid-send).
  */
-export async function sweepEvents(env: Bindings, pipeline: Pipeline, now = new Date()): Promise<{ published: number; rekicked: number }> {
+export async function sweepEvents(env: Bindings, pipeline: Pipeline, now = new Date()): Promise<{ published: number; rekicked: number; writeBacksRekicked: number }> {
   const db = createDb(env.DB);
   let published = 0;
   for (let i = 0; i < CRON_PAGES; i++) {
@@ -112,6 +116,8 @@ export async function sweepEvents(env: Bindings, pipeline: Pipeline, now = new D
     .bind(REKICK_WINDOW, overdue, nowIso)
     .all<{ id: number }>();
   const ids = stuck.results.map((r) => r.id);
-  await pipeline.send(deliverMessages(ids));
-  return { published, rekicked: ids.length };
+  const stuckBacks = await toStatement(db, stuckWriteBacks(nowIso, overdue, REKICK_WINDOW)).all<{ id: number }>();
+  const writeBackIds = stuckBacks.results.map((r) => r.id);
+  await pipeline.send([...deliverMessages(ids), ...writeBackMessages(writeBackIds)]);
+  return { published, rekicked: ids.length, writeBacksRekicked: writeBackIds.length };
 }

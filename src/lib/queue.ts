@@ -21,6 +21,8 @@ export type PipelineMessage = (
   | { type: "publish_events" }
   /** Send (or re-send) one webhook delivery to the shop (src/events/delivery.service.ts). */
   | { type: "deliver_webhook"; deliveryId: number }
+  /** Write one shipment, note or completion back into a shop (src/shops/write-back.service.ts). */
+  | { type: "write_back"; writeBackId: number }
 ) & {
   /** The shard whose database the message's ids belong to (src/shards/shards.ts); none: shard 0. */
   shard?: number;

@@ -104,6 +104,7 @@ const NOT_FOUND: Record<string, string> = {
   "api-keys/{id}": "API key with id '3' not found",
   "cancellations/{cancellationId}": "Cancellation with id '12' not found",
   "lines/{line_id}": "Order line with id '901' not found",
+  "shop-sync/{id}": "Shop write-back with id '12' not found",
   // Routes without a path parameter: the resource their body names.
   "routing-rules/explain": "Order with reference '4812039475610234' not found",
   "supplier/answers": "Order line with id '901' not found",

@@ -34,6 +34,8 @@ import { ShipmentText } from "../ui/tracking";
 import { OrderEvents } from "../events/order-events.pages";
 import { activeWebhookOf, orderEventsOf, orderEventsStatement, type OrderEvent } from "../events/order-events.service";
 import { CancelSection, type CancelForm } from "./cancellations.pages";
+import { InTheShop } from "../shops/write-backs.pages";
+import { orderWriteBacksStatement, writeBacksOf, type WriteBack } from "../shops/write-back.service";
 import { lineProgress, shippedOf, workPending } from "./progress";
 import { LineActions } from "../routing/line-actions.pages";
 import { BULK_LABELS, BulkCheckbox, BulkForm, BulkResults, type BulkFormState } from "./bulk.pages";
@@ -353,13 +355,18 @@ export async function renderOrder(c: Context<AppEnv>, form?: ActionForm, cancelF
   const reference = c.req.param("reference")!;
   const db = c.get("db");
   const accountId = c.get("account").id;
-  const detail = await getOrder(db, accountId, reference, { dispatches: true, alongside: [orderEventsStatement(accountId, reference)] });
+  const detail = await getOrder(db, accountId, reference, {
+    dispatches: true,
+    alongside: [orderEventsStatement(accountId, reference), orderWriteBacksStatement(accountId, reference)],
+  });
   const events = { ...orderEventsOf(detail.alongside[0]), activeWebhook: activeWebhookOf(detail.alongside[0]) };
+  const writeBacks = writeBacksOf(detail.alongside[1]);
   const currency = detail.order.currency ?? c.get("account").currency;
   if (wantsFragment(c, "order-lines")) return c.html(<LiveParts detail={detail} csrf={c.get("session").csrfToken} currency={currency} />);
-  return c.render(<OrderPage detail={detail} events={events} csrf={c.get("session").csrfToken} form={form} cancelForm={cancelForm} currency={currency} />, {
-    title: `Order ${reference}`,
-  });
+  return c.render(
+    <OrderPage detail={detail} events={events} writeBacks={writeBacks} csrf={c.get("session").csrfToken} form={form} cancelForm={cancelForm} currency={currency} />,
+    { title: `Order ${reference}` },
+  );
 }
 
 // ---- Actions: the same services as POST /api/v1/orders/{reference}/block, unblock, match, retry, complete
@@ -496,6 +503,7 @@ function OrderActions({ detail, csrf, form, oob }: { detail: OrderDetail; csrf: 
 function OrderPage({
   detail,
   events,
+  writeBacks,
   csrf,
   form,
   cancelForm,
@@ -503,6 +511,7 @@ function OrderPage({
 }: {
   detail: OrderDetail;
   events: { total: number; events: OrderEvent[]; activeWebhook: boolean };
+  writeBacks: WriteBack[];
   csrf: string;
   form?: ActionForm;
   cancelForm?: CancelForm;
@@ -565,6 +574,8 @@ function OrderPage({
       <DispatchesSection detail={detail} />
 
       <OrderEvents {...events} />
+
+      <InTheShop writeBacks={writeBacks} csrf={csrf} />
 
       <section aria-labelledby="explain-heading">
         <h2 id="explain-heading">Why these suppliers</h2>

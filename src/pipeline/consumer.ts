@@ -12,6 +12,7 @@ import { sendCancellation } from "../forwarding/supplier-cancellations.service";
 import { sendDispatch, sendHeldDispatches } from "../forwarding/forwarding.service";
 import { sendSettings } from "../lib/outbound";
 import { carrierPipeline, type Pipeline, type PipelineMessage } from "../lib/queue";
+import { deliverWriteBack } from "../shops/write-back.service";
 import { maxRoutingAttempts, pipelineRetryDelay } from "./settings";
 import { planOverdue, planRoute, type RouteRequest } from "../routing/journey";
 import { rematchAccount } from "../routing/rematch";
@@ -123,6 +124,9 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage, redel
       return;
     case "deliver_webhook":
       await deliverWebhook(db, env, pipeline, body.deliveryId);
+      return;
+    case "write_back":
+      await deliverWriteBack(db, env, pipeline, body.writeBackId);
       return;
   }
 }

@@ -24,6 +24,7 @@ export const SWEEPERS = {
   rematches: "Re-matches re-queued",
   events_published: "Events published",
   deliveries_rekicked: "Webhook deliveries re-sent",
+  write_backs_rekicked: "Shop write-backs re-sent",
   feeds_pulled: "Feeds pulled",
   sessions_ended: "Console sessions cleaned up",
 } as const;
@@ -46,10 +47,10 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
     },
     { names: ["rematches"], run: async () => ({ rematches: (await sweepRematches(env, now)).length }) },
     {
-      names: ["events_published", "deliveries_rekicked"],
+      names: ["events_published", "deliveries_rekicked", "write_backs_rekicked"],
       run: async () => {
-        const { published, rekicked } = await sweepEvents(env, carrierPipeline(env), now);
-        return { events_published: published, deliveries_rekicked: rekicked };
+        const { published, rekicked, writeBacksRekicked } = await sweepEvents(env, carrierPipeline(env), now);
+        return { events_published: published, deliveries_rekicked: rekicked, write_backs_rekicked: writeBacksRekicked };
       },
     },
     { names: ["feeds_pulled"], run: async () => ({ feeds_pulled: (await runScheduledImports(db, now, feedTimeoutMs(env))).length }) },

@@ -31,6 +31,12 @@ function subjectOf(body: PipelineMessage): { account: SQL; order: SQL; dispatch:
       return { account: sql`${body.accountId}`, order: none, dispatch: none };
     case "deliver_webhook":
       return { account: sql`(SELECT account_id FROM webhook_deliveries WHERE id = ${body.deliveryId})`, order: none, dispatch: none };
+    case "write_back":
+      return {
+        account: sql`(SELECT account_id FROM shop_write_backs WHERE id = ${body.writeBackId})`,
+        order: sql`(SELECT order_id FROM shop_write_backs WHERE id = ${body.writeBackId})`,
+        dispatch: none,
+      };
     default:
       return { account: none, order: none, dispatch: none };
   }

@@ -47,6 +47,8 @@ export const MOVED_TABLES: { table: string; scope: string }[] = [
   { table: "webhook_delivery_attempts", scope: "delivery_id IN (SELECT id FROM webhook_deliveries WHERE account_id = ?1)" },
   { table: "dead_letters", scope: "account_id = ?1" },
   { table: "shop_connections", scope: "account_id = ?1" },
+  { table: "shop_write_backs", scope: "account_id = ?1" },
+  { table: "shop_write_back_attempts", scope: "write_back_id IN (SELECT id FROM shop_write_backs WHERE account_id = ?1)" },
 ];
 // counters and order_facets are not copied: the target's triggers build them from the rows copied
 // in, and the old shard's are deleted with the account (drizzle/0011).

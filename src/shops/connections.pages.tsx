@@ -246,7 +246,7 @@ shopConnectionsPages.post("/shop-connections/:id", async (c) => {
   // Credentials left blank keep the stored ones; some filled in are a new set, checked whole.
   const input = { ...rest, ...(Object.keys(credentials).length > 0 ? { credentials } : {}) };
   const checked = validateForm(UpdateShopConnection.extend({ name: CreateShopConnection.shape.name, base_url: CreateShopConnection.shape.base_url }), input, LABELS);
-  const result = checked.ok ? await attempt(() => updateConnection(c.get("db"), c.env, c.get("account").id, id, checked.data), LABELS) : checked;
+  const result = checked.ok ? await attempt(() => updateConnection(c.get("db"), c.env, c.get("pipeline"), c.get("account").id, id, checked.data), LABELS) : checked;
   if (!result.ok) {
     c.status(422);
     return renderConnection(c, { values, errors: withSourcesTogether(result.errors) });
@@ -257,7 +257,7 @@ shopConnectionsPages.post("/shop-connections/:id", async (c) => {
 for (const [action, active] of [["pause", false], ["resume", true]] as const) {
   shopConnectionsPages.post(`/shop-connections/:id/${action}`, async (c) => {
     const id = connectionId(c);
-    await updateConnection(c.get("db"), c.env, c.get("account").id, id, { active });
+    await updateConnection(c.get("db"), c.env, c.get("pipeline"), c.get("account").id, id, { active });
     return done(c, `${PATH}/${id}`, {
       kind: "success",
       text: active ? "Shop connection resumed: write-backs are made again." : "Shop connection paused: nothing is written to the shop until it is resumed.",

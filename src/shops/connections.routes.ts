@@ -138,7 +138,7 @@ shopConnectionsRouter.openapi(
     responses: { 200: responses.json(ConnectionJson, "The connection"), 404: responses.notFound, 422: responses.invalid, 503: unavailable, ...errorResponses },
   }),
   async (c) => {
-    const row = await updateConnection(c.get("db"), c.env, c.get("account").id, idOf(c.req.valid("param").id), c.req.valid("json"));
+    const row = await updateConnection(c.get("db"), c.env, c.get("pipeline"), c.get("account").id, idOf(c.req.valid("param").id), c.req.valid("json"));
     return c.json(presentConnection(row), 200);
   },
 );

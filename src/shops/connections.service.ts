@@ -9,12 +9,14 @@ import type { Bindings } from "../env";
 import { ApiError, type ValidationErrors } from "../lib/errors";
 import { sendSettings } from "../lib/outbound";
 import { offsetOf, type PageRequest } from "../lib/pagination";
+import type { Pipeline } from "../lib/queue";
 import { maskedHint, open, seal, SealingKeyMissing, sealedUnderCurrent, sealingKeys, type SealingKeys } from "../lib/sealed";
 import { isoMicro } from "../lib/time";
 import { checkPlatformFields, issuesToErrors } from "./connection-fields";
 import { ShopError, ShopHttp } from "./platforms/http";
 import { platformFor, type AnyShopPlatform } from "./platforms/index";
 import type { Check, ShopConnection } from "./platforms/platform";
+import { kickWriteBacks } from "./write-back.service";
 
 export type ConnectionCreate = {
   platform: ShopPlatformName;
@@ -95,7 +97,7 @@ export async function listConnections(db: Db, accountId: number, page: PageReque
  * Only the fields sent. The platform stays (a PATCH naming another is refused); new credentials are
  * every field of it; settings sent are laid over the stored ones and checked whole.
  */
-export async function updateConnection(db: Db, env: Bindings, accountId: number, id: number, input: ConnectionUpdate): Promise<ShopConnectionRow> {
+export async function updateConnection(db: Db, env: Bindings, pipeline: Pipeline, accountId: number, id: number, input: ConnectionUpdate): Promise<ShopConnectionRow> {
   const row = await getConnection(db, accountId, id);
   const errors: ValidationErrors =
     input.platform !== undefined && input.platform !== row.platform
@@ -120,6 +122,8 @@ export async function updateConnection(db: Db, env: Bindings, accountId: number,
     .where(live(accountId, id))
     .returning();
   if (!updated) throw notFound(id);
+  // Resumed: what waited while it was paused goes now (the cron's safety net would within minutes).
+  if (!row.active && updated.active) await kickWriteBacks(db, pipeline, id);
   return updated;
 }
 

@@ -31,6 +31,8 @@ describe("GET /openapi.json", () => {
       "/api/v1/orders/{reference}/cancellations/answers": ["post"],
       "/api/v1/orders/{reference}/lines/{line_id}/assign": ["post"],
       "/api/v1/orders/{reference}/lines/{line_id}/reroute": ["post"],
+      "/api/v1/orders/{reference}/shop-sync": ["get"],
+      "/api/v1/orders/{reference}/shop-sync/{id}/replay": ["post"],
       "/api/v1/products": ["get"],
       "/api/v1/product-feeds": ["get", "post"],
       "/api/v1/product-feeds/{id}": ["delete", "get", "patch"],

@@ -28,7 +28,7 @@ export default async function setup(project: TestProject) {
     await (await launched.catch(() => null))?.close();
     throw error;
   }
-  const { url, adminToken, d1File, dispose } = worker;
+  const { url, adminToken, secretsKey, d1File, dispose } = worker;
   const browser = await launched;
 
   const screenshots = join(root, "test-results", "screenshots");
@@ -36,6 +36,7 @@ export default async function setup(project: TestProject) {
 
   project.provide("consoleUrl", url);
   project.provide("adminToken", adminToken);
+  project.provide("secretsKey", secretsKey);
   project.provide("browserEndpoint", browser.wsEndpoint());
   project.provide("d1File", d1File);
   project.provide("screenshotsDir", screenshots);

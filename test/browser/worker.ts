@@ -15,7 +15,7 @@ import { unstable_startWorker } from "wrangler";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-export type LocalWorker = { url: string; adminToken: string; d1File: string; dispose: () => Promise<void> };
+export type LocalWorker = { url: string; adminToken: string; secretsKey: string; d1File: string; dispose: () => Promise<void> };
 
 export async function startLocalWorker(vars: Record<string, string> = {}): Promise<LocalWorker> {
   const persist = mkdtempSync(join(tmpdir(), "order-intake-worker-"));
@@ -44,6 +44,7 @@ export async function startLocalWorker(vars: Record<string, string> = {}): Promi
   return {
     url,
     adminToken,
+    secretsKey,
     d1File,
     dispose: async () => {
       await worker.dispose();

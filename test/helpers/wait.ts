@@ -23,8 +23,8 @@ export async function waitFor<T>(check: () => Promise<T | undefined | null | fal
 /**
  * What the pipeline still owes the account, from the durable marks it keeps in D1 (the same ones
  * the sweeper reads): orders to route (routed_at null, not parked), sends queued or under a lease
- * (of orders that are not held by a block), a requested re-match, unpublished events, and webhook
- * deliveries not yet final. Zero can only be true once that work is really done.
+ * (of orders that are not held by a block), a requested re-match, unpublished events, webhook
+ * deliveries not yet final, and shop write-backs a live connection still owes (not held up by a parked one). Zero can only be true once that work is really done.
  */
 export async function pipelineBacklog(accountId: number): Promise<Record<string, number>> {
   const row = await env.DB.prepare(
@@ -34,7 +34,10 @@ export async function pipelineBacklog(accountId: number): Promise<Record<string,
         WHERE d.account_id = ?1 AND (d.status = 'sending' OR (d.status = 'queued' AND o.blocked = 0))) AS dispatches,
       (SELECT count(*) FROM accounts WHERE id = ?1 AND rematch_requested_at IS NOT NULL) AS rematch,
       (SELECT count(*) FROM events WHERE account_id = ?1 AND published_at IS NULL) AS events,
-      (SELECT count(*) FROM webhook_deliveries WHERE account_id = ?1 AND status IN ('pending', 'delivering')) AS deliveries`,
+      (SELECT count(*) FROM webhook_deliveries WHERE account_id = ?1 AND status IN ('pending', 'delivering')) AS deliveries,
+      (SELECT count(*) FROM shop_write_backs w JOIN shop_connections c ON c.id = w.connection_id AND c.active = 1 AND c.deleted_at IS NULL
+        WHERE w.account_id = ?1 AND w.status IN ('pending', 'delivering')
+          AND NOT EXISTS (SELECT 1 FROM shop_write_backs b WHERE b.order_id = w.order_id AND b.connection_id = w.connection_id AND b.status = 'failed')) AS write_backs`,
   )
     .bind(accountId)
     .first<Record<string, number>>();

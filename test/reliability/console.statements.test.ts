@@ -8,7 +8,7 @@ import { createDb } from "../../src/db";
 import { meteredD1 } from "../../src/db/metrics";
 import { getSupplierDispatch, listSupplierDispatches } from "../../src/forwarding/answers.service";
 import { lastSweeperRuns } from "../../src/pipeline/cron";
-import { listFailingDeliveries, pipelineBacklog } from "../../src/pipeline/health.service";
+import { listFailingDeliveries, listFailingWriteBacks, pipelineBacklog } from "../../src/pipeline/health.service";
 import { createAccount, createOrder, orderPayload } from "../helpers/factories";
 import { call } from "../helpers/http";
 import { fullScans, metered, planOf } from "../helpers/statements";
@@ -17,20 +17,20 @@ import { waitFor } from "../helpers/wait";
 
 const db = () => createDb(meteredD1(env.DB));
 /** Tables these pages read beyond the pipeline's. (sweeper_runs is read newest first by its key, LIMIT n: never more.) */
-const ALSO = ["webhook_deliveries", "api_keys", "dead_letters"];
+const ALSO = ["webhook_deliveries", "api_keys", "dead_letters", "shop_write_backs"];
 const page = { page: 1, perPage: 20 };
 
 describe("the operator's pages, counted", () => {
   it("reads the pipeline's backlog in one round trip of index reads", async () => {
     const { result, metrics } = await metered(() => pipelineBacklog(db()));
-    expect([metrics.roundTrips, metrics.queries]).toEqual([1, 9]);
+    expect([metrics.roundTrips, metrics.queries]).toEqual([1, 10]);
     expect(result.routing).toEqual({ count: expect.any(Number), oldest: result.routing.count ? expect.any(String) : null });
     expect(await fullScans(metrics.statements, ALSO)).toEqual([]);
   });
 
   it("lists failing deliveries, sweeper runs and an account's keys in one round trip each, without scans", async () => {
     const creds = await createAccount();
-    const reads: (() => Promise<unknown>)[] = [() => listFailingDeliveries(db(), page), () => lastSweeperRuns(db(), 20), () => listApiKeys(db(), creds.accountId, page)];
+    const reads: (() => Promise<unknown>)[] = [() => listFailingDeliveries(db(), page), () => listFailingWriteBacks(db(), page), () => lastSweeperRuns(db(), 20), () => listApiKeys(db(), creds.accountId, page)];
     for (const run of reads) {
       const { metrics } = await metered(run);
       expect(metrics.roundTrips).toBe(1);

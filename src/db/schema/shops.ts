@@ -1,6 +1,7 @@
 // Shop connections: the shop's own REST API (WooCommerce, Shopware 6, Magento 2, PrestaShop) that
 // shipments, tracking and line outcomes are written back into (src/shops).
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 
 export const SHOP_PLATFORMS = ["woocommerce", "shopware", "magento", "prestashop"] as const;
@@ -35,3 +36,83 @@ export const shopConnections = sqliteTable(
 );
 
 export type ShopConnectionRow = typeof shopConnections.$inferSelect;
+
+/** shipment: a line shipped; note: a private note (a line given up on, a cancellation answered); complete: every line final. */
+export const WRITE_BACK_KINDS = ["shipment", "note", "complete"] as const;
+export type WriteBackKind = (typeof WRITE_BACK_KINDS)[number];
+export const WRITE_BACK_STATUSES = ["pending", "delivering", "done", "failed", "skipped"] as const;
+export type WriteBackStatus = (typeof WRITE_BACK_STATUSES)[number];
+
+/**
+ * Write-backs: one per connection, event and kind (created when the event is published, so a
+ * re-publish creates nothing twice), delivered under a lease like a webhook delivery
+ * (src/shops/write-back.service.ts). Per connection and order they go one after the other, in id order.
+ */
+export const shopWriteBacks = sqliteTable(
+  "shop_write_backs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id").notNull(),
+    connectionId: integer("connection_id")
+      .notNull()
+      .references(() => shopConnections.id),
+    orderId: integer("order_id").notNull(),
+    eventId: text("event_id").notNull(),
+    kind: text("kind", { enum: WRITE_BACK_KINDS }).notNull(),
+    /** The line a shipment or a note is about (null: the order's completion). */
+    lineId: integer("line_id"),
+    /** A shipment: whether every line of the order had shipped in full with it (Shopware: ship vs ship_partially). */
+    shippedInFull: integer("shipped_in_full", { mode: "boolean" }),
+    status: text("status", { enum: WRITE_BACK_STATUSES }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    /** While delivering: until when the attempt holds it; while pending after a failure: when the next attempt is due. */
+    leaseUntil: text("lease_until"),
+    /** The shop's ids of what the write created (or found there already). */
+    shopIds: text("shop_ids", { mode: "json" }).$type<string[]>(),
+    /** The shop's order as found on the first attempt (a retry does not look it up again). */
+    shopOrder: text("shop_order", { mode: "json" }).$type<Record<string, unknown>>(),
+    /** The last attempt's outcome was unclear (a timeout, a 5xx): the next one looks before writing. */
+    unclear: integer("unclear", { mode: "boolean" }).notNull().default(false),
+    /** Done in dry-run mode: the writes were recorded, not sent. */
+    dryRun: integer("dry_run", { mode: "boolean" }).notNull().default(false),
+    /** The last failure, or why nothing was written (skipped), in words. */
+    lastError: text("last_error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    doneAt: text("done_at"),
+  },
+  (t) => [
+    uniqueIndex("shop_write_backs_event_uq").on(t.connectionId, t.eventId, t.kind),
+    // An order is completed in the shop once per connection, whichever event found it final.
+    uniqueIndex("shop_write_backs_complete_uq").on(t.connectionId, t.orderId).where(sql`${t.kind} = 'complete'`),
+    // The order's write-backs (GET /orders/{reference}/shop-sync), and the ones before a write-back (in order).
+    index("shop_write_backs_order_idx").on(t.orderId, t.connectionId, t.id),
+    // A connection's recent write-backs (the connections page).
+    index("shop_write_backs_connection_idx").on(t.connectionId, t.id),
+    // Needs attention (an account's failing ones), the operator's failing deliveries and the cron's safety net.
+    index("shop_write_backs_account_status_idx").on(t.accountId, t.status, t.id),
+    index("shop_write_backs_status_idx").on(t.status, t.id),
+    // A publish run's write-backs (the ones its page of events made).
+    index("shop_write_backs_event_idx").on(t.eventId),
+  ],
+);
+
+/** Every attempt at a write-back: the calls it made (as ShopHttp recorded them, credentials left out). */
+export const shopWriteBackAttempts = sqliteTable(
+  "shop_write_back_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    writeBackId: integer("write_back_id")
+      .notNull()
+      .references(() => shopWriteBacks.id),
+    /** ShopCall[] (src/shops/platforms/http.ts). */
+    calls: text("calls", { mode: "json" }).$type<unknown[]>().notNull(),
+    dryRun: integer("dry_run", { mode: "boolean" }).notNull().default(false),
+    error: text("error"),
+    durationMs: integer("duration_ms").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("shop_write_back_attempts_write_back_idx").on(t.writeBackId, t.id)],
+);
+
+export type ShopWriteBackRow = typeof shopWriteBacks.$inferSelect;

@@ -1,0 +1,405 @@
+// Writing back into the shop: one write-back (a shipment, a note, the order's completion) delivered
+// to one shop connection, at least once and never twice. The same machinery as a webhook delivery
+// (src/events/delivery.service.ts): a lease taken with a guarded UPDATE, every attempt recorded,
+// retries through the queue with backoff (and jitter, and a 429's Retry-After), parked after the
+// last attempt and replayable. On top of it: per connection and order the write-backs go in order
+// (earlierUnfinished), the shop's order is looked up once and kept, the ids of what was created are
+// recorded, and after an unclear outcome the adapter looks before it writes again.
+import { sql, type SQL } from "drizzle-orm";
+import { toStatement, type Db, type Row } from "../db";
+import type { ShopPlatformName, WriteBackKind, WriteBackStatus } from "../db/schema";
+import type { Bindings } from "../env";
+import { ApiError } from "../lib/errors";
+import { leaseUntil, sendSettings, withTimeout, type SendSettings } from "../lib/outbound";
+import type { Pipeline } from "../lib/queue";
+import { open, sealingKeys } from "../lib/sealed";
+import { isoMicro } from "../lib/time";
+import { ShopError, ShopHttp, type ShopCall } from "./platforms/http";
+import { platformFor } from "./platforms/index";
+import type { LineRef, OrderRef, ShopConnection, ShopOrder, WriteResult } from "./platforms/platform";
+import { DELETED_CONNECTION, earlierUnfinished, writeBackMessages } from "./write-backs";
+
+/** Cloudflare Queues delays messages by at most 12 hours. */
+const MAX_DELAY_SECONDS = 12 * 60 * 60;
+/** A retry message may run this much before its due time (clocks, rounding) and still count. */
+const DUE_TOLERANCE_MS = 1000;
+/**
+ * The calls one attempt may make (a lookup of the order, a look after an unclear outcome, the
+ * writes): the attempt as a whole is time-boxed at this many calls' time boxes, and its lease
+ * outlives that.
+ */
+export const CALLS_PER_ATTEMPT = 6;
+
+/** The bound string a connection's credentials are sealed to (src/lib/sealed.ts). */
+export const credentialsBinding = (accountId: number, platform: ShopPlatformName) => `shop_connection:${accountId}:${platform}`;
+
+/**
+ * Seconds before the next attempt after `attempts` failed ones: base x 2^(n-1), of which a random
+ * half is taken off (jitter: write-backs failing together, say a shop down for a minute, do not
+ * come back together), and never before a 429's Retry-After.
+ */
+export function writeBackRetrySeconds(settings: SendSettings, attempts: number, retryAfterSeconds: number | null = null, random = Math.random()): number {
+  const backoff = settings.retryBaseSeconds * 2 ** Math.max(0, attempts - 1);
+  const jittered = backoff / 2 + (backoff / 2) * random;
+  return Math.min(MAX_DELAY_SECONDS, Math.ceil(Math.max(jittered, retryAfterSeconds ?? 0)));
+}
+
+type DeliveryRow = {
+  id: number;
+  account_id: number;
+  connection_id: number;
+  order_id: number;
+  kind: WriteBackKind;
+  status: WriteBackStatus;
+  attempts: number;
+  lease_until: string | null;
+  shipped_in_full: number | null;
+  shop_order: string | null;
+  unclear: number;
+  platform: ShopPlatformName;
+  base_url: string;
+  credentials_sealed: string;
+  settings: string;
+  active: number;
+  deleted_at: string | null;
+  reference: string;
+  order_external_id: string;
+  event_type: string;
+  event_data: string;
+  line_id: number | null;
+  line_external_id: string | null;
+  line_sku: string | null;
+  line_name: string | null;
+  line_quantity: number | null;
+};
+
+export type WriteBackOutcome = "done" | "retrying" | "failed" | "skipped" | "waiting";
+
+/**
+ * Handles a write_back message: five statements in two round trips (the claim with its read, the
+ * attempt and the outcome), whatever the shop answers. Throws only when D1 or the queue fail (the
+ * message is retried).
+ */
+export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline, writeBackId: number): Promise<WriteBackOutcome> {
+  const settings = sendSettings(env);
+  const started = new Date();
+  const now = isoMicro(started);
+  const attemptBox = settings.timeoutMs * CALLS_PER_ATTEMPT;
+  // The lease outlives the whole attempt's time box: it only runs out when a Worker died mid-attempt.
+  const lease = isoMicro(leaseUntil(started, attemptBox));
+  const dueBy = isoMicro(new Date(started.getTime() + DUE_TOLERANCE_MS));
+  const live = sql`EXISTS (SELECT 1 FROM shop_connections c WHERE c.id = shop_write_backs.connection_id AND c.active = 1 AND c.deleted_at IS NULL)`;
+  const takeable = sql`((status = 'pending' AND (lease_until IS NULL OR lease_until <= ${dueBy})) OR (status = 'delivering' AND lease_until < ${now}))`;
+  const [claim, , read] = await db.$client.batch<DeliveryRow>(
+    [
+      sql`UPDATE shop_write_backs SET status = 'delivering', attempts = attempts + 1, lease_until = ${lease}, updated_at = ${now}
+        WHERE id = ${writeBackId} AND ${takeable} AND ${live} AND NOT EXISTS (${earlierUnfinished(sql`shop_write_backs`)})`,
+      // A deleted connection writes nothing more: what waited for it is skipped.
+      sql`UPDATE shop_write_backs SET status = 'skipped', last_error = ${DELETED_CONNECTION}, lease_until = NULL, updated_at = ${now}
+        WHERE id = ${writeBackId} AND ${takeable}
+          AND EXISTS (SELECT 1 FROM shop_connections c WHERE c.id = shop_write_backs.connection_id AND c.deleted_at IS NOT NULL)`,
+      sql`SELECT w.id, w.account_id, w.connection_id, w.order_id, w.kind, w.status, w.attempts, w.lease_until, w.shipped_in_full, w.shop_order, w.unclear,
+          c.platform, c.base_url, c.credentials_sealed, c.settings, c.active, c.deleted_at,
+          o.reference, o.external_id AS order_external_id, e.type AS event_type, e.data AS event_data,
+          l.id AS line_id, l.external_id AS line_external_id, l.reference AS line_sku, l.name AS line_name, l.quantity AS line_quantity
+        FROM shop_write_backs w
+        JOIN shop_connections c ON c.id = w.connection_id
+        JOIN orders o ON o.id = w.order_id
+        JOIN events e ON e.id = w.event_id
+        LEFT JOIN order_lines l ON l.id = w.line_id
+        WHERE w.id = ${writeBackId}`,
+    ].map((q) => toStatement(db, q)),
+  );
+  const row = read.results[0];
+  if (!row) return "skipped";
+  if (row.status === "skipped") return "skipped";
+  // Whether our UPDATE changed the row, not whether the lease looks like ours (two consumers in one
+  // isolate compute the same lease_until).
+  if (claim.meta.changes !== 1) {
+    // Not ours. A retry that came early, or an attempt under someone else's lease: look again when
+    // it is due or the lease ends. Waiting for an earlier write-back of its order (which kicks it
+    // when done), for a paused connection (the cron kicks it once resumed), done or failed: nothing.
+    const inFuture = row.lease_until !== null && row.lease_until > now;
+    if (row.active && !row.deleted_at && inFuture && (row.status === "pending" || row.status === "delivering")) {
+      await pipeline.send(writeBackMessages([writeBackId]), Math.min(MAX_DELAY_SECONDS, Math.ceil((Date.parse(row.lease_until!) - started.getTime()) / 1000)));
+      return "skipped";
+    }
+    return "waiting";
+  }
+
+  const dryRun = parseSettings(row.settings).mode === "dry_run";
+  const attempt = await attemptWrite(env, row, settings.timeoutMs, attemptBox, dryRun);
+  const finished = isoMicro();
+  const error = attempt.error;
+  let outcome: WriteBackOutcome;
+  let delay = 0;
+  if (!error) outcome = attempt.result!.outcome === "skipped" ? "skipped" : "done";
+  else if (error instanceof ShopError && !error.retryable) outcome = "failed";
+  else if (row.attempts >= settings.maxAttempts) outcome = "failed";
+  else {
+    outcome = "retrying";
+    delay = writeBackRetrySeconds(settings, row.attempts, error instanceof ShopError ? error.retryAfterSeconds : null);
+  }
+  const unclear = error ? Boolean(row.unclear) || isUnclear(error) : false;
+  const message = error ? errorText(error) : attempt.result!.outcome === "skipped" ? attempt.result!.reason : null;
+  const shopIds = attempt.result && attempt.result.outcome !== "skipped" ? JSON.stringify(attempt.result.shopIds) : null;
+  const status: WriteBackStatus = outcome === "retrying" ? "pending" : outcome === "done" ? "done" : outcome === "skipped" ? "skipped" : "failed";
+  const settled = outcome === "done" || outcome === "skipped";
+  const [, updated] = await db.$client.batch<{ id: number; next_id: number | null }>(
+    [
+      sql`INSERT INTO shop_write_back_attempts (write_back_id, calls, dry_run, error, duration_ms, created_at)
+        VALUES (${writeBackId}, ${JSON.stringify(attempt.calls)}, ${dryRun ? 1 : 0}, ${message && error ? message : null}, ${attempt.durationMs}, ${finished})`,
+      // Guarded by our lease: should it have run out and another Worker taken over, that one owns the row.
+      sql`UPDATE shop_write_backs SET
+          status = ${status},
+          lease_until = ${outcome === "retrying" ? isoMicro(new Date(Date.now() + delay * 1000)) : null},
+          shop_ids = coalesce(${shopIds}, shop_ids),
+          shop_order = coalesce(${attempt.shopOrder ? JSON.stringify(attempt.shopOrder) : null}, shop_order),
+          unclear = ${unclear ? 1 : 0},
+          dry_run = ${settled && dryRun ? 1 : 0},
+          last_error = ${message},
+          done_at = ${settled ? finished : null},
+          updated_at = ${finished}
+        WHERE id = ${writeBackId} AND status = 'delivering' AND lease_until = ${lease}
+        RETURNING id, CASE WHEN status IN ('done', 'skipped') THEN (
+          SELECT b.id FROM shop_write_backs b WHERE b.order_id = ${row.order_id} AND b.connection_id = ${row.connection_id}
+            AND b.status = 'pending' AND b.id <> ${writeBackId}
+          ORDER BY b.kind = 'complete', b.id LIMIT 1) END AS next_id`,
+    ].map((q) => toStatement(db, q)),
+  );
+  const mine = updated.results[0];
+  if (mine && outcome === "retrying") await pipeline.send(writeBackMessages([writeBackId]), delay);
+  // The next write-back of the order waited for this one.
+  if (mine?.next_id) await pipeline.send(writeBackMessages([mine.next_id]));
+  return outcome;
+}
+
+type Attempt = { calls: ShopCall[]; durationMs: number; shopOrder: ShopOrder | null; result: WriteResult | null; error: unknown };
+
+/** One attempt: the credentials opened, the shop's order found (or the kept one), the write; never throws. */
+async function attemptWrite(env: Bindings, row: DeliveryRow, callTimeoutMs: number, attemptBox: number, dryRun: boolean): Promise<Attempt> {
+  const startedMs = Date.now();
+  let http: ShopHttp | null = null;
+  let shopOrder: ShopOrder | null = row.shop_order ? (JSON.parse(row.shop_order) as ShopOrder) : null;
+  let found: ShopOrder | null = null;
+  try {
+    const credentials = JSON.parse(await open(sealingKeys(env), row.credentials_sealed, credentialsBinding(row.account_id, row.platform))) as Record<string, string>;
+    const conn: ShopConnection = { id: row.connection_id, platform: row.platform, baseUrl: row.base_url, credentials, settings: parseSettings(row.settings) };
+    const shopHttp = new ShopHttp({ baseUrl: row.base_url, timeoutMs: callTimeoutMs, dryRun, secrets: Object.values(credentials) });
+    http = shopHttp;
+    const platform = platformFor(row.platform);
+    const order: OrderRef = { externalId: row.order_external_id, reference: row.reference };
+    const options = { look: Boolean(row.unclear) };
+    const result = await withTimeout(
+      (async (): Promise<WriteResult> => {
+        if (!shopOrder) {
+          shopOrder = await platform.findOrder(conn, shopHttp, order);
+          found = shopOrder;
+        }
+        if (row.kind === "complete") return platform.complete(conn, shopHttp, shopOrder, order, options);
+        const line = lineOf(row);
+        if (row.kind === "shipment") {
+          const shipment = (JSON.parse(row.event_data) as { shipment: { quantity: number; carrier: string | null; tracking_number: string | null; tracking_url: string | null } }).shipment;
+          return platform.writeShipment(
+            conn,
+            shopHttp,
+            shopOrder,
+            {
+              order,
+              lines: [{ line, quantity: shipment.quantity }],
+              trackings: shipment.tracking_number ? [{ carrier: shipment.carrier, number: shipment.tracking_number, url: shipment.tracking_url }] : [],
+              orderShippedInFull: Boolean(row.shipped_in_full),
+            },
+            options,
+          );
+        }
+        return platform.writeNote(conn, shopHttp, shopOrder, { order, text: noteText(row.event_type, JSON.parse(row.event_data), line) }, options);
+      })(),
+      attemptBox,
+    );
+    return { calls: shopHttp.calls, durationMs: Date.now() - startedMs, shopOrder: found, result, error: null };
+  } catch (error) {
+    if (!(error instanceof ShopError)) console.error(JSON.stringify({ level: "warn", event: "write_back_failed", writeBackId: row.id, error: String(error) }));
+    return { calls: http?.calls ?? [], durationMs: Date.now() - startedMs, shopOrder: found, result: null, error };
+  }
+}
+
+const parseSettings = (raw: string) => JSON.parse(raw) as Record<string, unknown> & { mode?: string };
+
+function lineOf(row: DeliveryRow): LineRef {
+  return { lineId: row.line_id ?? 0, productId: row.line_external_id ?? "", sku: row.line_sku, name: row.line_name ?? "", quantity: row.line_quantity ?? 0 };
+}
+
+/** An attempt that ended without an answer, or with one that does not say the write did not happen: look before writing again. */
+function isUnclear(error: unknown): boolean {
+  if (error instanceof ShopError) return error.unclear;
+  return error instanceof Error && error.name === "TimeoutError";
+}
+
+function errorText(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, 1000);
+}
+
+type NoteEvent = {
+  message?: string;
+  line?: { status?: string };
+  quantity?: number;
+  reason?: string | null;
+  supplier?: { name: string } | null;
+};
+
+/** The private note an event becomes (docs/shops.md, "What is written, and when"). */
+export function noteText(type: string, data: NoteEvent, line: LineRef): string {
+  const label = `${line.name} (${line.productId}${line.sku ? `, SKU ${line.sku}` : ""}) × ${line.quantity}`;
+  const reason = data.reason ? `: ${data.reason}` : "";
+  switch (type) {
+    case "order_line.cancellation_confirmed":
+      return data.supplier
+        ? `Cancellation of ${data.quantity} of ${label} confirmed by supplier ${data.supplier.name}${reason}.`
+        : `${data.quantity} of ${label} cancelled before any supplier had it${reason}.`;
+    case "order_line.cancellation_refused":
+      return `Cancellation of ${data.quantity} of ${label} refused by supplier ${data.supplier?.name ?? "?"}${reason}.`;
+    default:
+      return data.line?.status === "failed"
+        ? `${label} could not be sent to a supplier, and no other supplier takes it. ${data.message ?? ""}`.trim()
+        : `${label} was declined, and no other supplier takes it. ${data.message ?? ""}`.trim();
+  }
+}
+
+// ---- Reading and replaying -------------------------------------------------------------------
+
+export type WriteBackAttempt = { at: string; calls: ShopCall[]; dryRun: boolean; error: string | null; durationMs: number };
+
+export type WriteBack = {
+  id: number;
+  connection: { id: number; name: string; platform: ShopPlatformName };
+  order: { reference: string };
+  event: { id: string; type: string };
+  kind: WriteBackKind;
+  status: WriteBackStatus;
+  dryRun: boolean;
+  shopIds: string[];
+  attemptsCount: number;
+  /** Why it failed or was skipped, in words; null otherwise. */
+  lastError: string | null;
+  /** While pending after a failed attempt: when the next one is due. */
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  doneAt: string | null;
+  attempts: WriteBackAttempt[];
+};
+
+/**
+ * Write-backs with their attempts (oldest first, as JSON) and what they are about, matching `where`
+ * (over w, shop_write_backs), in `order`: one statement, so a page reads it beside its own.
+ */
+function writeBacksStatement(where: SQL, order: SQL, limit?: number): SQL {
+  return sql`SELECT w.id, w.kind, w.status, w.dry_run, w.shop_ids, w.attempts AS attempts_count, w.last_error, w.lease_until,
+      w.created_at, w.updated_at, w.done_at, w.event_id, e.type AS event_type, o.reference,
+      c.id AS connection_id, c.name AS connection_name, c.platform,
+      (SELECT json_group_array(json_object('at', a.created_at, 'calls', json(a.calls), 'dryRun', json(CASE WHEN a.dry_run THEN 'true' ELSE 'false' END),
+          'error', a.error, 'durationMs', a.duration_ms))
+        FROM (SELECT * FROM shop_write_back_attempts WHERE write_back_id = w.id ORDER BY id) a) AS attempts_json
+    FROM shop_write_backs w JOIN shop_connections c ON c.id = w.connection_id JOIN events e ON e.id = w.event_id JOIN orders o ON o.id = w.order_id
+    WHERE ${where} ORDER BY ${order}${limit === undefined ? sql`` : sql` LIMIT ${limit}`}`;
+}
+
+/**
+ * Every write-back of the order, oldest first, with their attempts (an order has a few per line and
+ * connection, none left out): for the order page's own round trip too (writeBacksOf reads its rows).
+ */
+export function orderWriteBacksStatement(accountId: number, reference: string): SQL {
+  return writeBacksStatement(sql`w.order_id = (SELECT id FROM orders WHERE reference = ${reference} AND account_id = ${accountId})`, sql`w.id`);
+}
+
+export function writeBacksOf(rows: Row[]): WriteBack[] {
+  return rows.map((r) => ({
+    id: Number(r.id),
+    connection: { id: Number(r.connection_id), name: String(r.connection_name), platform: r.platform as ShopPlatformName },
+    order: { reference: String(r.reference) },
+    event: { id: String(r.event_id), type: String(r.event_type) },
+    kind: r.kind as WriteBackKind,
+    status: r.status as WriteBackStatus,
+    dryRun: Boolean(r.dry_run),
+    shopIds: r.shop_ids ? (JSON.parse(String(r.shop_ids)) as string[]) : [],
+    attemptsCount: Number(r.attempts_count),
+    lastError: (r.last_error as string | null) ?? null,
+    nextAttemptAt: r.status === "pending" ? ((r.lease_until as string | null) ?? null) : null,
+    createdAt: String(r.created_at),
+    updatedAt: String(r.updated_at),
+    doneAt: (r.done_at as string | null) ?? null,
+    attempts: JSON.parse(String(r.attempts_json ?? "[]")) as WriteBackAttempt[],
+  }));
+}
+
+const orderNotFound = (reference: string) => ApiError.notFound(`Order with reference '${reference}' not found`);
+
+/** The order's write-backs, oldest first, each with all its attempts: two statements in one round trip. */
+export async function listOrderWriteBacks(db: Db, accountId: number, reference: string): Promise<WriteBack[]> {
+  const [found, list] = await db.$client.batch<Row>(
+    [sql`SELECT id FROM orders WHERE reference = ${reference} AND account_id = ${accountId}`, orderWriteBacksStatement(accountId, reference)].map((q) =>
+      toStatement(db, q),
+    ),
+  );
+  if (found.results.length === 0) throw orderNotFound(reference);
+  return writeBacksOf(list.results);
+}
+
+/** A connection's most recent write-backs, newest first, with their attempts (the connections page): one statement. */
+export async function recentWriteBacks(db: Db, accountId: number, connectionId: number, limit = 20): Promise<WriteBack[]> {
+  const { results } = await toStatement(
+    db,
+    writeBacksStatement(sql`w.connection_id = ${connectionId} AND w.account_id = ${accountId}`, sql`w.id DESC`, limit),
+  ).all<Row>();
+  return writeBacksOf(results);
+}
+
+/**
+ * Tries a parked (failed) write-back again: back to pending with a fresh round of attempts, and a
+ * queue message. The guarded UPDATE lets one of two simultaneous clicks through; the other gets a
+ * 409. A paused or deleted connection's write-back is a 409 too (resume the connection first).
+ */
+export async function replayWriteBack(db: Db, pipeline: Pipeline, accountId: number, reference: string, writeBackId: number): Promise<WriteBack> {
+  const now = isoMicro();
+  const mine = sql`w.id = ${writeBackId} AND w.account_id = ${accountId} AND w.order_id = (SELECT id FROM orders WHERE reference = ${reference} AND account_id = ${accountId})`;
+  const [before, updated] = await db.$client.batch<{ status: WriteBackStatus; active: number; deleted_at: string | null }>(
+    [
+      sql`SELECT w.status, c.active, c.deleted_at FROM shop_write_backs w JOIN shop_connections c ON c.id = w.connection_id WHERE ${mine}`,
+      sql`UPDATE shop_write_backs AS w SET status = 'pending', attempts = 0, lease_until = NULL, last_error = NULL, updated_at = ${now}
+        WHERE ${mine} AND w.status = 'failed'
+          AND EXISTS (SELECT 1 FROM shop_connections c WHERE c.id = w.connection_id AND c.active = 1 AND c.deleted_at IS NULL)
+        RETURNING id`,
+    ].map((q) => toStatement(db, q)),
+  );
+  const prior = before.results[0];
+  if (!prior) {
+    await listOrderWriteBacks(db, accountId, reference); // 404 for the order first
+    throw ApiError.notFound(`Shop write-back with id '${writeBackId}' not found`);
+  }
+  if (updated.results.length === 0) {
+    if (prior.deleted_at) throw ApiError.conflict(`Write-back ${writeBackId}'s shop connection was deleted; nothing is written to it.`);
+    if (!prior.active) throw ApiError.conflict(`Write-back ${writeBackId}'s shop connection is paused; resume it before replaying.`);
+    throw ApiError.conflict(`Write-back ${writeBackId} is ${prior.status}: only a failed write-back can be replayed.`);
+  }
+  await pipeline.send(writeBackMessages([writeBackId]));
+  const list = await listOrderWriteBacks(db, accountId, reference);
+  return list.find((w) => w.id === writeBackId)!;
+}
+
+/**
+ * After a connection is resumed: a message for each of its waiting write-backs that nothing holds
+ * up (the others follow them). The cron's safety net does the same within a few minutes should
+ * this not run. Returns the ids it kicked.
+ */
+export async function kickWriteBacks(db: Db, pipeline: Pipeline, connectionId: number): Promise<number[]> {
+  const [waiting] = await db.$client.batch<{ id: number }>(
+    [
+      sql`SELECT w.id FROM shop_write_backs w WHERE w.connection_id = ${connectionId} AND w.status = 'pending'
+        AND NOT EXISTS (${earlierUnfinished(sql`w`)}) ORDER BY w.id`,
+    ].map((q) => toStatement(db, q)),
+  );
+  const ids = waiting.results.map((r) => r.id);
+  await pipeline.send(writeBackMessages(ids));
+  return ids;
+}

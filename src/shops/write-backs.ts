@@ -1,0 +1,118 @@
+// Which events become which shop write-backs (docs/shops.md, "What is written, and when"), and the
+// statements that create them and find the ones whose message was lost. Write-backs are created
+// when events are published (src/events/publish.service.ts), from the outbox the change wrote, so a
+// request that changes an order (a supplier's answer) writes no statement of its own for them.
+import { sql, type SQL } from "drizzle-orm";
+import type { PipelineMessage } from "../lib/queue";
+
+/** The queue message that delivers one write-back (src/shops/write-back.service.ts). */
+export const writeBackMessages = (ids: number[]): PipelineMessage[] => ids.map((writeBackId) => ({ type: "write_back", writeBackId }));
+
+/**
+ * A line is final for the shop: skipped, declined or failed (and still so: not re-routed since),
+ * or shipped in full (what it confirms, else its quantity). `l` is order_lines.
+ */
+const lineFinal = sql`(l.current_status IN ('skipped', 'declined', 'failed')
+  OR (SELECT coalesce(sum(sh.quantity), 0) FROM shipments sh WHERE sh.order_line_id = l.id) >= coalesce(l.confirmed_quantity, l.quantity))`;
+
+/**
+ * The write-backs of a page of events (the ids `page` selects), for every connection of the
+ * account that is not deleted (a paused one's wait for it) and serves the order's source. Unique per connection, event and kind (and one completion per
+ * connection and order), so publishing a page again creates nothing twice. Created in the order
+ * they must go: an order's shipments and notes in the order their events were written (the events'
+ * rowid: the ids of one batch's events are random), its completion last.
+ */
+export function writeBacksFromEvents(page: SQL, now: string): SQL {
+  return sql`WITH ev AS (
+      SELECT e.id, e.rowid AS seq, e.account_id, e.type, e.data, e.created_at, o.id AS order_id, o.reference, o.source
+      FROM events e JOIN orders o ON o.reference = e.data ->> '$.order.reference' AND o.account_id = e.account_id
+      WHERE e.id IN (${page})
+        AND EXISTS (SELECT 1 FROM shop_connections c WHERE c.account_id = e.account_id AND c.deleted_at IS NULL)
+    ),
+    wanted AS (
+      -- A shipment: whether every line of the order was final by then (shipments up to this one's batch).
+      SELECT ev.*, 0 AS rank, 'shipment' AS kind, ev.data ->> '$.line.id' AS line_id,
+        NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = ev.order_id
+          AND l.current_status NOT IN ('skipped', 'declined', 'failed')
+          AND (SELECT coalesce(sum(sh.quantity), 0) FROM shipments sh WHERE sh.order_line_id = l.id AND sh.created_at <= ev.created_at)
+            < coalesce(l.confirmed_quantity, l.quantity)) AS shipped_in_full
+      FROM ev WHERE ev.type = 'order_line.shipped'
+      UNION ALL
+      -- A note: a line given up on (declined or failed, and not re-routed since), a cancellation answered.
+      SELECT ev.*, 0, 'note', ev.data ->> '$.line.id', NULL
+      FROM ev WHERE ev.type IN ('order_line.cancellation_confirmed', 'order_line.cancellation_refused')
+        OR (ev.type = 'order_line.status_changed' AND ev.data ->> '$.line.status' IN ('declined', 'failed')
+          AND EXISTS (SELECT 1 FROM order_lines l WHERE l.id = ev.data ->> '$.line.id' AND l.current_status = ev.data ->> '$.line.status'))
+      UNION ALL
+      -- The completion: from the order's last event of the page, once every line is final, something
+      -- shipped, and no event of the order waits for a later page.
+      SELECT ev.*, 1, 'complete', NULL, NULL
+      FROM ev WHERE ev.id = (SELECT x.id FROM ev x WHERE x.order_id = ev.order_id ORDER BY x.seq DESC LIMIT 1)
+        AND EXISTS (SELECT 1 FROM shipments sh WHERE sh.order_id = ev.order_id)
+        AND NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = ev.order_id AND NOT ${lineFinal})
+        AND NOT EXISTS (SELECT 1 FROM events e2 WHERE e2.account_id = ev.account_id AND json_extract(e2.data, '$.order.reference') = ev.reference
+          AND e2.published_at IS NULL AND e2.id NOT IN (${page}))
+    )
+    INSERT INTO shop_write_backs (account_id, connection_id, order_id, event_id, kind, line_id, shipped_in_full, status, attempts, created_at, updated_at)
+    SELECT w.account_id, c.id, w.order_id, w.id, w.kind, w.line_id, w.shipped_in_full, 'pending', 0, ${now}, ${now}
+    FROM wanted w JOIN shop_connections c ON c.account_id = w.account_id AND c.deleted_at IS NULL
+      AND (c.sources IS NULL OR EXISTS (SELECT 1 FROM json_each(c.sources) s WHERE s.value = w.source))
+    WHERE true
+    ORDER BY w.rank, w.seq, c.id
+    ON CONFLICT DO NOTHING`;
+}
+
+/**
+ * After writeBacksFromEvents, in the same batch: the page's write-backs that can go now, the first
+ * of their connection and order. Only these get a message from the publish run; each of the others
+ * gets one when the write-back before it is done (deliverWriteBack), so every write-back is handled
+ * by one message.
+ */
+export function writeBacksToSend(page: SQL): SQL {
+  return sql`SELECT w.id FROM shop_write_backs w WHERE w.event_id IN (${page}) AND w.status = 'pending' AND w.attempts = 0
+    AND NOT EXISTS (${earlierUnfinished(sql`w`)}) ORDER BY w.id`;
+}
+
+/**
+ * The cron's safety net: write-backs of connections that are live (not paused, not deleted) whose
+ * message was lost (pending and overdue by `overdue`) or whose Worker died mid-attempt (the lease
+ * ran out), and that no earlier write-back of their order holds up. This also restarts the
+ * write-backs of a connection resumed after a pause. Among the newest `window` write-backs, so its
+ * cost stays flat as the table grows (through shop_write_backs_status_idx).
+ */
+export function stuckWriteBacks(now: string, overdue: string, window: number): SQL {
+  return sql`SELECT w.id FROM shop_write_backs w JOIN shop_connections c ON c.id = w.connection_id AND c.active = 1 AND c.deleted_at IS NULL
+    WHERE w.id > (SELECT coalesce(max(id), 0) FROM shop_write_backs) - ${window}
+      AND ((w.status = 'pending' AND coalesce(w.lease_until, w.updated_at) < ${overdue})
+        OR (w.status = 'delivering' AND w.lease_until < ${now}))
+      AND NOT EXISTS (${earlierUnfinished(sql`w`)})
+    ORDER BY w.id`;
+}
+
+/**
+ * The write-backs of `w`'s connection and order that must be done before it: the shipments and
+ * notes before it (for a completion, all of them) that are not done or skipped. A write-back waits
+ * while one exists; a failed one holds the rest until it is replayed.
+ */
+export function earlierUnfinished(w: SQL): SQL {
+  return sql`SELECT 1 FROM shop_write_backs b WHERE b.order_id = ${w}.order_id AND b.connection_id = ${w}.connection_id
+    AND b.status IN ('pending', 'delivering', 'failed') AND b.kind <> 'complete' AND (b.id < ${w}.id OR ${w}.kind = 'complete')`;
+}
+
+/**
+ * A failing write-back (of a query aliasing shop_write_backs as w): parked after its last attempt,
+ * or waiting for a retry after a failed one. Needs attention and the operator's failing deliveries
+ * count the same.
+ */
+export const FAILING_WRITE_BACK = sql`(w.status = 'failed' OR (w.status = 'pending' AND w.attempts > 0))`;
+
+export const DELETED_CONNECTION = "The shop connection was deleted.";
+
+/**
+ * A deleted connection's waiting (and parked) write-backs are skipped: for the connection's delete
+ * batch. Should one be left, or be created meanwhile, the consumer skips it when its message comes.
+ */
+export function skipWriteBacksOfDeleted(connectionId: number, now: string): SQL {
+  return sql`UPDATE shop_write_backs SET status = 'skipped', last_error = ${DELETED_CONNECTION}, lease_until = NULL, updated_at = ${now}
+    WHERE connection_id = ${connectionId} AND status IN ('pending', 'failed')`;
+}
