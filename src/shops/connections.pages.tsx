@@ -18,6 +18,8 @@ import { EmptyState } from "../ui/notice";
 import { Pagination } from "../ui/pagination";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
+import { recentWriteBacks, type WriteBack } from "./write-back.service";
+import { ConnectionWriteBacks } from "./write-backs.pages";
 import { credentialFields, isPlatform, settingFields } from "./connection-fields";
 import { CreateShopConnection, UpdateShopConnection } from "./connections.schemas";
 import { createConnection, deleteConnection, getConnection, listConnections, testConnection, updateConnection, type TestResult } from "./connections.service";
@@ -231,9 +233,12 @@ function takeTestResult(c: Context<AppEnv>, id: number): TestResult | undefined 
 
 async function renderConnection(c: Context<AppEnv>, form: { values?: FormValues; errors?: ValidationErrors } = {}) {
   const id = connectionId(c);
-  const row = await getConnection(c.get("db"), c.get("account").id, id);
+  const accountId = c.get("account").id;
+  const [row, writeBacks] = await Promise.all([getConnection(c.get("db"), accountId, id), recentWriteBacks(c.get("db"), accountId, id)]);
   const test = takeTestResult(c, id);
-  return c.render(<ConnectionPage row={row} csrf={csrfOf(c)} test={test} values={form.values} errors={form.errors ?? {}} />, { title: `Shop connection ${row.name}` });
+  return c.render(<ConnectionPage row={row} csrf={csrfOf(c)} test={test} values={form.values} errors={form.errors ?? {}} writeBacks={writeBacks} />, {
+    title: `Shop connection ${row.name}`,
+  });
 }
 
 shopConnectionsPages.get("/shop-connections/:id", (c) => renderConnection(c));
@@ -354,7 +359,7 @@ function formValuesOf(row: ShopConnectionRow): FormValues {
   return values;
 }
 
-function ConnectionPage(props: { row: ShopConnectionRow; csrf: string; test?: TestResult; values?: FormValues; errors: ValidationErrors }) {
+function ConnectionPage(props: { row: ShopConnectionRow; csrf: string; test?: TestResult; values?: FormValues; errors: ValidationErrors; writeBacks: WriteBack[] }) {
   const { row, csrf } = props;
   const base = `${PATH}/${row.id}`;
   return (
@@ -407,7 +412,10 @@ function ConnectionPage(props: { row: ShopConnectionRow; csrf: string; test?: Te
         </section>
       ) : null}
 
-      {/* RECENT WRITE-BACKS: the connection's recent write-backs with their failures (i24-writebacks builds the list; the integrator wires it in here). */}
+      <section aria-labelledby="write-backs-heading">
+        <h2 id="write-backs-heading">Recent write-backs</h2>
+        <ConnectionWriteBacks writeBacks={props.writeBacks} csrf={csrf} />
+      </section>
 
       <section aria-labelledby="edit-heading">
         <h2 id="edit-heading">Connection</h2>
