@@ -17,6 +17,7 @@ export const AREAS: Record<ConsoleRole, Area> = {
       { href: "/console/rules", label: "Routing rules" },
       { href: "/console/catalogue", label: "Catalogue" },
       { href: "/console/webhooks", label: "Webhooks" },
+      { href: "/console/shop-connections", label: "Shop connections" },
       { href: "/console/api-keys", label: "API keys" },
       { href: "/console/settings", label: "Settings" },
     ],

@@ -97,6 +97,7 @@ const NOT_FOUND: Record<string, string> = {
   "product-feeds/{id}": "Product feed with id '12' not found",
   "imports/{import}": "Import with id '40' not found",
   "webhooks/{id}": "Webhook with id '7' not found",
+  "shop-connections/{id}": "Shop connection with id '3' not found",
   "deliveries/{deliveryId}": "Delivery with id '41' not found",
   "orders/{dispatchId}": "Order with dispatch id '77' not found",
   "accounts/{id}": "Account with id '1' not found",

@@ -46,6 +46,7 @@ export const MOVED_TABLES: { table: string; scope: string }[] = [
   { table: "webhook_deliveries", scope: "account_id = ?1" },
   { table: "webhook_delivery_attempts", scope: "delivery_id IN (SELECT id FROM webhook_deliveries WHERE account_id = ?1)" },
   { table: "dead_letters", scope: "account_id = ?1" },
+  { table: "shop_connections", scope: "account_id = ?1" },
 ];
 // counters and order_facets are not copied: the target's triggers build them from the rows copied
 // in, and the old shard's are deleted with the account (drizzle/0011).

@@ -3,12 +3,13 @@
 // meanwhile (503 with Retry-After); resumable from the phase the directory holds; creates running
 // alongside lose nothing and duplicate nothing. Raw reads go to the shard named.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { MOVED_TABLES } from "../../src/shards/move";
 import { ADMIN, call } from "../helpers/http";
 import { orderPayload } from "../helpers/factories";
 import { accountOn, move } from "../helpers/moves";
 import { waitFor } from "../helpers/wait";
+import { WOO_BODY } from "../shops/support";
 
 const shards = [env.DB, env.SHARD_1];
 
@@ -107,6 +108,37 @@ describe("moving an account to another shard", () => {
     expect(await rowsOf(1, creds.accountId)).toEqual(none);
     expect((await call("GET", `/api/v1/orders/${reference}`, { creds })).status).toBe(200);
     expect((await call("POST", "/api/v1/orders", { creds, body: orderPayload() })).status).toBe(200);
+  });
+
+  it("takes the shop connections, deleted ones too: their sealed credentials open on the new shard (bound to the account id, which the move keeps); frozen, they refuse writes", async () => {
+    const creds = await accountOn(0);
+    const closed = new URL(inject("closedPortUrl"));
+    const kept = await call("POST", "/api/v1/shop-connections", { creds, body: { ...WOO_BODY, base_url: closed.origin, settings: { mode: "dry_run" } } });
+    const gone = await call("POST", "/api/v1/shop-connections", { creds, body: WOO_BODY });
+    expect((await call("DELETE", `/api/v1/shop-connections/${gone.json.id}`, { creds })).status).toBe(204);
+    const rowsBefore = await rowsOf(0, creds.accountId);
+    expect(rowsBefore.shop_connections).toBe(2);
+
+    const paused = await move(creds.accountId, { shard: 1, pause_after: "copy" });
+    expect(paused.phase).toBe("switch");
+    const frozen = await call("PATCH", `/api/v1/shop-connections/${kept.json.id}`, { creds, body: { active: false } });
+    expect([frozen.status, frozen.headers.get("retry-after")]).toEqual([503, "5"]);
+    const created = await call("POST", "/api/v1/shop-connections", { creds, body: WOO_BODY });
+    expect(created.status).toBe(503);
+    // Past the API's check too (a request authenticated just before the freeze): the table's own trigger refuses.
+    await expect(env.DB.prepare("UPDATE shop_connections SET active = 0 WHERE id = ?").bind(kept.json.id).run()).rejects.toThrow(/account_moving/);
+
+    await move(creds.accountId, { shard: 1 });
+    expect(await rowsOf(1, creds.accountId)).toEqual(rowsBefore);
+    expect((await rowsOf(0, creds.accountId)).shop_connections).toBe(0);
+    expect((await call("GET", "/api/v1/shop-connections", { creds })).json.data).toEqual([kept.json]);
+    expect((await call("GET", `/api/v1/shop-connections/${gone.json.id}`, { creds })).status).toBe(404);
+    // The credentials opened on shard 1: the test got as far as calling the shop.
+    const tested = await call("POST", `/api/v1/shop-connections/${kept.json.id}/test`, { creds });
+    expect(tested.json).toEqual({
+      ok: false,
+      checks: [{ name: "connection", ok: false, message: `The connection to ${closed.host} was refused: nothing listens on port ${closed.port} there.` }],
+    });
   });
 
   it("keeps references unique across shards: each shard mints its own two digits, and never again one whose order moved away", async () => {

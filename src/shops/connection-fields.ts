@@ -1,0 +1,77 @@
+// What a connection's platform decides about its fields: the credentials it takes (every field, no
+// other) and its settings (defaults applied), checked with the platform's schemas
+// (platforms/settings.ts). The API's schema and the service both use it, so a create names every
+// failing field at once and a PATCH checks against the connection's own platform.
+import { z } from "zod";
+import { SHOP_PLATFORMS, type ShopPlatformName } from "../db/schema/shops";
+import type { ValidationErrors } from "../lib/errors";
+import { toValidationErrors } from "../lib/validation";
+import { CREDENTIALS, SETTINGS } from "./platforms/settings";
+
+/** A field's failure; `message` carries ":attribute" for the field's name (or its label in a form). */
+export type FieldIssue = { path: string[]; message: string };
+
+export const isPlatform = (v: unknown): v is ShopPlatformName => typeof v === "string" && (SHOP_PLATFORMS as readonly string[]).includes(v);
+
+/** The credential fields a platform takes, in the order its schema lists them. */
+export const credentialFields = (platform: ShopPlatformName): string[] => Object.keys(CREDENTIALS[platform].shape);
+
+/** The settings fields a platform takes (mode first). */
+export const settingFields = (platform: ShopPlatformName): string[] => Object.keys(SETTINGS[platform].shape);
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * Checks `credentials` and `settings` (each only when given) against the platform: the issues, and
+ * the parsed values (settings with their defaults). An unknown field is named by its own path
+ * (credentials.api_key), with the fields the platform takes.
+ */
+export function checkPlatformFields(
+  platform: ShopPlatformName,
+  input: { credentials?: unknown; settings?: unknown },
+): { issues: FieldIssue[]; credentials?: Record<string, string>; settings?: Record<string, unknown> } {
+  const issues: FieldIssue[] = [];
+  const out: { credentials?: Record<string, string>; settings?: Record<string, unknown> } = {};
+  const parts = [
+    ["credentials", CREDENTIALS[platform], input.credentials],
+    ["settings", SETTINGS[platform], input.settings],
+  ] as const;
+  for (const [part, schema, raw] of parts) {
+    if (raw === undefined) continue;
+    if (!isObject(raw)) {
+      issues.push({ path: [part], message: raw === null && part === "credentials" ? "The :attribute field is required." : "The :attribute field must be an object." });
+      continue;
+    }
+    const result = (schema as z.ZodType).safeParse(raw);
+    if (result.success) {
+      out[part] = result.data as never;
+      continue;
+    }
+    const wrapped = { [part]: raw };
+    const known = result.error.issues.filter((i) => i.code !== "unrecognized_keys");
+    const errors = toValidationErrors(new z.ZodError(known.map((i) => ({ ...i, path: [part, ...i.path] }))), wrapped);
+    for (const [key, messages] of Object.entries(errors)) {
+      for (const m of messages) issues.push({ path: key.split("."), message: m.replace(key, ":attribute") });
+    }
+    const takes = Object.keys((schema as z.ZodObject).shape).join(", ");
+    for (const issue of result.error.issues) {
+      if (issue.code !== "unrecognized_keys") continue;
+      for (const key of issue.keys) {
+        issues.push({ path: [part, ...issue.path.map(String), key], message: `The :attribute field is not one ${platform} takes; its ${part} are ${takes}.` });
+      }
+    }
+  }
+  return { issues, ...out };
+}
+
+/** The issues as our 422's errors, keyed by dotted path. */
+export function issuesToErrors(issues: FieldIssue[]): ValidationErrors {
+  const errors: ValidationErrors = {};
+  for (const { path, message } of issues) {
+    const key = path.join(".");
+    const list = (errors[key] ??= []);
+    const text = message.replace(":attribute", key);
+    if (!list.includes(text)) list.push(text);
+  }
+  return errors;
+}

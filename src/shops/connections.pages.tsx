@@ -1,0 +1,426 @@
+// The console face of shop connections: the list, a new connection (its platform chosen first, then
+// that platform's credential and settings fields), a connection's page (edit, pause and resume,
+// test with each check in words, delete). The same schemas and services as connections.routes.ts.
+// Credentials go in and never come out: no page shows them, not even a form sent back with an error.
+import { Hono, type Context } from "hono";
+import { attempt, done, formFields, text, type FormValues } from "../console/forms";
+import { clearCookie, readCookie, writeCookie } from "../console/cookies";
+import { SHOP_PLATFORMS, type ShopConnectionRow, type ShopPlatformName } from "../db/schema";
+import type { AppEnv } from "../env";
+import type { ValidationErrors } from "../lib/errors";
+import { idOrNotFound } from "../lib/params";
+import { pageParam } from "../lib/pagination";
+import { validateForm } from "../lib/validation";
+import { PostButton } from "../ui/actions";
+import { Badge } from "../ui/badge";
+import { CsrfField, Field, SelectField, TextArea } from "../ui/field";
+import { EmptyState } from "../ui/notice";
+import { Pagination } from "../ui/pagination";
+import { DataTable } from "../ui/table";
+import { LocalTime } from "../ui/time";
+import { credentialFields, isPlatform, settingFields } from "./connection-fields";
+import { CreateShopConnection, UpdateShopConnection } from "./connections.schemas";
+import { createConnection, deleteConnection, getConnection, listConnections, testConnection, updateConnection, type TestResult } from "./connections.service";
+
+export const shopConnectionsPages = new Hono<AppEnv>();
+
+const PATH = "/console/shop-connections";
+const PER_PAGE = 50;
+
+export const PLATFORM_LABELS: Record<ShopPlatformName, string> = {
+  woocommerce: "WooCommerce",
+  shopware: "Shopware 6",
+  magento: "Magento 2",
+  prestashop: "PrestaShop",
+};
+
+/** Where the shop owner finds each credential, and what it needs (docs/shops/<platform>.md says more). */
+const CREDENTIALS: Record<string, { label: string; hint: string }> = {
+  consumer_key: { label: "Consumer key", hint: "WooCommerce > Settings > Advanced > REST API: a key with Read/Write permission." },
+  consumer_secret: { label: "Consumer secret", hint: "Shown by WooCommerce beside the consumer key, once." },
+  client_id: { label: "Access key ID", hint: "Shopware: Settings > System > Integrations, the integration's access key ID (client_id)." },
+  client_secret: { label: "Secret access key", hint: "Shown by Shopware beside the access key ID, once." },
+  access_token: { label: "Access token", hint: "Magento: System > Extensions > Integrations, the integration's access token (sent as Bearer)." },
+  webservice_key: { label: "Webservice key", hint: "PrestaShop: Advanced Parameters > Webservice, a key with the order resources allowed." },
+};
+
+type SettingField = { label: string; hint?: string; options?: { value: string; label: string }[]; number?: boolean };
+const SETTINGS: Record<string, SettingField> = {
+  mode: {
+    label: "Mode",
+    options: [
+      { value: "live", label: "Live: write into the shop" },
+      { value: "dry_run", label: "Dry run: look up the order, record the writes it would make, send none" },
+    ],
+  },
+  complete_status: { label: "Status of a finished order", hint: "Set once every line of the order is final: completed unless you say otherwise." },
+  tracking: {
+    label: "Where tracking goes",
+    options: [
+      { value: "auto", label: "Shipment Tracking extension when installed, else a customer note" },
+      { value: "extension", label: "Always the Shipment Tracking extension" },
+      { value: "note", label: "Always a customer note" },
+    ],
+  },
+  notify: {
+    label: "E-mail the customer about a shipment",
+    options: [
+      { value: "true", label: "Yes (Magento sends its shipment e-mail)" },
+      { value: "false", label: "No" },
+    ],
+  },
+  shipped_state_id: { label: "Order state after a shipment", hint: "The id of a PrestaShop order state: 4 is PrestaShop's own Shipped.", number: true },
+};
+
+const LABELS: Record<string, string> = {
+  platform: "Platform",
+  name: "Name",
+  base_url: "Shop address",
+  sources: "Order sources",
+  active: "Active",
+  credentials: "Credentials",
+  settings: "Settings",
+  ...Object.fromEntries(Object.entries(CREDENTIALS).map(([k, v]) => [`credentials.${k}`, v.label])),
+  ...Object.fromEntries(Object.entries(SETTINGS).map(([k, v]) => [`settings.${k}`, v.label])),
+};
+
+const csrfOf = (c: Context<AppEnv>) => c.get("session").csrfToken;
+const connectionId = (c: Context<AppEnv>) => idOrNotFound(c.req.param("id")!, "Shop connection");
+const platformOf = (raw: string | undefined): ShopPlatformName => (isPlatform(raw) ? raw : "woocommerce");
+
+/** The form's fields in the API's shape. Blank credential fields are left out (a PATCH then keeps the stored ones). */
+function connectionInput(platform: ShopPlatformName, values: FormValues) {
+  const credentials: Record<string, string> = {};
+  for (const key of credentialFields(platform)) {
+    const v = text(values, `credentials.${key}`);
+    if (v !== "") credentials[key] = v;
+  }
+  const settings: Record<string, unknown> = {};
+  for (const key of settingFields(platform)) {
+    const v = text(values, `settings.${key}`);
+    const field = SETTINGS[key];
+    if (v === "") continue;
+    settings[key] = field?.number && /^\d+$/.test(v) ? Number(v) : v === "true" ? true : v === "false" ? false : v;
+  }
+  const sources = text(values, "sources")
+    .split(/\r?\n/)
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  return { name: text(values, "name"), base_url: text(values, "base_url"), credentials, settings, sources: sources.length > 0 ? sources : null };
+}
+
+/** The sources' messages (sources.3) shown under the one textarea. */
+function withSourcesTogether(errors: ValidationErrors): ValidationErrors {
+  const out: ValidationErrors = {};
+  for (const [key, messages] of Object.entries(errors)) {
+    const shown = key.startsWith("sources.") ? "sources" : key;
+    out[shown] = [...(out[shown] ?? []), ...messages];
+  }
+  return out;
+}
+
+const modeOf = (r: ShopConnectionRow) => (r.settings.mode === "dry_run" ? "dry_run" : "live");
+const ModeBadge = ({ row }: { row: ShopConnectionRow }) => (modeOf(row) === "dry_run" ? <Badge tone="amber">Dry run</Badge> : <Badge tone="green">Live</Badge>);
+const StateBadge = ({ row }: { row: ShopConnectionRow }) => (row.active ? <Badge tone="green">Active</Badge> : <Badge tone="grey">Paused</Badge>);
+const sourcesText = (r: ShopConnectionRow) => (r.sources ? r.sources.join(", ") : "Every order");
+
+// ---- The list ------------------------------------------------------------------
+
+shopConnectionsPages.get("/shop-connections", async (c) => {
+  const page = pageParam(c.req.query("page"));
+  const { total, rows } = await listConnections(c.get("db"), c.get("account").id, { page, perPage: PER_PAGE });
+  return c.render(
+    <>
+      <hgroup>
+        <h1>Shop connections</h1>
+        <p>Your shop's own API, where shipments, tracking numbers and line outcomes are written back as suppliers answer.</p>
+      </hgroup>
+      <p class="page-actions">
+        <a href={`${PATH}/new`} role="button">
+          New shop connection
+        </a>
+      </p>
+      {total === 0 ? (
+        <EmptyState title="No shop connections yet">
+          <p>Connect your WooCommerce, Shopware, Magento or PrestaShop shop, and your customers get their tracking numbers from your shop without you copying them.</p>
+        </EmptyState>
+      ) : (
+        <>
+          <DataTable<ShopConnectionRow>
+            caption="Shop connections, oldest first"
+            rows={rows}
+            columns={[
+              { header: "Name", cell: (r) => <a href={`${PATH}/${r.id}`}>{r.name}</a> },
+              { header: "Platform", cell: (r) => PLATFORM_LABELS[r.platform] },
+              { header: "Shop address", cell: (r) => r.baseUrl },
+              { header: "Mode", cell: (r) => <ModeBadge row={r} /> },
+              { header: "State", cell: (r) => <StateBadge row={r} /> },
+              { header: "Sources", cell: sourcesText },
+            ]}
+          />
+          <Pagination path={PATH} query={new URL(c.req.url).searchParams} noun="connections" window={{ page, perPage: PER_PAGE, total, shown: rows.length }} />
+        </>
+      )}
+    </>,
+    { title: "Shop connections" },
+  );
+});
+
+// ---- A new connection ------------------------------------------------------------------
+
+function renderNew(c: Context<AppEnv>, platform: ShopPlatformName, values: FormValues = { "settings.mode": "dry_run" }, errors: ValidationErrors = {}) {
+  return c.render(
+    <>
+      <nav aria-label="Breadcrumb" class="breadcrumb">
+        <a href={PATH}>Shop connections</a> / <span aria-current="page">New shop connection</span>
+      </nav>
+      <h1>New shop connection</h1>
+      <form method="get" action={`${PATH}/new`} class="search-row">
+        <SelectField name="platform" id="choose-platform" label="Platform" value={platform} options={SHOP_PLATFORMS.map((p) => ({ value: p, label: PLATFORM_LABELS[p] }))} />
+        <button type="submit" class="secondary">
+          Choose platform
+        </button>
+      </form>
+      <ConnectionForm action={`${PATH}/new?platform=${platform}`} csrf={csrfOf(c)} platform={platform} values={values} errors={errors} submit="Create shop connection" />
+    </>,
+    { title: "New shop connection" },
+  );
+}
+
+shopConnectionsPages.get("/shop-connections/new", (c) => renderNew(c, platformOf(c.req.query("platform"))));
+
+shopConnectionsPages.post("/shop-connections/new", async (c) => {
+  const values = await formFields(c);
+  const platform = platformOf(text(values, "platform") || c.req.query("platform"));
+  const input = { platform, ...connectionInput(platform, values), active: true };
+  const checked = validateForm(CreateShopConnection, input, LABELS);
+  if (!checked.ok) {
+    c.status(422);
+    return renderNew(c, platform, values, withSourcesTogether(checked.errors));
+  }
+  const result = await attempt(() => createConnection(c.get("db"), c.env, c.get("account").id, checked.data), LABELS);
+  if (!result.ok) {
+    c.status(422);
+    return renderNew(c, platform, values, withSourcesTogether(result.errors));
+  }
+  return done(c, `${PATH}/${result.value.id}`, { kind: "success", text: "Shop connection created. Test it to see that the shop answers and takes the credentials." });
+});
+
+// ---- One connection --------------------------------------------------------------------
+
+// A test's checks travel to the page after the redirect in a short-lived cookie (as the flash does).
+const TEST_COOKIE = "oi_shop_test";
+const MESSAGE_CHARS = 400;
+
+function keepTestResult(c: Context<AppEnv>, id: number, result: TestResult) {
+  const kept = { id, ok: result.ok, checks: result.checks.map((k) => ({ ...k, message: k.message.slice(0, MESSAGE_CHARS) })) };
+  writeCookie(c, TEST_COOKIE, btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(kept)))), 60);
+}
+
+function takeTestResult(c: Context<AppEnv>, id: number): TestResult | undefined {
+  const raw = readCookie(c, TEST_COOKIE);
+  if (!raw) return undefined;
+  clearCookie(c, TEST_COOKIE);
+  try {
+    const kept = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(raw), (ch) => ch.charCodeAt(0)))) as TestResult & { id: number };
+    return kept.id === id && Array.isArray(kept.checks) ? { ok: kept.ok === true, checks: kept.checks } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function renderConnection(c: Context<AppEnv>, form: { values?: FormValues; errors?: ValidationErrors } = {}) {
+  const id = connectionId(c);
+  const row = await getConnection(c.get("db"), c.get("account").id, id);
+  const test = takeTestResult(c, id);
+  return c.render(<ConnectionPage row={row} csrf={csrfOf(c)} test={test} values={form.values} errors={form.errors ?? {}} />, { title: `Shop connection ${row.name}` });
+}
+
+shopConnectionsPages.get("/shop-connections/:id", (c) => renderConnection(c));
+
+shopConnectionsPages.post("/shop-connections/:id", async (c) => {
+  const id = connectionId(c);
+  const row = await getConnection(c.get("db"), c.get("account").id, id);
+  const values = await formFields(c);
+  const { credentials, ...rest } = connectionInput(row.platform, values);
+  // Credentials left blank keep the stored ones; some filled in are a new set, checked whole.
+  const input = { ...rest, ...(Object.keys(credentials).length > 0 ? { credentials } : {}) };
+  const checked = validateForm(UpdateShopConnection.extend({ name: CreateShopConnection.shape.name, base_url: CreateShopConnection.shape.base_url }), input, LABELS);
+  const result = checked.ok ? await attempt(() => updateConnection(c.get("db"), c.env, c.get("account").id, id, checked.data), LABELS) : checked;
+  if (!result.ok) {
+    c.status(422);
+    return renderConnection(c, { values, errors: withSourcesTogether(result.errors) });
+  }
+  return done(c, `${PATH}/${id}`, { kind: "success", text: "Shop connection saved." });
+});
+
+for (const [action, active] of [["pause", false], ["resume", true]] as const) {
+  shopConnectionsPages.post(`/shop-connections/:id/${action}`, async (c) => {
+    const id = connectionId(c);
+    await updateConnection(c.get("db"), c.env, c.get("account").id, id, { active });
+    return done(c, `${PATH}/${id}`, {
+      kind: "success",
+      text: active ? "Shop connection resumed: write-backs are made again." : "Shop connection paused: nothing is written to the shop until it is resumed.",
+    });
+  });
+}
+
+shopConnectionsPages.post("/shop-connections/:id/test", async (c) => {
+  const id = connectionId(c);
+  const result = await testConnection(c.get("db"), c.env, c.get("account").id, id);
+  keepTestResult(c, id, result);
+  return done(c, `${PATH}/${id}`, result.ok ? { kind: "success", text: "Test passed: every check is fine." } : { kind: "error", text: "Test failed: see the checks below." });
+});
+
+shopConnectionsPages.post("/shop-connections/:id/delete", async (c) => {
+  await deleteConnection(c.get("db"), c.get("account").id, connectionId(c));
+  return done(c, PATH, { kind: "success", text: "Shop connection deleted: nothing more is written through it." });
+});
+
+// ---- Components -------------------------------------------------------------------------
+
+function ConnectionForm(props: {
+  action: string;
+  csrf: string;
+  platform: ShopPlatformName;
+  values: FormValues;
+  errors: ValidationErrors;
+  submit: string;
+  /** Editing: the stored credentials' hints, and blank fields keep them. */
+  hints?: Record<string, string>;
+}) {
+  const { values, errors, platform } = props;
+  const editing = props.hints !== undefined;
+  return (
+    <form method="post" action={props.action} novalidate class="stacked">
+      <CsrfField token={props.csrf} />
+      {editing ? null : <input type="hidden" name="platform" value={platform} />}
+      <Field name="name" label={LABELS.name} value={text(values, "name")} errors={errors} required />
+      <Field
+        name="base_url"
+        label={LABELS.base_url}
+        type="url"
+        value={text(values, "base_url")}
+        errors={errors}
+        required
+        hint="https://shop.example.com (or the folder the shop lives in). Plain http only for a shop on this machine: localhost, 127.0.0.1, [::1]."
+      />
+      <fieldset>
+        <legend>
+          {PLATFORM_LABELS[platform]} credentials{editing ? " (leave blank to keep the stored ones)" : ""}
+        </legend>
+        {errors.credentials ? <p class="field-error">{errors.credentials.join(" ")}</p> : null}
+        {credentialFields(platform).map((key) => (
+          <Field
+            name={`credentials.${key}`}
+            id={`field-credentials-${key}`}
+            label={CREDENTIALS[key]?.label ?? key}
+            type="password"
+            autocomplete="off"
+            errors={errors}
+            hint={editing ? `Stored: ${props.hints?.[key] ?? "…"}. ${CREDENTIALS[key]?.hint ?? ""}` : CREDENTIALS[key]?.hint}
+          />
+        ))}
+      </fieldset>
+      <fieldset>
+        <legend>Settings</legend>
+        {settingFields(platform).map((key) => {
+          const field = SETTINGS[key] ?? { label: key };
+          const name = `settings.${key}`;
+          return field.options ? (
+            <SelectField name={name} id={`field-settings-${key}`} label={field.label} value={text(values, name)} options={field.options} errors={errors} hint={field.hint} />
+          ) : (
+            <Field name={name} id={`field-settings-${key}`} label={field.label} type={field.number ? "number" : "text"} value={text(values, name)} errors={errors} hint={field.hint} />
+          );
+        })}
+      </fieldset>
+      <TextArea
+        name="sources"
+        label={LABELS.sources}
+        rows={3}
+        value={text(values, "sources")}
+        errors={errors}
+        hint="One order source per line (as your shop's plugin sends it); empty: every order of the account."
+      />
+      <button type="submit">{props.submit}</button>
+    </form>
+  );
+}
+
+/** The stored settings as the form shows them. */
+function formValuesOf(row: ShopConnectionRow): FormValues {
+  const values: FormValues = { name: row.name, base_url: row.baseUrl, sources: (row.sources ?? []).join("\n") };
+  for (const [key, v] of Object.entries(row.settings)) values[`settings.${key}`] = String(v);
+  return values;
+}
+
+function ConnectionPage(props: { row: ShopConnectionRow; csrf: string; test?: TestResult; values?: FormValues; errors: ValidationErrors }) {
+  const { row, csrf } = props;
+  const base = `${PATH}/${row.id}`;
+  return (
+    <>
+      <nav aria-label="Breadcrumb" class="breadcrumb">
+        <a href={PATH}>Shop connections</a> / <span aria-current="page">{row.name}</span>
+      </nav>
+      <hgroup>
+        <h1>{row.name}</h1>
+        <p>
+          {PLATFORM_LABELS[row.platform]} at {row.baseUrl} · <ModeBadge row={row} /> <StateBadge row={row} /> · created <LocalTime iso={row.createdAt} />
+        </p>
+      </hgroup>
+      <dl class="facts">
+        <dt>Credentials</dt>
+        <dd>
+          {Object.entries(row.credentialsHint)
+            .map(([k, hint]) => `${CREDENTIALS[k]?.label ?? k} ${hint}`)
+            .join(" · ")}
+        </dd>
+        <dt>Order sources</dt>
+        <dd>{sourcesText(row)}</dd>
+      </dl>
+      <div class="page-actions">
+        <PostButton action={`${base}/test`} csrf={csrf} label="Test the connection" />
+        {row.active ? (
+          <PostButton action={`${base}/pause`} csrf={csrf} variant="secondary" label="Pause" ariaLabel="Pause the shop connection" />
+        ) : (
+          <PostButton action={`${base}/resume`} csrf={csrf} label="Resume" ariaLabel="Resume the shop connection" />
+        )}
+        <details class="confirm">
+          <summary role="button" class="danger outline">
+            Delete…
+          </summary>
+          <p>Nothing more is written into the shop through this connection. Its past write-backs stay listed on their orders.</p>
+          <PostButton action={`${base}/delete`} csrf={csrf} variant="danger" label="Delete the shop connection" />
+        </details>
+      </div>
+
+      {props.test ? (
+        <section aria-labelledby="test-heading">
+          <h2 id="test-heading">Test result</h2>
+          <ul class="checks">
+            {props.test.checks.map((check) => (
+              <li>
+                {check.ok ? <Badge tone="green">OK</Badge> : <Badge tone="red">Failed</Badge>} <strong>{check.name}</strong>: {check.message}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+
+      {/* RECENT WRITE-BACKS: the connection's recent write-backs with their failures (i24-writebacks builds the list; the integrator wires it in here). */}
+
+      <section aria-labelledby="edit-heading">
+        <h2 id="edit-heading">Connection</h2>
+        <ConnectionForm
+          action={base}
+          csrf={csrf}
+          platform={row.platform}
+          values={props.values ?? formValuesOf(row)}
+          errors={props.errors}
+          hints={row.credentialsHint}
+          submit="Save shop connection"
+        />
+      </section>
+    </>
+  );
+}

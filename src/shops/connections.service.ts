@@ -1,0 +1,186 @@
+// The shop's connections to its own shop (src/shops/platforms): created with the platform's
+// credentials, sealed at once (src/lib/sealed.ts) and never shown again; listed, read, changed,
+// paused, soft-deleted (write-backs' history still names a deleted connection, which writes nothing);
+// and tested against the shop: reachability first, then the platform adapter's own checks.
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { Db } from "../db";
+import { shopConnections, type ShopConnectionRow, type ShopPlatformName } from "../db/schema";
+import type { Bindings } from "../env";
+import { ApiError, type ValidationErrors } from "../lib/errors";
+import { sendSettings } from "../lib/outbound";
+import { offsetOf, type PageRequest } from "../lib/pagination";
+import { maskedHint, open, seal, SealingKeyMissing, sealedUnderCurrent, sealingKeys, type SealingKeys } from "../lib/sealed";
+import { isoMicro } from "../lib/time";
+import { checkPlatformFields, issuesToErrors } from "./connection-fields";
+import { ShopError, ShopHttp } from "./platforms/http";
+import { platformFor, type AnyShopPlatform } from "./platforms/index";
+import type { Check, ShopConnection } from "./platforms/platform";
+
+export type ConnectionCreate = {
+  platform: ShopPlatformName;
+  name: string;
+  base_url: string;
+  credentials: Record<string, unknown>;
+  sources?: string[] | null;
+  settings?: Record<string, unknown>;
+  active?: boolean;
+};
+export type ConnectionUpdate = Partial<Omit<ConnectionCreate, "platform">> & { platform?: string };
+
+export type TestResult = { ok: boolean; checks: Check[] };
+
+const notFound = (id: number | string) => ApiError.notFound(`Shop connection with id '${id}' not found`);
+
+/** What a connection's sealed credentials are bound to: its account and platform (both kept by a move between shards). */
+export const sealedFor = (accountId: number, platform: ShopPlatformName) => `shop_connection:${accountId}:${platform}`;
+
+/** The Worker's sealing keys; without SECRETS_KEY no credential can be kept or used: a 503 that says so. */
+export function connectionKeys(env: Pick<Bindings, "SECRETS_KEY" | "SECRETS_KEY_PREVIOUS">): SealingKeys {
+  try {
+    return sealingKeys(env);
+  } catch (error) {
+    if (error instanceof SealingKeyMissing) throw new ApiError(503, "Service Unavailable", { error: error.message });
+    throw error;
+  }
+}
+
+async function sealCredentials(keys: SealingKeys, accountId: number, platform: ShopPlatformName, credentials: Record<string, string>) {
+  const hint = Object.fromEntries(Object.entries(credentials).map(([k, v]) => [k, maskedHint(v)]));
+  return { credentialsSealed: await seal(keys, JSON.stringify(credentials), sealedFor(accountId, platform)), credentialsHint: hint };
+}
+
+export async function createConnection(db: Db, env: Bindings, accountId: number, input: ConnectionCreate): Promise<ShopConnectionRow> {
+  const checked = checkPlatformFields(input.platform, { credentials: input.credentials, settings: input.settings ?? {} });
+  if (checked.issues.length > 0) throw ApiError.validation(issuesToErrors(checked.issues));
+  const sealed = await sealCredentials(connectionKeys(env), accountId, input.platform, checked.credentials!);
+  const now = isoMicro();
+  const [row] = await db
+    .insert(shopConnections)
+    .values({
+      accountId,
+      platform: input.platform,
+      name: input.name,
+      baseUrl: input.base_url,
+      ...sealed,
+      sources: input.sources ?? null,
+      settings: checked.settings!,
+      active: input.active ?? true,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  return row;
+}
+
+const live = (accountId: number, id: number) => and(eq(shopConnections.id, id), eq(shopConnections.accountId, accountId), isNull(shopConnections.deletedAt));
+
+/** A connection of the account; a deleted one, or another account's, is not found. */
+export async function getConnection(db: Db, accountId: number, id: number): Promise<ShopConnectionRow> {
+  const row = await db.select().from(shopConnections).where(live(accountId, id)).get();
+  if (!row) throw notFound(id);
+  return row;
+}
+
+/** The account's connections, oldest first, without the deleted ones: one count, one page. */
+export async function listConnections(db: Db, accountId: number, page: PageRequest) {
+  const where = and(eq(shopConnections.accountId, accountId), isNull(shopConnections.deletedAt));
+  const [countRows, rows] = await db.batch([
+    db.select({ total: sql<number>`count(*)` }).from(shopConnections).where(where),
+    db.select().from(shopConnections).where(where).orderBy(asc(shopConnections.id)).limit(page.perPage).offset(offsetOf(page)),
+  ]);
+  return { total: countRows[0]?.total ?? 0, rows };
+}
+
+/**
+ * Only the fields sent. The platform stays (a PATCH naming another is refused); new credentials are
+ * every field of it; settings sent are laid over the stored ones and checked whole.
+ */
+export async function updateConnection(db: Db, env: Bindings, accountId: number, id: number, input: ConnectionUpdate): Promise<ShopConnectionRow> {
+  const row = await getConnection(db, accountId, id);
+  const errors: ValidationErrors =
+    input.platform !== undefined && input.platform !== row.platform
+      ? { platform: [`The platform field cannot be changed (the connection is ${row.platform}); delete the connection and create another.`] }
+      : {};
+  const settings = input.settings === undefined ? undefined : { ...row.settings, ...input.settings };
+  const checked = checkPlatformFields(row.platform, { credentials: input.credentials, settings });
+  Object.assign(errors, issuesToErrors(checked.issues));
+  if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
+  const sealed = checked.credentials ? await sealCredentials(connectionKeys(env), accountId, row.platform, checked.credentials) : undefined;
+  const [updated] = await db
+    .update(shopConnections)
+    .set({
+      ...(input.name !== undefined && { name: input.name }),
+      ...(input.base_url !== undefined && { baseUrl: input.base_url }),
+      ...(input.sources !== undefined && { sources: input.sources }),
+      ...(checked.settings !== undefined && { settings: checked.settings }),
+      ...(input.active !== undefined && { active: input.active }),
+      ...sealed,
+      updatedAt: isoMicro(),
+    })
+    .where(live(accountId, id))
+    .returning();
+  if (!updated) throw notFound(id);
+  return updated;
+}
+
+/** Soft delete: the row stays for the write-backs' history that names it; it is gone from reads and writes nothing. */
+export async function deleteConnection(db: Db, accountId: number, id: number): Promise<void> {
+  const now = isoMicro();
+  const [deleted] = await db.update(shopConnections).set({ deletedAt: now, updatedAt: now }).where(live(accountId, id)).returning({ id: shopConnections.id });
+  if (!deleted) throw notFound(id);
+}
+
+/** The connection as an adapter takes it, its credentials opened. Throws when no key we hold sealed them. */
+export async function openConnection(keys: SealingKeys, row: ShopConnectionRow): Promise<ShopConnection> {
+  const credentials = JSON.parse(await open(keys, row.credentialsSealed, sealedFor(row.accountId, row.platform))) as Record<string, string>;
+  return { id: row.id, platform: row.platform, baseUrl: row.baseUrl, credentials, settings: row.settings };
+}
+
+/** Every status: any HTTP answer means the shop was reached. */
+const ANY_STATUS = Array.from({ length: 500 }, (_, i) => i + 100);
+
+function adapterOf(platform: ShopPlatformName): AnyShopPlatform | null {
+  try {
+    return platformFor(platform);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Checks the connection against its shop and says in words what is wrong: first whether the shop
+ * answers at all (DNS, refused, TLS, timeout), then the platform adapter's checks (credentials,
+ * permissions, extensions). Writes nothing: every call goes through a dry-run ShopHttp.
+ */
+export async function testConnection(db: Db, env: Bindings, accountId: number, id: number): Promise<TestResult> {
+  const row = await getConnection(db, accountId, id);
+  const keys = connectionKeys(env);
+  let conn: ShopConnection;
+  try {
+    conn = await openConnection(keys, row);
+  } catch {
+    const why = (await sealedUnderCurrent(keys, row.credentialsSealed)) ? "they do not open" : "they were sealed under a key this service no longer holds";
+    return { ok: false, checks: [{ name: "credentials", ok: false, message: `The stored credentials cannot be used: ${why}. Enter them again (edit the connection).` }] };
+  }
+  const http = new ShopHttp({ baseUrl: row.baseUrl, timeoutMs: sendSettings(env).timeoutMs, dryRun: true, secrets: Object.values(conn.credentials) });
+  const checks: Check[] = [];
+  try {
+    const res = await http.request({ path: "/", accept: ANY_STATUS });
+    checks.push({ name: "connection", ok: true, message: `The shop's server answers at ${row.baseUrl} (HTTP ${res.status}).` });
+  } catch (error) {
+    if (!(error instanceof ShopError)) throw error;
+    return { ok: false, checks: [{ name: "connection", ok: false, message: `${error.message}.` }] };
+  }
+  const adapter = adapterOf(row.platform);
+  if (!adapter) {
+    checks.push({ name: "credentials", ok: false, message: `Not checked: this service has no ${row.platform} adapter yet.` });
+  } else {
+    try {
+      checks.push(...(await adapter.test(conn, http)));
+    } catch (error) {
+      if (!(error instanceof ShopError)) throw error;
+      checks.push({ name: "platform", ok: false, message: error.message });
+    }
+  }
+  return { ok: checks.every((c) => c.ok), checks };
+}
