@@ -13,6 +13,7 @@ import { publishEventsAfterWrites } from "./events/notify.middleware";
 import { documentEvents } from "./events/events.openapi";
 import { webhooksRouter } from "./events/webhooks.routes";
 import { shopConnectionsRouter } from "./shops/connections.routes";
+import { stockSyncsRouter } from "./shops/stock/stock-syncs.routes";
 import { ApiError, INTERNAL_ERROR_BODY, isAccountMoving, isOrderIdsExhausted, MAX_BODY_BYTES, ORDER_IDS_EXHAUSTED_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
 import { decodeJsonBody, emptyBodyIsNoBody, unsupportedMediaType } from "./lib/request-body";
 import { documentErrors } from "./lib/router";
@@ -142,6 +143,7 @@ export function createApp() {
   app.route("/api/v1", feedsRouter);
   app.route("/api/v1", webhooksRouter);
   app.route("/api/v1", shopConnectionsRouter);
+  app.route("/api/v1", stockSyncsRouter);
   app.route("/admin/v1", adminRouter);
   app.route("/admin/v1", pipelineAdminRouter);
 

@@ -20,6 +20,8 @@ export type PipelineMessage = (
   | { type: "publish_events" }
   /** Send (or re-send) one webhook delivery to the shop (src/events/delivery.service.ts). */
   | { type: "deliver_webhook"; deliveryId: number }
+  /** Run the next page of a stock sync into a shop connection (src/shops/stock/stock-sync.service.ts). */
+  | { type: "stock_sync"; syncId: number }
 ) & {
   /** The shard whose database the message's ids belong to (src/shards/shards.ts); none: shard 0. */
   shard?: number;

@@ -15,6 +15,7 @@ import { enqueue, type PipelineMessage } from "../lib/queue";
 import { maxRoutingAttempts, pipelineRetryDelay } from "./settings";
 import { planRoute, rerouteOverdue, type RouteRequest } from "../routing/journey";
 import { rematchAccount } from "../routing/rematch";
+import { runStockSyncPage } from "../shops/stock/stock-sync.service";
 
 export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, env: Bindings): Promise<void> {
   // Benchmark runs meter the pipeline too: one log line per message (or per group of route_order
@@ -119,6 +120,12 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage, redel
     case "deliver_webhook":
       await deliverWebhook(db, env, body.deliveryId);
       return;
+    case "stock_sync": {
+      const step = await runStockSyncPage(db, env, body.syncId);
+      await enqueue(env, step.followUps.map((syncId) => ({ type: "stock_sync" as const, syncId })));
+      if (step.next !== "none") await enqueue(env, [body], step.next === "later" ? Math.min(step.delaySeconds, 43_200) : undefined);
+      return;
+    }
   }
 }
 

@@ -9,6 +9,9 @@ import { sweeperRuns, type SweeperRun } from "../db/schema";
 import type { Bindings } from "../env";
 import { sweepEvents } from "../events/publish.service";
 import { isoMicro } from "../lib/time";
+import { enqueue } from "../lib/queue";
+import { syncsToResume } from "../shops/stock/stock-sync.service";
+import { stockSyncMessages } from "../shops/stock/queue";
 import { sweepDeadlines, sweepRematches, sweepStuckCancellations, sweepStuckDispatches, sweepUnroutedOrders } from "./sweeper";
 
 /** Runs are kept this long: a weekend's incidents are still there on Monday. */
@@ -25,6 +28,7 @@ export const SWEEPERS = {
   deliveries_rekicked: "Webhook deliveries re-sent",
   feeds_pulled: "Feeds pulled",
   sessions_ended: "Console sessions cleaned up",
+  stock_syncs_resumed: "Stock syncs resumed",
 } as const;
 export type SweeperName = keyof typeof SWEEPERS;
 
@@ -51,8 +55,23 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
         return { events_published: published, deliveries_rekicked: rekicked };
       },
     },
-    { names: ["feeds_pulled"], run: async () => ({ feeds_pulled: (await runScheduledImports(db, now, feedTimeoutMs(env))).length }) },
+    {
+      names: ["feeds_pulled"],
+      run: async () => {
+        const outcomes = await runScheduledImports(db, now, feedTimeoutMs(env));
+        await enqueue(env, stockSyncMessages(outcomes.flatMap((o) => o.stockSyncs)));
+        return { feeds_pulled: outcomes.length };
+      },
+    },
     { names: ["sessions_ended"], run: async () => ({ sessions_ended: await deleteEndedSessions(db, now) }) },
+    {
+      names: ["stock_syncs_resumed"],
+      run: async () => {
+        const ids = await syncsToResume(db, now);
+        await enqueue(env, ids.map((syncId) => ({ type: "stock_sync" as const, syncId })));
+        return { stock_syncs_resumed: ids.length };
+      },
+    },
   ];
 }
 

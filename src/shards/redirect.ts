@@ -25,6 +25,8 @@ function rowOf(body: PipelineMessage): [string, number] | null {
       return ["cancellations", body.cancellationId];
     case "deliver_webhook":
       return ["webhook_deliveries", body.deliveryId];
+    case "stock_sync":
+      return ["stock_syncs", body.syncId];
     case "publish_events":
       return null;
   }
@@ -36,7 +38,8 @@ SELECT m.i AS i, a.id AS account_id, a.moving AS moving FROM m LEFT JOIN account
   WHEN 'accounts' THEN m.id
   WHEN 'dispatches' THEN (SELECT account_id FROM dispatches WHERE id = m.id)
   WHEN 'cancellations' THEN (SELECT account_id FROM cancellations WHERE id = m.id)
-  WHEN 'webhook_deliveries' THEN (SELECT account_id FROM webhook_deliveries WHERE id = m.id) END`;
+  WHEN 'webhook_deliveries' THEN (SELECT account_id FROM webhook_deliveries WHERE id = m.id)
+  WHEN 'stock_syncs' THEN (SELECT account_id FROM stock_syncs WHERE id = m.id) END`;
 
 type Found = { i: number; account_id: number | null; moving: string | null };
 

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { SHOP_PLATFORMS, type ShopPlatformName } from "../db/schema/shops";
 import type { ValidationErrors } from "../lib/errors";
 import { toValidationErrors } from "../lib/validation";
-import { CREDENTIALS, SETTINGS } from "./platforms/settings";
+import { CREDENTIALS, SETTINGS, SYNC_SETTINGS } from "./platforms/settings";
 
 /** A field's failure; `message` carries ":attribute" for the field's name (or its label in a form). */
 export type FieldIssue = { path: string[]; message: string };
@@ -16,8 +16,9 @@ export const isPlatform = (v: unknown): v is ShopPlatformName => typeof v === "s
 /** The credential fields a platform takes, in the order its schema lists them. */
 export const credentialFields = (platform: ShopPlatformName): string[] => Object.keys(CREDENTIALS[platform].shape);
 
-/** The settings fields a platform takes (mode first). */
-export const settingFields = (platform: ShopPlatformName): string[] => Object.keys(SETTINGS[platform].shape);
+/** The settings fields a platform takes (mode first); stock_sync and price_sync, objects, are not among these form fields. */
+export const settingFields = (platform: ShopPlatformName): string[] =>
+  Object.keys(SETTINGS[platform].shape).filter((k) => !(SYNC_SETTINGS as readonly string[]).includes(k));
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
