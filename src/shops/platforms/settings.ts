@@ -74,28 +74,28 @@ export const SETTINGS = {
   woocommerce: z
     .object({
       mode,
-      ...sync,
       /** The status an order gets once every line is final. */
       complete_status: z.string().min(1).max(50).default("completed"),
       /** Where tracking goes: the Shipment Tracking extension when installed, else a customer note ("auto"); or always one of them. */
       tracking: z.enum(["auto", "extension", "note"]).default("auto"),
+      ...sync,
     })
     .strict(),
   shopware: z.object({ mode, ...sync }).strict(),
   magento: z
     .object({
       mode,
-      ...sync,
       /** Whether Magento e-mails the customer about the shipment. */
       notify: z.boolean().default(true),
+      ...sync,
     })
     .strict(),
   prestashop: z
     .object({
       mode,
-      ...sync,
       /** The order state added after a shipment: 4 is PrestaShop's own "Shipped". */
       shipped_state_id: z.number().int().min(1).max(1_000_000).default(4),
+      ...sync,
     })
     .strict(),
 } satisfies Record<ShopPlatformName, z.ZodType>;
