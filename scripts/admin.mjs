@@ -7,6 +7,7 @@
 //   keys:revoke <key-id>
 //   supplier-keys:revoke <supplier-key-id>
 //   accounts:move <account-id> <shard>   (calls until the move is done; run it again after a crash)
+//   reseal                               (after a SECRETS_KEY rotation: every shop connection's credentials sealed under the new key)
 // Talks to ADMIN_URL (default http://localhost:8787) with ADMIN_TOKEN (default: from .dev.vars).
 import { existsSync, readFileSync } from "node:fs";
 
@@ -68,7 +69,24 @@ switch (command) {
       if (JSON.parse(text).done) process.exit(0);
     }
   }
+  case "reseal": {
+    // Each call re-seals a bounded part (src/admin/secrets.routes.ts) and says where to go on.
+    let next = {};
+    for (;;) {
+      const res = await fetch(`${base}/admin/v1/secrets/reseal`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(next),
+      });
+      const text = await res.text();
+      console.log(res.status, text);
+      if (!res.ok) process.exit(1);
+      const answer = JSON.parse(text);
+      if (answer.done) process.exit(answer.unopenable.length === 0 ? 0 : 1);
+      next = answer.next;
+    }
+  }
   default:
-    console.error("Usage: npm run admin -- accounts:list [--page N] | accounts:create <name> | keys:list <account-id> [--page N] | keys:create <account-id> [--name N] [--expires-at ISO] | keys:revoke <key-id> | supplier-keys:revoke <supplier-key-id> | accounts:move <account-id> <shard>");
+    console.error("Usage: npm run admin -- accounts:list [--page N] | accounts:create <name> | keys:list <account-id> [--page N] | keys:create <account-id> [--name N] [--expires-at ISO] | keys:revoke <key-id> | supplier-keys:revoke <supplier-key-id> | accounts:move <account-id> <shard> | reseal");
     process.exit(2);
 }

@@ -15,6 +15,7 @@ import { createServer } from "node:net";
 import { join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { seedDemo } from "./lib/demo-data.mjs";
+import { startDemoShop } from "./lib/demo-shop.mjs";
 import { bin, childEnv as env, ensureDependencies, root, run } from "./lib/setup.mjs";
 
 const USAGE = "Usage: npm start -- [--port N] [--reset] [--state DIR]";
@@ -214,7 +215,7 @@ async function fireCron() {
 const restartArgs = `${port === 8787 ? "" : `--port ${port} `}${custom ? `--state ${shown(custom)} ` : ""}`;
 
 /** The banner: everything a newcomer needs, in one block, last. */
-function banner({ account_id, api_key, supplier_key, supplier_name }) {
+function banner({ account_id, api_key, supplier_key, supplier_name }, demoShop) {
   const rule = "━".repeat(76);
   return `
 ${rule}
@@ -224,7 +225,7 @@ ${rule}
  Console    ${base}/console       shop: Account ID ${account_id} and the API key below
  Supplier   ${base}/supplier      ${supplier_name ?? "the demo supplier"}: the supplier key below
  Operator   ${base}/operator      the admin token below
-
+${demoShop ? ` Demo shop  ${demoShop.shopUrl}   a stand-in WooCommerce shop; the demo's dry-run\n            shop connection writes back into it (docs/shops.md, "The demo")\n` : ""}
  Demo credentials
    account-id     ${account_id}
    api-key        ${api_key}
@@ -245,8 +246,16 @@ if (await waitForServer()) {
   setInterval(fireCron, CRON_EVERY_MS);
   try {
     const credentials = await demoCredentials();
+    // The demo's shop: a stand-in WooCommerce shop for as long as this server runs.
+    let demoShop = null;
+    try {
+      demoShop = await startDemoShop({ base, accountId: credentials.account_id, apiKey: credentials.api_key, supplierKey: credentials.supplier_key });
+      for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => void demoShop.close());
+    } catch (error) {
+      console.error(`✗ The demo shop did not start (the rest works without it): ${error.message}`);
+    }
     bannerShown = true;
-    console.log(banner(credentials));
+    console.log(banner(credentials, demoShop));
   } catch (error) {
     bannerShown = true;
     console.error(startup.join("\n"));

@@ -6,6 +6,7 @@ import { accountRouter } from "./accounts/accounts.routes";
 import { apiKeysRouter } from "./accounts/api-keys.routes";
 import { adminRouter } from "./admin/admin.routes";
 import { pipelineAdminRouter } from "./admin/pipeline.routes";
+import { secretsAdminRouter } from "./admin/secrets.routes";
 import { feedsRouter, isFeedUpload } from "./catalogue/feeds.routes";
 import { productsRouter } from "./catalogue/products.routes";
 import type { AppEnv } from "./env";
@@ -146,6 +147,7 @@ export function createApp() {
   app.route("/api/v1", stockSyncsRouter);
   app.route("/admin/v1", adminRouter);
   app.route("/admin/v1", pipelineAdminRouter);
+  app.route("/admin/v1", secretsAdminRouter);
 
   // The events the shop's webhook subscriptions receive, and the messages webhook suppliers receive, as the document's webhooks.
   documentEvents(app);

@@ -184,3 +184,46 @@ export async function testConnection(db: Db, env: Bindings, accountId: number, i
   }
   return { ok: checks.every((c) => c.ok), checks };
 }
+
+export type ResealPage = { resealed: number; alreadyCurrent: number; unopenable: number[]; lastId: number | null };
+
+/**
+ * One page of re-sealing (docs/operations.md, "Rotating SECRETS_KEY"): the connections after
+ * `afterId` (deleted ones too: their row still holds the secret), each sealed under
+ * SECRETS_KEY_PREVIOUS opened and sealed again under SECRETS_KEY, in one batch. Each write is
+ * guarded by the value it replaces, so a PATCH of new credentials meanwhile is never overwritten.
+ * `lastId`: where the next page starts; null when this was the last. `unopenable`: rows no key we
+ * hold opens (their credentials must be entered again).
+ */
+export async function resealConnections(db: Db, keys: SealingKeys, afterId: number, limit: number): Promise<ResealPage> {
+  const rows = await db
+    .select({ id: shopConnections.id, accountId: shopConnections.accountId, platform: shopConnections.platform, sealed: shopConnections.credentialsSealed })
+    .from(shopConnections)
+    .where(sql`${shopConnections.id} > ${afterId}`)
+    .orderBy(asc(shopConnections.id))
+    .limit(limit);
+  const page: ResealPage = { resealed: 0, alreadyCurrent: 0, unopenable: [], lastId: rows.length < limit ? null : rows[rows.length - 1].id };
+  const updates = [];
+  for (const row of rows) {
+    if (await sealedUnderCurrent(keys, row.sealed)) {
+      page.alreadyCurrent++;
+      continue;
+    }
+    const boundTo = sealedFor(row.accountId, row.platform);
+    let plain: string;
+    try {
+      plain = await open(keys, row.sealed, boundTo);
+    } catch {
+      page.unopenable.push(row.id);
+      continue;
+    }
+    const resealed = await seal(keys, plain, boundTo);
+    updates.push(db.update(shopConnections).set({ credentialsSealed: resealed }).where(and(eq(shopConnections.id, row.id), eq(shopConnections.credentialsSealed, row.sealed))));
+  }
+  if (updates.length > 0) {
+    const [first, ...rest] = updates;
+    const results = await db.batch([first, ...rest]);
+    page.resealed = results.reduce((n, r) => n + ((r as { meta?: { changes?: number } }).meta?.changes ?? 0), 0);
+  }
+  return page;
+}

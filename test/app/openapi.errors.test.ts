@@ -42,6 +42,8 @@ describe("the error responses of the OpenAPI document", () => {
       }
       if (status === 500) expect(example, where).toEqual(INTERNAL_ERROR);
       else if (status === 502) expect(example, where).toEqual({ message: "Bad Gateway", error: expect.any(String) });
+      // Without SECRETS_KEY, the endpoints that keep or use a shop's credentials (src/shops/connections.service.ts).
+      else if (status === 503) expect(example, where).toEqual({ message: "Service Unavailable", error: 'SECRETS_KEY is not set: this Worker cannot keep credentials (docs/operations.md, "Secrets")' });
       else {
         const text = JSON.stringify(example);
         expectDocumentedError({ status, headers: new Headers({ "content-type": "application/json" }), json: example, text }, where);
@@ -49,7 +51,7 @@ describe("the error responses of the OpenAPI document", () => {
       seen.set(status, (seen.get(status) ?? new Set()).add(JSON.stringify(example)));
     }
     // Not one body for every status: each status shows its own.
-    expect([...seen.keys()].sort()).toEqual([400, 401, 404, 409, 413, 415, 422, 429, 500, 502]);
+    expect([...seen.keys()].sort()).toEqual([400, 401, 404, 409, 413, 415, 422, 429, 500, 502, 503]);
     const bodies = [...seen.values()].flatMap((set) => [...set]);
     expect(new Set(bodies).size).toBe(bodies.length);
   });

@@ -71,6 +71,8 @@ describe("every request example of the OpenAPI document", () => {
     // Moving an account to the example's shard (1): an account pinned to shard 0 first.
     const mover = await call("POST", "/admin/v1/accounts", { headers: ADMIN, body: { name: unique("mover"), shard: 0 } });
     await tryIt("POST", "/admin/v1/accounts/{id}/move", "application/json", { headers: ADMIN, params: { id: mover.json.id } });
+    // Re-sealing the shops' credentials under the current key (nothing to do: the test key sealed them).
+    expect((await tryIt("POST", "/admin/v1/secrets/reseal", "application/json", { headers: ADMIN })).done).toBe(true);
     // The account's own keys.
     await tryIt("POST", "/api/v1/api-keys", "application/json");
 
@@ -157,6 +159,10 @@ describe("every request example of the OpenAPI document", () => {
     // Webhook subscriptions.
     const webhook = await tryIt("POST", "/api/v1/webhooks", "application/json");
     await tryIt("PATCH", "/api/v1/webhooks/{id}", "application/json", { params: { id: webhook.id } });
+    // A shop connection: the example's, then its PATCH (it goes live).
+    const connection = await tryIt("POST", "/api/v1/shop-connections", "application/json");
+    expect(connection.settings.mode).toBe("dry_run");
+    expect((await tryIt("PATCH", "/api/v1/shop-connections/{id}", "application/json", { params: { id: connection.id } })).settings.mode).toBe("live");
 
     // Every body the document describes was tried: a new endpoint with a body joins this list.
     expect([...tried].sort()).toEqual(bodiesOf(doc).sort());

@@ -62,6 +62,12 @@ describe("npm run admin", () => {
     expect(admin("keys:list", String(accountId))).toMatchObject({ exit: 0, status: 200, body: { data: [] } });
   });
 
+  it("reseal re-seals the shops' credentials under the current SECRETS_KEY until done: the demo's connection is sealed under it already", () => {
+    const result = admin("reseal");
+    expect(result).toMatchObject({ exit: 0, status: 200, body: { resealed: 0, unopenable: [], done: true, next: null } });
+    expect(result.body.already_current).toBeGreaterThanOrEqual(1);
+  });
+
   it("prints its usage for an unknown command, exit 2", () => {
     const result = admin("accounts:delete");
     expect(result.exit).toBe(2);

@@ -4,6 +4,7 @@
 import type { TestProject } from "vitest/node";
 import { seedDemo } from "../../scripts/lib/demo-data.mjs";
 import { startLocalWorker } from "../browser/worker";
+import { startDemoShop } from "../shops/stand-ins/demo";
 
 export default async function setup(project: TestProject) {
   const started = Date.now();
@@ -21,10 +22,15 @@ export default async function setup(project: TestProject) {
   const account = await admin("/accounts", { name: "Demo shop" });
   const key = await admin(`/accounts/${account.id}/api-keys`, { name: "demo" });
   const demo = await seedDemo(worker.url, { accountId: account.id, apiKey: key.api_key });
+  // And its shop, as scripts/start.mjs starts it (scripts/lib/demo-shop.mjs).
+  const demoShop = await startDemoShop({ base: worker.url, accountId: account.id, apiKey: key.api_key, supplierKey: demo.supplierKey });
 
   project.provide("docsUrl", worker.url);
   project.provide("docsAdminToken", worker.adminToken);
   project.provide("docsCredentials", { account_id: account.id, api_key: key.api_key, supplier_key: demo.supplierKey, supplier_name: demo.supplierName });
   console.log(`docs suite: Worker on ${worker.url} with the demo account ready in ${Date.now() - started} ms`);
-  return () => worker.dispose();
+  return async () => {
+    await demoShop.close();
+    await worker.dispose();
+  };
 }

@@ -62,6 +62,23 @@ function start(port: number, state: string): Promise<Run> {
   });
 }
 
+/** The banner's demo shop, the demo account's one shop connection pointing at it (its test passing), and order 1201 once, shipped. */
+async function expectDemoShop(base: string, credentials: { api_key: string; account_id: number }, banner: string) {
+  const shopUrl = / Demo shop {2}(http:\/\/127\.0\.0\.1:\d+\/s\/[0-9a-f]+) {3}a stand-in WooCommerce shop/.exec(banner)?.[1];
+  expect(shopUrl, banner).toBeDefined();
+  const headers = { "api-key": credentials.api_key, "account-id": String(credentials.account_id) };
+  const connections = (await (await fetch(`${base}/api/v1/shop-connections`, { headers })).json()) as { data: Record<string, unknown>[] };
+  expect(connections.data).toEqual([
+    expect.objectContaining({ platform: "woocommerce", name: "Demo WooCommerce shop", base_url: shopUrl, sources: ["Demo WooCommerce"], active: true, settings: { mode: "dry_run", complete_status: "completed", tracking: "auto" } }),
+  ]);
+  const tested = (await (await fetch(`${base}/api/v1/shop-connections/${connections.data[0].id}/test`, { method: "POST", headers })).json()) as { ok: boolean };
+  expect(tested, JSON.stringify(tested)).toMatchObject({ ok: true });
+  const orders = (await (await fetch(`${base}/api/v1/orders?external_id=1201`, { headers })).json()) as { data: { source: string; reference: string }[] };
+  expect(orders.data.map((o) => o.source)).toEqual(["Demo WooCommerce"]);
+  const order = (await (await fetch(`${base}/api/v1/orders/${orders.data[0].reference}`, { headers })).json()) as { order_lines: { shipments: { tracking_number: string }[] }[] };
+  expect(order.order_lines.map((l) => l.shipments.map((s) => s.tracking_number))).toEqual([["3SWOO1201"], ["3SWOO1201"]]);
+}
+
 const states: string[] = [];
 afterAll(() => states.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
@@ -106,6 +123,10 @@ describe("npm start", () => {
       const console = await fetch(`${base}/console/sign-in`);
       expect([console.status, console.headers.get("content-type")]).toEqual([200, "text/html; charset=UTF-8"]);
 
+      // The demo's shop: a stand-in WooCommerce shop on a local port, the banner names it, the demo's
+      // dry-run connection points at it and its test passes; order 1201 is the shop's, shipped.
+      await expectDemoShop(base, credentials, banner);
+
       // wrangler's startup output is not shown, and it is not lost either: it is in the log.
       const noise = /Your Worker has access to the following bindings|getaddrinfo|workers\.cloudflare\.com|Scheduled Workers are not automatically triggered|⛅️|^\s+at .*\(|┌|│/m;
       expect(first.stdout + first.stderr).not.toMatch(noise);
@@ -125,6 +146,8 @@ describe("npm start", () => {
       const credentials = JSON.parse(readFileSync(join(state, "demo-credentials.json"), "utf8"));
       expect(banner).toMatch(new RegExp(`api-key +${credentials.api_key}\\n`));
       expect(second.stderr).toBe("");
+      // A new demo shop (a new port): the same connection follows it, and the order is not made twice.
+      await expectDemoShop(base, credentials, banner);
     } finally {
       await second.stop();
     }

@@ -4,7 +4,7 @@ import { startStandIns, type StandInPlatform } from "./harness";
 import { woocommerceStandIn } from "./woocommerce";
 
 // One import and one entry per platform, added with its stand-in.
-const platforms: StandInPlatform[] = [
+export const platforms: StandInPlatform[] = [
   woocommerceStandIn,
 ];
 
