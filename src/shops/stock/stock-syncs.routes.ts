@@ -81,7 +81,7 @@ const SyncWithItems = StockSyncJson.extend({ products: ProductsPage }).openapi("
 const StartBody = z
   .object({ full: field.optionalBoolean().openapi({ type: "boolean", description: "Every product of the catalogue, and the shop's products listed again; false by default" }) })
   .strict()
-  .openapi("StartStockSync");
+  .openapi("StartStockSync", { example: { full: true } });
 
 const Params = z.object({
   id: z.string().openapi({ example: "3", description: "The shop connection's id. Another account's is not found." }),
