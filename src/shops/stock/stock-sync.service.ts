@@ -64,7 +64,7 @@ export async function requestStockSync(db: Db, accountId: number, connectionId: 
   if (why) throw ApiError.conflict(why);
   const full = input.full === true;
   const [, waiting] = await rawBatch(db, [
-    sql`INSERT INTO stock_syncs (account_id, connection_id, status, "trigger", "full", created_at)
+    sql`INSERT OR IGNORE INTO stock_syncs (account_id, connection_id, status, "trigger", "full", created_at)
         SELECT ${accountId}, ${connectionId}, 'queued', 'manual', ${full ? 1 : 0}, ${isoMicro()}
         WHERE NOT EXISTS (SELECT 1 FROM stock_syncs WHERE connection_id = ${connectionId} AND status = 'queued')`,
     sql`UPDATE stock_syncs SET "full" = "full" OR ${full ? 1 : 0} WHERE connection_id = ${connectionId} AND status = 'queued' RETURNING id`,
