@@ -15,6 +15,7 @@ import { documentEvents } from "./events/events.openapi";
 import { webhooksRouter } from "./events/webhooks.routes";
 import { shopConnectionsRouter } from "./shops/connections.routes";
 import { writeBacksRouter } from "./shops/write-backs.routes";
+import { stockSyncsRouter } from "./shops/stock/stock-syncs.routes";
 import { ApiError, INTERNAL_ERROR_BODY, isAccountMoving, isOrderIdsExhausted, MAX_BODY_BYTES, ORDER_IDS_EXHAUSTED_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
 import { decodeJsonBody, emptyBodyIsNoBody, unsupportedMediaType } from "./lib/request-body";
 import { documentErrors } from "./lib/router";
@@ -145,6 +146,7 @@ export function createApp() {
   app.route("/api/v1", feedsRouter);
   app.route("/api/v1", webhooksRouter);
   app.route("/api/v1", shopConnectionsRouter);
+  app.route("/api/v1", stockSyncsRouter);
   app.route("/admin/v1", adminRouter);
   app.route("/admin/v1", pipelineAdminRouter);
   app.route("/admin/v1", secretsAdminRouter);

@@ -22,6 +22,7 @@ import { LocalTime } from "../ui/time";
 import { feedFormPages } from "./feed-form.pages";
 import { getFeed, listFeeds, listFeedsWithLatestImport } from "./feeds.service";
 import { importFromUrl, importUpload, listImports, MAX_FEED_BYTES } from "./imports.service";
+import { stockSyncMessages } from "../shops/stock/queue";
 import { ListProductsQuery } from "./products.schemas";
 import { listProducts, PRODUCTS_PER_PAGE } from "./products.service";
 
@@ -265,6 +266,7 @@ cataloguePages.post("/catalogue/feeds/:id/upload", async (c) => {
     if (error instanceof ApiError && (error.status === 409 || error.status === 415)) return done(c, back, { kind: "error", text: error.detail?.error ?? error.message });
     throw error;
   }
+  c.get("pipeline").sendAfterResponse(stockSyncMessages(outcome.stockSyncs));
   if (outcome.failure === "internal") throw new Error(`import ${outcome.record.id} failed`);
   const r = outcome.record;
   if (outcome.failure === "file") return done(c, back, { kind: "error", text: `${file.filename} was not imported: ${r.error ?? "the file could not be read"}` });
@@ -276,7 +278,8 @@ cataloguePages.post("/catalogue/feeds/:id/import", async (c) => {
   const feed = await getFeed(db, c.get("account").id, c.req.param("id"));
   const back = `${PATH}/feeds/${feed.id}`;
   try {
-    const { record, failure } = await importFromUrl(db, feed, "manual");
+    const { record, failure, stockSyncs } = await importFromUrl(db, feed, "manual");
+    c.get("pipeline").sendAfterResponse(stockSyncMessages(stockSyncs));
     if (failure === "internal") throw new Error(`import ${record.id} failed`);
     if (failure === "file") return done(c, back, { kind: "error", text: `The URL was not imported: ${record.error ?? "the feed could not be read"}` });
     return done(c, back, { kind: record.rowsRejected || record.warnings.length ? "info" : "success", text: [`Pulled: ${counts(record)}.`, ...record.warnings].join(" ") });

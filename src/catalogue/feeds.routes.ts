@@ -11,6 +11,7 @@ import { presentFeed, presentImport } from "./feeds.present";
 import { CreateFeedBody, ProductFeed, ProductImport, UpdateFeedBody } from "./feeds.schemas";
 import { createFeed, deleteFeed, getFeed, listFeeds, updateFeed } from "./feeds.service";
 import { feedTimeoutMs, getImport, importFromUrl, importUpload, listImports, MAX_FEED_BYTES } from "./imports.service";
+import { stockSyncMessages } from "../shops/stock/queue";
 
 export const feedsRouter = createRouter();
 
@@ -222,11 +223,12 @@ feedsRouter.put("/product-feeds/:id/products", async (c: Context<AppEnv>) => {
   const db = c.get("db");
   const feed = await getFeed(db, c.get("account").id, c.req.param("id") ?? "");
   const { replace } = parseOrThrow(ReplaceQuery, c.req.query());
-  const { record, failure } = await importUpload(db, feed, {
+  const { record, failure, stockSyncs } = await importUpload(db, feed, {
     body: c.req.raw.body,
     contentType: c.req.header("content-type"),
     replace: replace ?? false,
   });
+  c.get("pipeline").sendAfterResponse(stockSyncMessages(stockSyncs));
   if (failure === "internal") throw new Error(`import ${record.id} failed`);
   if (failure === "file") {
     return c.json({ message: "Errors", errors: { body: [record.error ?? "The file could not be imported."] }, import: presentImport(record) }, 422);
@@ -261,7 +263,8 @@ feedsRouter.openapi(
   async (c) => {
     const db = c.get("db");
     const feed = await getFeed(db, c.get("account").id, c.req.valid("param").id);
-    const { record, failure } = await importFromUrl(db, feed, "manual", c.req.valid("query").replace ?? true, feedTimeoutMs(c.env));
+    const { record, failure, stockSyncs } = await importFromUrl(db, feed, "manual", c.req.valid("query").replace ?? true, feedTimeoutMs(c.env));
+    c.get("pipeline").sendAfterResponse(stockSyncMessages(stockSyncs));
     if (failure === "internal") throw new Error(`import ${record.id} failed`);
     if (failure === "file") {
       return c.json({ message: "Bad Gateway", error: record.error ?? "The feed could not be imported.", import: presentImport(record) }, 502);

@@ -14,6 +14,7 @@ import { numberToUnits } from "../lib/money";
 import { ColumnReport, FeedError, onlySkuMessage, readFeed, unmappedWarning, type ReadOptions } from "./feed-readers";
 import { toProductRow } from "./product-row";
 import { scheduleMinutes } from "./schedule";
+import { queueStockSyncsAfterImport } from "../shops/stock/queue";
 
 /** Largest file read, after gunzip (Workers accept request bodies up to 100 MB). */
 export const MAX_FEED_BYTES = 100 * 1024 * 1024;
@@ -38,7 +39,8 @@ export function feedTimeoutMs(env: { FEED_TIMEOUT_MS?: string }): number {
 /** Feeds pulled per cron tick; the rest stay due and go at the next tick. */
 const FEEDS_PER_TICK = 10;
 
-export type ImportOutcome = { record: ProductImport; failure: "file" | "internal" | null };
+/** `stockSyncs`: the stock syncs the import queued (src/shops/stock), for the caller to start. */
+export type ImportOutcome = { record: ProductImport; failure: "file" | "internal" | null; stockSyncs: number[] };
 
 export type OpenedFile = {
   body: ReadableStream<Uint8Array>;
@@ -206,6 +208,7 @@ async function runImport(
   const importId = await startImport(db, feed, trigger, replace, source);
   const stats: Stats = { read: 0, staged: 0, rejected: 0, rejections: [], columns: new ColumnReport() };
   let failure: ImportOutcome["failure"] = null;
+  let stockSyncs: number[] = [];
   let file: OpenedFile | undefined;
   try {
     file = await open();
@@ -215,7 +218,7 @@ async function runImport(
     // A CSV header says so before the first row; JSON and XML records once the whole file is read.
     if (stats.columns.onlySku) throw new FeedError(onlySkuMessage(file.format, options.mapping, stats.columns));
     if (stats.staged === 0) throw new FeedError(`None of the file's ${stats.read} rows is valid; nothing was changed.`);
-    await applyImport(db, feed, importId, replace, stats, unmappedWarning(file.format, stats.columns));
+    stockSyncs = await applyImport(db, feed, importId, replace, stats, unmappedWarning(file.format, stats.columns));
   } catch (error) {
     failure = error instanceof FeedError ? "file" : "internal";
     if (failure === "internal") {
@@ -228,7 +231,7 @@ async function runImport(
     await failImport(db, importId, stats, message);
   }
   const [record] = await db.select().from(productImports).where(eq(productImports.id, importId));
-  return { record, failure };
+  return { record, failure, stockSyncs };
 }
 
 /** Creates the running record, unless the feed already has an import running (the database decides). */
@@ -353,7 +356,7 @@ async function stageFile(db: Db, importId: number, file: OpenedFile, options: Re
  * running and all its staged rows are there; every later statement requires that stamp. So an
  * import that a sweeper declared dead, or whose staging was lost, changes nothing.
  */
-async function applyImport(db: Db, feed: ProductFeed, importId: number, replace: boolean, stats: Stats, warning: string | null) {
+async function applyImport(db: Db, feed: ProductFeed, importId: number, replace: boolean, stats: Stats, warning: string | null): Promise<number[]> {
   const now = isoMicro();
   const range = await toStatement(
     db,
@@ -369,6 +372,8 @@ async function applyImport(db: Db, feed: ProductFeed, importId: number, replace:
     );
   const notListed = sql`NOT EXISTS (SELECT 1 FROM product_import_rows s WHERE s.import_id = ${importId} AND s.sku = products.sku)`;
   const stamped = sql`EXISTS (SELECT 1 FROM product_imports WHERE id = ${importId} AND status = 'running' AND finished_at = ${now})`;
+  // The account's change sequence, moved on by this batch: every product it changes carries it.
+  const seq = sql`(SELECT seq FROM catalogue_sequences WHERE account_id = ${feed.accountId})`;
 
   const statements: SQL[] = [
     sql`UPDATE product_imports SET
@@ -388,30 +393,36 @@ async function applyImport(db: Db, feed: ProductFeed, importId: number, replace:
           }
         WHERE id = ${importId} AND status = 'running'
           AND (SELECT count(*) FROM product_import_rows WHERE import_id = ${importId} AND rejected = 0) = ${stats.staged}`,
+    sql`INSERT INTO catalogue_sequences (account_id, seq) SELECT ${feed.accountId}, 1 WHERE ${stamped}
+        ON CONFLICT (account_id) DO UPDATE SET seq = seq + 1`,
   ];
   for (let lo = range.lo; lo <= range.hi; lo += APPLY_ROWS) {
     statements.push(sql`
-      INSERT INTO products (account_id, product_feed_id, sku, ean13, name, purchase_price, stock_quantity, active, created_at, updated_at)
-      SELECT ${feed.accountId}, ${feed.id}, s.sku, s.ean13, s.name, s.purchase_price, s.stock_quantity, s.active, ${now}, ${now}
+      INSERT INTO products (account_id, product_feed_id, sku, ean13, name, purchase_price, stock_quantity, active, created_at, updated_at, change_seq)
+      SELECT ${feed.accountId}, ${feed.id}, s.sku, s.ean13, s.name, s.purchase_price, s.stock_quantity, s.active, ${now}, ${now}, ${seq}
       FROM ${staged} AND s.id BETWEEN ${lo} AND ${lo + APPLY_ROWS - 1} AND ${stamped}
       ORDER BY s.id
       ON CONFLICT (product_feed_id, sku) DO UPDATE SET
         ean13 = excluded.ean13, name = excluded.name, purchase_price = excluded.purchase_price,
-        stock_quantity = excluded.stock_quantity, active = excluded.active, updated_at = excluded.updated_at
+        stock_quantity = excluded.stock_quantity, active = excluded.active, updated_at = excluded.updated_at,
+        change_seq = excluded.change_seq
       WHERE ${differs("products", "excluded")}`);
   }
   if (replace) {
-    statements.push(sql`UPDATE products SET active = 0, updated_at = ${now}
+    statements.push(sql`UPDATE products SET active = 0, updated_at = ${now}, change_seq = ${seq}
       WHERE product_feed_id = ${feed.id} AND active = 1 AND ${notListed} AND ${stamped}`);
   }
+  // The stock syncs of the account's shop connections, queued in the same batch when products changed.
+  statements.push(queueStockSyncsAfterImport(feed.accountId, sql`${stamped} AND EXISTS (SELECT 1 FROM products WHERE account_id = ${feed.accountId} AND change_seq = ${seq})`));
   statements.push(
     sql`UPDATE product_imports SET status = 'succeeded' WHERE id = ${importId} AND status = 'running' AND finished_at = ${now}`,
     sql`DELETE FROM product_import_rows WHERE import_id = ${importId}`,
   );
-  const results = await db.$client.batch(statements.map((s) => toStatement(db, s)));
+  const results = await db.$client.batch<{ id: number }>(statements.map((s) => toStatement(db, s)));
   if (results[results.length - 2].meta.changes !== 1) {
     throw new FeedError("The import was interrupted before it could be applied; nothing was changed.");
   }
+  return results[results.length - 3].results.map((r) => r.id);
 }
 
 async function failImport(db: Db, importId: number, stats: Stats, message: string) {

@@ -23,6 +23,8 @@ export type PipelineMessage = (
   | { type: "deliver_webhook"; deliveryId: number }
   /** Write one shipment, note or completion back into a shop (src/shops/write-back.service.ts). */
   | { type: "write_back"; writeBackId: number }
+  /** Run the next page of a stock sync into a shop connection (src/shops/stock/stock-sync.service.ts). */
+  | { type: "stock_sync"; syncId: number }
 ) & {
   /** The shard whose database the message's ids belong to (src/shards/shards.ts); none: shard 0. */
   shard?: number;

@@ -13,9 +13,11 @@ import { sendDispatch, sendHeldDispatches } from "../forwarding/forwarding.servi
 import { sendSettings } from "../lib/outbound";
 import { carrierPipeline, type Pipeline, type PipelineMessage } from "../lib/queue";
 import { deliverWriteBack } from "../shops/write-back.service";
+import { stockSyncMessages } from "../shops/stock/queue";
 import { maxRoutingAttempts, pipelineRetryDelay } from "./settings";
 import { planOverdue, planRoute, type RouteRequest } from "../routing/journey";
 import { rematchAccount } from "../routing/rematch";
+import { runStockSyncPage } from "../shops/stock/stock-sync.service";
 
 export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, env: Bindings): Promise<void> {
   // Benchmark runs meter the pipeline too: one log line per message (or per group of route_order
@@ -128,6 +130,12 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage, redel
     case "write_back":
       await deliverWriteBack(db, env, pipeline, body.writeBackId);
       return;
+    case "stock_sync": {
+      const step = await runStockSyncPage(db, env, body.syncId);
+      await pipeline.send(stockSyncMessages(step.followUps));
+      if (step.next !== "none") await pipeline.send([body], step.next === "later" ? Math.min(step.delaySeconds, 43_200) : undefined);
+      return;
+    }
   }
 }
 

@@ -8,8 +8,10 @@ import { createDb, type Db } from "../db";
 import { sweeperRuns, type SweeperRun } from "../db/schema";
 import type { Bindings } from "../env";
 import { sweepEvents } from "../events/publish.service";
-import { carrierPipeline } from "../lib/queue";
+import { carrierPipeline, enqueue } from "../lib/queue";
 import { isoMicro } from "../lib/time";
+import { syncsToResume } from "../shops/stock/stock-sync.service";
+import { stockSyncMessages } from "../shops/stock/queue";
 import { sweepDeadlines, sweepRematches, sweepStuckCancellations, sweepStuckDispatches, sweepUnroutedOrders } from "./sweeper";
 
 /** Runs are kept this long: a weekend's incidents are still there on Monday. */
@@ -27,6 +29,7 @@ export const SWEEPERS = {
   write_backs_rekicked: "Shop write-backs re-sent",
   feeds_pulled: "Feeds pulled",
   sessions_ended: "Console sessions cleaned up",
+  stock_syncs_resumed: "Stock syncs resumed",
 } as const;
 export type SweeperName = keyof typeof SWEEPERS;
 
@@ -53,8 +56,23 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
         return { events_published: published, deliveries_rekicked: rekicked, write_backs_rekicked: writeBacksRekicked };
       },
     },
-    { names: ["feeds_pulled"], run: async () => ({ feeds_pulled: (await runScheduledImports(db, now, feedTimeoutMs(env))).length }) },
+    {
+      names: ["feeds_pulled"],
+      run: async () => {
+        const outcomes = await runScheduledImports(db, now, feedTimeoutMs(env));
+        await enqueue(env, stockSyncMessages(outcomes.flatMap((o) => o.stockSyncs)));
+        return { feeds_pulled: outcomes.length };
+      },
+    },
     { names: ["sessions_ended"], run: async () => ({ sessions_ended: await deleteEndedSessions(db, now) }) },
+    {
+      names: ["stock_syncs_resumed"],
+      run: async () => {
+        const ids = await syncsToResume(db, now);
+        await enqueue(env, stockSyncMessages(ids));
+        return { stock_syncs_resumed: ids.length };
+      },
+    },
   ];
 }
 

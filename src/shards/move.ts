@@ -49,7 +49,16 @@ export const MOVED_TABLES: { table: string; scope: string }[] = [
   { table: "shop_connections", scope: "account_id = ?1" },
   { table: "shop_write_backs", scope: "account_id = ?1" },
   { table: "shop_write_back_attempts", scope: "write_back_id IN (SELECT id FROM shop_write_backs WHERE account_id = ?1)" },
+  { table: "catalogue_sequences", scope: "account_id = ?1" },
+  { table: "shop_stock_cursors", scope: "account_id = ?1" },
+  { table: "shop_stock_items", scope: "connection_id IN (SELECT id FROM shop_connections WHERE account_id = ?1)" },
+  { table: "stock_syncs", scope: "account_id = ?1" },
+  { table: "stock_sync_items", scope: "sync_id IN (SELECT id FROM stock_syncs WHERE account_id = ?1)" },
 ];
+/** Tables keyed by other columns than an id (a copy repeated after a crash skips their rows all the same). */
+const KEYED_OTHERWISE = new Set(["catalogue_sequences", "shop_stock_cursors", "shop_stock_items", "stock_sync_items"]);
+/** Tables whose rows have no numeric id of the shard's id range (events' ids are random). */
+const WITHOUT_IDS = new Set(["events", ...KEYED_OTHERWISE]);
 // counters and order_facets are not copied: the target's triggers build them from the rows copied
 // in, and the old shard's are deleted with the account (drizzle/0011).
 
@@ -159,7 +168,7 @@ async function step(env: Bindings, move: MoveRow): Promise<MoveRow> {
       const select = columns.map((c) => `value ->> '$."${c}"'`).join(", ");
       const rowsJson = JSON.stringify(values);
       const insert = target
-        .prepare(`INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(", ")}) SELECT ${select} FROM json_each(?1) WHERE true ON CONFLICT (id) DO NOTHING`)
+        .prepare(`INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(", ")}) SELECT ${select} FROM json_each(?1) WHERE true ON CONFLICT ${KEYED_OTHERWISE.has(table) ? "" : "(id) "}DO NOTHING`)
         .bind(rowsJson);
       // An order coming back to the shard that minted its reference takes it out of retirement.
       if (table === "orders") {
@@ -223,7 +232,7 @@ async function step(env: Bindings, move: MoveRow): Promise<MoveRow> {
 async function makeRoomForIds(env: Bindings, move: MoveRow): Promise<string | null> {
   const source = shardBinding(env, move.fromShard);
   const target = shardBinding(env, move.toShard);
-  const withIds = MOVED_TABLES.filter((t) => t.table !== "events");
+  const withIds = MOVED_TABLES.filter((t) => !WITHOUT_IDS.has(t.table));
   const highest = await source
     // (Scalar subqueries: D1 allows few terms in a compound SELECT.)
     .prepare(`SELECT max(${withIds.map(({ table, scope }) => `coalesce((SELECT max(id) FROM ${table} WHERE ${scope}), 0)`).join(", ")}) AS m`)

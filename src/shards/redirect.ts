@@ -27,6 +27,8 @@ function rowOf(body: PipelineMessage): [string, number] | null {
       return ["webhook_deliveries", body.deliveryId];
     case "write_back":
       return ["shop_write_backs", body.writeBackId];
+    case "stock_sync":
+      return ["stock_syncs", body.syncId];
     case "publish_events":
       return null;
   }
@@ -39,7 +41,8 @@ SELECT m.i AS i, a.id AS account_id, a.moving AS moving FROM m LEFT JOIN account
   WHEN 'dispatches' THEN (SELECT account_id FROM dispatches WHERE id = m.id)
   WHEN 'cancellations' THEN (SELECT account_id FROM cancellations WHERE id = m.id)
   WHEN 'webhook_deliveries' THEN (SELECT account_id FROM webhook_deliveries WHERE id = m.id)
-  WHEN 'shop_write_backs' THEN (SELECT account_id FROM shop_write_backs WHERE id = m.id) END`;
+  WHEN 'shop_write_backs' THEN (SELECT account_id FROM shop_write_backs WHERE id = m.id)
+  WHEN 'stock_syncs' THEN (SELECT account_id FROM stock_syncs WHERE id = m.id) END`;
 
 type Found = { i: number; account_id: number | null; moving: string | null };
 

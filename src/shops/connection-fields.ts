@@ -6,7 +6,7 @@ import { z } from "zod";
 import { SHOP_PLATFORMS, type ShopPlatformName } from "../db/schema/shops";
 import type { ValidationErrors } from "../lib/errors";
 import { toValidationErrors } from "../lib/validation";
-import { CREDENTIALS, SETTINGS } from "./platforms/settings";
+import { CREDENTIALS, SETTINGS, SYNC_SETTINGS } from "./platforms/settings";
 
 /** A field's failure; `message` carries ":attribute" for the field's name (or its label in a form). */
 export type FieldIssue = { path: string[]; message: string };
@@ -16,8 +16,9 @@ export const isPlatform = (v: unknown): v is ShopPlatformName => typeof v === "s
 /** The credential fields a platform takes, in the order its schema lists them. */
 export const credentialFields = (platform: ShopPlatformName): string[] => Object.keys(CREDENTIALS[platform].shape);
 
-/** The settings fields a platform takes (mode first). */
-export const settingFields = (platform: ShopPlatformName): string[] => Object.keys(SETTINGS[platform].shape);
+/** The settings fields a platform takes (mode first); stock_sync and price_sync, objects, are not among these form fields. */
+export const settingFields = (platform: ShopPlatformName): string[] =>
+  Object.keys(SETTINGS[platform].shape).filter((k) => !(SYNC_SETTINGS as readonly string[]).includes(k));
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
@@ -53,15 +54,28 @@ export function checkPlatformFields(
     for (const [key, messages] of Object.entries(errors)) {
       for (const m of messages) issues.push({ path: key.split("."), message: m.replace(key, ":attribute") });
     }
-    const takes = Object.keys((schema as z.ZodObject).shape).join(", ");
     for (const issue of result.error.issues) {
       if (issue.code !== "unrecognized_keys") continue;
+      // A nested object's own fields (settings.stock_sync's) are named for a key unknown inside it.
+      const takes = Object.keys(objectAt(schema as z.ZodObject, issue.path.map(String))?.shape ?? {}).join(", ");
+      const owner = issue.path.length > 0 ? `${part}.${issue.path.join(".")}` : part;
       for (const key of issue.keys) {
-        issues.push({ path: [part, ...issue.path.map(String), key], message: `The :attribute field is not one ${platform} takes; its ${part} are ${takes}.` });
+        issues.push({ path: [part, ...issue.path.map(String), key], message: `The :attribute field is not one ${platform} takes; its ${owner === part ? part : `${owner} fields`} are ${takes}.` });
       }
     }
   }
   return { issues, ...out };
+}
+
+/** The object schema at a path of fields inside `schema` (through optional and default wrappers). */
+function objectAt(schema: z.ZodObject, path: string[]): z.ZodObject | null {
+  let at: z.ZodType | undefined = schema;
+  for (const key of path) {
+    while (at instanceof z.ZodOptional || at instanceof z.ZodDefault) at = at.unwrap() as z.ZodType;
+    at = at instanceof z.ZodObject ? (at.shape as Record<string, z.ZodType>)[key] : undefined;
+  }
+  while (at instanceof z.ZodOptional || at instanceof z.ZodDefault) at = at.unwrap() as z.ZodType;
+  return at instanceof z.ZodObject ? at : null;
 }
 
 /** The issues as our 422's errors, keyed by dotted path. */

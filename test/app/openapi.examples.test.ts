@@ -163,6 +163,9 @@ describe("every request example of the OpenAPI document", () => {
     const connection = await tryIt("POST", "/api/v1/shop-connections", "application/json");
     expect(connection.settings.mode).toBe("dry_run");
     expect((await tryIt("PATCH", "/api/v1/shop-connections/{id}", "application/json", { params: { id: connection.id } })).settings.mode).toBe("live");
+    // Its stock sync, once enabled.
+    await call("PATCH", `/api/v1/shop-connections/${connection.id}`, { creds, body: { settings: { stock_sync: { enabled: true } } } });
+    expect(await tryIt("POST", "/api/v1/shop-connections/{id}/stock-syncs", "application/json", { params: { id: connection.id } })).toMatchObject({ trigger: "manual", full: true });
 
     // Every body the document describes was tried: a new endpoint with a body joins this list.
     expect([...tried].sort()).toEqual(bodiesOf(doc).sort());

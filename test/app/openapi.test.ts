@@ -52,6 +52,8 @@ describe("GET /openapi.json", () => {
       "/api/v1/shop-connections": ["get", "post"],
       "/api/v1/shop-connections/{id}": ["delete", "get", "patch"],
       "/api/v1/shop-connections/{id}/test": ["post"],
+      "/api/v1/shop-connections/{id}/stock-syncs": ["get", "post"],
+      "/api/v1/shop-connections/{id}/stock-syncs/{sync_id}": ["get"],
       "/api/v1/webhooks": ["get", "post"],
       "/api/v1/webhooks/{id}": ["delete", "get", "patch"],
       "/api/v1/webhooks/{id}/deliveries": ["get"],

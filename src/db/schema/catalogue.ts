@@ -66,8 +66,15 @@ export const products = sqliteTable(
     active: integer("active").notNull().default(1),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    /**
+     * The account's catalogue_sequences.seq of the import that last changed the row (0: before
+     * any). Imports commit one after another, so a stock sync that has seen up to N finds what
+     * changed since in products_account_change_idx, reading only those rows.
+     */
+    changeSeq: integer("change_seq").notNull().default(0),
   },
   (t) => [
+    index("products_account_change_idx").on(t.accountId, t.changeSeq),
     uniqueIndex("products_feed_sku_uq").on(t.productFeedId, t.sku),
     index("products_account_id_idx").on(t.accountId, t.id),
     index("products_account_ean_idx").on(t.accountId, t.ean13),
@@ -149,6 +156,14 @@ export const productImportRows = sqliteTable(
   },
   (t) => [uniqueIndex("product_import_rows_import_sku_uq").on(t.importId, t.sku)],
 );
+
+/** Per account, a counter each import that changes products moves on by one, in its own batch. */
+export const catalogueSequences = sqliteTable("catalogue_sequences", {
+  accountId: integer("account_id")
+    .primaryKey()
+    .references(() => accounts.id),
+  seq: integer("seq").notNull(),
+});
 
 export type ProductFeed = typeof productFeeds.$inferSelect;
 export type Product = typeof products.$inferSelect;

@@ -10,3 +10,4 @@ export * from "./pipeline";
 export * from "./cancellations";
 export * from "./counts";
 export * from "./shops";
+export * from "./stock";

@@ -89,6 +89,41 @@ export type WriteOptions = { look: boolean };
 /** One check of POST /shop-connections/{id}/test: `message` says in words what is right or wrong. */
 export type Check = { name: string; ok: boolean; message: string };
 
+// ---- Stock (and price) writes: the stock sync (src/shops/stock, docs/shops-stock.md) ----------
+
+/** How our products are found in the shop: settings.stock_sync.match_by. */
+export type StockMatchBy = "sku" | "ean13";
+
+/** A product of the shop as the stock sync maps it: our SKU or EAN, the shop's id, and a variation's parent product. */
+export type ShopStockProduct = { key: string; shopId: string; parentId: string | null };
+
+/** What one product gets: quantity null leaves its stock alone, price null its price. Price in ten-thousandths. */
+export type StockWrite = ShopStockProduct & { quantity: number | null; price: number | null };
+
+/** What the shop holds now (read after an unclear write, so that it is never written twice). */
+export type ShopStockValue = { shopId: string; quantity: number | null; price: number | null };
+
+/**
+ * One write's result. `missing`: the shop no longer has that id (the map entry is dropped and the
+ * product looked up again); otherwise `reason` is the shop's refusal in its own words.
+ */
+export type StockWriteResult = { shopId: string; ok: true } | { shopId: string; ok: false; missing: boolean; reason: string };
+
+/**
+ * The stock side of a platform. writeStock is the platform's batch write and is called with at
+ * most `batchLimit` writes; a 429 or a failure of the whole request is thrown as ShopError (./http.ts).
+ */
+export interface StockPlatform<Credentials = Record<string, string>, Settings = Record<string, unknown>> {
+  batchLimit: number;
+  /** Every product of the shop (variations too) that carries a key: the map, built once per connection. */
+  listProducts(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, matchBy: StockMatchBy): Promise<ShopStockProduct[]>;
+  /** The keys the map lacks, looked up in the shop (refreshing the map); those not returned are not in the shop. */
+  findProducts(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, matchBy: StockMatchBy, keys: string[]): Promise<ShopStockProduct[]>;
+  /** The current stock and price of these products. */
+  readStock(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, products: ShopStockProduct[]): Promise<ShopStockValue[]>;
+  writeStock(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, writes: StockWrite[]): Promise<StockWriteResult[]>;
+}
+
 /** An adapter; its credentials and settings are the platform's (./settings.ts). */
 export interface ShopPlatform<Credentials = Record<string, string>, Settings = Record<string, unknown>> {
   name: ShopPlatformName;
@@ -101,6 +136,8 @@ export interface ShopPlatform<Credentials = Record<string, string>, Settings = R
   writeNote(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, shopOrder: ShopOrder, write: NoteWrite, options: WriteOptions): Promise<WriteResult>;
   /** Every line of the order is final: set the order's completed status where the platform has one to set. */
   complete(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, shopOrder: ShopOrder, order: OrderRef, options: WriteOptions): Promise<WriteResult>;
+  /** Stock and prices into the shop's products; a platform without it syncs nothing (its syncs fail, saying so). */
+  stock?: StockPlatform<Credentials, Settings>;
 }
 
 /**

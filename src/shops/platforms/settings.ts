@@ -23,6 +23,53 @@ export type Credentials<P extends ShopPlatformName> = z.infer<(typeof CREDENTIAL
 export const MODES = ["live", "dry_run"] as const;
 const mode = z.enum(MODES).default("live");
 
+/** Where a buffer or a markup stops: far past any real shop, short of numbers that lose precision. */
+export const STOCK_SYNC_LIMITS = { buffer: 1_000_000, markupPercent: 1000 } as const;
+
+/**
+ * The catalogue's stock written into the shop's products (docs/shops-stock.md). Left out, or
+ * enabled false: nothing is written. Common to every platform.
+ */
+export const STOCK_SYNC = z
+  .object({
+    enabled: z.boolean().default(true),
+    /** How our products are found in the shop: by SKU, or by EAN-13 (WooCommerce's GTIN/EAN field). */
+    match_by: z.enum(["sku", "ean13"]).default("sku"),
+    /** A product's stock from its active offers: their sum, the largest, or that of the supplier first by priority. */
+    quantity: z.enum(["sum", "max", "first_by_priority"]).default("sum"),
+    /** Subtracted from the computed stock, never below 0. */
+    buffer: z.number().int().min(0).max(STOCK_SYNC_LIMITS.buffer).default(0),
+    /** A product no active offer carries any more: written as 0, or left as the shop has it. */
+    without_offer: z.enum(["zero", "leave"]).default("zero"),
+  })
+  .strict();
+export type StockSyncSettings = z.infer<typeof STOCK_SYNC>;
+
+/**
+ * Prices written with the stock (off unless enabled): the purchase price plus markup_percent,
+ * then, with round_to, raised to the next price ending in those cents (0.99: 12.30 becomes 12.99).
+ */
+export const PRICE_SYNC = z
+  .object({
+    enabled: z.boolean().default(false),
+    markup_percent: z.number().min(0).max(STOCK_SYNC_LIMITS.markupPercent).default(0),
+    round_to: z
+      .number()
+      .min(0)
+      .max(0.99)
+      .refine((v) => Number.isInteger(Math.round(v * 100)) && Math.abs(v * 100 - Math.round(v * 100)) < 1e-9, "The :attribute field must have at most 2 decimals.")
+      .nullable()
+      .default(null),
+  })
+  .strict();
+export type PriceSyncSettings = z.infer<typeof PRICE_SYNC>;
+
+/** The settings that are objects of their own (the console edits them apart from the platform's). */
+export const SYNC_SETTINGS = ["stock_sync", "price_sync"] as const;
+
+/** Settings every platform has besides its own: the stock sync and the price sync, each optional. */
+const sync = { stock_sync: STOCK_SYNC.optional(), price_sync: PRICE_SYNC.optional() };
+
 export const SETTINGS = {
   woocommerce: z
     .object({
@@ -31,14 +78,16 @@ export const SETTINGS = {
       complete_status: z.string().min(1).max(50).default("completed"),
       /** Where tracking goes: the Shipment Tracking extension when installed, else a customer note ("auto"); or always one of them. */
       tracking: z.enum(["auto", "extension", "note"]).default("auto"),
+      ...sync,
     })
     .strict(),
-  shopware: z.object({ mode }).strict(),
+  shopware: z.object({ mode, ...sync }).strict(),
   magento: z
     .object({
       mode,
       /** Whether Magento e-mails the customer about the shipment. */
       notify: z.boolean().default(true),
+      ...sync,
     })
     .strict(),
   prestashop: z
@@ -46,6 +95,7 @@ export const SETTINGS = {
       mode,
       /** The order state added after a shipment: 4 is PrestaShop's own "Shipped". */
       shipped_state_id: z.number().int().min(1).max(1_000_000).default(4),
+      ...sync,
     })
     .strict(),
 } satisfies Record<ShopPlatformName, z.ZodType>;

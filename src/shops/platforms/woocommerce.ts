@@ -11,7 +11,9 @@
 // here in the Authorization header (supported since WooCommerce 3.0) so that no credential ever
 // appears in a URL, nor in the call records ShopHttp keeps.
 import { ShopError, type ShopHttp, type ShopRequest, type ShopResponse } from "./http";
-import type { Check, NoteWrite, ShipmentWrite, ShopConnection, ShopOrder, ShopPlatform, WriteResult } from "./platform";
+import { decimalToUnits } from "../../lib/money";
+import { priceText } from "../stock/compute";
+import type { Check, NoteWrite, ShipmentWrite, ShopConnection, ShopOrder, ShopPlatform, ShopStockProduct, ShopStockValue, StockMatchBy, StockPlatform, StockWriteResult, WriteResult } from "./platform";
 import type { Credentials, Settings } from "./settings";
 
 type Conn = ShopConnection<Credentials<"woocommerce">, Settings<"woocommerce">>;
@@ -306,6 +308,118 @@ async function test(conn: Conn, http: ShopHttp): Promise<Check[]> {
   return checks;
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Stock and prices (the stock sync, docs/shops-stock.md)
+//
+// Products and their variations are separate resources: a simple product is written through
+// POST /products/batch, a variation through POST /products/{parent}/variations/batch, each at most
+// 100 items a request (WooCommerce's woocommerce_rest_batch_items_limit), every item's result (the
+// product, or {id, error}) inside one 200. The EAN is WooCommerce's global_unique_id (GTIN, UPC,
+// EAN or ISBN, since WooCommerce 9.2).
+
+type WcProduct = { id: number; type?: string; sku?: string; global_unique_id?: string; stock_quantity?: number | null; regular_price?: string };
+type WcBatchItem = { id?: number; error?: { code?: string; message?: string } };
+
+const PER_PAGE = 100;
+const keyOf = (p: WcProduct, matchBy: StockMatchBy) => ((matchBy === "sku" ? p.sku : p.global_unique_id) ?? "").trim();
+
+/** Every page of a listing (X-WP-TotalPages says how many). */
+async function allPages(conn: Conn, http: ShopHttp, path: string): Promise<WcProduct[]> {
+  const out: WcProduct[] = [];
+  for (let page = 1; ; page++) {
+    const res = await call(conn, http, { path: `${path}${path.includes("?") ? "&" : "?"}per_page=${PER_PAGE}&page=${page}` });
+    out.push(...res.json<WcProduct[]>());
+    const pages = Number(res.headers.get("x-wp-totalpages") ?? 1);
+    if (page >= pages) return out;
+  }
+}
+
+function mapped(list: WcProduct[], matchBy: StockMatchBy, parentId: string | null): ShopStockProduct[] {
+  return list.flatMap((p) => (keyOf(p, matchBy) ? [{ key: keyOf(p, matchBy), shopId: String(p.id), parentId }] : []));
+}
+
+/** The writes by where they go: products together, each parent's variations together. */
+function byEndpoint<T extends { parentId: string | null }>(items: T[]): [string, T[]][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const path = item.parentId ? `${WC}/products/${item.parentId}/variations` : `${WC}/products`;
+    groups.set(path, [...(groups.get(path) ?? []), item]);
+  }
+  return [...groups];
+}
+
+const price = (text: string | undefined): number | null => (text ? decimalToUnits(text) : null);
+
+export const woocommerceStock: StockPlatform<Credentials<"woocommerce">, Settings<"woocommerce">> = {
+  batchLimit: 100,
+
+  async listProducts(conn, http, matchBy) {
+    const products = await allPages(conn, http, `${WC}/products`);
+    const out = mapped(products, matchBy, null);
+    for (const p of products.filter((p) => p.type === "variable")) {
+      out.push(...mapped(await allPages(conn, http, `${WC}/products/${p.id}/variations`), matchBy, String(p.id)));
+    }
+    return out;
+  },
+
+  async findProducts(conn, http, matchBy, keys) {
+    // WooCommerce looks products up by SKU (a comma-separated list); variations and EANs are found
+    // only by listing (the map is listed again by a full sync).
+    const skus = matchBy === "sku" ? keys.filter((k) => !k.includes(",")) : [];
+    const out: ShopStockProduct[] = [];
+    for (let i = 0; i < skus.length; i += PER_PAGE) {
+      const chunk = skus.slice(i, i + PER_PAGE);
+      const res = await call(conn, http, { path: `${WC}/products?sku=${encodeURIComponent(chunk.join(","))}&per_page=${PER_PAGE}` });
+      out.push(...mapped(res.json<WcProduct[]>(), matchBy, null).filter((p) => chunk.includes(p.key)));
+    }
+    return out;
+  },
+
+  async readStock(conn, http, products) {
+    const out: ShopStockValue[] = [];
+    for (const [path, group] of byEndpoint(products)) {
+      for (let i = 0; i < group.length; i += PER_PAGE) {
+        const ids = group.slice(i, i + PER_PAGE).map((p) => p.shopId);
+        const res = await call(conn, http, { path: `${path}?include=${ids.join(",")}&per_page=${PER_PAGE}` });
+        for (const p of res.json<WcProduct[]>()) out.push({ shopId: String(p.id), quantity: p.stock_quantity ?? null, price: price(p.regular_price) });
+      }
+    }
+    return out;
+  },
+
+  async writeStock(conn, http, writes) {
+    const out: StockWriteResult[] = [];
+    for (const [path, group] of byEndpoint(writes)) {
+      for (let i = 0; i < group.length; i += this.batchLimit) {
+        const chunk = group.slice(i, i + this.batchLimit);
+        const update = chunk.map((w) => ({
+          id: Number(w.shopId),
+          ...(w.quantity !== null && { manage_stock: true, stock_quantity: w.quantity }),
+          ...(w.price !== null && { regular_price: priceText(w.price) }),
+        }));
+        const res = await call(conn, http, { method: "POST", path: `${path}/batch`, json: { update } });
+        if (res.dryRun) {
+          out.push(...chunk.map((w) => ({ shopId: w.shopId, ok: true as const })));
+          continue;
+        }
+        const items = res.json<{ update?: WcBatchItem[] }>().update ?? [];
+        // Each item answers in the order sent: the product, or {id, error}.
+        chunk.forEach((w, n) => {
+          const item = items[n];
+          if (!item) out.push({ shopId: w.shopId, ok: false, missing: false, reason: `The shop's answer has no result for product ${w.shopId}: ${res.text.slice(0, 200)}` });
+          else if (!item.error) out.push({ shopId: w.shopId, ok: true });
+          else {
+            const code = item.error.code ?? "";
+            out.push({ shopId: w.shopId, ok: false, missing: /invalid_id$/.test(code), reason: `${item.error.message ?? "Refused"} (${code || "no code"})` });
+          }
+        });
+      }
+    }
+    return out;
+  },
+};
+
 // ---------------------------------------------------------------------------------------------
 // The adapter
 
@@ -327,6 +441,7 @@ export const woocommerce: ShopPlatform<Credentials<"woocommerce">, Settings<"woo
   },
 
   writeShipment,
+  stock: woocommerceStock,
 
   async writeNote(conn, http, shopOrder, write: NoteWrite, options) {
     return addNote(conn, http, shopOrder.id, write.text, false, options.look);

@@ -15,7 +15,15 @@
 //                                            security plugins make it (default false)
 //     orders: [{ id, number?, status? (default "processing"),
 //                line_items: [{ id, product_id, variation_id?, sku?, name?, quantity }] }]
+//     products: [{ id, sku?, global_unique_id?, type? ("simple"; "variable" with variations),
+//                  stock_quantity?, manage_stock?, regular_price?, refuse?: "why",
+//                  variations?: [{ id, sku?, global_unique_id?, stock_quantity?, manage_stock?, regular_price?, refuse? }] }]
 //   }
+// Products: GET /products (per_page 1-100, page, sku as a comma-separated list, include) with
+// X-WP-Total and X-WP-TotalPages, GET /products/{id}/variations likewise, and the batch endpoints
+// POST /products/batch and /products/{id}/variations/batch: at most 100 items in all (413
+// otherwise), each update answered inside the 200 by the product or by {id, error} (an unknown id,
+// a bad value, or `refuse`: the shop's own refusal, as a plugin hooking the save would give).
 // Our order's products[].external_id is what the official plugin sends: the line item's id.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { StandInPlatform, StandInReply, StandInRequest, StandInShop } from "./harness";
@@ -24,7 +32,9 @@ export type WooLineItem = { id: number; name: string; product_id: number; variat
 export type WooNote = { id: number; author: string; date_created: string; date_created_gmt: string; note: string; customer_note: boolean };
 export type WooTracking = { tracking_id: string; tracking_provider: string; tracking_link: string; tracking_number: string; date_shipped: string };
 export type WooOrder = { id: number; number: string; status: string; line_items: WooLineItem[]; notes: WooNote[]; trackings: WooTracking[] };
-export type WooState = { permissions: "read" | "write" | "read_write"; extension: boolean; closedIndex: boolean; statuses: string[]; orders: WooOrder[]; nonces: string[] };
+export type WooVariation = { id: number; sku: string; global_unique_id: string; manage_stock: boolean; stock_quantity: number | null; regular_price: string; refuse?: string };
+export type WooProduct = WooVariation & { type: "simple" | "variable"; variations: WooVariation[] };
+export type WooState = { permissions: "read" | "write" | "read_write"; extension: boolean; closedIndex: boolean; statuses: string[]; orders: WooOrder[]; products: WooProduct[]; nonces: string[] };
 
 export type WooSeed = {
   consumer_key?: string;
@@ -34,6 +44,7 @@ export type WooSeed = {
   statuses?: string[];
   closed_index?: boolean;
   orders?: { id: number; number?: string; status?: string; line_items: (Partial<WooLineItem> & { id: number; product_id: number; quantity: number })[] }[];
+  products?: (Partial<Omit<WooProduct, "variations">> & { id: number; variations?: (Partial<WooVariation> & { id: number })[] })[];
 };
 
 const CORE_STATUSES = ["pending", "processing", "on-hold", "completed", "cancelled", "refunded", "failed", "checkout-draft"];
@@ -199,6 +210,8 @@ function handle(shop: StandInShop<WooState>, req: StandInRequest): StandInReply 
     return { status: 201, body: note };
   }
 
+  if (req.path.startsWith("/wp-json/wc/v3/products")) return products(state, req, signedIn);
+
   if (req.path.startsWith("/wp-json/wc-shipment-tracking/v3/")) {
     if (!state.extension) return noRoute();
     if ((m = req.path.match(/^\/wp-json\/wc-shipment-tracking\/v3\/orders\/(\d+)\/shipment-trackings\/providers$/))) {
@@ -241,6 +254,98 @@ function handle(shop: StandInShop<WooState>, req: StandInRequest): StandInReply 
   return noRoute();
 }
 
+// ---- Products ----------------------------------------------------------------------------------
+
+const BATCH_LIMIT = 100;
+
+function productJson(p: WooVariation, type: string, parent: WooProduct | null) {
+  const { refuse: _refuse, ...fields } = p;
+  return {
+    ...fields,
+    type,
+    ...(parent ? { parent_id: parent.id } : { variations: (p as WooProduct).variations?.map((v) => v.id) ?? [] }),
+    stock_status: p.manage_stock ? ((p.stock_quantity ?? 0) > 0 ? "instock" : "outofstock") : "instock",
+    price: p.regular_price,
+  };
+}
+
+/** A listing with WooCommerce's paging (per_page 1-100, page) and its X-WP-Total / X-WP-TotalPages headers. */
+function listing<T>(req: StandInRequest, all: T[], json: (item: T) => unknown): StandInReply {
+  const raw = req.query.get("per_page") ?? "10";
+  const perPage = Number(raw);
+  if (!/^\d+$/.test(raw) || perPage < 1 || perPage > 100) return error(400, "rest_invalid_param", "Invalid parameter(s): per_page", { params: { per_page: "per_page must be between 1 (inclusive) and 100 (inclusive)" } });
+  const page = Math.max(1, Number(req.query.get("page") ?? 1) || 1);
+  return {
+    status: 200,
+    body: all.slice((page - 1) * perPage, page * perPage).map(json),
+    headers: { "x-wp-total": String(all.length), "x-wp-totalpages": String(Math.ceil(all.length / perPage)) },
+  };
+}
+
+function filtered<T extends WooVariation>(req: StandInRequest, list: T[]): T[] {
+  const skus = req.query.get("sku")?.split(",").map((s) => s.trim()).filter(Boolean);
+  const include = req.query.get("include")?.split(",").map(Number);
+  return list.filter((p) => (!skus || skus.includes(p.sku)) && (!include || include.includes(p.id)));
+}
+
+/** One update of a batch: the product (variation) changed, or {id, error} as WooCommerce answers an item it refuses. */
+function applyUpdate(list: WooVariation[], raw: unknown, type: string, parent: WooProduct | null) {
+  const item = (typeof raw === "object" && raw ? raw : {}) as Record<string, unknown>;
+  const id = Number(item.id ?? 0);
+  const target = list.find((p) => p.id === id);
+  const itemError = (code: string, message: string, status = 400) => ({ id, error: { code, message, data: { status } } });
+  if (!target) return itemError(parent ? "woocommerce_rest_product_variation_invalid_id" : "woocommerce_rest_product_invalid_id", "Invalid ID.");
+  if (item.stock_quantity !== undefined && (typeof item.stock_quantity !== "number" || !Number.isInteger(item.stock_quantity))) {
+    return itemError("rest_invalid_param", "Invalid parameter(s): stock_quantity");
+  }
+  if (item.regular_price !== undefined && (typeof item.regular_price !== "string" || !/^(\d+(\.\d+)?)?$/.test(item.regular_price))) {
+    return itemError("rest_invalid_param", "Invalid parameter(s): regular_price");
+  }
+  if (target.refuse) return itemError("woocommerce_rest_product_not_updated", target.refuse);
+  if (typeof item.manage_stock === "boolean") target.manage_stock = item.manage_stock;
+  if (typeof item.stock_quantity === "number") target.stock_quantity = item.stock_quantity;
+  if (typeof item.regular_price === "string") target.regular_price = item.regular_price;
+  return productJson(target, type, parent);
+}
+
+function batch(req: StandInRequest, list: WooVariation[], type: (p: WooVariation) => string, parent: WooProduct | null): StandInReply {
+  const body = parseBody(req);
+  if (body === null) return error(400, "rest_invalid_json", "Invalid JSON body passed.");
+  const parts = ["create", "update", "delete"] as const;
+  const items = parts.reduce((n, k) => n + (Array.isArray(body[k]) ? (body[k] as unknown[]).length : 0), 0);
+  if (items > BATCH_LIMIT) return error(413, "rest_request_entity_too_large", `Unable to accept more than ${BATCH_LIMIT} items for this request.`);
+  const out: Record<string, unknown[]> = {};
+  if (Array.isArray(body.update)) out.update = body.update.map((u) => applyUpdate(list, u, type(list.find((p) => p.id === Number((u as { id?: unknown })?.id)) ?? list[0]), parent));
+  return { status: 200, body: out };
+}
+
+function products(state: WooState, req: StandInRequest, signedIn: boolean): StandInReply {
+  let m: RegExpMatchArray | null;
+  const typeOf = (p: WooVariation) => (p as WooProduct).type ?? "simple";
+  if (req.path === "/wp-json/wc/v3/products") {
+    if (req.method !== "GET") return noRoute();
+    if (!signedIn) return error(401, "woocommerce_rest_cannot_view", "Sorry, you cannot list resources.");
+    return listing(req, filtered(req, state.products), (p) => productJson(p, p.type, null));
+  }
+  if (req.path === "/wp-json/wc/v3/products/batch") {
+    if (req.method !== "POST" && req.method !== "PUT" && req.method !== "PATCH") return noRoute();
+    if (!signedIn) return error(401, "woocommerce_rest_cannot_batch", "Sorry, you are not allowed to batch manipulate this resource.");
+    return batch(req, state.products, typeOf, null);
+  }
+  if ((m = req.path.match(/^\/wp-json\/wc\/v3\/products\/(\d+)\/variations(\/batch)?$/))) {
+    const parent = state.products.find((p) => p.id === Number(m![1]));
+    if (!signedIn) return error(401, "woocommerce_rest_cannot_view", "Sorry, you cannot list resources.");
+    if (!parent) return error(404, "woocommerce_rest_product_invalid_id", "Invalid ID.");
+    if (m[2]) {
+      if (req.method !== "POST" && req.method !== "PUT" && req.method !== "PATCH") return noRoute();
+      return batch(req, parent.variations, () => "variation", parent);
+    }
+    if (req.method !== "GET") return noRoute();
+    return listing(req, filtered(req, parent.variations), (v) => productJson(v, "variation", parent));
+  }
+  return noRoute();
+}
+
 function nextNoteId(state: WooState): number {
   return 1 + Math.max(100, ...state.orders.flatMap((o) => o.notes.map((n) => n.id)));
 }
@@ -268,7 +373,21 @@ export const woocommerceStandIn: StandInPlatform<WooState> = {
       notes: [],
       trackings: [],
     }));
-    return { credentials, state: { permissions: seed.permissions ?? "read_write", extension: seed.extension ?? true, closedIndex: seed.closed_index ?? false, statuses: seed.statuses ?? [], orders, nonces: [] } };
+    const variation = (v: Partial<WooVariation> & { id: number }): WooVariation => ({
+      id: v.id,
+      sku: v.sku ?? "",
+      global_unique_id: v.global_unique_id ?? "",
+      manage_stock: v.manage_stock ?? false,
+      stock_quantity: v.stock_quantity ?? null,
+      regular_price: v.regular_price ?? "",
+      ...(v.refuse && { refuse: v.refuse }),
+    });
+    const products: WooProduct[] = (seed.products ?? []).map((p) => ({
+      ...variation(p),
+      type: p.type ?? (p.variations?.length ? "variable" : "simple"),
+      variations: (p.variations ?? []).map(variation),
+    }));
+    return { credentials, state: { permissions: seed.permissions ?? "read_write", extension: seed.extension ?? true, closedIndex: seed.closed_index ?? false, statuses: seed.statuses ?? [], orders, products, nonces: [] } };
   },
   handle,
 };

@@ -1,0 +1,155 @@
+// HTTP contract of a shop connection's stock syncs: start one, list them, read one with its
+// products' outcomes (docs/shops-stock.md).
+import { createRoute, z } from "@hono/zod-openapi";
+import { STOCK_SYNC_OUTCOMES, STOCK_SYNC_STATUSES, STOCK_SYNC_TRIGGERS } from "../../db/schema/stock";
+import { resourcePage } from "../../lib/pagination";
+import { idOrNotFound, PageQuery, pageRequest, resourcePageOf } from "../../lib/params";
+import { apiSecurity, createRouter, errorResponse, errorResponses, responses } from "../../lib/router";
+import { field } from "../../lib/validation";
+import { stockSyncMessages } from "./queue";
+import { presentStockSync, presentStockSyncItem } from "./stock-syncs.present";
+import { getStockSyncWithItems, listStockSyncs, requestStockSync } from "./stock-sync.service";
+
+export const stockSyncsRouter = createRouter();
+
+const tags = ["Shop connections"];
+
+const SYNC_EXAMPLE = {
+  id: 12,
+  connection_id: 3,
+  status: "succeeded",
+  trigger: "import",
+  full: false,
+  total: 3,
+  done: 3,
+  counts: { updated: 1, unchanged: 1, unknown: 1, failed: 0 },
+  error: null,
+  retry_at: null,
+  created_at: "2026-11-25T21:40:00.000000Z",
+  started_at: "2026-11-25T21:40:00.120000Z",
+  finished_at: "2026-11-25T21:40:01.480000Z",
+};
+
+const StockSyncJson = z
+  .object({
+    id: z.number().int(),
+    connection_id: z.number().int(),
+    status: z.enum(STOCK_SYNC_STATUSES).openapi({ description: "queued (waits for the connection's running sync), running, succeeded or failed (error says why)" }),
+    trigger: z.enum(STOCK_SYNC_TRIGGERS).openapi({ description: "import: after a feed import changed products; manual: asked for" }),
+    full: z.boolean().openapi({ description: "Every product of the catalogue, not only the changed ones (a connection's first sync is full)" }),
+    total: z.number().int().openapi({ description: "Products in the sync (known once it has started)" }),
+    done: z.number().int().openapi({ description: "Products with an outcome; done of total is the progress" }),
+    counts: z.object({ updated: z.number().int(), unchanged: z.number().int(), unknown: z.number().int(), failed: z.number().int() }),
+    error: z.string().nullable().openapi({ description: "Why the sync failed as a whole (paused connection, credentials refused), in words" }),
+    retry_at: z.string().nullable().openapi({ description: "When the shop asked us to wait (429 Retry-After) or a failed request is tried again" }),
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+  })
+  .openapi("StockSync", { example: SYNC_EXAMPLE });
+
+const ItemJson = z
+  .object({
+    key: z.string().openapi({ description: "The product's SKU, or EAN-13 (settings.stock_sync.match_by)" }),
+    outcome: z.enum(STOCK_SYNC_OUTCOMES).openapi({ description: "pending and sending while the sync runs; then updated, unchanged, unknown (not in the shop) or failed" }),
+    quantity: z.number().int().nullable().openapi({ description: "The stock written (or to write); null: left as the shop has it" }),
+    price: z.number().nullable().openapi({ description: "The regular price written when price_sync is on" }),
+    shop_product_id: z.string().nullable(),
+    reason: z.string().nullable().openapi({ description: "Why, in words, for unknown and failed (the shop's own words for a refusal)" }),
+  })
+  .openapi("StockSyncProduct");
+
+const ITEMS_EXAMPLE = [
+  { key: "MUG-BLUE", outcome: "updated", quantity: 7, price: null, shop_product_id: "501", reason: null },
+  { key: "MUG-RED", outcome: "unchanged", quantity: 0, price: null, shop_product_id: "502", reason: null },
+  { key: "PLATE-XL", outcome: "unknown", quantity: 4, price: null, shop_product_id: null, reason: "The shop has no product with SKU PLATE-XL." },
+];
+
+const ProductsPage = resourcePageOf(ItemJson, "StockSyncProductPage");
+const SyncWithItems = StockSyncJson.extend({ products: ProductsPage }).openapi("StockSyncWithProducts", {
+  example: {
+    ...SYNC_EXAMPLE,
+    products: {
+      current_page: 1,
+      data: ITEMS_EXAMPLE,
+      links: { first: "https://api.example.com/api/v1/shop-connections/3/stock-syncs/12?page=1", last: "https://api.example.com/api/v1/shop-connections/3/stock-syncs/12?page=1", prev: null, next: null },
+      meta: { current_page: 1, from: 1, last_page: 1, path: "https://api.example.com/api/v1/shop-connections/3/stock-syncs/12", per_page: 50, to: 3, total: 3 },
+    },
+  } as never,
+});
+
+const StartBody = z
+  .object({ full: field.optionalBoolean().openapi({ type: "boolean", description: "Every product of the catalogue, and the shop's products listed again; false by default" }) })
+  .strict()
+  .openapi("StartStockSync", { example: { full: true } });
+
+const Params = z.object({
+  id: z.string().openapi({ example: "3", description: "The shop connection's id. Another account's is not found." }),
+});
+const SyncParams = Params.extend({ sync_id: z.string().openapi({ example: "12", description: "The stock sync's id" }) });
+
+const notSyncing = errorResponse(409, "The connection writes no stock: paused, or settings.stock_sync not enabled", {
+  message: "Conflict",
+  error: "Stock sync is not enabled on this connection (settings.stock_sync.enabled); nothing was written.",
+});
+
+const connectionId = (raw: string) => idOrNotFound(raw, "Shop connection");
+
+stockSyncsRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/shop-connections/{id}/stock-syncs",
+    tags,
+    summary: "Sync the catalogue's stock (and prices) into the shop now",
+    description:
+      "Queues a stock sync of the connection: the products whose offers changed since its last sync (every product with full=true, or for a " +
+      "connection's first sync), their stock computed by settings.stock_sync and written into the shop. When a sync already waits, that one " +
+      "is answered (full=true makes it full). The body is optional. 409 when the connection is paused or its stock sync is not enabled.",
+    security: apiSecurity,
+    request: { params: Params, body: { content: { "application/json": { schema: StartBody } }, required: false } },
+    responses: { 202: responses.json(StockSyncJson, "The queued sync"), 404: responses.notFound, 409: notSyncing, 422: responses.invalid, ...errorResponses },
+  }),
+  async (c) => {
+    const body = (c.req.valid("json") as z.output<typeof StartBody> | undefined) ?? {};
+    const sync = await requestStockSync(c.get("db"), c.get("account").id, connectionId(c.req.valid("param").id), { full: body.full });
+    c.get("pipeline").sendAfterResponse(stockSyncMessages([sync.id]));
+    return c.json(presentStockSync(sync), 202);
+  },
+);
+
+stockSyncsRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/shop-connections/{id}/stock-syncs",
+    tags,
+    summary: "The connection's stock syncs, newest first",
+    description: "Each sync with its progress (done of total) and counts per outcome; paginated like the order list.",
+    security: apiSecurity,
+    request: { params: Params, query: PageQuery },
+    responses: { 200: responses.json(resourcePageOf(StockSyncJson, "StockSyncPage"), "A page of syncs"), 404: responses.notFound, 422: responses.invalid, ...errorResponses },
+  }),
+  async (c) => {
+    const page = pageRequest(c.req.valid("query"));
+    const { total, rows } = await listStockSyncs(c.get("db"), c.get("account").id, connectionId(c.req.valid("param").id), page);
+    return c.json(resourcePage(c.req.url, page, total, rows.map(presentStockSync)), 200);
+  },
+);
+
+stockSyncsRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/shop-connections/{id}/stock-syncs/{sync_id}",
+    tags,
+    summary: "A stock sync with its products' outcomes",
+    description: "The sync, and a page of its products (by key) with what was written and each outcome; page and per_page page the products.",
+    security: apiSecurity,
+    request: { params: SyncParams, query: PageQuery },
+    responses: { 200: responses.json(SyncWithItems, "The sync and a page of its products"), 404: responses.notFound, 422: responses.invalid, ...errorResponses },
+  }),
+  async (c) => {
+    const page = pageRequest(c.req.valid("query"));
+    const { id, sync_id } = c.req.valid("param");
+    const { sync, items, totalItems } = await getStockSyncWithItems(c.get("db"), c.get("account").id, connectionId(id), sync_id, page);
+    return c.json({ ...presentStockSync(sync), products: resourcePage(c.req.url, page, totalItems, items.map(presentStockSyncItem)) }, 200);
+  },
+);
