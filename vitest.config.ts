@@ -97,6 +97,8 @@ export default defineConfig(async () => {
               "./test/helpers/fake-remote.global.ts",
               "./test/shops/stand-ins/stand-ins.global.ts",
               "./test/lib/file-transfer/ftp-server.global.ts",
+              // The real sshd of the SFTP tests (docs/file-transfer-sftp.md).
+              "./test/lib/file-transfer/sftp-server.global.ts",
             ],
             // Property-based tests (test/helpers/fuzz.ts): a fixed seed, so a run is reproducible;
             // FUZZ_SEED explores other inputs and FUZZ_SCALE multiplies the number of runs.

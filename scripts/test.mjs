@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: from a fresh clone with nothing done before it. Installs what is missing (the
-// dependencies; Debian's Chromium for the browser tests and vsftpd for the FTP tests, where it can), then checks the layering
+// dependencies; Debian's Chromium for the browser tests, vsftpd for the FTP tests and openssh-server for the SFTP tests,
+// where it can), then checks the layering
 // (dependency-cruiser, the rules in .dependency-cruiser.cjs), type-checks and runs
 // the three test projects, the Workers suite, the browser suite and the docs suite (extra arguments go to vitest:
 // `npm test -- test/orders`, `npm test -- --project workers`).
@@ -70,6 +71,8 @@ ensureDependencies(["wrangler", "node", "vitest", "tsc", "depcruise"]);
 if (runsBrowserTests()) ensureChromium();
 // The workers project's setup starts a real vsftpd (test/lib/file-transfer/ftp-server.global.ts).
 if (runsWorkersTests()) ensureDebianPackage("/usr/sbin/vsftpd", "vsftpd", "The FTP tests");
+// The workers project's setup starts a real sshd (test/lib/file-transfer/sftp-server.global.ts).
+if (runsWorkersTests()) ensureDebianPackage("/usr/sbin/sshd", "openssh-server", "The SFTP tests");
 run(bin("node"), [join(root, "scripts", "docs-assets.mjs")]);
 run(bin("node"), [bin("depcruise"), "src", "--config", ".dependency-cruiser.cjs"]);
 run(bin("node"), [bin("tsc"), "--noEmit", "-p", "tsconfig.json"]);

@@ -33,6 +33,28 @@ declare module "vitest" {
      *  one that greets and then closes on the first command, and vsftpd behind a relay that
      *  refuses EPSV and renames onto an existing file. */
     ftpServer: { host: string; port: number; sslReusePort: number; username: string; password: string; silentPort: number; mutePort: number; dropPort: number; quirkyPort: number };
+    /**
+     * The real OpenSSH server of the SFTP tests (test/lib/file-transfer/sftp-server.global.ts): its
+     * test user's password and private keys (PEM), its host key's fingerprint, the same server with
+     * other algorithms (variants), the folder sessions start in (upload/ writable, readonly/ not), a
+     * loopback port that accepts and never answers, and a URL that shows the sshd log.
+     */
+    sftp: {
+      host: string;
+      port: number;
+      username: string;
+      password: string;
+      /** Ed25519 and RSA in OpenSSH's format, RSA as PKCS#1 PEM, and an Ed25519 key with a passphrase. */
+      privateKey: string;
+      rsaPrivateKey: string;
+      rsaPemPrivateKey: string;
+      passphraseProtectedKey: string;
+      hostKeyFingerprint: string;
+      variants: Record<"ecdsa" | "rsa" | "chacha" | "keyboard", { port: number; hostKeyFingerprint: string }>;
+      root: string;
+      hangPort: number;
+      logUrl: string;
+    };
   }
 }
 export {};

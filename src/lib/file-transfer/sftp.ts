@@ -1,0 +1,335 @@
+// SFTP (version 3, draft-ietf-secsh-filexfer-02, as OpenSSH and nearly every server speak it) over
+// our SSH client (./ssh.ts): the FileTransferConnector for protocol "sftp". Requests are numbered
+// and may be in flight together (uploads keep several writes going); answers are matched by id.
+import { concat, Reader, SshConnection, Writer } from "./ssh";
+import { FileTransferError, type FileTransferConnector, type FileTransferErrorKind, type FileTransferSession, type RemoteFile } from "./transfer";
+
+// Packet types (filexfer-02 §3) and status codes (§7).
+const FXP = {
+  INIT: 1,
+  VERSION: 2,
+  OPEN: 3,
+  CLOSE: 4,
+  READ: 5,
+  WRITE: 6,
+  FSTAT: 8,
+  OPENDIR: 11,
+  READDIR: 12,
+  REMOVE: 13,
+  STAT: 17,
+  RENAME: 18,
+  STATUS: 101,
+  HANDLE: 102,
+  DATA: 103,
+  NAME: 104,
+  ATTRS: 105,
+  EXTENDED: 200,
+} as const;
+const FX = { OK: 0, EOF: 1, NO_SUCH_FILE: 2, PERMISSION_DENIED: 3, FAILURE: 4 } as const;
+// Codes of later drafts (filexfer-13 §9.1) that some servers send on a v3 session too.
+const FX_NO_SPACE_ON_FILESYSTEM = 14;
+const FX_QUOTA_EXCEEDED = 15;
+const OPEN_FLAGS = { READ: 0x01, WRITE: 0x02, CREAT: 0x08, TRUNC: 0x10, EXCL: 0x20 } as const;
+const ATTR = { SIZE: 0x1, UIDGID: 0x2, PERMISSIONS: 0x4, ACMODTIME: 0x8, EXTENDED: 0x80000000 } as const;
+
+/** Bytes per READ and WRITE request (OpenSSH's sftp client uses 32 KiB), and writes kept in flight. */
+const CHUNK = 32 * 1024;
+const WRITES_IN_FLIGHT = 16;
+/** Our reads ask for 32 KiB; a listing packet may be larger, but not this large. */
+const MAX_SFTP_PACKET = 1024 * 1024;
+
+type Attrs = { size: number | null; mtime: number | null; permissions: number | null };
+
+function readAttrs(r: Reader): Attrs {
+  const flags = r.u32();
+  const size = flags & ATTR.SIZE ? r.u64() : null;
+  if (flags & ATTR.UIDGID) r.u32(), r.u32();
+  const permissions = flags & ATTR.PERMISSIONS ? r.u32() : null;
+  let mtime: number | null = null;
+  if (flags & ATTR.ACMODTIME) r.u32(), (mtime = r.u32());
+  if (flags & ATTR.EXTENDED) for (let n = r.u32(); n > 0; n--) r.bytesField(), r.bytesField();
+  return { size, mtime, permissions };
+}
+
+const isDirectory = (attrs: Attrs) => attrs.permissions !== null && (attrs.permissions & 0o170000) === 0o040000;
+
+const remoteFile = (name: string, attrs: Attrs): RemoteFile => ({
+  name,
+  size: attrs.size ?? 0,
+  modifiedAt: attrs.mtime === null ? null : new Date(attrs.mtime * 1000).toISOString(),
+  isDirectory: isDirectory(attrs),
+});
+
+const splitPath = (path: string) => {
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? { directory: "", name: path } : { directory: path.slice(0, slash + 1), name: path.slice(slash + 1) };
+};
+
+type Answer = Reader & { type: number };
+type Pending = { resolve: (answer: Answer) => void; reject: (error: unknown) => void };
+
+class SftpSession implements FileTransferSession {
+  private nextId = 1;
+  private pending = new Map<number, Pending>();
+  private incoming: Uint8Array = new Uint8Array(0);
+  private versionWaiter: ((r: Reader) => void) | null = null;
+  extensions = new Set<string>();
+
+  constructor(private readonly ssh: SshConnection) {
+    ssh.onData = (data) => this.receive(data);
+  }
+
+  /** filexfer-02 §4: INIT with our version, the server answers VERSION and its extensions. */
+  async init() {
+    const version = new Promise<Reader>((resolve) => (this.versionWaiter = resolve));
+    await this.ssh.send(this.frame(new Writer().byte(FXP.INIT).u32(3).done()));
+    const r = await this.ssh.guard(version);
+    const v = r.u32();
+    if (v < 3) throw new FileTransferError("protocol", `the server speaks SFTP version ${v}; we need 3`);
+    while (r.remaining > 0) {
+      this.extensions.add(r.text());
+      r.bytesField();
+    }
+  }
+
+  private frame(body: Uint8Array) {
+    return concat([new Writer().u32(body.length).done(), body]);
+  }
+
+  /** Splits the channel's byte stream into SFTP packets (uint32 length, then the packet). */
+  private receive(data: Uint8Array) {
+    this.incoming = this.incoming.length ? concat([this.incoming, data]) : data;
+    while (this.incoming.length >= 4) {
+      const length = new Reader(this.incoming).u32();
+      if (length > MAX_SFTP_PACKET) {
+        this.ssh.fail(new FileTransferError("protocol", `the server sent an SFTP packet of ${length} bytes (at most ${MAX_SFTP_PACKET} are expected)`, this.pending.size > 0));
+        return;
+      }
+      if (this.incoming.length < 4 + length) return;
+      const packet = this.incoming.subarray(4, 4 + length);
+      this.incoming = this.incoming.subarray(4 + length);
+      const r = Object.assign(new Reader(packet), { type: packet[0] });
+      r.byte();
+      if (r.type === FXP.VERSION) {
+        this.versionWaiter?.(r);
+        continue;
+      }
+      const id = r.u32();
+      const waiter = this.pending.get(id);
+      this.pending.delete(id);
+      waiter?.resolve(r);
+    }
+  }
+
+  /**
+   * Sends one request and waits for its answer. Once the request went out, a failure (the session's
+   * time box, a dropped connection) is `unclear`: the server may have done it.
+   */
+  private async request(what: string, type: number, body: (w: Writer) => Writer): Promise<Answer> {
+    if (this.ssh.failed) throw this.ssh.failed;
+    const id = this.nextId++;
+    const answer = new Promise<Answer>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    try {
+      this.ssh.setStep(`waiting for the answer to ${what}`);
+      await this.ssh.guard(this.ssh.send(this.frame(body(new Writer().byte(type).u32(id)).done())));
+      return await this.ssh.guard(answer);
+    } catch (error) {
+      this.pending.delete(id);
+      if (error instanceof FileTransferError && !error.unclear) throw new FileTransferError(error.kind, `${error.message}; ${what} may or may not have happened`, true);
+      throw error;
+    }
+  }
+
+  /** A STATUS answer: OK passes, anything else is a FileTransferError in words. */
+  private status(r: Answer, what: string, writing = false): void {
+    if (r.type !== FXP.STATUS) throw new FileTransferError("protocol", `the server answered ${what} with packet ${r.type}`);
+    const code = r.u32();
+    if (code === FX.OK) return;
+    throw statusError(code, r.remaining >= 4 ? r.text() : "", what, writing);
+  }
+
+  private async handle(what: string, type: number, body: (w: Writer) => Writer, writing = false): Promise<Uint8Array> {
+    const r = await this.request(what, type, body);
+    if (r.type === FXP.HANDLE) return r.bytesField();
+    this.status(r, what, writing);
+    throw new FileTransferError("protocol", `the server answered ${what} with neither a handle nor an error`);
+  }
+
+  async list(directory: string): Promise<RemoteFile[]> {
+    const what = `listing ${directory}`;
+    const handle = await this.handle(what, FXP.OPENDIR, (w) => w.string(directory));
+    const files: RemoteFile[] = [];
+    try {
+      for (;;) {
+        const r = await this.request(what, FXP.READDIR, (w) => w.string(handle));
+        if (r.type === FXP.STATUS) {
+          const code = r.u32();
+          if (code === FX.EOF) break;
+          throw statusError(code, r.remaining >= 4 ? r.text() : "", what, false);
+        }
+        if (r.type !== FXP.NAME) throw new FileTransferError("protocol", `the server answered ${what} with packet ${r.type}`);
+        for (let n = r.u32(); n > 0; n--) {
+          const name = r.text();
+          r.text(); // the `ls -l` line
+          const attrs = readAttrs(r);
+          if (name !== "." && name !== "..") files.push(remoteFile(name, attrs));
+        }
+      }
+    } finally {
+      await this.closeHandle(handle, what).catch(() => undefined);
+    }
+    return files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async read(path: string, maxBytes: number): Promise<Uint8Array> {
+    const what = `reading ${path}`;
+    const handle = await this.handle(what, FXP.OPEN, (w) => w.string(path).u32(OPEN_FLAGS.READ).u32(0));
+    try {
+      const parts: Uint8Array[] = [];
+      let offset = 0;
+      for (;;) {
+        const r = await this.request(what, FXP.READ, (w) => w.string(handle).u64(offset).u32(CHUNK));
+        if (r.type === FXP.STATUS) {
+          const code = r.u32();
+          if (code === FX.EOF) break;
+          throw statusError(code, r.remaining >= 4 ? r.text() : "", what, false);
+        }
+        if (r.type !== FXP.DATA) throw new FileTransferError("protocol", `the server answered ${what} with packet ${r.type}`);
+        const data = r.bytesField();
+        if (data.length === 0) break;
+        offset += data.length;
+        if (offset > maxBytes) throw new FileTransferError("protocol", `${path} is larger than the ${maxBytes} bytes we read at most`);
+        parts.push(data.slice());
+      }
+      return concat(parts);
+    } finally {
+      await this.closeHandle(handle, what).catch(() => undefined);
+    }
+  }
+
+  async writeAtomic(path: string, bytes: Uint8Array): Promise<void> {
+    const { directory, name } = splitPath(path);
+    // Same directory, so the rename is within one file system; a leading dot hides it from most listings.
+    const temporary = `${directory}.${name}.${crypto.randomUUID().slice(0, 8)}.part`;
+    const what = `writing ${temporary} (for ${path})`;
+    const handle = await this.handle(what, FXP.OPEN, (w) => w.string(temporary).u32(OPEN_FLAGS.WRITE | OPEN_FLAGS.CREAT | OPEN_FLAGS.TRUNC | OPEN_FLAGS.EXCL).u32(0), true);
+    try {
+      // Several writes in flight: one round trip per chunk would make a slow link slower still.
+      const inFlight = new Set<Promise<void>>();
+      for (let offset = 0; offset < bytes.length; offset += CHUNK) {
+        const chunk = bytes.subarray(offset, offset + CHUNK);
+        const at = offset;
+        const write: Promise<void> = this.request(what, FXP.WRITE, (w) => w.string(handle).u64(at).string(chunk)).then((r) => this.status(r, what, true));
+        inFlight.add(write);
+        void write.finally(() => inFlight.delete(write)).catch(() => undefined);
+        if (inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(inFlight);
+      }
+      await Promise.all(inFlight);
+      // The server may report a full disk only when the file is closed (its buffers are flushed then).
+      await this.closeHandle(handle, what, true);
+    } catch (error) {
+      await this.closeHandle(handle, what).catch(() => undefined);
+      await this.remove(temporary).catch(() => undefined);
+      throw error;
+    }
+    try {
+      await this.replace(temporary, path);
+    } catch (error) {
+      await this.remove(temporary).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Renames over an existing file in one step: OpenSSH's posix-rename (a rename(2) on the server). */
+  private async replace(from: string, to: string) {
+    const what = `renaming ${from} to ${to}`;
+    if (this.extensions.has("posix-rename@openssh.com")) {
+      const r = await this.request(what, FXP.EXTENDED, (w) => w.string("posix-rename@openssh.com").string(from).string(to));
+      return this.status(r, what);
+    }
+    // SFTP v3's RENAME refuses an existing target: without posix-rename the old file is removed first,
+    // so a reader may briefly find no file, but never half of one.
+    const existing = await this.stat(to);
+    if (existing && !existing.isDirectory) await this.remove(to);
+    const r = await this.request(what, FXP.RENAME, (w) => w.string(from).string(to));
+    this.status(r, what);
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const what = `renaming ${from} to ${to}`;
+    const r = await this.request(what, FXP.RENAME, (w) => w.string(from).string(to));
+    this.status(r, what);
+  }
+
+  async remove(path: string): Promise<void> {
+    const what = `removing ${path}`;
+    const r = await this.request(what, FXP.REMOVE, (w) => w.string(path));
+    this.status(r, what);
+  }
+
+  async stat(path: string): Promise<RemoteFile | null> {
+    const what = `reading the attributes of ${path}`;
+    const r = await this.request(what, FXP.STAT, (w) => w.string(path));
+    if (r.type === FXP.ATTRS) return remoteFile(splitPath(path).name, readAttrs(r));
+    if (r.type === FXP.STATUS) {
+      const code = r.u32();
+      if (code === FX.NO_SUCH_FILE) return null;
+      throw statusError(code, r.remaining >= 4 ? r.text() : "", what, false);
+    }
+    throw new FileTransferError("protocol", `the server answered ${what} with packet ${r.type}`);
+  }
+
+  private async closeHandle(handle: Uint8Array, what: string, writing = false) {
+    const r = await this.request(what, FXP.CLOSE, (w) => w.string(handle));
+    this.status(r, what, writing);
+  }
+
+  async close(): Promise<void> {
+    for (const waiter of this.pending.values()) waiter.reject(new FileTransferError("protocol", "the session was closed"));
+    this.pending.clear();
+    await this.ssh.end();
+  }
+}
+
+/**
+ * A STATUS code in words. SFTP v3 has no code for a full disk: OpenSSH's server answers FAILURE
+ * ("Failure") for ENOSPC, EDQUOT and every other error it has no code for, so a FAILURE while
+ * writing is reported as disk_full, saying that the protocol cannot tell more.
+ */
+function statusError(code: number, serverMessage: string, what: string, writing: boolean): FileTransferError {
+  const said = serverMessage ? ` (the server said: ${serverMessage})` : "";
+  const kind = (k: FileTransferErrorKind, text: string) => new FileTransferError(k, `${text}${said}`);
+  if (code === FX.NO_SUCH_FILE) return kind("not_found", `${what} failed: no such file or directory`);
+  if (code === FX.PERMISSION_DENIED) return kind("permission_denied", `${what} failed: permission denied`);
+  if (code === FX_NO_SPACE_ON_FILESYSTEM || code === FX_QUOTA_EXCEEDED) return kind("disk_full", `${what} failed: the server's disk or quota is full`);
+  if (code === FX.FAILURE && writing) {
+    return kind("disk_full", `${what} failed: the server could not write the file, most often a full disk or quota (SFTP v3 says only "failure")`);
+  }
+  return kind("protocol", `${what} failed: SFTP status ${code}`);
+}
+
+/** The connector for protocol "sftp": one SSH connection, one SFTP channel, the whole session within settings.timeoutMs. */
+export const connectSftp: FileTransferConnector = async (settings) => {
+  if (!settings.hostKeyFingerprint) throw new FileTransferError("host_key_mismatch", "an SFTP server's host key must be pinned (host_key_fingerprint), and none is set");
+  const ssh = await SshConnection.open(
+    {
+      host: settings.host,
+      port: settings.port,
+      username: settings.username,
+      password: settings.password,
+      privateKey: settings.privateKey,
+      hostKeyFingerprint: settings.hostKeyFingerprint,
+      deadline: Date.now() + settings.timeoutMs,
+      timeoutMs: settings.timeoutMs,
+    },
+    "sftp",
+  );
+  const session = new SftpSession(ssh);
+  try {
+    await session.init();
+  } catch (error) {
+    await session.close();
+    throw error;
+  }
+  return session;
+};

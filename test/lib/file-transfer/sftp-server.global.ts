@@ -1,0 +1,201 @@
+// vitest globalSetup: a real OpenSSH server (Debian's openssh-server, which `npm test` installs) for
+// the SFTP tests, on a free loopback port, in a temporary folder that holds everything it uses:
+//   - its own ed25519 host key, generated now (its fingerprint is what the tests pin);
+//   - a test user, `oi-sftp`, with a password and authorized keys (Ed25519 and RSA), all new each
+//     run. sshd authenticates system accounts only, so the user is created when missing (useradd,
+//     no home, nologin as its shell); its password is set each run (chpasswd) and locked at the end;
+//   - `Subsystem sftp internal-sftp`, forced for every session, starting in the folder's root:
+//     upload/ (owned by the test user, writable), readonly/ (root's, with one file in it) and full/
+//     (the test user's, a 64 KiB tmpfs mounted for the run: a full disk).
+// Four more sshd, the same but for their algorithms: an ECDSA host key with ECDH P-256, aes256-ctr
+// and hmac-sha2-256; an RSA host key; one whose only cipher is one we lack (chacha20-poly1305); and
+// one that takes passwords by keyboard-interactive only (through PAM, Debian's /etc/pam.d/sshd).
+// Also: a loopback server that takes connections and never says anything (a hung server), and a
+// small HTTP server that shows the sshd log, so a test can tell what reached sshd.
+// The user, the mount and sshd need root, which the test machines are (CI too); as another user the
+// setup stops with a one-line message.
+import { execFileSync, spawn } from "node:child_process";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+
+const SSHD = "/usr/sbin/sshd";
+const USER = "oi-sftp";
+const NOLOGIN = "/usr/sbin/nologin";
+
+const run = (command: string, args: string[], input?: string) => execFileSync(command, args, { encoding: "utf8", input, stdio: ["pipe", "pipe", "pipe"] });
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+async function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/**
+ * The test user, created once (idempotently): no home, no shell (sshd only checks that the shell
+ * exists; the sessions run internal-sftp). Its password is this run's, and is locked again at the
+ * end, so the account cannot be signed in to between runs.
+ */
+function ensureUser(password: string): { uid: number; gid: number } {
+  try {
+    run("id", ["-u", USER]);
+  } catch {
+    run("useradd", ["--no-create-home", "--shell", NOLOGIN, "--comment", "order-intake SFTP tests", USER]);
+  }
+  run("usermod", ["--shell", NOLOGIN, USER]);
+  run("chpasswd", [], `${USER}:${password}\n`);
+  return { uid: Number(run("id", ["-u", USER]).trim()), gid: Number(run("id", ["-g", USER]).trim()) };
+}
+
+/** One sshd on a free loopback port with its own host key of `keyType`; `extra` changes `common` (sshd takes a keyword's first value). */
+async function startSshd(dir: string, name: string, keyType: "ed25519" | "ecdsa" | "rsa", common: string[], extra: string[], onLog: (text: string) => void) {
+  const hostKey = join(dir, `host_${name}`);
+  run("ssh-keygen", ["-q", "-t", keyType, "-N", "", "-C", `sftp-tests ${name}`, "-f", hostKey]);
+  const fingerprint = run("ssh-keygen", ["-l", "-E", "sha256", "-f", `${hostKey}.pub`]).split(" ")[1];
+  const port = await freePort();
+  const config = join(dir, `sshd_config_${name}`);
+  writeFileSync(config, [`Port ${port}`, `HostKey ${hostKey}`, `PidFile ${join(dir, `sshd_${name}.pid`)}`, ...extra, ...common, ""].join("\n"));
+  const sshd = spawn(SSHD, ["-D", "-e", "-f", config], { stdio: ["ignore", "pipe", "pipe"] });
+  sshd.stdout.on("data", (chunk: Buffer) => onLog(chunk.toString("utf8")));
+  sshd.stderr.on("data", (chunk: Buffer) => onLog(chunk.toString("utf8")));
+  const exited = new Promise<number | null>((resolve) => sshd.once("exit", (code) => resolve(code)));
+  for (let i = 0; !(await listening(port)); i++) {
+    const code = await Promise.race([exited, new Promise<"waiting">((resolve) => setTimeout(() => resolve("waiting"), 100))]);
+    if (code !== "waiting" || i > 100) throw new Error(`sshd (${name}) did not start on port ${port} (exit ${code})`);
+  }
+  return { port, fingerprint, stop: async () => (sshd.kill("SIGTERM"), await exited) };
+}
+
+export default async function setup(project: TestProject) {
+  if (process.getuid?.() !== 0) {
+    throw new Error(`The SFTP tests start their own sshd with a test user (${USER}): run them as root (as CI does).`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "sftp-tests-"));
+  // sshd reads the authorized keys as the test user: it must be able to walk into the folder.
+  chmodSync(dir, 0o755);
+  const password = `pw-${crypto.randomUUID()}`;
+  const { uid, gid } = ensureUser(password);
+
+  // The user's keys: Ed25519 and RSA in OpenSSH's format, RSA as PKCS#1 PEM, and one with a passphrase.
+  const clientKey = (file: string, args: string[]) => {
+    run("ssh-keygen", ["-q", "-C", `sftp-tests ${file}`, "-f", join(dir, file), ...args]);
+    return { privateKey: readFileSync(join(dir, file), "utf8"), publicKey: readFileSync(join(dir, `${file}.pub`), "utf8") };
+  };
+  const keys = {
+    ed25519: clientKey("client_ed25519", ["-t", "ed25519", "-N", ""]),
+    rsa: clientKey("client_rsa", ["-t", "rsa", "-b", "2048", "-N", ""]),
+    rsaPem: clientKey("client_rsa_pem", ["-t", "rsa", "-b", "2048", "-N", "", "-m", "PEM"]),
+    withPassphrase: clientKey("client_passphrase", ["-t", "ed25519", "-N", "a passphrase"]),
+  };
+  writeFileSync(join(dir, "authorized_keys"), Object.values(keys).map((k) => k.publicKey).join(""), { mode: 0o644 });
+
+  const root = join(dir, "root");
+  mkdirSync(join(root, "upload"), { recursive: true });
+  mkdirSync(join(root, "readonly"));
+  chmodSync(root, 0o755);
+  chownSync(join(root, "upload"), uid, gid);
+  chmodSync(join(root, "upload"), 0o755);
+  chmodSync(join(root, "readonly"), 0o755);
+  writeFileSync(join(root, "readonly", "stock.csv"), "sku,stock\nA,1\n", { mode: 0o644 });
+  // A full disk: a 64 KiB file system of its own, the test user's.
+  const full = join(root, "full");
+  mkdirSync(full);
+  try {
+    run("mount", ["-t", "tmpfs", "-o", `size=64k,mode=0755,uid=${uid},gid=${gid}`, "sftp-tests-full", full]);
+  } catch (error) {
+    throw new Error(`The SFTP tests mount a 64 KiB tmpfs at ${full} for a full disk, and mount refused (${String(error).split("\n")[0]}): run them as root where mount is allowed.`);
+  }
+
+  const common = [
+    "ListenAddress 127.0.0.1",
+    `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
+    // The temporary folder sits under /tmp (world-writable), which StrictModes refuses.
+    "StrictModes no",
+    "UsePAM no",
+    "PasswordAuthentication yes",
+    "KbdInteractiveAuthentication no",
+    "PubkeyAuthentication yes",
+    "PermitRootLogin no",
+    `AllowUsers ${USER}`,
+    // The tests fail authentication on purpose, and connect many times in a run.
+    "MaxAuthTries 20",
+    "MaxStartups 100",
+    "LogLevel VERBOSE",
+    "Subsystem sftp internal-sftp",
+    `ForceCommand internal-sftp -d ${root}`,
+  ];
+  // sshd's privilege separation needs this folder (Debian's service creates it at boot).
+  mkdirSync("/run/sshd", { recursive: true });
+
+  let log = "";
+  const onLog = (text: string) => (log += text);
+  // The main server as OpenSSH comes (it picks curve25519, aes128-ctr, hmac-sha2-256-etm with us),
+  // and others that make our client take its other algorithms, or find none in common.
+  const main = await startSshd(dir, "ed25519", "ed25519", common, [], onLog);
+  const ecdsa = await startSshd(dir, "ecdsa", "ecdsa", common, ["KexAlgorithms ecdh-sha2-nistp256", "Ciphers aes256-ctr", "MACs hmac-sha2-256"], onLog);
+  const rsa = await startSshd(dir, "rsa", "rsa", common, [], onLog);
+  const chacha = await startSshd(dir, "chacha", "ed25519", common, ["Ciphers chacha20-poly1305@openssh.com"], onLog);
+  // Passwords through PAM, by keyboard-interactive only, as many servers are set up.
+  const keyboard = await startSshd(dir, "keyboard", "ed25519", common, ["UsePAM yes", "PasswordAuthentication no", "KbdInteractiveAuthentication yes"], onLog);
+
+  // A server that accepts connections and never answers: an SSH client waits for its greeting.
+  const held: net.Socket[] = [];
+  const hang = net.createServer((socket) => {
+    held.push(socket);
+    socket.on("error", () => undefined);
+  });
+  await new Promise<void>((resolve) => hang.listen(0, "127.0.0.1", () => resolve()));
+  const hangAddress = hang.address();
+
+  const logServer = http.createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+    res.end(log);
+  });
+  await new Promise<void>((resolve) => logServer.listen(0, "127.0.0.1", () => resolve()));
+  const logAddress = logServer.address();
+
+  project.provide("sftp", {
+    host: "127.0.0.1",
+    port: main.port,
+    username: USER,
+    password,
+    privateKey: keys.ed25519.privateKey,
+    rsaPrivateKey: keys.rsa.privateKey,
+    rsaPemPrivateKey: keys.rsaPem.privateKey,
+    passphraseProtectedKey: keys.withPassphrase.privateKey,
+    hostKeyFingerprint: main.fingerprint,
+    variants: {
+      ecdsa: { port: ecdsa.port, hostKeyFingerprint: ecdsa.fingerprint },
+      rsa: { port: rsa.port, hostKeyFingerprint: rsa.fingerprint },
+      chacha: { port: chacha.port, hostKeyFingerprint: chacha.fingerprint },
+      keyboard: { port: keyboard.port, hostKeyFingerprint: keyboard.fingerprint },
+    },
+    root,
+    hangPort: typeof hangAddress === "object" && hangAddress ? hangAddress.port : 0,
+    logUrl: `http://127.0.0.1:${typeof logAddress === "object" && logAddress ? logAddress.port : 0}`,
+  });
+
+  return async () => {
+    for (const server of [main, ecdsa, rsa, chacha, keyboard]) await server.stop();
+    run("umount", [full]);
+    run("usermod", ["--password", "!", USER]);
+    for (const socket of held) socket.destroy();
+    await new Promise<void>((resolve) => hang.close(() => resolve()));
+    logServer.closeAllConnections();
+    await new Promise<void>((resolve) => logServer.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
