@@ -45,6 +45,7 @@ const CHANNEL_TEXT: Record<Channel, { label: string; hint: string }> = {
   email: { label: "E-mail", hint: "Each order is e-mailed to the supplier with a CSV of its lines." },
   pull: { label: "Pull", hint: "The supplier fetches its orders in its portal or through the API, with a supplier key." },
   manual: { label: "Manual", hint: "Nothing is sent: you pass the order on yourself and complete its lines by hand." },
+  file: { label: "File", hint: "Each order is written as a file on the supplier's FTP, FTPS or SFTP server (set up through the API: file_transfer)." },
 };
 
 const destination = (s: Supplier) => (s.channel === "webhook" ? orDash(s.webhookUrl) : s.channel === "email" ? orDash(s.email) : CHANNEL_TEXT[s.channel].hint);

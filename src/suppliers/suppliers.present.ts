@@ -13,6 +13,8 @@ export function presentSupplier(s: Supplier) {
     acknowledgement_deadline_hours: s.ackDeadlineHours,
     acknowledgement_deadline_reroute: s.ackDeadlineReroute,
     shipping_deadline_days: s.shipDeadlineDays,
+    // Every file server setting but the password and the private key (the pinned fingerprint included).
+    file_transfer: s.fileTransfer ?? null,
     previous_secret_valid: s.webhookSecretPrevious !== null,
     created_at: s.createdAt,
     updated_at: s.updatedAt,

@@ -7,6 +7,8 @@ import { resourcePage } from "../lib/pagination";
 import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
 import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
+import { sealingKeys } from "../lib/sealed";
+import { FileTransferJson } from "./file-transfer.schemas";
 import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.schemas";
 import { presentNewSupplierKey, presentSupplier, presentSupplierKey, presentSupplierWithSecret } from "./suppliers.present";
 import {
@@ -35,6 +37,7 @@ const SupplierJson = z
     acknowledgement_deadline_hours: z.number().int().nullable().openapi({ description: "The supplier must answer a line within this many hours of the send (null: no deadline)" }),
     acknowledgement_deadline_reroute: z.boolean().openapi({ description: "A passed acknowledgement deadline re-routes the line to the next eligible supplier" }),
     shipping_deadline_days: z.number().int().nullable().openapi({ description: "The supplier must ship a line within this many days of accepting it (null: no deadline)" }),
+    file_transfer: FileTransferJson.nullable().openapi({ description: "The file channel's server and files: every setting but the password and the private key" }),
     previous_secret_valid: z.boolean(),
     created_at: z.string(),
     updated_at: z.string(),
@@ -62,7 +65,7 @@ suppliersRouter.openapi(
     responses: { 201: responses.json(SupplierWithSecret, "The supplier, with its signing secret"), 422: responses.invalid, ...errorResponses },
   }),
   async (c) => {
-    const supplier = await createSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.valid("json"));
+    const supplier = await createSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.valid("json"), () => sealingKeys(c.env));
     await registerSupplier(c.env, supplier.id, c.get("account").id);
     return c.json(presentSupplierWithSecret(supplier), 201);
   },
@@ -113,7 +116,7 @@ suppliersRouter.openapi(
   }),
   async (c) => {
     const accountId = c.get("account").id;
-    const supplier = await updateSupplier(c.get("db"), c.get("pipeline"), accountId, idOf(c.req.valid("param").id), c.req.valid("json"));
+    const supplier = await updateSupplier(c.get("db"), c.get("pipeline"), accountId, idOf(c.req.valid("param").id), c.req.valid("json"), () => sealingKeys(c.env));
     return c.json(presentSupplier(supplier), 200);
   },
 );
