@@ -41,6 +41,8 @@ export default defineConfig(async () => {
                   ADMIN_TOKEN: "test-admin-token",
                   SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456789abcdef",
                   OUTBOUND_TIMEOUT_MS: "1000",
+                  // The file channel's sessions (a real sshd or vsftpd): long enough for a handshake on a busy machine.
+                  FILE_TRANSFER_TIMEOUT_MS: "8000",
                   RETRY_BASE_SECONDS: "0",
                   SEND_MAX_ATTEMPTS: "3",
                   PIPELINE_RETRY_BASE_SECONDS: "0",

@@ -37,6 +37,7 @@ import {
 import { findOrder } from "../orders/orders.service";
 import { planReroutes } from "../routing/reroute";
 import { postWebhook, sendEmail, type Attempt } from "./channels";
+import { sendOrderFile } from "./channels/file";
 import { ackDeadlineStatements, ackDueAtOf, answeredStatements } from "./deadlines";
 import { buildDocument, type DispatchDocument } from "./document";
 import { claimStatement, retryDelaySeconds, underLease } from "./lease";
@@ -279,11 +280,15 @@ export type SentAttempt = Attempt & { record: AttemptRecord };
 /** The call itself, on a push channel (webhook or e-mail), time-boxed; timed and recorded. */
 async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, timeoutMs: number): Promise<SentAttempt> {
   const { supplier } = held;
-  const channel = held.dispatch.channel === "webhook" ? "webhook" : "email";
-  const to = channel === "webhook" ? supplier.webhookUrl : supplier.email;
+  const channel = held.dispatch.channel === "webhook" ? "webhook" : held.dispatch.channel === "file" ? "file" : "email";
+  let to = channel === "webhook" ? supplier.webhookUrl : supplier.email;
   const at = new Date();
   let attempt: Attempt;
-  if (!to) attempt = { outcome: "rejected", detail: channel === "webhook" ? "the supplier has no webhook URL" : "the supplier has no e-mail address" };
+  if (channel === "file") {
+    const put = await sendOrderFile(env, supplier, doc);
+    ({ to } = put);
+    attempt = put;
+  } else if (!to) attempt = { outcome: "rejected", detail: channel === "webhook" ? "the supplier has no webhook URL" : "the supplier has no e-mail address" };
   else if (channel === "webhook") {
     const secrets = [supplier.webhookSecret, supplier.webhookSecretPrevious].filter((s): s is string => !!s);
     attempt = await postWebhook(to, secrets, doc, timeoutMs);
@@ -294,7 +299,7 @@ async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, tim
     channel,
     to,
     lines: doc.lines.length,
-    outcome: outcomeOf(attempt, to),
+    outcome: outcomeOf(attempt, to, channel),
     http_status: attempt.http ?? null,
     response: attempt.response ?? (to ? null : attempt.detail),
     duration_ms: Date.now() - at.getTime(),
@@ -302,9 +307,10 @@ async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, tim
   return { ...attempt, record };
 }
 
-function outcomeOf(attempt: Attempt, to: string | null): AttemptRecord["outcome"] {
+function outcomeOf(attempt: Attempt, to: string | null, channel: AttemptRecord["channel"]): AttemptRecord["outcome"] {
   if (!to) return "not_sent";
   if (attempt.outcome === "delivered") return "accepted";
+  if (channel === "file") return attempt.failure === "timeout" ? "timeout" : "file_error";
   if (attempt.http !== undefined) return "http_error";
   return attempt.failure === "timeout" ? "timeout" : attempt.failure === "email" ? "email_error" : "network_error";
 }

@@ -23,6 +23,7 @@ import { isoMicro } from "../lib/time";
 import { noteLinesStatements } from "../orders/lifecycle";
 import { buildCancellationDocument, cancellationMailSubject, cancellationMailText, type CancellationLineRow } from "./cancellation-document";
 import { postWebhook, sendMail, type Attempt } from "./channels";
+import { sendCancellationFile } from "./channels/file";
 import { claim, retryDelaySeconds, underLease } from "./lease";
 import type { SendResult } from "./forwarding.service";
 
@@ -82,6 +83,8 @@ export async function sendCancellation(db: Db, env: Bindings, cancellationId: nu
           settings.timeoutMs,
         )
       : { outcome: "rejected", detail: "the supplier has no e-mail address" };
+  } else if (claimed.channel === "file") {
+    attempt = await sendCancellationFile(env, supplier, doc);
   } else {
     // Pull and manual requests are never queued (the supplier sees them where it looks); one that
     // is, after a supplier changed its channel, waits where it is seen now.

@@ -9,6 +9,8 @@ import { sweeperRuns, type SweeperRun } from "../db/schema";
 import type { Bindings } from "../env";
 import { sweepEvents } from "../events/publish.service";
 import { isoMicro } from "../lib/time";
+import { pipelineFor } from "../lib/queue";
+import { pollInboundFiles } from "../forwarding/inbound-files.service";
 import { sweepDeadlines, sweepRematches, sweepStuckCancellations, sweepStuckDispatches, sweepUnroutedOrders } from "./sweeper";
 
 /** Runs are kept this long: a weekend's incidents are still there on Monday. */
@@ -24,6 +26,7 @@ export const SWEEPERS = {
   events_published: "Events published",
   deliveries_rekicked: "Webhook deliveries re-sent",
   feeds_pulled: "Feeds pulled",
+  inbound_files: "Supplier answer files processed",
   sessions_ended: "Console sessions cleaned up",
 } as const;
 export type SweeperName = keyof typeof SWEEPERS;
@@ -52,6 +55,10 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
       },
     },
     { names: ["feeds_pulled"], run: async () => ({ feeds_pulled: (await runScheduledImports(db, now, feedTimeoutMs(env))).length }) },
+    {
+      names: ["inbound_files"],
+      run: async () => ({ inbound_files: await pollInboundFiles(db, env, pipelineFor(env, () => undefined), now) }),
+    },
     { names: ["sessions_ended"], run: async () => ({ sessions_ended: await deleteEndedSessions(db, now) }) },
   ];
 }
