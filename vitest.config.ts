@@ -101,6 +101,8 @@ export default defineConfig(async () => {
               "./test/lib/file-transfer/ftp-server.global.ts",
               // The real sshd of the SFTP tests (docs/file-transfer-sftp.md).
               "./test/lib/file-transfer/sftp-server.global.ts",
+              // Folders of their own for the file channel's tests on that sshd (after it).
+              "./test/forwarding/file-channel-folders.global.ts",
             ],
             // Property-based tests (test/helpers/fuzz.ts): a fixed seed, so a run is reproducible;
             // FUZZ_SEED explores other inputs and FUZZ_SCALE multiplies the number of runs.
