@@ -5,7 +5,7 @@
 // A CA apart from the server's certificate because workerd's TLS (rustls) refuses a self-signed
 // certificate that is its own CA as a server's certificate (CaUsedAsEndEntity).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -16,6 +16,8 @@ export function ftpCertificates(): FtpCertificates {
   const file = (name: string) => join(dir, name);
   if (!existsSync(file("server.pem"))) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Gone with the run, whichever projects it ran (the config asks for them even when no FTP test runs).
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
     const openssl = (...args: string[]) => execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
     openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", file("ca.key"), "-out", file("ca.pem"), "-days", "2", "-subj", "/CN=order-intake FTP test CA");
     openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", file("server.key"), "-out", file("server.csr"), "-subj", "/CN=127.0.0.1");

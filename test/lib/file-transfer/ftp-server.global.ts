@@ -64,7 +64,7 @@ function ensureUser(): { uid: number; gid: number } {
   execFileSync("usermod", ["--home", "/", USER]);
   execFileSync("chpasswd", { input: `${USER}:${PASSWORD}\n` });
   const pam = "/etc/pam.d/" + PAM_SERVICE;
-  const wanted = "# The FTP tests' vsftpd (order-intake, test/lib/file-transfer/ftp-server.global.ts)\nauth required pam_unix.so\naccount required pam_unix.so\n";
+  const wanted = "# The FTP tests' vsftpd (order-intake, test/lib/file-transfer/ftp-server.global.ts)\nauth required pam_unix.so nodelay\naccount required pam_unix.so\n";
   if (!existsSync(pam) || readFileSync(pam, "utf8") !== wanted) writeFileSync(pam, wanted);
   const uid = Number(execFileSync("id", ["-u", USER], { encoding: "utf8" }).trim());
   const gid = Number(execFileSync("id", ["-g", USER], { encoding: "utf8" }).trim());
@@ -106,7 +106,7 @@ export default async function setup(project: TestProject) {
   const empty = join(dir, "empty");
   mkdirSync(empty);
 
-  const { dir: certificatesDir, certFile: cert, keyFile: key } = ftpCertificates();
+  const { certFile: cert, keyFile: key } = ftpCertificates();
 
   /** One vsftpd over that root; `requireSslReuse` as vsftpd's own default has it (YES), or off. */
   async function startVsftpd(name: string, requireSslReuse: boolean): Promise<{ port: number; process: ChildProcess; exited: () => string | null }> {
@@ -147,6 +147,8 @@ export default async function setup(project: TestProject) {
         `require_ssl_reuse=${requireSslReuse ? "YES" : "NO"}`,
         "ssl_ciphers=HIGH",
         "max_per_ip=0",
+        // A wrong password is answered at once (PAM's nodelay above, too): the test of it stays quick.
+        "delay_failed_login=0",
         "max_clients=0",
         // LIST shows dot files too: the tests see writeAtomic's temporary files (and that none is left).
         "force_dot_files=YES",
@@ -247,6 +249,5 @@ export default async function setup(project: TestProject) {
     chmodSync(join(root, "readonly"), 0o755);
     execFileSync("umount", [full]);
     rmSync(dir, { recursive: true, force: true });
-    rmSync(certificatesDir, { recursive: true, force: true });
   };
 }
