@@ -50,9 +50,11 @@ declare module "vitest" {
       rsaPemPrivateKey: string;
       passphraseProtectedKey: string;
       hostKeyFingerprint: string;
-      variants: Record<"ecdsa" | "rsa" | "chacha" | "keyboard", { port: number; hostKeyFingerprint: string }>;
+      variants: Record<"ecdsa" | "rsa" | "rsa256" | "chacha" | "keyboard", { port: number; hostKeyFingerprint: string }>;
       root: string;
       hangPort: number;
+      /** The main sshd through a proxy that cuts the connection once the client sent 512 KiB. */
+      cutPort: number;
       logUrl: string;
     };
   }

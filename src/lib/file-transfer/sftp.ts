@@ -1,7 +1,8 @@
 // SFTP (version 3, draft-ietf-secsh-filexfer-02, as OpenSSH and nearly every server speak it) over
 // our SSH client (./ssh.ts): the FileTransferConnector for protocol "sftp". Requests are numbered
 // and may be in flight together (uploads keep several writes going); answers are matched by id.
-import { concat, Reader, SshConnection, Writer } from "./ssh";
+import { SshConnection } from "./ssh";
+import { concat, Reader, Writer } from "./ssh-wire";
 import { FileTransferError, type FileTransferConnector, type FileTransferErrorKind, type FileTransferSession, type RemoteFile } from "./transfer";
 
 // Packet types (filexfer-02 §3) and status codes (§7).
@@ -32,9 +33,10 @@ const FX_QUOTA_EXCEEDED = 15;
 const OPEN_FLAGS = { READ: 0x01, WRITE: 0x02, CREAT: 0x08, TRUNC: 0x10, EXCL: 0x20 } as const;
 const ATTR = { SIZE: 0x1, UIDGID: 0x2, PERMISSIONS: 0x4, ACMODTIME: 0x8, EXTENDED: 0x80000000 } as const;
 
-/** Bytes per READ and WRITE request (OpenSSH's sftp client uses 32 KiB), and writes kept in flight. */
+/** Bytes per READ and WRITE request (OpenSSH's sftp client uses 32 KiB), and requests sent at once. */
 const CHUNK = 32 * 1024;
 const WRITES_IN_FLIGHT = 16;
+const READS_IN_FLIGHT = 16;
 /** Our reads ask for 32 KiB; a listing packet may be larger, but not this large. */
 const MAX_SFTP_PACKET = 1024 * 1024;
 
@@ -102,7 +104,7 @@ class SftpSession implements FileTransferSession {
     while (this.incoming.length >= 4) {
       const length = new Reader(this.incoming).u32();
       if (length > MAX_SFTP_PACKET) {
-        this.ssh.fail(new FileTransferError("protocol", `the server sent an SFTP packet of ${length} bytes (at most ${MAX_SFTP_PACKET} are expected)`, this.pending.size > 0));
+        this.ssh.fail(new FileTransferError("protocol", `the server sent an SFTP packet of ${length} bytes (at most ${MAX_SFTP_PACKET} are expected)`));
         return;
       }
       if (this.incoming.length < 4 + length) return;
@@ -183,23 +185,42 @@ class SftpSession implements FileTransferSession {
 
   async read(path: string, maxBytes: number): Promise<Uint8Array> {
     const what = `reading ${path}`;
+    const tooLarge = () => new FileTransferError("protocol", `${path} is larger than the ${maxBytes} bytes we read at most`);
     const handle = await this.handle(what, FXP.OPEN, (w) => w.string(path).u32(OPEN_FLAGS.READ).u32(0));
     try {
+      // The size tells how many reads to send at once, and refuses a file over the limit before
+      // any of it is read. The reads still go on to the end of the file, which may have grown.
+      const attrs = await this.request(what, FXP.FSTAT, (w) => w.string(handle));
+      const size = attrs.type === FXP.ATTRS ? readAttrs(attrs).size : null;
+      if (size !== null && size > maxBytes) throw tooLarge();
       const parts: Uint8Array[] = [];
       let offset = 0;
-      for (;;) {
-        const r = await this.request(what, FXP.READ, (w) => w.string(handle).u64(offset).u32(CHUNK));
-        if (r.type === FXP.STATUS) {
-          const code = r.u32();
-          if (code === FX.EOF) break;
-          throw statusError(code, r.remaining >= 4 ? r.text() : "", what, false);
+      for (let eof = false; !eof; ) {
+        // A batch of reads at consecutive offsets, one round trip. Answers count in order, up to the
+        // end of the file or a short read (then the next batch starts where that one ended).
+        const count = Math.min(READS_IN_FLIGHT, size === null || offset >= size ? 1 : Math.ceil((size - offset) / CHUNK) + 1);
+        const from = offset;
+        const batch = Array.from({ length: count }, (_, i) => this.request(what, FXP.READ, (w) => w.string(handle).u64(from + i * CHUNK).u32(CHUNK)));
+        const answers = await Promise.all(batch);
+        for (const [i, r] of answers.entries()) {
+          // After a short read the later answers start past a gap: the next batch reads from here.
+          if (from + i * CHUNK !== offset) break;
+          if (r.type === FXP.STATUS) {
+            const code = r.u32();
+            if (code === FX.EOF) eof = true;
+            else throw statusError(code, r.remaining >= 4 ? r.text() : "", what, false);
+            break;
+          }
+          if (r.type !== FXP.DATA) throw new FileTransferError("protocol", `the server answered ${what} with packet ${r.type}`);
+          const data = r.bytesField();
+          if (data.length === 0) {
+            eof = true;
+            break;
+          }
+          offset += data.length;
+          if (offset > maxBytes) throw tooLarge();
+          parts.push(data.slice());
         }
-        if (r.type !== FXP.DATA) throw new FileTransferError("protocol", `the server answered ${what} with packet ${r.type}`);
-        const data = r.bytesField();
-        if (data.length === 0) break;
-        offset += data.length;
-        if (offset > maxBytes) throw new FileTransferError("protocol", `${path} is larger than the ${maxBytes} bytes we read at most`);
-        parts.push(data.slice());
       }
       return concat(parts);
     } finally {
@@ -305,6 +326,7 @@ function statusError(code: number, serverMessage: string, what: string, writing:
   if (code === FX.FAILURE && writing) {
     return kind("disk_full", `${what} failed: the server could not write the file, most often a full disk or quota (SFTP v3 says only "failure")`);
   }
+  if (code === FX.FAILURE) return kind("protocol", `${what} failed: the server gave no reason (SFTP "failure")${what.startsWith("renaming") ? "; is there a file of that name already?" : ""}`);
   return kind("protocol", `${what} failed: SFTP status ${code}`);
 }
 

@@ -2,7 +2,8 @@
 // transport (RFC 4253) with one key exchange, the host key pinned, user authentication by password
 // or key (RFC 4252), and one session channel running a subsystem (RFC 4254). Nothing else: no
 // shell, no forwarding, no re-keying (sessions are short; a server that asks for a new key exchange
-// ends the session with a protocol error), no compression.
+// ends the session with a protocol error), no compression. Keys are in ssh-keys.ts, the wire
+// encodings in ssh-wire.ts.
 //
 // Why our own: ssh2 (the maintained npm SSH client) loads in workerd, but every connection fails
 // before the key exchange: it compiles its Poly1305 WebAssembly from bytes at load time, which
@@ -17,106 +18,12 @@
 //   user keys     Ed25519 and RSA (signing rsa-sha2-256), in OpenSSH's format, PKCS#8 or PKCS#1 PEM, unencrypted
 import { connect } from "cloudflare:sockets";
 import { createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqual, type Cipheriv, type Decipheriv } from "node:crypto";
+import { fingerprintOf, parsePrivateKey, verifyHostSignature, type UserKey } from "./ssh-keys";
+import { concat, Reader, SshProtocolError, Writer } from "./ssh-wire";
 import { FileTransferError, type FileTransferErrorKind } from "./transfer";
 
-// ---- Bytes: the wire encodings of RFC 4251 §5 ----
-
 const utf8 = new TextEncoder();
-const fromUtf8 = new TextDecoder();
-
-export function concat(parts: Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const p of parts) length += p.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of parts) out.set(p, at), (at += p.length);
-  return out;
-}
-
-/** Builds a message: byte, boolean, uint32, uint64, string, mpint, name-list. */
-export class Writer {
-  private parts: Uint8Array[] = [];
-  byte(n: number) {
-    this.parts.push(Uint8Array.of(n));
-    return this;
-  }
-  bool(b: boolean) {
-    return this.byte(b ? 1 : 0);
-  }
-  u32(n: number) {
-    const b = new Uint8Array(4);
-    new DataView(b.buffer).setUint32(0, n >>> 0);
-    this.parts.push(b);
-    return this;
-  }
-  u64(n: number) {
-    const b = new Uint8Array(8);
-    new DataView(b.buffer).setBigUint64(0, BigInt(n));
-    this.parts.push(b);
-    return this;
-  }
-  string(s: string | Uint8Array) {
-    const bytes = typeof s === "string" ? utf8.encode(s) : s;
-    this.u32(bytes.length);
-    this.parts.push(bytes);
-    return this;
-  }
-  /** A non-negative integer given as big-endian bytes (RFC 4251 §5, mpint). */
-  mpint(unsigned: Uint8Array) {
-    let start = 0;
-    while (start < unsigned.length && unsigned[start] === 0) start++;
-    const digits = unsigned.subarray(start);
-    return this.string(digits.length && digits[0] & 0x80 ? concat([Uint8Array.of(0), digits]) : digits);
-  }
-  raw(bytes: Uint8Array) {
-    this.parts.push(bytes);
-    return this;
-  }
-  done(): Uint8Array {
-    return concat(this.parts);
-  }
-}
-
-/** Reads a message; reading past its end is a protocol error. */
-export class Reader {
-  private at = 0;
-  constructor(private readonly bytes: Uint8Array) {}
-  private take(n: number): Uint8Array {
-    if (this.at + n > this.bytes.length) throw new SshProtocolError("a message from the server ended early");
-    const out = this.bytes.subarray(this.at, this.at + n);
-    this.at += n;
-    return out;
-  }
-  byte() {
-    return this.take(1)[0];
-  }
-  bool() {
-    return this.byte() !== 0;
-  }
-  u32() {
-    const b = this.take(4);
-    return new DataView(b.buffer, b.byteOffset, 4).getUint32(0);
-  }
-  u64() {
-    const b = this.take(8);
-    return Number(new DataView(b.buffer, b.byteOffset, 8).getBigUint64(0));
-  }
-  bytesField() {
-    return this.take(this.u32());
-  }
-  text() {
-    return fromUtf8.decode(this.bytesField());
-  }
-  names() {
-    const list = this.text();
-    return list ? list.split(",") : [];
-  }
-  get remaining() {
-    return this.bytes.length - this.at;
-  }
-}
-
-class SshProtocolError extends Error {}
+const sha256 = (data: Uint8Array) => new Uint8Array(createHash("sha256").update(data).digest());
 
 // ---- Message numbers (RFC 4250 §4.1) ----
 const MSG = {
@@ -173,161 +80,6 @@ const LOCAL_WINDOW = 2 * 1024 * 1024;
 const LOCAL_MAX_PACKET = 32 * 1024;
 
 export const CLIENT_VERSION = "SSH-2.0-OrderIntake_1.0";
-
-// ---- Keys ----
-
-const sha256 = (data: Uint8Array) => new Uint8Array(createHash("sha256").update(data).digest());
-
-/** A host key's fingerprint as `ssh-keygen -l` prints it: SHA256 of the key blob, base64 without padding. */
-export function fingerprintOf(hostKeyBlob: Uint8Array): string {
-  return `SHA256:${createHash("sha256").update(hostKeyBlob).digest("base64").replace(/=+$/, "")}`;
-}
-
-const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
-const unsignedOf = (mpint: Uint8Array) => (mpint[0] === 0 ? mpint.subarray(1) : mpint);
-
-/** Fixed-width r||s from the two mpints of an SSH ECDSA signature (RFC 5656 §3.1.2), as WebCrypto wants. */
-function ecdsaSignature(blob: Uint8Array, width: number): Uint8Array {
-  const r = new Reader(blob);
-  const out = new Uint8Array(width * 2);
-  for (const [i, part] of [r.bytesField(), r.bytesField()].entries()) {
-    const digits = unsignedOf(part);
-    if (digits.length > width) throw new SshProtocolError("the server's ECDSA signature is malformed");
-    out.set(digits, width * (i + 1) - digits.length);
-  }
-  return out;
-}
-
-/** Whether `signatureBlob` is the host key's signature of the exchange hash (RFC 4253 §8). */
-async function verifyHostSignature(hostKeyBlob: Uint8Array, signatureBlob: Uint8Array, exchangeHash: Uint8Array): Promise<boolean> {
-  const key = new Reader(hostKeyBlob);
-  const keyType = key.text();
-  const sig = new Reader(signatureBlob);
-  const sigType = sig.text();
-  const signature = sig.bytesField();
-  const subtle = crypto.subtle;
-  if (keyType === "ssh-ed25519" && sigType === "ssh-ed25519") {
-    const publicKey = await subtle.importKey("raw", key.bytesField(), { name: "Ed25519" }, false, ["verify"]);
-    return subtle.verify({ name: "Ed25519" }, publicKey, signature, exchangeHash);
-  }
-  if (keyType === "ecdsa-sha2-nistp256" && sigType === keyType) {
-    key.text();
-    const publicKey = await subtle.importKey("raw", key.bytesField(), { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
-    return subtle.verify({ name: "ECDSA", hash: "SHA-256" }, publicKey, ecdsaSignature(signature, 32), exchangeHash);
-  }
-  if (keyType === "ssh-rsa" && (sigType === "rsa-sha2-256" || sigType === "rsa-sha2-512")) {
-    const e = unsignedOf(key.bytesField());
-    const n = unsignedOf(key.bytesField());
-    const hash = sigType === "rsa-sha2-256" ? "SHA-256" : "SHA-512";
-    const publicKey = await subtle.importKey("jwk", { kty: "RSA", n: b64url(n), e: b64url(e) }, { name: "RSASSA-PKCS1-v1_5", hash }, false, ["verify"]);
-    return subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, publicKey, signature, exchangeHash);
-  }
-  throw new SshProtocolError(`the server signed with ${sigType} for a ${keyType} host key, which we do not support`);
-}
-
-/** A user key that can sign the authentication request (RFC 4252 §7). */
-export type UserKey = { algorithm: string; publicBlob: Uint8Array; sign(data: Uint8Array): Promise<Uint8Array> };
-
-const bigintOf = (bytes: Uint8Array) => (bytes.length ? BigInt(`0x${Buffer.from(bytes).toString("hex")}`) : 0n);
-const bytesOf = (n: bigint) => {
-  const hex = n.toString(16);
-  return new Uint8Array(Buffer.from(hex.length % 2 ? `0${hex}` : hex, "hex"));
-};
-
-const ed25519Key = (key: CryptoKey, publicRaw: Uint8Array): UserKey => ({
-  algorithm: "ssh-ed25519",
-  publicBlob: new Writer().string("ssh-ed25519").string(publicRaw).done(),
-  sign: async (data) => new Writer().string("ssh-ed25519").string(new Uint8Array(await crypto.subtle.sign({ name: "Ed25519" }, key, data))).done(),
-});
-
-/** RSA keys sign with rsa-sha2-256 (RFC 8332), never the SHA-1 ssh-rsa that OpenSSH refuses since 8.8. */
-async function rsaKey(jwk: JsonWebKey): Promise<UserKey> {
-  const key = await crypto.subtle.importKey("jwk", jwk, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"]);
-  const fromB64url = (v: string | undefined) => new Uint8Array(Buffer.from(v ?? "", "base64url"));
-  return {
-    algorithm: "rsa-sha2-256",
-    publicBlob: new Writer().string("ssh-rsa").mpint(fromB64url(jwk.e)).mpint(fromB64url(jwk.n)).done(),
-    sign: async (data) => new Writer().string("rsa-sha2-256").string(new Uint8Array(await crypto.subtle.sign({ name: "RSASSA-PKCS1-v1_5" }, key, data))).done(),
-  };
-}
-
-/** The DER length of a TLV (X.690 §8.1.3). */
-const derLength = (n: number) => (n < 0x80 ? Uint8Array.of(n) : n < 0x100 ? Uint8Array.of(0x81, n) : n < 0x10000 ? Uint8Array.of(0x82, n >> 8, n & 0xff) : Uint8Array.of(0x83, n >> 16, (n >> 8) & 0xff, n & 0xff));
-const der = (tag: number, body: Uint8Array) => concat([Uint8Array.of(tag), derLength(body.length), body]);
-
-/** PKCS#1 (RFC 8017 A.1.2, "BEGIN RSA PRIVATE KEY") wrapped as PKCS#8 (RFC 5208 §5), which WebCrypto imports. */
-function pkcs8OfPkcs1(pkcs1: Uint8Array): Uint8Array {
-  const rsaEncryption = new Uint8Array(Buffer.from("300d06092a864886f70d0101010500", "hex"));
-  return der(0x30, concat([Uint8Array.of(2, 1, 0), rsaEncryption, der(0x04, pkcs1)]));
-}
-
-/** A PKCS#8 key: Ed25519 or RSA, whichever WebCrypto takes it as. */
-async function pkcs8Key(pkcs8: Uint8Array): Promise<UserKey> {
-  const subtle = crypto.subtle;
-  try {
-    const key = await subtle.importKey("pkcs8", pkcs8, { name: "Ed25519" }, true, ["sign"]);
-    const jwk = await subtle.exportKey("jwk", key);
-    return ed25519Key(key, new Uint8Array(Buffer.from((jwk as JsonWebKey).x ?? "", "base64url")));
-  } catch {
-    // not Ed25519
-  }
-  try {
-    const key = await subtle.importKey("pkcs8", pkcs8, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, true, ["sign"]);
-    return rsaKey((await subtle.exportKey("jwk", key)) as JsonWebKey);
-  } catch {
-    throw new Error("the PEM private key is neither Ed25519 nor RSA (we support those two)");
-  }
-}
-
-/** An unencrypted private key in OpenSSH's own format (the layout is OpenSSH's PROTOCOL.key). */
-async function openSshKey(bytes: Uint8Array): Promise<UserKey> {
-  const magic = utf8.encode("openssh-key-v1\0");
-  if (!magic.every((b, i) => bytes[i] === b)) throw new Error("the private key is not an openssh-key-v1 key");
-  const r = new Reader(bytes.subarray(magic.length));
-  const cipher = r.text();
-  r.text(); // kdf name
-  r.bytesField(); // kdf options
-  if (cipher !== "none") throw new Error("the private key is protected by a passphrase, which we do not support: remove it with ssh-keygen -p -N '' -f <file>");
-  if (r.u32() !== 1) throw new Error("the private key file holds more than one key");
-  r.bytesField(); // the public key, repeated in the private part
-  const p = new Reader(r.bytesField());
-  if (p.u32() !== p.u32()) throw new Error("the private key is damaged (its check numbers differ)");
-  const type = p.text();
-  if (type === "ssh-ed25519") {
-    const publicRaw = p.bytesField();
-    const seed = p.bytesField().subarray(0, 32);
-    // PKCS#8 for an Ed25519 seed (RFC 8410 §7): a fixed prefix, then the 32 bytes.
-    const pkcs8 = concat([new Uint8Array(Buffer.from("302e020100300506032b657004220420", "hex")), seed]);
-    return ed25519Key(await crypto.subtle.importKey("pkcs8", pkcs8, { name: "Ed25519" }, false, ["sign"]), publicRaw);
-  }
-  if (type === "ssh-rsa") {
-    const [n, e, d, qi, p1, q1] = [0, 1, 2, 3, 4, 5].map(() => unsignedOf(p.bytesField()));
-    const dn = bigintOf(d);
-    const [dp, dq] = [dn % (bigintOf(p1) - 1n), dn % (bigintOf(q1) - 1n)].map(bytesOf);
-    return rsaKey({ kty: "RSA", n: b64url(n), e: b64url(e), d: b64url(d), p: b64url(p1), q: b64url(q1), dp: b64url(dp), dq: b64url(dq), qi: b64url(qi) });
-  }
-  throw new Error(`the private key is of type ${type}; we support ssh-ed25519 and ssh-rsa`);
-}
-
-/**
- * The user's private key, unencrypted, in PEM: OpenSSH's format ("BEGIN OPENSSH PRIVATE KEY", what
- * ssh-keygen writes), PKCS#8 ("BEGIN PRIVATE KEY") or PKCS#1 ("BEGIN RSA PRIVATE KEY"); Ed25519 or
- * RSA. Anything else throws a message in words.
- */
-export async function parsePrivateKey(pem: string): Promise<UserKey> {
-  const block = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/.exec(pem);
-  if (!block) throw new Error("the private key is not in PEM form (-----BEGIN ... PRIVATE KEY-----)");
-  const bytes = new Uint8Array(Buffer.from(block[2].replace(/^[A-Za-z-]+:.*$/gm, "").replace(/\s+/g, ""), "base64"));
-  const label = block[1];
-  if (label === "OPENSSH PRIVATE KEY") return openSshKey(bytes);
-  if (label === "PRIVATE KEY") return pkcs8Key(bytes);
-  if (label === "RSA PRIVATE KEY") {
-    if (/Proc-Type: 4,ENCRYPTED/.test(block[2])) throw new Error("the private key is protected by a passphrase, which we do not support: remove it with ssh-keygen -p -N '' -f <file>");
-    return pkcs8Key(pkcs8OfPkcs1(bytes));
-  }
-  if (label === "ENCRYPTED PRIVATE KEY") throw new Error("the private key is protected by a passphrase, which we do not support: remove it with ssh-keygen -p -N '' -f <file>");
-  throw new Error(`the private key is a ${label}; we support Ed25519 and RSA keys (OPENSSH PRIVATE KEY, PRIVATE KEY or RSA PRIVATE KEY)`);
-}
 
 // ---- The connection ----
 
@@ -488,10 +240,17 @@ export class SshConnection {
 
   // ---- Reading and writing packets (RFC 4253 §6) ----
 
+  /** A close, a reset ("Network connection lost.") or a failed write are the same to us: the connection ended. */
+  private lost(): FileTransferError {
+    return this.failure ?? err("protocol", `the connection to ${this.where} was lost (${this.step})`);
+  }
+
   private async fill(n: number): Promise<Uint8Array> {
     while (this.buffered.length < n) {
-      const { value, done } = await this.reader.read();
-      if (done) throw err("protocol", `${this.where} closed the connection (${this.step})`);
+      const { value, done } = await this.reader.read().catch(() => {
+        throw this.lost();
+      });
+      if (done) throw this.lost();
       this.buffered = this.buffered.length ? concat([this.buffered, value]) : value;
     }
     const out = this.buffered.subarray(0, n);
@@ -502,12 +261,21 @@ export class SshConnection {
   /** RFC 4253 §4.2: lines before the version line are allowed; the version line starts with "SSH-". */
   private async versionExchange(): Promise<string> {
     await this.writer.write(utf8.encode(`${CLIENT_VERSION}\r\n`));
+    const notSsh = (said: string) => err("protocol", `${this.where} is not an SSH server (it said ${JSON.stringify(said.slice(0, 80))}): is ${this.options.port} its SFTP port?`);
+    let first: string | null = null;
     for (let lines = 0; lines < 50; lines++) {
       let line = "";
       for (;;) {
-        const [c] = await this.fill(1);
+        let c: number;
+        try {
+          [c] = await this.fill(1);
+        } catch (error) {
+          // A server of another protocol often answers our greeting with an error and hangs up.
+          if (first !== null && !this.failure) throw notSsh(first);
+          throw error;
+        }
         if (c === 0x0a) break;
-        if (line.length > 255) throw err("protocol", `${this.where} is not an SSH server (it sent a long line instead of a greeting)`);
+        if (line.length > 255) throw notSsh(line);
         line += String.fromCharCode(c);
       }
       line = line.replace(/\r$/, "");
@@ -515,8 +283,11 @@ export class SshConnection {
         if (!line.startsWith("SSH-2.0-") && !line.startsWith("SSH-1.99-")) throw err("protocol", `${this.where} speaks ${line}, not SSH 2`);
         return line;
       }
+      // Other lines may come first (RFC 4253 §4.2), but not an FTP or SMTP greeting, nor HTTP.
+      if (/^\d{3}[ -]|^HTTP\//.test(line)) throw notSsh(line);
+      first ??= line;
     }
-    throw err("protocol", `${this.where} is not an SSH server (no SSH greeting)`);
+    throw notSsh(first ?? "");
   }
 
   private async readPacket(): Promise<Uint8Array> {
@@ -582,7 +353,11 @@ export class SshConnection {
       const mac = createHmac("sha256", keys.macKey).update(seq).update(plain).digest();
       wire = concat([new Uint8Array(keys.cipher.update(plain)), new Uint8Array(mac)]);
     }
-    return this.writer.write(wire);
+    return this.writer.write(wire).catch(() => {
+      const lost = this.lost();
+      this.fail(lost);
+      throw lost;
+    });
   }
 
   /** The next packet that is not transport noise (ignore, debug, unimplemented, global requests). */
@@ -829,13 +604,13 @@ export class SshConnection {
           this.remoteWindow += r.u32();
           for (const wake of this.windowWaiters.splice(0)) wake();
         } else if (r.type === MSG.CHANNEL_EOF || r.type === MSG.CHANNEL_CLOSE) {
-          throw err("protocol", `${this.where} closed the SFTP channel`, true);
+          throw err("protocol", `${this.where} closed the SFTP channel`);
         }
         // Extended data (stderr), requests and anything else on the channel are not ours to act on.
       }
     } catch (error) {
-      const failure = this.failure ?? this.translate(error);
-      this.fail(new FileTransferError(failure.kind, failure.message, true));
+      // The requests still waiting say that they may have happened (sftp.ts).
+      this.fail(this.failure ?? this.translate(error));
     }
   }
 

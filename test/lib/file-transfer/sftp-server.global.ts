@@ -7,11 +7,11 @@
 //   - `Subsystem sftp internal-sftp`, forced for every session, starting in the folder's root:
 //     upload/ (owned by the test user, writable), readonly/ (root's, with one file in it) and full/
 //     (the test user's, a 64 KiB tmpfs mounted for the run: a full disk).
-// Four more sshd, the same but for their algorithms: an ECDSA host key with ECDH P-256, aes256-ctr
-// and hmac-sha2-256; an RSA host key; one whose only cipher is one we lack (chacha20-poly1305); and
+// Five more sshd, the same but for their algorithms: an ECDSA host key with ECDH P-256, aes256-ctr
+// and hmac-sha2-256; an RSA host key (signing rsa-sha2-512), and one signing rsa-sha2-256 only; one whose only cipher is one we lack (chacha20-poly1305); and
 // one that takes passwords by keyboard-interactive only (through PAM, Debian's /etc/pam.d/sshd).
-// Also: a loopback server that takes connections and never says anything (a hung server), and a
-// small HTTP server that shows the sshd log, so a test can tell what reached sshd.
+// Also: a loopback server that takes connections and never says anything (a hung server), a way to
+// the main sshd that cuts the connection in the middle of an upload, and a small HTTP server that shows the sshd log, so a test can tell what reached sshd.
 // The user, the mount and sshd need root, which the test machines are (CI too); as another user the
 // setup stops with a one-line message.
 import { execFileSync, spawn } from "node:child_process";
@@ -74,21 +74,60 @@ async function startSshd(dir: string, name: string, keyType: "ed25519" | "ecdsa"
   const exited = new Promise<number | null>((resolve) => sshd.once("exit", (code) => resolve(code)));
   for (let i = 0; !(await listening(port)); i++) {
     const code = await Promise.race([exited, new Promise<"waiting">((resolve) => setTimeout(() => resolve("waiting"), 100))]);
-    if (code !== "waiting" || i > 100) throw new Error(`sshd (${name}) did not start on port ${port} (exit ${code})`);
+    if (code !== "waiting" || i > 100) {
+      sshd.kill("SIGTERM");
+      throw new Error(`sshd (${name}) did not start on port ${port} (exit ${code})`);
+    }
   }
-  return { port, fingerprint, stop: async () => (sshd.kill("SIGTERM"), await exited) };
+  const stop = async () => {
+    sshd.kill("SIGTERM");
+    const timer = setTimeout(() => sshd.kill("SIGKILL"), 1000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { port, fingerprint, stop };
+}
+
+/** Listens on a free loopback port; returns it. */
+async function listen(server: net.Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const address = server.address();
+  return typeof address === "object" && address ? address.port : 0;
 }
 
 export default async function setup(project: TestProject) {
   if (process.getuid?.() !== 0) {
     throw new Error(`The SFTP tests start their own sshd with a test user (${USER}): run them as root (as CI does).`);
   }
+  // What was set up, undone in reverse at the end, or at once when a later step fails.
+  const undo: (() => unknown)[] = [];
+  const teardown = async () => {
+    for (const step of undo.reverse()) {
+      try {
+        // A step that hangs (a server still waiting on a connection) must not keep the rest from running.
+        await Promise.race([step(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+      } catch {
+        // undo the rest
+      }
+    }
+  };
+  try {
+    await start(project, undo);
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+  return teardown;
+}
+
+async function start(project: TestProject, undo: (() => unknown)[]) {
   const dir = mkdtempSync(join(tmpdir(), "sftp-tests-"));
+  undo.push(() => rmSync(dir, { recursive: true, force: true }));
   // sshd reads the authorized keys as the test user: it must be able to walk into the folder.
   chmodSync(dir, 0o755);
   const password = `pw-${crypto.randomUUID()}`;
   const { uid, gid } = ensureUser(password);
-
+  undo.push(() => run("usermod", ["--password", "!", USER]));
   // The user's keys: Ed25519 and RSA in OpenSSH's format, RSA as PKCS#1 PEM, and one with a passphrase.
   const clientKey = (file: string, args: string[]) => {
     run("ssh-keygen", ["-q", "-C", `sftp-tests ${file}`, "-f", join(dir, file), ...args]);
@@ -118,6 +157,7 @@ export default async function setup(project: TestProject) {
   } catch (error) {
     throw new Error(`The SFTP tests mount a 64 KiB tmpfs at ${full} for a full disk, and mount refused (${String(error).split("\n")[0]}): run them as root where mount is allowed.`);
   }
+  undo.push(() => run("umount", [full]));
 
   const common = [
     "ListenAddress 127.0.0.1",
@@ -144,12 +184,18 @@ export default async function setup(project: TestProject) {
   const onLog = (text: string) => (log += text);
   // The main server as OpenSSH comes (it picks curve25519, aes128-ctr, hmac-sha2-256-etm with us),
   // and others that make our client take its other algorithms, or find none in common.
-  const main = await startSshd(dir, "ed25519", "ed25519", common, [], onLog);
-  const ecdsa = await startSshd(dir, "ecdsa", "ecdsa", common, ["KexAlgorithms ecdh-sha2-nistp256", "Ciphers aes256-ctr", "MACs hmac-sha2-256"], onLog);
-  const rsa = await startSshd(dir, "rsa", "rsa", common, [], onLog);
-  const chacha = await startSshd(dir, "chacha", "ed25519", common, ["Ciphers chacha20-poly1305@openssh.com"], onLog);
+  const sshd = async (name: string, keyType: "ed25519" | "ecdsa" | "rsa", extra: string[]) => {
+    const server = await startSshd(dir, name, keyType, common, extra, onLog);
+    undo.push(server.stop);
+    return server;
+  };
+  const main = await sshd("ed25519", "ed25519", []);
+  const ecdsa = await sshd("ecdsa", "ecdsa", ["KexAlgorithms ecdh-sha2-nistp256", "Ciphers aes256-ctr", "MACs hmac-sha2-256"]);
+  const rsa = await sshd("rsa", "rsa", []);
+  const rsa256 = await sshd("rsa256", "rsa", ["HostKeyAlgorithms rsa-sha2-256"]);
+  const chacha = await sshd("chacha", "ed25519", ["Ciphers chacha20-poly1305@openssh.com"]);
   // Passwords through PAM, by keyboard-interactive only, as many servers are set up.
-  const keyboard = await startSshd(dir, "keyboard", "ed25519", common, ["UsePAM yes", "PasswordAuthentication no", "KbdInteractiveAuthentication yes"], onLog);
+  const keyboard = await sshd("keyboard", "ed25519", ["UsePAM yes", "PasswordAuthentication no", "KbdInteractiveAuthentication yes"]);
 
   // A server that accepts connections and never answers: an SSH client waits for its greeting.
   const held: net.Socket[] = [];
@@ -157,15 +203,34 @@ export default async function setup(project: TestProject) {
     held.push(socket);
     socket.on("error", () => undefined);
   });
-  await new Promise<void>((resolve) => hang.listen(0, "127.0.0.1", () => resolve()));
-  const hangAddress = hang.address();
+  const hangPort = await listen(hang);
+  undo.push(() => new Promise<void>((resolve) => hang.close(() => resolve())));
+
+  // A way to the main sshd that cuts both connections once the client has sent 512 KiB: a
+  // connection lost in the middle of an upload.
+  const cut = net.createServer((client) => {
+    const upstream = net.connect(main.port, "127.0.0.1");
+    let sent = 0;
+    client.on("data", (chunk: Buffer) => {
+      sent += chunk.length;
+      if (sent > 512 * 1024) return void (client.destroy(), upstream.destroy());
+      upstream.write(chunk);
+    });
+    upstream.on("data", (chunk: Buffer) => client.write(chunk));
+    for (const socket of [client, upstream]) socket.on("error", () => undefined).on("close", () => (client.destroy(), upstream.destroy()));
+    held.push(client, upstream);
+  });
+  const cutPort = await listen(cut);
+  undo.push(() => new Promise<void>((resolve) => cut.close(() => resolve())));
+  // Undone first: a server's close waits for its connections.
+  undo.push(() => held.forEach((socket) => socket.destroy()));
 
   const logServer = http.createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
     res.end(log);
   });
-  await new Promise<void>((resolve) => logServer.listen(0, "127.0.0.1", () => resolve()));
-  const logAddress = logServer.address();
+  const logPort = await listen(logServer);
+  undo.push(() => new Promise<void>((resolve) => (logServer.closeAllConnections(), logServer.close(() => resolve()))));
 
   project.provide("sftp", {
     host: "127.0.0.1",
@@ -180,22 +245,13 @@ export default async function setup(project: TestProject) {
     variants: {
       ecdsa: { port: ecdsa.port, hostKeyFingerprint: ecdsa.fingerprint },
       rsa: { port: rsa.port, hostKeyFingerprint: rsa.fingerprint },
+      rsa256: { port: rsa256.port, hostKeyFingerprint: rsa256.fingerprint },
       chacha: { port: chacha.port, hostKeyFingerprint: chacha.fingerprint },
       keyboard: { port: keyboard.port, hostKeyFingerprint: keyboard.fingerprint },
     },
     root,
-    hangPort: typeof hangAddress === "object" && hangAddress ? hangAddress.port : 0,
-    logUrl: `http://127.0.0.1:${typeof logAddress === "object" && logAddress ? logAddress.port : 0}`,
+    hangPort,
+    cutPort,
+    logUrl: `http://127.0.0.1:${logPort}`,
   });
-
-  return async () => {
-    for (const server of [main, ecdsa, rsa, chacha, keyboard]) await server.stop();
-    run("umount", [full]);
-    run("usermod", ["--password", "!", USER]);
-    for (const socket of held) socket.destroy();
-    await new Promise<void>((resolve) => hang.close(() => resolve()));
-    logServer.closeAllConnections();
-    await new Promise<void>((resolve) => logServer.close(() => resolve()));
-    rmSync(dir, { recursive: true, force: true });
-  };
 }

@@ -89,6 +89,7 @@ describe("SFTP against a real OpenSSH server", () => {
   it.each([
     ["an ECDSA P-256 host key, ECDH P-256, aes256-ctr and hmac-sha2-256", "ecdsa" as const],
     ["an RSA host key (rsa-sha2-512)", "rsa" as const],
+    ["an RSA host key signing rsa-sha2-256 only", "rsa256" as const],
   ])("works with a server that has %s", async (_, variant) => {
     const { port, hostKeyFingerprint } = server.variants[variant];
     const name = unique(variant);
@@ -118,6 +119,21 @@ describe("SFTP against a real OpenSSH server", () => {
       });
       expect(await failure(() => sftp.list("no-such-folder"))).toMatchObject({ kind: "not_found" });
       expect(await failure(() => sftp.remove("upload/nothing-here.csv"))).toMatchObject({ kind: "not_found" });
+    });
+  });
+
+  it("renaming onto a file that exists is refused in words, and both files stay", async () => {
+    const name = unique("rename");
+    await withSession(async (sftp) => {
+      await sftp.writeAtomic(`upload/${name}-a.csv`, bytes("a"));
+      await sftp.writeAtomic(`upload/${name}-b.csv`, bytes("b"));
+      expect(await failure(() => sftp.rename(`upload/${name}-a.csv`, `upload/${name}-b.csv`))).toEqual({
+        kind: "protocol",
+        message: `renaming upload/${name}-a.csv to upload/${name}-b.csv failed: the server gave no reason (SFTP "failure"); is there a file of that name already? (the server said: Failure)`,
+        unclear: false,
+      });
+      expect(text(await sftp.read(`upload/${name}-a.csv`, 10))).toBe("a");
+      expect(text(await sftp.read(`upload/${name}-b.csv`, 10))).toBe("b");
     });
   });
 
@@ -288,6 +304,15 @@ describe("SFTP failures in words", () => {
     });
   });
 
+  it("a server of another protocol (a web server on that port) is not an SSH server, in words", async () => {
+    const web = new URL(inject("fakeRemoteUrl"));
+    expect(await failure(() => connectSftp(settings({ port: Number(web.port) })))).toEqual({
+      kind: "protocol",
+      message: `${server.host}:${web.port} is not an SSH server (it said "HTTP/1.1 400 Bad Request"): is ${web.port} its SFTP port?`,
+      unclear: false,
+    });
+  });
+
   it("a host name that does not resolve is a DNS failure", async () => {
     expect(await failure(() => connectSftp(settings({ host: "sftp.invalid" })))).toEqual({
       kind: "dns",
@@ -307,6 +332,24 @@ describe("SFTP failures in words", () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it("a connection lost in the middle of an upload: the write is unclear, and the session over", async () => {
+    const name = unique("cut");
+    const session = await connectSftp(settings({ port: server.cutPort }));
+    try {
+      const result = await failure(() => session.writeAtomic(`upload/${name}.bin`, new Uint8Array(2 * 1024 * 1024)));
+      expect(result.kind).toBe("protocol");
+      expect(result.unclear).toBe(true);
+      expect(result.message).toMatch(
+        new RegExp(`^the connection to ${server.host}:${server.cutPort} was lost \\(waiting for the answer to writing upload/\\.${name}\\.bin\\.[0-9a-f]{8}\\.part \\(for upload/${name}\\.bin\\)\\); writing .* may or may not have happened$`),
+      );
+      expect(await failure(() => session.list("upload"))).toMatchObject({ kind: "protocol", unclear: false });
+    } finally {
+      await session.close();
+    }
+    // Nothing under the final name: the half-written file stayed under its temporary one.
+    expect(await withSession((sftp) => sftp.stat(`upload/${name}.bin`))).toBeNull();
+  });
+
   it("an operation still waiting when the session's time is up fails as timeout, and unclear", async () => {
     const name = unique("late");
     const started = Date.now();
@@ -317,7 +360,8 @@ describe("SFTP failures in words", () => {
         for (let i = 0; ; i++) await session.writeAtomic(`upload/${name}-${i}.bin`, new Uint8Array(1024 * 1024));
       });
       expect(result).toMatchObject({ kind: "timeout", unclear: true });
-      expect(result.message).toMatch(new RegExp(`^${server.host}:${server.port} did not answer within the session's 2000 ms \\(waiting for the answer to writing upload/\\.${name}-\\d+\\.bin\\.[0-9a-f]{8}\\.part \\(for upload/${name}-\\d+\\.bin\\)\\); writing .* may or may not have happened$`));
+      // Whichever request of the upload was waiting (a write, the close, the rename) is named.
+      expect(result.message).toMatch(new RegExp(`^${server.host}:${server.port} did not answer within the session's 2000 ms \\(waiting for the answer to (writing|renaming) upload/\\.${name}-\\d+\\.bin\\.[0-9a-f]{8}\\.part .+\\); .+ may or may not have happened$`));
       expect(Date.now() - started).toBeLessThan(4000);
       // The session is over: what comes next fails at once.
       expect(await failure(() => session.list("upload"))).toMatchObject({ kind: "timeout", unclear: false });
