@@ -121,7 +121,9 @@ export const FileTransferBody = z
     columns: columns(CSV_COLUMNS, `CSV: the columns in their order, each a field of the order CSV and its header (up to ${FILE_TRANSFER_LIMITS.columns}); by default every field under its own name.`),
     delimiter: z.enum(DELIMITERS).optional().openapi({ description: "CSV: the separator, \",\" (the default), \";\", a tab or \"|\"." }),
     encoding: z.enum(ENCODINGS).optional().openapi({ description: "utf-8 (the default) or iso-8859-1; a character iso-8859-1 lacks is written as \"?\"." }),
-    inbound: InboundSettings.optional().nullable(),
+    inbound: InboundSettings.optional()
+      .nullable()
+      .openapi({ description: "Where the supplier leaves answer files (accept, decline, partial, ship per row), read by the cron each minute; null: none." }),
   })
   .superRefine((v, ctx) => {
     if (v.password !== undefined && v.private_key !== undefined) {
