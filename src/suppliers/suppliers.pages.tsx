@@ -237,7 +237,8 @@ function SupplierForm(props: { action: string; csrf: string; values: FormValues;
         label={LABELS.channel}
         value={channel}
         errors={errors}
-        options={CHANNELS.map((ch) => ({
+        // The file channel is set up through the API (file_transfer has no form yet): offered only to a supplier already on it.
+        options={CHANNELS.filter((ch) => ch !== "file" || channel === "file").map((ch) => ({
           value: ch,
           label: (
             <span>

@@ -321,6 +321,33 @@ describe("answer files read back by the cron", () => {
     await call("PATCH", `/api/v1/suppliers/${supplier.id}`, { creds, body: { active: false } });
   });
 
+  it("answer files in JSON and XML, their fields named by the setting's columns", async () => {
+    const columns = [
+      { field: "line_id", header: "regel" },
+      { field: "action", header: "actie" },
+      { field: "reason", header: "reden" },
+    ];
+    const json = await sentOrder({ format: "json", columns });
+    await drop(`${json.dir}/in/answers.json`, JSON.stringify([{ regel: json.lineIds[0], actie: "accept" }, { regel: json.lineIds[1], actie: "decline", reden: "Uitverkocht" }]));
+    const xml = await sentOrder({ format: "xml", columns });
+    await drop(
+      `${xml.dir}/in/answers.xml`,
+      `<?xml version="1.0"?><answers><answer><regel>${xml.lineIds[0]}</regel><actie>accept</actie></answer>` +
+        `<answer><regel>${xml.lineIds[1]}</regel><actie>decline</actie></answer></answers>`,
+    );
+    await cron();
+    const rowsOf = async (t: typeof json) => (await inboundFiles(t.creds, t.supplier.id)).data[0].rows;
+    expect(await rowsOf(json)).toEqual([
+      { row: 1, line_id: json.lineIds[0], action: "accept", result: "applied", message: null },
+      { row: 2, line_id: json.lineIds[1], action: "decline", result: "applied", message: null },
+    ]);
+    expect(await rowsOf(xml)).toEqual([
+      { row: 1, line_id: xml.lineIds[0], action: "accept", result: "applied", message: null },
+      { row: 2, line_id: xml.lineIds[1], action: "decline", result: "refused", message: "The reason field is required when action is decline." },
+    ]);
+    for (const t of [json, xml]) await call("PATCH", `/api/v1/suppliers/${t.supplier.id}`, { creds: t.creds, body: { active: false } });
+  });
+
   it("a file is processed once under two overlapping cron runs", async () => {
     const { creds, dir, supplier, reference, lineIds } = await sentOrder({ archive_directory: null });
     await drop(`${dir}/in/ship.csv`, `line_id,action,quantity,tracking_number\n${lineIds[0]},ship,1,T-1\n${lineIds[0]},ship,1,T-2\n`);

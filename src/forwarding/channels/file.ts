@@ -88,16 +88,20 @@ function xmlDocument(root: string, doc: object, encoding: FileTransferConfig["en
   return `<?xml version="1.0" encoding="${encoding === "utf-8" ? "UTF-8" : "ISO-8859-1"}"?>\n${xmlOf(root, doc, "")}`;
 }
 
+/** A document's file name: the template with the order's, the supplier's and the document's own values. */
+function documentFileName(
+  template: string,
+  doc: { order: { reference: string; external_id: string }; supplier: { id: number }; created_at: string },
+  own: Record<string, number>,
+  format: FileFormat,
+): string {
+  const common = { reference: doc.order.reference, external_id: doc.order.external_id, supplier_id: doc.supplier.id, date: doc.created_at.slice(0, 10), ext: EXT[format] };
+  return fileName(template, { ...common, ...own });
+}
+
 /** The order file of a dispatch: its name and its bytes, from the document and the setting alone. */
 export function orderFile(doc: DispatchDocument, config: FileTransferConfig): { name: string; bytes: Uint8Array } {
-  const name = fileName(config.filename, {
-    reference: doc.order.reference,
-    external_id: doc.order.external_id,
-    dispatch_id: doc.dispatch_id,
-    supplier_id: doc.supplier.id,
-    date: doc.created_at.slice(0, 10),
-    ext: EXT[config.format],
-  });
+  const name = documentFileName(config.filename, doc, { dispatch_id: doc.dispatch_id }, config.format);
   let text: string;
   if (config.format === "csv") {
     const columns = config.columns ?? CSV_COLUMNS.map((c) => ({ field: c, header: c }));
@@ -116,14 +120,7 @@ const CANCELLATION_COLUMNS = ["cancellation_id", "purpose", "order_reference", "
 
 /** A cancellation request's file: its own name template, the same format, delimiter and encoding. */
 export function cancellationFile(doc: CancellationDocument, config: FileTransferConfig): { name: string; bytes: Uint8Array } {
-  const name = fileName(config.cancellation_filename, {
-    reference: doc.order.reference,
-    external_id: doc.order.external_id,
-    cancellation_id: doc.cancellation_id,
-    supplier_id: doc.supplier.id,
-    date: doc.created_at.slice(0, 10),
-    ext: EXT[config.format],
-  });
+  const name = documentFileName(config.cancellation_filename, doc, { cancellation_id: doc.cancellation_id }, config.format);
   let text: string;
   if (config.format === "csv") {
     const rows = doc.lines.map((l) => [
