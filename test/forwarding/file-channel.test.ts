@@ -15,6 +15,7 @@ import type { FileTransferSession } from "../../src/lib/file-transfer/transfer";
 import { createAccount, createOrder, exec, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
 import { orderSettled, supplierWithRule } from "../helpers/suppliers";
+import { waitFor } from "../helpers/wait";
 
 const server = inject("sftp");
 const refusedPort = Number(new URL(inject("closedPortUrl")).port);
@@ -137,6 +138,30 @@ describe("the file channel over SFTP", () => {
       [1, "accepted", `sftp://${server.host}:${server.port}/${dir}/${name}`],
       [2, "accepted", `sftp://${server.host}:${server.port}/${dir}/${name}`],
     ]);
+  });
+
+  it("a cancellation request goes as a file of its own, under its own name template", async () => {
+    const creds = await createAccount();
+    const dir = folder();
+    const { supplier } = await supplierWithRule(creds, { channel: "file", file_transfer: sftpSettings(dir, { cancellation_filename: "cancel-{external_id}-{cancellation_id}.{ext}" }) });
+    const { reference, payload } = await createOrder(creds, TWO_LINES);
+    const order = await orderSettled(creds, reference, ["completed"]);
+    const [a] = order.order_lines.map((l: { id: number }) => l.id);
+    const res = await call("POST", `/api/v1/orders/${reference}/cancel`, { creds, body: { lines: [{ line_id: a, quantity: 1 }], reason: "wrong colour" } });
+    expect(res.status).toBe(200);
+    const [request] = await waitFor(async () => {
+      const list = (await call("GET", `/api/v1/orders/${reference}/cancellations`, { creds })).json.data;
+      return list[0]?.status === "requested" ? list : null;
+    });
+    expect(request).toMatchObject({ channel: "file", status: "requested", attempts: 1, last_error: null });
+    const [dispatch] = await dispatchesOf(creds, reference);
+    const name = `cancel-${payload.external_id}-${request.id}.csv`;
+    expect(await names(dir)).toEqual([`${reference}-${dispatch.id}.csv`, name].sort());
+    expect(text(await onServer((s) => s.read(`${dir}/${name}`, 1 << 20)))).toBe(
+      "cancellation_id,purpose,order_reference,order_external_id,line_id,line_external_id,sku,ean13,name,quantity,line_quantity,reason\r\n" +
+        `${request.id},cancel,${reference},${payload.external_id},${a},mug-1,MUG-BLUE,,Blue mug,1,2,wrong colour\r\n`,
+    );
+    await call("PATCH", `/api/v1/suppliers/${supplier.id}`, { creds, body: { active: false } });
   });
 
   it("a wrong password and a host key that is not the pinned one: refused at once, said in words on the attempt log", async () => {
