@@ -10,6 +10,7 @@ import worker from "../../src/index";
 import type { Bindings } from "../../src/env";
 import { createDb } from "../../src/db";
 import { sendDispatch } from "../../src/forwarding/forwarding.service";
+import { ftpConnector } from "../../src/lib/file-transfer/ftp";
 import { connectSftp } from "../../src/lib/file-transfer/sftp";
 import type { FileTransferSession } from "../../src/lib/file-transfer/transfer";
 import { createAccount, createOrder, exec, rows } from "../helpers/factories";
@@ -235,6 +236,34 @@ describe("the file channel over SFTP", () => {
       ["delete", false],
     ]);
     expect(readonly.checks[2].message).toMatch(/^permission_denied: /);
+  });
+});
+
+describe("the file channel over plain FTP", () => {
+  it("an order arrives as an XML file, atomically, in the supplier's folder on vsftpd", async () => {
+    const ftp = inject("ftpServer");
+    const creds = await createAccount();
+    const { supplier } = await supplierWithRule(creds, {
+      channel: "file",
+      file_transfer: { protocol: "ftp", host: ftp.host, port: ftp.port, username: ftp.username, password: ftp.password, directory: "upload", format: "xml", filename: "order-{dispatch_id}.{ext}" },
+    });
+    const { reference } = await createOrder(creds, TWO_LINES);
+    await orderSettled(creds, reference, ["completed"]);
+    const [dispatch] = await dispatchesOf(creds, reference);
+    expect(dispatch.attempt_log.map((a: { outcome: string; to: string }) => [a.outcome, a.to])).toEqual([["accepted", `ftp://${ftp.host}:${ftp.port}/upload/order-${dispatch.id}.xml`]]);
+    const s = await ftpConnector({ protocol: "ftp", host: ftp.host, port: ftp.port, username: ftp.username, password: ftp.password, timeoutMs: 20_000 });
+    try {
+      const xml = text(await s.read(`upload/order-${dispatch.id}.xml`, 1 << 20));
+      expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<order>\n  <id>')).toBe(true);
+      expect(xml.endsWith("</order>\n")).toBe(true);
+      expect(xml).toContain(`  <dispatch_id>${dispatch.id}</dispatch_id>\n`);
+      expect(xml).toContain("      <name>Red &quot;pot&quot;</name>\n");
+      expect(xml).toContain("      <reference>POT; RED</reference>\n");
+      expect((await s.list("upload")).filter((f) => f.name.includes(`order-${dispatch.id}.`)).map((f) => f.name)).toEqual([`order-${dispatch.id}.xml`]);
+    } finally {
+      await s.close();
+    }
+    await call("PATCH", `/api/v1/suppliers/${supplier.id}`, { creds, body: { active: false } });
   });
 });
 
