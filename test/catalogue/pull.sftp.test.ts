@@ -3,24 +3,17 @@
 // (test/forwarding/file-channel-folders.global.ts makes upload/fc-30). The credentials ride in the
 // URL as an https feed's do; the host key is pinned with host_key_fingerprint.
 import { describe, expect, inject, it } from "vitest";
-import { connectSftp } from "../../src/lib/file-transfer/sftp";
 import { createFeed, feedCatalogue } from "../helpers/catalogue";
 import { createAccount } from "../helpers/factories";
 import { call } from "../helpers/http";
+import { onSftpServer } from "../helpers/file-servers";
 
 const server = inject("sftp");
 const DIR = "upload/fc-30";
 const urlOf = (path: string, fingerprint = server.hostKeyFingerprint) =>
   `sftp://${server.username}:${encodeURIComponent(server.password)}@${server.host}:${server.port}/${path}?host_key_fingerprint=${encodeURIComponent(fingerprint)}`;
 
-async function put(path: string, body: string) {
-  const s = await connectSftp({ protocol: "sftp", host: server.host, port: server.port, username: server.username, password: server.password, hostKeyFingerprint: server.hostKeyFingerprint, timeoutMs: 20_000 });
-  try {
-    await s.writeAtomic(path, new TextEncoder().encode(body));
-  } finally {
-    await s.close();
-  }
-}
+const put = (path: string, body: string) => onSftpServer((s) => s.writeAtomic(path, new TextEncoder().encode(body)));
 
 describe("a feed on an SFTP server", () => {
   it("is pulled over SFTP and fills the catalogue", async () => {

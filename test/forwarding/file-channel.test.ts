@@ -11,12 +11,11 @@ import type { Bindings } from "../../src/env";
 import { createDb } from "../../src/db";
 import { sendDispatch } from "../../src/forwarding/forwarding.service";
 import { ftpConnector } from "../../src/lib/file-transfer/ftp";
-import { connectSftp } from "../../src/lib/file-transfer/sftp";
-import type { FileTransferSession } from "../../src/lib/file-transfer/transfer";
 import { createAccount, createOrder, exec, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
 import { orderSettled, supplierWithRule } from "../helpers/suppliers";
 import { waitFor } from "../helpers/wait";
+import { onSftpServer } from "../helpers/file-servers";
 
 const server = inject("sftp");
 const refusedPort = Number(new URL(inject("closedPortUrl")).port);
@@ -35,22 +34,7 @@ const sftpSettings = (directory: string, overrides: Record<string, unknown> = {}
   ...overrides,
 });
 
-async function onServer<T>(work: (s: FileTransferSession) => Promise<T>): Promise<T> {
-  const s = await connectSftp({
-    protocol: "sftp",
-    host: server.host,
-    port: server.port,
-    username: server.username,
-    password: server.password,
-    hostKeyFingerprint: server.hostKeyFingerprint,
-    timeoutMs: 20_000,
-  });
-  try {
-    return await work(s);
-  } finally {
-    await s.close();
-  }
-}
+const onServer = onSftpServer;
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 const names = (directory: string) => onServer(async (s) => (await s.list(directory)).filter((f) => !f.isDirectory).map((f) => f.name).sort());
 
