@@ -41,6 +41,8 @@ export default defineConfig(async () => {
                   ADMIN_TOKEN: "test-admin-token",
                   SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456789abcdef",
                   OUTBOUND_TIMEOUT_MS: "1000",
+                  // The file channel's sessions (a real sshd or vsftpd): long enough for a handshake on a busy machine.
+                  FILE_TRANSFER_TIMEOUT_MS: "8000",
                   RETRY_BASE_SECONDS: "0",
                   SEND_MAX_ATTEMPTS: "3",
                   PIPELINE_RETRY_BASE_SECONDS: "0",
@@ -99,6 +101,8 @@ export default defineConfig(async () => {
               "./test/lib/file-transfer/ftp-server.global.ts",
               // The real sshd of the SFTP tests (docs/file-transfer-sftp.md).
               "./test/lib/file-transfer/sftp-server.global.ts",
+              // Folders of their own for the file channel's tests on that sshd (after it).
+              "./test/forwarding/file-channel-folders.global.ts",
             ],
             // Property-based tests (test/helpers/fuzz.ts): a fixed seed, so a run is reproducible;
             // FUZZ_SEED explores other inputs and FUZZ_SCALE multiplies the number of runs.

@@ -12,6 +12,8 @@ export type Bindings = Env & {
   SECRETS_KEY_PREVIOUS?: string;
   /** "1" only in benchmark runs (`wrangler dev --var BENCH_METRICS:1`): D1 counters in X-D1-* headers. */
   BENCH_METRICS?: string;
+  /** The file channel's time box per session (src/forwarding/channels/file.ts); 20000 by default. */
+  FILE_TRANSFER_TIMEOUT_MS?: string;
 };
 
 /** `currency`: the account's ISO 4217 code (src/lib/currency.ts), read with the credentials. */

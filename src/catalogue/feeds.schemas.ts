@@ -1,6 +1,7 @@
 // The product-feed contract: what a client may send to set a feed up, and what it reads back.
 import { z } from "@hono/zod-openapi";
 import { FEED_FORMATS, IMPORT_STATUSES, IMPORT_TRIGGERS, PRODUCT_FIELDS } from "../db/schema";
+import { fileServerUrlProblem, isFileServerUrl } from "./feed-servers";
 import { field } from "../lib/validation";
 import { CSV_DELIMITERS } from "./feed-readers";
 import { scheduleMinutes } from "./schedule";
@@ -37,14 +38,27 @@ const url = z
   .refine((v) => {
     try {
       const u = new URL(v);
-      return u.protocol === "https:" || u.protocol === "http:";
+      return u.protocol === "https:" || u.protocol === "http:" || isFileServerUrl(u);
     } catch {
       return false;
     }
   }, "The :attribute field must be a valid URL.")
+  .superRefine((v, ctx) => {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      return;
+    }
+    const problem = isFileServerUrl(u) ? fileServerUrlProblem(u) : null;
+    if (problem) ctx.addIssue({ code: "custom", message: `The :attribute field ${problem}.` });
+  })
   .openapi({
     example: "https://feeds.supplier.example/stock.csv",
-    description: "The http(s) URL to pull the file from; https://user:password@host/… is sent as Basic auth.",
+    description:
+      "The URL to pull the file from: http(s) (https://user:password@host/… is sent as Basic auth), or a supplier's file server: " +
+      "ftp://user:password@host/path, ftps:// (explicit TLS) or sftp://user:password@host:port/path?host_key_fingerprint=SHA256%3A… " +
+      "(the server's host key, pinned and required for sftp).",
   });
 
 const schedule = z

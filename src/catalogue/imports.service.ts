@@ -15,6 +15,7 @@ import { ColumnReport, FeedError, onlySkuMessage, readFeed, unmappedWarning, typ
 import { toProductRow } from "./product-row";
 import { scheduleMinutes } from "./schedule";
 import { queueStockSyncsAfterImport } from "../shops/stock/queue";
+import { isFileServerUrl, pullFromFileServer } from "./feed-servers";
 
 /** Largest file read, after gunzip (Workers accept request bodies up to 100 MB). */
 export const MAX_FEED_BYTES = 100 * 1024 * 1024;
@@ -109,6 +110,10 @@ export function importFromUrl(
 
 /** The file at a feed's url, streaming, read in the feed's format (and its encoding when it names one). */
 export async function openUrl(feed: { url: string; format: FeedFormat; encoding: string | null }, timeoutMs: number): Promise<OpenedFile> {
+  const target = new URL(feed.url);
+  if (isFileServerUrl(target)) {
+    return { body: await pullFromFileServer(target, MAX_FEED_BYTES, timeoutMs), format: feed.format, charset: feed.encoding, useMapping: true };
+  }
   const { response, body } = await fetchFeed(feed.url, feed.format, timeoutMs);
   const contentType = response.headers.get("content-type") ?? "";
   const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1] ?? null;

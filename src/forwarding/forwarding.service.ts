@@ -277,20 +277,20 @@ const pickupNote = (supplier: Pick<Supplier, "name">) => `Waiting for supplier $
 /** An attempt at a push send, with its record for the dispatch's attempt_log. */
 export type SentAttempt = Attempt & { record: AttemptRecord };
 
-/** The call itself, on a push channel (webhook or e-mail: ./channels/), time-boxed; timed and recorded. */
+/** The call itself, on a push channel (webhook, e-mail or file: ./channels/), time-boxed; timed and recorded. */
 async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, timeoutMs: number): Promise<SentAttempt> {
   const { supplier } = held;
-  const channel = held.dispatch.channel === "webhook" ? "webhook" : "email";
-  const to = CHANNELS[channel].address(supplier);
+  const channel = held.dispatch.channel === "webhook" || held.dispatch.channel === "file" ? held.dispatch.channel : "email";
   const at = new Date();
-  const attempt = await CHANNELS[channel].send({ document: doc, mail: orderMail(doc) }, supplier, { env, timeoutMs });
+  const attempt = await CHANNELS[channel].send({ kind: "order", document: doc, mail: orderMail(doc) }, supplier, { env, timeoutMs });
+  const to = attempt.to ?? CHANNELS[channel].address(supplier);
   const record: AttemptRecord = {
     attempt: held.dispatch.attempts,
     at: isoMicro(at),
     channel,
     to,
     lines: doc.lines.length,
-    outcome: outcomeOf(attempt, to),
+    outcome: outcomeOf(attempt, to, channel),
     http_status: attempt.http ?? null,
     response: attempt.response ?? (to ? null : attempt.detail),
     duration_ms: Date.now() - at.getTime(),
@@ -298,9 +298,10 @@ async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, tim
   return { ...attempt, record };
 }
 
-function outcomeOf(attempt: Attempt, to: string | null): AttemptRecord["outcome"] {
+function outcomeOf(attempt: Attempt, to: string | null, channel: AttemptRecord["channel"]): AttemptRecord["outcome"] {
   if (!to) return "not_sent";
   if (attempt.outcome === "delivered") return "accepted";
+  if (channel === "file") return attempt.failure === "timeout" ? "timeout" : "file_error";
   if (attempt.http !== undefined) return "http_error";
   return attempt.failure === "timeout" ? "timeout" : attempt.failure === "email" ? "email_error" : "network_error";
 }

@@ -72,7 +72,7 @@ export async function sendCancellation(db: Db, env: Bindings, cancellationId: nu
   // On its channel (./channels/). Pull and manual requests are never queued (the supplier sees them
   // where it looks); one that is, after a supplier changed its channel, waits where it is seen now.
   const mail = { subject: cancellationMailSubject(doc), text: cancellationMailText(doc), headers: { "X-Cancellation-Id": String(claimed.id) } };
-  const attempt = await CHANNELS[claimed.channel].send({ document: doc, mail }, supplier, { env, timeoutMs: settings.timeoutMs });
+  const attempt = await CHANNELS[claimed.channel].send({ kind: "cancellation", document: doc, mail }, supplier, { env, timeoutMs: settings.timeoutMs });
 
   const at = isoMicro();
   if (attempt.outcome === "delivered") {

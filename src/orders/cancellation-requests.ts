@@ -17,7 +17,7 @@ export type CancellationRequest = {
 };
 
 /** Channels on which a request is sent (and so starts queued); the others show it where the supplier looks. */
-export const SENT_CHANNELS: readonly Channel[] = ["webhook", "email"];
+export const SENT_CHANNELS: readonly Channel[] = ["webhook", "email", "file"];
 
 /**
  * The requests and their lines in two statements. A line that already has an open cancellation

@@ -779,7 +779,7 @@ function AttemptLog({ dispatch: d }: { dispatch: OrderDetail["dispatches"][numbe
           {
             header: "Sent",
             cell: (a) =>
-              `${a.lines} ${a.lines === 1 ? "line" : "lines"} by ${a.channel === "webhook" ? "webhook" : "e-mail"}${a.to ? ` to ${a.to}` : ": no " + (a.channel === "webhook" ? "webhook URL" : "e-mail address")}`,
+              `${a.lines} ${a.lines === 1 ? "line" : "lines"} ${a.channel === "file" ? "as a file" : a.channel === "webhook" ? "by webhook" : "by e-mail"}${a.to ? ` to ${a.to}` : ": no " + (a.channel === "webhook" ? "webhook URL" : a.channel === "file" ? "file server" : "e-mail address")}`,
           },
           { header: "Outcome", cell: (a) => <AttemptOutcomeBadge outcome={a.outcome} httpStatus={a.http_status} /> },
           { header: "Supplier's response", cell: (a) => (a.response ? <span class="response">{a.response}</span> : "—") },

@@ -12,6 +12,7 @@ import { carrierPipeline, enqueue } from "../lib/queue";
 import { isoMicro } from "../lib/time";
 import { syncsToResume } from "../shops/stock/stock-sync.service";
 import { stockSyncMessages } from "../shops/stock/queue";
+import { pollInboundFiles } from "../forwarding/inbound-files.service";
 import { sweepDeadlines, sweepRematches, sweepStuckCancellations, sweepStuckDispatches, sweepUnroutedOrders } from "./sweeper";
 
 /** Runs are kept this long: a weekend's incidents are still there on Monday. */
@@ -28,6 +29,7 @@ export const SWEEPERS = {
   deliveries_rekicked: "Webhook deliveries re-sent",
   write_backs_rekicked: "Shop write-backs re-sent",
   feeds_pulled: "Feeds pulled",
+  inbound_files: "Supplier answer files processed",
   sessions_ended: "Console sessions cleaned up",
   stock_syncs_resumed: "Stock syncs resumed",
 } as const;
@@ -63,6 +65,10 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
         await enqueue(env, stockSyncMessages(outcomes.flatMap((o) => o.stockSyncs)));
         return { feeds_pulled: outcomes.length };
       },
+    },
+    {
+      names: ["inbound_files"],
+      run: async () => ({ inbound_files: await pollInboundFiles(db, env, carrierPipeline(env), now) }),
     },
     { names: ["sessions_ended"], run: async () => ({ sessions_ended: await deleteEndedSessions(db, now) }) },
     {

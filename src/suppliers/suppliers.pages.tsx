@@ -21,6 +21,7 @@ import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.schemas";
 import { registerSupplier, registerSupplierKey } from "../shards/directory";
+import { listInboundFiles, type InboundFileWithRows } from "../forwarding/inbound-files.service";
 import { createSupplier, createSupplierKey, getSupplierWithKeys, listSuppliers, revokeSupplierKey, rotateSecret, updateSupplier } from "./suppliers.service";
 
 export const suppliersPages = new Hono<AppEnv>();
@@ -45,6 +46,7 @@ const CHANNEL_TEXT: Record<Channel, { label: string; hint: string }> = {
   email: { label: "E-mail", hint: "Each order is e-mailed to the supplier with a CSV of its lines." },
   pull: { label: "Pull", hint: "The supplier fetches its orders in its portal or through the API, with a supplier key." },
   manual: { label: "Manual", hint: "Nothing is sent: you pass the order on yourself and complete its lines by hand." },
+  file: { label: "File", hint: "Each order is written as a file on the supplier's FTP, FTPS or SFTP server (set up through the API: file_transfer)." },
 };
 
 const destination = (s: Supplier) => (s.channel === "webhook" ? orDash(s.webhookUrl) : s.channel === "email" ? orDash(s.email) : CHANNEL_TEXT[s.channel].hint);
@@ -149,11 +151,13 @@ suppliersPages.post("/suppliers/new", async (c) => {
 
 // ---- One supplier ---------------------------------------------------------------------
 
-type SupplierView = { supplier: Supplier; keys: SupplierKey[]; csrf: string; values?: FormValues; errors?: ValidationErrors; formError?: string; revealed?: Revealed };
+type SupplierView = { supplier: Supplier; keys: SupplierKey[]; inbound: InboundFileWithRows[]; csrf: string; values?: FormValues; errors?: ValidationErrors; formError?: string; revealed?: Revealed };
 
 async function renderSupplier(c: Context<AppEnv>, form: Pick<SupplierView, "values" | "errors" | "formError"> = {}) {
   const { supplier, keys } = await getSupplierWithKeys(c.get("db"), c.get("account").id, idOrNotFound(c.req.param("id")!, "Supplier"));
-  const view: SupplierView = { supplier, keys, csrf: csrfOf(c), ...form, revealed: await takeRevealed(c) };
+  // A file supplier's latest answer files (the rest through GET /api/v1/suppliers/{id}/inbound-files).
+  const inbound = supplier.fileTransfer?.inbound ? (await listInboundFiles(c.get("db"), supplier.accountId, supplier.id, { page: 1, perPage: 10 })).files : [];
+  const view: SupplierView = { supplier, keys, inbound, csrf: csrfOf(c), ...form, revealed: await takeRevealed(c) };
   return c.render(<SupplierPage view={view} />, { title: `Supplier ${supplier.name}` });
 }
 
@@ -233,7 +237,8 @@ function SupplierForm(props: { action: string; csrf: string; values: FormValues;
         label={LABELS.channel}
         value={channel}
         errors={errors}
-        options={CHANNELS.map((ch) => ({
+        // The file channel is set up through the API (file_transfer has no form yet): offered only to a supplier already on it.
+        options={CHANNELS.filter((ch) => ch !== "file" || channel === "file").map((ch) => ({
           value: ch,
           label: (
             <span>
@@ -372,7 +377,67 @@ function SupplierPage({ view }: { view: SupplierView }) {
           <button type="submit">Issue a supplier key</button>
         </form>
       </section>
+      {s.fileTransfer?.inbound ? <AnswerFiles files={view.inbound} folder={s.fileTransfer.inbound.directory} name={s.name} /> : null}
       <FormError messages={view.formError ? [view.formError] : undefined} />
     </>
+  );
+}
+
+/** Refused rows shown per file; the rest through the API. */
+const REFUSED_SHOWN = 20;
+
+/** A file supplier's latest answer files: what became of each, and why rows were refused. */
+function AnswerFiles({ files, folder, name }: { files: InboundFileWithRows[]; folder: string; name: string }) {
+  return (
+    <section aria-labelledby="answer-files-heading">
+      <h2 id="answer-files-heading">Answer files</h2>
+      <p class="muted">
+        The files {name} leaves in <code>{folder}</code>, read each minute; each row is applied as an answer through the supplier API. The latest 10.
+      </p>
+      {files.length === 0 ? (
+        <p>No answer files read yet.</p>
+      ) : (
+        <DataTable<InboundFileWithRows>
+          caption={`Answer files of ${name}, newest first`}
+          rows={files}
+          columns={[
+            { header: "File", cell: ({ file }) => <code>{file.name}</code> },
+            { header: "Read", cell: ({ file }) => <LocalTime iso={file.claimedAt} /> },
+            {
+              header: "Result",
+              cell: ({ file }) =>
+                file.status === "failed" ? (
+                  <span>
+                    <Badge tone="red">Failed</Badge> {file.error}
+                  </span>
+                ) : file.status === "processing" ? (
+                  <Badge tone="grey">Being read</Badge>
+                ) : (
+                  <span>
+                    {file.rowsApplied} applied, {file.rowsRefused} refused
+                  </span>
+                ),
+            },
+            {
+              header: "Refused rows",
+              cell: ({ rows }) => {
+                const refused = rows.filter((r) => r.result === "refused");
+                if (refused.length === 0) return "—";
+                return (
+                  <ul>
+                    {refused.slice(0, REFUSED_SHOWN).map((r) => (
+                      <li>
+                        Row {r.row}: {r.message}
+                      </li>
+                    ))}
+                    {refused.length > REFUSED_SHOWN ? <li>and {refused.length - REFUSED_SHOWN} more</li> : null}
+                  </ul>
+                );
+              },
+            },
+          ]}
+        />
+      )}
+    </section>
   );
 }

@@ -1,4 +1,5 @@
 import type { Supplier, SupplierKey } from "../db/schema";
+import type { InboundFileWithRows } from "../forwarding/inbound-files.service";
 
 export function presentSupplier(s: Supplier) {
   return {
@@ -13,6 +14,8 @@ export function presentSupplier(s: Supplier) {
     acknowledgement_deadline_hours: s.ackDeadlineHours,
     acknowledgement_deadline_reroute: s.ackDeadlineReroute,
     shipping_deadline_days: s.shipDeadlineDays,
+    // Every file server setting but the password and the private key (the pinned fingerprint included).
+    file_transfer: s.fileTransfer ?? null,
     previous_secret_valid: s.webhookSecretPrevious !== null,
     created_at: s.createdAt,
     updated_at: s.updatedAt,
@@ -32,4 +35,22 @@ export function presentSupplierKey(k: SupplierKey) {
 /** A supplier key just issued, with its secret: the one answer that shows it. */
 export function presentNewSupplierKey({ key, secret }: { key: SupplierKey; secret: string }) {
   return { id: key.id, supplier_id: key.supplierId, name: key.name, key: secret, prefix: key.prefix, created_at: key.createdAt };
+}
+
+/** An answer file as GET /suppliers/{id}/inbound-files shows it: what became of it and of each row. */
+export function presentInboundFile({ file, rows }: InboundFileWithRows) {
+  return {
+    id: file.id,
+    name: file.name,
+    size: file.size,
+    modified_at: file.modifiedAt || null,
+    status: file.status,
+    error: file.error,
+    rows_applied: file.rowsApplied,
+    rows_refused: file.rowsRefused,
+    archived_to: file.archivedTo,
+    claimed_at: file.claimedAt,
+    finished_at: file.finishedAt,
+    rows: rows.map((r) => ({ row: r.row, line_id: r.lineId, action: r.action, result: r.result, message: r.message })),
+  };
 }

@@ -7,8 +7,12 @@ import { resourcePage } from "../lib/pagination";
 import { IdParam, idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
 import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "../lib/router";
 import { field } from "../lib/validation";
+import { sealingKeys } from "../lib/sealed";
+import { FileTransferJson } from "./file-transfer.schemas";
 import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.schemas";
-import { presentNewSupplierKey, presentSupplier, presentSupplierKey, presentSupplierWithSecret } from "./suppliers.present";
+import { presentInboundFile, presentNewSupplierKey, presentSupplier, presentSupplierKey, presentSupplierWithSecret } from "./suppliers.present";
+import { testFileTransfer } from "../forwarding/channels/file";
+import { listInboundFiles } from "../forwarding/inbound-files.service";
 import {
   createSupplier,
   createSupplierKey,
@@ -35,6 +39,7 @@ const SupplierJson = z
     acknowledgement_deadline_hours: z.number().int().nullable().openapi({ description: "The supplier must answer a line within this many hours of the send (null: no deadline)" }),
     acknowledgement_deadline_reroute: z.boolean().openapi({ description: "A passed acknowledgement deadline re-routes the line to the next eligible supplier" }),
     shipping_deadline_days: z.number().int().nullable().openapi({ description: "The supplier must ship a line within this many days of accepting it (null: no deadline)" }),
+    file_transfer: FileTransferJson.nullable().openapi({ description: "The file channel's server and files: every setting but the password and the private key" }),
     previous_secret_valid: z.boolean(),
     created_at: z.string(),
     updated_at: z.string(),
@@ -62,7 +67,7 @@ suppliersRouter.openapi(
     responses: { 201: responses.json(SupplierWithSecret, "The supplier, with its signing secret"), 422: responses.invalid, ...errorResponses },
   }),
   async (c) => {
-    const supplier = await createSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.valid("json"));
+    const supplier = await createSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.valid("json"), () => sealingKeys(c.env));
     await registerSupplier(c.env, supplier.id, c.get("account").id);
     return c.json(presentSupplierWithSecret(supplier), 201);
   },
@@ -113,7 +118,7 @@ suppliersRouter.openapi(
   }),
   async (c) => {
     const accountId = c.get("account").id;
-    const supplier = await updateSupplier(c.get("db"), c.get("pipeline"), accountId, idOf(c.req.valid("param").id), c.req.valid("json"));
+    const supplier = await updateSupplier(c.get("db"), c.get("pipeline"), accountId, idOf(c.req.valid("param").id), c.req.valid("json"), () => sealingKeys(c.env));
     return c.json(presentSupplier(supplier), 200);
   },
 );
@@ -254,5 +259,85 @@ suppliersRouter.openapi(
     if (key === null) throw ApiError.notFound(`Supplier key with id '${keyId}' not found`);
     await revokeSupplierKey(c.get("db"), c.get("account").id, idOf(id), key);
     return c.body(null, 204);
+  },
+);
+
+const CheckJson = z.object({
+  name: z.string().openapi({ description: "connect, list, write, delete, and list_inbound when there is an inbound folder" }),
+  ok: z.boolean(),
+  message: z.string().openapi({ description: "What was done, or what failed in words (dns, refused, tls, auth, host_key_mismatch, permission_denied, not_found, disk_full, timeout, protocol)" }),
+});
+
+suppliersRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/suppliers/{id}/file-transfer/test",
+    tags,
+    summary: "Test the supplier's file server: connect, list the folder, write and delete a probe file",
+    description:
+      "Connects with the stored settings, lists the order folder, writes a probe file (order-intake-probe-<uuid>.txt, atomically, as an " +
+      "order) and deletes it, and lists the inbound folder when there is one. Each check says what failed in words; the checks after a " +
+      "failed one are not tried. Always 200: ok says whether every check passed. A supplier without file_transfer gets one failed check.",
+    security: apiSecurity,
+    request: { params: IdParam },
+    responses: {
+      200: responses.json(z.object({ ok: z.boolean(), checks: z.array(CheckJson) }).openapi("FileTransferTest"), "The checks"),
+      404: responses.notFound,
+      ...errorResponses,
+    },
+  }),
+  async (c) => {
+    const supplier = await getSupplier(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id));
+    return c.json(await testFileTransfer(c.env, supplier), 200);
+  },
+);
+
+const InboundFileJson = z
+  .object({
+    id: z.number().int(),
+    name: z.string().openapi({ description: "The file's name in the inbound folder" }),
+    size: z.number().int(),
+    modified_at: z.string().nullable().openapi({ description: "As the server listed it" }),
+    status: z.enum(["processing", "done", "failed"]).openapi({ description: "processing (a cron run has it), done, or failed (the file could not be read: error says why)" }),
+    error: z.string().nullable(),
+    rows_applied: z.number().int(),
+    rows_refused: z.number().int(),
+    archived_to: z.string().nullable().openapi({ description: "Where it was moved (inbound.archive_directory), or null" }),
+    claimed_at: z.string(),
+    finished_at: z.string().nullable(),
+    rows: z.array(
+      z.object({
+        row: z.number().int().openapi({ description: "1 for the first row after the header (CSV), or the first record" }),
+        line_id: z.number().int().nullable(),
+        action: z.string().nullable(),
+        result: z.enum(["applied", "refused"]),
+        message: z.string().nullable().openapi({ description: "Why a row was refused, as the supplier API would say it" }),
+      }),
+    ),
+  })
+  .openapi("InboundFile");
+
+suppliersRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/suppliers/{id}/inbound-files",
+    tags,
+    summary: "The supplier's answer files, newest first, each with its rows' results",
+    description: "Every answer file the cron read from the supplier's inbound folder, paginated like the order list, each with every row's result.",
+    security: apiSecurity,
+    request: { params: IdParam, query: PageQuery },
+    responses: {
+      200: responses.json(z.object({ data: z.array(InboundFileJson) }).passthrough(), "A page of answer files"),
+      404: responses.notFound,
+      422: responses.invalid,
+      ...errorResponses,
+    },
+  }),
+  async (c) => {
+    const accountId = c.get("account").id;
+    const supplier = await getSupplier(c.get("db"), accountId, idOf(c.req.valid("param").id));
+    const page = pageRequest(c.req.valid("query"));
+    const { total, files } = await listInboundFiles(c.get("db"), accountId, supplier.id, page);
+    return c.json(resourcePage(c.req.url, page, total, files.map(presentInboundFile)), 200);
   },
 );

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { CHANNELS } from "../db/schema";
 import { field, HTTP_URL_MESSAGE, isHttpUrl } from "../lib/validation";
+import { FileTransferBody } from "./file-transfer.schemas";
 
 // Spelled out as every URL we take (isHttpUrl); one past its length is told only that.
 const httpUrl = z.preprocess(
@@ -33,11 +34,18 @@ const fields = {
   channel: z.enum(CHANNELS).optional().openapi({
     description:
       "How matched lines reach the supplier: webhook (a signed POST of the order document to webhook_url), pull (the supplier " +
-      "fetches its orders with a supplier key), email (an e-mail with a CSV to email), or manual (the default: nothing is sent, " +
-      "lines are completed by hand).",
+      "fetches its orders with a supplier key), email (an e-mail with a CSV to email), file (one file per order on the supplier's FTP, " +
+      "FTPS or SFTP server, file_transfer), or manual (the default: nothing is sent, lines are completed by hand).",
   }),
   webhook_url: httpUrl.openapi({ description: "The http(s) URL the webhook channel posts each order to, signed with the supplier's secret." }),
   email: email.openapi({ description: "The address the email channel sends each order to." }),
+  file_transfer: FileTransferBody.nullable()
+    .optional()
+    .openapi({
+      description:
+        "The file channel's server and files (required when channel is file); in an update it replaces the whole setting, and a missing " +
+        "password or private_key keeps the stored one; null clears it. Reads show every setting but the password and the private key.",
+    }),
   acknowledgement_deadline_hours: deadline(
     DEADLINE_LIMITS.ackHours,
     `Hours (${DEADLINE_LIMITS.ackHours.min} to ${DEADLINE_LIMITS.ackHours.max}) within which the supplier must answer a line it was sent (accept, decline, partial, ship, acknowledge); null: no deadline.`,

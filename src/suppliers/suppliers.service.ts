@@ -10,6 +10,8 @@ import type { Pipeline } from "../lib/queue";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
 import { changeAndRematch } from "../routing/rematch";
+import type { SealingKeys } from "../lib/sealed";
+import { fileTransferColumns, type FileTransferInput } from "./file-transfer.service";
 
 export type SupplierInput = {
   name?: string;
@@ -22,10 +24,15 @@ export type SupplierInput = {
   acknowledgement_deadline_hours?: number | null;
   acknowledgement_deadline_reroute?: boolean;
   shipping_deadline_days?: number | null;
+  /** The file channel's server (null clears it); its secret is sealed with the keys the caller passes. */
+  file_transfer?: FileTransferInput | null;
 };
 
-/** A channel needs its address: a webhook URL or an e-mail address. */
-function checkChannel(s: { channel: Channel; webhookUrl: string | null; email: string | null }) {
+/** A channel needs its address: a webhook URL, an e-mail address or a file server. */
+function checkChannel(s: { channel: Channel; webhookUrl: string | null; email: string | null; fileTransfer?: unknown }) {
+  if (s.channel === "file" && !s.fileTransfer) {
+    throw ApiError.validation({ file_transfer: ["The file_transfer field is required when channel is file."] });
+  }
   if (s.channel === "webhook" && !s.webhookUrl) {
     throw ApiError.validation({ webhook_url: ["The webhook_url field is required when channel is webhook."] });
   }
@@ -54,15 +61,51 @@ const nameTaken = (error: unknown): boolean =>
   error instanceof Error &&
   (/UNIQUE constraint failed: suppliers\.account_id, suppliers\.name/.test(error.message) || nameTaken(error.cause));
 
-export async function createSupplier(db: Db, pipeline: Pipeline, accountId: number, input: SupplierInput & { name: string }): Promise<Supplier> {
+/** The id the next supplier gets, as AUTOINCREMENT mints it (the larger of the sequence and the largest id, plus one). */
+async function nextSupplierId(db: Db): Promise<number> {
+  const [row] = await db.all<{ id: number }>(
+    sql`SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'suppliers'), 0), (SELECT coalesce(max(id), 0) FROM suppliers)) + 1 AS id`,
+  );
+  return row.id;
+}
+
+const idTaken = (error: unknown): boolean =>
+  error instanceof Error && (/UNIQUE constraint failed: suppliers\.id/.test(error.message) || idTaken(error.cause));
+
+/**
+ * A new supplier. A file server's secret is sealed bound to the supplier's id, so that id is taken
+ * before the insert (and taken again if a concurrent create got it first): one insert, nothing half-stored.
+ */
+export async function createSupplier(
+  db: Db,
+  pipeline: Pipeline,
+  accountId: number,
+  input: SupplierInput & { name: string },
+  keys?: () => SealingKeys,
+): Promise<Supplier> {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await insertSupplier(db, pipeline, accountId, input, keys);
+    } catch (error) {
+      if (tries < 5 && idTaken(error)) continue;
+      throw error;
+    }
+  }
+}
+
+async function insertSupplier(db: Db, pipeline: Pipeline, accountId: number, input: SupplierInput & { name: string }, keys?: () => SealingKeys): Promise<Supplier> {
   const now = isoMicro();
   const channel = input.channel ?? "manual";
-  checkChannel({ channel, webhookUrl: input.webhook_url ?? null, email: input.email ?? null });
+  checkChannel({ channel, webhookUrl: input.webhook_url ?? null, email: input.email ?? null, fileTransfer: input.file_transfer });
+  const id = input.file_transfer ? await nextSupplierId(db) : undefined;
+  const file = input.file_transfer && id !== undefined ? await fileTransferColumns(keys!(), accountId, id, input.file_transfer, null) : {};
   try {
     const insert = db
       .insert(suppliers)
       .values({
         ...columns(input),
+        ...file,
+        ...(id !== undefined && { id }),
         accountId,
         name: input.name,
         channel,
@@ -86,19 +129,32 @@ export async function getSupplier(db: Db, accountId: number, id: number): Promis
   return row;
 }
 
-export async function updateSupplier(db: Db, pipeline: Pipeline, accountId: number, id: number, input: SupplierInput): Promise<Supplier> {
-  if (input.channel !== undefined || input.webhook_url !== undefined || input.email !== undefined) {
+export async function updateSupplier(
+  db: Db,
+  pipeline: Pipeline,
+  accountId: number,
+  id: number,
+  input: SupplierInput,
+  keys?: () => SealingKeys,
+): Promise<Supplier> {
+  let file = {};
+  if (input.channel !== undefined || input.webhook_url !== undefined || input.email !== undefined || input.file_transfer !== undefined) {
     const current = await getSupplier(db, accountId, id);
     checkChannel({
       channel: input.channel ?? current.channel,
       webhookUrl: input.webhook_url !== undefined ? input.webhook_url : current.webhookUrl,
       email: input.email !== undefined ? input.email : current.email,
+      fileTransfer: input.file_transfer !== undefined ? input.file_transfer : current.fileTransfer,
     });
+    if (input.file_transfer !== undefined) {
+      const stored = current.fileTransfer && current.fileTransferSecret ? { kind: current.fileTransfer.authentication, sealed: current.fileTransferSecret } : null;
+      file = await fileTransferColumns(keys!(), accountId, id, input.file_transfer, stored);
+    }
   }
   try {
     const update = db
       .update(suppliers)
-      .set({ ...columns(input), updatedAt: isoMicro() })
+      .set({ ...columns(input), ...file, updatedAt: isoMicro() })
       .where(and(eq(suppliers.id, id), eq(suppliers.accountId, accountId)))
       .returning();
     const [row] = await changeAndRematch(db, pipeline, accountId, update);

@@ -66,6 +66,7 @@ const ATTEMPT_OUTCOMES: Record<AttemptRecord["outcome"], { label: string; tone: 
   network_error: { label: "Network error", tone: "red" },
   timeout: { label: "Timed out", tone: "red" },
   email_error: { label: "E-mail failed", tone: "red" },
+  file_error: { label: "File transfer failed", tone: "red" },
   not_sent: { label: "Not sent", tone: "grey" },
 };
 

@@ -43,6 +43,8 @@ describe("GET /openapi.json", () => {
       "/api/v1/suppliers": ["get", "post"],
       "/api/v1/suppliers/{id}": ["delete", "get", "patch"],
       "/api/v1/suppliers/{id}/rotate-secret": ["post"],
+      "/api/v1/suppliers/{id}/file-transfer/test": ["post"],
+      "/api/v1/suppliers/{id}/inbound-files": ["get"],
       "/api/v1/suppliers/{id}/keys": ["get", "post"],
       "/api/v1/suppliers/{id}/keys/{keyId}": ["delete"],
       "/api/v1/routing-rules": ["get", "post"],

@@ -63,7 +63,7 @@ describe("POST /api/v1/product-feeds", () => {
       body: {
         format: "xlsx",
         mapping: { sku: "", colour: "Kleur" },
-        url: "ftp://feeds.example/x.csv",
+        url: "gopher://feeds.example/x.csv",
         schedule: "5m",
         encoding: "klingon",
         csv_delimiter: "#",

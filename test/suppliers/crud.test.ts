@@ -22,6 +22,7 @@ describe.concurrent("POST /api/v1/suppliers", () => {
       acknowledgement_deadline_hours: null,
       acknowledgement_deadline_reroute: false,
       shipping_deadline_days: null,
+      file_transfer: null,
       previous_secret_valid: false,
       webhook_secret: expect.stringMatching(/^whsec_[0-9a-f]{64}$/),
       created_at: ISO_MICRO,

@@ -57,13 +57,13 @@ export type AttemptRecord = {
   /** The attempt's number: the dispatch's `attempts` once it was claimed (a retry by hand starts it over). */
   attempt: number;
   at: string;
-  channel: "webhook" | "email";
-  /** The webhook URL or the e-mail address; null when the supplier has none (nothing was sent). */
+  channel: "webhook" | "email" | "file";
+  /** The webhook URL, the e-mail address or where the file went (sftp://host:port/path); null when the supplier has none (nothing was sent). */
   to: string | null;
   /** How many lines the document carried. */
   lines: number;
-  /** accepted; http_error (the supplier answered another status); network_error; timeout; email_error (the send_email binding refused); not_sent (no URL or address). */
-  outcome: "accepted" | "http_error" | "network_error" | "timeout" | "email_error" | "not_sent";
+  /** accepted; http_error (the supplier answered another status); network_error; timeout; email_error (the send_email binding refused); file_error (the file server refused or failed: response says what, in words); not_sent (no URL, address or file server). */
+  outcome: "accepted" | "http_error" | "network_error" | "timeout" | "email_error" | "file_error" | "not_sent";
   http_status: number | null;
   /** The supplier's answer (its body) or the error, at most 500 characters. */
   response: string | null;

@@ -2,7 +2,7 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 
-export const CHANNELS = ["webhook", "pull", "email", "manual"] as const;
+export const CHANNELS = ["webhook", "pull", "email", "manual", "file"] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export const suppliers = sqliteTable(
@@ -24,6 +24,11 @@ export const suppliers = sqliteTable(
     webhookSecret: text("webhook_secret"),
     webhookSecretPrevious: text("webhook_secret_previous"),
     email: text("email"),
+    // The file channel (src/forwarding/channels/file.ts): the supplier's file server and how files
+    // are named and written, without the secrets; the password or private key sealed apart
+    // (src/lib/sealed.ts, bound to "supplier_file_transfer:<account id>:<supplier id>").
+    fileTransfer: text("file_transfer", { mode: "json" }).$type<FileTransferConfig>(),
+    fileTransferSecret: text("file_transfer_secret"),
     // Deadlines (optional): an answer (accept, decline, partial, ship, acknowledge) within this many
     // hours of the send; a shipment within this many days of the acceptance. A passed acknowledgement
     // deadline re-routes the line when ack_deadline_reroute is set.
@@ -40,6 +45,83 @@ export const suppliers = sqliteTable(
 );
 
 export type Supplier = typeof suppliers.$inferSelect;
+
+export const FILE_FORMATS = ["csv", "xml", "json"] as const;
+export type FileFormat = (typeof FILE_FORMATS)[number];
+
+/** A supplier's file server settings as stored (snake_case, as the API shows them; no secrets). */
+export type FileTransferConfig = {
+  protocol: "ftp" | "ftps" | "sftp";
+  host: string;
+  port: number;
+  username: string;
+  /** Which secret is sealed in file_transfer_secret. */
+  authentication: "password" | "private_key";
+  host_key_fingerprint: string | null;
+  directory: string;
+  filename: string;
+  cancellation_filename: string;
+  format: FileFormat;
+  columns: { field: string; header: string }[] | null;
+  delimiter: string;
+  encoding: "utf-8" | "iso-8859-1";
+  inbound: {
+    directory: string;
+    format: FileFormat;
+    columns: { field: string; header: string }[] | null;
+    archive_directory: string | null;
+  } | null;
+};
+
+/** Answer files read from a file supplier's inbound directory: each claimed once (by name, size and modification time). */
+export const inboundFiles = sqliteTable(
+  "inbound_files",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    supplierId: integer("supplier_id")
+      .notNull()
+      .references(() => suppliers.id),
+    name: text("name").notNull(),
+    size: integer("size").notNull(),
+    // As the server lists it; "" when it says none.
+    modifiedAt: text("modified_at").notNull(),
+    // processing (claimed by a cron run), done, failed (the file could not be read: error says why).
+    status: text("status", { enum: ["processing", "done", "failed"] }).notNull(),
+    rowsApplied: integer("rows_applied").notNull().default(0),
+    rowsRefused: integer("rows_refused").notNull().default(0),
+    error: text("error"),
+    archivedTo: text("archived_to"),
+    claimedAt: text("claimed_at").notNull(),
+    finishedAt: text("finished_at"),
+  },
+  (t) => [
+    uniqueIndex("inbound_files_claim_uq").on(t.supplierId, t.name, t.size, t.modifiedAt),
+    index("inbound_files_supplier_idx").on(t.supplierId, t.id),
+  ],
+);
+export type InboundFile = typeof inboundFiles.$inferSelect;
+
+/** Each row of an answer file and what became of it. */
+export const inboundFileRows = sqliteTable(
+  "inbound_file_rows",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    fileId: integer("file_id")
+      .notNull()
+      .references(() => inboundFiles.id),
+    // 1 for the first row after the header (CSV), or the first record (XML, JSON).
+    row: integer("row").notNull(),
+    lineId: integer("line_id"),
+    action: text("action"),
+    result: text("result", { enum: ["applied", "refused"] }).notNull(),
+    message: text("message"),
+  },
+  (t) => [uniqueIndex("inbound_file_rows_file_row_uq").on(t.fileId, t.row)],
+);
+export type InboundFileRow = typeof inboundFileRows.$inferSelect;
 
 /** Keys scoped to one supplier: the pull channel and the supplier's answers use them. */
 export const supplierKeys = sqliteTable(

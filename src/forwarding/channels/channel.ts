@@ -1,12 +1,18 @@
 // What forwarding needs of a supplier's channel, whatever it is: one Channel interface, and each
-// channel an adapter beside it (webhook.ts, email.ts, pull.ts, manual.ts; index.ts lists them). A
+// channel an adapter beside it (webhook.ts, email.ts, file.ts, pull.ts, manual.ts; index.ts lists them). A
 // channel sends a document (a dispatch's order, a cancellation request) and says how it went; the
 // forwarding services decide what that means for the lines. A new channel is one new file here.
 import type { Supplier } from "../../db/schema";
 import type { Bindings } from "../../env";
+import type { CancellationDocument } from "../cancellation-document";
+import type { DispatchDocument } from "../document";
 
-/** What came back, for the attempt's record: the HTTP status and the answer's body, or how the call failed (the error as `response`). */
-type Answer = { http?: number; response?: string; failure?: "timeout" | "network" | "email" };
+/**
+ * What came back, for the attempt's record: the HTTP status and the answer's body, or how the call
+ * failed (the error as `response`); `to`: where it went, when more precise than the channel's
+ * address (the file channel: the file's own path on the server).
+ */
+type Answer = { http?: number; response?: string; failure?: "timeout" | "network" | "email"; to?: string };
 
 /** How a send went. */
 export type Attempt = (
@@ -21,8 +27,11 @@ export type Attempt = (
 /** A document as an e-mail. */
 export type Mail = { subject: string; text: string; headers: Record<string, string>; attachment?: { filename: string; contentType: string; text: string } };
 
-/** What a channel sends: the document (POSTed as JSON; its `id` is the idempotency key), and the same as an e-mail. */
-export type Outgoing = { document: { id: string }; mail: Mail };
+/**
+ * What a channel sends: a dispatch's order or a cancellation request (POSTed as JSON, its `id` the
+ * idempotency key; written as a file), and the same as an e-mail.
+ */
+export type Outgoing = { kind: "order"; document: DispatchDocument; mail: Mail } | { kind: "cancellation"; document: CancellationDocument; mail: Mail };
 
 export interface Channel {
   /**

@@ -4,8 +4,10 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CHANNELS as SUPPLIER_CHANNELS, type Supplier } from "../../../src/db/schema";
 import { CHANNELS, type Outgoing } from "../../../src/forwarding/channels";
+import type { DispatchDocument } from "../../../src/forwarding/document";
 
-const outgoing: Outgoing = { document: { id: "key-1" }, mail: { subject: "Order 1", text: "1 x mug", headers: {} } };
+// Only the document's idempotency key matters to these channels' answers.
+const outgoing: Outgoing = { kind: "order", document: { id: "key-1" } as DispatchDocument, mail: { subject: "Order 1", text: "1 x mug", headers: {} } };
 const nowhere = { id: 1, name: "S", webhookUrl: null, webhookSecret: "s", webhookSecretPrevious: null, email: null } as unknown as Supplier;
 
 describe("the suppliers' channels", () => {
@@ -14,6 +16,7 @@ describe("the suppliers' channels", () => {
       webhook: "sending",
       pull: "awaiting_pickup",
       email: "sending",
+      file: "sending",
       manual: "manual",
     });
   });

@@ -1,0 +1,239 @@
+// The file channel: one file per dispatch (and per cancellation request) on the supplier's FTP, FTPS
+// or SFTP server, written atomically (a temporary name, then a rename). The file's name and bytes
+// come from the document alone, so a retry after an unclear outcome writes the same name with the
+// same bytes and replaces what may be there: never a second file for one dispatch.
+// docs/file-channel.md has the formats, the names and the errors.
+import type { FileFormat, FileTransferConfig, Supplier } from "../../db/schema";
+import type { Bindings } from "../../env";
+import { csvCell } from "../../lib/csv";
+import { ftpConnector } from "../../lib/file-transfer/ftp";
+import { connectSftp } from "../../lib/file-transfer/sftp";
+import { FileTransferError, type FileTransferConnector, type FileTransferSession, type FileTransferSettings } from "../../lib/file-transfer/transfer";
+import { LEASE_MARGIN_MS, sendSettings } from "../../lib/outbound";
+import { sealingKeys } from "../../lib/sealed";
+import { connectionSettings } from "../../suppliers/file-transfer.service";
+import type { CancellationDocument } from "../cancellation-document";
+import type { Attempt, Channel } from "./channel";
+import { CSV_COLUMNS, csvRows, type DispatchDocument } from "../document";
+
+/** The session's time box: FILE_TRANSFER_TIMEOUT_MS (20 s by default), always well inside the send's lease. */
+export function fileTimeoutMs(env: Bindings): number {
+  const raw = Number(env.FILE_TRANSFER_TIMEOUT_MS);
+  const wanted = Number.isFinite(raw) && raw > 0 ? raw : 20_000;
+  return Math.min(wanted, sendSettings(env).timeoutMs + LEASE_MARGIN_MS / 2);
+}
+
+export const connectorFor = (protocol: FileTransferSettings["protocol"]): FileTransferConnector => (protocol === "sftp" ? connectSftp : ftpConnector);
+
+/** A session on the supplier's server, with its secret opened. */
+export async function openSession(env: Bindings, supplier: Supplier, timeoutMs = fileTimeoutMs(env)): Promise<FileTransferSession> {
+  const settings = await connectionSettings(sealingKeys(env), supplier, timeoutMs);
+  return connectorFor(settings.protocol)(settings);
+}
+
+/** A path in the supplier's folder. */
+export const inFolder = (directory: string, name: string) => (directory === "." || directory === "" ? name : `${directory.replace(/\/+$/, "")}/${name}`);
+
+/** Where a file went, for the attempt log: protocol://host:port/path. */
+export const locationOf = (config: FileTransferConfig, path: string) => `${config.protocol}://${config.host}:${config.port}/${path.replace(/^\/+/, "")}`;
+
+/** A template's name: each placeholder replaced, and anything a file name cannot hold made "_". */
+export function fileName(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (_, key: string) => String(values[key] ?? "").replace(/[/\\\p{Cc}]/gu, "_"));
+}
+
+const EXT: Record<FileFormat, string> = { csv: "csv", xml: "xml", json: "json" };
+
+// ---- The bytes ---------------------------------------------------------------
+
+/** The text in the setting's encoding; a character iso-8859-1 lacks is written as "?". */
+export function encode(text: string, encoding: FileTransferConfig["encoding"]): Uint8Array {
+  if (encoding === "utf-8") return new TextEncoder().encode(text);
+  const out = new Uint8Array(text.length);
+  let n = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    out[n++] = code <= 0xff ? code : 0x3f;
+  }
+  return out.subarray(0, n);
+}
+
+/** One CSV cell with any delimiter: csvCell's quoting, and quoted too when it holds the delimiter. */
+function cell(value: string, delimiter: string): string {
+  const quoted = csvCell(value);
+  if (quoted.startsWith('"') || !quoted.includes(delimiter)) return quoted;
+  return `"${quoted.replace(/"/g, '""')}"`;
+}
+
+export function csvText(header: string[], rows: string[][], delimiter: string): string {
+  return [header, ...rows].map((r) => r.map((v) => cell(v, delimiter)).join(delimiter) + "\r\n").join("");
+}
+
+const xmlEscape = (v: string) => v.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+
+/** A JSON value as XML: objects become elements named by their keys, arrays repeat `item` (or the singular of their key). */
+function xmlOf(name: string, value: unknown, indent: string): string {
+  if (value === null || value === undefined) return `${indent}<${name}/>\n`;
+  if (Array.isArray(value)) {
+    const item = name.endsWith("s") ? name.slice(0, -1) : "item";
+    return `${indent}<${name}>\n${value.map((v) => xmlOf(item, v, `${indent}  `)).join("")}${indent}</${name}>\n`;
+  }
+  if (typeof value === "object") {
+    return `${indent}<${name}>\n${Object.entries(value).map(([k, v]) => xmlOf(k, v, `${indent}  `)).join("")}${indent}</${name}>\n`;
+  }
+  return `${indent}<${name}>${xmlEscape(String(value))}</${name}>\n`;
+}
+
+function xmlDocument(root: string, doc: object, encoding: FileTransferConfig["encoding"]): string {
+  return `<?xml version="1.0" encoding="${encoding === "utf-8" ? "UTF-8" : "ISO-8859-1"}"?>\n${xmlOf(root, doc, "")}`;
+}
+
+/** A document's file name: the template with the order's, the supplier's and the document's own values. */
+function documentFileName(
+  template: string,
+  doc: { order: { reference: string; external_id: string }; supplier: { id: number }; created_at: string },
+  own: Record<string, number>,
+  format: FileFormat,
+): string {
+  const common = { reference: doc.order.reference, external_id: doc.order.external_id, supplier_id: doc.supplier.id, date: doc.created_at.slice(0, 10), ext: EXT[format] };
+  return fileName(template, { ...common, ...own });
+}
+
+/** The order file of a dispatch: its name and its bytes, from the document and the setting alone. */
+export function orderFile(doc: DispatchDocument, config: FileTransferConfig): { name: string; bytes: Uint8Array } {
+  const name = documentFileName(config.filename, doc, { dispatch_id: doc.dispatch_id }, config.format);
+  let text: string;
+  if (config.format === "csv") {
+    const columns = config.columns ?? CSV_COLUMNS.map((c) => ({ field: c, header: c }));
+    const at = columns.map((c) => CSV_COLUMNS.indexOf(c.field as (typeof CSV_COLUMNS)[number]));
+    text = csvText(
+      columns.map((c) => c.header),
+      csvRows(doc).map((row) => at.map((i) => row[i])),
+      config.delimiter,
+    );
+  } else if (config.format === "json") text = `${JSON.stringify(doc, null, 2)}\n`;
+  else text = xmlDocument("order", doc, config.encoding);
+  return { name, bytes: encode(text, config.encoding) };
+}
+
+const CANCELLATION_COLUMNS = ["cancellation_id", "purpose", "order_reference", "order_external_id", "line_id", "line_external_id", "sku", "ean13", "name", "quantity", "line_quantity", "reason"] as const;
+
+/** A cancellation request's file: its own name template, the same format, delimiter and encoding. */
+export function cancellationFile(doc: CancellationDocument, config: FileTransferConfig): { name: string; bytes: Uint8Array } {
+  const name = documentFileName(config.cancellation_filename, doc, { cancellation_id: doc.cancellation_id }, config.format);
+  let text: string;
+  if (config.format === "csv") {
+    const rows = doc.lines.map((l) => [
+      String(doc.cancellation_id),
+      doc.purpose,
+      doc.order.reference,
+      doc.order.external_id,
+      String(l.id),
+      l.external_id,
+      l.reference ?? "",
+      l.ean13 ?? "",
+      l.name,
+      String(l.quantity),
+      String(l.line_quantity),
+      doc.reason ?? "",
+    ]);
+    text = csvText([...CANCELLATION_COLUMNS], rows, config.delimiter);
+  } else if (config.format === "json") text = `${JSON.stringify(doc, null, 2)}\n`;
+  else text = xmlDocument("cancellation", doc, config.encoding);
+  return { name, bytes: encode(text, config.encoding) };
+}
+
+// ---- Sending -----------------------------------------------------------------
+
+/** Failures a retry will not mend (until someone changes the settings or the server): the send is refused. */
+const REFUSED_KINDS = new Set(["auth", "host_key_mismatch", "permission_denied", "not_found"]);
+
+/** Writes one file atomically on the supplier's server, time-boxed; how it went, in words. */
+export async function putFile(env: Bindings, supplier: Supplier, file: { name: string; bytes: Uint8Array }): Promise<Attempt> {
+  const config = supplier.fileTransfer;
+  if (!config || !supplier.fileTransferSecret) return { outcome: "rejected", detail: "the supplier has no file server settings" };
+  const path = inFolder(config.directory, file.name);
+  const to = locationOf(config, path);
+  let session: FileTransferSession | null = null;
+  try {
+    session = await openSession(env, supplier);
+    await session.writeAtomic(path, file.bytes);
+    return { outcome: "delivered", detail: `written to ${to}`, to };
+  } catch (error) {
+    if (!(error instanceof FileTransferError)) {
+      const message = String(error instanceof Error ? error.message : error).slice(0, 500);
+      return { outcome: "retryable", detail: `file transfer failed: ${message}`, failure: "network", response: message, to };
+    }
+    const words = `${error.kind}: ${error.message}${error.unclear ? " (it may have been written; the retry writes the same file again)" : ""}`.slice(0, 500);
+    const outcome = REFUSED_KINDS.has(error.kind) ? "rejected" : "retryable";
+    return { outcome, detail: words, failure: error.kind === "timeout" ? "timeout" : "network", response: words, to };
+  } finally {
+    await session?.close().catch(() => undefined);
+  }
+}
+
+/** The order file of a dispatch, put on the supplier's server. */
+export function sendOrderFile(env: Bindings, supplier: Supplier, doc: DispatchDocument) {
+  if (!supplier.fileTransfer) return putFile(env, supplier, { name: "", bytes: new Uint8Array() });
+  return putFile(env, supplier, orderFile(doc, supplier.fileTransfer));
+}
+
+/** A cancellation request's file, put on the supplier's server. */
+export function sendCancellationFile(env: Bindings, supplier: Supplier, doc: CancellationDocument) {
+  if (!supplier.fileTransfer) return putFile(env, supplier, { name: "", bytes: new Uint8Array() });
+  return putFile(env, supplier, cancellationFile(doc, supplier.fileTransfer));
+}
+
+/**
+ * The file channel: a dispatch or a cancellation request as one file on the supplier's FTP, FTPS or
+ * SFTP server, time-boxed by its own FILE_TRANSFER_TIMEOUT_MS (within the send's lease).
+ */
+export const file: Channel = {
+  starts: "sending",
+  address: (supplier) => (supplier.fileTransfer && supplier.fileTransferSecret ? locationOf(supplier.fileTransfer, supplier.fileTransfer.directory) : null),
+  send: (outgoing, supplier, { env }) =>
+    outgoing.kind === "order" ? sendOrderFile(env, supplier, outgoing.document) : sendCancellationFile(env, supplier, outgoing.document),
+};
+
+// ---- The settings' test ------------------------------------------------------
+
+export type Check = { name: string; ok: boolean; message: string };
+
+/**
+ * POST /api/v1/suppliers/{id}/file-transfer/test: connects, lists the folder, writes a probe file
+ * (atomically, as an order) and deletes it, and lists the answer folder when there is one. Each
+ * check says in words what failed; the ones after a failure are said not tried.
+ */
+export async function testFileTransfer(env: Bindings, supplier: Supplier): Promise<{ ok: boolean; checks: Check[] }> {
+  const config = supplier.fileTransfer;
+  if (!config) return { ok: false, checks: [{ name: "settings", ok: false, message: "The supplier has no file_transfer settings." }] };
+  const probe = inFolder(config.directory, `order-intake-probe-${crypto.randomUUID()}.txt`);
+  const steps: { name: string; run: (s: FileTransferSession) => Promise<string> }[] = [
+    { name: "list", run: async (s) => `${(await s.list(config.directory)).length} entries in ${config.directory}` },
+    { name: "write", run: async (s) => (await s.writeAtomic(probe, new TextEncoder().encode("order intake probe\n")), `wrote ${probe}`) },
+    { name: "delete", run: async (s) => (await s.remove(probe), `deleted ${probe}`) },
+    ...(config.inbound ? [{ name: "list_inbound", run: async (s: FileTransferSession) => `${(await s.list(config.inbound!.directory)).length} entries in ${config.inbound!.directory}` }] : []),
+  ];
+  const checks: Check[] = [];
+  const words = (error: unknown) => (error instanceof FileTransferError ? `${error.kind}: ${error.message}` : String(error instanceof Error ? error.message : error));
+  let session: FileTransferSession | null = null;
+  try {
+    session = await openSession(env, supplier);
+    checks.push({ name: "connect", ok: true, message: `connected to ${config.protocol}://${config.host}:${config.port} as ${config.username}` });
+  } catch (error) {
+    checks.push({ name: "connect", ok: false, message: words(error) });
+  }
+  for (const step of steps) {
+    if (!session || checks.some((c) => !c.ok)) {
+      checks.push({ name: step.name, ok: false, message: "not tried: an earlier check failed" });
+      continue;
+    }
+    try {
+      checks.push({ name: step.name, ok: true, message: await step.run(session) });
+    } catch (error) {
+      checks.push({ name: step.name, ok: false, message: words(error) });
+    }
+  }
+  await session?.close().catch(() => undefined);
+  return { ok: checks.every((c) => c.ok), checks };
+}

@@ -1,0 +1,302 @@
+// Answer files: what a file supplier drops in its inbound folder (accept, decline, partial, ship per
+// row), read by the cron and applied through the supplier API's own path (answers.schemas.ts
+// readAnswers, answers.service.ts applyAnswers): the same validation, race guards and events. Each
+// file is claimed in D1 by name, size and modification time before anything is applied (a unique
+// key: of two overlapping cron runs, one gets it), and each row's result is kept. docs/file-channel.md.
+import { and, desc, eq, sql } from "drizzle-orm";
+import { parse as csvParse } from "csv-parse/sync";
+import { SaxesParser } from "saxes";
+import { rawBatch, runBatch, type Db, type Row } from "../db";
+import { inboundFileRows, inboundFiles, suppliers, type FileTransferConfig, type InboundFile, type InboundFileRow, type Supplier } from "../db/schema";
+import type { AuthenticatedSupplier, Bindings } from "../env";
+import { ApiError, type ValidationErrors } from "../lib/errors";
+import type { RemoteFile } from "../lib/file-transfer/transfer";
+import { offsetOf, type PageRequest } from "../lib/pagination";
+import type { Pipeline } from "../lib/queue";
+import { isoMicro } from "../lib/time";
+import { readAnswers } from "./answers.schemas";
+import { answerErrors, applyAnswers, type Answer } from "./answers.service";
+import { inFolder, openSession } from "./channels/file";
+
+/** The largest answer file read (a bigger one is recorded as failed, with that reason). */
+export const INBOUND_MAX_BYTES = 20 * 1024 * 1024;
+/** A claim a cron run holds this long before another run may take the file over (the first died). */
+export const INBOUND_CLAIM_MS = 10 * 60 * 1000;
+/** Rows applied per call of applyAnswers (its limit); a chunk refused whole is applied row by row. */
+const CHUNK = 500;
+
+const FIELDS = ["line_id", "order_reference", "external_id", "sku", "action", "quantity", "carrier", "tracking_number", "tracking_url", "shipment_id", "reason"] as const;
+type RawRow = Partial<Record<(typeof FIELDS)[number], string>>;
+type RowResult = { row: number; lineId: number | null; action: string | null; result: "applied" | "refused"; message: string | null };
+
+// ---- Reading a file ----------------------------------------------------------
+
+class FileUnreadable extends Error {}
+
+/** Each record's fields by answer field name (the setting's columns, or the fields' own names). */
+export function readRows(bytes: Uint8Array, inbound: NonNullable<FileTransferConfig["inbound"]>): RawRow[] {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    text = new TextDecoder("iso-8859-1").decode(bytes);
+  }
+  const nameOf = new Map<string, (typeof FIELDS)[number]>();
+  for (const f of FIELDS) nameOf.set(f, f);
+  if (inbound.columns) {
+    nameOf.clear();
+    for (const c of inbound.columns) nameOf.set(c.header, c.field as (typeof FIELDS)[number]);
+  }
+  const pick = (record: Record<string, unknown>): RawRow => {
+    const row: RawRow = {};
+    for (const [key, value] of Object.entries(record)) {
+      const field = nameOf.get(key) ?? nameOf.get(key.trim());
+      if (field && value !== null && value !== undefined && String(value).trim() !== "") row[field] = String(value).trim();
+    }
+    return row;
+  };
+  if (inbound.format === "json") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new FileUnreadable("The file is not valid JSON.");
+    }
+    const list = Array.isArray(parsed) ? parsed : (parsed as { answers?: unknown })?.answers;
+    if (!Array.isArray(list)) throw new FileUnreadable('The file must hold a JSON array of answers (or {"answers": [...]}).');
+    return list.map((r) => (r && typeof r === "object" ? pick(r as Record<string, unknown>) : {}));
+  }
+  if (inbound.format === "xml") {
+    const rows: RawRow[] = [];
+    const parser = new SaxesParser({ xmlns: false });
+    let current: Record<string, string> | null = null;
+    let field: string | null = null;
+    parser.on("opentag", (tag) => {
+      if (tag.name === "answer") current = {};
+      else if (current) field = tag.name;
+    });
+    parser.on("text", (t) => {
+      if (current && field) current[field] = (current[field] ?? "") + t;
+    });
+    parser.on("closetag", (tag) => {
+      if (tag.name === "answer" && current) {
+        rows.push(pick(current));
+        current = null;
+      } else field = null;
+    });
+    try {
+      parser.write(text).close();
+    } catch (error) {
+      throw new FileUnreadable(`The file is not valid XML: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return rows;
+  }
+  const firstLine = text.slice(0, text.search(/\r?\n|$/));
+  const delimiter = [";", "\t", "|", ","].find((d) => firstLine.includes(d)) ?? ",";
+  try {
+    return (csvParse(text, { columns: true, delimiter, bom: true, skip_empty_lines: true, relax_column_count: true }) as Record<string, string>[]).map(pick);
+  } catch (error) {
+    throw new FileUnreadable(`The file is not valid CSV: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** "The answers.0.quantity field …" as said of the row: "The quantity field …". */
+const rowMessage = (errors: ValidationErrors) =>
+  Object.values(errors)
+    .flat()
+    .map((m) => m.replace(/answers\.\d+\./g, ""))
+    .join(" ");
+
+/**
+ * Rows without a line id name the line by the order's reference and the product's external id or
+ * SKU, among this supplier's lines: one query per thousand rows.
+ */
+async function resolveLines(db: Db, supplier: AuthenticatedSupplier, rows: RawRow[]): Promise<Map<number, number | string>> {
+  const out = new Map<number, number | string>();
+  const wanted = rows.flatMap((r, i) => (r.line_id === undefined && r.order_reference ? [{ i, r: r.order_reference, e: r.external_id ?? null, s: r.sku ?? null }] : []));
+  for (let at = 0; at < wanted.length; at += 1000) {
+    const part = wanted.slice(at, at + 1000);
+    const [found] = await rawBatch(db, [
+      sql`SELECT j.value ->> '$.i' AS i, l.id AS line_id FROM json_each(${JSON.stringify(part)}) AS j
+          JOIN orders o ON o.account_id = ${supplier.accountId} AND o.reference = j.value ->> '$.r'
+          JOIN order_lines l ON l.order_id = o.id AND l.matched_supplier_id = ${supplier.id}
+            AND ((j.value ->> '$.e' IS NOT NULL AND l.external_id = j.value ->> '$.e') OR (j.value ->> '$.s' IS NOT NULL AND l.reference = j.value ->> '$.s'))`,
+    ]);
+    const hits = new Map<number, number[]>();
+    for (const row of found as Row[]) hits.set(Number(row.i), [...(hits.get(Number(row.i)) ?? []), Number(row.line_id)]);
+    for (const w of part) {
+      const ids = [...new Set(hits.get(w.i) ?? [])];
+      out.set(
+        w.i,
+        ids.length === 1
+          ? ids[0]
+          : ids.length === 0
+            ? `No line of order ${w.r} sent to this supplier has ${w.e !== null ? `external id ${w.e}` : `SKU ${w.s}`}.`
+            : `More than one line of order ${w.r} matches; give the line_id.`,
+      );
+    }
+  }
+  return out;
+}
+
+/** The answer a row makes, as the supplier API's body would carry it (line_id a number when it reads as one). */
+function answerOf(row: RawRow, lineId: number | string | undefined): Record<string, unknown> {
+  const { order_reference: _r, external_id: _e, sku: _s, line_id: _l, ...rest } = row;
+  const id = row.line_id ?? lineId;
+  return { ...rest, line_id: typeof id === "string" && /^\d+$/.test(id) ? Number(id) : id };
+}
+
+/** Applies the rows in chunks through the supplier API's path; a chunk refused whole is applied row by row, each row's result said. */
+async function applyRows(db: Db, pipeline: Pipeline, supplier: AuthenticatedSupplier, rows: RawRow[]): Promise<RowResult[]> {
+  const lines = await resolveLines(db, supplier, rows);
+  const results: RowResult[] = [];
+  const pending: { row: number; raw: Record<string, unknown> }[] = [];
+  rows.forEach((r, i) => {
+    const resolved = lines.get(i);
+    const base = { row: i + 1, action: r.action ?? null };
+    if (r.line_id === undefined && !r.order_reference) {
+      results.push({ ...base, lineId: null, result: "refused", message: "The row names no line: give line_id, or order_reference with external_id or sku." });
+    } else if (typeof resolved === "string") results.push({ ...base, lineId: null, result: "refused", message: resolved });
+    else pending.push({ row: i + 1, raw: answerOf(r, resolved) });
+  });
+  const lineIdOf = (raw: Record<string, unknown>) => (typeof raw.line_id === "number" ? raw.line_id : null);
+  const one = async (p: { row: number; raw: Record<string, unknown> }): Promise<RowResult> => {
+    const base = { row: p.row, lineId: lineIdOf(p.raw), action: typeof p.raw.action === "string" ? p.raw.action : null };
+    const read = await readAnswers({ answers: [p.raw] }, (answers) => answerErrors(db, supplier, answers));
+    if (!read.ok) return { ...base, result: "refused", message: rowMessage(read.errors) };
+    try {
+      await applyAnswers(db, pipeline, supplier, read.answers);
+      return { ...base, result: "applied", message: null };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      const said = error.detail?.errors ? rowMessage(error.detail.errors) : (error.detail?.error ?? error.message);
+      return { ...base, result: "refused", message: said };
+    }
+  };
+  for (let at = 0; at < pending.length; at += CHUNK) {
+    const chunk = pending.slice(at, at + CHUNK);
+    const read = await readAnswers({ answers: chunk.map((p) => p.raw) }, (answers) => answerErrors(db, supplier, answers));
+    let whole = false;
+    if (read.ok) {
+      try {
+        await applyAnswers(db, pipeline, supplier, read.answers as Answer[]);
+        whole = true;
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+      }
+    }
+    if (whole) {
+      for (const p of chunk) results.push({ row: p.row, lineId: lineIdOf(p.raw), action: String(p.raw.action), result: "applied", message: null });
+      continue;
+    }
+    for (const p of chunk) results.push(await one(p));
+  }
+  return results.sort((a, b) => a.row - b.row);
+}
+
+// ---- Claiming and processing -------------------------------------------------
+
+/** The file claimed for this run (a new claim, or one a dead run left), or null when another run has it or had it. */
+async function claimFile(db: Db, supplier: Supplier, file: RemoteFile, now: Date): Promise<number | null> {
+  const at = isoMicro(now);
+  const stale = isoMicro(new Date(now.getTime() - INBOUND_CLAIM_MS));
+  const modified = file.modifiedAt ?? "";
+  const [inserted, takenOver] = await rawBatch(db, [
+    sql`INSERT INTO inbound_files (account_id, supplier_id, name, size, modified_at, status, claimed_at)
+        VALUES (${supplier.accountId}, ${supplier.id}, ${file.name}, ${file.size}, ${modified}, 'processing', ${at})
+        ON CONFLICT (supplier_id, name, size, modified_at) DO NOTHING RETURNING id`,
+    sql`UPDATE inbound_files SET claimed_at = ${at}
+        WHERE supplier_id = ${supplier.id} AND name = ${file.name} AND size = ${file.size} AND modified_at = ${modified}
+          AND status = 'processing' AND claimed_at < ${stale} RETURNING id`,
+  ]);
+  const row = (inserted as Row[])[0] ?? (takenOver as Row[])[0];
+  return row ? Number(row.id) : null;
+}
+
+/** Each row's result, a thousand per statement; a row already recorded (a run that died) keeps its first result. */
+function rowStatements(fileId: number, results: RowResult[]) {
+  const out = [];
+  for (let at = 0; at < results.length; at += 1000) {
+    const part = JSON.stringify(results.slice(at, at + 1000).map((r) => ({ r: r.row, l: r.lineId, a: r.action, s: r.result, m: r.message })));
+    out.push(sql`INSERT INTO inbound_file_rows (file_id, row, line_id, action, result, message)
+        SELECT ${fileId}, j.value ->> '$.r', j.value ->> '$.l', j.value ->> '$.a', j.value ->> '$.s', j.value ->> '$.m' FROM json_each(${part}) AS j
+        WHERE true ON CONFLICT (file_id, row) DO NOTHING`);
+  }
+  return out;
+}
+
+/** One supplier's inbound folder: every file not seen before, claimed, applied row by row, its results kept, archived. */
+export async function pollSupplierInbound(db: Db, env: Bindings, pipeline: Pipeline, supplier: Supplier, now: Date): Promise<number> {
+  const inbound = supplier.fileTransfer?.inbound;
+  if (!inbound) return 0;
+  const who: AuthenticatedSupplier = { id: supplier.id, accountId: supplier.accountId, name: supplier.name };
+  const session = await openSession(env, supplier);
+  let processed = 0;
+  try {
+    const files = (await session.list(inbound.directory)).filter((f) => !f.isDirectory && !f.name.startsWith("."));
+    for (const file of files) {
+      const fileId = await claimFile(db, supplier, file, now);
+      if (fileId === null) continue;
+      const path = inFolder(inbound.directory, file.name);
+      let results: RowResult[] = [];
+      let error: string | null = null;
+      try {
+        if (file.size > INBOUND_MAX_BYTES) throw new FileUnreadable(`The file is larger than ${INBOUND_MAX_BYTES / 1048576} MiB.`);
+        results = await applyRows(db, pipeline, who, readRows(await session.read(path, INBOUND_MAX_BYTES), inbound));
+      } catch (e) {
+        if (!(e instanceof FileUnreadable)) throw e;
+        error = e.message;
+      }
+      let archivedTo: string | null = null;
+      if (inbound.archive_directory) {
+        archivedTo = inFolder(inbound.archive_directory, file.name);
+        await session.rename(path, archivedTo);
+      }
+      const at = isoMicro();
+      const applied = results.filter((r) => r.result === "applied").length;
+      await runBatch(db, [
+        ...rowStatements(fileId, results),
+        sql`UPDATE inbound_files SET status = ${error ? "failed" : "done"}, error = ${error}, rows_applied = ${applied},
+            rows_refused = ${results.length - applied}, archived_to = ${archivedTo}, finished_at = ${at} WHERE id = ${fileId}`,
+      ]);
+      processed++;
+    }
+  } finally {
+    await session.close().catch(() => undefined);
+  }
+  return processed;
+}
+
+/** The cron's sweep: every active file supplier with an inbound folder, side by side; the files processed. */
+export async function pollInboundFiles(db: Db, env: Bindings, pipeline: Pipeline, now: Date): Promise<number> {
+  const list = await db
+    .select()
+    .from(suppliers)
+    .where(and(eq(suppliers.channel, "file"), eq(suppliers.active, true), sql`json_extract(${suppliers.fileTransfer}, '$.inbound') IS NOT NULL`));
+  const done = await Promise.allSettled(list.map((s) => pollSupplierInbound(db, env, pipeline, s, now)));
+  const failed = done.flatMap((d, i) => (d.status === "rejected" ? [`supplier ${list[i].id}: ${String(d.reason)}`] : []));
+  if (failed.length) throw new Error(`inbound files: ${failed.join("; ")}`);
+  return done.reduce((n, d) => n + (d.status === "fulfilled" ? d.value : 0), 0);
+}
+
+// ---- Reads -------------------------------------------------------------------
+
+export type InboundFileWithRows = { file: InboundFile; rows: InboundFileRow[] };
+
+/** The supplier's answer files, newest first, a page of them, each with its rows' results. */
+export async function listInboundFiles(db: Db, accountId: number, supplierId: number, page: PageRequest): Promise<{ total: number; files: InboundFileWithRows[] }> {
+  const where = and(eq(inboundFiles.supplierId, supplierId), eq(inboundFiles.accountId, accountId));
+  const [count, files] = await db.batch([
+    db.select({ total: sql<number>`count(*)` }).from(inboundFiles).where(where),
+    db.select().from(inboundFiles).where(where).orderBy(desc(inboundFiles.id)).limit(page.perPage).offset(offsetOf(page)),
+  ]);
+  const ids = JSON.stringify(files.map((f) => f.id));
+  const rows = files.length
+    ? await db
+        .select()
+        .from(inboundFileRows)
+        .where(sql`${inboundFileRows.fileId} IN (SELECT value FROM json_each(${ids}))`)
+        .orderBy(inboundFileRows.fileId, inboundFileRows.row)
+    : [];
+  return { total: count[0]?.total ?? 0, files: files.map((file) => ({ file, rows: rows.filter((r) => r.fileId === file.id) })) };
+}

@@ -1,0 +1,23 @@
+// Folders of their own for the file channel's tests on the SFTP server that
+// test/lib/file-transfer/sftp-server.global.ts starts (it must run first): each test's supplier
+// reads and writes its own folder, so a cron run for one never touches another's files (upload/fc-30:
+// test/catalogue/pull.sftp.test.ts's feed). Our SFTP
+// client makes no folders (suppliers' servers have theirs), so they are made here, owned like upload/.
+import { chownSync, mkdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+
+export const FILE_CHANNEL_FOLDERS = 30;
+
+export default function setup(project: TestProject) {
+  const { root } = project.getProvidedContext().sftp;
+  const upload = join(root, "upload");
+  const { uid, gid } = statSync(upload);
+  for (let n = 1; n <= FILE_CHANNEL_FOLDERS; n++) {
+    for (const sub of ["", "/in", "/in/done"]) {
+      const dir = join(upload, `fc-${n}${sub}`);
+      mkdirSync(dir, { recursive: true });
+      chownSync(dir, uid, gid);
+    }
+  }
+}
