@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
+import { ftpCertificates } from "./test/lib/file-transfer/ftp-certificates.node.ts";
 
 /**
  * Files named *.after-suite.test.ts run after every other file of their project: the invariant
@@ -78,6 +79,12 @@ export default defineConfig(async () => {
                   IDS_DIRECTORY: "ids-directory",
                 },
                 queueProducers: { LIMITS_PIPELINE: { queueName: "limits-pipeline" }, IDS_PIPELINE: { queueName: "ids-pipeline" } },
+                // The FTPS tests' way out (test/lib/file-transfer/ftp.test.ts): loopback only, trusting
+                // the throwaway CA of the test's vsftpd and nothing else. src/ never sees it: the tests
+                // hand its connect() to the FTP connector, whose default stays the runtime's connect().
+                serviceBindings: {
+                  FTP_TEST_NETWORK: { network: { allow: ["local"], tlsOptions: { trustBrowserCas: false, trustedCertificates: [ftpCertificates().caPem] } } },
+                },
               },
             }),
           ],
@@ -86,7 +93,11 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts"],
             exclude: [...configDefaults.exclude, "test/**/*.browser.test.ts", "test/docs/**"],
             setupFiles: ["./test/setup.ts"],
-            globalSetup: ["./test/helpers/fake-remote.global.ts", "./test/shops/stand-ins/stand-ins.global.ts"],
+            globalSetup: [
+              "./test/helpers/fake-remote.global.ts",
+              "./test/shops/stand-ins/stand-ins.global.ts",
+              "./test/lib/file-transfer/ftp-server.global.ts",
+            ],
             // Property-based tests (test/helpers/fuzz.ts): a fixed seed, so a run is reproducible;
             // FUZZ_SEED explores other inputs and FUZZ_SCALE multiplies the number of runs.
             provide: { fuzzSeed: Number(process.env.FUZZ_SEED || 20_261_106), fuzzScale: Math.max(1, Number(process.env.FUZZ_SCALE || 1)) },

@@ -17,6 +17,8 @@ declare global {
       ADMIN_TOKEN: string;
       TIGHT_API_LIMITER: RateLimit;
       TIGHT_AUTH_FAILURE_LIMITER: RateLimit;
+      /** Loopback only, trusting the FTP tests' throwaway CA (vitest.config.ts). */
+      FTP_TEST_NETWORK: Fetcher;
     }
     interface GlobalProps {
       mainModule: typeof import("../src/index");

@@ -27,6 +27,12 @@ declare module "vitest" {
     docsAdminToken: string;
     /** Its demo account, as npm start writes it into .demo-credentials.json. */
     docsCredentials: { account_id: number; api_key: string; supplier_key: string; supplier_name: string };
+    /** The FTP tests' vsftpd (test/lib/file-transfer/ftp-server.global.ts): FTP and explicit FTPS on one port,
+     *  the same with vsftpd's default require_ssl_reuse=YES on another,
+     *  a loopback port that accepts and never says a word, one that greets and then answers nothing,
+     *  one that greets and then closes on the first command, and vsftpd behind a relay that
+     *  refuses EPSV and renames onto an existing file. */
+    ftpServer: { host: string; port: number; sslReusePort: number; username: string; password: string; silentPort: number; mutePort: number; dropPort: number; quirkyPort: number };
   }
 }
 export {};

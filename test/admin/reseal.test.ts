@@ -68,6 +68,12 @@ describe("re-sealing the shops' credentials after a SECRETS_KEY rotation", () =>
     expect(await testWith(withKeys(NEW), onZero, a.json.id)).toEqual(stale);
 
     const rotation = withKeys(NEW, OLD);
+    // Going on from a cursor: shard 1 after b's id leaves b (and shard 0) as they were.
+    const fromCursor = await send(rotation, "POST", "/admin/v1/secrets/reseal", ADMIN, { shard: 1, after_id: b.json.id });
+    expect(fromCursor.json).toMatchObject({ done: true, next: null });
+    expect(await testWith(withKeys(NEW), onOne, b.json.id)).toEqual(stale);
+    expect(await testWith(withKeys(NEW), onZero, a.json.id)).toEqual(stale);
+
     const first = await reseal(rotation);
     expect(first.resealed).toBeGreaterThanOrEqual(2);
     expect(first.unopenable).toContainEqual({ shard: 1, id: lost.json.id });
@@ -89,7 +95,7 @@ describe("re-sealing the shops' credentials after a SECRETS_KEY rotation", () =>
     expect(await testWith(withKeys(OLD), onZero, a.json.id)).toEqual(refused);
   });
 
-  it("goes on where the previous call stopped, and answers 503 without SECRETS_KEY", async () => {
+  it("answers a cursor past the last shard as done, 503 without SECRETS_KEY, and 422 for a bad cursor", async () => {
     const past = await send(withKeys(OLD), "POST", "/admin/v1/secrets/reseal", ADMIN, { shard: 255, after_id: 0 });
     expect(past).toEqual({ status: 200, json: { resealed: 0, already_current: 0, unopenable: [], done: true, next: null } });
     const keyless = await send({ ...env, SECRETS_KEY: undefined } as unknown as Bindings, "POST", "/admin/v1/secrets/reseal", ADMIN, {});

@@ -9,7 +9,8 @@ export { root };
 
 /** The documentation: the README and every page under docs/, as paths relative to the root. */
 export function docFiles(): string[] {
-  const pages = readdirSync(join(root, "docs"))
+  // Pages in sub-folders too (docs/shops/woocommerce.md), as "shops/woocommerce.md".
+  const pages = readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" })
     .filter((f) => f.endsWith(".md"))
     .sort()
     .map((f) => `docs/${f}`);

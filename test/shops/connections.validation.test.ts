@@ -120,6 +120,39 @@ describe("shop connections: bad input", () => {
     expect((await storedConnections(creds.accountId)).length).toBe(1);
   });
 
+  it("holds the platforms' own limits at the maximum and one past: credentials of 500 characters, complete_status 50, shipped_state_id 1,000,000", async () => {
+    const creds = await createAccount();
+    const long = { consumer_key: "k".repeat(500), consumer_secret: "s".repeat(500) };
+    const atWoo = await call("POST", "/api/v1/shop-connections", { creds, body: { ...WOO_BODY, credentials: long, settings: { complete_status: "c".repeat(50) } } });
+    expect([atWoo.status, atWoo.json.credentials, atWoo.json.settings.complete_status]).toEqual([201, { consumer_key: "…kkkk", consumer_secret: "…ssss" }, "c".repeat(50)]);
+    const pastWoo = await call("POST", "/api/v1/shop-connections", {
+      creds,
+      body: { ...WOO_BODY, credentials: { ...long, consumer_secret: "s".repeat(501) }, settings: { complete_status: "c".repeat(51) } },
+    });
+    expect([pastWoo.status, pastWoo.json]).toEqual([
+      422,
+      {
+        message: "Errors",
+        errors: {
+          "credentials.consumer_secret": ["The credentials.consumer_secret field must not be greater than 500 characters."],
+          "settings.complete_status": ["The settings.complete_status field must not be greater than 50 characters."],
+        },
+      },
+    ]);
+    const ps = { ...WOO_BODY, platform: "prestashop", credentials: { webservice_key: "PSKEY" } };
+    const atPs = await call("POST", "/api/v1/shop-connections", { creds, body: { ...ps, settings: { shipped_state_id: 1_000_000 } } });
+    expect([atPs.status, atPs.json.settings]).toEqual([201, { mode: "live", shipped_state_id: 1_000_000 }]);
+    for (const [value, message] of [
+      [1_000_001, "The settings.shipped_state_id field must not be greater than 1000000."],
+      [0, "The settings.shipped_state_id field must be at least 1."],
+      [4.5, "The settings.shipped_state_id field must be an integer."],
+    ] as const) {
+      const res = await call("POST", "/api/v1/shop-connections", { creds, body: { ...ps, settings: { shipped_state_id: value } } });
+      expect({ value, status: res.status, json: res.json }).toEqual({ value, status: 422, json: { message: "Errors", errors: { "settings.shipped_state_id": [message] } } });
+    }
+    expect((await storedConnections(creds.accountId)).length).toBe(2);
+  });
+
   it("refuses a PATCH that changes the platform, or sends credentials or settings the platform does not take, and changes nothing", async () => {
     const creds = await createAccount();
     const created = await createConnection(creds);

@@ -71,6 +71,8 @@ export type ShopRequest = {
   lookup?: boolean;
   /** Statuses the adapter handles itself (e.g. 404 when looking for an extension); others throw ShopError. */
   accept?: number[];
+  /** The answer carries a secret (Shopware's access token): a success is recorded as "[redacted]". */
+  secretAnswer?: boolean;
 };
 
 export type ShopHttpOptions = {
@@ -124,7 +126,8 @@ export class ShopHttp {
       this.record({ method, path: req.path, sent: body ?? null, status: null, answer: why, durationMs: Date.now() - started, dryRun: false });
       throw new ShopError(timedOut ? "timeout" : "unreachable", why.charAt(0).toUpperCase() + why.slice(1));
     }
-    this.record({ method, path: req.path, sent: body ?? null, status: res.status, answer: text, durationMs: Date.now() - started, dryRun: false });
+    const answer = req.secretAnswer && res.status >= 200 && res.status < 300 ? "[redacted]" : text;
+    this.record({ method, path: req.path, sent: body ?? null, status: res.status, answer, durationMs: Date.now() - started, dryRun: false });
     const response: ShopResponse = {
       status: res.status,
       headers: res.headers,

@@ -32,7 +32,10 @@ export type OrderRef = {
 /** One of our order lines, as the plugin sent it. */
 export type LineRef = {
   lineId: number;
-  /** products[].external_id: the shop's product id (or variation id). */
+  /**
+   * products[].external_id, whatever the platform's plugin puts there: WooCommerce's line item id,
+   * Shopware's line item productId, Magento's and PrestaShop's product id (docs/shops/<platform>.md).
+   */
   productId: string;
   /** products[].reference: the SKU, when sent. */
   sku: string | null;
