@@ -128,6 +128,21 @@ describe("stock sync into Shopware 6", () => {
       { key: "PLATE-L", outcome: "updated", quantity: 6, price: null, shop_product_id: PLATE_L, reason: null },
     ]);
   });
+
+  it("the product listing refused for good (400): the page's products fail with Shopware's words and the sync ends failed, saying so", async () => {
+    const creds = await createAccount();
+    const { shop, connectionId } = await platformShop(creds, "shopware", { products: PRODUCTS }, STOCK_ON);
+    const refusal = { errors: [{ status: "400", code: "FRAMEWORK__INVALID_CRITERIA", title: "Bad Request", detail: "The criteria is invalid." }] };
+    await injectFault(shop, { method: "POST", path: "^/api/search/product$", status: 400, body: refusal, times: 2 });
+    const { feedId } = await supplierFeed(creds);
+    await pushOffers(creds, feedId, [{ sku: "MUG-1", stock_quantity: 7 }]);
+    const [sync] = await syncsEnded(creds, connectionId);
+    const words = `The shop refused what we sent (400 on POST /api/search/product): ${JSON.stringify(refusal)}`;
+    expect(sync).toMatchObject({ status: "failed", total: 1, done: 1, counts: { updated: 0, unchanged: 0, unknown: 0, failed: 1 }, error: words });
+    expect((await syncWithProducts(creds, connectionId, sync.id)).products.data).toEqual([{ key: "MUG-1", outcome: "failed", quantity: null, price: null, shop_product_id: null, reason: words }]);
+    expect((await withoutTokens(shop)).map(([method, path]) => `${method} ${path}`)).toEqual(["POST /api/search/product", "POST /api/search/product"]);
+    expect((await shopState<ShopwareState>(shop)).products.find((p) => p.id === MUG)!.stock).toBe(1);
+  });
 });
 
 /** Deletes a product through the shop's own Admin API, as a shop owner's tool would. */
