@@ -5,6 +5,7 @@
 // writing only what changed; a 429 honoured; match_by ean13 through settings.ean_attribute.
 import { describe, expect, it } from "vitest";
 import { createAccount } from "../helpers/factories";
+import { send, signIn } from "../helpers/console-http";
 import { call } from "../helpers/http";
 import { pushOffers, STOCK_ON, supplierFeed, syncsEnded, syncWithProducts } from "../helpers/stock";
 import { platformShop, receivedFrom, shopState } from "../helpers/stock-platforms";
@@ -164,5 +165,22 @@ describe("stock sync into Magento 2", () => {
       },
       { key: "PLATE-L", outcome: "updated", quantity: 6, price: 2.5, shop_product_id: "PLATE-L", reason: null },
     ]);
+  });
+});
+
+describe("Magento's stock settings in the console", () => {
+  it("the connection's page shows them labelled, an unset EAN attribute as an empty field (saving the form again keeps it unset)", async () => {
+    const creds = await createAccount();
+    const { connectionId } = await platformShop(creds, "magento", { products: PRODUCTS }, STOCK_ON);
+    const { jar } = await signIn({ account_id: String(creds.accountId), api_key: creds.apiKey });
+    const res = await send(`/console/shop-connections/${connectionId}`, { jar });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const input = /<input[^>]*name="settings\.ean_attribute"[^>]*>/.exec(html)?.[0] ?? "";
+    expect(input).not.toBe("");
+    expect(input).not.toContain('value="null"');
+    expect(html).toContain("EAN attribute");
+    expect(html).toContain("How stock is written");
+    expect(html).toContain("MSI source");
   });
 });
