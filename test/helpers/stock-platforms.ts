@@ -2,7 +2,9 @@
 // with its catalogue, a connection to it through the public API, and what the shop received with
 // each body as sent (JSON parsed, XML as text).
 import { createStandInShop, standInShop, type StandInShopHandle } from "../shops/stand-ins/client";
+import { createAccount } from "./factories";
 import { call, type Credentials } from "./http";
+import { pushOffers, supplierFeed, syncsEnded, type Offer } from "./stock";
 
 export async function platformShop(creds: Credentials, platform: "shopware" | "magento" | "prestashop", seed: unknown, settings: Record<string, unknown>) {
   const shop = await createStandInShop(platform, seed);
@@ -33,4 +35,23 @@ export async function receivedFrom(shop: StandInShopHandle, from = 0) {
 
 export async function shopState<State>(shop: StandInShopHandle): Promise<State> {
   return (await standInShop<State>(shop)).state;
+}
+
+/** An account with a shop of the platform, a supplier pushing these offers, and the sync that push started, ended. */
+export async function syncedShop(platform: "shopware" | "magento" | "prestashop", seed: unknown, settings: Record<string, unknown>, offers: Offer[], before?: (shop: StandInShopHandle) => Promise<void>) {
+  const creds = await createAccount();
+  const { shop, connectionId } = await platformShop(creds, platform, seed, settings);
+  if (before) await before(shop);
+  const { feedId } = await supplierFeed(creds);
+  await pushOffers(creds, feedId, offers);
+  const [sync] = await syncsEnded(creds, connectionId);
+  return { creds, shop, connectionId, feedId, sync };
+}
+
+/** The supplier pushes again; answers the connection's newest sync once ended, and what the shop received meanwhile. */
+export async function syncAgain(creds: Credentials, shop: StandInShopHandle, connectionId: number, feedId: number, offers: Offer[], count = 2) {
+  const before = (await standInShop(shop)).received.length;
+  await pushOffers(creds, feedId, offers);
+  const [sync] = await syncsEnded(creds, connectionId, count);
+  return { sync, received: await receivedFrom(shop, before) };
 }

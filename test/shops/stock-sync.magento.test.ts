@@ -8,7 +8,7 @@ import { createAccount } from "../helpers/factories";
 import { send, signIn } from "../helpers/console-http";
 import { call } from "../helpers/http";
 import { pushOffers, STOCK_ON, supplierFeed, syncsEnded, syncWithProducts } from "../helpers/stock";
-import { platformShop, receivedFrom, shopState } from "../helpers/stock-platforms";
+import { platformShop, receivedFrom, shopState, syncAgain, syncedShop } from "../helpers/stock-platforms";
 import { injectFault, standInShop } from "./stand-ins/client";
 import type { MagentoState } from "./stand-ins/magento";
 
@@ -30,15 +30,11 @@ const stockOf = async (shop: Parameters<typeof receivedFrom>[0]) => {
 
 describe("stock sync into Magento 2", () => {
   it("with MSI: an import writes the default source's items in one request, an unknown SKU reported; the next import writes only what changed", async () => {
-    const creds = await createAccount();
-    const { shop, connectionId } = await platformShop(creds, "magento", { products: PRODUCTS }, STOCK_ON);
-    const { feedId } = await supplierFeed(creds);
-    await pushOffers(creds, feedId, [
+    const { creds, shop, connectionId, feedId, sync } = await syncedShop("magento", { products: PRODUCTS }, STOCK_ON, [
       { sku: "MUG-1", stock_quantity: 7, purchase_price: 3 },
       { sku: "PLATE-L", stock_quantity: 0 },
       { sku: "GHOST-1", stock_quantity: 5 },
     ]);
-    const [sync] = await syncsEnded(creds, connectionId);
     expect(sync).toMatchObject({ status: "succeeded", total: 3, done: 3, counts: { updated: 2, unchanged: 0, unknown: 1, failed: 0 }, error: null });
     expect(await receivedFrom(shop)).toEqual([
       ["GET", LIST, null],
@@ -52,27 +48,20 @@ describe("stock sync into Magento 2", () => {
       { key: "PLATE-L", outcome: "updated", quantity: 0, price: null, shop_product_id: "PLATE-L", reason: null },
     ]);
 
-    const before = (await standInShop(shop)).received.length;
-    await pushOffers(creds, feedId, [
+    const { sync: second, received: again } = await syncAgain(creds, shop, connectionId, feedId, [
       { sku: "MUG-1", stock_quantity: 9, purchase_price: 3 },
       { sku: "PLATE-L", stock_quantity: 0 },
     ]);
-    const [second] = await syncsEnded(creds, connectionId, 2);
     expect(second).toMatchObject({ status: "succeeded", full: false, total: 1, counts: { updated: 1, unchanged: 0, unknown: 0, failed: 0 } });
-    expect(await receivedFrom(shop, before)).toEqual([["POST", "/rest/V1/inventory/source-items", { sourceItems: [{ sku: "MUG-1", source_code: "default", quantity: 9, status: 1 }] }]]);
+    expect(again).toEqual([["POST", "/rest/V1/inventory/source-items", { sourceItems: [{ sku: "MUG-1", source_code: "default", quantity: 9, status: 1 }] }]]);
   });
 
   it("legacy stock items and price sync on: a PUT per product with its item id, base prices in one request; a 429 waited out", async () => {
-    const creds = await createAccount();
     const settings = { inventory: "legacy", ...STOCK_ON, price_sync: { enabled: true, markup_percent: 50, round_to: 0.99 } };
-    const { shop, connectionId } = await platformShop(creds, "magento", { products: PRODUCTS }, settings);
-    await injectFault(shop, { method: "POST", path: "^/rest/V1/products/base-prices$", status: 429, headers: { "retry-after": "1" }, body: { message: "Too many requests" } });
-    const { feedId } = await supplierFeed(creds);
-    await pushOffers(creds, feedId, [
+    const { creds, shop, connectionId, sync } = await syncedShop("magento", { products: PRODUCTS }, settings, [
       { sku: "MUG-1", stock_quantity: 7, purchase_price: 10 },
       { sku: "PLATE-L", stock_quantity: 4, purchase_price: 2 },
-    ]);
-    const [sync] = await syncsEnded(creds, connectionId);
+    ], (shop) => injectFault(shop, { method: "POST", path: "^/rest/V1/products/base-prices$", status: 429, headers: { "retry-after": "1" }, body: { message: "Too many requests" } }));
     expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 2, unchanged: 0, unknown: 0, failed: 0 }, retry_at: expect.any(String) });
     const prices = { prices: [{ sku: "MUG-1", price: 15.99, store_id: 0 }, { sku: "PLATE-L", price: 3.99, store_id: 0 }] };
     expect(await receivedFrom(shop)).toEqual([
@@ -142,14 +131,12 @@ describe("stock sync into Magento 2", () => {
     await syncsEnded(creds, connectionId);
     const deleted = await fetch(`${shop.base_url}/rest/V1/products/MUG-1`, { method: "DELETE", headers: { authorization: `Bearer ${shop.credentials.access_token}` } });
     expect(deleted.status).toBe(200);
-    const before = (await standInShop(shop)).received.length;
-    await pushOffers(creds, feedId, [
+    const { sync: second, received: again } = await syncAgain(creds, shop, connectionId, feedId, [
       { sku: "MUG-1", stock_quantity: 8, purchase_price: 3 },
       { sku: "PLATE-L", stock_quantity: 6, purchase_price: 2.5 },
     ]);
-    const [second] = await syncsEnded(creds, connectionId, 2);
     expect(second).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 1, failed: 0 } });
-    expect(await receivedFrom(shop, before)).toEqual([
+    expect(again).toEqual([
       ["POST", "/rest/V1/inventory/source-items", { sourceItems: [{ sku: "MUG-1", source_code: "default", quantity: 8, status: 1 }, { sku: "PLATE-L", source_code: "default", quantity: 6, status: 1 }] }],
       ["POST", "/rest/V1/products/base-prices", { prices: [{ sku: "MUG-1", price: 3, store_id: 0 }, { sku: "PLATE-L", price: 2.5, store_id: 0 }] }],
     ]);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createAccount } from "../helpers/factories";
 import { pushOffers, STOCK_ON, supplierFeed, syncsEnded, syncWithProducts } from "../helpers/stock";
-import { platformShop, receivedFrom, shopState } from "../helpers/stock-platforms";
+import { platformShop, receivedFrom, shopState, syncAgain, syncedShop } from "../helpers/stock-platforms";
 import { injectFault, standInShop } from "./stand-ins/client";
 import type { PrestaShopState } from "./stand-ins/prestashop";
 
@@ -28,15 +28,11 @@ const stockOf = async (shop: Parameters<typeof receivedFrom>[0]) => {
 
 describe("stock sync into PrestaShop", () => {
   it("an import PUTs each changed stock_available whole, combinations too, an unknown reference reported; the next import writes only what changed", async () => {
-    const creds = await createAccount();
-    const { shop, connectionId } = await platformShop(creds, "prestashop", { products: PRODUCTS }, STOCK_ON);
-    const { feedId } = await supplierFeed(creds);
-    await pushOffers(creds, feedId, [
+    const { creds, shop, connectionId, feedId, sync } = await syncedShop("prestashop", { products: PRODUCTS }, STOCK_ON, [
       { sku: "MUG-1", stock_quantity: 7, purchase_price: 3 },
       { sku: "PLATE-L", stock_quantity: 4 },
       { sku: "GHOST-1", stock_quantity: 5 },
     ]);
-    const [sync] = await syncsEnded(creds, connectionId);
     expect(sync).toMatchObject({ status: "succeeded", total: 3, done: 3, counts: { updated: 2, unchanged: 0, unknown: 1, failed: 0 }, error: null });
     expect(await receivedFrom(shop)).toEqual([
       ["GET", LIST_PRODUCTS, null],
@@ -54,30 +50,23 @@ describe("stock sync into PrestaShop", () => {
       { key: "PLATE-L", outcome: "updated", quantity: 4, price: null, shop_product_id: "12:41", reason: null },
     ]);
 
-    const before = (await standInShop(shop)).received.length;
-    await pushOffers(creds, feedId, [
+    const { sync: second, received: again } = await syncAgain(creds, shop, connectionId, feedId, [
       { sku: "MUG-1", stock_quantity: 9, purchase_price: 3 },
       { sku: "PLATE-L", stock_quantity: 4 },
     ]);
-    const [second] = await syncsEnded(creds, connectionId, 2);
     expect(second).toMatchObject({ status: "succeeded", full: false, total: 1, counts: { updated: 1, unchanged: 0, unknown: 0, failed: 0 } });
-    expect(await receivedFrom(shop, before)).toEqual([
+    expect(again).toEqual([
       ["GET", "/api/stock_availables?filter[id_product]=[11]&display=full&output_format=JSON", null],
       ["PUT", "/api/stock_availables/900", stockXml(900, 11, 0, 9)],
     ]);
   });
 
   it("price sync on: a product's price PUT with its resource (read-only fields left out), a combination's refused in words; a 429 waited out", async () => {
-    const creds = await createAccount();
     const settings = { ...STOCK_ON, price_sync: { enabled: true, markup_percent: 50, round_to: 0.99 } };
-    const { shop, connectionId } = await platformShop(creds, "prestashop", { products: PRODUCTS }, settings);
-    await injectFault(shop, { method: "PUT", path: "^/api/stock_availables/900$", status: 429, headers: { "retry-after": "1" }, body: "Too Many Requests" });
-    const { feedId } = await supplierFeed(creds);
-    await pushOffers(creds, feedId, [
+    const { creds, shop, connectionId, sync } = await syncedShop("prestashop", { products: PRODUCTS }, settings, [
       { sku: "MUG-1", stock_quantity: 7, purchase_price: 10 },
       { sku: "PLATE-L", stock_quantity: 4, purchase_price: 2 },
-    ]);
-    const [sync] = await syncsEnded(creds, connectionId);
+    ], (shop) => injectFault(shop, { method: "PUT", path: "^/api/stock_availables/900$", status: 429, headers: { "retry-after": "1" }, body: "Too Many Requests" }));
     expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 0, failed: 1 }, retry_at: expect.any(String) });
     const received = await receivedFrom(shop);
     expect(received.slice(2).map(([method, path]) => `${method} ${path}`)).toEqual([
