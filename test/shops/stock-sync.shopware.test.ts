@@ -116,6 +116,30 @@ describe("stock sync into Shopware 6", () => {
     ]);
   });
 
+  it("a product Shopware refuses (its 400 pointing at the item) fails in Shopware's words; the rest of the request is written again", async () => {
+    const refusal = {
+      errors: [{ status: "400", code: "ba785a8c-82cb-4283-967c-3cf342181b40", title: "Bad Request", detail: "This value should be of type int.", source: { pointer: "/stock-sync/0/stock" } }],
+    };
+    const offers = [
+      { sku: "MUG-1", stock_quantity: 7 },
+      { sku: "PLATE-L", stock_quantity: 4 },
+    ];
+    const { creds, shop, connectionId, sync } = await syncedShop("shopware", { products: PRODUCTS }, STOCK_ON, offers, (shop) =>
+      injectFault(shop, { method: "POST", path: "^/api/_action/sync$", status: 400, body: refusal }),
+    );
+    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 0, failed: 1 } });
+    expect((await withoutTokens(shop)).slice(1)).toEqual([
+      ["POST", "/api/_action/sync", { "stock-sync": { entity: "product", action: "upsert", payload: [{ id: MUG, stock: 7 }, { id: PLATE_L, stock: 4 }] } }],
+      ["POST", "/api/search/product", { ids: [MUG], limit: 1, includes: { product: ["id"] } }],
+      ["POST", "/api/_action/sync", { "stock-sync": { entity: "product", action: "upsert", payload: [{ id: PLATE_L, stock: 4 }] } }],
+    ]);
+    expect(await stockOf(shop)).toMatchObject({ "MUG-1": [1, PRODUCTS[0]!.price], "PLATE-L": [4, null] });
+    expect((await syncWithProducts(creds, connectionId, sync.id)).products.data).toEqual([
+      { key: "MUG-1", outcome: "failed", quantity: 7, price: null, shop_product_id: MUG, reason: "Shopware refused it: stock: This value should be of type int." },
+      { key: "PLATE-L", outcome: "updated", quantity: 4, price: null, shop_product_id: PLATE_L, reason: null },
+    ]);
+  });
+
   it("the product listing refused for good (400): the page's products fail with Shopware's words and the sync ends failed, saying so", async () => {
     const creds = await createAccount();
     const { shop, connectionId } = await platformShop(creds, "shopware", { products: PRODUCTS }, STOCK_ON);
