@@ -17,6 +17,7 @@ import { ensureSeeded, LAYOUTS, runCopy, shardFile } from "./seed.mjs";
 import { orderBody, workloads } from "./workloads.mjs";
 import { consoleSession, ordersToDecline, preparePipelineCopy, startSink } from "./pipeline.mjs";
 import { measureRecovery, recoveryReport } from "./recovery.mjs";
+import { runStockBench, stockReport } from "./stock.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -32,6 +33,8 @@ const { values: opts } = parseArgs({
     pipeline: { type: "boolean", default: true },
     recovery: { type: "boolean", default: true },
     sharded: { type: "boolean", default: false },
+    stock: { type: "boolean", default: true },
+    "stock-changed": { type: "string", default: "1000" },
     samples: { type: "string", default: "3" },
     help: { type: "boolean", short: "h", default: false },
   },
@@ -45,7 +48,10 @@ if (opts.help) {
               both in the directory), and a table of each request's D1 work in the two layouts:
               statements on the shard, and the directory's statements on a cold isolate and after.
   --no-recovery  skip the pipeline's pace and crash measurement (bench/recovery.mjs): creates with
-              the consumer attached, then the dev server killed mid-load and started again.`);
+              the consumer attached, then the dev server killed mid-load and started again.
+  --no-stock  skip the stock sync at each size (bench/stock.mjs): a catalogue of that many products
+              synced into a stand-in shop, then an import changing --stock-changed (1000) of them.
+              Alone: node bench/stock.mjs --sizes 10000,100000 --changed 1000`);
   process.exit(0);
 }
 const sizes = opts.sizes.split(",").map(Number);
@@ -866,6 +872,7 @@ for (const run of runs) {
   missed += run.results.filter(({ w, r }) => targetOf(w, r).ok === false).length;
 }
 const summary = `Machine: ${m.cpus} CPUs, ${m.memory}, Node ${m.node}, load average now ${m.loadavg}.`;
+if (opts.stock) texts.push("", stockReport(await runStockBench({ sizes, changed: Number(opts["stock-changed"]) })));
 const full = [summary, "", ...texts, "", constancyReport(runs.filter((r) => r.layout === "one"))].join("\n");
 console.log(`\n${full}`);
 mkdirSync(join(root, "bench", ".data"), { recursive: true });

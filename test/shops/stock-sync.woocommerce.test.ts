@@ -16,12 +16,18 @@ const PRODUCTS = [
   { id: 600, sku: "PLATE", type: "variable" as const, variations: [{ id: 610, sku: "PLATE-L" }, { id: 611, sku: "PLATE-S", stock_quantity: 2, manage_stock: true }] },
 ];
 
+/** An account connected to a shop of PRODUCTS, whose supplier's feed then pushes these offers. */
+async function pushedInto(offers: { sku: string; stock_quantity: number }[]) {
+  const creds = await createAccount();
+  const { shop, connectionId } = await wooShop(creds, PRODUCTS, STOCK_ON);
+  const { feedId } = await supplierFeed(creds);
+  await pushOffers(creds, feedId, offers);
+  return { creds, shop, connectionId, feedId };
+}
+
 describe("stock sync into WooCommerce", () => {
   it("a feed import moves the shop's stock: products and variations through their batch endpoints, an unknown SKU reported", async () => {
-    const creds = await createAccount();
-    const { shop, connectionId } = await wooShop(creds, PRODUCTS, STOCK_ON);
-    const { feedId } = await supplierFeed(creds);
-    await pushOffers(creds, feedId, [
+    const { creds, shop, connectionId } = await pushedInto([
       { sku: "MUG-1", stock_quantity: 7 },
       { sku: "PLATE-L", stock_quantity: 4 },
       { sku: "GHOST-1", stock_quantity: 5 },
@@ -61,10 +67,7 @@ describe("stock sync into WooCommerce", () => {
   });
 
   it("the next import writes only the products whose stock changed; an import that changes nothing queues no sync", async () => {
-    const creds = await createAccount();
-    const { shop, connectionId } = await wooShop(creds, PRODUCTS, STOCK_ON);
-    const { feedId } = await supplierFeed(creds);
-    await pushOffers(creds, feedId, [
+    const { creds, shop, connectionId, feedId } = await pushedInto([
       { sku: "MUG-1", stock_quantity: 7 },
       { sku: "PLATE-L", stock_quantity: 4 },
     ]);

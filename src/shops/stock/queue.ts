@@ -9,10 +9,11 @@ export const syncingConnections = (accountId: number) =>
 
 /**
  * One queued sync per syncing connection of the account that has none waiting (a waiting one
- * covers every change up to when it starts), when `when` holds. RETURNING the new syncs' ids.
+ * covers every change up to when it starts), when `when` holds. RETURNING the new syncs' ids. OR
+ * IGNORE: should another queue one first, the unique index keeps one and this import still applies.
  */
 export function queueStockSyncsAfterImport(accountId: number, when: SQL): SQL {
-  return sql`INSERT INTO stock_syncs (account_id, connection_id, status, "trigger", created_at)
+  return sql`INSERT OR IGNORE INTO stock_syncs (account_id, connection_id, status, "trigger", created_at)
     SELECT c.account_id, c.id, 'queued', 'import', ${isoMicro()} FROM shop_connections c
     WHERE ${syncingConnections(accountId)} AND ${when}
       AND NOT EXISTS (SELECT 1 FROM stock_syncs q WHERE q.connection_id = c.id AND q.status = 'queued')

@@ -64,7 +64,7 @@ export async function requestStockSync(db: Db, accountId: number, connectionId: 
   if (why) throw ApiError.conflict(why);
   const full = input.full === true;
   const [, waiting] = await rawBatch(db, [
-    sql`INSERT INTO stock_syncs (account_id, connection_id, status, "trigger", "full", created_at)
+    sql`INSERT OR IGNORE INTO stock_syncs (account_id, connection_id, status, "trigger", "full", created_at)
         SELECT ${accountId}, ${connectionId}, 'queued', 'manual', ${full ? 1 : 0}, ${isoMicro()}
         WHERE NOT EXISTS (SELECT 1 FROM stock_syncs WHERE connection_id = ${connectionId} AND status = 'queued')`,
     sql`UPDATE stock_syncs SET "full" = "full" OR ${full ? 1 : 0} WHERE connection_id = ${connectionId} AND status = 'queued' RETURNING id`,
@@ -257,7 +257,15 @@ async function pageItems(db: Db, syncId: number): Promise<StockSyncItem[]> {
 }
 
 type Mapped = ShopStockProduct & { quantity: number | null; price: number | null };
-type Outcome = { key: string; outcome: "updated" | "unchanged" | "unknown" | "failed"; quantity: number | null; price: number | null; shopId: string | null; reason: string | null };
+type Outcome = {
+  key: string;
+  outcome: "updated" | "unchanged" | "unknown" | "failed";
+  quantity: number | null;
+  price: number | null;
+  shopId: string | null;
+  parentId?: string | null;
+  reason: string | null;
+};
 
 /** One page; false when there was nothing left. */
 async function runPage(
@@ -322,7 +330,7 @@ async function runPage(
       const there = now.get(w.shopId);
       if (there && (w.quantity === null || there.quantity === w.quantity) && (w.price === null || there.price === w.price)) {
         writes.splice(i, 1);
-        outcomes.push({ key: w.key, outcome: "updated", quantity: w.quantity, price: w.price, shopId: w.shopId, reason: null });
+        outcomes.push({ key: w.key, outcome: "updated", quantity: w.quantity, price: w.price, shopId: w.shopId, parentId: w.parentId, reason: null });
       }
     }
   }
@@ -337,8 +345,10 @@ async function runPage(
   before.push(...record(sync.id, row.id, outcomes, http.dryRun));
   if (writes.length > 0) {
     const sending = JSON.stringify(writes.map((w) => [w.key, w.quantity, w.price, w.shopId]));
-    before.push(sql`UPDATE stock_sync_items SET outcome = 'sending', quantity = s.value ->> 1, price = s.value ->> 2, shop_id = s.value ->> 3
-      FROM json_each(${sending}) AS s WHERE stock_sync_items.sync_id = ${sync.id} AND stock_sync_items.match_key = s.value ->> 0`);
+    // Upserts driven by the page's rows (each a primary-key lookup): an UPDATE ... FROM would read the whole sync or map.
+    before.push(sql`INSERT INTO stock_sync_items (sync_id, match_key, outcome, quantity, price, shop_id)
+      SELECT ${sync.id}, s.value ->> 0, 'sending', s.value ->> 1, s.value ->> 2, s.value ->> 3 FROM json_each(${sending}) AS s WHERE true
+      ON CONFLICT (sync_id, match_key) DO UPDATE SET outcome = excluded.outcome, quantity = excluded.quantity, price = excluded.price, shop_id = excluded.shop_id`);
   }
   await runBatch(db, before);
   if (writes.length === 0) return true;
@@ -348,7 +358,7 @@ async function runPage(
   const gone: string[] = [];
   for (const w of writes) {
     const r = results.get(w.shopId);
-    const base = { key: w.key, quantity: w.quantity, price: w.price, shopId: w.shopId };
+    const base = { key: w.key, quantity: w.quantity, price: w.price, shopId: w.shopId, parentId: w.parentId };
     if (r?.ok) after.push({ ...base, outcome: "updated", reason: http.dryRun ? "Dry run: the write was recorded, not sent." : null });
     else if (r && r.missing) {
       gone.push(w.key);
@@ -367,16 +377,19 @@ function record(syncId: number, connectionId: number, outcomes: Outcome[], dryRu
   const json = JSON.stringify(outcomes.map((o) => [o.key, o.outcome, o.quantity, o.price, o.shopId, o.reason]));
   const n = (k: Outcome["outcome"]) => outcomes.filter((o) => o.outcome === k).length;
   const statements: SQL[] = [
-    sql`UPDATE stock_sync_items SET outcome = o.value ->> 1, quantity = o.value ->> 2, price = o.value ->> 3, shop_id = o.value ->> 4, reason = o.value ->> 5
-        FROM json_each(${json}) AS o WHERE stock_sync_items.sync_id = ${syncId} AND stock_sync_items.match_key = o.value ->> 0`,
+    sql`INSERT INTO stock_sync_items (sync_id, match_key, outcome, quantity, price, shop_id, reason)
+        SELECT ${syncId}, o.value ->> 0, o.value ->> 1, o.value ->> 2, o.value ->> 3, o.value ->> 4, o.value ->> 5 FROM json_each(${json}) AS o WHERE true
+        ON CONFLICT (sync_id, match_key) DO UPDATE SET outcome = excluded.outcome, quantity = excluded.quantity, price = excluded.price,
+          shop_id = excluded.shop_id, reason = excluded.reason`,
     sql`UPDATE stock_syncs SET done = done + ${outcomes.length}, updated = updated + ${n("updated")}, unchanged = unchanged + ${n("unchanged")},
           unknown = unknown + ${n("unknown")}, failed = failed + ${n("failed")} WHERE id = ${syncId}`,
   ];
-  const written = outcomes.filter((o) => o.outcome === "updated");
+  const written = outcomes.filter((o) => o.outcome === "updated" && o.shopId !== null);
   if (written.length > 0 && !dryRun) {
-    const values = JSON.stringify(written.map((o) => [o.key, o.quantity, o.price]));
-    statements.push(sql`UPDATE shop_stock_items SET quantity = coalesce(w.value ->> 1, quantity), price = coalesce(w.value ->> 2, price)
-        FROM json_each(${values}) AS w WHERE shop_stock_items.connection_id = ${connectionId} AND shop_stock_items.match_key = w.value ->> 0`);
+    const values = JSON.stringify(written.map((o) => [o.key, o.quantity, o.price, o.shopId, o.parentId]));
+    statements.push(sql`INSERT INTO shop_stock_items (connection_id, match_key, quantity, price, shop_id, shop_parent_id)
+        SELECT ${connectionId}, w.value ->> 0, w.value ->> 1, w.value ->> 2, w.value ->> 3, w.value ->> 4 FROM json_each(${values}) AS w WHERE true
+        ON CONFLICT (connection_id, match_key) DO UPDATE SET quantity = coalesce(excluded.quantity, quantity), price = coalesce(excluded.price, price)`);
   }
   return statements;
 }
