@@ -71,6 +71,15 @@ const SETTINGS: Record<string, SettingField> = {
       { value: "false", label: "No" },
     ],
   },
+  inventory: {
+    label: "How stock is written",
+    options: [
+      { value: "msi", label: "MSI source items (Magento 2.3 and later)" },
+      { value: "legacy", label: "Legacy stock items (Magento without MSI)" },
+    ],
+  },
+  source_code: { label: "MSI source", hint: "The source the stock sync writes to: default unless you keep stock in another one." },
+  ean_attribute: { label: "EAN attribute", hint: "The code of the product attribute holding the EAN, for matching by EAN (Magento has none of its own)." },
   shipped_state_id: { label: "Order state after a shipment", hint: "The id of a PrestaShop order state: 4 is PrestaShop's own Shipped.", number: true },
 };
 
@@ -355,7 +364,8 @@ function ConnectionForm(props: {
 /** The stored settings as the form shows them. */
 function formValuesOf(row: ShopConnectionRow): FormValues {
   const values: FormValues = { name: row.name, base_url: row.baseUrl, sources: (row.sources ?? []).join("\n") };
-  for (const [key, v] of Object.entries(row.settings)) values[`settings.${key}`] = String(v);
+  // A setting left unset (null) shows as an empty field, not as the text "null".
+  for (const [key, v] of Object.entries(row.settings)) if (v !== null) values[`settings.${key}`] = String(v);
   return values;
 }
 

@@ -5,7 +5,8 @@
 // POST /V1/order/{id}/ship listing only what shipped, with one track per tracking number; a note is
 // a private order comment. Magento completes an order itself once it is invoiced and shipped.
 import { ShopError, type ShopHttp } from "./http";
-import type { Check, NoteWrite, OrderRef, ShipmentWrite, ShopConnection, ShopItem, ShopOrder, ShopPlatform, Tracking, WriteOptions, WriteResult } from "./platform";
+import { numberToUnits, unitsToNumber } from "../../lib/money";
+import type { Check, NoteWrite, OrderRef, ShipmentWrite, ShopConnection, ShopItem, ShopOrder, ShopPlatform, ShopStockProduct, StockMatchBy, StockPlatform, Tracking, WriteOptions, WriteResult } from "./platform";
 import type { Credentials, Settings } from "./settings";
 import { shippedItems } from "./shipped-items";
 
@@ -73,8 +74,162 @@ async function allowed(http: ShopHttp, request: Parameters<ShopHttp["request"]>[
   return res.status !== 401;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Stock and prices (the stock sync, docs/shops/magento.md#stock-and-prices)
+//
+// Every write is keyed by SKU, so a product's shop id is its SKU. Products are found through
+// GET /V1/products with a searchCriteria `in` filter on sku (or on settings.ean_attribute for
+// match_by ean13: Magento has no EAN attribute of its own), at most 300 a page (Magento 2.4.7's
+// default maximum page size). With settings.inventory "msi" the stock goes into source_code's
+// source items, POST /V1/inventory/source-items, all of a page in one request (Magento saves them
+// together, or refuses the request); with "legacy" each product's stock item is
+// PUT /V1/products/{sku}/stockItems/{itemId}, one request each (there is no batch endpoint), the
+// item ids read with the products. Prices go through POST /V1/products/base-prices (store 0, the
+// default scope), which answers 200 with the prices it refused, each naming its SKU.
+
+const PAGE_SIZE = 300;
+type MgProduct = { id: number; sku: string; price?: number; custom_attributes?: { attribute_code: string; value: unknown }[]; extension_attributes?: { stock_item?: { item_id?: number; qty?: number | null } } };
+type MgSourceItem = { sku: string; source_code: string; quantity: number; status: number };
+type MgPriceError = { message?: string; parameters?: unknown };
+
+function matchField(conn: Conn, matchBy: StockMatchBy): string {
+  if (matchBy === "sku") return "sku";
+  if (conn.settings.ean_attribute) return conn.settings.ean_attribute;
+  throw new ShopError("invalid", "Magento has no EAN attribute of its own: set settings.ean_attribute to the attribute code that holds the EAN, or match by sku");
+}
+
+function mgKey(p: MgProduct, field: string): string {
+  const value = field === "sku" ? p.sku : p.custom_attributes?.find((a) => a.attribute_code === field)?.value;
+  return typeof value === "string" || typeof value === "number" ? String(value).trim() : "";
+}
+
+/** A searchCriteria query: `field in (values)` (when given), one page. */
+function productQuery(field: string | null, values: string[], page: number, size: number): string {
+  const f = "searchCriteria[filter_groups][0][filters][0]";
+  const where = field ? `${f}[field]=${field}&${f}[value]=${encodeURIComponent(values.join(","))}&${f}[condition_type]=in&` : "";
+  return `/rest/V1/products?${where}searchCriteria[pageSize]=${size}&searchCriteria[currentPage]=${page}`;
+}
+
+async function productsWhere(conn: Conn, http: ShopHttp, field: string, values: string[]): Promise<MgProduct[]> {
+  // A value holding a comma cannot be asked for in an `in` filter.
+  const asked = values.filter((v) => !v.includes(","));
+  const out: MgProduct[] = [];
+  for (let i = 0; i < asked.length; i += PAGE_SIZE) {
+    const chunk = asked.slice(i, i + PAGE_SIZE);
+    const res = await http.request({ path: productQuery(field, chunk, 1, chunk.length), headers: auth(conn) });
+    out.push(...(res.json<SearchResult<MgProduct>>().items ?? []));
+  }
+  return out;
+}
+
+const statusOf = (quantity: number) => (quantity > 0 ? 1 : 0);
+
+/** The prices base-prices refused, by the SKU each names. */
+function refusedPrices(errors: MgPriceError[], skus: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of errors) {
+    const values = Array.isArray(e.parameters) ? e.parameters : e.parameters && typeof e.parameters === "object" ? Object.values(e.parameters) : [];
+    let message = e.message ?? "Refused";
+    if (e.parameters && typeof e.parameters === "object" && !Array.isArray(e.parameters)) for (const [k, v] of Object.entries(e.parameters)) message = message.replace(`%${k}`, String(v));
+    for (const sku of skus) if (values.map(String).includes(sku)) out.set(sku, message);
+  }
+  return out;
+}
+
+export const magentoStock: StockPlatform<Credentials<"magento">, Settings<"magento">> = {
+  batchLimit: 100,
+
+  async listProducts(conn, http, matchBy) {
+    const field = matchField(conn, matchBy);
+    const out: ShopStockProduct[] = [];
+    // Magento answers a page past the last with the last page again: total_count says when to stop.
+    for (let page = 1; ; page++) {
+      const res = await http.request({ path: productQuery(null, [], page, PAGE_SIZE), headers: auth(conn) });
+      const body = res.json<SearchResult<MgProduct>>();
+      for (const p of body.items ?? []) if (mgKey(p, field)) out.push({ key: mgKey(p, field), shopId: p.sku, parentId: null });
+      if (page * PAGE_SIZE >= (body.total_count ?? 0)) return out;
+    }
+  },
+
+  async findProducts(conn, http, matchBy, keys) {
+    const field = matchField(conn, matchBy);
+    return (await productsWhere(conn, http, field, keys)).filter((p) => keys.includes(mgKey(p, field))).map((p) => ({ key: mgKey(p, field), shopId: p.sku, parentId: null }));
+  },
+
+  async readStock(conn, http, products) {
+    const skus = products.map((p) => p.shopId);
+    const found = await productsWhere(conn, http, "sku", skus);
+    const quantities = new Map<string, number | null>(found.map((p) => [p.sku, p.extension_attributes?.stock_item?.qty ?? null]));
+    if (conn.settings.inventory === "msi") {
+      quantities.clear();
+      for (let i = 0; i < skus.length; i += PAGE_SIZE) {
+        const chunk = skus.slice(i, i + PAGE_SIZE).filter((s) => !s.includes(","));
+        const g = "searchCriteria[filter_groups]";
+        const path = `/rest/V1/inventory/source-items?${g}[0][filters][0][field]=sku&${g}[0][filters][0][value]=${encodeURIComponent(chunk.join(","))}&${g}[0][filters][0][condition_type]=in&${g}[1][filters][0][field]=source_code&${g}[1][filters][0][value]=${encodeURIComponent(conn.settings.source_code)}&${g}[1][filters][0][condition_type]=eq&searchCriteria[pageSize]=${chunk.length}`;
+        const res = await http.request({ path, headers: auth(conn) });
+        for (const s of res.json<SearchResult<MgSourceItem>>().items ?? []) quantities.set(s.sku, Number(s.quantity));
+      }
+    }
+    return found.map((p) => ({ shopId: p.sku, quantity: quantities.get(p.sku) ?? null, price: typeof p.price === "number" ? numberToUnits(p.price) : null }));
+  },
+
+  async writeStock(conn, http, writes) {
+    const failed = new Map<string, { missing: boolean; reason: string }>();
+    const stock = writes.filter((w) => w.quantity !== null);
+    for (let i = 0; i < stock.length; i += this.batchLimit) {
+      const chunk = stock.slice(i, i + this.batchLimit);
+      if (conn.settings.inventory === "msi") {
+        const sourceItems = chunk.map((w) => ({ sku: w.shopId, source_code: conn.settings.source_code, quantity: w.quantity!, status: statusOf(w.quantity!) }));
+        await http.request({ path: "/rest/V1/inventory/source-items", method: "POST", headers: auth(conn), json: { sourceItems } });
+        continue;
+      }
+      const items = new Map((await productsWhere(conn, http, "sku", chunk.map((w) => w.shopId))).map((p) => [p.sku, p.extension_attributes?.stock_item?.item_id]));
+      for (const w of chunk) {
+        const itemId = items.get(w.shopId);
+        if (itemId === undefined || itemId === null) {
+          failed.set(w.shopId, { missing: !items.has(w.shopId), reason: items.has(w.shopId) ? "Magento shows no stock item for it" : `Magento has no product with SKU ${w.shopId}` });
+          continue;
+        }
+        const path = `/rest/V1/products/${encodeURIComponent(w.shopId)}/stockItems/${itemId}`;
+        const res = await http.request({ path, method: "PUT", headers: auth(conn), json: { stockItem: { qty: w.quantity, is_in_stock: w.quantity! > 0 } }, accept: [400, 404] });
+        if (res.status === 404 || res.status === 400) failed.set(w.shopId, { missing: res.status === 404, reason: `Magento refused it (${res.status}): ${magentoSays(res.text)}` });
+      }
+    }
+    const priced = writes.filter((w) => w.price !== null && !failed.has(w.shopId));
+    for (let i = 0; i < priced.length; i += this.batchLimit) {
+      const chunk = priced.slice(i, i + this.batchLimit);
+      const prices = chunk.map((w) => ({ sku: w.shopId, price: unitsToNumber(w.price!), store_id: 0 }));
+      const res = await http.request({ path: "/rest/V1/products/base-prices", method: "POST", headers: auth(conn), json: { prices } });
+      if (res.dryRun) continue;
+      const errors = res.json<MgPriceError[]>();
+      for (const [sku, reason] of refusedPrices(Array.isArray(errors) ? errors : [], chunk.map((w) => w.shopId))) {
+        failed.set(sku, { missing: /doesn't exist|does not exist/i.test(reason), reason: `Magento refused the price: ${reason}` });
+      }
+    }
+    return writes.map((w) => {
+      const f = failed.get(w.shopId);
+      return f ? { shopId: w.shopId, ok: false as const, ...f } : { shopId: w.shopId, ok: true as const };
+    });
+  },
+};
+
+/** Magento's {message, parameters} with its %placeholders filled in. */
+function magentoSays(text: string): string {
+  try {
+    const body = JSON.parse(text) as { message?: string; parameters?: unknown };
+    let message = body.message ?? text;
+    const params = body.parameters;
+    if (Array.isArray(params)) params.forEach((v, n) => (message = message.replace(`%${n + 1}`, String(v))));
+    else if (params && typeof params === "object") for (const [k, v] of Object.entries(params)) message = message.replace(`%${k}`, String(v));
+    return message;
+  } catch {
+    return text.slice(0, 200);
+  }
+}
+
 export const magento: ShopPlatform<Credentials<"magento">, Settings<"magento">> = {
   name: "magento",
+  stock: magentoStock,
 
   async test(conn, http) {
     const notChecked = (name: string, why: string): Check => ({ name, ok: false, message: `Not checked: ${why}.` });

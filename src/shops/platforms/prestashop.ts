@@ -13,7 +13,9 @@
 import { encodeXML } from "entities";
 import { SaxesParser } from "saxes";
 import { ShopError, type ShopHttp } from "./http";
-import type { Check, NoteWrite, OrderRef, ShipmentWrite, ShopConnection, ShopItem, ShopOrder, ShopPlatform, WriteResult } from "./platform";
+import { decimalToUnits } from "../../lib/money";
+import { priceText } from "../stock/compute";
+import type { Check, NoteWrite, OrderRef, ShipmentWrite, ShopConnection, ShopItem, ShopOrder, ShopPlatform, ShopStockProduct, StockMatchBy, StockPlatform, WriteResult } from "./platform";
 import type { Credentials, Settings } from "./settings";
 import { shippedItems } from "./shipped-items";
 
@@ -155,8 +157,166 @@ async function shippedStates(conn: Conn, http: ShopHttp, parts: Part[]): Promise
   return { ids, added };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Stock and prices (the stock sync, docs/shops/prestashop.md#stock-and-prices)
+//
+// A product is found by its reference (match_by sku) or ean13 among products and combinations; its
+// shop id is the product id ("12"), a combination's is the product's and the combination's ("12:3",
+// its parent "12"). Stock lives in stock_availables, one per product and combination: they are read
+// for a page's products (GET /api/stock_availables?filter[id_product]=[…]), and each changed one is
+// PUT whole, with its new quantity (the webservice has no batch write and no PATCH before 8.1). A
+// price is the product's `price`, PrestaShop's base price before tax, PUT with the product resource
+// read just before (its read-only fields left out); a combination's price is an impact on its
+// product's, and is not written.
+
+const PS_LIMIT = 1000;
+/** Products per filter[...]=[a|b|…] lookup: keeps the URL well inside what web servers take. */
+const PS_CHUNK = 50;
+type PsProduct = { id: Num; reference?: string | null; ean13?: string | null; price?: Num };
+type PsCombination = { id: Num; id_product: Num; reference?: string | null; ean13?: string | null };
+type PsStock = { id: Num; id_product: Num; id_product_attribute: Num; id_shop?: Num; id_shop_group?: Num; quantity: Num; depends_on_stock?: Num; out_of_stock?: Num; location?: string | null };
+
+const psKey = (p: { reference?: string | null; ean13?: string | null }, matchBy: StockMatchBy) => ((matchBy === "sku" ? p.reference : p.ean13) ?? "").trim();
+const splitId = (shopId: string) => {
+  const [product, attribute = "0"] = shopId.split(":");
+  return { product: product!, attribute };
+};
+
+function psMapped(products: PsProduct[], combinations: PsCombination[], matchBy: StockMatchBy): ShopStockProduct[] {
+  return [
+    ...products.flatMap((p) => (psKey(p, matchBy) ? [{ key: psKey(p, matchBy), shopId: String(p.id), parentId: null }] : [])),
+    ...combinations.flatMap((c) => (psKey(c, matchBy) ? [{ key: psKey(c, matchBy), shopId: `${c.id_product}:${c.id}`, parentId: String(c.id_product) }] : [])),
+  ];
+}
+
+async function psList<T>(conn: Conn, http: ShopHttp, resource: string, query: string): Promise<T[]> {
+  const res = await http.request({ path: `/api/${resource}?${query}&output_format=JSON`, headers: auth(conn) });
+  return listOf<T>(res.json(), resource);
+}
+
+/** Every row of a resource, PS_LIMIT at a time (limit=offset,count). */
+async function psAll<T>(conn: Conn, http: ShopHttp, resource: string, display: string): Promise<T[]> {
+  const out: T[] = [];
+  for (let offset = 0; ; offset += PS_LIMIT) {
+    const rows = await psList<T>(conn, http, resource, `display=${display}&limit=${offset},${PS_LIMIT}`);
+    out.push(...rows);
+    if (rows.length < PS_LIMIT) return out;
+  }
+}
+
+/** The stock_availables of these products (every combination's too), by "product:attribute". */
+async function stockRows(conn: Conn, http: ShopHttp, productIds: string[]): Promise<Map<string, PsStock>> {
+  const out = new Map<string, PsStock>();
+  const ids = [...new Set(productIds)];
+  for (let i = 0; i < ids.length; i += PS_CHUNK) {
+    const rows = await psList<PsStock>(conn, http, "stock_availables", `filter[id_product]=[${ids.slice(i, i + PS_CHUNK).join("|")}]&display=full`);
+    for (const r of rows) out.set(`${r.id_product}:${r.id_product_attribute}`, r);
+  }
+  return out;
+}
+
+/** The product resource as read, with our price and without the fields the webservice refuses in a PUT. */
+function withPrice(xml: string, price: string): string | null {
+  if (!/<price>[\s\S]*?<\/price>/.test(xml)) return null;
+  return xml
+    .replace(/<price>[\s\S]*?<\/price>/, `<price><![CDATA[${price}]]></price>`)
+    .replace(/<(manufacturer_name|quantity|position_in_category)\b[^>]*?(\/>|>[\s\S]*?<\/\1>)/g, "");
+}
+
+export const prestashopStock: StockPlatform<Credentials<"prestashop">, Settings<"prestashop">> = {
+  batchLimit: 100,
+
+  async listProducts(conn, http, matchBy) {
+    const products = await psAll<PsProduct>(conn, http, "products", "[id,reference,ean13]");
+    const combinations = await psAll<PsCombination>(conn, http, "combinations", "[id,id_product,reference,ean13]");
+    return psMapped(products, combinations, matchBy);
+  },
+
+  async findProducts(conn, http, matchBy, keys) {
+    const field = matchBy === "sku" ? "reference" : "ean13";
+    const asked = keys.filter((k) => filterValue(k) !== null);
+    const out: ShopStockProduct[] = [];
+    for (let i = 0; i < asked.length; i += PS_CHUNK) {
+      const values = asked.slice(i, i + PS_CHUNK).map(encodeURIComponent).join("|");
+      const products = await psList<PsProduct>(conn, http, "products", `filter[${field}]=[${values}]&display=[id,reference,ean13]`);
+      const combinations = await psList<PsCombination>(conn, http, "combinations", `filter[${field}]=[${values}]&display=[id,id_product,reference,ean13]`);
+      out.push(...psMapped(products, combinations, matchBy).filter((p) => keys.includes(p.key)));
+    }
+    return out;
+  },
+
+  async readStock(conn, http, products) {
+    const ids = products.map((p) => splitId(p.shopId));
+    const stock = await stockRows(conn, http, ids.map((i) => i.product));
+    const prices = new Map<string, number | null>();
+    const simple = ids.filter((i) => i.attribute === "0").map((i) => i.product);
+    for (let i = 0; i < simple.length; i += PS_CHUNK) {
+      for (const p of await psList<PsProduct>(conn, http, "products", `filter[id]=[${simple.slice(i, i + PS_CHUNK).join("|")}]&display=[id,price]`)) {
+        prices.set(String(p.id), p.price === undefined ? null : decimalToUnits(String(p.price)));
+      }
+    }
+    return products.flatMap((p) => {
+      const { product, attribute } = splitId(p.shopId);
+      const row = stock.get(`${product}:${attribute}`);
+      return row ? [{ shopId: p.shopId, quantity: Number(row.quantity), price: prices.get(p.shopId) ?? null }] : [];
+    });
+  },
+
+  async writeStock(conn, http, writes) {
+    const failed = new Map<string, { missing: boolean; reason: string }>();
+    const fail = (shopId: string, missing: boolean, reason: string) => void (failed.has(shopId) || failed.set(shopId, { missing, reason }));
+    const stocked = writes.filter((w) => w.quantity !== null);
+    const rows = stocked.length > 0 ? await stockRows(conn, http, stocked.map((w) => splitId(w.shopId).product)) : new Map<string, PsStock>();
+    for (const w of stocked) {
+      const { product, attribute } = splitId(w.shopId);
+      const row = rows.get(`${product}:${attribute}`);
+      if (!row) {
+        fail(w.shopId, true, `PrestaShop has no stock for ${attribute === "0" ? `product ${product}` : `combination ${attribute} of product ${product}`}`);
+        continue;
+      }
+      const xml = resourceXml("stock_available", {
+        id: row.id,
+        id_product: row.id_product,
+        id_product_attribute: row.id_product_attribute,
+        id_shop: row.id_shop,
+        id_shop_group: row.id_shop_group,
+        quantity: w.quantity!,
+        depends_on_stock: row.depends_on_stock ?? 0,
+        out_of_stock: row.out_of_stock ?? 2,
+        location: row.location ?? "",
+      });
+      const res = await http.request({ path: `/api/stock_availables/${row.id}`, method: "PUT", headers: xmlHeaders(conn), body: xml, accept: [400, 404] });
+      if (res.status === 404 || res.status === 400) fail(w.shopId, res.status === 404, `PrestaShop refused the stock (${res.status}): ${errorWords(res.text)}`);
+    }
+    for (const w of writes.filter((w) => w.price !== null && !failed.has(w.shopId))) {
+      const { product, attribute } = splitId(w.shopId);
+      if (attribute !== "0") {
+        fail(w.shopId, false, `Stock written; a combination's price is an impact on its product's price in PrestaShop, and price sync writes products' prices only`);
+        continue;
+      }
+      const read = await http.request({ path: `/api/products/${product}`, headers: auth(conn), accept: [404] });
+      if (read.status === 404) {
+        fail(w.shopId, true, `PrestaShop has no product ${product}`);
+        continue;
+      }
+      const xml = withPrice(read.text, priceText(w.price!));
+      if (!xml) {
+        fail(w.shopId, false, `PrestaShop's product ${product} came without a price field: ${read.text.slice(0, 200)}`);
+        continue;
+      }
+      const res = await http.request({ path: `/api/products/${product}`, method: "PUT", headers: xmlHeaders(conn), body: xml, accept: [400, 404] });
+      if (res.status === 404 || res.status === 400) fail(w.shopId, res.status === 404, `PrestaShop refused the price (${res.status}): ${errorWords(res.text)}`);
+    }
+    return writes.map((w) => {
+      const f = failed.get(w.shopId);
+      return f ? { shopId: w.shopId, ok: false as const, ...f } : { shopId: w.shopId, ok: true as const };
+    });
+  },
+};
+
 export const prestashop: ShopPlatform<Credentials<"prestashop">, Settings<"prestashop">> = {
   name: "prestashop",
+  stock: prestashopStock,
 
   async test(conn, http) {
     const notChecked = (name: string, why: string): Check => ({ name, ok: false, message: `Not checked: ${why}.` });

@@ -87,9 +87,20 @@ export const SETTINGS = {
       mode,
       /** Whether Magento e-mails the customer about the shipment. */
       notify: z.boolean().default(true),
+      /** How stock is written: "msi" (Magento 2.3 on, its Inventory modules enabled) into source_code's source items, or "legacy" stock items. */
+      inventory: z.enum(["msi", "legacy"]).default("msi"),
+      /** The MSI source the stock is written to ("default" is the source every Magento has). */
+      source_code: z.string().min(1).max(255).default("default"),
+      /** The product attribute holding the EAN (Magento has none of its own): needed for stock_sync.match_by ean13. */
+      ean_attribute: z.string().regex(/^[a-z][a-z0-9_]*$/, "The :attribute field must be an attribute code (a-z, 0-9, _).").max(60).nullable().default(null),
       ...sync,
     })
-    .strict(),
+    .strict()
+    .superRefine((s, ctx) => {
+      if (s.stock_sync?.match_by === "ean13" && !s.ean_attribute) {
+        ctx.addIssue({ code: "custom", path: ["ean_attribute"], message: "The :attribute field is required when settings.stock_sync.match_by is ean13: Magento has no EAN attribute of its own." });
+      }
+    }),
   prestashop: z
     .object({
       mode,

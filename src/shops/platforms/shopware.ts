@@ -13,7 +13,8 @@
 // says all of it for a shop owner.
 import type { Credentials, Settings } from "./settings";
 import { ShopError, errorFor, type ShopHttp, type ShopRequest, type ShopResponse } from "./http";
-import type { Check, NoteWrite, OrderRef, ShipmentWrite, ShopConnection, ShopItem, ShopOrder, ShopPlatform, WriteOptions, WriteResult } from "./platform";
+import { numberToUnits, unitsToNumber } from "../../lib/money";
+import type { Check, NoteWrite, OrderRef, ShipmentWrite, ShopConnection, ShopItem, ShopOrder, ShopPlatform, ShopStockProduct, ShopStockValue, StockMatchBy, StockPlatform, StockWrite, StockWriteResult, WriteOptions, WriteResult } from "./platform";
 
 type Conn = ShopConnection<Credentials<"shopware">, Settings<"shopware">>;
 
@@ -69,6 +70,13 @@ function shopwareSays(text: string): { code: string | null; detail: string; miss
 
 const ROLE_HINT = "give the integration's role the permission (Settings > System > Users & permissions > Roles), or make the integration an administrator";
 
+/** A 403 in words: the privileges Shopware says the integration lacks. */
+function forbidden(method: string, path: string, text: string): ShopError {
+  const said = shopwareSays(text);
+  const what = said.missing.length ? `lacks the privilege${said.missing.length > 1 ? "s" : ""} ${said.missing.join(", ")}` : `is not allowed to do this (${said.detail})`;
+  return new ShopError("auth", `The Shopware integration ${what} (403 on ${method} ${path}): ${ROLE_HINT}`, 403);
+}
+
 /** An Admin API call with the bearer token; a 401 on a cached token renews it and tries once more; a 403 names the missing privileges. */
 async function api(conn: Conn, http: ShopHttp, req: ShopRequest): Promise<ShopResponse> {
   const send = (bearer: string) =>
@@ -77,11 +85,7 @@ async function api(conn: Conn, http: ShopHttp, req: ShopRequest): Promise<ShopRe
   let res = await send(first.token);
   if (res.status === 401 && first.cached) res = await send((await token(conn, http, true)).token);
   const method = req.method ?? "GET";
-  if (res.status === 403 && !req.accept?.includes(403)) {
-    const said = shopwareSays(res.text);
-    const what = said.missing.length ? `lacks the privilege${said.missing.length > 1 ? "s" : ""} ${said.missing.join(", ")}` : `is not allowed to do this (${said.detail})`;
-    throw new ShopError("auth", `The Shopware integration ${what} (403 on ${method} ${req.path}): ${ROLE_HINT}`, 403);
-  }
+  if (res.status === 403 && !req.accept?.includes(403)) throw forbidden(method, req.path, res.text);
   if (res.status === 401 && !req.accept?.includes(401)) throw errorFor(method, req.path, 401, res.headers, res.text);
   return res;
 }
@@ -158,8 +162,160 @@ async function probe(conn: Conn, http: ShopHttp, entity: "order" | "order_delive
   return { name, ok: false, message: `Could not check ${privilege}: Shopware answered ${res.status} to a transition it should refuse (${said.detail})` };
 }
 
+// --- Stock and prices (the stock sync, docs/shops/shopware.md#stock-and-prices) ------------------
+//
+// Products (variants too: the Admin API lists them as products with a parentId) are found by their
+// productNumber (match_by sku) or ean through POST /api/search/product, and written through
+// POST /api/_action/sync as one upsert of the product entity keyed by id. Shopware runs a sync
+// request in one transaction: when one product is refused, the request answers 400 with every error
+// pointing at its payload item (/<operation key>/<index>/<field>) and writes nothing. The refused
+// products then fail with Shopware's words, an id Shopware no longer has (its upsert became an
+// insert: 403 for want of product:create, or 400 for every required field missing) is reported
+// missing, and the rest go again in one request.
+// Shopware documents no batch limit; a page's 100 products go in one request, with
+// `indexing-behavior: use-queue-indexing` so that Shopware indexes afterwards in its message queue.
+
+/** Defaults::CURRENCY: the system default currency's id, the same in every Shopware 6 installation. */
+export const SHOPWARE_DEFAULT_CURRENCY = "b7d2554b0ce847cd82f3ac9bd1c0dfca";
+const SYNC_KEY = "stock-sync";
+const LIST_LIMIT = 500;
+
+type SwPrice = { currencyId: string; gross: number; net: number; linked: boolean };
+type SwProduct = { id: string; parentId?: string | null; productNumber?: string | null; ean?: string | null; stock?: number | null; price?: SwPrice[] | null; tax?: { taxRate?: number } | null };
+type SwError = { code?: string; detail?: string; source?: { pointer?: string } };
+
+const swKey = (p: SwProduct, matchBy: StockMatchBy) => ((matchBy === "sku" ? p.productNumber : p.ean) ?? "").trim();
+const swMapped = (list: SwProduct[], matchBy: StockMatchBy): ShopStockProduct[] =>
+  list.flatMap((p) => (swKey(p, matchBy) ? [{ key: swKey(p, matchBy), shopId: p.id, parentId: p.parentId ?? null }] : []));
+
+async function searchProducts(conn: Conn, http: ShopHttp, criteria: Record<string, unknown>, inherit = false): Promise<SwProduct[]> {
+  const res = await api(conn, http, { path: "/api/search/product", method: "POST", json: criteria, lookup: true, headers: inherit ? { "sw-inheritance": "1" } : undefined });
+  const data = res.json<SearchResult<SwProduct>>().data;
+  if (!Array.isArray(data)) throw new ShopError("unexpected", "POST /api/search/product answered without a data list", res.status);
+  return data;
+}
+
+const grossOf = (p: SwProduct): number | null => {
+  const price = (p.price ?? []).find((x) => x.currencyId === SHOPWARE_DEFAULT_CURRENCY);
+  return price ? numberToUnits(price.gross) : null;
+};
+
+/**
+ * The product's price list with the default currency's gross set to ours and its net derived from
+ * the product's tax rate (the parent's, for a variant that inherits it); other currencies are kept
+ * as they are (Shopware replaces the whole list).
+ */
+function priceList(current: SwProduct | undefined, grossUnits: number): SwPrice[] {
+  const rate = current?.tax?.taxRate ?? 0;
+  const netUnits = Math.round((grossUnits * 100) / (100 + rate));
+  const others = (current?.price ?? []).filter((p) => p.currencyId !== SHOPWARE_DEFAULT_CURRENCY);
+  return [{ currencyId: SHOPWARE_DEFAULT_CURRENCY, gross: unitsToNumber(grossUnits), net: unitsToNumber(netUnits), linked: true }, ...others];
+}
+
+/** The payload item each error points at (/<key>/<index>/<field>), with Shopware's words per item. */
+function refusedItems(text: string): Map<number, string[]> | null {
+  let errors: SwError[];
+  try {
+    errors = (JSON.parse(text) as { errors?: SwError[] }).errors ?? [];
+  } catch {
+    return null;
+  }
+  const out = new Map<number, string[]>();
+  for (const e of errors) {
+    const m = /^\/[^/]+\/(\d+)(?:\/(.*))?$/.exec(e.source?.pointer ?? "");
+    if (!m) return null;
+    const words = `${m[2] ? `${m[2]}: ` : ""}${e.detail ?? e.code ?? "refused"}`;
+    out.set(Number(m[1]), [...(out.get(Number(m[1])) ?? []), words]);
+  }
+  return out.size > 0 ? out : null;
+}
+
+export const shopwareStock: StockPlatform<Credentials<"shopware">, Settings<"shopware">> = {
+  batchLimit: 100,
+
+  async listProducts(conn, http, matchBy) {
+    const out: ShopStockProduct[] = [];
+    for (let page = 1; ; page++) {
+      const data = await searchProducts(conn, http, { page, limit: LIST_LIMIT, includes: { product: ["id", "parentId", "productNumber", "ean"] } });
+      out.push(...swMapped(data, matchBy));
+      if (data.length < LIST_LIMIT) return out;
+    }
+  },
+
+  async findProducts(conn, http, matchBy, keys) {
+    const out: ShopStockProduct[] = [];
+    for (let i = 0; i < keys.length; i += this.batchLimit) {
+      const chunk = keys.slice(i, i + this.batchLimit);
+      const field = matchBy === "sku" ? "productNumber" : "ean";
+      const data = await searchProducts(conn, http, { limit: chunk.length, filter: [{ type: "equalsAny", field, value: chunk }], includes: { product: ["id", "parentId", "productNumber", "ean"] } });
+      out.push(...swMapped(data, matchBy).filter((p) => chunk.includes(p.key)));
+    }
+    return out;
+  },
+
+  async readStock(conn, http, products) {
+    const out: ShopStockValue[] = [];
+    for (let i = 0; i < products.length; i += this.batchLimit) {
+      const ids = products.slice(i, i + this.batchLimit).map((p) => p.shopId);
+      const data = await searchProducts(conn, http, { ids, limit: ids.length, includes: { product: ["id", "stock", "price"] } });
+      for (const p of data) out.push({ shopId: p.id, quantity: p.stock ?? null, price: grossOf(p) });
+    }
+    return out;
+  },
+
+  async writeStock(conn, http, writes) {
+    const out: StockWriteResult[] = [];
+    for (let i = 0; i < writes.length; i += this.batchLimit) out.push(...(await syncChunk(conn, http, writes.slice(i, i + this.batchLimit), true)));
+    return out;
+  },
+};
+
+async function syncChunk(conn: Conn, http: ShopHttp, chunk: StockWrite[], again: boolean): Promise<StockWriteResult[]> {
+  if (chunk.length === 0) return [];
+  // With prices: the products' price lists and tax rates first (a variant's inherited from its parent).
+  const priced = chunk.filter((w) => w.price !== null).map((w) => w.shopId);
+  const current = new Map<string, SwProduct>();
+  if (priced.length > 0) {
+    const data = await searchProducts(conn, http, { ids: priced, limit: priced.length, associations: { tax: {} }, includes: { product: ["id", "price", "tax"], tax: ["taxRate"] } }, true);
+    for (const p of data) current.set(p.id, p);
+  }
+  const payload = chunk.map((w) => ({ id: w.shopId, ...(w.quantity !== null && { stock: w.quantity }), ...(w.price !== null && { price: priceList(current.get(w.shopId), w.price) }) }));
+  const res = await api(conn, http, {
+    path: "/api/_action/sync",
+    method: "POST",
+    headers: { "indexing-behavior": "use-queue-indexing" },
+    json: { [SYNC_KEY]: { entity: "product", action: "upsert", payload } },
+    accept: [400, 403],
+  });
+  if (res.status === 403) {
+    // An upsert of an id Shopware no longer has is an insert, which needs product:create (which the
+    // integration need not have): the ids it lacks are reported missing and the rest go again.
+    const said = shopwareSays(res.text);
+    if (!again || said.missing.join() !== "product:create") throw forbidden("POST", "/api/_action/sync", res.text);
+    const there = new Set((await searchProducts(conn, http, { ids: chunk.map((w) => w.shopId), limit: chunk.length, includes: { product: ["id"] } })).map((p) => p.id));
+    if (there.size === chunk.length) throw forbidden("POST", "/api/_action/sync", res.text);
+    const gone = chunk.filter((w) => !there.has(w.shopId)).map((w) => ({ shopId: w.shopId, ok: false as const, missing: true, reason: `Shopware has no product with id ${w.shopId}` }));
+    return [...gone, ...(await syncChunk(conn, http, chunk.filter((w) => there.has(w.shopId)), false))];
+  }
+  if (res.status !== 400) return chunk.map((w) => ({ shopId: w.shopId, ok: true as const }));
+  const refused = refusedItems(res.text);
+  if (!refused || !again) throw errorFor("POST", "/api/_action/sync", 400, res.headers, res.text);
+  // Nothing was written. Which refused ids does Shopware still have?
+  const refusedIds = [...refused.keys()].map((n) => chunk[n]?.shopId).filter((id): id is string => !!id);
+  const there = new Set((await searchProducts(conn, http, { ids: refusedIds, limit: refusedIds.length, includes: { product: ["id"] } })).map((p) => p.id));
+  const out: StockWriteResult[] = [];
+  chunk.forEach((w, n) => {
+    const words = refused.get(n);
+    if (!words) return;
+    if (!there.has(w.shopId)) out.push({ shopId: w.shopId, ok: false, missing: true, reason: `Shopware has no product with id ${w.shopId}` });
+    else out.push({ shopId: w.shopId, ok: false, missing: false, reason: `Shopware refused it: ${words.join("; ")}` });
+  });
+  return [...out, ...(await syncChunk(conn, http, chunk.filter((_, n) => !refused.has(n)), false))];
+}
+
 export const shopware: ShopPlatform<Credentials<"shopware">, Settings<"shopware">> = {
   name: "shopware",
+  stock: shopwareStock,
 
   async test(conn, http) {
     const checks: Check[] = [];

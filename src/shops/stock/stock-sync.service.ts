@@ -173,6 +173,11 @@ async function failedPage(db: Db, sync: StockSync, error: ShopError, send: { ret
   }
   // The last attempt, or a refusal that a retry will not change: the page's products fail with the reason.
   const page = await pageItems(db, sync.id);
+  // Nothing left to fail (the map's listing itself is refused): the sync ends, saying why.
+  if (page.length === 0) {
+    await runBatch(db, [finish(sync.id, "failed", error.message)]);
+    return { next: "none", followUps: await nextWaiting(db, sync.connectionId) };
+  }
   const keys = JSON.stringify(page.map((i) => i.matchKey));
   await runBatch(db, [
     sql`UPDATE stock_sync_items SET outcome = 'failed', reason = ${error.message.slice(0, 500)}

@@ -4,12 +4,23 @@
 // "The consumer isn't authorized to access %resources."); orders searched by searchCriteria; a
 // shipment per POST /V1/order/{id}/ship with its tracks, refusing more than is left to ship;
 // shipments searched by order_id; order comments. Errors in Magento's shape {message, parameters}.
+// Stock and prices: products searched by searchCriteria (eq and in, filter groups ANDed, pageSize at
+// most 300 as Magento 2.4.7's default maximum, a page past the last answering the last page again),
+// with custom_attributes and extension_attributes.stock_item; MSI source items (GET with
+// searchCriteria, POST /V1/inventory/source-items saving all or refusing the request); legacy
+// PUT /V1/products/{sku}/stockItems/{itemId}; POST /V1/products/base-prices answering 200 with the
+// list of prices it refused; DELETE /V1/products/{sku} (a shop owner deleting a product; MSI keeps
+// its source items, which are not tied to the product).
 import { randomBytes } from "node:crypto";
 import type { StandInPlatform, StandInReply, StandInRequest } from "./harness";
 
 export type MagentoSeedItem = { item_id: number; product_id: number; sku: string; name?: string; qty_ordered: number; parent_item_id?: number; product_type?: string };
 export type MagentoSeed = {
   orders?: { entity_id: number; increment_id: string; invoiced?: boolean; items: MagentoSeedItem[] }[];
+  /** The catalogue: simple products, each with a legacy stock item (qty) and, with MSI, a "default" source item. */
+  products?: { id: number; sku: string; price?: number; qty?: number; ean?: string }[];
+  /** Source codes that exist (MSI); ["default"] unless given. */
+  sources?: string[];
   /** The integration's ACL resources; every one the routes below need by default. */
   acl?: string[];
 };
@@ -26,32 +37,44 @@ export type MagentoShipment = {
   items: { entity_id: number; parent_id: number; order_item_id: number; product_id: number; sku: string; qty: number }[];
   tracks: MagentoTrack[];
 };
-export type MagentoState = { token: string; acl: string[]; orders: MagentoOrder[]; shipments: MagentoShipment[]; nextId: number };
+export type MagentoProduct = { id: number; sku: string; price: number; qty: number; item_id: number; ean: string | null };
+export type MagentoSourceItem = { sku: string; source_code: string; quantity: number; status: number };
+export type MagentoState = { token: string; acl: string[]; orders: MagentoOrder[]; shipments: MagentoShipment[]; nextId: number; products: MagentoProduct[]; sources: string[]; sourceItems: MagentoSourceItem[] };
 
-const ALL_ACL = ["Magento_Sales::actions_view", "Magento_Sales::shipment", "Magento_Sales::ship", "Magento_Sales::comment"];
+const ALL_ACL = ["Magento_Catalog::products", "Magento_InventoryApi::source", "Magento_CatalogInventory::cataloginventory", "Magento_Sales::actions_view", "Magento_Sales::shipment", "Magento_Sales::ship", "Magento_Sales::comment"];
 const NO_ENTITY = "The entity that was requested doesn't exist. Verify the entity and try again.";
 
 const error = (status: number, message: string, parameters?: unknown): StandInReply => ({ status, body: parameters ? { message, parameters } : { message } });
 const refused = (resource: string) => error(401, "The consumer isn't authorized to access %resources.", { resources: resource });
 const invalidShipment = (...why: string[]) => error(400, `Shipment Document Validation Error(s):\n${why.join("\n")}`);
 
-/** The `field = value` filters of a searchCriteria query (one filter group is all we are asked). */
-function filters(query: URLSearchParams): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; query.has(`searchCriteria[filter_groups][0][filters][${i}][field]`); i++) {
-    const f = `searchCriteria[filter_groups][0][filters][${i}]`;
-    const condition = query.get(`${f}[condition_type]`) ?? "eq";
-    if (condition !== "eq") throw new Error(`stand-in: condition ${condition} not supported`);
-    out[query.get(`${f}[field]`)!] = query.get(`${f}[value]`) ?? "";
+/** The filters of a searchCriteria query: eq and in, each group ANDed (one filter per group is all we are asked). */
+function filters(query: URLSearchParams): [string, string, string[]][] {
+  const out: [string, string, string[]][] = [];
+  for (let g = 0; query.has(`searchCriteria[filter_groups][${g}][filters][0][field]`); g++) {
+    for (let i = 0; query.has(`searchCriteria[filter_groups][${g}][filters][${i}][field]`); i++) {
+      const f = `searchCriteria[filter_groups][${g}][filters][${i}]`;
+      const condition = query.get(`${f}[condition_type]`) ?? "eq";
+      if (condition !== "eq" && condition !== "in") throw new Error(`stand-in: condition ${condition} not supported`);
+      const value = query.get(`${f}[value]`) ?? "";
+      out.push([query.get(`${f}[field]`)!, condition, condition === "in" ? value.split(",") : [value]]);
+    }
   }
   return out;
 }
 
-function search<T extends Record<string, unknown>>(rows: T[], query: URLSearchParams): unknown {
+const MAX_PAGE_SIZE = 300;
+
+function search<T extends Record<string, unknown>>(rows: T[], query: URLSearchParams, fieldOf: (row: T, field: string) => unknown = (r, f) => r[f]): StandInReply {
   const where = filters(query);
-  const matching = rows.filter((r) => Object.entries(where).every(([k, v]) => String(r[k]) === v));
+  const matching = rows.filter((r) => where.every(([k, , values]) => values.includes(String(fieldOf(r, k)))));
   const pageSize = Number(query.get("searchCriteria[pageSize]") ?? 0);
-  return { items: pageSize ? matching.slice(0, pageSize) : matching, search_criteria: { filter_groups: [] }, total_count: matching.length };
+  if (pageSize > MAX_PAGE_SIZE) return error(400, "Maximum SearchCriteria pageSize is %max", { max: MAX_PAGE_SIZE });
+  // A page past the last answers the last page again, as Magento's collections do.
+  const pages = pageSize ? Math.max(1, Math.ceil(matching.length / pageSize)) : 1;
+  const page = Math.min(Number(query.get("searchCriteria[currentPage]") ?? 1), pages);
+  const items = pageSize ? matching.slice((page - 1) * pageSize, page * pageSize) : matching;
+  return { status: 200, body: { items, search_criteria: { filter_groups: [] }, total_count: matching.length } };
 }
 
 function ship(state: MagentoState, order: MagentoOrder, body: { items?: { order_item_id: number; qty: number }[]; notify?: boolean; tracks?: Partial<MagentoTrack>[] }): StandInReply {
@@ -99,7 +122,10 @@ export const magentoStandIn: StandInPlatform<MagentoState> = {
       items: o.items.map((i) => ({ name: i.sku, product_type: "simple", ...i, parent_item_id: i.parent_item_id ?? null, qty_shipped: 0 })),
       status_histories: [],
     }));
-    return { credentials: { access_token: token }, state: { token, acl: seed.acl ?? ALL_ACL, orders, shipments: [], nextId: 1000 } };
+    const products = (seed.products ?? []).map((p, n) => ({ price: 0, qty: 0, ean: null, ...p, item_id: 5000 + n }));
+    const sources = seed.sources ?? ["default"];
+    const sourceItems = sources.includes("default") ? products.map((p) => ({ sku: p.sku, source_code: "default", quantity: p.qty, status: p.qty > 0 ? 1 : 0 })) : [];
+    return { credentials: { access_token: token }, state: { token, acl: seed.acl ?? ALL_ACL, orders, shipments: [], nextId: 1000, products, sources, sourceItems } };
   },
 
   handle(shop, req: StandInRequest) {
@@ -116,7 +142,7 @@ export const magentoStandIn: StandInPlatform<MagentoState> = {
     let m: RegExpMatchArray | null;
     if ((m = route("GET", /^\/rest\/V1\/orders$/))) {
       if (!authorized("Magento_Sales::actions_view")) return refused("Magento_Sales::actions_view");
-      return { status: 200, body: search(state.orders as unknown as Record<string, unknown>[], req.query) };
+      return search(state.orders as unknown as Record<string, unknown>[], req.query);
     }
     if ((m = route("GET", /^\/rest\/V1\/orders\/(\d+)$/))) {
       if (!authorized("Magento_Sales::actions_view")) return refused("Magento_Sales::actions_view");
@@ -131,7 +157,7 @@ export const magentoStandIn: StandInPlatform<MagentoState> = {
     }
     if ((m = route("GET", /^\/rest\/V1\/shipments$/))) {
       if (!authorized("Magento_Sales::shipment")) return refused("Magento_Sales::shipment");
-      return { status: 200, body: search(state.shipments as unknown as Record<string, unknown>[], req.query) };
+      return search(state.shipments as unknown as Record<string, unknown>[], req.query);
     }
     if ((m = route("POST", /^\/rest\/V1\/orders\/(\d+)\/comments$/))) {
       if (!authorized("Magento_Sales::comment")) return refused("Magento_Sales::comment");
@@ -152,6 +178,83 @@ export const magentoStandIn: StandInPlatform<MagentoState> = {
       });
       return { status: 200, body: true };
     }
-    return error(404, "Request does not match any route.");
+    return stock(state, req, authorized) ?? error(404, "Request does not match any route.");
   },
 };
+
+function productJson(p: MagentoProduct) {
+  return {
+    id: p.id,
+    sku: p.sku,
+    type_id: "simple",
+    price: p.price,
+    custom_attributes: p.ean ? [{ attribute_code: "ean", value: p.ean }] : [],
+    extension_attributes: { stock_item: { item_id: p.item_id, product_id: p.id, stock_id: 1, qty: p.qty, is_in_stock: p.qty > 0 } },
+  };
+}
+
+/** The catalogue's routes: products, source items, stock items, base prices. */
+function stock(state: MagentoState, req: StandInRequest, authorized: (resource: string) => boolean): StandInReply | null {
+  const body = () => JSON.parse(req.body || "{}");
+  let m: RegExpMatchArray | null;
+  if (req.method === "GET" && req.path === "/rest/V1/products") {
+    if (!authorized("Magento_Catalog::products")) return refused("Magento_Catalog::products");
+    const fieldOf = (p: MagentoProduct, f: string) => (f === "ean" ? p.ean : (p as unknown as Record<string, unknown>)[f]);
+    const reply = search(state.products as unknown as Record<string, unknown>[], req.query, fieldOf as never);
+    if (reply.status !== 200) return reply;
+    const b = reply.body as { items: MagentoProduct[] };
+    return { status: 200, body: { ...b, items: b.items.map(productJson) } };
+  }
+  if (req.method === "GET" && req.path === "/rest/V1/inventory/source-items") {
+    if (!authorized("Magento_InventoryApi::source")) return refused("Magento_InventoryApi::source");
+    return search(state.sourceItems as unknown as Record<string, unknown>[], req.query);
+  }
+  if (req.method === "POST" && req.path === "/rest/V1/inventory/source-items") {
+    if (!authorized("Magento_InventoryApi::source")) return refused("Magento_InventoryApi::source");
+    const items = body().sourceItems as Partial<MagentoSourceItem>[] | undefined;
+    if (!Array.isArray(items) || items.length === 0) return error(400, '"%fieldName" is required. Enter and try again.', { fieldName: "sourceItems" });
+    const errors: { message: string; parameters: unknown[] }[] = [];
+    for (const i of items) {
+      if (!i.sku) errors.push({ message: '"%field" can not be empty.', parameters: ["sku"] });
+      if (!i.source_code || !state.sources.includes(i.source_code)) errors.push({ message: 'Source with code "%code" does not exist.', parameters: [String(i.source_code)] });
+      if (typeof i.quantity !== "number" || !Number.isFinite(i.quantity)) errors.push({ message: '"%field" should be numeric.', parameters: ["quantity"] });
+    }
+    if (errors.length) return { status: 400, body: { message: "Validation Failed", errors } };
+    for (const i of items as MagentoSourceItem[]) {
+      const there = state.sourceItems.find((s) => s.sku === i.sku && s.source_code === i.source_code);
+      if (there) Object.assign(there, { quantity: i.quantity, status: i.status });
+      else state.sourceItems.push({ sku: i.sku, source_code: i.source_code, quantity: i.quantity, status: i.status });
+    }
+    return { status: 200, body: [] };
+  }
+  if (req.method === "DELETE" && (m = req.path.match(/^\/rest\/V1\/products\/([^/]+)$/))) {
+    if (!authorized("Magento_Catalog::products")) return refused("Magento_Catalog::products");
+    const at = state.products.findIndex((p) => p.sku === decodeURIComponent(m![1]!));
+    if (at < 0) return error(404, "The product that was requested doesn't exist. Verify the product and try again.");
+    state.products.splice(at, 1);
+    return { status: 200, body: true };
+  }
+  if (req.method === "PUT" && (m = req.path.match(/^\/rest\/V1\/products\/([^/]+)\/stockItems\/(\d+)$/))) {
+    if (!authorized("Magento_CatalogInventory::cataloginventory")) return refused("Magento_CatalogInventory::cataloginventory");
+    const product = state.products.find((p) => p.sku === decodeURIComponent(m![1]!));
+    if (!product) return error(404, "The product that was requested doesn't exist. Verify the product and try again.");
+    const item = body().stockItem as { qty?: unknown } | undefined;
+    if (!item || typeof item.qty !== "number") return error(400, '"%fieldName" is required. Enter and try again.', { fieldName: "stockItem" });
+    product.qty = item.qty;
+    return { status: 200, body: product.item_id };
+  }
+  if (req.method === "POST" && req.path === "/rest/V1/products/base-prices") {
+    if (!authorized("Magento_Catalog::products")) return refused("Magento_Catalog::products");
+    const prices = body().prices as { sku?: string; price?: number; store_id?: number }[] | undefined;
+    if (!Array.isArray(prices)) return error(400, '"%fieldName" is required. Enter and try again.', { fieldName: "prices" });
+    const refusedList: { message: string; parameters: Record<string, string> }[] = [];
+    for (const p of prices) {
+      const product = state.products.find((x) => x.sku === p.sku);
+      if (!product) refusedList.push({ message: "Requested product doesn't exist. SKU: %SKU.", parameters: { SKU: String(p.sku) } });
+      else if (typeof p.price !== "number" || p.price < 0) refusedList.push({ message: "Invalid attribute Price = %price. Row ID: SKU = %SKU, Store ID: %storeId.", parameters: { price: String(p.price), SKU: String(p.sku), storeId: String(p.store_id) } });
+      else product.price = p.price;
+    }
+    return { status: 200, body: refusedList };
+  }
+  return null;
+}

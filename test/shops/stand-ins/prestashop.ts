@@ -7,6 +7,9 @@
 // XML resource, validated as the classes do (order_carrier.tracking_number: isTrackingNumber, 64
 // characters; message: 1600). Errors in PrestaShop's shape, XML or JSON:
 // <prestashop><errors><error><code>…</code><message>…</message></error></errors></prestashop>.
+// Stock and prices: products, combinations and stock_availables, listed with display=[fields] and
+// limit=offset,count; a stock_available PUT whole (StockAvailable's required fields, quantity an
+// integer); a product PUT refusing its read-only fields (quantity, manufacturer_name) as PrestaShop does.
 import { randomBytes } from "node:crypto";
 import { SaxesParser } from "saxes";
 import type { StandInPlatform, StandInReply, StandInRequest } from "./harness";
@@ -24,7 +27,9 @@ export type PrestaShopSeed = {
     /** The order's carrier record; null for none (a virtual order). */
     carrier?: { id: number; tracking_number?: string } | null;
   }[];
-  /** Methods per resource the key may use; by default what the write-back needs. */
+  /** The catalogue: products (a stock_available each) and their combinations (one each too). */
+  products?: { id: number; reference: string; ean13?: string; price?: string; quantity?: number; combinations?: { id: number; reference: string; ean13?: string; quantity?: number }[] }[];
+  /** Methods per resource the key may use; by default what the write-back needs (and the stock sync, with products). */
   permissions?: Record<string, string[]>;
 };
 export type PrestaShopState = {
@@ -34,14 +39,18 @@ export type PrestaShopState = {
   order_carriers: Row[];
   order_histories: Row[];
   messages: Row[];
+  products: Row[];
+  combinations: Row[];
+  stock_availables: Row[];
   /** What each write asked besides its resource: the sendemail flag. */
   flags: { method: string; resource: string; id: number; sendemail: string | null }[];
   nextId: number;
 };
 
 export const PRESTASHOP_NEEDED = { orders: ["GET", "HEAD"], order_carriers: ["GET", "PUT", "HEAD"], order_histories: ["GET", "POST", "HEAD"], messages: ["GET", "POST", "HEAD"] };
-const SINGULAR: Record<string, string> = { orders: "order", order_carriers: "order_carrier", order_histories: "order_history", messages: "message" };
-const RESOURCES = [...Object.keys(SINGULAR), "addresses", "carriers", "customers", "order_states", "products"];
+export const PRESTASHOP_STOCK = { products: ["GET", "PUT", "HEAD"], combinations: ["GET", "HEAD"], stock_availables: ["GET", "PUT", "HEAD"] };
+const SINGULAR: Record<string, string> = { orders: "order", order_carriers: "order_carrier", order_histories: "order_history", messages: "message", products: "product", combinations: "combination", stock_availables: "stock_available" };
+const RESOURCES = [...Object.keys(SINGULAR), "addresses", "carriers", "customers", "order_states"];
 const REALM = 'Basic realm="Welcome to PrestaShop Webservice, please enter the authentication key as the login. No password required."';
 /** Validate::isTrackingNumber. */
 const TRACKING_NUMBER = /^[~:#,%&_=()[\].? +\-@/a-zA-Z0-9]+$/;
@@ -114,6 +123,14 @@ function validate(resource: string, fields: Fields): [number, string][] {
     if (fields.tracking_number.length > 64) problems.push([85, 'Validation error: "The tracking_number field is too long (64 chars max)."']);
     else if (!TRACKING_NUMBER.test(fields.tracking_number)) problems.push([85, 'Validation error: "Property OrderCarrier->tracking_number is not valid"']);
   }
+  if (resource === "stock_availables") {
+    for (const f of ["id_product", "id_product_attribute", "quantity", "depends_on_stock", "out_of_stock"]) if (!fields[f]) problems.push([41, `parameter "${f}" required`]);
+    if (fields.quantity && !/^-?\d+$/.test(fields.quantity)) problems.push([85, 'Validation error: "Property StockAvailable->quantity is not valid"']);
+  }
+  if (resource === "products") {
+    for (const f of ["quantity", "manufacturer_name"]) if (f in fields) problems.push([93, `parameter "${f}" not writable. Please remove this attribute of this XML`]);
+    if (fields.price !== undefined && !/^\d+(\.\d+)?$/.test(fields.price)) problems.push([85, 'Validation error: "Property Product->price is not valid"']);
+  }
   if (resource === "messages" && (fields.message ?? "").length > 1600) problems.push([85, 'Validation error: "The message field is too long (1600 chars max)."']);
   return problems;
 }
@@ -123,7 +140,19 @@ export const prestashopStandIn: StandInPlatform<PrestaShopState> = {
   create(raw) {
     const seed = raw as PrestaShopSeed;
     const key = randomBytes(16).toString("hex").toUpperCase();
-    const state: PrestaShopState = { key, permissions: seed.permissions ?? PRESTASHOP_NEEDED, orders: [], order_carriers: [], order_histories: [], messages: [], flags: [], nextId: 500 };
+    const permissions = seed.permissions ?? (seed.products ? { ...PRESTASHOP_NEEDED, ...PRESTASHOP_STOCK } : PRESTASHOP_NEEDED);
+    const state: PrestaShopState = { key, permissions, orders: [], order_carriers: [], order_histories: [], messages: [], products: [], combinations: [], stock_availables: [], flags: [], nextId: 500 };
+    let stockId = 900;
+    const stockRow = (product: number, attribute: number, quantity: number) =>
+      state.stock_availables.push({ id: stockId++, id_product: String(product), id_product_attribute: String(attribute), id_shop: "1", id_shop_group: "0", quantity: String(quantity), depends_on_stock: "0", out_of_stock: "2", location: "" });
+    for (const p of seed.products ?? []) {
+      state.products.push({ id: p.id, reference: p.reference, ean13: p.ean13 ?? "", price: p.price ?? "0.000000", manufacturer_name: "", quantity: "0", name: p.reference, active: "1" });
+      stockRow(p.id, 0, p.quantity ?? 0);
+      for (const c of p.combinations ?? []) {
+        state.combinations.push({ id: c.id, id_product: String(p.id), reference: c.reference, ean13: c.ean13 ?? "", price: "0.000000" });
+        stockRow(p.id, c.id, c.quantity ?? 0);
+      }
+    }
     for (const o of seed.orders ?? []) {
       state.orders.push({
         id: o.id,
@@ -188,8 +217,11 @@ export const prestashopStandIn: StandInPlatform<PrestaShopState> = {
       const filters = [...req.query.entries()].filter(([k]) => k.startsWith("filter[")).map(([k, v]) => [k.slice(7, -1), /^\[(.*)\]$/.exec(v)?.[1] ?? v] as const);
       // [a|b] is "a or b"; values compare as MySQL's collation does, regardless of case.
       const matching = rows.filter((r) => filters.every(([f, v]) => v.toLowerCase().split("|").includes(String(r[f] ?? "").toLowerCase())));
-      const full = req.query.get("display") === "full";
-      const shown = full ? matching : matching.map((r) => ({ id: r.id }));
+      const display = req.query.get("display");
+      const fields = display && display !== "full" ? (/^\[(.*)\]$/.exec(display)?.[1] ?? "").split(",") : null;
+      const [offset, count] = (req.query.get("limit") ?? "").split(",").map(Number);
+      const limited = count !== undefined && !Number.isNaN(count) ? matching.slice(offset, offset! + count) : matching;
+      const shown = display === "full" ? limited : limited.map((r) => (fields ? Object.fromEntries(fields.map((f) => [f, f === "id" ? r.id : r[f]])) : { id: r.id }));
       if (json) return reply(200, true, shown.length ? { [resource]: shown } : []);
       return reply(200, false, { [resource]: shown });
     }

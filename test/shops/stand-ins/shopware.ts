@@ -11,6 +11,14 @@
 // - POST /api/_action/order_delivery/{id}/state/{transition} and /api/_action/order/{id}/state/{transition}:
 //   the privilege first (order_delivery:update / order:update), then the core's state machine
 //   (a transition not allowed from the current state is Shopware's 400 SYSTEM__ILLEGAL_STATE_TRANSITION).
+// - POST /api/search/product (product:read; tax:read for the tax association) with page/limit,
+//   ids, equals/equalsAny filters on productNumber and ean, and the sw-inheritance header (a
+//   variant's unset tax and price read from its parent);
+// - DELETE /api/product/{id} (a shop owner deleting a product), 204;
+// - POST /api/_action/sync: operations keyed by name, each {entity, action, payload}; an upsert of
+//   an existing product needs product:update, of a new id product:create and every required field.
+//   The whole request is one transaction: any error answers 400 with each error's source.pointer
+//   "/<key>/<index>/<field>" and writes nothing.
 // Everything answers in Shopware's error shape {"errors": [{status, code, title, detail, meta}]}.
 import type { StandInPlatform, StandInReply, StandInRequest } from "./harness";
 
@@ -44,9 +52,13 @@ const STATE_NAMES: Record<string, string> = {
 };
 
 /** Every privilege an "administrator" integration has, as far as this stand-in asks for them. */
-const ALL_PRIVILEGES = ["order:read", "order:update", "order_line_item:read", "order_delivery:read", "order_delivery:update", "state_machine_state:read"];
+const ALL_PRIVILEGES = ["product:read", "product:update", "tax:read", "order:read", "order:update", "order_line_item:read", "order_delivery:read", "order_delivery:update", "state_machine_state:read"];
+
+export type ShopwareProduct = { id: string; parentId: string | null; productNumber: string; ean: string | null; stock: number; taxRate: number | null; price: { currencyId: string; gross: number; net: number; linked: boolean }[] | null };
 
 export type ShopwareSeed = {
+  /** The catalogue; a variant names its parent's id. Tax rate 21 unless given; variants inherit it when null. */
+  products?: (Partial<ShopwareProduct> & { id: string; productNumber: string })[];
   /** The integration's ACL privileges; absent: an administrator integration (everything). */
   privileges?: string[];
   /** The tokens' lifetime (Shopware: 600). */
@@ -84,6 +96,7 @@ export type ShopwareState = {
   /** access token -> when it expires (ms since the epoch). */
   tokens: Record<string, number>;
   orders: ShopwareOrder[];
+  products: ShopwareProduct[];
   /** The state machine history: every transition made, oldest first. */
   history: { entity: "order" | "order_delivery"; id: string; transition: string; from: string; to: string }[];
 };
@@ -103,7 +116,7 @@ function stateId(machine: string, name: string): string {
 
 const stateJson = (machine: string, name: string) => ({ id: stateId(machine, name), technicalName: name, name: STATE_NAMES[name] ?? name, stateMachineId: stateId(machine, "machine") });
 
-type ShopwareError = { status: string; code: string; title: string; detail: string | null; meta?: unknown };
+type ShopwareError = { status: string; code: string; title: string; detail: string | null; meta?: unknown; source?: { pointer: string } };
 const TITLES: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found" };
 
 function fail(status: number, code: string, detail: string | null, parameters: Record<string, unknown> = {}): StandInReply {
@@ -158,7 +171,7 @@ export const shopware: StandInPlatform<ShopwareState> = {
     if (internalComment) orders.forEach((order, i) => (order.primaryOrderDeliveryId = order.deliveries[s.orders![i].primaryDelivery ?? 0]?.id ?? null));
     return {
       credentials: { client_id: `SWIA${hex().slice(0, 22).toUpperCase()}`, client_secret: hex() + hex() },
-      state: { privileges: s.privileges ?? ALL_PRIVILEGES, tokenLifetimeSeconds: s.token_lifetime_seconds ?? 600, internalComment, tokens: {}, orders, history: [] },
+      state: { privileges: s.privileges ?? ALL_PRIVILEGES, tokenLifetimeSeconds: s.token_lifetime_seconds ?? 600, internalComment, tokens: {}, orders, history: [], products: (s.products ?? []).map((p) => ({ parentId: null, ean: null, stock: 0, price: null, ...p, taxRate: p.taxRate !== undefined ? p.taxRate : p.parentId ? null : 21 })) },
     };
   },
 
@@ -194,6 +207,14 @@ export const shopware: StandInPlatform<ShopwareState> = {
     let m: RegExpExecArray | null;
     if (req.method === "POST" && (m = /^\/api\/search\/(order|order-delivery)$/.exec(req.path))) {
       return search(state, m[1] === "order" ? "order" : "order_delivery", body, lacking);
+    }
+    if (req.method === "POST" && req.path === "/api/search/product") return searchProducts(state, body, lacking, req.headers["sw-inheritance"] === "1");
+    if (req.method === "POST" && req.path === "/api/_action/sync") return sync(state, body, lacking);
+    if (req.method === "DELETE" && (m = /^\/api\/product\/([0-9a-f]{32})$/.exec(req.path))) {
+      const at = state.products.findIndex((p) => p.id === m![1]);
+      if (at < 0) return fail(404, "FRAMEWORK__RESOURCE_NOT_FOUND", `The product resource with the following primary key was not found: id(${m[1]})`);
+      state.products.splice(at, 1);
+      return { status: 204 };
     }
     if (req.method === "PATCH" && (m = /^\/api\/order-delivery\/([0-9a-f]{32})$/.exec(req.path))) {
       const missing = lacking("order_delivery:update");
@@ -320,4 +341,69 @@ function search(state: ShopwareState, entity: "order" | "order_delivery", criter
         },
   );
   return { status: 200, body: { total: data.length, data, aggregations: [] } };
+}
+
+const BLANK = "c1051bb4-d103-4f74-8988-acbcafc7fdc3";
+
+/** POST /api/search/product: ids, equals/equalsAny on productNumber/ean, page and limit; sw-inheritance resolves a variant's tax and price. */
+function searchProducts(state: ShopwareState, criteria: Record<string, unknown>, lacking: (...p: string[]) => string[], inherit: boolean): StandInReply {
+  const associations = (criteria.associations ?? {}) as Record<string, unknown>;
+  const unknown = Object.keys(associations).find((a) => a !== "tax");
+  if (unknown) return fail(400, "FRAMEWORK__ASSOCIATION_NOT_FOUND", `Can not find association by name product.${unknown}`);
+  const missing = lacking("product:read", ...(associations.tax ? ["tax:read"] : []));
+  if (missing.length) return missingPrivileges(missing);
+  let rows = state.products;
+  for (const f of (criteria.filter ?? []) as { type?: string; field?: string; value?: unknown }[]) {
+    if (f.field !== "productNumber" && f.field !== "ean") return fail(400, "FRAMEWORK__INVALID_FILTER_QUERY", `Field "${f.field}" in entity "product" was not found.`);
+    const field = f.field;
+    if (f.type === "equals") rows = rows.filter((p) => p[field] === f.value);
+    else if (f.type === "equalsAny" && Array.isArray(f.value)) rows = rows.filter((p) => (f.value as unknown[]).includes(p[field]));
+    else return fail(400, "FRAMEWORK__INVALID_FILTER_QUERY", "This stand-in knows only equals and equalsAny filters.");
+  }
+  if (Array.isArray(criteria.ids)) rows = rows.filter((p) => (criteria.ids as unknown[]).includes(p.id));
+  const limit = typeof criteria.limit === "number" ? criteria.limit : 500;
+  const page = typeof criteria.page === "number" ? criteria.page : 1;
+  const total = rows.length;
+  rows = rows.slice((page - 1) * limit, page * limit);
+  const parentOf = (p: ShopwareProduct) => state.products.find((x) => x.id === p.parentId);
+  const data = rows.map((p) => {
+    const taxRate = p.taxRate ?? (inherit ? parentOf(p)?.taxRate ?? null : null);
+    const price = p.price ?? (inherit ? parentOf(p)?.price ?? null : null);
+    return { id: p.id, parentId: p.parentId, productNumber: p.productNumber, ean: p.ean, stock: p.stock, price, ...(associations.tax ? { tax: taxRate === null ? null : { taxRate } } : {}) };
+  });
+  return { status: 200, body: { total, data, aggregations: [] } };
+}
+
+/** POST /api/_action/sync: upserts of products, all or nothing. */
+function sync(state: ShopwareState, body: Record<string, unknown>, lacking: (...p: string[]) => string[]): StandInReply {
+  const errors: ShopwareError[] = [];
+  const applies: (() => void)[] = [];
+  const needed = new Set<string>();
+  const error = (pointer: string, detail: string, code = BLANK): ShopwareError => ({ status: "400", code, title: "Bad Request", detail, meta: { parameters: {} }, source: { pointer } });
+  for (const [key, op] of Object.entries(body)) {
+    const { entity, action, payload } = (op ?? {}) as { entity?: string; action?: string; payload?: unknown };
+    if (entity !== "product" || action !== "upsert" || !Array.isArray(payload)) return fail(400, "FRAMEWORK__INVALID_SYNC_OPERATION", `Operation "${key}": this stand-in knows only upserts of products.`);
+    payload.forEach((item: Record<string, unknown>, i) => {
+      const product = state.products.find((p) => p.id === item.id);
+      if (!product) {
+        needed.add("product:create");
+        for (const field of ["name", "productNumber", "taxId", "price", "stock"]) if (!(field in item)) errors.push(error(`/${key}/${i}/${field}`, "This value should not be blank."));
+        return;
+      }
+      needed.add("product:update");
+      if ("stock" in item && !Number.isInteger(item.stock)) return void errors.push(error(`/${key}/${i}/stock`, "This value should be of type int.", "ba785a8c-82cb-4283-967c-3cf342181b40"));
+      if ("price" in item && (!Array.isArray(item.price) || !(item.price as { currencyId?: string }[]).some((p) => p.currencyId === "b7d2554b0ce847cd82f3ac9bd1c0dfca"))) {
+        return void errors.push(error(`/${key}/${i}/price`, "No price for default currency defined", "CONTENT__MISSING_DEFAULT_CURRENCY_PRICE"));
+      }
+      applies.push(() => {
+        if ("stock" in item) product.stock = item.stock as number;
+        if ("price" in item) product.price = item.price as ShopwareProduct["price"];
+      });
+    });
+  }
+  const missing = lacking(...needed);
+  if (missing.length) return missingPrivileges(missing);
+  if (errors.length) return { status: 400, body: { errors } };
+  applies.forEach((apply) => apply());
+  return { status: 200, body: { data: { product: applies.length ? Object.values(body).flatMap((op) => ((op as { payload: { id: string }[] }).payload ?? []).map((p) => p.id)) : [] }, deletes: [], notFound: [] } };
 }
