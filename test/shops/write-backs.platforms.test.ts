@@ -7,8 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { createAccount, createOrder, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
-import { writeBacksSettled } from "../helpers/shops";
-import { answer, awaitingPickup, supplierChain } from "../helpers/suppliers";
+import { answered, ship, writeBacksSettled } from "../helpers/shops";
+import { awaitingPickup, supplierChain } from "../helpers/suppliers";
 import { createStandInShop, injectFault, standInShop, type StandInFault, type StandInShopHandle } from "./stand-ins/client";
 import type { MagentoState } from "./stand-ins/magento";
 import type { PrestaShopState } from "./stand-ins/prestashop";
@@ -34,20 +34,13 @@ async function setUp(platform: Platform, seed: unknown, externalId: string, prod
   return { creds, shop, connection, key: key!, reference, orderId, mugs, plate };
 }
 
-const ship = (line: number, quantity: number, number: string, carrier = "PostNL") => ({
-  line_id: line,
-  action: "ship",
-  quantity,
-  carrier,
-  tracking_number: number,
-  tracking_url: `https://track.example.com/${number}`,
-});
 const decline = (line: number) => ({ line_id: line, action: "decline", reason: "discontinued" });
 
-async function answered(key: string, answers: Record<string, unknown>[]) {
-  const res = await answer(key, answers);
-  expect(res.status, res.text).toBe(200);
-}
+/** Magento and PrestaShop plugins send each line's product id and SKU (reference): our order of two mugs (product 501) and a plate (502). */
+const BY_PRODUCT_ID = [
+  { external_id: "501", reference: "MUG-BLUE", name: "Blue mug", quantity: 2, price: 12.5 },
+  { external_id: "502", reference: "PLATE-RED-L", name: "Red plate", quantity: 1, price: 20 },
+];
 
 type SyncCall = { method: string; path: string; sent: string | null; status: number | null; answer: string | null };
 type Sync = { kind: string; event: { type: string }; status: string; dry_run: boolean; shop_ids: string[]; last_error: string | null; attempts: { error: string | null; calls: SyncCall[] }[] };
@@ -232,10 +225,7 @@ describe("write-backs into a Magento 2 shop", () => {
     ],
   };
   // The Magento plugin: the increment_id, each visible item's product id and SKU.
-  const PRODUCTS = [
-    { external_id: "501", reference: "MUG-BLUE", name: "Blue mug", quantity: 2, price: 12.5 },
-    { external_id: "502", reference: "PLATE-RED-L", name: "Red plate", quantity: 1, price: 20 },
-  ];
+  const PRODUCTS = BY_PRODUCT_ID;
   const open = (settings?: Record<string, unknown>) => setUp("magento", SEED, "000000123", PRODUCTS, settings);
   const held = async (shop: StandInShopHandle) => (await standInShop<MagentoState>(shop)).state;
   /** Each shipment as its items (order item: qty), its tracks (number, title, carrier code) and whether the customer was e-mailed. */
@@ -362,10 +352,7 @@ describe("write-backs into a PrestaShop shop", () => {
     ],
   };
   // The PrestaShop plugin: the order's reference, each row's product id and reference.
-  const PRODUCTS = [
-    { external_id: "501", reference: "MUG-BLUE", name: "Blue mug", quantity: 2, price: 12.5 },
-    { external_id: "502", reference: "PLATE-RED-L", name: "Red plate", quantity: 1, price: 20 },
-  ];
+  const PRODUCTS = BY_PRODUCT_ID;
   const open = (settings?: Record<string, unknown>) => setUp("prestashop", SEED, "XKBKNABJK", PRODUCTS, settings);
   const held = async (shop: StandInShopHandle) => {
     const { state } = await standInShop<PrestaShopState>(shop);
