@@ -79,6 +79,59 @@ async function expectDemoShop(base: string, credentials: { api_key: string; acco
   expect(order.order_lines.map((l) => l.shipments.map((s) => s.tracking_number))).toEqual([["3SWOO1201"], ["3SWOO1201"]]);
 }
 
+/**
+ * Issue 24's "Done when" under npm start itself (its 1 s queue batches, its stand-in shops): a LIVE
+ * WooCommerce connection to a fresh shop of the banner's stand-ins, tested; Keukenhuis ships an order
+ * of that shop, and the tracking reaches the shop within seconds (polled). The console's side of the
+ * same path runs in a real browser in test/shops/live-shipment.browser.test.ts.
+ */
+async function expectLiveShipment(base: string, credentials: { api_key: string; account_id: number; supplier_key: string }, banner: string) {
+  const standIns = / Demo shop {2}(http:\/\/127\.0\.0\.1:\d+)\/s\//.exec(banner)![1];
+  const seed = { orders: [{ id: 7301, line_items: [{ id: 61, product_id: 801, sku: "LIVE-MUG", name: "Live mug", quantity: 1 }] }] };
+  const shop = (await (await fetch(`${standIns}/__shops`, { method: "POST", body: JSON.stringify({ platform: "woocommerce", seed }) })).json()) as { id: string; base_url: string; credentials: Record<string, string> };
+  const headers = { "api-key": credentials.api_key, "account-id": String(credentials.account_id), "content-type": "application/json" };
+  const api = async <T = Record<string, unknown>>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}) => {
+    const res = await fetch(`${base}${path}`, { method, headers: { ...headers, ...extra }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, json: (await res.json()) as T };
+  };
+  const poll = async <T>(check: () => Promise<T | null | undefined>, what: string, ms: number): Promise<T> => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const value = await check();
+      if (value) return value;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const source = "Live WooCommerce";
+  const connection = await api<{ id: number; settings: { mode: string } }>("POST", "/api/v1/shop-connections", { platform: "woocommerce", name: "Live shop", base_url: shop.base_url, credentials: shop.credentials, sources: [source] });
+  expect([connection.status, connection.json.settings.mode]).toEqual([201, "live"]);
+  const tested = await api<{ ok: boolean; checks: { ok: boolean }[] }>("POST", `/api/v1/shop-connections/${connection.json.id}/test`);
+  expect([tested.json.ok, tested.json.checks.filter((c) => !c.ok)]).toEqual([true, []]);
+  const order = await api("POST", "/api/v1/orders", {
+    external_id: "7301",
+    source,
+    total: 10,
+    email: "jan@example.com",
+    shipping_address: { first_name: "Jan", last_name: "Jansen", address1: "Damrak 1", postcode: "1012LG", city: "Amsterdam", country: "NL" },
+    products: [{ external_id: "61", reference: "LIVE-MUG", name: "Live mug", category: "kitchen", quantity: 1, price: 10 }],
+  });
+  const reference = String(order.json.reference);
+  const supplier = { authorization: `Bearer ${credentials.supplier_key}` };
+  type Pickups = { data: { order: { reference: string } }[] };
+  await poll(async () => (await api<Pickups>("GET", "/api/v1/supplier/orders", undefined, supplier)).json.data.some((d) => d.order.reference === reference), "Keukenhuis to see the order", 30_000);
+  const line = (await api<{ order_lines: { id: number }[] }>("GET", `/api/v1/orders/${reference}`)).json.order_lines[0].id;
+  const answeredAt = Date.now();
+  const shipped = await api("POST", "/api/v1/supplier/answers", { answers: [{ line_id: line, action: "ship", quantity: 1, carrier: "PostNL", tracking_number: "3SLIVE7301" }] }, supplier);
+  expect(shipped.status).toBe(200);
+  const held = async () => ((await (await fetch(`${standIns}/__shops/${shop.id}`)).json()) as { state: { orders: { status: string; trackings: { tracking_number: string; tracking_provider: string }[] }[] } }).state.orders[0];
+  const trackings = await poll(async () => ((await held()).trackings.length ? (await held()).trackings : null), "the tracking to reach the shop", 10_000);
+  const tookMs = Date.now() - answeredAt;
+  expect(trackings.map((t) => [t.tracking_number, t.tracking_provider])).toEqual([["3SLIVE7301", "PostNL"]]);
+  expect(tookMs).toBeLessThan(10_000);
+  console.log(`npm start: the tracking reached the stand-in shop ${tookMs} ms after the supplier's answer`);
+}
+
 const states: string[] = [];
 afterAll(() => states.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
@@ -149,6 +202,8 @@ describe("npm start", () => {
       expect(second.stderr).toBe("");
       // A new demo shop (a new port): the same connection follows it, and the order is not made twice.
       await expectDemoShop(base, credentials, banner);
+      // A live connection made now: a supplier's shipment reaches its shop within seconds.
+      await expectLiveShipment(base, credentials, banner);
     } finally {
       await second.stop();
     }

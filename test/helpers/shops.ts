@@ -8,7 +8,9 @@ import { maskedHint, seal, sealingKeys } from "../../src/lib/sealed";
 import { SETTINGS } from "../../src/shops/platforms/settings";
 import { credentialsBinding } from "../../src/shops/write-back.service";
 import type { StandInShopHandle } from "../shops/stand-ins/client";
+import { expect } from "vitest";
 import { exec, unique } from "./factories";
+import { answer } from "./suppliers";
 import { waitFor } from "./wait";
 
 export type ConnectionOptions = { name?: string; sources?: string[] | null; settings?: Record<string, unknown>; active?: boolean };
@@ -37,4 +39,20 @@ export async function writeBacksSettled(orderId: number, count: number, timeoutM
     const { results } = await env.DB.prepare("SELECT id, kind, status FROM shop_write_backs WHERE order_id = ? ORDER BY id").bind(orderId).all<{ id: number; kind: string; status: string }>();
     return results.length === count && results.every((r) => ["done", "failed", "skipped"].includes(r.status)) ? results : null;
   }, timeoutMs);
+}
+
+/** A supplier's answer shipping `quantity` of a line with one tracking number (and its URL). */
+export const ship = (line: number, quantity: number, number: string, carrier = "PostNL") => ({
+  line_id: line,
+  action: "ship",
+  quantity,
+  carrier,
+  tracking_number: number,
+  tracking_url: `https://track.example.com/${number}`,
+});
+
+/** The supplier's answers through the supplier API, taken (200). */
+export async function answered(key: string, answers: Record<string, unknown>[]) {
+  const res = await answer(key, answers);
+  expect(res.status, res.text).toBe(200);
 }

@@ -13,8 +13,8 @@ import { deliverWriteBack, kickWriteBacks, recentWriteBacks } from "../../src/sh
 import { createAccount, createOrder, exec, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
 import { send, signIn } from "../helpers/console-http";
-import { shopConnection, setActive, writeBacksSettled, type ConnectionOptions } from "../helpers/shops";
-import { answer, awaitingPickup, supplierChain } from "../helpers/suppliers";
+import { answered, ship, shopConnection, setActive, writeBacksSettled, type ConnectionOptions } from "../helpers/shops";
+import { awaitingPickup, supplierChain } from "../helpers/suppliers";
 import { move } from "../helpers/moves";
 import { pipelineIdle, waitFor } from "../helpers/wait";
 import { createStandInShop, injectFault, standInShop, type StandInShopHandle } from "./stand-ins/client";
@@ -55,20 +55,6 @@ async function setUp(options: ConnectionOptions & { shopSeed?: Record<string, un
   const [mugs, plate] = order.order_lines.map((l: { id: number }) => l.id) as number[];
   const orderId = (await rows<{ id: number }>("SELECT id FROM orders WHERE reference = ?", reference))[0].id;
   return { creds, shop, connection, key: key!, reference, orderId, mugs, plate };
-}
-
-const ship = (line: number, quantity: number, number: string, carrier = "PostNL") => ({
-  line_id: line,
-  action: "ship",
-  quantity,
-  carrier,
-  tracking_number: number,
-  tracking_url: `https://track.example.com/${number}`,
-});
-
-async function answered(key: string, answers: Record<string, unknown>[]) {
-  const res = await answer(key, answers);
-  expect(res.status, res.text).toBe(200);
 }
 
 /** What the shop received: method and path (without the OAuth query), oldest first. */
