@@ -130,7 +130,7 @@ const openWorkerDb = (options: { readOnly?: boolean } = {}) => new DatabaseSync(
  * Moves rows of the Worker's local D1 back in time (the only way to be twelve hours later now):
  * an UPDATE straight into its SQLite file, which the running Worker reads on its next statement.
  */
-export function ageRows(update: string, params: (string | number)[] = []) {
+export function ageRows(update: string, params: (string | number | null)[] = []) {
   const db = openWorkerDb();
   try {
     db.prepare(update).run(...params);
@@ -139,8 +139,8 @@ export function ageRows(update: string, params: (string | number)[] = []) {
   }
 }
 
-/** Any statement on the Worker's D1 (a fault injected with a trigger, and dropped again). */
-export const onWorkerDb = (statement: string) => ageRows(statement);
+/** Any statement on the Worker's D1 (a fault injected with a trigger, and dropped again; rows a factory seeds). */
+export const onWorkerDb = (statement: string, params: (string | number | null)[] = []) => ageRows(statement, params);
 
 /** A read of the Worker's D1 as it is now (the durable marks the pipeline keeps, for instance). */
 export function readWorkerDb<T>(query: string, params: (string | number)[] = []): T[] {
