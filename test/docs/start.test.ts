@@ -69,8 +69,25 @@ async function expectDemoShop(base: string, credentials: { api_key: string; acco
   const headers = { "api-key": credentials.api_key, "account-id": String(credentials.account_id) };
   const connections = (await (await fetch(`${base}/api/v1/shop-connections`, { headers })).json()) as { data: Record<string, unknown>[] };
   expect(connections.data).toEqual([
-    expect.objectContaining({ platform: "woocommerce", name: "Demo WooCommerce shop", base_url: shopUrl, sources: ["Demo WooCommerce"], active: true, settings: { mode: "dry_run", complete_status: "completed", tracking: "auto" } }),
+    expect.objectContaining({ platform: "woocommerce", name: "Demo WooCommerce shop", base_url: shopUrl, sources: ["Demo WooCommerce"], active: true, settings: { mode: "dry_run", complete_status: "completed", tracking: "auto", stock_sync: { enabled: true, match_by: "sku", quantity: "sum", buffer: 0, without_offer: "zero" } } }),
   ]);
+  // Its first stock sync, started by the demo, ran in dry run: the Tuinhout feed's stock, recorded, not sent.
+  const syncs = `${base}/api/v1/shop-connections/${connections.data[0].id}/stock-syncs`;
+  const listed = await poll(async () => {
+    const { data } = (await (await fetch(syncs, { headers })).json()) as { data: { id: number; status: string }[] };
+    return data.every((s) => s.status === "succeeded" || s.status === "failed") ? data : null;
+  }, "the demo's stock sync to end", 15_000);
+  expect(listed).toEqual([
+    expect.objectContaining({ connection_id: connections.data[0].id, status: "succeeded", trigger: "manual", full: true, total: 2, done: 2, counts: { updated: 2, unchanged: 0, unknown: 0, failed: 0 }, error: null }),
+  ]);
+  const dryRun = "Dry run: the write was recorded, not sent.";
+  expect(((await (await fetch(`${syncs}/${listed[0].id}`, { headers })).json()) as { products: { data: unknown[] } }).products.data).toEqual([
+    { key: "TH-CHAIR", outcome: "updated", quantity: 24, price: null, shop_product_id: "81", reason: dryRun },
+    { key: "TH-TABLE", outcome: "updated", quantity: 6, price: null, shop_product_id: "82", reason: dryRun },
+  ]);
+  const [, standIns, shopId] = /^(.*)\/s\/([0-9a-f]+)/.exec(shopUrl!)!;
+  const held = ((await (await fetch(`${standIns}/__shops/${shopId}`)).json()) as { state: { products: { sku: string; stock_quantity: number }[] } }).state.products;
+  expect(held.map((p) => [p.sku, p.stock_quantity])).toEqual([["TH-CHAIR", 30], ["TH-TABLE", 2]]);
   const tested = (await (await fetch(`${base}/api/v1/shop-connections/${connections.data[0].id}/test`, { method: "POST", headers })).json()) as { ok: boolean };
   expect(tested, JSON.stringify(tested)).toMatchObject({ ok: true });
   const orders = (await (await fetch(`${base}/api/v1/orders?external_id=1201`, { headers })).json()) as { data: { source: string; reference: string }[] };
