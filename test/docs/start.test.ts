@@ -69,8 +69,25 @@ async function expectDemoShop(base: string, credentials: { api_key: string; acco
   const headers = { "api-key": credentials.api_key, "account-id": String(credentials.account_id) };
   const connections = (await (await fetch(`${base}/api/v1/shop-connections`, { headers })).json()) as { data: Record<string, unknown>[] };
   expect(connections.data).toEqual([
-    expect.objectContaining({ platform: "woocommerce", name: "Demo WooCommerce shop", base_url: shopUrl, sources: ["Demo WooCommerce"], active: true, settings: { mode: "dry_run", complete_status: "completed", tracking: "auto" } }),
+    expect.objectContaining({ platform: "woocommerce", name: "Demo WooCommerce shop", base_url: shopUrl, sources: ["Demo WooCommerce"], active: true, settings: { mode: "dry_run", complete_status: "completed", tracking: "auto", stock_sync: { enabled: true, match_by: "sku", quantity: "sum", buffer: 0, without_offer: "zero" } } }),
   ]);
+  // Its first stock sync, started by the demo, ran in dry run: the Tuinhout feed's stock, recorded, not sent.
+  const syncs = `${base}/api/v1/shop-connections/${connections.data[0].id}/stock-syncs`;
+  const listed = await poll(async () => {
+    const { data } = (await (await fetch(syncs, { headers })).json()) as { data: { id: number; status: string }[] };
+    return data.every((s) => s.status === "succeeded" || s.status === "failed") ? data : null;
+  }, "the demo's stock sync to end", 15_000);
+  expect(listed).toEqual([
+    expect.objectContaining({ connection_id: connections.data[0].id, status: "succeeded", trigger: "manual", full: true, total: 2, done: 2, counts: { updated: 2, unchanged: 0, unknown: 0, failed: 0 }, error: null }),
+  ]);
+  const dryRun = "Dry run: the write was recorded, not sent.";
+  expect(((await (await fetch(`${syncs}/${listed[0].id}`, { headers })).json()) as { products: { data: unknown[] } }).products.data).toEqual([
+    { key: "TH-CHAIR", outcome: "updated", quantity: 24, price: null, shop_product_id: "81", reason: dryRun },
+    { key: "TH-TABLE", outcome: "updated", quantity: 6, price: null, shop_product_id: "82", reason: dryRun },
+  ]);
+  const [, standIns, shopId] = /^(.*)\/s\/([0-9a-f]+)/.exec(shopUrl!)!;
+  const held = ((await (await fetch(`${standIns}/__shops/${shopId}`)).json()) as { state: { products: { sku: string; stock_quantity: number }[] } }).state.products;
+  expect(held.map((p) => [p.sku, p.stock_quantity])).toEqual([["TH-CHAIR", 30], ["TH-TABLE", 2]]);
   const tested = (await (await fetch(`${base}/api/v1/shop-connections/${connections.data[0].id}/test`, { method: "POST", headers })).json()) as { ok: boolean };
   expect(tested, JSON.stringify(tested)).toMatchObject({ ok: true });
   const orders = (await (await fetch(`${base}/api/v1/orders?external_id=1201`, { headers })).json()) as { data: { source: string; reference: string }[] };
@@ -85,24 +102,40 @@ async function expectDemoShop(base: string, credentials: { api_key: string; acco
  * of that shop, and the tracking reaches the shop within seconds (polled). The console's side of the
  * same path runs in a real browser in test/shops/live-shipment.browser.test.ts.
  */
-async function expectLiveShipment(base: string, credentials: { api_key: string; account_id: number; supplier_key: string }, banner: string) {
-  const standIns = / Demo shop {2}(http:\/\/127\.0\.0\.1:\d+)\/s\//.exec(banner)![1];
-  const seed = { orders: [{ id: 7301, line_items: [{ id: 61, product_id: 801, sku: "LIVE-MUG", name: "Live mug", quantity: 1 }] }] };
-  const shop = (await (await fetch(`${standIns}/__shops`, { method: "POST", body: JSON.stringify({ platform: "woocommerce", seed }) })).json()) as { id: string; base_url: string; credentials: Record<string, string> };
+type Demo = { api_key: string; account_id: number; supplier_key: string };
+
+/** The demo account's API client under npm start: status and JSON of each call. */
+function demoApi(base: string, credentials: Demo) {
   const headers = { "api-key": credentials.api_key, "account-id": String(credentials.account_id), "content-type": "application/json" };
-  const api = async <T = Record<string, unknown>>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}) => {
-    const res = await fetch(`${base}${path}`, { method, headers: { ...headers, ...extra }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return async <T = Record<string, unknown>>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}) => {
+    const res = await fetch(`${base}${path}`, { method, headers: { ...headers, ...extra }, body: body === undefined || typeof body === "string" ? body : JSON.stringify(body) });
     return { status: res.status, json: (await res.json()) as T };
   };
-  const poll = async <T>(check: () => Promise<T | null | undefined>, what: string, ms: number): Promise<T> => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const value = await check();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+}
+
+/** Asks `check` every 50 ms until it answers something, for at most `ms`. */
+async function poll<T>(check: () => Promise<T | null | undefined>, what: string, ms: number): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A fresh stand-in WooCommerce shop on the banner's stand-ins, seeded; its id, URL and keys. */
+async function standInShop(banner: string, seed: Record<string, unknown>) {
+  const standIns = / Demo shop {2}(http:\/\/127\.0\.0\.1:\d+)\/s\//.exec(banner)![1];
+  const shop = (await (await fetch(`${standIns}/__shops`, { method: "POST", body: JSON.stringify({ platform: "woocommerce", seed }) })).json()) as { id: string; base_url: string; credentials: Record<string, string> };
+  const state = async <S>() => ((await (await fetch(`${standIns}/__shops/${shop.id}`)).json()) as { state: S }).state;
+  return { ...shop, state };
+}
+
+async function expectLiveShipment(base: string, credentials: Demo, banner: string) {
+  const seed = { orders: [{ id: 7301, line_items: [{ id: 61, product_id: 801, sku: "LIVE-MUG", name: "Live mug", quantity: 1 }] }] };
+  const shop = await standInShop(banner, seed);
+  const api = demoApi(base, credentials);
   const source = "Live WooCommerce";
   const connection = await api<{ id: number; settings: { mode: string } }>("POST", "/api/v1/shop-connections", { platform: "woocommerce", name: "Live shop", base_url: shop.base_url, credentials: shop.credentials, sources: [source] });
   expect([connection.status, connection.json.settings.mode]).toEqual([201, "live"]);
@@ -124,12 +157,86 @@ async function expectLiveShipment(base: string, credentials: { api_key: string; 
   const answeredAt = Date.now();
   const shipped = await api("POST", "/api/v1/supplier/answers", { answers: [{ line_id: line, action: "ship", quantity: 1, carrier: "PostNL", tracking_number: "3SLIVE7301" }] }, supplier);
   expect(shipped.status).toBe(200);
-  const held = async () => ((await (await fetch(`${standIns}/__shops/${shop.id}`)).json()) as { state: { orders: { status: string; trackings: { tracking_number: string; tracking_provider: string }[] }[] } }).state.orders[0];
+  const held = async () => (await shop.state<{ orders: { status: string; trackings: { tracking_number: string; tracking_provider: string }[] }[] }>()).orders[0];
   const trackings = await poll(async () => ((await held()).trackings.length ? (await held()).trackings : null), "the tracking to reach the shop", 10_000);
   const tookMs = Date.now() - answeredAt;
   expect(trackings.map((t) => [t.tracking_number, t.tracking_provider])).toEqual([["3SLIVE7301", "PostNL"]]);
   expect(tookMs).toBeLessThan(10_000);
   console.log(`npm start: the tracking reached the stand-in shop ${tookMs} ms after the supplier's answer`);
+}
+
+const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+
+/**
+ * Issue 26's "Done when" under npm start itself: a stand-in WooCommerce shop with two products, a
+ * LIVE connection to it with the stock sync on (match by SKU, quantities summed over suppliers).
+ * Tuinhout offers LIVE-POT before the connection exists; Keukenhuis's feed is then pushed as a CSV
+ * file (the import), and the shop's stock moves within seconds (polled): LIVE-POT the sum of both
+ * suppliers' offers, LIVE-LID Keukenhuis's. The sync is the connection's first, so it covers the
+ * whole catalogue: the demo's Tuinhout feed's SKUs, which the shop lacks, are reported unknown.
+ */
+async function expectLiveStock(base: string, credentials: Demo, banner: string) {
+  type Product = { id: number; sku: string; stock_quantity: number | null; manage_stock: boolean };
+  const shop = await standInShop(banner, { products: [{ id: 901, sku: "LIVE-POT", stock_quantity: 0, manage_stock: true }, { id: 902, sku: "LIVE-LID" }] });
+  const api = demoApi(base, credentials);
+  const suppliers = (await api<{ data: { id: number; name: string }[] }>("GET", "/api/v1/suppliers?per_page=100")).json.data;
+  const feed = async (supplier: string) => {
+    const created = await api<{ id: number }>("POST", "/api/v1/product-feeds", { supplier_id: suppliers.find((s) => s.name === supplier)!.id, name: `${supplier} live stock`, format: "csv" });
+    expect(created.status).toBe(201);
+    return (csv: string) => api<{ status: string; created: number }>("PUT", `/api/v1/product-feeds/${created.json.id}/products`, csv, { "content-type": "text/csv" });
+  };
+  const tuinhout = await (await feed("Tuinhout"))("sku,name,stock_quantity\nLIVE-POT,Live pot,5\n");
+  expect([tuinhout.status, tuinhout.json.status, tuinhout.json.created]).toEqual([200, "succeeded", 1]);
+  const connection = await api<{ id: number; settings: Record<string, unknown> }>("POST", "/api/v1/shop-connections", {
+    platform: "woocommerce",
+    name: "Live stock shop",
+    base_url: shop.base_url,
+    credentials: shop.credentials,
+    settings: { stock_sync: { enabled: true, match_by: "sku", quantity: "sum" } },
+  });
+  expect([connection.status, connection.json.settings.mode, connection.json.settings.stock_sync]).toEqual([201, "live", { enabled: true, match_by: "sku", quantity: "sum", buffer: 0, without_offer: "zero" }]);
+  const syncs = `/api/v1/shop-connections/${connection.json.id}/stock-syncs`;
+  const pushKeukenhuis = await feed("Keukenhuis");
+  const pushedAt = Date.now();
+  const pushed = await pushKeukenhuis("sku,name,stock_quantity\nLIVE-POT,Live pot,7\nLIVE-LID,Live lid,3\n");
+  expect([pushed.status, pushed.json.status, pushed.json.created]).toEqual([200, "succeeded", 2]);
+  const stock = async () => (await shop.state<{ products: Product[] }>()).products.map((p) => [p.sku, p.stock_quantity, p.manage_stock]);
+  const want = [["LIVE-POT", 12, true], ["LIVE-LID", 3, true]];
+  await poll(async () => JSON.stringify(await stock()) === JSON.stringify(want), "the feed's stock to reach the shop", 15_000);
+  const tookMs = Date.now() - pushedAt;
+  expect(await stock()).toEqual(want);
+  expect(tookMs).toBeLessThan(15_000);
+  console.log(`npm start: the feed's stock reached the stand-in shop ${tookMs} ms after the push was sent`);
+  // The sync as the API lists it (its outcomes are recorded just after the shop's answer).
+  type Sync = { id: number; status: string };
+  const listed = await poll(async () => {
+    const { json } = await api<{ data: Sync[] }>("GET", syncs);
+    return json.data.every((s) => s.status === "succeeded" || s.status === "failed") ? json.data : null;
+  }, "the sync to end", 5_000);
+  expect(listed).toEqual([
+    {
+      id: expect.any(Number),
+      connection_id: connection.json.id,
+      status: "succeeded",
+      trigger: "import",
+      full: true,
+      total: 4,
+      done: 4,
+      counts: { updated: 2, unchanged: 0, unknown: 2, failed: 0 },
+      error: null,
+      retry_at: null,
+      created_at: ISO,
+      started_at: ISO,
+      finished_at: ISO,
+    },
+  ]);
+  const detail = await api<{ products: { data: unknown[] } }>("GET", `${syncs}/${listed[0].id}`);
+  expect(detail.json.products.data).toEqual([
+    { key: "LIVE-LID", outcome: "updated", quantity: 3, price: null, shop_product_id: "902", reason: null },
+    { key: "LIVE-POT", outcome: "updated", quantity: 12, price: null, shop_product_id: "901", reason: null },
+    { key: "TH-CHAIR", outcome: "unknown", quantity: 24, price: null, shop_product_id: null, reason: "The shop has no product with SKU TH-CHAIR." },
+    { key: "TH-TABLE", outcome: "unknown", quantity: 6, price: null, shop_product_id: null, reason: "The shop has no product with SKU TH-TABLE." },
+  ]);
 }
 
 const states: string[] = [];
@@ -204,6 +311,8 @@ describe("npm start", () => {
       await expectDemoShop(base, credentials, banner);
       // A live connection made now: a supplier's shipment reaches its shop within seconds.
       await expectLiveShipment(base, credentials, banner);
+      // A live connection with the stock sync on: a feed import moves the shop's stock within seconds.
+      await expectLiveStock(base, credentials, banner);
     } finally {
       await second.stop();
     }

@@ -2,7 +2,8 @@
 // run the stand-in shops on a local port, with one WooCommerce shop holding order 1201, and point the
 // demo account's dry-run connection "Demo WooCommerce shop" at it. The demo account has the same
 // order (source "Demo WooCommerce", the connection's one source), shipped by Keukenhuis with a
-// tracking number, so a newcomer sees what would be written into the shop. The stand-in shop lives
+// tracking number, so a newcomer sees what would be written into the shop; the shop also has the
+// products of the demo's Tuinhout feed, and the connection's stock sync (dry run) has run once. The stand-in shop lives
 // in memory: every start makes it afresh, on a new port, and the connection follows it.
 import { startStandIns } from "./harness";
 import { platforms } from "./stand-ins.global";
@@ -20,6 +21,12 @@ const SHOP_ORDER = {
     { id: 9002, product_id: 72, sku: "WOO-BOWL", name: "Serving bowl", quantity: 1 },
   ],
 };
+
+/** The shop's products that the demo's Tuinhout feed offers (scripts/lib/demo-data.mjs), with the shop's own stock. */
+const SHOP_PRODUCTS = [
+  { id: 81, sku: "TH-CHAIR", stock_quantity: 30, manage_stock: true },
+  { id: 82, sku: "TH-TABLE", stock_quantity: 2, manage_stock: true },
+];
 
 /** The same order as the official plugin sends it to us. */
 const OUR_ORDER = {
@@ -41,7 +48,7 @@ export type DemoShop = { standInsUrl: string; shopUrl: string; connectionId: num
 export async function startDemoShop(demo: DemoAccount): Promise<DemoShop> {
   const standIns = await startStandIns(platforms);
   try {
-    const created = await fetch(`${standIns.url}/__shops`, { method: "POST", body: JSON.stringify({ platform: "woocommerce", seed: { orders: [SHOP_ORDER] } }) });
+    const created = await fetch(`${standIns.url}/__shops`, { method: "POST", body: JSON.stringify({ platform: "woocommerce", seed: { orders: [SHOP_ORDER], products: SHOP_PRODUCTS } }) });
     if (created.status !== 201) throw new Error(`the demo shop was not created: ${created.status} ${await created.text()}`);
     const shop = (await created.json()) as { base_url: string; credentials: Record<string, string> };
     const connectionId = await wire(demo, shop);
@@ -73,8 +80,11 @@ async function wire(demo: DemoAccount, shop: { base_url: string; credentials: Re
     base_url: shop.base_url,
     credentials: shop.credentials,
     sources: [DEMO_SOURCE],
-    settings: { mode: "dry_run" },
+    settings: { mode: "dry_run", stock_sync: { enabled: true } },
   });
+  // Its first stock sync, on demand (the demo's feed was imported before the connection existed):
+  // in dry run, the writes the Tuinhout feed's stock would make are recorded, not sent.
+  await api("POST", `/api/v1/shop-connections/${connection.id}/stock-syncs`);
   // The first start: the shop's order arrives, goes to Keukenhuis (kitchen), which ships it.
   const { reference, message } = await api("POST", "/api/v1/orders", OUR_ORDER);
   // The connection was deleted by hand and is made again: the order is there, shipped already.
