@@ -145,10 +145,12 @@ describe("the stock-sync pages", () => {
     expect((await call("GET", `/api/v1/shop-connections/${id}/stock-syncs`, { creds })).json.meta.total).toBe(0);
   });
 
-  it("another account's sync is not found, nor is its button", async () => {
+  it("another account's sync is not found, nor is its button (its own account sees it)", async () => {
     const owner = await createAccount();
     const id = await connection(owner, STOCK_ON);
     const syncId = await finishedSync(owner.accountId, id);
+    const ownerJar = (await signIn({ account_id: String(owner.accountId), api_key: owner.apiKey })).jar;
+    expect((await page(`/console/shop-connections/${id}/stock-syncs/${syncId}`, ownerJar)).status).toBe(200);
     const other = await createAccount();
     const { jar } = await signIn({ account_id: String(other.accountId), api_key: other.apiKey });
     expect((await page(`/console/shop-connections/${id}/stock-syncs/${syncId}`, jar)).status).toBe(404);
