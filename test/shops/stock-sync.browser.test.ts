@@ -6,6 +6,8 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, closeBrowser, columnTexts, createShop, expectAccessible, newPage, screenshot, signInShop, type Shop } from "../browser/console";
+import { standInAdmin } from "./stand-ins/admin";
+import type { StandInShopHandle } from "./stand-ins/client";
 import { startStandIns } from "./stand-ins/harness";
 import { woocommerceStandIn } from "./stand-ins/woocommerce";
 
@@ -24,11 +26,7 @@ afterAll(async () => {
   await standIns.close();
 });
 
-type Handle = { id: string; base_url: string; credentials: Record<string, string> };
-const admin = async (path: string, body?: unknown) => {
-  const res = await fetch(`${standIns.url}${path}`, { method: body === undefined ? "GET" : "POST", body: body === undefined ? undefined : JSON.stringify(body) });
-  return res.status === 204 ? null : res.json();
-};
+const admin = (path: string, body?: unknown) => standInAdmin(standIns.url)(path, body);
 
 describe("a stock sync in the console", () => {
   it("Sync stock now: the progress reaches done of total on the sync's page without a reload, then the outcomes", async () => {
@@ -40,7 +38,7 @@ describe("a stock sync in the console", () => {
           { id: 502, sku: "MUG-2", stock_quantity: 5, manage_stock: true },
         ],
       },
-    })) as Handle;
+    })) as StandInShopHandle;
     // A first sync writes every product it knows (no value was written before), MUG-2 too.
     // The catalogue first (no connection yet, so no sync after the import), then the connection.
     const supplier = (await api(shop, "POST", "/api/v1/suppliers", { name: "Mugs & Co", channel: "pull" })).json;

@@ -4,17 +4,10 @@
 // account's sync is not found.
 import { describe, expect, inject, it } from "vitest";
 import { createAccount, exec, rows } from "../helpers/factories";
-import { send, signIn, type Jar } from "../helpers/console-http";
-import { BASE, call, type Credentials } from "../helpers/http";
+import { csrfOf, getPage as page, postForm as post, send, signIn } from "../helpers/console-http";
+import { call, type Credentials } from "../helpers/http";
 import { STOCK_ON } from "../helpers/stock";
 
-const csrfOf = (html: string) => /name="_csrf" value="([0-9a-f]{64})"/.exec(html)![1];
-const post = (path: string, jar: Jar, fields: Record<string, string>) =>
-  send(path, { method: "POST", jar, body: new URLSearchParams(fields), headers: { origin: BASE, "content-type": "application/x-www-form-urlencoded" } });
-const page = async (path: string, jar: Jar) => {
-  const res = await send(path, { jar });
-  return { status: res.status, html: await res.text() };
-};
 /** A page's text as a reader sees it: tags gone, spaces collapsed. */
 const textOf = (html: string) => html.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
 /** The text of each body row of the table with this caption. */
