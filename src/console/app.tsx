@@ -31,6 +31,7 @@ import { settingsPages } from "../accounts/settings.pages";
 import { suppliersPages } from "../suppliers/suppliers.pages";
 import { webhooksPages } from "../events/webhooks.pages";
 import { shopConnectionsPages } from "../shops/connections.pages";
+import { stockSyncPages } from "../shops/stock/stock-syncs.pages";
 import { writeBackPages } from "../shops/write-backs.pages";
 import { rulesPages } from "../routing/rules.pages";
 import { cataloguePages } from "../catalogue/catalogue.pages";
@@ -109,7 +110,7 @@ function area(a: Area, pages: Hono<AppEnv>[]) {
 }
 
 export function mountConsole(app: Hono<AppEnv>) {
-  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, cancellationPages, lineActionPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, shopConnectionsPages, writeBackPages, apiKeysPages, settingsPages]));
+  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, cancellationPages, lineActionPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, shopConnectionsPages, stockSyncPages, writeBackPages, apiKeysPages, settingsPages]));
   app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages, supplierDispatchPages, supplierCancellationPages]));
   app.route(AREAS.operator.path, area(AREAS.operator, [operatorPages, pipelinePages]));
 }

@@ -5,7 +5,7 @@
 import { Hono, type Context } from "hono";
 import { attempt, done, formFields, text, type FormValues } from "../console/forms";
 import { clearCookie, readCookie, writeCookie } from "../console/cookies";
-import { SHOP_PLATFORMS, type ShopConnectionRow, type ShopPlatformName } from "../db/schema";
+import { SHOP_PLATFORMS, type ShopConnectionRow, type ShopPlatformName, type StockSync } from "../db/schema";
 import type { AppEnv } from "../env";
 import type { ValidationErrors } from "../lib/errors";
 import { idOrNotFound } from "../lib/params";
@@ -20,6 +20,7 @@ import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import { recentWriteBacks, type WriteBack } from "./write-back.service";
 import { ConnectionWriteBacks } from "./write-backs.pages";
+import { recentStockSyncs, StockSyncSection } from "./stock/stock-syncs.pages";
 import { credentialFields, isPlatform, settingFields } from "./connection-fields";
 import { CreateShopConnection, UpdateShopConnection } from "./connections.schemas";
 import { createConnection, deleteConnection, getConnection, listConnections, testConnection, updateConnection, type TestResult } from "./connections.service";
@@ -243,9 +244,9 @@ function takeTestResult(c: Context<AppEnv>, id: number): TestResult | undefined 
 async function renderConnection(c: Context<AppEnv>, form: { values?: FormValues; errors?: ValidationErrors } = {}) {
   const id = connectionId(c);
   const accountId = c.get("account").id;
-  const [row, writeBacks] = await Promise.all([getConnection(c.get("db"), accountId, id), recentWriteBacks(c.get("db"), accountId, id)]);
+  const [row, writeBacks, stockSyncs] = await Promise.all([getConnection(c.get("db"), accountId, id), recentWriteBacks(c.get("db"), accountId, id), recentStockSyncs(c, id)]);
   const test = takeTestResult(c, id);
-  return c.render(<ConnectionPage row={row} csrf={csrfOf(c)} test={test} values={form.values} errors={form.errors ?? {}} writeBacks={writeBacks} />, {
+  return c.render(<ConnectionPage row={row} csrf={csrfOf(c)} test={test} values={form.values} errors={form.errors ?? {}} writeBacks={writeBacks} stockSyncs={stockSyncs} />, {
     title: `Shop connection ${row.name}`,
   });
 }
@@ -369,7 +370,7 @@ function formValuesOf(row: ShopConnectionRow): FormValues {
   return values;
 }
 
-function ConnectionPage(props: { row: ShopConnectionRow; csrf: string; test?: TestResult; values?: FormValues; errors: ValidationErrors; writeBacks: WriteBack[] }) {
+function ConnectionPage(props: { row: ShopConnectionRow; csrf: string; test?: TestResult; values?: FormValues; errors: ValidationErrors; writeBacks: WriteBack[]; stockSyncs: StockSync[] }) {
   const { row, csrf } = props;
   const base = `${PATH}/${row.id}`;
   return (
@@ -426,6 +427,8 @@ function ConnectionPage(props: { row: ShopConnectionRow; csrf: string; test?: Te
         <h2 id="write-backs-heading">Recent write-backs</h2>
         <ConnectionWriteBacks writeBacks={props.writeBacks} csrf={csrf} />
       </section>
+
+      <StockSyncSection row={row} syncs={props.stockSyncs} csrf={csrf} />
 
       <section aria-labelledby="edit-heading">
         <h2 id="edit-heading">Connection</h2>

@@ -30,3 +30,16 @@ export async function signInTo(area: string, fields: Record<string, string>, jar
   const res = await send(`${area}/sign-in`, { method: "POST", body, jar, headers: { origin: BASE, "cf-connecting-ip": address, "content-type": "application/x-www-form-urlencoded" } }, fetcher);
   return { res, jar };
 }
+
+/** The CSRF token of a page's forms. */
+export const csrfOf = (html: string) => /name="_csrf" value="([0-9a-f]{64})"/.exec(html)![1];
+
+/** A form POSTed from our own origin, as the browser sends it. */
+export const postForm = (path: string, jar: Jar, fields: Record<string, string>) =>
+  send(path, { method: "POST", jar, body: new URLSearchParams(fields), headers: { origin: BASE, "content-type": "application/x-www-form-urlencoded" } });
+
+/** A page: its status and HTML. */
+export async function getPage(path: string, jar: Jar) {
+  const res = await send(path, { jar });
+  return { status: res.status, html: await res.text() };
+}
