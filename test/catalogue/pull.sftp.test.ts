@@ -150,6 +150,28 @@ describe("a feed on an SFTP server", () => {
     expect(await stored(feed.id)).toEqual(before);
   });
 
+  it("credentials' limits: username 255 and password 1,024 characters are taken, one more is a 422 with nothing stored", async () => {
+    const creds = await createAccount();
+    const supplier = await seedSupplier(creds.accountId);
+    const create = (credentials: Record<string, unknown>) =>
+      call("POST", "/api/v1/product-feeds", { creds, body: { supplier_id: supplier.id, name: "x", format: "csv", url: urlOf("stock.csv"), credentials: { ...byPassword, ...credentials } } });
+    const atMost = await create({ username: "u".repeat(255), password: "p".repeat(1024) });
+    expect(atMost.status).toBe(201);
+    expect(atMost.json.credentials.username).toBe("u".repeat(255));
+    const over = await create({ username: "u".repeat(256), password: "p".repeat(1025) });
+    expect({ status: over.status, json: over.json }).toEqual({
+      status: 422,
+      json: {
+        message: "Errors",
+        errors: {
+          "credentials.username": ["The credentials.username field must not be greater than 255 characters."],
+          "credentials.password": ["The credentials.password field must not be greater than 1024 characters."],
+        },
+      },
+    });
+    expect(await feedCount(creds)).toBe(1);
+  });
+
   it("an http(s) feed is as it was: the url as given, no credentials", async () => {
     const creds = await createAccount();
     const { feed } = await createFeed(creds, { url: "https://user:pw@feeds.example/stock.csv" });
