@@ -163,6 +163,15 @@ async function feedPage(c: Context<AppEnv>) {
       <dl class="facts">
         <dt>URL</dt>
         <dd>{orDash(feed.url)}</dd>
+        {feed.credentials ? (
+          <>
+            <dt>Login</dt>
+            <dd>
+              {feed.credentials.username} ({feed.credentials.authentication === "password" ? "password" : "private key"} stored, never shown)
+              {feed.credentials.host_key_fingerprint ? `, host key ${feed.credentials.host_key_fingerprint}` : ""}
+            </dd>
+          </>
+        ) : null}
         <dt>Schedule</dt>
         <dd>{feed.schedule ? every(feed.schedule) : "none (pulled on demand, or files pushed)"}</dd>
         <dt>Next pull</dt>
