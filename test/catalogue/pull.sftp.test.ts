@@ -3,7 +3,9 @@
 // (test/forwarding/file-channel-folders.global.ts makes upload/fc-30). The url names the server and
 // the file; the login is the feed's credentials, as a supplier's file_transfer takes it: the password
 // or private key sealed and never shown again, the host key pinned.
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import worker from "../../src/index";
 import { describe, expect, inject, it } from "vitest";
 import { createFeed, feedCatalogue } from "../helpers/catalogue";
 import { send, signIn } from "../helpers/console-http";
@@ -48,6 +50,19 @@ describe("a feed on an SFTP server", () => {
     const res = await call("POST", `/api/v1/product-feeds/${feed.id}/import`, { creds });
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({ status: "succeeded", rows_read: 2, created: 2 });
+    expect(await feedCatalogue(creds, feed.id)).toEqual(CATALOGUE);
+  });
+
+  it("on its schedule, the cron trigger opens the sealed key and pulls it", async () => {
+    await put(`${DIR}/stock-cron.csv`, "sku;name;purchase_price;stock_quantity\nA;Alpha;1,75;8\nB;Beta;2,50;3\n");
+    const creds = await createAccount();
+    const { feed } = await createFeed(creds, { url: urlOf(`${DIR}/stock-cron.csv`), credentials: byKey, schedule: "hourly" });
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now() + 60_000, cron: "*/5 * * * *" }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    const history = await call("GET", `/api/v1/product-feeds/${feed.id}/imports`, { creds });
+    expect(history.json.data).toHaveLength(1);
+    expect(history.json.data[0]).toMatchObject({ trigger: "schedule", status: "succeeded", rows_read: 2, created: 2 });
     expect(await feedCatalogue(creds, feed.id)).toEqual(CATALOGUE);
   });
 
