@@ -9,6 +9,7 @@ import type { ProductFeed, ProductImport } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError, type ValidationErrors } from "../lib/errors";
 import { pageParam } from "../lib/pagination";
+import { sealingKeys } from "../lib/sealed";
 import { validateForm } from "../lib/validation";
 import { supplierChoices } from "../suppliers/suppliers.service";
 import { PostButton } from "../ui/actions";
@@ -162,6 +163,15 @@ async function feedPage(c: Context<AppEnv>) {
       <dl class="facts">
         <dt>URL</dt>
         <dd>{orDash(feed.url)}</dd>
+        {feed.credentials ? (
+          <>
+            <dt>Login</dt>
+            <dd>
+              {feed.credentials.username} ({feed.credentials.authentication === "password" ? "password" : "private key"} stored, never shown)
+              {feed.credentials.host_key_fingerprint ? `, host key ${feed.credentials.host_key_fingerprint}` : ""}
+            </dd>
+          </>
+        ) : null}
         <dt>Schedule</dt>
         <dd>{feed.schedule ? every(feed.schedule) : "none (pulled on demand, or files pushed)"}</dd>
         <dt>Next pull</dt>
@@ -278,7 +288,7 @@ cataloguePages.post("/catalogue/feeds/:id/import", async (c) => {
   const feed = await getFeed(db, c.get("account").id, c.req.param("id"));
   const back = `${PATH}/feeds/${feed.id}`;
   try {
-    const { record, failure, stockSyncs } = await importFromUrl(db, feed, "manual");
+    const { record, failure, stockSyncs } = await importFromUrl(db, feed, "manual", () => sealingKeys(c.env));
     c.get("pipeline").sendAfterResponse(stockSyncMessages(stockSyncs));
     if (failure === "internal") throw new Error(`import ${record.id} failed`);
     if (failure === "file") return done(c, back, { kind: "error", text: `The URL was not imported: ${record.error ?? "the feed could not be read"}` });

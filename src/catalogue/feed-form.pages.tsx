@@ -8,6 +8,7 @@ import { attempt, done, formFields, text, type FormValues } from "../console/for
 import { PRODUCT_FIELDS, type ProductFeed, type ProductField } from "../db/schema";
 import type { AppEnv } from "../env";
 import type { ValidationErrors } from "../lib/errors";
+import { sealingKeys } from "../lib/sealed";
 import { validateForm } from "../lib/validation";
 import { supplierChoices } from "../suppliers/suppliers.service";
 import { Checkbox, CsrfField, Field, FormError, SelectField, TextArea } from "../ui/field";
@@ -150,10 +151,10 @@ async function handleFeedForm(c: Context<AppEnv>, feed?: ProductFeed) {
   let result: { ok: true; value: ProductFeed } | { ok: false; errors: ValidationErrors };
   if (feed) {
     const checked = validateForm(UpdateFeedBody, body, LABELS);
-    result = checked.ok ? await attempt(() => updateFeed(db, accountId, String(feed.id), checked.data), LABELS) : checked;
+    result = checked.ok ? await attempt(() => updateFeed(db, accountId, String(feed.id), checked.data, () => sealingKeys(c.env)), LABELS) : checked;
   } else {
     const checked = validateForm(CreateFeedBody, body, LABELS);
-    result = checked.ok ? await attempt(() => createFeed(db, accountId, checked.data), LABELS) : checked;
+    result = checked.ok ? await attempt(() => createFeed(db, accountId, checked.data, () => sealingKeys(c.env)), LABELS) : checked;
   }
   if (!result.ok) {
     c.status(422);

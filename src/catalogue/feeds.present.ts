@@ -15,6 +15,8 @@ export function presentFeed(f: ProductFeed) {
     csv_delimiter: f.csvDelimiter,
     record_path: f.recordPath,
     active: f.active,
+    // The login without its secret: which kind is stored, never the password or key.
+    credentials: f.credentials ? { username: f.credentials.username, authentication: f.credentials.authentication, host_key_fingerprint: f.credentials.host_key_fingerprint } : null,
     created_at: f.createdAt,
     updated_at: f.updatedAt,
   };

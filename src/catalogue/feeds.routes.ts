@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { resourcePage } from "../lib/pagination";
 import { IdParam, PageQuery, pageRequest, resourcePageOf } from "../lib/params";
+import { sealingKeys } from "../lib/sealed";
 import { apiSecurity, createRouter, ErrorBody, errorResponse, errorResponses, responses } from "../lib/router";
 import { parseOrThrow } from "../lib/validation";
 import { booleanParam } from "./params.schemas";
@@ -53,7 +54,7 @@ feedsRouter.openapi(
     responses: { 201: responses.json(ProductFeed, "The feed"), 400: responses.badRequest, 422: responses.invalid, ...errorResponses },
   }),
   async (c) => {
-    const feed = await createFeed(c.get("db"), c.get("account").id, c.req.valid("json"));
+    const feed = await createFeed(c.get("db"), c.get("account").id, c.req.valid("json"), () => sealingKeys(c.env));
     return c.json(presentFeed(feed), 201);
   },
 );
@@ -109,7 +110,7 @@ feedsRouter.openapi(
     },
   }),
   async (c) => {
-    const feed = await updateFeed(c.get("db"), c.get("account").id, c.req.valid("param").id, c.req.valid("json"));
+    const feed = await updateFeed(c.get("db"), c.get("account").id, c.req.valid("param").id, c.req.valid("json"), () => sealingKeys(c.env));
     return c.json(presentFeed(feed), 200);
   },
 );
@@ -263,7 +264,7 @@ feedsRouter.openapi(
   async (c) => {
     const db = c.get("db");
     const feed = await getFeed(db, c.get("account").id, c.req.valid("param").id);
-    const { record, failure, stockSyncs } = await importFromUrl(db, feed, "manual", c.req.valid("query").replace ?? true, feedTimeoutMs(c.env));
+    const { record, failure, stockSyncs } = await importFromUrl(db, feed, "manual", () => sealingKeys(c.env), c.req.valid("query").replace ?? true, feedTimeoutMs(c.env));
     c.get("pipeline").sendAfterResponse(stockSyncMessages(stockSyncs));
     if (failure === "internal") throw new Error(`import ${record.id} failed`);
     if (failure === "file") {

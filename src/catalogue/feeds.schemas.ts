@@ -1,8 +1,9 @@
 // The product-feed contract: what a client may send to set a feed up, and what it reads back.
 import { z } from "@hono/zod-openapi";
 import { FEED_FORMATS, IMPORT_STATUSES, IMPORT_TRIGGERS, PRODUCT_FIELDS } from "../db/schema";
-import { fileServerUrlProblem, isFileServerUrl } from "./feed-servers";
+import { fileServerProtocol, fileServerUrlProblem, isFileServerUrl } from "./feed-servers";
 import { field } from "../lib/validation";
+import { LoginFields, loginProblems } from "../suppliers/file-transfer.schemas";
 import { CSV_DELIMITERS } from "./feed-readers";
 import { scheduleMinutes } from "./schedule";
 
@@ -57,9 +58,33 @@ const url = z
     example: "https://feeds.supplier.example/stock.csv",
     description:
       "The URL to pull the file from: http(s) (https://user:password@host/… is sent as Basic auth), or a supplier's file server: " +
-      "ftp://user:password@host/path, ftps:// (explicit TLS) or sftp://user:password@host:port/path?host_key_fingerprint=SHA256%3A… " +
-      "(the server's host key, pinned and required for sftp).",
+      "ftp://host/path, ftps://host/path (explicit TLS) or sftp://host:port/path, without user or password: the login goes in credentials.",
   });
+
+/** A file server feed's login: a supplier's file_transfer login (file-transfer.schemas.ts), the protocol the url's. */
+const credentials = z
+  .object(LoginFields)
+  .openapi("ProductFeedCredentials", {
+    description:
+      "Required for an ftp, ftps or sftp url, refused for http(s): the user, a password or (sftp) a private key, stored encrypted and never shown again, and (sftp, required) the server's pinned host key.",
+    example: { username: "stock", password: "s3cret", host_key_fingerprint: "SHA256:mVPwvezndPv/ARoIadVY98vAC0g+P/5633yTC4d/wXE" },
+  });
+
+/** The login checked against the url's protocol (a url left as it is on update is checked by the service). */
+function refineCredentials(v: { url?: string | null; credentials?: z.output<typeof credentials> | null }, ctx: z.RefinementCtx) {
+  if (typeof v.url !== "string") return;
+  let u: URL;
+  try {
+    u = new URL(v.url);
+  } catch {
+    return;
+  }
+  if (!isFileServerUrl(u)) {
+    if (v.credentials) ctx.addIssue({ code: "custom", path: ["credentials"], message: "The :attribute field is only for an ftp, ftps or sftp url." });
+    return;
+  }
+  if (v.credentials) for (const [path, message] of loginProblems(v.credentials, fileServerProtocol(u))) ctx.addIssue({ code: "custom", path: ["credentials", path], message });
+}
 
 const schedule = z
   .string()
@@ -128,7 +153,9 @@ export const CreateFeedBody = z
     csv_delimiter: nullable(csvDelimiter),
     record_path: nullable(recordPath),
     active: field.optionalBoolean().openapi({ description: feedFields.active }),
+    credentials: credentials.nullable().optional(),
   })
+  .superRefine(refineCredentials)
   .openapi("CreateProductFeedRequest", { example: FEED_EXAMPLE });
 
 export const UpdateFeedBody = z
@@ -143,7 +170,9 @@ export const UpdateFeedBody = z
     csv_delimiter: nullable(csvDelimiter),
     record_path: nullable(recordPath),
     active: field.optionalBoolean().openapi({ description: feedFields.active }),
+    credentials: credentials.nullable().optional(),
   })
+  .superRefine(refineCredentials)
   .openapi("UpdateProductFeedRequest", { example: { schedule: "daily", active: true } });
 
 export type CreateFeedInput = z.output<typeof CreateFeedBody>;
@@ -163,6 +192,14 @@ export const ProductFeed = z
     csv_delimiter: z.string().nullable(),
     record_path: z.string().nullable(),
     active: z.boolean(),
+    credentials: z
+      .object({
+        username: z.string(),
+        authentication: z.enum(["password", "private_key"]).openapi({ description: "Which secret is stored; the secret itself is never shown." }),
+        host_key_fingerprint: z.string().nullable(),
+      })
+      .nullable()
+      .openapi({ description: "A file server feed's login without its secret; null for an http(s) feed." }),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -1,11 +1,79 @@
 // Product feeds of an account: set-up, listing, changes and removal. Filling them is imports.service.ts.
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { productFeeds, productImportRows, productImports, products, suppliers, type ProductFeed } from "../db/schema";
+import { productFeeds, productImportRows, productImports, products, suppliers, type FeedCredentials, type ProductFeed } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { offsetOf, type PageRequest } from "../lib/pagination";
+import type { SealingKeys } from "../lib/sealed";
 import { isoMicro } from "../lib/time";
+import { loginProblems } from "../suppliers/file-transfer.schemas";
+import { openLogin, sealedLogin, secretSettings } from "../suppliers/file-transfer.service";
+import { fileServerProtocol, isFileServerUrl, type FileServerLogin } from "./feed-servers";
 import type { CreateFeedInput, UpdateFeedInput } from "./feeds.schemas";
+
+type CredentialsInput = NonNullable<CreateFeedInput["credentials"]>;
+type CredentialColumns = { credentials: FeedCredentials | null; credentialsSecret: string | null };
+
+/**
+ * What a feed's secret is sealed to: its account and its creation time (fixed, known before the
+ * insert that gives the id), so a sealed value copied onto another feed does not open.
+ */
+const boundTo = (feed: { accountId: number; createdAt: string }) => `product_feed_credentials:${feed.accountId}:${feed.createdAt}`;
+
+const fileServerOf = (url: string | null) => {
+  const u = url ? new URL(url) : null;
+  return u && isFileServerUrl(u) ? fileServerProtocol(u) : null;
+};
+
+/**
+ * The login columns for a feed's url (undefined: left as they are). A file server url needs
+ * credentials, given now or stored for the same protocol; an http(s) url has none (stored ones are
+ * cleared). `checked`: the schema has checked the given credentials against the url already.
+ */
+async function credentialColumns(
+  keys: () => SealingKeys,
+  feed: { accountId: number; createdAt: string },
+  url: string | null,
+  input: CredentialsInput | null | undefined,
+  stored: Pick<ProductFeed, "url" | "credentials" | "credentialsSecret"> | null,
+  checked: boolean,
+): Promise<CredentialColumns | undefined> {
+  const protocol = fileServerOf(url);
+  if (!protocol) {
+    if (input) throw ApiError.validation({ credentials: ["The credentials field is only for an ftp, ftps or sftp url."] });
+    return stored?.credentials || stored?.credentialsSecret ? { credentials: null, credentialsSecret: null } : undefined;
+  }
+  const sameServer = stored?.credentials && stored.credentialsSecret && fileServerOf(stored.url) === protocol;
+  if (!input) {
+    if (input === undefined && sameServer) return undefined;
+    throw ApiError.validation({ credentials: ["The credentials field is required when url is an ftp, ftps or sftp url."] });
+  }
+  if (!checked) {
+    const problems = loginProblems(input, protocol);
+    if (problems.length) {
+      throw ApiError.validation(Object.fromEntries(problems.map(([path, message]) => [`credentials.${path}`, [message.replace(":attribute", `credentials.${path}`)]])));
+    }
+  }
+  const secret = await sealedLogin(
+    keys(),
+    boundTo(feed),
+    protocol,
+    input,
+    sameServer ? { kind: stored.credentials!.authentication, sealed: stored.credentialsSecret! } : null,
+    "credentials",
+  );
+  return {
+    credentials: { username: input.username, authentication: secret.kind, host_key_fingerprint: input.host_key_fingerprint ?? null },
+    credentialsSecret: secret.sealed,
+  };
+}
+
+/** How the feed logs in to its file server, its secret opened; null when it has no login stored. */
+export async function feedLogin(keys: SealingKeys, feed: Pick<ProductFeed, "accountId" | "createdAt" | "credentials" | "credentialsSecret">): Promise<FileServerLogin | null> {
+  if (!feed.credentials || !feed.credentialsSecret) return null;
+  const secret = await openLogin(keys, feed.credentialsSecret, boundTo(feed));
+  return { username: feed.credentials.username, hostKeyFingerprint: feed.credentials.host_key_fingerprint, secret: secretSettings(secret) };
+}
 
 function feedId(raw: string | number): number | null {
   const s = String(raw);
@@ -39,12 +107,13 @@ function assertScheduleHasUrl(url: string | null, schedule: string | null) {
   if (schedule && !url) throw ApiError.validation({ url: ["The url field is required when schedule is present."] });
 }
 
-export async function createFeed(db: Db, accountId: number, input: CreateFeedInput): Promise<ProductFeed> {
+export async function createFeed(db: Db, accountId: number, input: CreateFeedInput, keys: () => SealingKeys): Promise<ProductFeed> {
   const url = input.url ?? null;
   const schedule = input.schedule ?? null;
   assertScheduleHasUrl(url, schedule);
-  await assertOwnSupplier(db, accountId, input.supplier_id);
   const now = isoMicro();
+  const login = await credentialColumns(keys, { accountId, createdAt: now }, url, input.credentials, null, true);
+  await assertOwnSupplier(db, accountId, input.supplier_id);
   const [feed] = await db
     .insert(productFeeds)
     .values({
@@ -59,6 +128,8 @@ export async function createFeed(db: Db, accountId: number, input: CreateFeedInp
       csvDelimiter: input.csv_delimiter ?? null,
       recordPath: input.record_path ?? null,
       active: input.active ?? true,
+      credentials: login?.credentials ?? null,
+      credentialsSecret: login?.credentialsSecret ?? null,
       // A scheduled feed is first pulled at the next cron tick.
       nextImportAt: schedule ? now : null,
       createdAt: now,
@@ -103,11 +174,12 @@ export async function listFeedsWithLatestImport(db: Db, accountId: number, page:
   };
 }
 
-export async function updateFeed(db: Db, accountId: number, rawId: string, input: UpdateFeedInput): Promise<ProductFeed> {
+export async function updateFeed(db: Db, accountId: number, rawId: string, input: UpdateFeedInput, keys: () => SealingKeys): Promise<ProductFeed> {
   const feed = await getFeed(db, accountId, rawId);
   const url = input.url === undefined ? feed.url : input.url;
   const schedule = input.schedule === undefined ? feed.schedule : input.schedule;
   assertScheduleHasUrl(url, schedule);
+  const login = await credentialColumns(keys, feed, url, input.credentials, feed, input.url !== undefined);
   if (input.supplier_id !== undefined && input.supplier_id !== feed.supplierId) await assertOwnSupplier(db, accountId, input.supplier_id);
   const now = isoMicro();
   // A new schedule or url takes effect at the next tick; no schedule, no automatic pulls.
@@ -125,6 +197,8 @@ export async function updateFeed(db: Db, accountId: number, rawId: string, input
       csvDelimiter: input.csv_delimiter,
       recordPath: input.record_path,
       active: input.active,
+      credentials: login?.credentials,
+      credentialsSecret: login?.credentialsSecret,
       nextImportAt: !schedule ? null : rescheduled ? now : feed.nextImportAt,
       updatedAt: now,
     })

@@ -15,7 +15,9 @@ import { ColumnReport, FeedError, onlySkuMessage, readFeed, unmappedWarning, typ
 import { toProductRow } from "./product-row";
 import { scheduleMinutes } from "./schedule";
 import { queueStockSyncsAfterImport } from "../shops/stock/queue";
-import { isFileServerUrl, pullFromFileServer } from "./feed-servers";
+import { isFileServerUrl, pullFromFileServer, type FileServerLogin } from "./feed-servers";
+import { feedLogin } from "./feeds.service";
+import type { SealingKeys } from "../lib/sealed";
 
 /** Largest file read, after gunzip (Workers accept request bodies up to 100 MB). */
 export const MAX_FEED_BYTES = 100 * 1024 * 1024;
@@ -100,19 +102,30 @@ export function importFromUrl(
   db: Db,
   feed: ProductFeed,
   trigger: ImportTrigger,
+  keys: () => SealingKeys,
   replace = true,
   timeoutMs = FEED_TIMEOUT_MS,
 ): Promise<ImportOutcome> {
   const url = feed.url;
   if (!url) throw ApiError.validation({ url: ["The feed has no url to import from."] });
-  return runImport(db, feed, trigger, replace, url, () => openUrl({ url, format: feed.format, encoding: feed.encoding }, timeoutMs));
+  return runImport(db, feed, trigger, replace, url, async () => {
+    const login = isFileServerUrl(new URL(url)) ? await feedLogin(keys(), feed) : null;
+    return openUrl({ url, format: feed.format, encoding: feed.encoding, login }, timeoutMs);
+  });
 }
 
-/** The file at a feed's url, streaming, read in the feed's format (and its encoding when it names one). */
-export async function openUrl(feed: { url: string; format: FeedFormat; encoding: string | null }, timeoutMs: number): Promise<OpenedFile> {
+/**
+ * The file at a feed's url, streaming, read in the feed's format (and its encoding when it names
+ * one). A file server url is logged in to with `login`, the feed's credentials opened.
+ */
+export async function openUrl(
+  feed: { url: string; format: FeedFormat; encoding: string | null; login?: FileServerLogin | null },
+  timeoutMs: number,
+): Promise<OpenedFile> {
   const target = new URL(feed.url);
   if (isFileServerUrl(target)) {
-    return { body: await pullFromFileServer(target, MAX_FEED_BYTES, timeoutMs), format: feed.format, charset: feed.encoding, useMapping: true };
+    if (!feed.login) throw new FeedError("The feed has no credentials for its file server: set the feed's credentials (username, password or private_key); nothing was changed.");
+    return { body: await pullFromFileServer(target, feed.login, MAX_FEED_BYTES, timeoutMs), format: feed.format, charset: feed.encoding, useMapping: true };
   }
   const { response, body } = await fetchFeed(feed.url, feed.format, timeoutMs);
   const contentType = response.headers.get("content-type") ?? "";
@@ -464,7 +477,7 @@ export async function sweepStaleImports(db: Db, now: Date) {
  * One cron tick: pulls the feeds whose next_import_at has come. Each is claimed by moving its
  * next_import_at on (only if nobody moved it first), so overlapping ticks never pull a feed twice.
  */
-export async function runScheduledImports(db: Db, now = new Date(), timeoutMs = FEED_TIMEOUT_MS) {
+export async function runScheduledImports(db: Db, keys: () => SealingKeys, now = new Date(), timeoutMs = FEED_TIMEOUT_MS) {
   await sweepStaleImports(db, now);
   const due = await db
     .select()
@@ -495,7 +508,7 @@ export async function runScheduledImports(db: Db, now = new Date(), timeoutMs = 
   // One after another: each import streams its file and needs the Worker's memory to itself.
   for (const feed of claimed) {
     try {
-      outcomes.push(await importFromUrl(db, feed, "schedule", true, timeoutMs));
+      outcomes.push(await importFromUrl(db, feed, "schedule", keys, true, timeoutMs));
     } catch (error) {
       // A conflict (a manual import is running) skips this tick; anything else must not stop the others.
       if (!(error instanceof ApiError)) console.error(JSON.stringify({ level: "error", msg: "scheduled import", feedId: feed.id, error: String(error) }));

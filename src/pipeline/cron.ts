@@ -9,6 +9,7 @@ import { sweeperRuns, type SweeperRun } from "../db/schema";
 import type { Bindings } from "../env";
 import { sweepEvents } from "../events/publish.service";
 import { carrierPipeline, enqueue } from "../lib/queue";
+import { sealingKeys } from "../lib/sealed";
 import { isoMicro } from "../lib/time";
 import { syncsToResume } from "../shops/stock/stock-sync.service";
 import { stockSyncMessages } from "../shops/stock/queue";
@@ -61,7 +62,7 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
     {
       names: ["feeds_pulled"],
       run: async () => {
-        const outcomes = await runScheduledImports(db, now, feedTimeoutMs(env));
+        const outcomes = await runScheduledImports(db, () => sealingKeys(env), now, feedTimeoutMs(env));
         await enqueue(env, stockSyncMessages(outcomes.flatMap((o) => o.stockSyncs)));
         return { feeds_pulled: outcomes.length };
       },

@@ -98,6 +98,34 @@ const secretsOf = z.object({
   }),
 });
 
+/**
+ * How a file server is logged in to: the user, a password or (SFTP) a private key, and (SFTP) the
+ * pinned host key. A supplier's file_transfer and a feed's credentials take it alike.
+ */
+export const LoginFields = {
+  username: field.id(FILE_TRANSFER_LIMITS.username).openapi({ description: `The user name (up to ${FILE_TRANSFER_LIMITS.username} characters).` }),
+  ...secretsOf.shape,
+  host_key_fingerprint: field
+    .optionalId(100)
+    .refine((v) => v === undefined || FINGERPRINT.test(v), "The :attribute field must be a SHA-256 fingerprint as ssh-keygen -lf prints it (SHA256:…).")
+    .openapi({ description: "SFTP (required): the server's host key, pinned, as `ssh-keygen -lf` prints it (SHA256:<43 base64 characters>). A server showing another key is refused." }),
+};
+
+export type Login = { password?: string; private_key?: string; host_key_fingerprint?: string };
+
+/** What a login lacks or has too much of for the protocol, by field (messages with :attribute). */
+export function loginProblems(v: Login, protocol: "ftp" | "ftps" | "sftp"): [keyof Login, string][] {
+  const problems: [keyof Login, string][] = [];
+  if (v.password !== undefined && v.private_key !== undefined) problems.push(["private_key", "The :attribute field must not be given with password: choose one."]);
+  if (v.private_key !== undefined && protocol !== "sftp") problems.push(["private_key", "The :attribute field is only for protocol sftp."]);
+  if (v.private_key !== undefined && v.private_key.length <= FILE_TRANSFER_LIMITS.privateKey && !PEM.test(v.private_key)) {
+    problems.push(["private_key", "The :attribute field must be a private key in PEM (-----BEGIN … PRIVATE KEY-----)."]);
+  }
+  if (protocol === "sftp" && v.host_key_fingerprint === undefined) problems.push(["host_key_fingerprint", "The :attribute field is required when protocol is sftp."]);
+  if (protocol !== "sftp" && v.host_key_fingerprint !== undefined) problems.push(["host_key_fingerprint", "The :attribute field is only for protocol sftp."]);
+  return problems;
+}
+
 export const FileTransferBody = z
   .object({
     protocol: z.enum(["ftp", "ftps", "sftp"]).openapi({ description: "ftp, ftps (explicit TLS: AUTH TLS on the FTP port) or sftp." }),
@@ -105,12 +133,7 @@ export const FileTransferBody = z
       description: `The server's host name or IP address (up to ${FILE_TRANSFER_LIMITS.host} characters).`,
     }),
     port: field.optionalInt({ min: 1, max: 65_535 }).openapi({ description: "1 to 65535; by default 21 (ftp, ftps) or 22 (sftp)." }),
-    username: field.id(FILE_TRANSFER_LIMITS.username).openapi({ description: `The user name (up to ${FILE_TRANSFER_LIMITS.username} characters).` }),
-    ...secretsOf.shape,
-    host_key_fingerprint: field
-      .optionalId(100)
-      .refine((v) => v === undefined || FINGERPRINT.test(v), "The :attribute field must be a SHA-256 fingerprint as ssh-keygen -lf prints it (SHA256:…).")
-      .openapi({ description: "SFTP (required): the server's host key, pinned, as `ssh-keygen -lf` prints it (SHA256:<43 base64 characters>). A server showing another key is refused." }),
+    ...LoginFields,
     directory: directory("The folder order files are written to (\".\": the folder the session starts in, the default).").optional(),
     filename: template("dispatch_id", `The order file's name: a template with ${FILENAME_PLACEHOLDERS.filter((p) => p !== "cancellation_id").map((p) => `{${p}}`).join(", ")}; it must hold {dispatch_id}. Default ${DEFAULT_FILENAME}.`),
     cancellation_filename: template(
@@ -126,21 +149,7 @@ export const FileTransferBody = z
       .openapi({ description: "Where the supplier leaves answer files (accept, decline, partial, ship per row), read by the cron each minute; null: none." }),
   })
   .superRefine((v, ctx) => {
-    if (v.password !== undefined && v.private_key !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["private_key"], message: "The :attribute field must not be given with password: choose one." });
-    }
-    if (v.private_key !== undefined && v.protocol !== "sftp") {
-      ctx.addIssue({ code: "custom", path: ["private_key"], message: "The :attribute field is only for protocol sftp." });
-    }
-    if (v.private_key !== undefined && v.private_key.length <= FILE_TRANSFER_LIMITS.privateKey && !PEM.test(v.private_key)) {
-      ctx.addIssue({ code: "custom", path: ["private_key"], message: "The :attribute field must be a private key in PEM (-----BEGIN … PRIVATE KEY-----)." });
-    }
-    if (v.protocol === "sftp" && v.host_key_fingerprint === undefined) {
-      ctx.addIssue({ code: "custom", path: ["host_key_fingerprint"], message: "The :attribute field is required when protocol is sftp." });
-    }
-    if (v.protocol !== "sftp" && v.host_key_fingerprint !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["host_key_fingerprint"], message: "The :attribute field is only for protocol sftp." });
-    }
+    for (const [path, message] of loginProblems(v, v.protocol)) ctx.addIssue({ code: "custom", path: [path], message });
     if (v.columns !== undefined && (v.format ?? "csv") !== "csv") {
       ctx.addIssue({ code: "custom", path: ["columns"], message: "The :attribute field is only for format csv." });
     }

@@ -57,32 +57,56 @@ function configOf(input: FileTransferInput, authentication: FileTransferConfig["
   };
 }
 
+export type StoredSecret = { kind: FileTransferConfig["authentication"]; sealed: string };
+
 /**
- * The columns to store for a new or changed setting (null: cleared). Without a password or key the
- * stored one is kept (its kind must still fit the protocol); a supplier without one must send one.
+ * The secret to store for a login to a file server (bound to `boundTo`) and its kind. Without a
+ * password or key the stored one is kept (its kind must still fit the protocol); a login without
+ * one must send one. `prefix` names the object in the errors ("file_transfer", "credentials").
  */
+export async function sealedLogin(
+  keys: SealingKeys,
+  boundTo: string,
+  protocol: FileTransferConfig["protocol"],
+  input: { password?: string; private_key?: string },
+  stored: StoredSecret | null,
+  prefix: string,
+): Promise<StoredSecret> {
+  const given: Secret | null = input.password !== undefined ? { password: input.password } : input.private_key !== undefined ? { private_key: input.private_key } : null;
+  if (!given) {
+    if (!stored) throw ApiError.validation({ [`${prefix}.password`]: [`The ${prefix}.password field is required when no private_key is given.`] });
+    if (stored.kind === "private_key" && protocol !== "sftp") {
+      throw ApiError.validation({ [`${prefix}.password`]: [`The ${prefix}.password field is required: the stored private key is only for protocol sftp.`] });
+    }
+    return stored;
+  }
+  return { kind: "password" in given ? "password" : "private_key", sealed: await seal(keys, JSON.stringify(given), boundTo) };
+}
+
+/** A sealed login's password or private key, opened. */
+export async function openLogin(keys: SealingKeys, sealed: string, boundTo: string): Promise<Secret> {
+  return JSON.parse(await open(keys, sealed, boundTo)) as Secret;
+}
+
+/** The secret as FileTransferSettings take it. */
+export const secretSettings = (secret: Secret) => ("password" in secret ? { password: secret.password } : { privateKey: secret.private_key });
+
+/** The columns to store for a new or changed setting (null: cleared). */
 export async function fileTransferColumns(
   keys: SealingKeys,
   accountId: number,
   supplierId: number,
   input: FileTransferInput | null,
-  stored: { kind: FileTransferConfig["authentication"]; sealed: string } | null,
+  stored: StoredSecret | null,
 ): Promise<{ fileTransfer: FileTransferConfig | null; fileTransferSecret: string | null }> {
   if (input === null) return { fileTransfer: null, fileTransferSecret: null };
-  const given: Secret | null = input.password !== undefined ? { password: input.password } : input.private_key !== undefined ? { private_key: input.private_key } : null;
-  if (!given) {
-    if (!stored) throw ApiError.validation({ "file_transfer.password": ["The file_transfer.password field is required when no private_key is given."] });
-    if (stored.kind === "private_key" && input.protocol !== "sftp") {
-      throw ApiError.validation({ "file_transfer.password": ["The file_transfer.password field is required: the stored private key is only for protocol sftp."] });
-    }
-    return { fileTransfer: configOf(input, stored.kind), fileTransferSecret: stored.sealed };
-  }
-  return { fileTransfer: configOf(input, "password" in given ? "password" : "private_key"), fileTransferSecret: await seal(keys, JSON.stringify(given), boundTo(accountId, supplierId)) };
+  const secret = await sealedLogin(keys, boundTo(accountId, supplierId), input.protocol, input, stored, "file_transfer");
+  return { fileTransfer: configOf(input, secret.kind), fileTransferSecret: secret.sealed };
 }
 
 async function openSecret(keys: SealingKeys, supplier: Pick<Supplier, "id" | "accountId" | "fileTransferSecret">): Promise<Secret | null> {
   if (!supplier.fileTransferSecret) return null;
-  return JSON.parse(await open(keys, supplier.fileTransferSecret, boundTo(supplier.accountId, supplier.id))) as Secret;
+  return openLogin(keys, supplier.fileTransferSecret, boundTo(supplier.accountId, supplier.id));
 }
 
 /** What a connection needs: the setting with its secret opened, time-boxed to `timeoutMs`. */
@@ -100,7 +124,7 @@ export async function connectionSettings(
     host: config.host,
     port: config.port,
     username: config.username,
-    ...("password" in secret ? { password: secret.password } : { privateKey: secret.private_key }),
+    ...secretSettings(secret),
     ...(config.host_key_fingerprint ? { hostKeyFingerprint: config.host_key_fingerprint } : {}),
     timeoutMs,
   };

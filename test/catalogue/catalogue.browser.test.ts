@@ -2,7 +2,8 @@
 // with schedule and latest import, uploading CSV, JSON and XML files from the browser (streamed into
 // the same import as the API's push), the import history with each rejected row and its reason,
 // pulling the URL now, the product search with the API's filters; another account's feed is the
-// same 404 page as an unknown one; a forged CSRF token on the upload imports nothing.
+// same 404 page as an unknown one; a forged CSRF token on the upload imports nothing; a file server
+// feed's login shown without its secret.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, BASE, closeBrowser, columnTexts, createShop, expectAccessible, newPage, screenshot, signInShop, type Shop } from "../browser/console";
@@ -94,6 +95,28 @@ describe("the catalogue pages", () => {
     expect(res!.status()).toBe(422);
     expect(await page.locator("#field-ean13-error").innerText()).toBe("The EAN field must be 8 to 14 digits.");
     expect(await page.getByLabel("EAN").inputValue()).toBe("12");
+    await expectAccessible(page);
+  });
+
+  it("shows a file server feed's login without its secret", async () => {
+    const fingerprint = "SHA256:" + "A".repeat(43);
+    const sftpFeed = (
+      await api(shop, "POST", "/api/v1/product-feeds", {
+        supplier_id: (await api(shop, "GET", `/api/v1/product-feeds/${feed.id}`)).json.supplier_id,
+        name: "Garden stock by SFTP",
+        format: "csv",
+        url: "sftp://sftp.tuinhout.example/out/stock.csv",
+        credentials: { username: "stock", password: "feed-hunter2", host_key_fingerprint: fingerprint },
+      })
+    ).json;
+    await page.goto(`/console/catalogue/feeds/${sftpFeed.id}`);
+    const facts = page.locator("dl.facts");
+    expect(await facts.locator("dt", { hasText: "Login" }).locator("xpath=following-sibling::dd[1]").innerText()).toBe(
+      `stock (password stored, never shown), host key ${fingerprint}`,
+    );
+    expect(await page.content()).not.toContain("feed-hunter2");
+    await page.goto(`/console/catalogue/feeds/${sftpFeed.id}/edit`);
+    expect(await page.content()).not.toContain("feed-hunter2");
     await expectAccessible(page);
   });
 

@@ -38,6 +38,7 @@ describe("POST /api/v1/product-feeds", () => {
       csv_delimiter: ";",
       record_path: null,
       active: true,
+      credentials: null,
       created_at: ISO,
       updated_at: ISO,
     });

@@ -11,6 +11,9 @@ export type FeedFormat = (typeof FEED_FORMATS)[number];
 export const PRODUCT_FIELDS = ["sku", "ean13", "name", "purchase_price", "stock_quantity", "active"] as const;
 export type ProductField = (typeof PRODUCT_FIELDS)[number];
 
+/** A file server feed's login as stored: the secret is sealed in credentials_secret. */
+export type FeedCredentials = { username: string; authentication: "password" | "private_key"; host_key_fingerprint: string | null };
+
 export const productFeeds = sqliteTable(
   "product_feeds",
   {
@@ -26,6 +29,10 @@ export const productFeeds = sqliteTable(
     // Maps product fields (sku, ean13, name, ...) to the feed's column or field names.
     mapping: text("mapping", { mode: "json" }).$type<Record<string, string>>(),
     url: text("url"),
+    // A feed on a file server (ftp, ftps, sftp url): how it is logged in to, without the secret,
+    // and the password or private key sealed apart (src/lib/sealed.ts). Null for http(s) feeds.
+    credentials: text("credentials", { mode: "json" }).$type<FeedCredentials>(),
+    credentialsSecret: text("credentials_secret"),
     // An interval ("hourly", "daily", "30m", "6h", "2d"); null: pulled only on demand.
     schedule: text("schedule"),
     active: integer("active", { mode: "boolean" }).notNull().default(true),

@@ -1,0 +1,2 @@
+ALTER TABLE `product_feeds` ADD `credentials` text;--> statement-breakpoint
+ALTER TABLE `product_feeds` ADD `credentials_secret` text;
