@@ -56,9 +56,9 @@ function createUser(password: string): { uid: number; gid: number } {
 }
 
 /** One sshd on a free loopback port with its own host key of `keyType`; `extra` changes `common` (sshd takes a keyword's first value). */
-async function startSshd(dir: string, name: string, keyType: "ed25519" | "ecdsa" | "rsa", common: string[], extra: string[], onLog: (text: string) => void) {
+async function startSshd(dir: string, name: string, keyType: "ed25519" | "ecdsa" | "rsa", common: string[], extra: string[], onLog: (text: string) => void, bits?: number) {
   const hostKey = join(dir, `host_${name}`);
-  run("ssh-keygen", ["-q", "-t", keyType, "-N", "", "-C", `sftp-tests ${name}`, "-f", hostKey]);
+  run("ssh-keygen", ["-q", "-t", keyType, ...(bits ? ["-b", String(bits)] : []), "-N", "", "-C", `sftp-tests ${name}`, "-f", hostKey]);
   const fingerprint = run("ssh-keygen", ["-l", "-E", "sha256", "-f", `${hostKey}.pub`]).split(" ")[1];
   const port = await freePort();
   const config = join(dir, `sshd_config_${name}`);
@@ -180,8 +180,8 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
   const onLog = (text: string) => (log += text);
   // The main server as OpenSSH comes (it picks curve25519, aes128-ctr, hmac-sha2-256-etm with us),
   // and others that make our client take its other algorithms, or find none in common.
-  const sshd = async (name: string, keyType: "ed25519" | "ecdsa" | "rsa", extra: string[]) => {
-    const server = await startSshd(dir, name, keyType, common, extra, onLog);
+  const sshd = async (name: string, keyType: "ed25519" | "ecdsa" | "rsa", extra: string[], bits?: number) => {
+    const server = await startSshd(dir, name, keyType, common, extra, onLog, bits);
     undo.push(server.stop);
     return server;
   };
@@ -192,6 +192,15 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
   const chacha = await sshd("chacha", "ed25519", ["Ciphers chacha20-poly1305@openssh.com"]);
   // Passwords through PAM, by keyboard-interactive only, as many servers are set up.
   const keyboard = await sshd("keyboard", "ed25519", ["UsePAM yes", "PasswordAuthentication no", "KbdInteractiveAuthentication yes"]);
+  // Servers offering only weak algorithms, one kind each (OpenSSH 9.2 still has them all, off by
+  // default): the client must refuse each in words. And a 1024-bit RSA host key, which sshd loads.
+  const weak = {
+    kex: await sshd("weak-kex", "ed25519", ["KexAlgorithms diffie-hellman-group14-sha1,diffie-hellman-group1-sha1"]),
+    hostKey: await sshd("weak-hostkey", "rsa", ["HostKeyAlgorithms ssh-rsa"]),
+    cipher: await sshd("weak-cipher", "ed25519", ["Ciphers aes128-cbc,aes256-cbc,3des-cbc"]),
+    mac: await sshd("weak-mac", "ed25519", ["MACs hmac-sha1,hmac-sha1-etm@openssh.com,hmac-md5"]),
+    shortRsa: await sshd("short-rsa", "rsa", [], 1024),
+  };
 
   // A server that accepts connections and never answers: an SSH client waits for its greeting.
   const held: net.Socket[] = [];
@@ -249,5 +258,6 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
     hangPort,
     cutPort,
     logUrl: `http://127.0.0.1:${logPort}`,
+    weak: Object.fromEntries(Object.entries(weak).map(([kind, { port, fingerprint }]) => [kind, { port, hostKeyFingerprint: fingerprint }])) as Record<keyof typeof weak, { port: number; hostKeyFingerprint: string }>,
   });
 }

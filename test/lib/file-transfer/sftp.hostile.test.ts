@@ -1,0 +1,63 @@
+// The SFTP connector, inside workerd, against hostile "servers" (ssh-hostile.global.ts) that send
+// what no real server sends: each ends in a FileTransferError in words, well within the session's
+// time box, and the one that never finishes its greeting at the time box.
+import { describe, expect, inject, it } from "vitest";
+import { connectSftp } from "../../../src/lib/file-transfer/sftp";
+import { FileTransferError } from "../../../src/lib/file-transfer/transfer";
+
+const hostile = inject("sshHostile");
+const TIME_BOX = 4000;
+
+/** Connects to one hostile server; returns the FileTransferError and how long it took. */
+async function connectTo(scenario: string, hostKeyFingerprint = "SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA") {
+  const started = Date.now();
+  try {
+    await connectSftp({ protocol: "sftp", host: hostile.host, port: hostile.ports[scenario], username: "user", password: "secret", hostKeyFingerprint, timeoutMs: TIME_BOX });
+  } catch (error) {
+    if (!(error instanceof FileTransferError)) throw error;
+    return { kind: error.kind, message: error.message, unclear: error.unclear, ms: Date.now() - started };
+  }
+  throw new Error(`connecting to the ${scenario} server succeeded`);
+}
+
+const where = (scenario: string) => `${hostile.host}:${hostile.ports[scenario]}`;
+
+describe("SFTP against hostile servers: a clear error, never a hang or a crash", () => {
+  it.each([
+    ["a 100 KB version line without an end", "overlongBanner", (w: string, port: number) => `${w} is not an SSH server (it said "SSH-2.0-${"x".repeat(72)}"): is ${port} its SFTP port?`],
+    ["2,000 lines before any version line", "endlessPreBanner", (w: string, port: number) => `${w} is not an SSH server (it said "Welcome to our server"): is ${port} its SFTP port?`],
+    ["SSH 1", "sshOne", (w: string) => `${w} speaks "SSH-1.5-Hostile", not SSH 2`],
+    ["a packet length of 0", "zeroLength", (w: string) => `${w} sent a malformed packet (its length is 0 bytes, too short for a message) (exchanging keys)`],
+    ["a packet length of 2^32-1", "hugeLength", (w: string) => `${w} sent a malformed packet (its length is 4294967295 bytes, more than the 524288 we accept) (exchanging keys)`],
+    ["padding longer than the packet", "paddingPastPacket", (w: string) => `${w} sent a malformed packet (200 bytes of padding in a packet of 12) (exchanging keys)`],
+    ["a key exchange offer whose name list runs past its end", "truncatedKexInit", (w: string) => `${w} sent a key exchange offer that cannot be read (a message from the server ended early)`],
+    [
+      "20,000 key exchange names, none ours",
+      "hugeNameList",
+      (w: string) =>
+        `${w} supports no key exchange we do (it offers ${Array.from({ length: 12 }, (_, i) => `kex-${i}@hostile`).join(", ")} and 19988 more; we offer curve25519-sha256, curve25519-sha256@libssh.org, ecdh-sha2-nistp256)`,
+    ],
+    ["a key exchange reply whose host key runs past its end", "hostKeyPastReply", (w: string) => `${w}: a message from the server ended early (exchanging keys)`],
+    ["a 100 KB disconnect reason of control characters", "longDisconnect", (w: string) => `${w} ended the connection: ${"?".repeat(197)}... (exchanging keys)`],
+  ])("%s", async (_, scenario, message) => {
+    const result = await connectTo(scenario);
+    expect(result).toMatchObject({ kind: "protocol", message: message(where(scenario), hostile.ports[scenario]), unclear: false });
+    expect(result.ms).toBeLessThan(TIME_BOX);
+  });
+
+  it("a pinned host key whose signature of the key exchange is wrong is refused before authenticating", async () => {
+    const result = await connectTo("badSignature", hostile.badSignatureFingerprint);
+    expect(result).toMatchObject({
+      kind: "host_key_mismatch",
+      message: `${where("badSignature")} showed the pinned host key ${hostile.badSignatureFingerprint} but could not prove it holds it (bad signature): refused before authenticating`,
+    });
+    expect(result.ms).toBeLessThan(TIME_BOX);
+  });
+
+  it("a version line that never ends is given up at the time box", async () => {
+    const result = await connectTo("bannerWithoutEnd");
+    expect(result).toMatchObject({ kind: "timeout", message: `${where("bannerWithoutEnd")} did not answer within the session's ${TIME_BOX} ms (waiting for the SSH greeting)` });
+    expect(result.ms).toBeGreaterThanOrEqual(TIME_BOX - 100);
+    expect(result.ms).toBeLessThan(TIME_BOX + 3000);
+  });
+});
