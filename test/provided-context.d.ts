@@ -57,6 +57,8 @@ declare module "vitest" {
       hangPort: number;
       /** The main sshd through a proxy that cuts the connection once the client sent 512 KiB. */
       cutPort: number;
+      /** The main sshd through a relay that flips one bit of the server's first encrypted packet. */
+      tamperPort: number;
       logUrl: string;
       /** The same test user on sshd instances that offer only weak algorithms, one kind each, and one with a 1024-bit RSA host key. */
       weak: Record<"kex" | "hostKey" | "cipher" | "mac" | "shortRsa", { port: number; hostKeyFingerprint: string }>;

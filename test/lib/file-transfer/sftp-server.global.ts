@@ -83,6 +83,19 @@ async function startSshd(dir: string, name: string, keyType: "ed25519" | "ecdsa"
   return { port, fingerprint, stop };
 }
 
+/** Where the server's NEWKEYS packet ends in its unencrypted opening (version line, then packets), or -1 while it has not come. */
+function endOfNewKeys(bytes: Buffer): number {
+  let at = bytes.indexOf(0x0a) + 1;
+  if (at === 0) return -1;
+  while (at + 6 <= bytes.length) {
+    const length = bytes.readUInt32BE(at);
+    if (at + 4 + length > bytes.length) return -1;
+    if (bytes[at + 5] === 21) return at + 4 + length;
+    at += 4 + length;
+  }
+  return -1;
+}
+
 /** Listens on a free loopback port; returns it. */
 async function listen(server: net.Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
@@ -227,6 +240,31 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
   });
   const cutPort = await listen(cut);
   undo.push(() => new Promise<void>((resolve) => cut.close(() => resolve())));
+
+  // A way to the main sshd that flips one bit in the server's first encrypted packet (8 bytes
+  // after its NEWKEYS): a connection tampered with after the key exchange, which the MAC must catch.
+  const tamper = net.createServer((client) => {
+    const upstream = net.connect(main.port, "127.0.0.1");
+    let plain = Buffer.alloc(0);
+    let served = 0;
+    let target = -1;
+    upstream.on("data", (chunk: Buffer) => {
+      if (target < 0) {
+        plain = Buffer.concat([plain, chunk]);
+        const end = endOfNewKeys(plain);
+        if (end >= 0) target = end + 8;
+      }
+      const out = Buffer.from(chunk);
+      if (target >= served && target < served + out.length) out[target - served] ^= 0x01;
+      served += out.length;
+      client.write(out);
+    });
+    client.on("data", (chunk: Buffer) => upstream.write(chunk));
+    for (const socket of [client, upstream]) socket.on("error", () => undefined).on("close", () => (client.destroy(), upstream.destroy()));
+    held.push(client, upstream);
+  });
+  const tamperPort = await listen(tamper);
+  undo.push(() => new Promise<void>((resolve) => tamper.close(() => resolve())));
   // Undone first: a server's close waits for its connections.
   undo.push(() => held.forEach((socket) => socket.destroy()));
 
@@ -257,6 +295,7 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
     root,
     hangPort,
     cutPort,
+    tamperPort,
     logUrl: `http://127.0.0.1:${logPort}`,
     weak: Object.fromEntries(Object.entries(weak).map(([kind, { port, fingerprint }]) => [kind, { port, hostKeyFingerprint: fingerprint }])) as Record<keyof typeof weak, { port: number; hostKeyFingerprint: string }>,
   });

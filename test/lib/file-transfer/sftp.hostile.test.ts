@@ -54,6 +54,18 @@ describe("SFTP against hostile servers: a clear error, never a hang or a crash",
     expect(result.ms).toBeLessThan(TIME_BOX);
   });
 
+  it("a real server's packet with one bit flipped in transit after the key exchange is refused by its MAC", async () => {
+    const sftp = inject("sftp");
+    const started = Date.now();
+    const error = await connectSftp({ protocol: "sftp", host: sftp.host, port: sftp.tamperPort, username: sftp.username, password: sftp.password, hostKeyFingerprint: sftp.hostKeyFingerprint, timeoutMs: TIME_BOX }).then(
+      () => new Error("connected through a relay that tampers with the stream"),
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(FileTransferError);
+    expect(error).toMatchObject({ kind: "protocol", message: `${sftp.host}:${sftp.tamperPort} sent a packet whose MAC is wrong (corrupted or tampered with) (authenticating)`, unclear: false });
+    expect(Date.now() - started).toBeLessThan(TIME_BOX);
+  });
+
   it("a version line that never ends is given up at the time box", async () => {
     const result = await connectTo("bannerWithoutEnd");
     expect(result).toMatchObject({ kind: "timeout", message: `${where("bannerWithoutEnd")} did not answer within the session's ${TIME_BOX} ms (waiting for the SSH greeting)` });
