@@ -78,7 +78,14 @@ declare module "vitest" {
       weakPort: number;
     };
     /** Hostile "SSH servers" (test/lib/file-transfer/ssh-hostile.global.ts): a port per malformed greeting or packet. */
-    sshHostile: { host: string; ports: Record<string, number>; badSignatureFingerprint: string };
+    sshHostile: {
+      host: string;
+      ports: Record<string, number>;
+      badSignatureFingerprint: string;
+      /** Servers that complete a real SSH handshake (any user and password), then answer SFTP with malformed replies. */
+      sftpPorts: Record<string, number>;
+      sftpFingerprints: Record<string, string>;
+    };
   }
 }
 export {};

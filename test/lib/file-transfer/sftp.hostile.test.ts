@@ -73,3 +73,77 @@ describe("SFTP against hostile servers: a clear error, never a hang or a crash",
     expect(result.ms).toBeLessThan(TIME_BOX + 3000);
   });
 });
+
+describe("SFTP replies from a hostile server (a real SSH session, then malformed SFTP): a clear error, and the session ended", () => {
+  const open = (scenario: string) =>
+    connectSftp({
+      protocol: "sftp",
+      host: hostile.host,
+      port: hostile.sftpPorts[scenario],
+      username: "user",
+      password: "secret",
+      hostKeyFingerprint: hostile.sftpFingerprints[scenario],
+      timeoutMs: TIME_BOX,
+    });
+  const failureOf = async (work: () => Promise<unknown>) => {
+    const started = Date.now();
+    try {
+      await work();
+    } catch (error) {
+      if (!(error instanceof FileTransferError)) throw error;
+      return { kind: error.kind, message: error.message, unclear: error.unclear, ms: Date.now() - started };
+    }
+    throw new Error("expected a FileTransferError");
+  };
+  const sftpWhere = (scenario: string) => `${hostile.host}:${hostile.sftpPorts[scenario]}`;
+
+  it("a listing (NAME) whose count of 2^32-1 runs past its data", async () => {
+    const session = await open("nameCountPastData");
+    try {
+      const result = await failureOf(() => session.list("inbox"));
+      expect(result).toMatchObject({
+        kind: "protocol",
+        message: `${sftpWhere("nameCountPastData")} sent an answer to listing inbox that cannot be read (a count of 4294967295 names in 33 bytes); the session is ended`,
+        unclear: false,
+      });
+      expect(result.ms).toBeLessThan(TIME_BOX);
+      // Nothing more is asked of that server.
+      expect(await failureOf(() => session.stat("inbox/a.csv"))).toMatchObject({ kind: "protocol", message: result.message, unclear: false });
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("a STATUS whose message runs past its packet", async () => {
+    const session = await open("statusPastData");
+    try {
+      expect(await failureOf(() => session.remove("outbox/a.csv"))).toMatchObject({
+        kind: "protocol",
+        message: `${sftpWhere("statusPastData")} sent an answer to removing outbox/a.csv that cannot be read (a message from the server ended early); the session is ended`,
+      });
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("an SFTP packet length of 2^32-1: the request may or may not have happened", async () => {
+    const session = await open("hugeSftpPacket");
+    try {
+      expect(await failureOf(() => session.remove("outbox/a.csv"))).toMatchObject({
+        kind: "protocol",
+        message: `${sftpWhere("hugeSftpPacket")} sent an SFTP packet of 4294967295 bytes (at most 1048576 are expected); removing outbox/a.csv may or may not have happened`,
+        unclear: true,
+      });
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("a VERSION without its version number", async () => {
+    expect(await failureOf(() => open("versionCutShort"))).toMatchObject({
+      kind: "protocol",
+      message: `${sftpWhere("versionCutShort")} sent an answer to starting SFTP that cannot be read (a message from the server ended early); the session is ended`,
+    });
+  });
+});
+
