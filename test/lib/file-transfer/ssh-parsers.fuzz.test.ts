@@ -261,6 +261,17 @@ describe("the key exchange's offer (KEXINIT)", () => {
     });
   });
 
+  it("what we offer: exactly these, none of them weak (no SHA-1, MD5, CBC, RC4, DSA or ssh-rsa signatures)", () => {
+    const offer = { kex: KEX_ALGORITHMS, hostKey: HOST_KEY_ALGORITHMS, cipher: Object.keys(CIPHERS), mac: Object.keys(MACS) };
+    expect(offer).toEqual({
+      kex: ["curve25519-sha256", "curve25519-sha256@libssh.org", "ecdh-sha2-nistp256"],
+      hostKey: ["ssh-ed25519", "ecdsa-sha2-nistp256", "rsa-sha2-512", "rsa-sha2-256"],
+      cipher: ["aes128-ctr", "aes256-ctr"],
+      mac: ["hmac-sha2-256-etm@openssh.com", "hmac-sha2-256"],
+    });
+    for (const name of Object.values(offer).flat()) expect(name).not.toMatch(/sha1|md5|-cbc|arcfour|dss|^ssh-rsa$/);
+  });
+
   it("an offer of 100,000 names is refused with a dozen of them shown", () => {
     const many = Array.from({ length: 100_000 }, (_, i) => `x${i}`);
     expect(() => pick(Object.keys(CIPHERS), many, "cipher")).toThrow(`supports no cipher we do (it offers ${many.slice(0, 12).join(", ")} and 99988 more; we offer aes128-ctr, aes256-ctr)`);
