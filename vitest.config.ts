@@ -101,6 +101,9 @@ export default defineConfig(async () => {
               "./test/lib/file-transfer/ftp-server.global.ts",
               // The real sshd of the SFTP tests (docs/file-transfer-sftp.md).
               "./test/lib/file-transfer/sftp-server.global.ts",
+              // The second SSH implementation, ProFTPD's mod_sftp, and hostile SSH servers (docs/file-transfer-sftp.md).
+              "./test/lib/file-transfer/proftpd-sftp.global.ts",
+              "./test/lib/file-transfer/ssh-hostile.global.ts",
               // Folders of their own for the file channel's tests on that sshd (after it).
               "./test/forwarding/file-channel-folders.global.ts",
             ],

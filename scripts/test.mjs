@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // `npm test`: from a fresh clone with nothing done before it. Installs what is missing (the
-// dependencies; Debian's Chromium for the browser tests, vsftpd for the FTP tests and openssh-server for the SFTP tests, where it can), then checks the layering
+// dependencies; Debian's Chromium for the browser tests, vsftpd for the FTP tests and openssh-server for the SFTP tests, where it can,
+// and ProFTPD unpacked beside them for the SFTP tests' second server), then checks the layering
 // (dependency-cruiser, the rules in .dependency-cruiser.cjs), type-checks and runs
 // the three test projects, the Workers suite, the browser suite and the docs suite (extra arguments go to vitest:
 // `npm test -- test/orders`, `npm test -- --project workers`).
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bin, ensureDependencies, root, run } from "./lib/setup.mjs";
 
@@ -47,6 +49,53 @@ function ensureDebianPackage(path, pkg, why) {
   }
 }
 
+/**
+ * Debian packages the tests run from a folder of their own instead of installing them: Debian's
+ * ProFTPD (proftpd-core, and proftpd-mod-crypto for mod_sftp and mod_tls) conflicts with its vsftpd,
+ * which the FTP tests need (both provide ftp-server). So they are fetched (`apt-get download`) and
+ * unpacked (`dpkg-deb -x`) into node_modules/.cache/debian/<name>; only the libraries they depend on
+ * are installed. `files` (paths inside that folder) show they are there; never skipped.
+ */
+function ensureUnpackedDebianPackages(name, packages, files, why) {
+  const dest = join(root, "node_modules", ".cache", "debian", name);
+  if (files.every((file) => existsSync(join(dest, file)))) return;
+  const isRoot = process.getuid?.() === 0;
+  const hasApt = spawnSync("sh", ["-c", "command -v apt-get && command -v dpkg-deb"], { stdio: "ignore" }).status === 0;
+  if (!isRoot || !hasApt) {
+    console.error(`✗ ${why} need Debian's ${packages.join(" and ")}, unpacked into ${dest}: run npm test as root on Debian (it fetches them with apt-get download).`);
+    process.exit(1);
+  }
+  console.log(`→ Unpacking Debian's ${packages.join(" and ")} for ${why.toLowerCase()} into ${dest} (apt-get download)…`);
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  const work = mkdtempSync(join(tmpdir(), `debian-${name}-`));
+  // apt-get download writes as its sandbox user (_apt).
+  chmodSync(work, 0o777);
+  try {
+    run("apt-get", ["update"], { env });
+    run("apt-get", ["download", ...packages], { env, cwd: work });
+    const debs = readdirSync(work).filter((file) => file.endsWith(".deb")).map((file) => join(work, file));
+    // Their Depends, less each other: the first of each set of alternatives, without versions.
+    const depends = new Set();
+    for (const deb of debs) {
+      const field = spawnSync("dpkg-deb", ["-f", deb, "Depends"], { encoding: "utf8" }).stdout ?? "";
+      for (const entry of field.split(",")) {
+        const dependency = entry.split("|")[0].trim().split(/[\s(:]/)[0];
+        if (dependency && !packages.includes(dependency)) depends.add(dependency);
+      }
+    }
+    if (depends.size) run("apt-get", ["install", "-y", "--no-install-recommends", ...depends], { env });
+    mkdirSync(dest, { recursive: true });
+    for (const deb of debs) run("dpkg-deb", ["-x", deb, dest]);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  const missing = files.filter((file) => !existsSync(join(dest, file)));
+  if (missing.length) {
+    console.error(`✗ Unpacked ${packages.join(" and ")}, but ${missing.join(", ")} is still missing in ${dest}.`);
+    process.exit(1);
+  }
+}
+
 /** The browser tests drive Debian's Chromium: install it when we can, or say how; never skip them. */
 function ensureChromium() {
   if (existsSync(CHROMIUM)) return;
@@ -71,6 +120,8 @@ if (runsBrowserTests()) ensureChromium();
 // The workers project's setup starts a real vsftpd and a real sshd (test/lib/file-transfer/*-server.global.ts).
 if (runsWorkersTests()) ensureDebianPackage("/usr/sbin/vsftpd", "vsftpd", "The FTP tests");
 if (runsWorkersTests()) ensureDebianPackage("/usr/sbin/sshd", "openssh-server", "The SFTP tests");
+// The SFTP tests' second SSH implementation, ProFTPD's mod_sftp (test/lib/file-transfer/proftpd-sftp.global.ts).
+if (runsWorkersTests()) ensureUnpackedDebianPackages("proftpd", ["proftpd-core", "proftpd-mod-crypto"], ["usr/sbin/proftpd", "usr/lib/proftpd/mod_sftp.so"], "The SFTP tests");
 run(bin("node"), [join(root, "scripts", "docs-assets.mjs")]);
 run(bin("node"), [bin("depcruise"), "src", "--config", ".dependency-cruiser.cjs"]);
 run(bin("node"), [bin("tsc"), "--noEmit", "-p", "tsconfig.json"]);

@@ -57,7 +57,34 @@ declare module "vitest" {
       hangPort: number;
       /** The main sshd through a proxy that cuts the connection once the client sent 512 KiB. */
       cutPort: number;
+      /** The main sshd through a relay that flips one bit of the server's first encrypted packet. */
+      tamperPort: number;
       logUrl: string;
+      /** The same test user on sshd instances that offer only weak algorithms, one kind each, and one with a 1024-bit RSA host key. */
+      weak: Record<"kex" | "hostKey" | "cipher" | "mac" | "shortRsa", { port: number; hostKeyFingerprint: string }>;
+    };
+    /**
+     * The second SSH implementation (test/lib/file-transfer/proftpd-sftp.global.ts): ProFTPD's
+     * mod_sftp, its own user (a password and an Ed25519 key), the folder sessions start in
+     * (upload/ writable, readonly/ not), and the same server offering only weak algorithms.
+     */
+    proftpdSftp: {
+      host: string;
+      port: number;
+      username: string;
+      password: string;
+      privateKey: string;
+      hostKeyFingerprint: string;
+      weakPort: number;
+    };
+    /** Hostile "SSH servers" (test/lib/file-transfer/ssh-hostile.global.ts): a port per malformed greeting or packet. */
+    sshHostile: {
+      host: string;
+      ports: Record<string, number>;
+      badSignatureFingerprint: string;
+      /** Servers that complete a real SSH handshake (any user and password), then answer SFTP with malformed replies. */
+      sftpPorts: Record<string, number>;
+      sftpFingerprints: Record<string, string>;
     };
   }
 }

@@ -2,7 +2,8 @@
 // our SSH client (./ssh.ts): the FileTransferConnector for protocol "sftp". Requests are numbered
 // and may be in flight together (uploads keep several writes going); answers are matched by id.
 import { SshConnection } from "./ssh";
-import { concat, Reader, Writer } from "./ssh-wire";
+import { readAttrs, readNames, readStatus, readVersion, SftpFramer, type Attrs, type SftpPacket } from "./sftp-wire";
+import { concat, shown, SshProtocolError, Writer } from "./ssh-wire";
 import { FileTransferError, type FileTransferConnector, type FileTransferErrorKind, type FileTransferSession, type RemoteFile } from "./transfer";
 
 // Packet types (filexfer-02 §3) and status codes (§7).
@@ -31,27 +32,11 @@ const FX = { OK: 0, EOF: 1, NO_SUCH_FILE: 2, PERMISSION_DENIED: 3, FAILURE: 4 } 
 const FX_NO_SPACE_ON_FILESYSTEM = 14;
 const FX_QUOTA_EXCEEDED = 15;
 const OPEN_FLAGS = { READ: 0x01, WRITE: 0x02, CREAT: 0x08, TRUNC: 0x10, EXCL: 0x20 } as const;
-const ATTR = { SIZE: 0x1, UIDGID: 0x2, PERMISSIONS: 0x4, ACMODTIME: 0x8, EXTENDED: 0x80000000 } as const;
 
 /** Bytes per READ and WRITE request (OpenSSH's sftp client uses 32 KiB), and requests sent at once. */
 const CHUNK = 32 * 1024;
 const WRITES_IN_FLIGHT = 16;
 const READS_IN_FLIGHT = 16;
-/** Our reads ask for 32 KiB; a listing packet may be larger, but not this large. */
-const MAX_SFTP_PACKET = 1024 * 1024;
-
-type Attrs = { size: number | null; mtime: number | null; permissions: number | null };
-
-function readAttrs(r: Reader): Attrs {
-  const flags = r.u32();
-  const size = flags & ATTR.SIZE ? r.u64() : null;
-  if (flags & ATTR.UIDGID) r.u32(), r.u32();
-  const permissions = flags & ATTR.PERMISSIONS ? r.u32() : null;
-  let mtime: number | null = null;
-  if (flags & ATTR.ACMODTIME) r.u32(), (mtime = r.u32());
-  if (flags & ATTR.EXTENDED) for (let n = r.u32(); n > 0; n--) r.bytesField(), r.bytesField();
-  return { size, mtime, permissions };
-}
 
 const isDirectory = (attrs: Attrs) => attrs.permissions !== null && (attrs.permissions & 0o170000) === 0o040000;
 
@@ -67,14 +52,14 @@ const splitPath = (path: string) => {
   return slash < 0 ? { directory: "", name: path } : { directory: path.slice(0, slash + 1), name: path.slice(slash + 1) };
 };
 
-type Answer = Reader & { type: number };
+type Answer = SftpPacket;
 type Pending = { resolve: (answer: Answer) => void; reject: (error: unknown) => void };
 
 class SftpSession implements FileTransferSession {
   private nextId = 1;
   private pending = new Map<number, Pending>();
-  private incoming: Uint8Array = new Uint8Array(0);
-  private versionWaiter: ((r: Reader) => void) | null = null;
+  private framer = new SftpFramer();
+  private versionWaiter: ((r: Answer) => void) | null = null;
   extensions = new Set<string>();
 
   constructor(private readonly ssh: SshConnection) {
@@ -83,14 +68,26 @@ class SftpSession implements FileTransferSession {
 
   /** filexfer-02 §4: INIT with our version, the server answers VERSION and its extensions. */
   async init() {
-    const version = new Promise<Reader>((resolve) => (this.versionWaiter = resolve));
+    const version = new Promise<Answer>((resolve) => (this.versionWaiter = resolve));
     await this.ssh.send(this.frame(new Writer().byte(FXP.INIT).u32(3).done()));
     const r = await this.ssh.guard(version);
-    const v = r.u32();
+    const { version: v, extensions } = this.parse("starting SFTP", () => readVersion(r));
     if (v < 3) throw new FileTransferError("protocol", `the server speaks SFTP version ${v}; we need 3`);
-    while (r.remaining > 0) {
-      this.extensions.add(r.text());
-      r.bytesField();
+    for (const name of extensions) this.extensions.add(name);
+  }
+
+  /**
+   * Reads a reply's fields with `read`. A reply that cannot be read (a length or count past its end)
+   * ends the session: whatever the server does next cannot be trusted.
+   */
+  private parse<T>(what: string, read: () => T): T {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof SshProtocolError)) throw error;
+      const failure = new FileTransferError("protocol", `${this.ssh.where} sent an answer to ${what} that cannot be read (${error.message}); the session is ended`);
+      this.ssh.fail(failure);
+      throw failure;
     }
   }
 
@@ -98,25 +95,21 @@ class SftpSession implements FileTransferSession {
     return concat([new Writer().u32(body.length).done(), body]);
   }
 
-  /** Splits the channel's byte stream into SFTP packets (uint32 length, then the packet). */
+  /** Hands each SFTP packet of the channel's byte stream to the request it answers (by id). */
   private receive(data: Uint8Array) {
-    this.incoming = this.incoming.length ? concat([this.incoming, data]) : data;
-    while (this.incoming.length >= 4) {
-      const length = new Reader(this.incoming).u32();
-      if (length > MAX_SFTP_PACKET) {
-        this.ssh.fail(new FileTransferError("protocol", `the server sent an SFTP packet of ${length} bytes (at most ${MAX_SFTP_PACKET} are expected)`));
-        return;
-      }
-      if (this.incoming.length < 4 + length) return;
-      const packet = this.incoming.subarray(4, 4 + length);
-      this.incoming = this.incoming.subarray(4 + length);
-      const r = Object.assign(new Reader(packet), { type: packet[0] });
-      r.byte();
+    let packets: Answer[];
+    try {
+      packets = this.framer.push(data);
+    } catch (error) {
+      if (!(error instanceof SshProtocolError)) throw error;
+      return this.ssh.fail(new FileTransferError("protocol", `${this.ssh.where} ${error.message}`));
+    }
+    for (const r of packets) {
       if (r.type === FXP.VERSION) {
         this.versionWaiter?.(r);
         continue;
       }
-      const id = r.u32();
+      const id = this.parse("a request", () => r.u32());
       const waiter = this.pending.get(id);
       this.pending.delete(id);
       waiter?.resolve(r);
@@ -145,14 +138,14 @@ class SftpSession implements FileTransferSession {
   /** A STATUS answer: OK passes, anything else is a FileTransferError in words. */
   private status(r: Answer, what: string, writing = false): void {
     if (r.type !== FXP.STATUS) throw new FileTransferError("protocol", `the server answered ${what} with packet ${r.type}`);
-    const code = r.u32();
+    const { code, message } = this.parse(what, () => readStatus(r));
     if (code === FX.OK) return;
-    throw statusError(code, r.remaining >= 4 ? r.text() : "", what, writing);
+    throw statusError(code, message, what, writing);
   }
 
   private async handle(what: string, type: number, body: (w: Writer) => Writer, writing = false): Promise<Uint8Array> {
     const r = await this.request(what, type, body);
-    if (r.type === FXP.HANDLE) return r.bytesField();
+    if (r.type === FXP.HANDLE) return this.parse(what, () => r.bytesField());
     this.status(r, what, writing);
     throw new FileTransferError("protocol", `the server answered ${what} with neither a handle nor an error`);
   }
@@ -165,15 +158,12 @@ class SftpSession implements FileTransferSession {
       for (;;) {
         const r = await this.request(what, FXP.READDIR, (w) => w.string(handle));
         if (r.type === FXP.STATUS) {
-          const code = r.u32();
+          const { code, message } = this.parse(what, () => readStatus(r));
           if (code === FX.EOF) break;
-          throw statusError(code, r.remaining >= 4 ? r.text() : "", what, false);
+          throw statusError(code, message, what, false);
         }
         if (r.type !== FXP.NAME) throw new FileTransferError("protocol", `the server answered ${what} with packet ${r.type}`);
-        for (let n = r.u32(); n > 0; n--) {
-          const name = r.text();
-          r.text(); // the `ls -l` line
-          const attrs = readAttrs(r);
+        for (const { name, attrs } of this.parse(what, () => readNames(r))) {
           if (name !== "." && name !== "..") files.push(remoteFile(name, attrs));
         }
       }
@@ -191,7 +181,7 @@ class SftpSession implements FileTransferSession {
       // The size tells how many reads to send at once, and refuses a file over the limit before
       // any of it is read. The reads still go on to the end of the file, which may have grown.
       const attrs = await this.request(what, FXP.FSTAT, (w) => w.string(handle));
-      const size = attrs.type === FXP.ATTRS ? readAttrs(attrs).size : null;
+      const size = attrs.type === FXP.ATTRS ? this.parse(what, () => readAttrs(attrs)).size : null;
       if (size !== null && size > maxBytes) throw tooLarge();
       const parts: Uint8Array[] = [];
       let offset = 0;
@@ -206,13 +196,13 @@ class SftpSession implements FileTransferSession {
           // After a short read the later answers start past a gap: the next batch reads from here.
           if (from + i * CHUNK !== offset) break;
           if (r.type === FXP.STATUS) {
-            const code = r.u32();
+            const { code, message } = this.parse(what, () => readStatus(r));
             if (code === FX.EOF) eof = true;
-            else throw statusError(code, r.remaining >= 4 ? r.text() : "", what, false);
+            else throw statusError(code, message, what, false);
             break;
           }
           if (r.type !== FXP.DATA) throw new FileTransferError("protocol", `the server answered ${what} with packet ${r.type}`);
-          const data = r.bytesField();
+          const data = this.parse(what, () => r.bytesField());
           if (data.length === 0) {
             eof = true;
             break;
@@ -291,11 +281,11 @@ class SftpSession implements FileTransferSession {
   async stat(path: string): Promise<RemoteFile | null> {
     const what = `reading the attributes of ${path}`;
     const r = await this.request(what, FXP.STAT, (w) => w.string(path));
-    if (r.type === FXP.ATTRS) return remoteFile(splitPath(path).name, readAttrs(r));
+    if (r.type === FXP.ATTRS) return remoteFile(splitPath(path).name, this.parse(what, () => readAttrs(r)));
     if (r.type === FXP.STATUS) {
-      const code = r.u32();
+      const { code, message } = this.parse(what, () => readStatus(r));
       if (code === FX.NO_SUCH_FILE) return null;
-      throw statusError(code, r.remaining >= 4 ? r.text() : "", what, false);
+      throw statusError(code, message, what, false);
     }
     throw new FileTransferError("protocol", `the server answered ${what} with packet ${r.type}`);
   }
@@ -318,7 +308,7 @@ class SftpSession implements FileTransferSession {
  * writing is reported as disk_full, saying that the protocol cannot tell more.
  */
 function statusError(code: number, serverMessage: string, what: string, writing: boolean): FileTransferError {
-  const said = serverMessage ? ` (the server said: ${serverMessage})` : "";
+  const said = serverMessage ? ` (the server said: ${shown(serverMessage, 200)})` : "";
   const kind = (k: FileTransferErrorKind, text: string) => new FileTransferError(k, `${text}${said}`);
   if (code === FX.NO_SUCH_FILE) return kind("not_found", `${what} failed: no such file or directory`);
   if (code === FX.PERMISSION_DENIED) return kind("permission_denied", `${what} failed: permission denied`);

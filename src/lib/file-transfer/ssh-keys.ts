@@ -2,7 +2,7 @@
 // the key exchange) and the user's private key (reading its PEM, signing the authentication). With
 // WebCrypto: Ed25519 (RFC 8709), ECDSA P-256 (RFC 5656), RSA with SHA-2 (RFC 8332).
 import { createHash } from "node:crypto";
-import { concat, Reader, SshProtocolError, Writer } from "./ssh-wire";
+import { concat, Reader, shown, SshProtocolError, Writer } from "./ssh-wire";
 
 const utf8 = new TextEncoder();
 
@@ -20,7 +20,7 @@ function ecdsaSignature(blob: Uint8Array, width: number): Uint8Array {
   const out = new Uint8Array(width * 2);
   for (const [i, part] of [r.bytesField(), r.bytesField()].entries()) {
     const digits = unsignedOf(part);
-    if (digits.length > width) throw new SshProtocolError("the server's ECDSA signature is malformed");
+    if (digits.length > width) throw new SshProtocolError("sent an ECDSA signature that is malformed");
     out.set(digits, width * (i + 1) - digits.length);
   }
   return out;
@@ -28,6 +28,19 @@ function ecdsaSignature(blob: Uint8Array, width: number): Uint8Array {
 
 /** Whether `signatureBlob` is the host key's signature of the exchange hash (RFC 4253 §8). */
 export async function verifyHostSignature(hostKeyBlob: Uint8Array, signatureBlob: Uint8Array, exchangeHash: Uint8Array): Promise<boolean> {
+  try {
+    return await verify(hostKeyBlob, signatureBlob, exchangeHash);
+  } catch (error) {
+    if (error instanceof SshProtocolError && /^(sent|showed|signed) /.test(error.message)) throw error;
+    // WebCrypto refuses a key or signature of the wrong size or form (DataError): the server's blob is malformed.
+    throw new SshProtocolError(`sent a host key or signature that cannot be read (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+/** RSA host keys shorter than this are refused as weak (NIST SP 800-131A; OpenSSH's own floor is 1024). */
+export const MIN_RSA_BITS = 2048;
+
+async function verify(hostKeyBlob: Uint8Array, signatureBlob: Uint8Array, exchangeHash: Uint8Array): Promise<boolean> {
   const key = new Reader(hostKeyBlob);
   const keyType = key.text();
   const sig = new Reader(signatureBlob);
@@ -46,11 +59,13 @@ export async function verifyHostSignature(hostKeyBlob: Uint8Array, signatureBlob
   if (keyType === "ssh-rsa" && (sigType === "rsa-sha2-256" || sigType === "rsa-sha2-512")) {
     const e = unsignedOf(key.bytesField());
     const n = unsignedOf(key.bytesField());
+    const bits = n.length ? n.length * 8 - Math.clz32(n[0]) + 24 : 0;
+    if (bits < MIN_RSA_BITS) throw new SshProtocolError(`showed an RSA host key of ${bits} bits; we refuse RSA keys under ${MIN_RSA_BITS} bits as weak`);
     const hash = sigType === "rsa-sha2-256" ? "SHA-256" : "SHA-512";
     const publicKey = await subtle.importKey("jwk", { kty: "RSA", n: b64url(n), e: b64url(e) }, { name: "RSASSA-PKCS1-v1_5", hash }, false, ["verify"]);
     return subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, publicKey, signature, exchangeHash);
   }
-  throw new SshProtocolError(`the server signed with ${sigType} for a ${keyType} host key, which we do not support`);
+  throw new SshProtocolError(`signed with ${shown(sigType)} for a ${shown(keyType)} host key, which we do not support`);
 }
 
 /** A user key that can sign the authentication request (RFC 4252 §7). */

@@ -94,5 +94,11 @@ export class Reader {
   }
 }
 
+/** Text from the server as a message may show it: printable, and not endless (the server chose its length). */
+export function shown(text: string, max = 64): string {
+  const printable = text.replace(/[^\x20-\x7e\u00a0-\u024f]/g, "?");
+  return printable.length > max ? `${printable.slice(0, max - 3)}...` : printable;
+}
+
 /** A message that cannot be read as SSH: the connection says it in words (ssh.ts). */
 export class SshProtocolError extends Error {}

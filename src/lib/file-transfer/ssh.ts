@@ -17,9 +17,10 @@
 //   cipher, MAC   aes128-ctr, aes256-ctr (RFC 4344) with hmac-sha2-256-etm@openssh.com or hmac-sha2-256 (RFC 6668)
 //   user keys     Ed25519 and RSA (signing rsa-sha2-256), in OpenSSH's format, PKCS#8 or PKCS#1 PEM, unencrypted
 import { connect } from "cloudflare:sockets";
-import { createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqual, type Cipheriv, type Decipheriv } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac } from "node:crypto";
 import { fingerprintOf, parsePrivateKey, verifyHostSignature, type UserKey } from "./ssh-keys";
-import { concat, Reader, SshProtocolError, Writer } from "./ssh-wire";
+import { BLOCK, CIPHERS, type Agreed, HOST_KEY_ALGORITHMS, hostKeyType, KEX_ALGORITHMS, MAC_LENGTH, MACS, negotiate, parseKexInit, readPacket, readServerVersion, type PacketKeys } from "./ssh-transport";
+import { concat, Reader, shown, SshProtocolError, Writer } from "./ssh-wire";
 import { FileTransferError, type FileTransferErrorKind } from "./transfer";
 
 const utf8 = new TextEncoder();
@@ -61,20 +62,6 @@ const MSG = {
   CHANNEL_FAILURE: 100,
 } as const;
 
-const KEX_ALGORITHMS = ["curve25519-sha256", "curve25519-sha256@libssh.org", "ecdh-sha2-nistp256"];
-const HOST_KEY_ALGORITHMS = ["ssh-ed25519", "ecdsa-sha2-nistp256", "rsa-sha2-512", "rsa-sha2-256"];
-const CIPHERS: Record<string, { node: string; keyLength: number }> = {
-  "aes128-ctr": { node: "aes-128-ctr", keyLength: 16 },
-  "aes256-ctr": { node: "aes-256-ctr", keyLength: 32 },
-};
-const MACS: Record<string, { etm: boolean }> = {
-  "hmac-sha2-256-etm@openssh.com": { etm: true },
-  "hmac-sha2-256": { etm: false },
-};
-const MAC_LENGTH = 32;
-const BLOCK = 16;
-/** Larger packets are refused (OpenSSH sends at most 256 KiB). */
-const MAX_PACKET = 512 * 1024;
 /** What we let the server send before it waits for our window adjustment, and its largest data packet. */
 const LOCAL_WINDOW = 2 * 1024 * 1024;
 const LOCAL_MAX_PACKET = 32 * 1024;
@@ -95,8 +82,6 @@ export type SshOptions = {
   timeoutMs: number;
 };
 
-type Keys = { cipher: Cipheriv | Decipheriv; macKey: Uint8Array; etm: boolean };
-
 const err = (kind: FileTransferErrorKind, message: string, unclear = false) => new FileTransferError(kind, message, unclear);
 
 /**
@@ -110,15 +95,16 @@ export class SshConnection {
   private buffered: Uint8Array = new Uint8Array(0);
   private sendSeq = 0;
   private recvSeq = 0;
-  private sendKeys: Keys | null = null;
-  private recvKeys: Keys | null = null;
+  private sendKeys: PacketKeys | null = null;
+  private recvKeys: PacketKeys | null = null;
   private sessionId: Uint8Array | null = null;
   private failure: FileTransferError | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private onFailure = new Set<(error: FileTransferError) => void>();
   /** What the connection is waiting for, for the timeout's message. */
   private step = "connecting";
-  private readonly where: string;
+  /** host:port, as every message names the server. */
+  readonly where: string;
 
   // The channel (RFC 4254 §5): our id is 0; the server's id, window and packet size once open.
   private remoteChannel = 0;
@@ -169,8 +155,8 @@ export class SshConnection {
 
   private translate(error: unknown): FileTransferError {
     if (error instanceof FileTransferError) return error;
-    if (error instanceof SshProtocolError) return err("protocol", `${this.where}: ${error.message}`);
-    return err("protocol", `${this.where}: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof SshProtocolError) return err("protocol", `${this.where}: ${error.message} (${this.step})`);
+    return err("protocol", `${this.where}: ${error instanceof Error ? error.message : String(error)} (${this.step})`);
   }
 
   /** Ends the connection with this error: every pending and later wait fails with it. */
@@ -258,75 +244,25 @@ export class SshConnection {
     return out;
   }
 
-  /** RFC 4253 §4.2: lines before the version line are allowed; the version line starts with "SSH-". */
+  /** RFC 4253 §4.2: our version line, then the server's (ssh-transport.ts reads it). */
   private async versionExchange(): Promise<string> {
     await this.writer.write(utf8.encode(`${CLIENT_VERSION}\r\n`));
-    const notSsh = (said: string) => err("protocol", `${this.where} is not an SSH server (it said ${JSON.stringify(said.slice(0, 80))}): is ${this.options.port} its SFTP port?`);
-    let first: string | null = null;
-    for (let lines = 0; lines < 50; lines++) {
-      let line = "";
-      for (;;) {
-        let c: number;
-        try {
-          [c] = await this.fill(1);
-        } catch (error) {
-          // A server of another protocol often answers our greeting with an error and hangs up.
-          if (first !== null && !this.failure) throw notSsh(first);
-          throw error;
-        }
-        if (c === 0x0a) break;
-        if (line.length > 255) throw notSsh(line);
-        line += String.fromCharCode(c);
-      }
-      line = line.replace(/\r$/, "");
-      if (line.startsWith("SSH-")) {
-        if (!line.startsWith("SSH-2.0-") && !line.startsWith("SSH-1.99-")) throw err("protocol", `${this.where} speaks ${line}, not SSH 2`);
-        return line;
-      }
-      // Other lines may come first (RFC 4253 §4.2), but not an FTP or SMTP greeting, nor HTTP.
-      if (/^\d{3}[ -]|^HTTP\//.test(line)) throw notSsh(line);
-      first ??= line;
-    }
-    throw notSsh(first ?? "");
+    const server = await readServerVersion(async () => (await this.fill(1))[0]);
+    if (server.ok) return server.version;
+    if (server.speaks) throw err("protocol", `${this.where} speaks ${JSON.stringify(server.speaks.slice(0, 80))}, not SSH 2`);
+    throw err("protocol", `${this.where} is not an SSH server (it said ${JSON.stringify(server.said.slice(0, 80))}): is ${this.options.port} its SFTP port?`);
   }
 
+  /** The next packet's payload (ssh-transport.ts checks its framing and MAC); a malformed one ends the connection in words. */
   private async readPacket(): Promise<Uint8Array> {
-    const keys = this.recvKeys;
-    let packet: Uint8Array;
-    if (!keys) {
-      const head = await this.fill(4);
-      const length = new Reader(head).u32();
-      if (length > MAX_PACKET || length < 5) throw err("protocol", `${this.where} sent a malformed packet (${this.step})`);
-      packet = await this.fill(length);
-    } else if (keys.etm) {
-      // Encrypt-then-MAC: the length is sent in the clear and covered by the MAC.
-      const head = await this.fill(4);
-      const length = new Reader(head).u32();
-      if (length > MAX_PACKET || length % BLOCK !== 0) throw err("protocol", `${this.where} sent a malformed packet (${this.step})`);
-      const encrypted = await this.fill(length);
-      const mac = await this.fill(MAC_LENGTH);
-      this.checkMac(keys, [head, encrypted], mac);
-      packet = new Uint8Array(keys.cipher.update(encrypted));
-    } else {
-      const first = new Uint8Array((keys.cipher as Decipheriv).update(await this.fill(BLOCK)));
-      const length = new Reader(first).u32();
-      if (length > MAX_PACKET || (length + 4) % BLOCK !== 0) throw err("protocol", `${this.where} sent a malformed packet (${this.step})`);
-      const rest = new Uint8Array(keys.cipher.update(await this.fill(length + 4 - BLOCK)));
-      const mac = await this.fill(MAC_LENGTH);
-      const plain = concat([first, rest]);
-      this.checkMac(keys, [plain], mac);
-      packet = plain.subarray(4);
+    try {
+      const payload = await readPacket((n) => this.fill(n), this.recvKeys, this.recvSeq);
+      this.recvSeq = (this.recvSeq + 1) >>> 0;
+      return payload;
+    } catch (error) {
+      if (error instanceof SshProtocolError) throw err("protocol", `${this.where} ${error.message} (${this.step})`);
+      throw error;
     }
-    this.recvSeq = (this.recvSeq + 1) >>> 0;
-    const padding = packet[0];
-    if (padding + 1 > packet.length) throw err("protocol", `${this.where} sent a malformed packet (${this.step})`);
-    return packet.subarray(1, packet.length - padding);
-  }
-
-  private checkMac(keys: Keys, parts: Uint8Array[], mac: Uint8Array) {
-    const hmac = createHmac("sha256", keys.macKey).update(new Writer().u32(this.recvSeq).done());
-    for (const part of parts) hmac.update(part);
-    if (!timingSafeEqual(hmac.digest(), mac)) throw err("protocol", `${this.where} sent a packet whose MAC is wrong (corrupted or tampered with)`);
   }
 
   /** Encrypts and queues one packet; packets go out in the order of the calls. */
@@ -366,10 +302,7 @@ export class SshConnection {
       const payload = await this.readPacket();
       const r = Object.assign(new Reader(payload), { type: payload[0] });
       r.byte();
-      if (r.type === MSG.DISCONNECT) {
-        r.u32();
-        throw err("protocol", `${this.where} ended the connection: ${r.text() || "no reason given"} (${this.step})`);
-      }
+      if (r.type === MSG.DISCONNECT) throw this.disconnected(r);
       if (strict) return r;
       if (r.type === MSG.IGNORE || r.type === MSG.DEBUG || r.type === MSG.UNIMPLEMENTED || r.type === MSG.EXT_INFO || r.type === MSG.USERAUTH_BANNER) continue;
       if (r.type === MSG.GLOBAL_REQUEST) {
@@ -380,6 +313,12 @@ export class SshConnection {
       if (r.type === MSG.KEXINIT) throw err("protocol", `${this.where} asked for a new key exchange, which this client does not do (sessions are short)`);
       return r;
     }
+  }
+
+  /** A DISCONNECT (RFC 4253 §11.1) in words: the server's reason, shown briefly. */
+  private disconnected(r: Reader): FileTransferError {
+    r.u32();
+    return err("protocol", `${this.where} ended the connection: ${shown(r.text(), 200) || "no reason given"} (${this.step})`);
   }
 
   private async expect(type: number, strict = false) {
@@ -409,24 +348,22 @@ export class SshConnection {
       .done();
     await this.sendPacket(clientInit);
     const serverInitPayload = await this.readPacket();
+    if (serverInitPayload[0] === MSG.DISCONNECT) {
+      const r = new Reader(serverInitPayload);
+      r.byte();
+      throw this.disconnected(r);
+    }
     if (serverInitPayload[0] !== MSG.KEXINIT) throw err("protocol", `${this.where} did not start the key exchange`);
-    const s = new Reader(serverInitPayload.subarray(17));
-    const [kexS, hostKeyS, cipherCS, cipherSC, macCS, macSC] = [s.names(), s.names(), s.names(), s.names(), s.names(), s.names()];
-    // RFC 4253 §7.1: the first algorithm of the client's list that the server also has.
-    const pick = (ours: string[], theirs: string[], what: string) => {
-      const chosen = ours.find((a) => theirs.includes(a));
-      if (!chosen) throw err("protocol", `${this.where} supports no ${what} we do (it offers ${theirs.join(", ") || "none"}; we offer ${ours.join(", ")})`);
-      return chosen;
-    };
-    const kex = pick(KEX_ALGORITHMS, kexS, "key exchange");
-    const hostKeyAlgorithm = pick(HOST_KEY_ALGORITHMS, hostKeyS, "host key type");
-    const cipher = { cs: pick(Object.keys(CIPHERS), cipherCS, "cipher"), sc: pick(Object.keys(CIPHERS), cipherSC, "cipher") };
-    const mac = { cs: pick(Object.keys(MACS), macCS, "MAC"), sc: pick(Object.keys(MACS), macSC, "MAC") };
-    const strict = kexS.includes("kex-strict-s-v00@openssh.com");
-    // RFC 4253 §7: a server may send its first key exchange packet on a guess; a wrong guess (its
-    // first algorithms are not the ones agreed) is ignored. OpenSSH never guesses.
-    s.names(), s.names(), s.names(), s.names();
-    const wrongGuess = s.bool() && (kexS[0] !== kex || hostKeyS[0] !== hostKeyAlgorithm);
+    let agreed: Agreed;
+    try {
+      agreed = negotiate(parseKexInit(serverInitPayload));
+    } catch (error) {
+      if (error instanceof SshProtocolError) throw err("protocol", `${this.where} ${error.message}`);
+      throw error;
+    }
+    const { kex, hostKey: hostKeyAlgorithm, strict, wrongGuess } = agreed;
+    const cipher = { cs: agreed.cipherCS, sc: agreed.cipherSC };
+    const mac = { cs: agreed.macCS, sc: agreed.macSC };
 
     // Ephemeral key pair; the shared secret K comes out of deriveBits (RFC 8731 §3, RFC 5656 §4).
     const params = kex === "ecdh-sha2-nistp256" ? { name: "ECDH", namedCurve: "P-256" } : { name: "X25519" };
@@ -443,7 +380,7 @@ export class SshConnection {
     const fingerprint = fingerprintOf(hostKeyBlob);
     const pinned = this.options.hostKeyFingerprint.trim().replace(/=+$/, "");
     if (fingerprint !== pinned) {
-      throw err("host_key_mismatch", `the host key of ${this.where} is ${fingerprint} (${new Reader(hostKeyBlob).text()}), not the pinned ${pinned}: refused before authenticating (the server changed its key, or someone is in between)`);
+      throw err("host_key_mismatch", `the host key of ${this.where} is ${fingerprint} (${hostKeyType(hostKeyBlob)}), not the pinned ${pinned}: refused before authenticating (the server changed its key, or someone is in between)`);
     }
 
     let secret: Uint8Array;
@@ -467,10 +404,18 @@ export class SshConnection {
         .raw(k)
         .done(),
     );
-    if (new Reader(signature).text() !== hostKeyAlgorithm && !(hostKeyAlgorithm.startsWith("rsa-sha2-") && new Reader(signature).text().startsWith("rsa-sha2-"))) {
-      throw err("protocol", `${this.where} signed with another algorithm than the one agreed (${hostKeyAlgorithm})`);
+    const signedWith = hostKeyType(signature);
+    if (signedWith !== hostKeyAlgorithm && !(hostKeyAlgorithm.startsWith("rsa-sha2-") && signedWith.startsWith("rsa-sha2-"))) {
+      throw err("protocol", `${this.where} signed the key exchange with ${signedWith}, not the ${hostKeyAlgorithm} agreed`);
     }
-    if (!(await verifyHostSignature(hostKeyBlob, signature, exchangeHash))) {
+    let verified: boolean;
+    try {
+      verified = await verifyHostSignature(hostKeyBlob, signature, exchangeHash);
+    } catch (error) {
+      if (error instanceof SshProtocolError) throw err("protocol", `${this.where} ${error.message}: refused before authenticating`);
+      throw error;
+    }
+    if (!verified) {
       throw err("host_key_mismatch", `${this.where} showed the pinned host key ${fingerprint} but could not prove it holds it (bad signature): refused before authenticating`);
     }
     this.sessionId = exchangeHash;
@@ -525,13 +470,13 @@ export class SshConnection {
         method = "password (keyboard-interactive)";
         answer = await this.keyboardInteractive(username, password ?? "");
       } else {
-        throw err("auth", `${this.where} refused the ${method} of user ${username} (authentication failed; the server accepts: ${allowed.join(", ") || "nothing"})`);
+        throw err("auth", `${this.where} refused the ${method} of user ${username} (authentication failed; the server accepts: ${shown(allowed.join(", "), 200) || "nothing"})`);
       }
     }
     if (answer.type === MSG.USERAUTH_SUCCESS) return;
     if (answer.type === MSG.USERAUTH_FAILURE) {
       const allowed = answer.names();
-      throw err("auth", `${this.where} refused the ${method} of user ${username} (authentication failed; the server accepts: ${allowed.join(", ") || "nothing"})`);
+      throw err("auth", `${this.where} refused the ${method} of user ${username} (authentication failed; the server accepts: ${shown(allowed.join(", "), 200) || "nothing"})`);
     }
     if (answer.type === MSG.USERAUTH_PASSWD_CHANGEREQ) throw err("auth", `${this.where} wants user ${username} to change the password before signing in`);
     throw err("protocol", `${this.where} answered the authentication with message ${answer.type}`);
@@ -548,7 +493,7 @@ export class SshConnection {
       r.text(); // language
       const prompts: string[] = [];
       for (let n = r.u32(); n > 0; n--) prompts.push(r.text()), r.bool();
-      if (prompts.length > 1) throw err("auth", `${this.where} asks user ${username} ${prompts.length} questions to sign in (${prompts.map((p) => p.trim()).join(" / ")}); we can answer only a password`);
+      if (prompts.length > 1) throw err("auth", `${this.where} asks user ${username} ${prompts.length} questions to sign in (${shown(prompts.map((p) => p.trim()).join(" / "), 200)}); we can answer only a password`);
       const response = new Writer().byte(MSG.USERAUTH_INFO_RESPONSE).u32(prompts.length);
       if (prompts.length === 1) response.string(password);
       await this.sendPacket(response.done());
@@ -564,7 +509,7 @@ export class SshConnection {
     if (opened.type === MSG.CHANNEL_OPEN_FAILURE) {
       opened.u32();
       opened.u32();
-      throw err("protocol", `${this.where} refused a session channel: ${opened.text()}`);
+      throw err("protocol", `${this.where} refused a session channel: ${shown(opened.text(), 200)}`);
     }
     if (opened.type !== MSG.CHANNEL_OPEN_CONFIRMATION) throw err("protocol", `${this.where} answered the channel request with message ${opened.type}`);
     opened.u32();

@@ -56,9 +56,9 @@ function createUser(password: string): { uid: number; gid: number } {
 }
 
 /** One sshd on a free loopback port with its own host key of `keyType`; `extra` changes `common` (sshd takes a keyword's first value). */
-async function startSshd(dir: string, name: string, keyType: "ed25519" | "ecdsa" | "rsa", common: string[], extra: string[], onLog: (text: string) => void) {
+async function startSshd(dir: string, name: string, keyType: "ed25519" | "ecdsa" | "rsa", common: string[], extra: string[], onLog: (text: string) => void, bits?: number) {
   const hostKey = join(dir, `host_${name}`);
-  run("ssh-keygen", ["-q", "-t", keyType, "-N", "", "-C", `sftp-tests ${name}`, "-f", hostKey]);
+  run("ssh-keygen", ["-q", "-t", keyType, ...(bits ? ["-b", String(bits)] : []), "-N", "", "-C", `sftp-tests ${name}`, "-f", hostKey]);
   const fingerprint = run("ssh-keygen", ["-l", "-E", "sha256", "-f", `${hostKey}.pub`]).split(" ")[1];
   const port = await freePort();
   const config = join(dir, `sshd_config_${name}`);
@@ -81,6 +81,19 @@ async function startSshd(dir: string, name: string, keyType: "ed25519" | "ecdsa"
     clearTimeout(timer);
   };
   return { port, fingerprint, stop };
+}
+
+/** Where the server's NEWKEYS packet ends in its unencrypted opening (version line, then packets), or -1 while it has not come. */
+function endOfNewKeys(bytes: Buffer): number {
+  let at = bytes.indexOf(0x0a) + 1;
+  if (at === 0) return -1;
+  while (at + 6 <= bytes.length) {
+    const length = bytes.readUInt32BE(at);
+    if (at + 4 + length > bytes.length) return -1;
+    if (bytes[at + 5] === 21) return at + 4 + length;
+    at += 4 + length;
+  }
+  return -1;
 }
 
 /** Listens on a free loopback port; returns it. */
@@ -180,8 +193,8 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
   const onLog = (text: string) => (log += text);
   // The main server as OpenSSH comes (it picks curve25519, aes128-ctr, hmac-sha2-256-etm with us),
   // and others that make our client take its other algorithms, or find none in common.
-  const sshd = async (name: string, keyType: "ed25519" | "ecdsa" | "rsa", extra: string[]) => {
-    const server = await startSshd(dir, name, keyType, common, extra, onLog);
+  const sshd = async (name: string, keyType: "ed25519" | "ecdsa" | "rsa", extra: string[], bits?: number) => {
+    const server = await startSshd(dir, name, keyType, common, extra, onLog, bits);
     undo.push(server.stop);
     return server;
   };
@@ -192,6 +205,15 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
   const chacha = await sshd("chacha", "ed25519", ["Ciphers chacha20-poly1305@openssh.com"]);
   // Passwords through PAM, by keyboard-interactive only, as many servers are set up.
   const keyboard = await sshd("keyboard", "ed25519", ["UsePAM yes", "PasswordAuthentication no", "KbdInteractiveAuthentication yes"]);
+  // Servers offering only weak algorithms, one kind each (OpenSSH 9.2 still has them all, off by
+  // default): the client must refuse each in words. And a 1024-bit RSA host key, which sshd loads.
+  const weak = {
+    kex: await sshd("weak-kex", "ed25519", ["KexAlgorithms diffie-hellman-group14-sha1,diffie-hellman-group1-sha1"]),
+    hostKey: await sshd("weak-hostkey", "rsa", ["HostKeyAlgorithms ssh-rsa"]),
+    cipher: await sshd("weak-cipher", "ed25519", ["Ciphers aes128-cbc,aes256-cbc,3des-cbc"]),
+    mac: await sshd("weak-mac", "ed25519", ["MACs hmac-sha1,hmac-sha1-etm@openssh.com,hmac-md5"]),
+    shortRsa: await sshd("short-rsa", "rsa", [], 1024),
+  };
 
   // A server that accepts connections and never answers: an SSH client waits for its greeting.
   const held: net.Socket[] = [];
@@ -218,6 +240,31 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
   });
   const cutPort = await listen(cut);
   undo.push(() => new Promise<void>((resolve) => cut.close(() => resolve())));
+
+  // A way to the main sshd that flips one bit in the server's first encrypted packet (8 bytes
+  // after its NEWKEYS): a connection tampered with after the key exchange, which the MAC must catch.
+  const tamper = net.createServer((client) => {
+    const upstream = net.connect(main.port, "127.0.0.1");
+    let plain = Buffer.alloc(0);
+    let served = 0;
+    let target = -1;
+    upstream.on("data", (chunk: Buffer) => {
+      if (target < 0) {
+        plain = Buffer.concat([plain, chunk]);
+        const end = endOfNewKeys(plain);
+        if (end >= 0) target = end + 8;
+      }
+      const out = Buffer.from(chunk);
+      if (target >= served && target < served + out.length) out[target - served] ^= 0x01;
+      served += out.length;
+      client.write(out);
+    });
+    client.on("data", (chunk: Buffer) => upstream.write(chunk));
+    for (const socket of [client, upstream]) socket.on("error", () => undefined).on("close", () => (client.destroy(), upstream.destroy()));
+    held.push(client, upstream);
+  });
+  const tamperPort = await listen(tamper);
+  undo.push(() => new Promise<void>((resolve) => tamper.close(() => resolve())));
   // Undone first: a server's close waits for its connections.
   undo.push(() => held.forEach((socket) => socket.destroy()));
 
@@ -248,6 +295,8 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
     root,
     hangPort,
     cutPort,
+    tamperPort,
     logUrl: `http://127.0.0.1:${logPort}`,
+    weak: Object.fromEntries(Object.entries(weak).map(([kind, { port, fingerprint }]) => [kind, { port, hostKeyFingerprint: fingerprint }])) as Record<keyof typeof weak, { port: number; hostKeyFingerprint: string }>,
   });
 }
