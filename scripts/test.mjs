@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // `npm test`: from a fresh clone with nothing done before it. Installs what is missing (the
-// dependencies; Debian's Chromium for the browser tests, vsftpd for the FTP tests and openssh-server for the SFTP tests, where it can), then checks the layering
+// dependencies; Debian's Chromium for the browser tests, vsftpd, and Pure-FTPd and ProFTPD unpacked beside it, for the FTP tests and openssh-server for the SFTP tests, where it can), then checks the layering
 // (dependency-cruiser, the rules in .dependency-cruiser.cjs), type-checks and runs
 // the three test projects, the Workers suite, the browser suite and the docs suite (extra arguments go to vitest:
 // `npm test -- test/orders`, `npm test -- --project workers`).
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bin, ensureDependencies, root, run } from "./lib/setup.mjs";
 
@@ -47,6 +48,42 @@ function ensureDebianPackage(path, pkg, why) {
   }
 }
 
+/**
+ * Debian packages the tests run from a folder of their own rather than install: Pure-FTPd and
+ * ProFTPD each declare `Conflicts: ftp-server`, as vsftpd is one, so apt-get installs at most one of
+ * the three. Their libraries are installed (they conflict with nothing), the packages themselves
+ * fetched with `apt-get download` and unpacked with `dpkg-deb -x` into node_modules/.cache/debian
+ * (test/lib/file-transfer/ftp-servers.global.ts runs them from there). `paths` inside that folder
+ * show they are there.
+ */
+function ensureUnpackedDebianPackages(paths, pkgs, libraries, why) {
+  const unpacked = join(root, "node_modules", ".cache", "debian");
+  const missing = () => paths.filter((path) => !existsSync(join(unpacked, path)));
+  if (missing().length === 0) return;
+  const isRoot = process.getuid?.() === 0;
+  const hasApt = spawnSync("sh", ["-c", "command -v apt-get && command -v dpkg-deb"], { stdio: "ignore" }).status === 0;
+  if (!isRoot || !hasApt) {
+    console.error(`✗ ${why} need Debian's ${pkgs.join(" and ")} unpacked in ${unpacked}: as root, run \`apt-get install -y ${libraries.join(" ")}\`, then \`apt-get download ${pkgs.join(" ")}\` and \`dpkg-deb -x <each .deb> ${unpacked}\`, then npm test again.`);
+    process.exit(1);
+  }
+  console.log(`→ Unpacking Debian's ${pkgs.join(", ")} for ${why.toLowerCase()} (apt-get download, dpkg-deb -x)…`);
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  run("apt-get", ["update"], { env });
+  run("apt-get", ["install", "-y", "--no-install-recommends", ...libraries], { env });
+  const debs = mkdtempSync(join(tmpdir(), "debian-debs-"));
+  try {
+    run("apt-get", ["download", ...pkgs], { env, cwd: debs });
+    mkdirSync(unpacked, { recursive: true });
+    for (const deb of readdirSync(debs).filter((f) => f.endsWith(".deb"))) run("dpkg-deb", ["-x", join(debs, deb), unpacked]);
+  } finally {
+    rmSync(debs, { recursive: true, force: true });
+  }
+  if (missing().length > 0) {
+    console.error(`✗ apt-get downloaded ${pkgs.join(" ")}, but ${missing().join(", ")} is still missing in ${unpacked}.`);
+    process.exit(1);
+  }
+}
+
 /** The browser tests drive Debian's Chromium: install it when we can, or say how; never skip them. */
 function ensureChromium() {
   if (existsSync(CHROMIUM)) return;
@@ -71,6 +108,14 @@ if (runsBrowserTests()) ensureChromium();
 // The workers project's setup starts a real vsftpd and a real sshd (test/lib/file-transfer/*-server.global.ts).
 if (runsWorkersTests()) ensureDebianPackage("/usr/sbin/vsftpd", "vsftpd", "The FTP tests");
 if (runsWorkersTests()) ensureDebianPackage("/usr/sbin/sshd", "openssh-server", "The SFTP tests");
+// Two more FTP servers beside vsftpd (docs/file-transfer.md): Pure-FTPd, and ProFTPD with mod_tls (in proftpd-mod-crypto).
+if (runsWorkersTests())
+  ensureUnpackedDebianPackages(
+    ["usr/sbin/pure-ftpd", "usr/sbin/proftpd", "usr/lib/proftpd/mod_tls.so"],
+    ["pure-ftpd", "proftpd-core", "proftpd-mod-crypto"],
+    ["libcap2", "libsodium23", "libssl3", "libpam0g", "libacl1", "libhiredis0.14", "libidn2-0", "libmemcached11", "libmemcachedutil2", "libpcre2-8-0", "libpcre2-posix3", "zlib1g"],
+    "The FTP interoperability tests",
+  );
 run(bin("node"), [join(root, "scripts", "docs-assets.mjs")]);
 run(bin("node"), [bin("depcruise"), "src", "--config", ".dependency-cruiser.cjs"]);
 run(bin("node"), [bin("tsc"), "--noEmit", "-p", "tsconfig.json"]);
