@@ -51,35 +51,35 @@ function ensureDebianPackage(path, pkg, why) {
 /**
  * Debian packages the tests run from a folder of their own rather than install: Pure-FTPd and
  * ProFTPD each declare `Conflicts: ftp-server`, as vsftpd is one, so apt-get installs at most one of
- * the three. Their libraries are installed (they conflict with nothing), the packages themselves
- * fetched with `apt-get download` and unpacked with `dpkg-deb -x` into node_modules/.cache/debian
- * (test/lib/file-transfer/ftp-servers.global.ts runs them from there). `paths` inside that folder
- * show they are there.
+ * the three. The libraries they need are installed (they conflict with nothing), the packages
+ * themselves fetched with `apt-get download` and unpacked with `dpkg-deb -x` into
+ * node_modules/.cache/debian/<name> (test/lib/file-transfer/ftp-servers.global.ts runs them from
+ * there). `files` (paths inside that folder) show they are there; never skipped.
  */
-function ensureUnpackedDebianPackages(paths, pkgs, libraries, why) {
-  const unpacked = join(root, "node_modules", ".cache", "debian");
-  const missing = () => paths.filter((path) => !existsSync(join(unpacked, path)));
+function ensureUnpackedDebianPackages(name, packages, files, why, libraries = []) {
+  const dest = join(root, "node_modules", ".cache", "debian", name);
+  const missing = () => files.filter((file) => !existsSync(join(dest, file)));
   if (missing().length === 0) return;
   const isRoot = process.getuid?.() === 0;
   const hasApt = spawnSync("sh", ["-c", "command -v apt-get && command -v dpkg-deb"], { stdio: "ignore" }).status === 0;
   if (!isRoot || !hasApt) {
-    console.error(`✗ ${why} need Debian's ${pkgs.join(" and ")} unpacked in ${unpacked}: as root, run \`apt-get install -y ${libraries.join(" ")}\`, then \`apt-get download ${pkgs.join(" ")}\` and \`dpkg-deb -x <each .deb> ${unpacked}\`, then npm test again.`);
+    console.error(`✗ ${why} need Debian's ${packages.join(" and ")} unpacked in ${dest}: as root, run \`apt-get install -y ${libraries.join(" ")}\`, then \`apt-get download ${packages.join(" ")}\` and \`dpkg-deb -x <each .deb> ${dest}\`, then npm test again.`);
     process.exit(1);
   }
-  console.log(`→ Unpacking Debian's ${pkgs.join(", ")} for ${why.toLowerCase()} (apt-get download, dpkg-deb -x)…`);
+  console.log(`→ Unpacking Debian's ${packages.join(", ")} for ${why.toLowerCase()} into ${dest} (apt-get download, dpkg-deb -x)…`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   run("apt-get", ["update"], { env });
-  run("apt-get", ["install", "-y", "--no-install-recommends", ...libraries], { env });
-  const debs = mkdtempSync(join(tmpdir(), "debian-debs-"));
+  if (libraries.length) run("apt-get", ["install", "-y", "--no-install-recommends", ...libraries], { env });
+  const debs = mkdtempSync(join(tmpdir(), `debian-${name}-`));
   try {
-    run("apt-get", ["download", ...pkgs], { env, cwd: debs });
-    mkdirSync(unpacked, { recursive: true });
-    for (const deb of readdirSync(debs).filter((f) => f.endsWith(".deb"))) run("dpkg-deb", ["-x", join(debs, deb), unpacked]);
+    run("apt-get", ["download", ...packages], { env, cwd: debs });
+    mkdirSync(dest, { recursive: true });
+    for (const deb of readdirSync(debs).filter((f) => f.endsWith(".deb"))) run("dpkg-deb", ["-x", join(debs, deb), dest]);
   } finally {
     rmSync(debs, { recursive: true, force: true });
   }
   if (missing().length > 0) {
-    console.error(`✗ apt-get downloaded ${pkgs.join(" ")}, but ${missing().join(", ")} is still missing in ${unpacked}.`);
+    console.error(`✗ apt-get downloaded ${packages.join(" ")}, but ${missing().join(", ")} is still missing in ${dest}.`);
     process.exit(1);
   }
 }
@@ -109,13 +109,13 @@ if (runsBrowserTests()) ensureChromium();
 if (runsWorkersTests()) ensureDebianPackage("/usr/sbin/vsftpd", "vsftpd", "The FTP tests");
 if (runsWorkersTests()) ensureDebianPackage("/usr/sbin/sshd", "openssh-server", "The SFTP tests");
 // Two more FTP servers beside vsftpd (docs/file-transfer.md): Pure-FTPd, and ProFTPD with mod_tls (in proftpd-mod-crypto).
-if (runsWorkersTests())
-  ensureUnpackedDebianPackages(
-    ["usr/sbin/pure-ftpd", "usr/sbin/proftpd", "usr/lib/proftpd/mod_tls.so"],
-    ["pure-ftpd", "proftpd-core", "proftpd-mod-crypto"],
-    ["libcap2", "libsodium23", "libssl3", "libpam0g", "libacl1", "libhiredis0.14", "libidn2-0", "libmemcached11", "libmemcachedutil2", "libpcre2-8-0", "libpcre2-posix3", "zlib1g"],
-    "The FTP interoperability tests",
-  );
+if (runsWorkersTests()) {
+  const why = "The FTP interoperability tests";
+  ensureUnpackedDebianPackages("pure-ftpd", ["pure-ftpd"], ["usr/sbin/pure-ftpd", "usr/bin/pure-pw"], why, ["libcap2", "libcrypt1", "libpam0g", "libsodium23", "libssl3"]);
+  ensureUnpackedDebianPackages("proftpd", ["proftpd-core", "proftpd-mod-crypto"], ["usr/sbin/proftpd", "usr/lib/proftpd/mod_tls.so"], why, [
+    "libacl1", "libcap2", "libcrypt1", "libhiredis0.14", "libidn2-0", "libmemcached11", "libmemcachedutil2", "libncursesw6", "libpam0g", "libpcre2-8-0", "libpcre2-posix3", "libsodium23", "libssl3", "libtinfo6", "zlib1g",
+  ]);
+}
 run(bin("node"), [join(root, "scripts", "docs-assets.mjs")]);
 run(bin("node"), [bin("depcruise"), "src", "--config", ".dependency-cruiser.cjs"]);
 run(bin("node"), [bin("tsc"), "--noEmit", "-p", "tsconfig.json"]);

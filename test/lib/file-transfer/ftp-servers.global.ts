@@ -3,7 +3,7 @@
 // ProFTPD with mod_tls (FTP and explicit FTPS), each on a free loopback port with a config, a user
 // and a root of its own in a temporary folder. Both packages declare `Conflicts: ftp-server`, as
 // vsftpd is one, so they are not installed: npm test unpacks them into node_modules/.cache/debian
-// (scripts/test.mjs, ensureUnpackedDebianPackages) and they run from there, as root, with their
+// (node_modules/.cache/debian/pure-ftpd and …/proftpd: scripts/test.mjs, ensureUnpackedDebianPackages) and they run from there, as root, with their
 // files owned by `nobody`. Their users are virtual (Pure-FTPd's puredb, ProFTPD's AuthUserFile):
 // nothing of the system is changed. The TLS certificate is vsftpd's (./ftp-certificates.node.ts),
 // which the Worker trusts through FTP_TEST_NETWORK only.
@@ -17,10 +17,10 @@ import { ftpCertificates } from "./ftp-certificates.node";
 import { freePort, freePortRange, waitForGreeting } from "./ftp-server.global";
 
 const UNPACKED = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "node_modules", ".cache", "debian");
-const PURE_FTPD = join(UNPACKED, "usr", "sbin", "pure-ftpd");
-const PURE_PW = join(UNPACKED, "usr", "bin", "pure-pw");
-const PROFTPD = join(UNPACKED, "usr", "sbin", "proftpd");
-const PROFTPD_MODULES = join(UNPACKED, "usr", "lib", "proftpd");
+const PURE_FTPD = join(UNPACKED, "pure-ftpd", "usr", "sbin", "pure-ftpd");
+const PURE_PW = join(UNPACKED, "pure-ftpd", "usr", "bin", "pure-pw");
+const PROFTPD = join(UNPACKED, "proftpd", "usr", "sbin", "proftpd");
+const PROFTPD_MODULES = join(UNPACKED, "proftpd", "usr", "lib", "proftpd");
 const USER = "ordertest-ftp2";
 const PASSWORD = "ordertest-ftp2-password";
 
