@@ -99,6 +99,9 @@ export default defineConfig(async () => {
               "./test/helpers/fake-remote.global.ts",
               "./test/shops/stand-ins/stand-ins.global.ts",
               "./test/lib/file-transfer/ftp-server.global.ts",
+              // A hostile FTP server, and Pure-FTPd and ProFTPD beside vsftpd (docs/file-transfer.md).
+              "./test/lib/file-transfer/ftp-hostile.global.ts",
+              "./test/lib/file-transfer/ftp-servers.global.ts",
               // The real sshd of the SFTP tests (docs/file-transfer-sftp.md).
               "./test/lib/file-transfer/sftp-server.global.ts",
               // The second SSH implementation, ProFTPD's mod_sftp, and hostile SSH servers (docs/file-transfer-sftp.md).

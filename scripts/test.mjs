@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: from a fresh clone with nothing done before it. Installs what is missing (the
 // dependencies; Debian's Chromium for the browser tests, vsftpd for the FTP tests and openssh-server for the SFTP tests, where it can,
-// and ProFTPD unpacked beside them for the SFTP tests' second server), then checks the layering
+// and Pure-FTPd and ProFTPD unpacked beside them for the FTP and SFTP tests' second servers), then checks the layering
 // (dependency-cruiser, the rules in .dependency-cruiser.cjs), type-checks and runs
 // the three test projects, the Workers suite, the browser suite and the docs suite (extra arguments go to vitest:
 // `npm test -- test/orders`, `npm test -- --project workers`).
@@ -50,48 +50,39 @@ function ensureDebianPackage(path, pkg, why) {
 }
 
 /**
- * Debian packages the tests run from a folder of their own instead of installing them: Debian's
- * ProFTPD (proftpd-core, and proftpd-mod-crypto for mod_sftp and mod_tls) conflicts with its vsftpd,
- * which the FTP tests need (both provide ftp-server). So they are fetched (`apt-get download`) and
- * unpacked (`dpkg-deb -x`) into node_modules/.cache/debian/<name>; only the libraries they depend on
- * are installed. `files` (paths inside that folder) show they are there; never skipped.
+ * Debian packages the tests run from a folder of their own rather than install: Pure-FTPd and
+ * ProFTPD each declare `Conflicts: ftp-server`, as vsftpd is one, so apt-get installs at most one of
+ * the three. The libraries they need are installed (they conflict with nothing), the packages
+ * themselves fetched with `apt-get download` and unpacked with `dpkg-deb -x` into
+ * node_modules/.cache/debian/<name> (test/lib/file-transfer/ftp-servers.global.ts runs them from
+ * there). `files` (paths inside that folder) show they are there; never skipped.
  */
-function ensureUnpackedDebianPackages(name, packages, files, why) {
+function ensureUnpackedDebianPackages(name, packages, files, why, libraries = []) {
   const dest = join(root, "node_modules", ".cache", "debian", name);
-  if (files.every((file) => existsSync(join(dest, file)))) return;
+  const missing = () => files.filter((file) => !existsSync(join(dest, file)));
+  if (missing().length === 0) return;
   const isRoot = process.getuid?.() === 0;
   const hasApt = spawnSync("sh", ["-c", "command -v apt-get && command -v dpkg-deb"], { stdio: "ignore" }).status === 0;
   if (!isRoot || !hasApt) {
-    console.error(`✗ ${why} need Debian's ${packages.join(" and ")}, unpacked into ${dest}: run npm test as root on Debian (it fetches them with apt-get download).`);
+    console.error(`✗ ${why} need Debian's ${packages.join(" and ")} unpacked in ${dest}: as root, run \`apt-get install -y ${libraries.join(" ")}\`, then \`apt-get download ${packages.join(" ")}\` and \`dpkg-deb -x <each .deb> ${dest}\`, then npm test again.`);
     process.exit(1);
   }
-  console.log(`→ Unpacking Debian's ${packages.join(" and ")} for ${why.toLowerCase()} into ${dest} (apt-get download)…`);
+  console.log(`→ Unpacking Debian's ${packages.join(", ")} for ${why.toLowerCase()} into ${dest} (apt-get download, dpkg-deb -x)…`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const work = mkdtempSync(join(tmpdir(), `debian-${name}-`));
+  run("apt-get", ["update"], { env });
+  if (libraries.length) run("apt-get", ["install", "-y", "--no-install-recommends", ...libraries], { env });
+  const debs = mkdtempSync(join(tmpdir(), `debian-${name}-`));
   // apt-get download writes as its sandbox user (_apt).
-  chmodSync(work, 0o777);
+  chmodSync(debs, 0o777);
   try {
-    run("apt-get", ["update"], { env });
-    run("apt-get", ["download", ...packages], { env, cwd: work });
-    const debs = readdirSync(work).filter((file) => file.endsWith(".deb")).map((file) => join(work, file));
-    // Their Depends, less each other: the first of each set of alternatives, without versions.
-    const depends = new Set();
-    for (const deb of debs) {
-      const field = spawnSync("dpkg-deb", ["-f", deb, "Depends"], { encoding: "utf8" }).stdout ?? "";
-      for (const entry of field.split(",")) {
-        const dependency = entry.split("|")[0].trim().split(/[\s(:]/)[0];
-        if (dependency && !packages.includes(dependency)) depends.add(dependency);
-      }
-    }
-    if (depends.size) run("apt-get", ["install", "-y", "--no-install-recommends", ...depends], { env });
+    run("apt-get", ["download", ...packages], { env, cwd: debs });
     mkdirSync(dest, { recursive: true });
-    for (const deb of debs) run("dpkg-deb", ["-x", deb, dest]);
+    for (const deb of readdirSync(debs).filter((f) => f.endsWith(".deb"))) run("dpkg-deb", ["-x", join(debs, deb), dest]);
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    rmSync(debs, { recursive: true, force: true });
   }
-  const missing = files.filter((file) => !existsSync(join(dest, file)));
-  if (missing.length) {
-    console.error(`✗ Unpacked ${packages.join(" and ")}, but ${missing.join(", ")} is still missing in ${dest}.`);
+  if (missing().length > 0) {
+    console.error(`✗ apt-get downloaded ${packages.join(" ")}, but ${missing().join(", ")} is still missing in ${dest}.`);
     process.exit(1);
   }
 }
@@ -120,8 +111,15 @@ if (runsBrowserTests()) ensureChromium();
 // The workers project's setup starts a real vsftpd and a real sshd (test/lib/file-transfer/*-server.global.ts).
 if (runsWorkersTests()) ensureDebianPackage("/usr/sbin/vsftpd", "vsftpd", "The FTP tests");
 if (runsWorkersTests()) ensureDebianPackage("/usr/sbin/sshd", "openssh-server", "The SFTP tests");
-// The SFTP tests' second SSH implementation, ProFTPD's mod_sftp (test/lib/file-transfer/proftpd-sftp.global.ts).
-if (runsWorkersTests()) ensureUnpackedDebianPackages("proftpd", ["proftpd-core", "proftpd-mod-crypto"], ["usr/sbin/proftpd", "usr/lib/proftpd/mod_sftp.so"], "The SFTP tests");
+// Two more FTP servers beside vsftpd (docs/file-transfer.md): Pure-FTPd, and ProFTPD with mod_tls; ProFTPD's mod_sftp is the
+// SFTP tests' second SSH implementation (test/lib/file-transfer/proftpd-sftp.global.ts). Both modules are in proftpd-mod-crypto.
+if (runsWorkersTests()) {
+  const why = "The FTP and SFTP interoperability tests";
+  ensureUnpackedDebianPackages("pure-ftpd", ["pure-ftpd"], ["usr/sbin/pure-ftpd", "usr/bin/pure-pw"], why, ["libcap2", "libcrypt1", "libpam0g", "libsodium23", "libssl3"]);
+  ensureUnpackedDebianPackages("proftpd", ["proftpd-core", "proftpd-mod-crypto"], ["usr/sbin/proftpd", "usr/lib/proftpd/mod_tls.so", "usr/lib/proftpd/mod_sftp.so"], why, [
+    "libacl1", "libcap2", "libcrypt1", "libhiredis0.14", "libidn2-0", "libmemcached11", "libmemcachedutil2", "libncursesw6", "libpam0g", "libpcre2-8-0", "libpcre2-posix3", "libsodium23", "libssl3", "libtinfo6", "zlib1g",
+  ]);
+}
 run(bin("node"), [join(root, "scripts", "docs-assets.mjs")]);
 run(bin("node"), [bin("depcruise"), "src", "--config", ".dependency-cruiser.cjs"]);
 run(bin("node"), [bin("tsc"), "--noEmit", "-p", "tsconfig.json"]);

@@ -35,6 +35,10 @@ declare module "vitest" {
      *  one that greets and then closes on the first command, and vsftpd behind a relay that
      *  refuses EPSV and renames onto an existing file. */
     ftpServer: { host: string; port: number; sslReusePort: number; slowPort: number; username: string; password: string; silentPort: number; mutePort: number; dropPort: number; quirkyPort: number };
+    /** The hostile FTP server (test/lib/file-transfer/ftp-hostile.global.ts): its control port, and the port a test scripts its next session on. */
+    ftpHostile: { port: number; scriptPort: number };
+    /** The second and third FTP implementations (test/lib/file-transfer/ftp-servers.global.ts): Pure-FTPd (FTP and explicit FTPS) and ProFTPD with mod_tls (FTP and explicit FTPS over TLS 1.2), each with a user and a root of its own. */
+    ftpOthers: Record<"pureftpd" | "proftpd", { host: string; port: number; username: string; password: string }>;
     /**
      * The real OpenSSH server of the SFTP tests (test/lib/file-transfer/sftp-server.global.ts): its
      * test user's password and private keys (PEM), its host key's fingerprint, the same server with

@@ -4,15 +4,12 @@
 // workerd with TLS: basic-ftp works for plain FTP under nodejs_compat, but its AUTH TLS upgrade
 // (tls.connect({socket}) over a node:net socket) throws inside workerd's node:tls (docs/file-transfer.md).
 import { connect } from "cloudflare:sockets";
+import { FtpReplyError, oneLine, parseEpsv, parseFacts, parseFeatures, parseListing, parseMdtm, parsePasv, parsePwd, parseSize, ReplyReader, type Reply } from "./ftp-parse";
 import { FileTransferError, type FileTransferConnector, type FileTransferErrorKind, type FileTransferSession, type FileTransferSettings, type RemoteFile } from "./transfer";
 
 /** Opens a TCP socket: cloudflare:sockets' connect(), or a service binding's connect() (a network with other trusted CAs). */
 export type SocketOpener = (address: SocketAddress, options: SocketOptions) => Socket;
 
-type Reply = { code: number; text: string };
-
-/** Larger replies than this are not FTP (a wrong port, a server speaking another protocol). */
-const MAX_REPLY_CHARS = 64 * 1024;
 const CHUNK_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
 
@@ -25,71 +22,12 @@ function splitPath(path: string): { directory: string; name: string } {
   return slash < 0 ? { directory: "", name: path } : { directory: path.slice(0, slash + 1), name: path.slice(slash + 1) };
 }
 
-/** "20261125214005" or "20261125214005.123" (MDTM, MLSD's modify fact: UTC) as ISO 8601. */
-function ftpTime(value: string | undefined): string | null {
-  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(?:\.(\d{1,3}))?$/.exec(value ?? "");
-  if (!m) return null;
-  const ms = m[7] ? Number(m[7].padEnd(3, "0")) : 0;
-  const time = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), ms);
-  return Number.isNaN(time) ? null : new Date(time).toISOString();
-}
-
-/** MLSD/MLST facts ("type=file;size=12;modify=2026…; name"). */
-function parseFacts(line: string): RemoteFile | null {
-  const space = line.indexOf(" ");
-  if (space < 0) return null;
-  const facts = new Map<string, string>();
-  for (const fact of line.slice(0, space).split(";")) {
-    const eq = fact.indexOf("=");
-    if (eq > 0) facts.set(fact.slice(0, eq).toLowerCase(), fact.slice(eq + 1));
-  }
-  const type = (facts.get("type") ?? "").toLowerCase();
-  if (type === "cdir" || type === "pdir") return null;
-  const name = line.slice(space + 1);
-  return { name: name.slice(name.lastIndexOf("/") + 1), size: Number(facts.get("size") ?? 0), modifiedAt: ftpTime(facts.get("modify")), isDirectory: type === "dir" };
-}
-
-const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-
-/** One line of LIST in the Unix (ls -l) or the DOS (IIS) format; null for anything else ("total 8"). Times as UTC, to the minute. */
-export function parseListLine(line: string, now = new Date()): RemoteFile | null {
-  const unix = /^([-dlbcps])[-\w]{9}\S*\s+\d+\s+\S+\s+\S+\s+(\d+)\s+([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}:\d{2}|\d{4})\s(.+)$/.exec(line);
-  if (unix) {
-    const [, type, size, monthName, day, timeOrYear, rest] = unix;
-    const month = MONTHS.indexOf(monthName.toLowerCase());
-    let name = rest;
-    if (type === "l") name = name.split(" -> ")[0];
-    if (name === "." || name === "..") return null;
-    let modifiedAt: string | null = null;
-    if (month >= 0) {
-      if (timeOrYear.includes(":")) {
-        // ls leaves the year out for the last six months: this year, or last year for a date ahead of now.
-        const [h, min] = timeOrYear.split(":").map(Number);
-        let time = Date.UTC(now.getUTCFullYear(), month, Number(day), h, min);
-        if (time > now.getTime() + 86_400_000) time = Date.UTC(now.getUTCFullYear() - 1, month, Number(day), h, min);
-        modifiedAt = new Date(time).toISOString();
-      } else modifiedAt = new Date(Date.UTC(Number(timeOrYear), month, Number(day))).toISOString();
-    }
-    return { name, size: Number(size), modifiedAt, isDirectory: type === "d" };
-  }
-  const dos = /^(\d{2})-(\d{2})-(\d{2}|\d{4})\s+(\d{1,2}):(\d{2})\s*([AP]M)\s+(<DIR>|\d+)\s+(.+)$/i.exec(line);
-  if (dos) {
-    const [, mm, dd, yy, hh, min, ampm, sizeOrDir, name] = dos;
-    const year = yy.length === 2 ? 2000 + Number(yy) : Number(yy);
-    const hour = (Number(hh) % 12) + (ampm.toUpperCase() === "PM" ? 12 : 0);
-    const isDirectory = sizeOrDir.toUpperCase() === "<DIR>";
-    return { name, size: isDirectory ? 0 : Number(sizeOrDir), modifiedAt: new Date(Date.UTC(year, Number(mm) - 1, Number(dd), hour, Number(min))).toISOString(), isDirectory };
-  }
-  return null;
-}
-
 class FtpSession implements FileTransferSession {
   private socket: Socket | null = null;
   private reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   private writer: WritableStreamDefaultWriter<Uint8Array> | null = null;
   private data: Socket | null = null;
-  private text = "";
-  private decoder = new TextDecoder();
+  private replies = new ReplyReader();
   /** The command that went out and whose answer has not come (an error then leaves its outcome unclear). */
   private pending: string | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -192,11 +130,8 @@ class FtpSession implements FileTransferSession {
       if (pass.code !== 230 && pass.code !== 202) throw this.refusal(pass, "the login");
     } else if (user.code !== 230) throw this.refusal(user, "the login");
     await this.expect("TYPE I", [200]);
-    const feat = await this.command("FEAT");
-    if (feat.code === 211) this.mlst = feat.text.split("\n").some((line) => /^\s*MLST\b/i.test(line));
-    const pwd = await this.command("PWD");
-    const dir = /"((?:[^"]|"")*)"/.exec(pwd.text);
-    if (pwd.code === 257 && dir) this.home = dir[1].replace(/""/g, '"');
+    this.mlst = parseFeatures(await this.command("FEAT")).has("MLST");
+    this.home = parsePwd(await this.command("PWD")) ?? this.home;
   }
 
   private async startTls(): Promise<void> {
@@ -225,31 +160,25 @@ class FtpSession implements FileTransferSession {
   /** The next complete reply on the control connection (multi-line replies joined with \n). */
   private async reply(): Promise<Reply> {
     for (;;) {
-      const reply = this.takeReply();
+      const reply = this.parsed(() => this.replies.take());
       if (reply) {
         this.pending = null;
         return reply;
       }
       const { value, done } = await this.within(this.reader!.read());
       if (done) throw this.fail(new FileTransferError("protocol", `${this.server} closed the connection${this.pending ? ` without answering ${this.pending}` : ""}`, this.pending !== null));
-      this.text += this.decoder.decode(value, { stream: true });
-      if (this.text.length > MAX_REPLY_CHARS) throw this.fail(new FileTransferError("protocol", `${this.server} does not speak FTP (${MAX_REPLY_CHARS} characters without a complete reply)`));
+      this.replies.push(value);
     }
   }
 
-  private takeReply(): Reply | null {
-    const lines = this.text.split(/\r?\n/);
-    if (lines.length < 2) return null;
-    const first = /^(\d{3})([ -])/.exec(lines[0]);
-    if (!first) throw this.fail(new FileTransferError("protocol", `${this.server} does not speak FTP (it said ${JSON.stringify(lines[0].slice(0, 80))})`));
-    let last = 0;
-    if (first[2] === "-") {
-      last = lines.findIndex((line, i) => i > 0 && i < lines.length - 1 && line.startsWith(`${first[1]} `));
-      if (last < 0) return null;
+  /** What a parser read from a reply; a reply it cannot read ends the session, in words. */
+  private parsed<T>(parse: () => T): T {
+    try {
+      return parse();
+    } catch (error) {
+      if (!(error instanceof FtpReplyError)) throw error;
+      throw this.fail(new FileTransferError("protocol", `${this.server} ${error.message}`, this.pending !== null));
     }
-    const used = lines.slice(0, last + 1);
-    this.text = lines.slice(last + 1).join("\n");
-    return { code: Number(first[1]), text: used.join("\n") };
   }
 
   private async command(line: string, shown = line): Promise<Reply> {
@@ -267,7 +196,7 @@ class FtpSession implements FileTransferSession {
 
   /** A negative reply, in words, as the kind a caller can act on. */
   private refusal(reply: Reply, what: string, kind?: FileTransferErrorKind): FileTransferError {
-    const said = reply.text.replace(/\s*\n\s*/g, " ");
+    const said = oneLine(reply.text);
     if (kind) return new FileTransferError(kind, `${this.server} refused ${what}: ${kind === "not_found" ? "no such file or directory" : "permission denied"} (${said})`);
     if (reply.code === 530) return new FileTransferError("auth", `${this.server} refused the login of ${this.settings.username}: authentication failed (${said})`);
     if (reply.code === 452 || reply.code === 552) return new FileTransferError("disk_full", `${this.server} refused ${what}: its disk is full or the quota is used up (${said})`);
@@ -290,21 +219,26 @@ class FtpSession implements FileTransferSession {
    * transfer command) sent over the control connection. The connection is awaited only after the
    * server's 150: with PROT P it starts with a TLS handshake the server takes up only once it has
    * the command.
+   *
+   * The address a PASV answer names is checked, then never connected to: the data connection goes
+   * to the host we were given, as curl (`--ftp-skip-pasv-ip`, its default) and FileZilla do. Behind
+   * NAT that address is often a private one, and a hostile server could name any other (the cloud's
+   * metadata address, a host inside the network) to make us connect there.
    */
   private async transfer(line: string, refused: (reply: Reply) => Promise<FileTransferError>): Promise<Socket> {
     let port: number | null = null;
+    let named: string | null = null;
     if (this.epsv) {
       const reply = await this.command("EPSV");
-      const m = /\(([^\d\s])\1\1(\d+)\1\)/.exec(reply.text);
-      if (reply.code === 229 && m) port = Number(m[2]);
+      if (reply.code === 229) port = this.parsed(() => parseEpsv(reply));
       else this.epsv = false;
     }
     if (port === null) {
       const reply = await this.command("PASV");
-      const m = /(\d+),(\d+),(\d+),(\d+),(\d+),(\d+)/.exec(reply.text);
-      if (reply.code !== 227 || !m) throw this.refusal(reply, "passive mode (PASV)");
-      // The address in the reply is often a private one behind NAT: the control connection's host is used.
-      port = Number(m[5]) * 256 + Number(m[6]);
+      if (reply.code !== 227) throw this.refusal(reply, "passive mode (PASV)");
+      const pasv = this.parsed(() => parsePasv(reply));
+      port = pasv.port;
+      if (pasv.host !== this.settings.host) named = pasv.host;
     }
     const data = this.open({ hostname: this.settings.host, port }, { secureTransport: this.tls ? "on" : "off", allowHalfOpen: false });
     this.data = data;
@@ -321,7 +255,8 @@ class FtpSession implements FileTransferSession {
     const error = await this.within(opened);
     if (error) {
       this.pending = line;
-      throw new FileTransferError(this.tls ? "tls" : "refused", `the data connection to ${this.server} on port ${port} failed${this.tls ? " (its TLS handshake)" : ""}: ${error instanceof Error ? error.message : String(error)}`, true);
+      const elsewhere = named ? ` (its PASV answer named ${named}, which we do not connect to: the data connection goes to ${this.settings.host})` : "";
+      throw new FileTransferError(this.tls ? "tls" : "refused", `the data connection to ${this.server} on port ${port} failed${this.tls ? " (its TLS handshake)" : ""}${elsewhere}: ${error instanceof Error ? error.message : String(error)}`, true);
     }
     return data;
   }
@@ -407,8 +342,9 @@ class FtpSession implements FileTransferSession {
     const name = splitPath(path).name;
     const size = await this.command(`SIZE ${path}`);
     if (size.code === 213) {
-      const mdtm = await this.command(`MDTM ${path}`);
-      return { name, size: Number(size.text.slice(4).trim()), modifiedAt: mdtm.code === 213 ? ftpTime(mdtm.text.slice(4).trim()) : null, isDirectory: false };
+      const bytes = this.parsed(() => parseSize(size));
+      if (bytes === null) throw this.fail(new FileTransferError("protocol", `${this.server} answered SIZE ${path} without a size (${oneLine(size.text)})`));
+      return { name, size: bytes, modifiedAt: parseMdtm(await this.command(`MDTM ${path}`)), isDirectory: false };
     }
     if (!(await this.enter(path))) return null;
     await this.leave();
@@ -427,9 +363,7 @@ class FtpSession implements FileTransferSession {
       if (!(await this.enter(directory))) throw new FileTransferError("not_found", `${this.server} has no directory ${directory} we may enter`);
       try {
         const bytes = await this.download(this.mlst ? "MLSD" : "LIST", `the listing of ${directory}`, directory, 64 * 1024 * 1024);
-        const lines = new TextDecoder().decode(bytes).split(/\r?\n/).filter((line) => line.length > 0);
-        const files = lines.map((line) => (this.mlst ? parseFacts(line) : parseListLine(line)));
-        return files.filter((file): file is RemoteFile => file !== null);
+        return parseListing(bytes, this.mlst);
       } finally {
         if (!this.broken && !this.timedOut) await this.leave();
       }
@@ -439,7 +373,8 @@ class FtpSession implements FileTransferSession {
   read(path: string, maxBytes: number): Promise<Uint8Array> {
     return this.run(async () => {
       const size = await this.command(`SIZE ${path}`);
-      if (size.code === 213 && Number(size.text.slice(4).trim()) > maxBytes) throw new FileTransferError("protocol", `${path} on ${this.server} is larger than the limit of ${maxBytes} bytes`);
+      // A size we cannot read is left to the download, which stops at maxBytes all the same.
+      if ((parseSize(size) ?? 0) > maxBytes) throw new FileTransferError("protocol", `${path} on ${this.server} is larger than the limit of ${maxBytes} bytes`);
       return this.download(`RETR ${path}`, `the download of ${path}`, path, maxBytes);
     });
   }

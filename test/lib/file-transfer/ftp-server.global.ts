@@ -25,7 +25,7 @@ const PASSWORD = "ordertest-ftp-password";
 const PAM_SERVICE = "order-intake-ftp-test";
 
 /** A port free on loopback now (the system picks it). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);
@@ -37,7 +37,7 @@ function freePort(): Promise<number> {
 }
 
 /** A run of `count` consecutive loopback ports all free now, for vsftpd's passive data connections. */
-async function freePortRange(count: number): Promise<[number, number]> {
+export async function freePortRange(count: number): Promise<[number, number]> {
   const isFree = (port: number) =>
     new Promise<boolean>((resolve) => {
       const server = net.createServer();
@@ -71,7 +71,7 @@ function ensureUser(): { uid: number; gid: number } {
   return { uid, gid };
 }
 
-async function waitForGreeting(port: number, deadline: number): Promise<void> {
+export async function waitForGreeting(port: number, deadline: number): Promise<void> {
   while (Date.now() < deadline) {
     const greeted = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, "127.0.0.1");
@@ -82,7 +82,7 @@ async function waitForGreeting(port: number, deadline: number): Promise<void> {
     if (greeted) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`vsftpd did not greet on 127.0.0.1:${port}`);
+  throw new Error(`the FTP server did not greet on 127.0.0.1:${port}`);
 }
 
 export default async function setup(project: TestProject) {

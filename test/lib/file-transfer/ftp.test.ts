@@ -3,7 +3,8 @@
 // polling the folder, a repeated upload, and each failure as a kind and in words.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { createFtpConnector, ftpConnector, parseListLine, type SocketOpener } from "../../../src/lib/file-transfer/ftp";
+import { createFtpConnector, ftpConnector, type SocketOpener } from "../../../src/lib/file-transfer/ftp";
+import { parseListLine } from "../../../src/lib/file-transfer/ftp-parse";
 import { FileTransferError, type FileTransferSession, type FileTransferSettings } from "../../../src/lib/file-transfer/transfer";
 
 const server = inject("ftpServer");
