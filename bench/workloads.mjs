@@ -80,6 +80,9 @@ export function workloads(marker, runId, session = { cookies: [], turn: 0 }) {
     // q (issue 22): one order by its reference; a last name many orders share (counted from one counter, the page a walk of its key).
     list("q reference", "", { request: () => ({ method: "GET", path: `/api/v1/orders?q=${sample.references[searched++ % sample.references.length]}` }), check: (s, j) => s === 200 && j?.meta?.total === 1 }),
     list("q last name", "q=jansen"),
+    // q by prefix (issue 31): the start of a last name and of a city, each a key of its own, so the same walk of one key's range.
+    list("q prefix", "q=jans"),
+    list("q city prefix", "q=utrec"),
     list("sort=-total", "sort=-total"),
     list("sort=created_at", "sort=created_at"),
     list("per_page=50", "per_page=50"),

@@ -238,6 +238,25 @@ function sortColumn(query: URLSearchParams, current: string, column: "created_at
 
 function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNullable<ListView["result"]>; filtered: boolean }) {
   if (result.total === 0) {
+    const searched = view.query.get("q")?.trim();
+    if (searched) {
+      // Say it about the search, not about dates and totals (issue 31).
+      const others = [...view.query.keys()].some((k) => !["q", "page", "per_page", "sort"].includes(k) && view.query.get(k) !== "");
+      return (
+        <EmptyState title={`No order matches “${searched}”${others ? " with these filters" : ""}`}>
+          <p>
+            The search finds an order by its reference, external ID or postcode, or by the start (3 characters or more) of its customer's
+            name, company, city or e-mail, or of a product name on it. Check the spelling
+            {others ? (
+              <>
+                , <a href={`/console/orders?${new URLSearchParams({ q: searched })}`}>search all orders</a>
+              </>
+            ) : null}{" "}
+            or <a href="/console/orders">clear the search</a>.
+          </p>
+        </EmptyState>
+      );
+    }
     return filtered ? (
       <EmptyState title="No orders match these filters">
         <p>

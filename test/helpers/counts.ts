@@ -15,7 +15,43 @@ function add(map: Counted, key: string, n = 1) {
   map.set(key, (map.get(key) ?? 0) + n);
 }
 
-/** fts: the external_id index and the order search's keys (order_search_keys, rows "search|…"). */
+/** The order search's keys of one order, each with how many of its values give it (drizzle/0037). */
+export function searchKeysOf(order: SearchedOrder, lineNames: string[]): Counted {
+  const keys: Counted = new Map();
+  const norm = (v: string) => asciiLower(v.replace(/[ \t\n\r]/g, ""));
+  // Characters as SQLite's substr() and length() count them: code points.
+  const prefixes = (v: string) => {
+    const chars = Array.from(v);
+    for (let j = 3; j <= Math.min(24, chars.length); j++) add(keys, chars.slice(0, j).join(""));
+  };
+  const whole = [order.reference, order.external_id, order.first_name, order.last_name, order.first_name + order.last_name, order.company_name, order.email, order.postcode, order.city, ...lineNames];
+  for (const v of whole) if (v !== null) add(keys, norm(v));
+  for (const v of [`${order.first_name} ${order.last_name}`, order.company_name, order.city]) {
+    if (v === null) continue;
+    const chars = Array.from(v);
+    const space = (c: string | undefined) => c !== undefined && /[ \t\n\r]/.test(c);
+    chars.forEach((c, i) => {
+      if (!space(c) && (i === 0 || space(chars[i - 1]))) prefixes(norm(chars.slice(i).join("")));
+    });
+  }
+  if (order.email !== null) prefixes(norm(order.email));
+  for (const name of lineNames) prefixes(norm(name));
+  keys.delete("");
+  return keys;
+}
+
+export type SearchedOrder = {
+  reference: string;
+  external_id: string;
+  first_name: string;
+  last_name: string;
+  company_name: string | null;
+  email: string | null;
+  postcode: string;
+  city: string;
+};
+
+/** fts: the external_id index and the order search's keys (order_search_keys, rows "search|…|n"). */
 export type CountsDiff = { counters: string[]; facets: string[]; fts: string[] };
 
 /** Every difference between what is stored and what the base tables say (empty when exact). */
@@ -24,9 +60,9 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
   const lineScope = accountIds ? `WHERE l.account_id IN (SELECT value FROM json_each('${JSON.stringify(accountIds)}'))` : "";
   const [orders, lines, products, counters, facets, fts, searchKeys] = await db.batch([
     db.prepare(
-      `SELECT id, account_id, test, blocked, source, created_at, completed_at, total, external_id, reference, first_name, last_name, company_name, email, postcode FROM orders ${scope}`,
+      `SELECT id, account_id, test, blocked, source, created_at, completed_at, total, external_id, reference, first_name, last_name, company_name, email, postcode, city FROM orders ${scope}`,
     ),
-    db.prepare(`SELECT l.order_id, l.current_status, l.matched_supplier_id FROM order_lines l ${lineScope}`),
+    db.prepare(`SELECT l.order_id, l.current_status, l.matched_supplier_id, l.name FROM order_lines l ${lineScope}`),
     db.prepare(`SELECT account_id, product_feed_id FROM products ${scope}`),
     db.prepare(`SELECT account_id, test, kind, key, n FROM counters ${scope}`),
     db.prepare(`SELECT account_id, test, kind, value, created_at, order_id, n FROM order_facets ${scope}`),
@@ -35,26 +71,16 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
     db.prepare(
       `SELECT r FROM (SELECT (rowid >> 40) || '|' || (((rowid & 1099511627775) >> 32) * 1099511627776 + (rowid & 4294967295)) AS r, rowid >> 41 AS account_id FROM orders_external_fts) ${scope}`,
     ),
-    db.prepare(`SELECT account_id, test, key, created_at, order_id FROM order_search_keys ${scope}`),
+    db.prepare(`SELECT account_id, test, key, created_at, order_id, n FROM order_search_keys ${scope}`),
   ]);
-  type O = {
-    id: number;
-    account_id: number;
-    test: number;
-    blocked: number;
-    source: string;
-    created_at: string;
-    completed_at: string | null;
-    total: number;
-    external_id: string;
-    reference: string;
-    first_name: string;
-    last_name: string;
-    company_name: string | null;
-    email: string | null;
-    postcode: string;
-  };
-  type L = { order_id: number; current_status: string; matched_supplier_id: number | null };
+  type O = SearchedOrder & { id: number; account_id: number; test: number; blocked: number; source: string; created_at: string; completed_at: string | null; total: number };
+  type L = { order_id: number; current_status: string; matched_supplier_id: number | null; name: string };
+  const namesOf = new Map<number, string[]>();
+  for (const l of lines.results as L[]) {
+    const names = namesOf.get(l.order_id) ?? [];
+    names.push(l.name);
+    namesOf.set(l.order_id, names);
+  }
 
   const byOrder = new Map<number, { statuses: Map<number, number>; suppliers: Map<number, number> }>();
   for (const l of lines.results as L[]) {
@@ -93,12 +119,10 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
       for (const b of suppliers.slice(i + 1)) c("orders.supplier_pair", `${a},${b}`);
     });
     expectedFts.add(`${o.account_id * 2 + o.test}|${o.id}`);
-    // The order search (drizzle/0023): each distinct normalised value once, counted per key.
-    const values = [o.reference, o.external_id, o.first_name, o.last_name, o.first_name + o.last_name, o.company_name, o.email, o.postcode];
-    const keys = new Set(values.filter((v) => v !== null).map((v) => asciiLower(v!.replace(/[ \t\n\r]/g, ""))).filter((k) => k !== ""));
-    for (const key of keys) {
+    // The order search (drizzle/0023, 0037): each key once per order with how many values give it, counted per key.
+    for (const [key, n] of searchKeysOf(o, namesOf.get(o.id) ?? [])) {
       c("orders.search", key);
-      expectedFts.add(`search|${o.account_id}|${o.test}|${key}|${o.created_at}|${o.id}`);
+      expectedFts.add(`search|${o.account_id}|${o.test}|${key}|${o.created_at}|${o.id}|${n}`);
     }
   }
   for (const p of products.results as { account_id: number; product_feed_id: number }[]) {
@@ -118,8 +142,8 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
     return out.sort();
   };
   const storedFts = new Set((fts.results as { r: string }[]).map((r) => r.r));
-  for (const k of searchKeys.results as { account_id: number; test: number; key: string; created_at: string; order_id: number }[]) {
-    storedFts.add(`search|${k.account_id}|${k.test}|${k.key}|${k.created_at}|${k.order_id}`);
+  for (const k of searchKeys.results as { account_id: number; test: number; key: string; created_at: string; order_id: number; n: number }[]) {
+    storedFts.add(`search|${k.account_id}|${k.test}|${k.key}|${k.created_at}|${k.order_id}|${k.n}`);
   }
   return {
     counters: differences(expectedCounters, stored(counters.results as Record<string, unknown>[], (r) => `${r.account_id}|${r.test}|${r.kind}|${r.key}`)),

@@ -63,6 +63,34 @@ describe("the orders page's search", () => {
     expect(await page.getByLabel("Search", { exact: true }).inputValue()).toBe("Jansen");
   });
 
+  it("finds an order by the start of a customer's name or e-mail, and says so about the search when it finds nothing", async () => {
+    for (const [typed, found] of [
+      ["Anna de", [anna()]],
+      ["anna.de.v", [anna()]],
+      ["de vri", [anna()]],
+      ["utrec", [anna()]],
+    ] as const) {
+      await page.goto("/console/orders");
+      await page.getByLabel("Search", { exact: true }).fill(typed);
+      await page.getByRole("button", { name: "Apply filters" }).click();
+      await page.waitForURL((url) => url.searchParams.get("q") === typed);
+      await page.waitForFunction((n) => document.querySelectorAll("tbody tr").length === n, found.length);
+      expect(await columnTexts(page, "Reference"), typed).toEqual([...found]);
+      expect(await references(`q=${encodeURIComponent(typed)}`)).toEqual([...found]);
+    }
+    await page.goto("/console/orders?q=Zzqx");
+    expect(await page.getByRole("heading", { name: "No order matches “Zzqx”", exact: true }).isVisible()).toBe(true);
+    expect(await page.locator(".empty-state").innerText()).toContain("by the start (3 characters or more) of its customer's name, company, city or e-mail");
+    expect(await page.getByRole("heading", { name: "No orders match these filters" }).count()).toBe(0);
+    await expectAccessible(page);
+    // With another filter, the way out is the same search over every order.
+    await page.goto(`/console/orders?q=${encodeURIComponent("Anna de")}&statuses=skipped`);
+    expect(await page.getByRole("heading", { name: "No order matches “Anna de” with these filters" }).isVisible()).toBe(true);
+    await page.getByRole("link", { name: "search all orders" }).click();
+    await page.waitForURL((url) => url.search === `?q=${encodeURIComponent("Anna de").replace(/%20/g, "+")}`);
+    expect(await columnTexts(page, "Reference")).toEqual([anna()]);
+  });
+
   it("shows a search that is too long beside the box, in the API's words", async () => {
     const res = await page.goto(`/console/orders?q=${"x".repeat(256)}`);
     expect(res!.status()).toBe(422);

@@ -58,10 +58,13 @@ export const FACET_SUPPLIER = 1;
 /**
  * The order search (`q` on the order list): one row per order and search key, each key a value of
  * the order normalised as searchKey() in src/orders/list.query.ts does (whitespace dropped, ASCII
- * letters lower-cased): its reference, external_id, first name, last name, first and last name
- * together, company name, e-mail and postcode. Keyed so that one key of (account, test) is a range
- * of orders newest first; counters kind orders.search holds how many orders have each key. Derived
- * from orders by triggers (drizzle/0023_order_search.sql), never written by the application.
+ * letters lower-cased). Whole values: its reference, external_id, first name, last name, first and
+ * last name together, company name, e-mail, postcode, city and each line's product name. Prefixes
+ * (3 to 24 characters): of the name and the company and the city from each of their words on, of the
+ * e-mail, and of each product name (drizzle/0037_order_search_prefixes.sql). Keyed so that one key
+ * of (account, test) is a range of orders newest first; counters kind orders.search holds how many
+ * orders have each key. Derived from orders and order_lines by triggers, never written by the
+ * application.
  */
 export const orderSearchKeys = sqliteTable(
   "order_search_keys",
@@ -71,6 +74,8 @@ export const orderSearchKeys = sqliteTable(
     key: text("key").notNull(),
     createdAt: text("created_at").notNull(),
     orderId: integer("order_id").notNull(),
+    /** How many of the order's values give it this key (a key leaves the order when none is left). */
+    n: integer("n").notNull().default(1),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.test, t.key, t.createdAt, t.orderId] })],
 );

@@ -1,0 +1,1 @@
+ALTER TABLE `order_search_keys` ADD `n` integer DEFAULT 1 NOT NULL;
