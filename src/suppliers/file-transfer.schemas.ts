@@ -42,11 +42,21 @@ const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-
 const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}=?$/;
 const PEM = /^-----BEGIN (?:OPENSSH |RSA |EC |ENCRYPTED )?PRIVATE KEY-----[\s\S]+-----END (?:OPENSSH |RSA |EC |ENCRYPTED )?PRIVATE KEY-----\s*$/;
 
-/** A folder on the server: no control characters (field.id) and no "..". */
+/**
+ * A folder on the server: no control characters (field.id), no ".." segment and no backslash. A
+ * Windows FTP server (IIS) takes a backslash as a separator as well as "/", so ".." is looked for
+ * between either, and, as Windows drops a name's trailing dots and spaces, "..." and ".. " count as
+ * "..". Since "/" works on Windows too while a Unix server would take a backslash for part of a name,
+ * "/" is the one separator a folder may use.
+ */
 const directory = (description: string) =>
   field
     .id(FILE_TRANSFER_LIMITS.directory)
-    .refine((v) => v.length > FILE_TRANSFER_LIMITS.directory || !v.split("/").includes(".."), "The :attribute field must not contain '..'.")
+    .superRefine((v, ctx) => {
+      if (v.length > FILE_TRANSFER_LIMITS.directory) return;
+      if (v.split(/[/\\]/).some((segment) => /^[. ]*\.\.[. ]*$/.test(segment))) ctx.addIssue({ code: "custom", message: "The :attribute field must not contain '..'." });
+      else if (v.includes("\\")) ctx.addIssue({ code: "custom", message: "The :attribute field must separate folders with '/', not '\\'." });
+    })
     .openapi({ description });
 
 function template(required: "dispatch_id" | "cancellation_id", description: string) {

@@ -133,6 +133,45 @@ describe.concurrent("file_transfer settings", () => {
     expect(await supplierCount(creds)).toBe(0);
   });
 
+  it("folders: '..' between backslashes as between slashes, and any backslash, refused in each folder field on create and update; nothing stored", async () => {
+    const creds = await createAccount();
+    const { id } = (await create(creds, { ...sftp, directory: "in", inbound: { directory: "out", archive_directory: "out/done" } })).json;
+    const before = await stored(id);
+    const dots = "must not contain '..'.";
+    const slash = "must separate folders with '/', not '\\'.";
+    const cases: [string, string][] = [
+      ["..\\..\\etc", dots],
+      ["a\\..\\b", dots],
+      ["..\\", dots],
+      ["in/..\\out", dots],
+      ["in/../out", dots],
+      ["in/...", dots],
+      ["in/.. /x", dots],
+      ["in\\orders", slash],
+      ["\\in", slash],
+    ];
+    for (const [folder, message] of cases) {
+      const at = {
+        "file_transfer.directory": { ...sftp, directory: folder },
+        "file_transfer.inbound.directory": { ...sftp, inbound: { directory: folder } },
+        "file_transfer.inbound.archive_directory": { ...sftp, inbound: { directory: "out", archive_directory: folder } },
+      };
+      for (const [name, file_transfer] of Object.entries(at)) {
+        const expected = invalid({ [name]: [`The ${name} field ${message}`] });
+        const created = await create(creds, file_transfer);
+        expect({ folder, status: created.status, json: created.json }).toEqual({ folder, ...expected });
+        const updated = await call("PATCH", `/api/v1/suppliers/${id}`, { creds, body: { file_transfer } });
+        expect({ folder, status: updated.status, json: updated.json }).toEqual({ folder, ...expected });
+      }
+    }
+    expect(await stored(id)).toEqual(before);
+    expect(await supplierCount(creds)).toBe(1);
+    // What stays allowed: names with dots in them, "." and absolute folders.
+    const fine = await call("PATCH", `/api/v1/suppliers/${id}`, { creds, body: { file_transfer: { ...sftp, directory: "/home/orders/..in/v1.2/.", inbound: { directory: "." } } } });
+    expect(fine.status).toBe(200);
+    expect(fine.json.file_transfer).toMatchObject({ directory: "/home/orders/..in/v1.2/.", inbound: { directory: ".", archive_directory: null } });
+  });
+
   it("every limit at its maximum and one past it", async () => {
     const creds = await createAccount();
     const column = { field: "sku", header: "h".repeat(255) };
