@@ -121,8 +121,19 @@ describe.concurrent("file_transfer settings", () => {
     expect(await refused({ ...sftp, delimiter: ":", encoding: "utf-16" })).toEqual(
       invalid({
         "file_transfer.delimiter": ['The selected file_transfer.delimiter is invalid. Allowed values: ",", ";", "\\t", "|".'],
-        "file_transfer.encoding": ["The selected file_transfer.encoding is invalid. Allowed values: utf-8, iso-8859-1."],
+        "file_transfer.encoding": ["The selected file_transfer.encoding is invalid. Allowed values: utf-8, iso-8859-1, windows-1252."],
       }),
+    );
+    // A column header the encoding cannot write would refuse every file: refused now (€ is in windows-1252, not in iso-8859-1).
+    const headers = [{ field: "sku", header: "Prijs €" }, { field: "name", header: "Nazwa Łódź" }];
+    expect(await refused({ ...sftp, encoding: "iso-8859-1", columns: headers })).toEqual(
+      invalid({
+        "file_transfer.columns.0.header": ['The file_transfer.columns.0.header field holds "€", which iso-8859-1 cannot write.'],
+        "file_transfer.columns.1.header": ['The file_transfer.columns.1.header field holds "Ł", which iso-8859-1 cannot write.'],
+      }),
+    );
+    expect(await refused({ ...sftp, encoding: "windows-1252", columns: headers })).toEqual(
+      invalid({ "file_transfer.columns.1.header": ['The file_transfer.columns.1.header field holds "Ł", which windows-1252 cannot write.'] }),
     );
     expect(await refused({ ...sftp, columns: [{ field: "colour", header: "Colour" }], inbound: { format: "csv" } })).toEqual(
       invalid({
