@@ -101,6 +101,48 @@ export function decodeStrictly(bytes: Uint8Array, charset: Charset): DecodeResul
   return offset === -1 ? { ok: true, text: singleByte(bytes, charset) } : { ok: false, charset, offset, byte: bytes[offset] };
 }
 
+// ---- Writing -----------------------------------------------------------------
+
+/** The single-byte charsets we write files in. */
+export type SingleByteCharset = "ISO-8859-1" | "windows-1252";
+
+// windows-1252's 27 characters at 0x80-0x9F, by code point: the same table read backwards.
+const CP1252_BYTE = new Map(CP1252_HIGH.flatMap((cp, i) => (cp === 0 ? [] : [[cp, 0x80 + i] as const])));
+
+/**
+ * The byte a character is in a single-byte charset, or -1 when the charset has none for it.
+ * windows-1252 has no byte for U+0080-U+009F (its 0x80-0x9F are other characters) and none at the
+ * five bytes it leaves undefined: a C1 control is not written as a byte that a reader takes for €.
+ */
+export function byteOf(codePoint: number, charset: SingleByteCharset): number {
+  if (codePoint < 0x80 || (codePoint >= 0xa0 && codePoint <= 0xff)) return codePoint;
+  if (charset === "ISO-8859-1") return codePoint <= 0xff ? codePoint : -1;
+  return CP1252_BYTE.get(codePoint) ?? -1;
+}
+
+/** The first character of a text that a single-byte charset cannot write, or null. */
+export function firstUnwritable(text: string, charset: SingleByteCharset): { char: string; codePoint: number; index: number } | null {
+  let index = 0;
+  for (const char of text) {
+    const codePoint = char.codePointAt(0)!;
+    if (byteOf(codePoint, charset) === -1) return { char, codePoint, index };
+    index += char.length;
+  }
+  return null;
+}
+
+/** A text as bytes of a single-byte charset; every character must be one it has (firstUnwritable says). */
+export function encodeSingleByte(text: string, charset: SingleByteCharset): Uint8Array {
+  const out = new Uint8Array(text.length);
+  let n = 0;
+  for (const char of text) {
+    const byte = byteOf(char.codePointAt(0)!, charset);
+    if (byte === -1) throw new RangeError(`U+${char.codePointAt(0)!.toString(16).toUpperCase()} has no byte in ${charset}`);
+    out[n++] = byte;
+  }
+  return out.subarray(0, n);
+}
+
 /** A text's size in UTF-8 bytes. */
 export function utf8Size(text: string): number {
   let size = text.length;

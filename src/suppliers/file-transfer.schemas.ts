@@ -3,6 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { FILE_FORMATS } from "../db/schema";
 import { CSV_COLUMNS } from "../forwarding/document";
+import { firstUnwritable } from "../lib/charset";
 import { field } from "../lib/validation";
 
 export const FILE_TRANSFER_LIMITS = {
@@ -21,7 +22,7 @@ export const DEFAULT_CANCELLATION_FILENAME = "cancellation-{reference}-{cancella
 /** Placeholders a filename template may hold. */
 export const FILENAME_PLACEHOLDERS = ["reference", "external_id", "dispatch_id", "cancellation_id", "supplier_id", "date", "ext"] as const;
 export const DELIMITERS = [",", ";", "\t", "|"] as const;
-export const ENCODINGS = ["utf-8", "iso-8859-1"] as const;
+export const ENCODINGS = ["utf-8", "iso-8859-1", "windows-1252"] as const;
 
 /** The fields an answer file's row may carry, each by its own name unless `columns` maps it. */
 export const ANSWER_FIELDS = [
@@ -42,11 +43,21 @@ const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-
 const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}=?$/;
 const PEM = /^-----BEGIN (?:OPENSSH |RSA |EC |ENCRYPTED )?PRIVATE KEY-----[\s\S]+-----END (?:OPENSSH |RSA |EC |ENCRYPTED )?PRIVATE KEY-----\s*$/;
 
-/** A folder on the server: no control characters (field.id) and no "..". */
+/**
+ * A folder on the server: no control characters (field.id), no ".." segment and no backslash. A
+ * Windows FTP server (IIS) takes a backslash as a separator as well as "/", so ".." is looked for
+ * between either, and, as Windows drops a name's trailing dots and spaces, "..." and ".. " count as
+ * "..". Since "/" works on Windows too while a Unix server would take a backslash for part of a name,
+ * "/" is the one separator a folder may use.
+ */
 const directory = (description: string) =>
   field
     .id(FILE_TRANSFER_LIMITS.directory)
-    .refine((v) => v.length > FILE_TRANSFER_LIMITS.directory || !v.split("/").includes(".."), "The :attribute field must not contain '..'.")
+    .superRefine((v, ctx) => {
+      if (v.length > FILE_TRANSFER_LIMITS.directory) return;
+      if (v.split(/[/\\]/).some((segment) => /^[. ]*\.\.[. ]*$/.test(segment))) ctx.addIssue({ code: "custom", message: "The :attribute field must not contain '..'." });
+      else if (v.includes("\\")) ctx.addIssue({ code: "custom", message: "The :attribute field must separate folders with '/', not '\\'." });
+    })
     .openapi({ description });
 
 function template(required: "dispatch_id" | "cancellation_id", description: string) {
@@ -143,7 +154,11 @@ export const FileTransferBody = z
     format: z.enum(FILE_FORMATS).optional().openapi({ description: "csv (the default), xml or json." }),
     columns: columns(CSV_COLUMNS, `CSV: the columns in their order, each a field of the order CSV and its header (up to ${FILE_TRANSFER_LIMITS.columns}); by default every field under its own name.`),
     delimiter: z.enum(DELIMITERS).optional().openapi({ description: "CSV: the separator, \",\" (the default), \";\", a tab or \"|\"." }),
-    encoding: z.enum(ENCODINGS).optional().openapi({ description: "utf-8 (the default) or iso-8859-1; a character iso-8859-1 lacks is written as \"?\"." }),
+    encoding: z.enum(ENCODINGS).optional().openapi({
+      description:
+        "utf-8 (the default), iso-8859-1 or windows-1252 (Windows' \"ANSI\", with € and Š, Œ, …). A character the encoding lacks is never altered: " +
+        "XML writes it as a character reference, JSON as a \\u escape, and a CSV file holding one is not sent (the attempt says which character, line and column).",
+    }),
     inbound: InboundSettings.optional()
       .nullable()
       .openapi({ description: "Where the supplier leaves answer files (accept, decline, partial, ship per row), read by the cron each minute; null: none." }),
@@ -153,6 +168,12 @@ export const FileTransferBody = z
     if (v.columns !== undefined && (v.format ?? "csv") !== "csv") {
       ctx.addIssue({ code: "custom", path: ["columns"], message: "The :attribute field is only for format csv." });
     }
+    // A header the file's encoding cannot write would refuse every order file: said now, not at the first send.
+    const single = v.encoding === "iso-8859-1" ? "ISO-8859-1" : v.encoding === "windows-1252" ? "windows-1252" : null;
+    v.columns?.forEach((c, i) => {
+      const bad = single && c.header.length <= FILE_TRANSFER_LIMITS.header ? firstUnwritable(c.header, single) : null;
+      if (bad) ctx.addIssue({ code: "custom", path: ["columns", i, "header"], message: `The :attribute field holds "${bad.char}", which ${v.encoding} cannot write.` });
+    });
   })
   .openapi("FileTransferSettings", {
     example: {

@@ -1,7 +1,7 @@
 // Folders of their own for the file channel's tests on the SFTP server that
 // test/lib/file-transfer/sftp-server.global.ts starts (it must run first): each test's supplier
 // reads and writes its own folder, so a cron run for one never touches another's files (upload/fc-30:
-// test/catalogue/pull.sftp.test.ts's feed). Our SFTP
+// test/catalogue/pull.sftp.test.ts's feed; fc-20 to fc-24: file-channel.encoding.test.ts). Our SFTP
 // client makes no folders (suppliers' servers have theirs), so they are made here, owned like upload/.
 import { chownSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";

@@ -79,6 +79,19 @@ describe("GET /api/v1/orders/export", () => {
     expect((await call("GET", `/api/v1/orders/export?q=${"x".repeat(255)}`, { creds })).text).toBe(HEADER);
   });
 
+  it("neutralises a formula that starts with - and a digit (issue 30): only a whole number is left as it is", async () => {
+    const creds = await createAccount();
+    const payload = (company: string, external_id: string) => ({
+      external_id,
+      total: 12.5,
+      shipping_address: { first_name: "-12", last_name: "-12.50", company_name: company, address1: "Damrak 1", postcode: "1012LG", city: "Amsterdam", country: "NL" },
+    });
+    const { reference } = await createOrder(creds, payload("-2+3+cmd|' /C calc'!A0", "-1+1"));
+    const [, row] = (await exported(creds)).split("\r\n");
+    // external_id, first name and last name: "-1+1" is no number, "-12" and "-12.50" are.
+    expect(row).toMatch(new RegExp(`^${reference},'-1\\+1,[^,]+,Test shop,false,false,12.5,EUR,jan@example.com,-12,-12.50,'-2\\+3\\+cmd\\|' /C calc'!A0,1012LG,Amsterdam,NL,`));
+  });
+
   it("names each total's currency: the order's own, else the account's", async () => {
     const creds = await createAccount();
     expect((await call("PATCH", "/api/v1/settings", { creds, body: { currency: "USD" } })).status).toBe(200);

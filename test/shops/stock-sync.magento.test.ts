@@ -64,23 +64,56 @@ describe("stock sync into Magento 2", () => {
     ], (shop) => injectFault(shop, { method: "POST", path: "^/rest/V1/products/base-prices$", status: 429, headers: { "retry-after": "1" }, body: { message: "Too many requests" } }));
     expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 2, unchanged: 0, unknown: 0, failed: 0 }, retry_at: expect.any(String) });
     const prices = { prices: [{ sku: "MUG-1", price: 15.99, store_id: 0 }, { sku: "PLATE-L", price: 3.99, store_id: 0 }] };
+    // Each stock item read where Magento serves it (the product list carries none: magento/magento2#36533), then written.
+    const writeBoth = [
+      ["GET", "/rest/V1/stockItems/MUG-1", null],
+      ["PUT", "/rest/V1/products/MUG-1/stockItems/5000", { stockItem: { qty: 7, is_in_stock: true } }],
+      ["GET", "/rest/V1/stockItems/PLATE-L", null],
+      ["PUT", "/rest/V1/products/PLATE-L/stockItems/5001", { stockItem: { qty: 4, is_in_stock: true } }],
+      ["POST", "/rest/V1/products/base-prices", prices],
+    ];
     expect(await receivedFrom(shop)).toEqual([
       ["GET", LIST, null],
+      ...writeBoth,
+      // After Retry-After: what was sent is read back (prices from the products, quantities from their stock items: stock written, prices not), then written again.
       ["GET", bySku(["MUG-1", "PLATE-L"]), null],
-      ["PUT", "/rest/V1/products/MUG-1/stockItems/5000", { stockItem: { qty: 7, is_in_stock: true } }],
-      ["PUT", "/rest/V1/products/PLATE-L/stockItems/5001", { stockItem: { qty: 4, is_in_stock: true } }],
-      ["POST", "/rest/V1/products/base-prices", prices],
-      // After Retry-After: what was sent is read back (stock written, prices not), then written again.
-      ["GET", bySku(["MUG-1", "PLATE-L"]), null],
-      ["GET", bySku(["MUG-1", "PLATE-L"]), null],
-      ["PUT", "/rest/V1/products/MUG-1/stockItems/5000", { stockItem: { qty: 7, is_in_stock: true } }],
-      ["PUT", "/rest/V1/products/PLATE-L/stockItems/5001", { stockItem: { qty: 4, is_in_stock: true } }],
-      ["POST", "/rest/V1/products/base-prices", prices],
+      ["GET", "/rest/V1/stockItems/MUG-1", null],
+      ["GET", "/rest/V1/stockItems/PLATE-L", null],
+      ...writeBoth,
     ]);
     const posts = (await standInShop(shop)).received.filter((r) => r.path.endsWith("/base-prices"));
     expect(posts.map((r) => r.answered)).toEqual([429, 200]);
     expect(posts[1]!.at - posts[0]!.at).toBeGreaterThanOrEqual(1000);
     expect((await stockOf(shop)).legacy).toEqual({ "MUG-1": [7, 15.99], "PLATE-L": [4, 3.99] });
+  });
+
+  it("legacy: a product deleted since the map was built is reported unknown in Magento's own 404 words; the others are written", async () => {
+    const creds = await createAccount();
+    const { shop, connectionId } = await platformShop(creds, "magento", { products: PRODUCTS }, { inventory: "legacy", ...STOCK_ON });
+    const { feedId } = await supplierFeed(creds);
+    await pushOffers(creds, feedId, [{ sku: "PLATE-L", stock_quantity: 1, purchase_price: 2 }]);
+    await syncsEnded(creds, connectionId);
+    const deleted = await fetch(`${shop.base_url}/rest/V1/products/MUG-1`, { method: "DELETE", headers: { authorization: `Bearer ${shop.credentials.access_token}` } });
+    expect(deleted.status).toBe(200);
+    const { sync: second, received: again } = await syncAgain(creds, shop, connectionId, feedId, [
+      { sku: "MUG-1", stock_quantity: 8, purchase_price: 3 },
+      { sku: "PLATE-L", stock_quantity: 6, purchase_price: 2.5 },
+    ]);
+    expect(second).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 1, failed: 0 } });
+    expect(again).toEqual([
+      ["GET", "/rest/V1/stockItems/MUG-1", null],
+      ["GET", "/rest/V1/stockItems/PLATE-L", null],
+      ["PUT", "/rest/V1/products/PLATE-L/stockItems/5001", { stockItem: { qty: 6, is_in_stock: true } }],
+    ]);
+    expect((await stockOf(shop)).legacy).toEqual({ "PLATE-L": [6, 5] });
+    expect((await syncWithProducts(creds, connectionId, second.id)).products.data[0]).toEqual({
+      key: "MUG-1",
+      outcome: "unknown",
+      quantity: 8,
+      price: null,
+      shop_product_id: "MUG-1",
+      reason: 'The shop no longer has product MUG-1 (Magento has no stock item for it (404): The Product with the "MUG-1" SKU doesn\'t exist.); it is looked up again at the next sync.',
+    });
   });
 
   it("price sync off writes no price; match_by ean13 finds products by settings.ean_attribute", async () => {

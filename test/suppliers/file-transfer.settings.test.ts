@@ -121,8 +121,19 @@ describe.concurrent("file_transfer settings", () => {
     expect(await refused({ ...sftp, delimiter: ":", encoding: "utf-16" })).toEqual(
       invalid({
         "file_transfer.delimiter": ['The selected file_transfer.delimiter is invalid. Allowed values: ",", ";", "\\t", "|".'],
-        "file_transfer.encoding": ["The selected file_transfer.encoding is invalid. Allowed values: utf-8, iso-8859-1."],
+        "file_transfer.encoding": ["The selected file_transfer.encoding is invalid. Allowed values: utf-8, iso-8859-1, windows-1252."],
       }),
+    );
+    // A column header the encoding cannot write would refuse every file: refused now (€ is in windows-1252, not in iso-8859-1).
+    const headers = [{ field: "sku", header: "Prijs €" }, { field: "name", header: "Nazwa Łódź" }];
+    expect(await refused({ ...sftp, encoding: "iso-8859-1", columns: headers })).toEqual(
+      invalid({
+        "file_transfer.columns.0.header": ['The file_transfer.columns.0.header field holds "€", which iso-8859-1 cannot write.'],
+        "file_transfer.columns.1.header": ['The file_transfer.columns.1.header field holds "Ł", which iso-8859-1 cannot write.'],
+      }),
+    );
+    expect(await refused({ ...sftp, encoding: "windows-1252", columns: headers })).toEqual(
+      invalid({ "file_transfer.columns.1.header": ['The file_transfer.columns.1.header field holds "Ł", which windows-1252 cannot write.'] }),
     );
     expect(await refused({ ...sftp, columns: [{ field: "colour", header: "Colour" }], inbound: { format: "csv" } })).toEqual(
       invalid({
@@ -131,6 +142,45 @@ describe.concurrent("file_transfer settings", () => {
       }),
     );
     expect(await supplierCount(creds)).toBe(0);
+  });
+
+  it("folders: '..' between backslashes as between slashes, and any backslash, refused in each folder field on create and update; nothing stored", async () => {
+    const creds = await createAccount();
+    const { id } = (await create(creds, { ...sftp, directory: "in", inbound: { directory: "out", archive_directory: "out/done" } })).json;
+    const before = await stored(id);
+    const dots = "must not contain '..'.";
+    const slash = "must separate folders with '/', not '\\'.";
+    const cases: [string, string][] = [
+      ["..\\..\\etc", dots],
+      ["a\\..\\b", dots],
+      ["..\\", dots],
+      ["in/..\\out", dots],
+      ["in/../out", dots],
+      ["in/...", dots],
+      ["in/.. /x", dots],
+      ["in\\orders", slash],
+      ["\\in", slash],
+    ];
+    for (const [folder, message] of cases) {
+      const at = {
+        "file_transfer.directory": { ...sftp, directory: folder },
+        "file_transfer.inbound.directory": { ...sftp, inbound: { directory: folder } },
+        "file_transfer.inbound.archive_directory": { ...sftp, inbound: { directory: "out", archive_directory: folder } },
+      };
+      for (const [name, file_transfer] of Object.entries(at)) {
+        const expected = invalid({ [name]: [`The ${name} field ${message}`] });
+        const created = await create(creds, file_transfer);
+        expect({ folder, status: created.status, json: created.json }).toEqual({ folder, ...expected });
+        const updated = await call("PATCH", `/api/v1/suppliers/${id}`, { creds, body: { file_transfer } });
+        expect({ folder, status: updated.status, json: updated.json }).toEqual({ folder, ...expected });
+      }
+    }
+    expect(await stored(id)).toEqual(before);
+    expect(await supplierCount(creds)).toBe(1);
+    // What stays allowed: names with dots in them, "." and absolute folders.
+    const fine = await call("PATCH", `/api/v1/suppliers/${id}`, { creds, body: { file_transfer: { ...sftp, directory: "/home/orders/..in/v1.2/.", inbound: { directory: "." } } } });
+    expect(fine.status).toBe(200);
+    expect(fine.json.file_transfer).toMatchObject({ directory: "/home/orders/..in/v1.2/.", inbound: { directory: ".", archive_directory: null } });
   });
 
   it("every limit at its maximum and one past it", async () => {

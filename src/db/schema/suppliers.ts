@@ -64,7 +64,7 @@ export type FileTransferConfig = {
   format: FileFormat;
   columns: { field: string; header: string }[] | null;
   delimiter: string;
-  encoding: "utf-8" | "iso-8859-1";
+  encoding: "utf-8" | "iso-8859-1" | "windows-1252";
   inbound: {
     directory: string;
     format: FileFormat;

@@ -5,6 +5,7 @@
 // docs/file-channel.md has the formats, the names and the errors.
 import type { FileFormat, FileTransferConfig, Supplier } from "../../db/schema";
 import type { Bindings } from "../../env";
+import { encodeSingleByte, firstUnwritable, type SingleByteCharset } from "../../lib/charset";
 import { csvCell } from "../../lib/csv";
 import { ftpConnector } from "../../lib/file-transfer/ftp";
 import { connectSftp } from "../../lib/file-transfer/sftp";
@@ -46,16 +47,49 @@ const EXT: Record<FileFormat, string> = { csv: "csv", xml: "xml", json: "json" }
 
 // ---- The bytes ---------------------------------------------------------------
 
-/** The text in the setting's encoding; a character iso-8859-1 lacks is written as "?". */
-export function encode(text: string, encoding: FileTransferConfig["encoding"]): Uint8Array {
-  if (encoding === "utf-8") return new TextEncoder().encode(text);
-  const out = new Uint8Array(text.length);
-  let n = 0;
-  for (const ch of text) {
-    const code = ch.codePointAt(0)!;
-    out[n++] = code <= 0xff ? code : 0x3f;
-  }
-  return out.subarray(0, n);
+type Encoding = FileTransferConfig["encoding"];
+const SINGLE_BYTE: Record<Exclude<Encoding, "utf-8">, SingleByteCharset> = { "iso-8859-1": "ISO-8859-1", "windows-1252": "windows-1252" };
+const XML_ENCODING: Record<Encoding, string> = { "utf-8": "UTF-8", "iso-8859-1": "ISO-8859-1", "windows-1252": "windows-1252" };
+
+/**
+ * A character the file's encoding has no byte for, in a CSV cell: CSV has no escape for it, and a "?"
+ * or a look-alike in its place would change a name or an address the supplier ships to. The send is
+ * refused in words instead (XML and JSON carry such a character as an escape and are always written).
+ */
+export class UnwritableCharacter extends Error {}
+
+const codePointName = (cp: number) => `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
+
+/** The text in the setting's encoding; every character must be one it has (XML and JSON escape the others first, CSV is refused). */
+export function encode(text: string, encoding: Encoding): Uint8Array {
+  return encoding === "utf-8" ? new TextEncoder().encode(text) : encodeSingleByte(text, SINGLE_BYTE[encoding]);
+}
+
+/** Whether a single-byte encoding has this UTF-16 code unit as a character (a surrogate never is one). */
+const writable = (unit: string, encoding: Encoding) =>
+  encoding === "utf-8" || (!/[\ud800-\udfff]/.test(unit) && firstUnwritable(unit, SINGLE_BYTE[encoding]) === null);
+
+/** JSON text whose characters the encoding lacks are \uXXXX escapes (a pair of them past U+FFFF): the same JSON value. */
+function jsonText(doc: object, encoding: Encoding): string {
+  const text = `${JSON.stringify(doc, null, 2)}\n`;
+  if (encoding === "utf-8") return text;
+  return text.replace(/[^\x00-\x7f]/g, (unit) => (writable(unit, encoding) ? unit : `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`));
+}
+
+/** CSV cells must all be writable in the encoding: the first that is not refuses the file, naming where it is. */
+function assertCsvWritable(header: readonly string[], rows: readonly { line: number; cells: readonly string[] }[], fields: readonly string[], encoding: Encoding) {
+  if (encoding === "utf-8") return;
+  const refuse = (where: string, text: string) => {
+    const bad = firstUnwritable(text, SINGLE_BYTE[encoding]);
+    if (bad) {
+      throw new UnwritableCharacter(
+        `${where} holds "${bad.char}" (${codePointName(bad.codePoint)}), which ${encoding} cannot write; nothing was sent. ` +
+          `Set the supplier's file_transfer encoding to utf-8, or correct the order.`,
+      );
+    }
+  };
+  header.forEach((h, c) => refuse(`the header of column ${c + 1}`, h));
+  for (const row of rows) row.cells.forEach((cell, c) => refuse(`the ${fields[c]} of line ${row.line}`, cell));
 }
 
 /** One CSV cell with any delimiter: csvCell's quoting, and quoted too when it holds the delimiter. */
@@ -69,23 +103,28 @@ export function csvText(header: string[], rows: string[][], delimiter: string): 
   return [header, ...rows].map((r) => r.map((v) => cell(v, delimiter)).join(delimiter) + "\r\n").join("");
 }
 
-const xmlEscape = (v: string) => v.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+/** XML text; a character the encoding lacks is a character reference (&#x142;), which every XML reader reads back as it. */
+function xmlEscape(v: string, encoding: Encoding): string {
+  const escaped = v.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+  if (encoding === "utf-8") return escaped;
+  return escaped.replace(/[^\x00-\x7f]/gu, (char) => (firstUnwritable(char, SINGLE_BYTE[encoding]) ? `&#x${char.codePointAt(0)!.toString(16).toUpperCase()};` : char));
+}
 
 /** A JSON value as XML: objects become elements named by their keys, arrays repeat `item` (or the singular of their key). */
-function xmlOf(name: string, value: unknown, indent: string): string {
+function xmlOf(name: string, value: unknown, indent: string, encoding: Encoding): string {
   if (value === null || value === undefined) return `${indent}<${name}/>\n`;
   if (Array.isArray(value)) {
     const item = name.endsWith("s") ? name.slice(0, -1) : "item";
-    return `${indent}<${name}>\n${value.map((v) => xmlOf(item, v, `${indent}  `)).join("")}${indent}</${name}>\n`;
+    return `${indent}<${name}>\n${value.map((v) => xmlOf(item, v, `${indent}  `, encoding)).join("")}${indent}</${name}>\n`;
   }
   if (typeof value === "object") {
-    return `${indent}<${name}>\n${Object.entries(value).map(([k, v]) => xmlOf(k, v, `${indent}  `)).join("")}${indent}</${name}>\n`;
+    return `${indent}<${name}>\n${Object.entries(value).map(([k, v]) => xmlOf(k, v, `${indent}  `, encoding)).join("")}${indent}</${name}>\n`;
   }
-  return `${indent}<${name}>${xmlEscape(String(value))}</${name}>\n`;
+  return `${indent}<${name}>${xmlEscape(String(value), encoding)}</${name}>\n`;
 }
 
-function xmlDocument(root: string, doc: object, encoding: FileTransferConfig["encoding"]): string {
-  return `<?xml version="1.0" encoding="${encoding === "utf-8" ? "UTF-8" : "ISO-8859-1"}"?>\n${xmlOf(root, doc, "")}`;
+function xmlDocument(root: string, doc: object, encoding: Encoding): string {
+  return `<?xml version="1.0" encoding="${XML_ENCODING[encoding]}"?>\n${xmlOf(root, doc, "", encoding)}`;
 }
 
 /** A document's file name: the template with the order's, the supplier's and the document's own values. */
@@ -106,12 +145,11 @@ export function orderFile(doc: DispatchDocument, config: FileTransferConfig): { 
   if (config.format === "csv") {
     const columns = config.columns ?? CSV_COLUMNS.map((c) => ({ field: c, header: c }));
     const at = columns.map((c) => CSV_COLUMNS.indexOf(c.field as (typeof CSV_COLUMNS)[number]));
-    text = csvText(
-      columns.map((c) => c.header),
-      csvRows(doc).map((row) => at.map((i) => row[i])),
-      config.delimiter,
-    );
-  } else if (config.format === "json") text = `${JSON.stringify(doc, null, 2)}\n`;
+    const header = columns.map((c) => c.header);
+    const rows = csvRows(doc).map((row) => at.map((i) => row[i]));
+    assertCsvWritable(header, rows.map((cells, r) => ({ line: doc.lines[r].id, cells })), columns.map((c) => c.field), config.encoding);
+    text = csvText(header, rows, config.delimiter);
+  } else if (config.format === "json") text = jsonText(doc, config.encoding);
   else text = xmlDocument("order", doc, config.encoding);
   return { name, bytes: encode(text, config.encoding) };
 }
@@ -137,8 +175,9 @@ export function cancellationFile(doc: CancellationDocument, config: FileTransfer
       String(l.line_quantity),
       doc.reason ?? "",
     ]);
+    assertCsvWritable(CANCELLATION_COLUMNS, rows.map((cells, r) => ({ line: doc.lines[r].id, cells })), CANCELLATION_COLUMNS, config.encoding);
     text = csvText([...CANCELLATION_COLUMNS], rows, config.delimiter);
-  } else if (config.format === "json") text = `${JSON.stringify(doc, null, 2)}\n`;
+  } else if (config.format === "json") text = jsonText(doc, config.encoding);
   else text = xmlDocument("cancellation", doc, config.encoding);
   return { name, bytes: encode(text, config.encoding) };
 }
@@ -172,17 +211,24 @@ export async function putFile(env: Bindings, supplier: Supplier, file: { name: s
   }
 }
 
-/** The order file of a dispatch, put on the supplier's server. */
-export function sendOrderFile(env: Bindings, supplier: Supplier, doc: DispatchDocument) {
+/** A file made from a document, or the send refused in words when the encoding cannot write it (nothing connects). */
+async function putMade(env: Bindings, supplier: Supplier, make: (config: FileTransferConfig) => { name: string; bytes: Uint8Array }): Promise<Attempt> {
   if (!supplier.fileTransfer) return putFile(env, supplier, { name: "", bytes: new Uint8Array() });
-  return putFile(env, supplier, orderFile(doc, supplier.fileTransfer));
+  let file: { name: string; bytes: Uint8Array };
+  try {
+    file = make(supplier.fileTransfer);
+  } catch (error) {
+    if (!(error instanceof UnwritableCharacter)) throw error;
+    return { outcome: "rejected", detail: error.message, response: error.message };
+  }
+  return putFile(env, supplier, file);
 }
 
+/** The order file of a dispatch, put on the supplier's server. */
+export const sendOrderFile = (env: Bindings, supplier: Supplier, doc: DispatchDocument) => putMade(env, supplier, (config) => orderFile(doc, config));
+
 /** A cancellation request's file, put on the supplier's server. */
-export function sendCancellationFile(env: Bindings, supplier: Supplier, doc: CancellationDocument) {
-  if (!supplier.fileTransfer) return putFile(env, supplier, { name: "", bytes: new Uint8Array() });
-  return putFile(env, supplier, cancellationFile(doc, supplier.fileTransfer));
-}
+export const sendCancellationFile = (env: Bindings, supplier: Supplier, doc: CancellationDocument) => putMade(env, supplier, (config) => cancellationFile(doc, config));
 
 /**
  * The file channel: a dispatch or a cancellation request as one file on the supplier's FTP, FTPS or

@@ -82,13 +82,17 @@ async function allowed(http: ShopHttp, request: Parameters<ShopHttp["request"]>[
 // match_by ean13: Magento has no EAN attribute of its own), at most 300 a page (Magento 2.4.7's
 // default maximum page size). With settings.inventory "msi" the stock goes into source_code's
 // source items, POST /V1/inventory/source-items, all of a page in one request (Magento saves them
-// together, or refuses the request); with "legacy" each product's stock item is
-// PUT /V1/products/{sku}/stockItems/{itemId}, one request each (there is no batch endpoint), the
-// item ids read with the products. Prices go through POST /V1/products/base-prices (store 0, the
-// default scope), which answers 200 with the prices it refused, each naming its SKU.
+// together, or refuses the request); with "legacy" each product's stock item is read with
+// GET /V1/stockItems/{sku} and written with PUT /V1/products/{sku}/stockItems/{itemId}, one request
+// each (there is no batch endpoint for either). The product search cannot stand in for that read: a
+// real Magento's list carries no extension_attributes.stock_item, only GET /V1/products/{sku} does
+// (magento/magento2#36533, confirmed; #24418, #8700). Prices go through POST
+// /V1/products/base-prices (store 0, the default scope), which answers 200 with the prices it
+// refused, each naming its SKU.
 
 const PAGE_SIZE = 300;
-type MgProduct = { id: number; sku: string; price?: number; custom_attributes?: { attribute_code: string; value: unknown }[]; extension_attributes?: { stock_item?: { item_id?: number; qty?: number | null } } };
+type MgProduct = { id: number; sku: string; price?: number; custom_attributes?: { attribute_code: string; value: unknown }[] };
+type MgStockItem = { item_id?: number | null; qty?: number | null };
 type MgSourceItem = { sku: string; source_code: string; quantity: number; status: number };
 type MgPriceError = { message?: string; parameters?: unknown };
 
@@ -123,6 +127,13 @@ async function productsWhere(conn: Conn, http: ShopHttp, field: string, values: 
 }
 
 const statusOf = (quantity: number) => (quantity > 0 ? 1 : 0);
+
+/** A product's legacy stock item by SKU, or Magento's words when it has none (404: no product with that SKU). */
+async function stockItem(conn: Conn, http: ShopHttp, sku: string): Promise<{ item: MgStockItem } | { status: number; says: string }> {
+  const res = await http.request({ path: `/rest/V1/stockItems/${encodeURIComponent(sku)}`, headers: auth(conn), accept: [404] });
+  if (res.status === 404) return { status: 404, says: magentoSays(res.text) };
+  return { item: res.json<MgStockItem>() };
+}
 
 /** The prices base-prices refused, by the SKU each names. */
 function refusedPrices(errors: MgPriceError[], skus: string[]): Map<string, string> {
@@ -159,9 +170,13 @@ export const magentoStock: StockPlatform<Credentials<"magento">, Settings<"magen
   async readStock(conn, http, products) {
     const skus = products.map((p) => p.shopId);
     const found = await productsWhere(conn, http, "sku", skus);
-    const quantities = new Map<string, number | null>(found.map((p) => [p.sku, p.extension_attributes?.stock_item?.qty ?? null]));
-    if (conn.settings.inventory === "msi") {
-      quantities.clear();
+    const quantities = new Map<string, number | null>();
+    if (conn.settings.inventory === "legacy") {
+      for (const p of found) {
+        const read = await stockItem(conn, http, p.sku);
+        if ("item" in read && typeof read.item.qty === "number") quantities.set(p.sku, read.item.qty);
+      }
+    } else {
       for (let i = 0; i < skus.length; i += PAGE_SIZE) {
         const chunk = skus.slice(i, i + PAGE_SIZE).filter((s) => !s.includes(","));
         const g = "searchCriteria[filter_groups]";
@@ -183,11 +198,15 @@ export const magentoStock: StockPlatform<Credentials<"magento">, Settings<"magen
         await http.request({ path: "/rest/V1/inventory/source-items", method: "POST", headers: auth(conn), json: { sourceItems } });
         continue;
       }
-      const items = new Map((await productsWhere(conn, http, "sku", chunk.map((w) => w.shopId))).map((p) => [p.sku, p.extension_attributes?.stock_item?.item_id]));
       for (const w of chunk) {
-        const itemId = items.get(w.shopId);
+        const read = await stockItem(conn, http, w.shopId);
+        if (!("item" in read)) {
+          failed.set(w.shopId, { missing: true, reason: `Magento has no stock item for it (${read.status}): ${read.says}` });
+          continue;
+        }
+        const itemId = read.item.item_id;
         if (itemId === undefined || itemId === null) {
-          failed.set(w.shopId, { missing: !items.has(w.shopId), reason: items.has(w.shopId) ? "Magento shows no stock item for it" : `Magento has no product with SKU ${w.shopId}` });
+          failed.set(w.shopId, { missing: false, reason: "Magento shows no stock item for it" });
           continue;
         }
         const path = `/rest/V1/products/${encodeURIComponent(w.shopId)}/stockItems/${itemId}`;

@@ -6,9 +6,12 @@
 // shipments searched by order_id; order comments. Errors in Magento's shape {message, parameters}.
 // Stock and prices: products searched by searchCriteria (eq and in, filter groups ANDed, pageSize at
 // most 300 as Magento 2.4.7's default maximum, a page past the last answering the last page again),
-// with custom_attributes and extension_attributes.stock_item; MSI source items (GET with
-// searchCriteria, POST /V1/inventory/source-items saving all or refusing the request); legacy
-// PUT /V1/products/{sku}/stockItems/{itemId}; POST /V1/products/base-prices answering 200 with the
+// with custom_attributes, but, as a real Magento's list, without extension_attributes.stock_item
+// (only GET /V1/products/{sku} carries it); MSI source items (GET with searchCriteria, POST
+// /V1/inventory/source-items saving all or refusing the request); legacy stock items read per SKU
+// (GET /V1/stockItems/{sku}) and written per SKU (PUT /V1/products/{sku}/stockItems/{itemId}, the
+// item id in the path not used to find it, as Magento's StockRegistry::updateStockItemBySku looks the
+// item up by the SKU's product); POST /V1/products/base-prices answering 200 with the
 // list of prices it refused; DELETE /V1/products/{sku} (a shop owner deleting a product; MSI keeps
 // its source items, which are not tied to the product).
 import { randomBytes } from "node:crypto";
@@ -43,6 +46,10 @@ export type MagentoState = { token: string; acl: string[]; orders: MagentoOrder[
 
 const ALL_ACL = ["Magento_Catalog::products", "Magento_InventoryApi::source", "Magento_CatalogInventory::cataloginventory", "Magento_Sales::actions_view", "Magento_Sales::shipment", "Magento_Sales::ship", "Magento_Sales::comment"];
 const NO_ENTITY = "The entity that was requested doesn't exist. Verify the entity and try again.";
+const NO_PRODUCT = "The product that was requested doesn't exist. Verify the product and try again.";
+// StockRegistry::resolveProductId's NoSuchEntityException, which GET /V1/stockItems/{sku} and the
+// stock item PUT answer for an unknown SKU (404, the SKU as the one parameter).
+const NO_SKU = 'The Product with the "%1" SKU doesn\'t exist.';
 
 const error = (status: number, message: string, parameters?: unknown): StandInReply => ({ status, body: parameters ? { message, parameters } : { message } });
 const refused = (resource: string) => error(401, "The consumer isn't authorized to access %resources.", { resources: resource });
@@ -182,14 +189,47 @@ export const magentoStandIn: StandInPlatform<MagentoState> = {
   },
 };
 
-function productJson(p: MagentoProduct) {
+/** A legacy stock item (cataloginventory_stock_item) as GET /V1/stockItems/{sku} answers it. */
+function stockItemJson(p: MagentoProduct) {
+  return {
+    item_id: p.item_id,
+    product_id: p.id,
+    stock_id: 1,
+    qty: p.qty,
+    is_in_stock: p.qty > 0,
+    is_qty_decimal: false,
+    show_default_notification_message: false,
+    use_config_min_qty: true,
+    min_qty: 0,
+    use_config_min_sale_qty: 1,
+    min_sale_qty: 1,
+    use_config_max_sale_qty: true,
+    max_sale_qty: 10000,
+    use_config_backorders: true,
+    backorders: 0,
+    use_config_notify_stock_qty: true,
+    notify_stock_qty: 1,
+    use_config_manage_stock: true,
+    manage_stock: true,
+    low_stock_date: null,
+    is_decimal_divided: false,
+    stock_status_changed_auto: 0,
+  };
+}
+
+/**
+ * A product as Magento answers it. The list (GET /V1/products?searchCriteria…) carries no
+ * extension_attributes.stock_item: only GET /V1/products/{sku} adds it (magento/magento2#36533,
+ * confirmed; #24418, #8700). The list's extension_attributes hold the website ids.
+ */
+function productJson(p: MagentoProduct, single = false) {
   return {
     id: p.id,
     sku: p.sku,
     type_id: "simple",
     price: p.price,
     custom_attributes: p.ean ? [{ attribute_code: "ean", value: p.ean }] : [],
-    extension_attributes: { stock_item: { item_id: p.item_id, product_id: p.id, stock_id: 1, qty: p.qty, is_in_stock: p.qty > 0 } },
+    extension_attributes: single ? { website_ids: [1], stock_item: stockItemJson(p) } : { website_ids: [1] },
   };
 }
 
@@ -203,7 +243,18 @@ function stock(state: MagentoState, req: StandInRequest, authorized: (resource: 
     const reply = search(state.products as unknown as Record<string, unknown>[], req.query, fieldOf as never);
     if (reply.status !== 200) return reply;
     const b = reply.body as { items: MagentoProduct[] };
-    return { status: 200, body: { ...b, items: b.items.map(productJson) } };
+    return { status: 200, body: { ...b, items: b.items.map((p) => productJson(p)) } };
+  }
+  if (req.method === "GET" && (m = req.path.match(/^\/rest\/V1\/products\/([^/]+)$/))) {
+    if (!authorized("Magento_Catalog::products")) return refused("Magento_Catalog::products");
+    const product = state.products.find((p) => p.sku === decodeURIComponent(m![1]!));
+    return product ? { status: 200, body: productJson(product, true) } : error(404, NO_PRODUCT);
+  }
+  if (req.method === "GET" && (m = req.path.match(/^\/rest\/V1\/stockItems\/([^/]+)$/))) {
+    if (!authorized("Magento_CatalogInventory::cataloginventory")) return refused("Magento_CatalogInventory::cataloginventory");
+    const sku = decodeURIComponent(m[1]!);
+    const product = state.products.find((p) => p.sku === sku);
+    return product ? { status: 200, body: stockItemJson(product) } : error(404, NO_SKU, [sku]);
   }
   if (req.method === "GET" && req.path === "/rest/V1/inventory/source-items") {
     if (!authorized("Magento_InventoryApi::source")) return refused("Magento_InventoryApi::source");
@@ -230,14 +281,15 @@ function stock(state: MagentoState, req: StandInRequest, authorized: (resource: 
   if (req.method === "DELETE" && (m = req.path.match(/^\/rest\/V1\/products\/([^/]+)$/))) {
     if (!authorized("Magento_Catalog::products")) return refused("Magento_Catalog::products");
     const at = state.products.findIndex((p) => p.sku === decodeURIComponent(m![1]!));
-    if (at < 0) return error(404, "The product that was requested doesn't exist. Verify the product and try again.");
+    if (at < 0) return error(404, NO_PRODUCT);
     state.products.splice(at, 1);
     return { status: 200, body: true };
   }
   if (req.method === "PUT" && (m = req.path.match(/^\/rest\/V1\/products\/([^/]+)\/stockItems\/(\d+)$/))) {
     if (!authorized("Magento_CatalogInventory::cataloginventory")) return refused("Magento_CatalogInventory::cataloginventory");
-    const product = state.products.find((p) => p.sku === decodeURIComponent(m![1]!));
-    if (!product) return error(404, "The product that was requested doesn't exist. Verify the product and try again.");
+    const sku = decodeURIComponent(m[1]!);
+    const product = state.products.find((p) => p.sku === sku);
+    if (!product) return error(404, NO_SKU, [sku]);
     const item = body().stockItem as { qty?: unknown } | undefined;
     if (!item || typeof item.qty !== "number") return error(400, '"%fieldName" is required. Enter and try again.', { fieldName: "stockItem" });
     product.qty = item.qty;

@@ -3,7 +3,8 @@
 // its WebserviceRequest's error codes: the key as the Basic user (or ws_key), 32 characters;
 // permissions per resource and method, as Advanced Parameters > Webservice ticks them (a resource
 // not granted: 401 code 26; a method not granted: 405 code 25); XML by default and JSON with
-// output_format=JSON (an empty list is [] in JSON); filter[field]=[value] and [a|b]; PUT and POST take an
+// output_format=JSON (an empty list is [] in JSON, not {"orders": []}: PrestaShop/PrestaShop#10172,
+// #22760, #26752; the adapter reads both shapes); filter[field]=[value] and [a|b]; PUT and POST take an
 // XML resource, validated as the classes do (order_carrier.tracking_number: isTrackingNumber, 64
 // characters; message: 1600). Errors in PrestaShop's shape, XML or JSON:
 // <prestashop><errors><error><code>…</code><message>…</message></error></errors></prestashop>.

@@ -283,7 +283,13 @@ function listing<T>(req: StandInRequest, all: T[], json: (item: T) => unknown): 
 }
 
 function filtered<T extends WooVariation>(req: StandInRequest, list: T[]): T[] {
-  const skus = req.query.get("sku")?.split(",").map((s) => s.trim()).filter(Boolean);
+  // As WooCommerce's prepare_objects_query (WC_REST_Products_V2_Controller; multiple SKUs since
+  // woocommerce/woocommerce#12851, undocumented on purpose: woocommerce-rest-api-docs#179): the value
+  // split at commas with nothing trimmed, and the whole value as one SKU too, so a SKU holding a
+  // comma is still found when asked for alone.
+  const raw = req.query.get("sku");
+  const parts = raw ? raw.split(",") : undefined;
+  const skus = parts && parts.length > 1 ? [...parts, raw!] : parts;
   const include = req.query.get("include")?.split(",").map(Number);
   return list.filter((p) => (!skus || skus.includes(p.sku)) && (!include || include.includes(p.id)));
 }
