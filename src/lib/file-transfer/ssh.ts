@@ -20,7 +20,7 @@ import { connect } from "cloudflare:sockets";
 import { createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqual, type Cipheriv, type Decipheriv } from "node:crypto";
 import { fingerprintOf, parsePrivateKey, verifyHostSignature, type UserKey } from "./ssh-keys";
 import { concat, Reader, SshProtocolError, Writer } from "./ssh-wire";
-import { FileTransferError, type FileTransferErrorKind } from "./transfer";
+import { FileTransferError, refuseUnreachable, type FileTransferErrorKind } from "./transfer";
 
 const utf8 = new TextEncoder();
 const sha256 = (data: Uint8Array) => new Uint8Array(createHash("sha256").update(data).digest());
@@ -195,14 +195,17 @@ export class SshConnection {
 
   private async start(subsystem: string) {
     const { host, port } = this.options;
+    refuseUnreachable(host);
     this.socket = connect({ hostname: host, port });
     // A failed connect also rejects `closed`; the failure is reported through `opened`.
     this.socket.closed.catch(() => undefined);
+    let opened: SocketInfo;
     try {
-      await this.socket.opened;
+      opened = await this.socket.opened;
     } catch (error) {
       throw await this.connectFailure(error);
     }
+    refuseUnreachable(host, opened);
     this.writer = this.socket.writable.getWriter();
     this.reader = this.socket.readable.getReader();
     this.setStep("waiting for the SSH greeting");
