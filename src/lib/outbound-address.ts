@@ -201,8 +201,9 @@ function publicAsReserved(kind: AddressKind): AddressKind {
   return kind === "public" ? "reserved" : kind;
 }
 
+/** As the URL parser writes it (RFC 5952: the longest run of zeros as ::), in brackets. */
 export function formatIPv6(groups: number[]): string {
-  return `[${groups.map((g) => g.toString(16)).join(":")}]`;
+  return new URL(`http://[${groups.map((g) => g.toString(16)).join(":")}]/`).hostname;
 }
 
 const LABEL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/i;
