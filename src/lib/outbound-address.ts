@@ -270,6 +270,8 @@ export function hostRefusal(host: string, rules: OutboundPolicy = currentOutboun
 
 /** hostRefusal for a URL's host (its hostname, as the URL parser wrote it). */
 export function urlRefusal(url: URL, rules: OutboundPolicy = currentOutboundPolicy()): string | null {
+  // A non-special scheme (sftp://) keeps its host as typed: "%41" or "a b" are no host to connect to.
+  if (classifyHost(url.hostname).type === "invalid") return `names ${JSON.stringify(url.hostname.slice(0, 100))} as its host, which is neither a host name nor an IP address`;
   return hostRefusal(url.hostname, rules);
 }
 

@@ -8,7 +8,8 @@ import { createFtpConnector } from "../../src/lib/file-transfer/ftp";
 import { FileTransferError } from "../../src/lib/file-transfer/transfer";
 import { ShopError, ShopHttp } from "../../src/shops/platforms/http";
 import { createFeed } from "../helpers/catalogue";
-import { createAccount, unique } from "../helpers/factories";
+import { createAccount, createOrder, unique } from "../helpers/factories";
+import { settledDeliveries, subscribe } from "../events/support";
 import { received } from "../helpers/fake-remote";
 import { call } from "../helpers/http";
 
@@ -105,5 +106,17 @@ describe("outbound addresses at send time", () => {
         dryRun: false,
       },
     ]);
+  });
+
+  it("an event subscription stored with a refused url: its delivery fails at once, after one attempt that sent nothing", async () => {
+    const creds = await createAccount();
+    const hook = await subscribe(creds, "ok", ["order.created"]);
+    await env.DB.prepare("UPDATE webhook_subscriptions SET url = ? WHERE id = ?").bind("https://[fd00:ec2::254]/hooks", hook.id).run();
+    await createOrder(creds);
+    const [delivery] = await settledDeliveries(creds, hook.id, 1);
+    const error = "Not sent: the url points to [fd00:ec2::254], a cloud metadata address, which is never reached";
+    expect(delivery).toMatchObject({ status: "failed", next_attempt_at: null, last_status_code: null, last_error: error });
+    expect(delivery.attempts.map((a: { status_code: number | null; error: string }) => [a.status_code, a.error])).toEqual([[null, error]]);
+    expect(await received(hook.url)).toEqual([]);
   });
 });
