@@ -58,8 +58,8 @@ describe("outbound addresses in the console", () => {
   it("a supplier's webhook URL, in decimal", async () => {
     await page.goto("/console/suppliers");
     await page.getByRole("button", { name: "New supplier" }).click();
-    await page.getByLabel("Name").fill("Decimal hook");
-    await page.getByLabel("Channel").selectOption("webhook");
+    await page.getByLabel("Name", { exact: true }).fill("Decimal hook");
+    await page.getByRole("radio", { name: /^Webhook/ }).check();
     await page.getByLabel("Webhook URL").fill("https://2852039166/orders");
     await page.getByRole("button", { name: "Create supplier" }).click();
     await expectRefusedBeside(page, "field-webhook_url", `The Webhook URL field ${METADATA}`);
