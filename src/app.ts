@@ -16,6 +16,7 @@ import { webhooksRouter } from "./events/webhooks.routes";
 import { shopConnectionsRouter } from "./shops/connections.routes";
 import { writeBacksRouter } from "./shops/write-backs.routes";
 import { stockSyncsRouter } from "./shops/stock/stock-syncs.routes";
+import { withOutboundPolicy } from "./lib/outbound-address";
 import { ApiError, INTERNAL_ERROR_BODY, isAccountMoving, isOrderIdsExhausted, MAX_BODY_BYTES, ORDER_IDS_EXHAUSTED_BODY, PAYLOAD_TOO_LARGE_BODY, STATUS_MESSAGES } from "./lib/errors";
 import { decodeJsonBody, emptyBodyIsNoBody, unsupportedMediaType } from "./lib/request-body";
 import { documentErrors } from "./lib/router";
@@ -90,6 +91,8 @@ export function createApp() {
   // strict: false serves /api/v1/orders/ as /api/v1/orders, as Laravel's router does.
   const app = new OpenAPIHono<AppEnv>({ strict: false });
 
+  // Where connections may point (src/lib/outbound-address.ts): the schemas read this request's policy.
+  app.use("*", (c, next) => withOutboundPolicy(c.env, next));
   app.use("*", requestContext(consoleBookmarkCookie));
   // Hono hands only Error instances to onError; anything else thrown would escape to the
   // runtime's own (non-JSON) 500.

@@ -14,6 +14,8 @@ export type Bindings = Env & {
   BENCH_METRICS?: string;
   /** The file channel's time box per session (src/forwarding/channels/file.ts); 20000 by default. */
   FILE_TRANSFER_TIMEOUT_MS?: string;
+  /** "true" lets connections point to private networks (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7): a runtime inside one (docs/operations.md). */
+  ALLOW_PRIVATE_NETWORKS?: string;
 };
 
 /** `currency`: the account's ISO 4217 code (src/lib/currency.ts), read with the credentials. */

@@ -9,6 +9,7 @@ import { handlePipelineBatch } from "./pipeline/consumer";
 import { runCron } from "./pipeline/cron";
 import { DEAD_LETTER_QUEUE, handleDeadLetterBatch } from "./pipeline/dead-letters";
 import type { PipelineMessage } from "./lib/queue";
+import { withOutboundPolicy } from "./lib/outbound-address";
 import { keepOnShard } from "./shards/redirect";
 import { batchesByShard, shardDeclarationError, shardEnv, shardNumbers, shardOfUnknown, subBatch } from "./shards/shards";
 
@@ -41,27 +42,30 @@ export default {
     }
     return app.fetch(request, env, ctx);
   },
-  // Every message names its shard (src/shards): each shard's part of a batch runs on that shard.
-  queue: async (batch, env) => {
-    refusedDeclaration(env);
-    // Benchmark runs count the directory's statements apart (src/db/metrics.ts).
-    if (env.BENCH_METRICS === "1") env = withMeteredDirectory(env);
-    const parts = batchesByShard(batch as MessageBatch<unknown>, shardOfUnknown);
-    await Promise.all(
-      parts.map(async ({ shard, batch: part }) => {
-        if (batch.queue === DEAD_LETTER_QUEUE) return handleDeadLetterBatch(part, shardEnv(env, shard));
-        // A message of an account that moved since it was sent goes on to the account's shard.
-        const messages = (part as MessageBatch<PipelineMessage>).messages;
-        const staying = await meteredWork(env.BENCH_METRICS === "1", "shard_check", messages.length, () => keepOnShard(env, shard, messages));
-        if (staying.length > 0) await handlePipelineBatch(subBatch(part as MessageBatch<PipelineMessage>, staying), shardEnv(env, shard));
-      }),
-    );
-  },
+  // Sends check their addresses again under the deployment's policy (src/lib/outbound-address.ts).
+  queue: (batch, env) => withOutboundPolicy(env, () => consume(batch, env)),
   // The sweepers, feeds and cleanups of every shard, each shard's run recorded on that shard.
   scheduled: async (controller, env, ctx) => {
     // Ages are measured from the time the cron fired for, not from when this invocation got to run.
     const at = new Date(controller.scheduledTime);
     refusedDeclaration(env);
-    ctx.waitUntil(Promise.all(shardNumbers(env).map((shard) => runCron(shardEnv(env, shard), at))));
+    ctx.waitUntil(withOutboundPolicy(env, () => Promise.all(shardNumbers(env).map((shard) => runCron(shardEnv(env, shard), at)))));
   },
 } satisfies ExportedHandler<Bindings, PipelineMessage>;
+
+// Every message names its shard (src/shards): each shard's part of a batch runs on that shard.
+async function consume(batch: MessageBatch<PipelineMessage>, env: Bindings): Promise<void> {
+  refusedDeclaration(env);
+  // Benchmark runs count the directory's statements apart (src/db/metrics.ts).
+  if (env.BENCH_METRICS === "1") env = withMeteredDirectory(env);
+  const parts = batchesByShard(batch as MessageBatch<unknown>, shardOfUnknown);
+  await Promise.all(
+    parts.map(async ({ shard, batch: part }) => {
+      if (batch.queue === DEAD_LETTER_QUEUE) return handleDeadLetterBatch(part, shardEnv(env, shard));
+      // A message of an account that moved since it was sent goes on to the account's shard.
+      const messages = (part as MessageBatch<PipelineMessage>).messages;
+      const staying = await meteredWork(env.BENCH_METRICS === "1", "shard_check", messages.length, () => keepOnShard(env, shard, messages));
+      if (staying.length > 0) await handlePipelineBatch(subBatch(part as MessageBatch<PipelineMessage>, staying), shardEnv(env, shard));
+    }),
+  );
+}

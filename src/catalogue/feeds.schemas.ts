@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { FEED_FORMATS, IMPORT_STATUSES, IMPORT_TRIGGERS, PRODUCT_FIELDS } from "../db/schema";
 import { fileServerProtocol, fileServerUrlProblem, isFileServerUrl } from "./feed-servers";
+import { urlRefusal, addressMessage } from "../lib/outbound-address";
 import { field } from "../lib/validation";
 import { LoginFields, loginProblems } from "../suppliers/file-transfer.schemas";
 import { CSV_DELIMITERS } from "./feed-readers";
@@ -52,7 +53,10 @@ const url = z
       return;
     }
     const problem = isFileServerUrl(u) ? fileServerUrlProblem(u) : null;
-    if (problem) ctx.addIssue({ code: "custom", message: `The :attribute field ${problem}.` });
+    if (problem) return void ctx.addIssue({ code: "custom", message: `The :attribute field ${problem}.` });
+    // The feed is pulled from there: a public address (or loopback), src/lib/outbound-address.ts.
+    const refusal = u.protocol === "https:" || u.protocol === "http:" || isFileServerUrl(u) ? urlRefusal(u) : null;
+    if (refusal) ctx.addIssue({ code: "custom", message: addressMessage(refusal) });
   })
   .openapi({
     example: "https://feeds.supplier.example/stock.csv",

@@ -2,6 +2,7 @@
 // staged in product_import_rows as they arrive, and only a file that was read to the end is
 // applied to products, in one D1 batch (one transaction). So a file that cannot be fetched or
 // parsed changes no product, and every run leaves a product_imports record.
+import { urlRefusal } from "../lib/outbound-address";
 import { and, asc, desc, eq, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import { toStatement, type Db } from "../db";
 import { productFeeds, productImports, type ImportRejection, type ImportTrigger, type ProductFeed, type ProductImport } from "../db/schema";
@@ -154,8 +155,11 @@ const HTML_START = /^(\uFEFF)?\s*<(!doctype\s+html|html[\s>])/i;
  * download over the time limit). A first chunk that is an HTML page (a sign-in or error page
  * answered with 200) fails at once.
  */
+/** Redirects a feed URL may go through (browsers and fetch allow 20; a feed server needs few). */
+const MAX_REDIRECTS = 5;
+
 async function fetchFeed(url: string, format: FeedFormat, timeoutMs: number): Promise<{ response: Response; body: ReadableStream<Uint8Array> }> {
-  const target = new URL(url);
+  let target = new URL(url);
   const headers: Record<string, string> = { accept: "*/*", "user-agent": "order-intake-feed-importer/1.0" };
   // https://user:secret@host/feed.csv: fetch refuses credentials in the URL, so send them as Basic auth.
   if (target.username || target.password) {
@@ -163,11 +167,26 @@ async function fetchFeed(url: string, format: FeedFormat, timeoutMs: number): Pr
     target.username = "";
     target.password = "";
   }
+  const signal = AbortSignal.timeout(timeoutMs);
   let response: Response;
-  try {
-    response = await fetch(target.toString(), { headers, redirect: "follow", signal: AbortSignal.timeout(timeoutMs) });
-  } catch (error) {
-    throw new FeedError(`The feed URL could not be fetched: ${await explainFetchFailure(target, error, timeoutMs)}; nothing was changed.`);
+  // Redirects are followed here, each one's address checked as the url's own was (src/lib/outbound-address.ts).
+  for (let hops = 0; ; hops++) {
+    const refusal = urlRefusal(target);
+    if (refusal) throw new FeedError(`The feed URL ${hops ? `redirected to ${target.host}, which ` : ""}${refusal}; nothing was changed.`);
+    try {
+      response = await fetch(target.toString(), { headers, redirect: "manual", signal });
+    } catch (error) {
+      throw new FeedError(`The feed URL could not be fetched: ${await explainFetchFailure(target, error, timeoutMs)}; nothing was changed.`);
+    }
+    const location = response.status >= 300 && response.status < 400 ? response.headers.get("location") : null;
+    if (location === null) break;
+    await response.body?.cancel().catch(() => undefined);
+    const next = URL.parse(location, target.href);
+    if (!next || (next.protocol !== "https:" && next.protocol !== "http:")) throw new FeedError(`The feed URL redirected to ${JSON.stringify(location.slice(0, 200))}, which is not an http(s) URL; nothing was changed.`);
+    if (hops >= MAX_REDIRECTS) throw new FeedError(`The feed URL redirected more than ${MAX_REDIRECTS} times; nothing was changed.`);
+    // The login goes to the url's own server only, as fetch's own redirects do.
+    if (next.origin !== target.origin) delete headers.authorization;
+    target = next;
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);

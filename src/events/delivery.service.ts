@@ -2,6 +2,7 @@
 // A delivery is sent only under a lease (status 'delivering' until lease_until), taken with a
 // guarded UPDATE, so a redelivered or duplicated queue message finds it taken and stands back.
 // Every attempt is recorded; failures are retried with exponential backoff through the queue.
+import { urlRefusal } from "../lib/outbound-address";
 import { sql } from "drizzle-orm";
 import { toStatement, type Db } from "../db";
 import type { EventType } from "../db/schema";
@@ -99,7 +100,7 @@ export async function deliverWebhook(db: Db, env: Bindings, pipeline: Pipeline, 
   const result = await post(row.url, row.secret, row.event_id, row.type, body, settings.timeoutMs);
 
   const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-  const outcome: DeliveryOutcome = ok ? "delivered" : row.attempts >= settings.maxAttempts ? "failed" : "retrying";
+  const outcome: DeliveryOutcome = ok ? "delivered" : result.final || row.attempts >= settings.maxAttempts ? "failed" : "retrying";
   const delay = retryDelaySeconds(settings, row.attempts);
   const finished = isoMicro();
   const nextAttemptAt = outcome === "retrying" ? isoMicro(new Date(Date.now() + delay * 1000)) : null;
@@ -128,10 +129,14 @@ export async function deliverWebhook(db: Db, env: Bindings, pipeline: Pipeline, 
   return outcome;
 }
 
-type SendResult = { statusCode: number | null; error: string | null; durationMs: number };
+/** `final`: trying again cannot help (the url points where we never connect). */
+type SendResult = { statusCode: number | null; error: string | null; durationMs: number; final?: boolean };
 
 async function post(url: string, secret: string, eventId: string, type: string, body: string, timeoutMs: number): Promise<SendResult> {
   const started = Date.now();
+  // A subscription stored before the address policy, pointing where we never connect: refused unsent.
+  const refusal = URL.canParse(url) ? urlRefusal(new URL(url)) : null;
+  if (refusal) return { statusCode: null, error: `Not sent: the url ${refusal}`.slice(0, ERROR_BODY_CHARS), durationMs: 0, final: true };
   const headers = {
     "Content-Type": "application/json",
     "User-Agent": USER_AGENT,

@@ -1,13 +1,16 @@
 // The webhook-subscription contract: the bodies the API and the console both validate with.
 import { z } from "@hono/zod-openapi";
 import { EVENT_TYPES } from "../db/schema";
+import { checkOutboundUrl } from "../lib/outbound-address";
 import { field, isHttpUrl } from "../lib/validation";
 
 export const DELIVERY_STATUSES = ["pending", "delivering", "delivered", "failed"] as const;
 export const EventTypeJson = z.enum(EVENT_TYPES);
 
 const URL_MESSAGE = "The :attribute field must be a valid URL.";
-const url = field.text(2048).refine(isHttpUrl, URL_MESSAGE);
+// A URL we will POST to must point to a public address (or loopback): src/lib/outbound-address.ts.
+const reachable = (v: string | undefined, ctx: z.RefinementCtx) => void (v !== undefined && isHttpUrl(v) && checkOutboundUrl(v, ctx));
+const url = field.text(2048).refine(isHttpUrl, URL_MESSAGE).superRefine(reachable);
 // Each type once, in the documented order, however the shop listed them.
 const eventTypes = z
   .array(EventTypeJson)
@@ -38,6 +41,7 @@ export const UpdateWebhook = z
     url: field
       .optionalText(2048)
       .refine((v) => v === undefined || isHttpUrl(v), URL_MESSAGE)
+      .superRefine(reachable)
       .openapi({ description: DESCRIBE.url }),
     events: eventTypes.optional().openapi({ description: DESCRIBE.events }),
     secret: secret.openapi({ description: DESCRIBE.secret }),

@@ -3,6 +3,7 @@
 // checks them against the platform it names, a PATCH against the connection's own (the service).
 import { z } from "@hono/zod-openapi";
 import { SHOP_PLATFORMS } from "../db/schema/shops";
+import { urlRefusal, addressMessage } from "../lib/outbound-address";
 import { field, HTTP_URL_MESSAGE, isHttpUrl } from "../lib/validation";
 import { MODES } from "./platforms/settings";
 import { checkPlatformFields, isPlatform } from "./connection-fields";
@@ -30,7 +31,10 @@ const baseUrlChecks = (v: string, ctx: z.RefinementCtx) => {
   if (v.length > CONNECTION_LIMITS.baseUrl) return; // told only its length
   if (!isHttpUrl(v)) return void ctx.addIssue({ code: "custom", message: HTTP_URL_MESSAGE });
   const url = new URL(v);
-  if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) ctx.addIssue({ code: "custom", message: BASE_URL_HTTP_MESSAGE });
+  // Where a connection may point (src/lib/outbound-address.ts) comes first: it says the most.
+  const refusal = urlRefusal(url);
+  if (refusal) ctx.addIssue({ code: "custom", message: addressMessage(refusal) });
+  else if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) ctx.addIssue({ code: "custom", message: BASE_URL_HTTP_MESSAGE });
   else if (url.search !== "" || url.hash !== "" || /[?#]/.test(v)) ctx.addIssue({ code: "custom", message: BASE_URL_PARTS_MESSAGE });
 };
 const withoutTrailingSlash = (v: string) => v.replace(/\/+$/, "");

@@ -4,6 +4,7 @@ import { z } from "@hono/zod-openapi";
 import { FILE_FORMATS } from "../db/schema";
 import { CSV_COLUMNS } from "../forwarding/document";
 import { firstUnwritable } from "../lib/charset";
+import { checkOutboundHost } from "../lib/outbound-address";
 import { field } from "../lib/validation";
 
 export const FILE_TRANSFER_LIMITS = {
@@ -140,7 +141,12 @@ export function loginProblems(v: Login, protocol: "ftp" | "ftps" | "sftp"): [key
 export const FileTransferBody = z
   .object({
     protocol: z.enum(["ftp", "ftps", "sftp"]).openapi({ description: "ftp, ftps (explicit TLS: AUTH TLS on the FTP port) or sftp." }),
-    host: field.id(FILE_TRANSFER_LIMITS.host).refine((v) => v.length > FILE_TRANSFER_LIMITS.host || HOST.test(v), "The :attribute field must be a host name or an IP address.").openapi({
+    host: field
+      .id(FILE_TRANSFER_LIMITS.host)
+      .refine((v) => v.length > FILE_TRANSFER_LIMITS.host || HOST.test(v), "The :attribute field must be a host name or an IP address.")
+      // Any IPv4 form (2852039166, 0251.0376.0251.0376) is read as the resolver reads it (src/lib/outbound-address.ts).
+      .superRefine((v, ctx) => void (v.length <= FILE_TRANSFER_LIMITS.host && HOST.test(v) && checkOutboundHost(v, ctx)))
+      .openapi({
       description: `The server's host name or IP address (up to ${FILE_TRANSFER_LIMITS.host} characters).`,
     }),
     port: field.optionalInt({ min: 1, max: 65_535 }).openapi({ description: "1 to 65535; by default 21 (ftp, ftps) or 22 (sftp)." }),

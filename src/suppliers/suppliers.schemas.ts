@@ -1,6 +1,7 @@
 // The supplier contract: the request bodies the API and the console both validate with.
 import { z } from "@hono/zod-openapi";
 import { CHANNELS } from "../db/schema";
+import { checkOutboundUrl } from "../lib/outbound-address";
 import { field, HTTP_URL_MESSAGE, isHttpUrl } from "../lib/validation";
 import { FileTransferBody } from "./file-transfer.schemas";
 
@@ -11,6 +12,8 @@ const httpUrl = z.preprocess(
     .string()
     .max(2048)
     .refine((v) => v.length > 2048 || isHttpUrl(v), HTTP_URL_MESSAGE)
+    // The webhook channel posts to it: a public address (or loopback), src/lib/outbound-address.ts.
+    .superRefine((v, ctx) => void (v.length <= 2048 && isHttpUrl(v) && checkOutboundUrl(v, ctx)))
     .nullable()
     .optional(),
 );

@@ -57,6 +57,11 @@ export default async function setup(project: TestProject) {
         res.end(JSON.stringify(body));
       };
       if (scenario === "ok") return reply(200, { received: true });
+      // /redirect/<id>?to=<url>: a 302 to wherever `to` says (a server sending a client elsewhere).
+      if (scenario === "redirect") {
+        res.writeHead(302, { location: new URL(path, "http://remote").searchParams.get("to") ?? "/" });
+        return void res.end();
+      }
       if (scenario === "reset") return void req.socket.resetAndDestroy();
       if (scenario === "not-http") return void req.socket.end("SSH-2.0-OpenSSH_9.6\r\n");
       if (scenario === "truncated") {

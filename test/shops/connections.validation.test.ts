@@ -58,7 +58,16 @@ describe("shop connections: bad input", () => {
       [{ ...WOO_BODY, base_url: "ftp://shop.example.com" }, { base_url: ["The base_url field must be a valid http(s) URL."] }],
       [{ ...WOO_BODY, base_url: "https://user:pw@shop.example.com" }, { base_url: ["The base_url field must be a valid http(s) URL."] }],
       [{ ...WOO_BODY, base_url: "http://shop.example.com" }, { base_url: [`The base_url field ${HTTP_ONLY_LOOPBACK}`] }],
-      [{ ...WOO_BODY, base_url: "http://10.0.0.5:8080" }, { base_url: [`The base_url field ${HTTP_ONLY_LOOPBACK}`] }],
+      // Where it points is told first (src/lib/outbound-address.ts): https would not make a private address reachable.
+      [
+        { ...WOO_BODY, base_url: "http://10.0.0.5:8080" },
+        {
+          base_url: [
+            "The base_url field points to 10.0.0.5, a private network address (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7, fec0::/10, or a name only a private network resolves), reached only where the operator set ALLOW_PRIVATE_NETWORKS.",
+          ],
+        },
+      ],
+      [{ ...WOO_BODY, base_url: "http://93.184.215.14:8080" }, { base_url: [`The base_url field ${HTTP_ONLY_LOOPBACK}`] }],
       [{ ...WOO_BODY, base_url: "http://localhost.example.com" }, { base_url: [`The base_url field ${HTTP_ONLY_LOOPBACK}`] }],
       [{ ...WOO_BODY, base_url: "https://shop.example.com/?lang=nl" }, { base_url: ["The base_url field must be the shop's address only, without a query (?) or a fragment (#)."] }],
       [{ ...WOO_BODY, base_url: "https://shop.example.com/#x" }, { base_url: ["The base_url field must be the shop's address only, without a query (?) or a fragment (#)."] }],

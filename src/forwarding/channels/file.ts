@@ -185,7 +185,7 @@ export function cancellationFile(doc: CancellationDocument, config: FileTransfer
 // ---- Sending -----------------------------------------------------------------
 
 /** Failures a retry will not mend (until someone changes the settings or the server): the send is refused. */
-const REFUSED_KINDS = new Set(["auth", "host_key_mismatch", "permission_denied", "not_found"]);
+const REFUSED_KINDS = new Set(["auth", "host_key_mismatch", "permission_denied", "not_found", "address"]);
 
 /** Writes one file atomically on the supplier's server, time-boxed; how it went, in words. */
 export async function putFile(env: Bindings, supplier: Supplier, file: { name: string; bytes: Uint8Array }): Promise<Attempt> {

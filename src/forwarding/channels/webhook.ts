@@ -1,12 +1,19 @@
 // The webhook channel: the document POSTed to the supplier's URL, signed with its secret (and the
 // previous one during a rotation), its id as the idempotency key.
 import { withTimeout } from "../../lib/outbound";
+import { urlRefusal } from "../../lib/outbound-address";
 import { SIGNATURE_HEADER, signatureHeader } from "../../lib/signature";
 import { timedOut, truncate, type Attempt, type Channel } from "./channel";
 
 /** POSTs a signed document (an order dispatch, a cancellation request); `doc.id` is its idempotency key. The whole attempt, the answer's body included, is time-boxed. */
 export async function postWebhook(url: string, secrets: string[], doc: { id: string }, timeoutMs: number): Promise<Attempt> {
   const body = JSON.stringify(doc);
+  // A webhook_url stored before the address policy, pointing where we never connect: refused unsent, not retried.
+  const refusal = URL.canParse(url) ? urlRefusal(new URL(url)) : null;
+  if (refusal) {
+    const words = `not sent: the webhook_url ${refusal}`;
+    return { outcome: "rejected", detail: words, failure: "network", response: words };
+  }
   const attempt = async (): Promise<Attempt> => {
     const res = await fetch(url, {
       method: "POST",
@@ -17,6 +24,8 @@ export async function postWebhook(url: string, secrets: string[], doc: { id: str
         [SIGNATURE_HEADER]: await signatureHeader(secrets, body),
       },
       body,
+      // A redirect is the supplier's answer, not a success: following it could post the order somewhere never checked.
+      redirect: "manual",
       signal: AbortSignal.timeout(timeoutMs),
     });
     const answer = truncate(await res.text().catch(() => ""));

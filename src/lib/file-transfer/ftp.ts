@@ -5,7 +5,7 @@
 // (tls.connect({socket}) over a node:net socket) throws inside workerd's node:tls (docs/file-transfer.md).
 import { connect } from "cloudflare:sockets";
 import { FtpReplyError, oneLine, parseEpsv, parseFacts, parseFeatures, parseListing, parseMdtm, parsePasv, parsePwd, parseSize, ReplyReader, type Reply } from "./ftp-parse";
-import { FileTransferError, type FileTransferConnector, type FileTransferErrorKind, type FileTransferSession, type FileTransferSettings, type RemoteFile } from "./transfer";
+import { FileTransferError, refuseUnreachable, type FileTransferConnector, type FileTransferErrorKind, type FileTransferSession, type FileTransferSettings, type RemoteFile } from "./transfer";
 
 /** Opens a TCP socket: cloudflare:sockets' connect(), or a service binding's connect() (a network with other trusted CAs). */
 export type SocketOpener = (address: SocketAddress, options: SocketOptions) => Socket;
@@ -109,10 +109,11 @@ class FtpSession implements FileTransferSession {
 
   private async login(): Promise<void> {
     const { host, port } = this.settings;
+    refuseUnreachable(host);
     const socket = this.open({ hostname: host, port }, { secureTransport: this.tls ? "starttls" : "off", allowHalfOpen: false });
     this.socket = socket;
     try {
-      await this.within(socket.opened);
+      refuseUnreachable(host, await this.within(socket.opened));
     } catch (error) {
       if (error instanceof FileTransferError) throw error;
       // The runtime answers a name that does not resolve and a port that refuses alike.

@@ -21,7 +21,7 @@ import { createCipheriv, createDecipheriv, createHash, createHmac } from "node:c
 import { fingerprintOf, parsePrivateKey, verifyHostSignature, type UserKey } from "./ssh-keys";
 import { BLOCK, CIPHERS, type Agreed, HOST_KEY_ALGORITHMS, hostKeyType, KEX_ALGORITHMS, MAC_LENGTH, MACS, negotiate, parseKexInit, readPacket, readServerVersion, type PacketKeys } from "./ssh-transport";
 import { concat, Reader, shown, SshProtocolError, Writer } from "./ssh-wire";
-import { FileTransferError, type FileTransferErrorKind } from "./transfer";
+import { FileTransferError, refuseUnreachable, type FileTransferErrorKind } from "./transfer";
 
 const utf8 = new TextEncoder();
 const sha256 = (data: Uint8Array) => new Uint8Array(createHash("sha256").update(data).digest());
@@ -181,14 +181,17 @@ export class SshConnection {
 
   private async start(subsystem: string) {
     const { host, port } = this.options;
+    refuseUnreachable(host);
     this.socket = connect({ hostname: host, port });
     // A failed connect also rejects `closed`; the failure is reported through `opened`.
     this.socket.closed.catch(() => undefined);
+    let opened: SocketInfo;
     try {
-      await this.socket.opened;
+      opened = await this.socket.opened;
     } catch (error) {
       throw await this.connectFailure(error);
     }
+    refuseUnreachable(host, opened);
     this.writer = this.socket.writable.getWriter();
     this.reader = this.socket.readable.getReader();
     this.setStep("waiting for the SSH greeting");

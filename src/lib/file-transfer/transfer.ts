@@ -2,6 +2,7 @@
 // file channel, the answer-file reader and the feed puller see it. One implementation per protocol
 // beside this file (ftp.ts for FTP and explicit FTPS, sftp.ts for SFTP), each over the Workers
 // runtime's TCP sockets. Nothing here knows about orders or suppliers.
+import { hostRefusal, peerRefusal } from "../outbound-address";
 
 export type FileTransferProtocol = "ftp" | "ftps" | "sftp";
 
@@ -31,6 +32,8 @@ export type FileTransferErrorKind =
   | "tls"
   | "auth"
   | "host_key_mismatch"
+  /** The server's address is one we never connect to (src/lib/outbound-address.ts). */
+  | "address"
   | "permission_denied"
   | "not_found"
   | "disk_full"
@@ -46,6 +49,16 @@ export class FileTransferError extends Error {
     super(message);
     this.name = "FileTransferError";
   }
+}
+
+/**
+ * Where a connector may connect (src/lib/outbound-address.ts), checked twice: `host` before the
+ * socket is opened, and the peer `opened` reports once it is (before a byte is sent). workerd
+ * reports the address as it was asked for ("host:port"), so a name is judged by its name there.
+ */
+export function refuseUnreachable(host: string, opened?: SocketInfo): void {
+  const refusal = opened ? peerRefusal(opened) : hostRefusal(host);
+  if (refusal) throw new FileTransferError("address", `not connecting to ${host}: it ${refusal}; nothing was sent`);
 }
 
 /** One session on the server: open it, do the work, close it. */

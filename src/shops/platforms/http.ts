@@ -2,6 +2,7 @@
 // whole attempt), recorded for the attempt log with the credentials left out, and, for a connection
 // in dry-run mode, writes are recorded instead of sent (lookups still go out: a dry run shows the
 // exact writes it would make to the order it really found).
+import { urlRefusal } from "../../lib/outbound-address";
 import { explainFetchFailure, isTimeout } from "../../lib/fetch-failure";
 
 /** How much of a shop's answer is kept in a call's record and in an error. */
@@ -31,7 +32,8 @@ export type ShopErrorKind =
   | "invalid" // 400 / 422: the shop refused what we sent; retrying the same will not help
   | "rate_limited" // 429 (retryAfterSeconds from Retry-After)
   | "server" // 5xx
-  | "unexpected"; // an answer we cannot read
+  | "unexpected" // an answer we cannot read
+  | "address"; // the base_url points where we never connect (src/lib/outbound-address.ts): nothing was sent
 
 /** A failed call, in words an operator can act on. `unclear`: the write may have happened. */
 export class ShopError extends Error {
@@ -50,7 +52,7 @@ export class ShopError extends Error {
   }
   /** Whether trying again later may succeed. */
   get retryable(): boolean {
-    return this.kind !== "invalid" && this.kind !== "auth" && this.kind !== "not_found";
+    return this.kind !== "invalid" && this.kind !== "auth" && this.kind !== "not_found" && this.kind !== "address";
   }
 }
 
@@ -115,6 +117,13 @@ export class ShopHttp {
       return { status: 0, headers: new Headers(), text: "", dryRun: true, json: <T>() => ({}) as T };
     }
     const url = new URL(this.options.baseUrl + req.path);
+    // A connection stored before the address policy, pointing where we never connect: refused unsent.
+    const refusal = urlRefusal(url);
+    if (refusal) {
+      const why = `Not sent: the connection's base_url ${refusal} (docs/api.md, "Where a connection may point")`;
+      this.record({ method, path: req.path, sent: body ?? null, status: null, answer: why, durationMs: 0, dryRun: false });
+      throw new ShopError("address", why);
+    }
     let res: Response;
     let text: string;
     try {
