@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { createDb, toStatement } from "../../src/db";
 import type { PipelineMessage } from "../../src/lib/queue";
 import { isoMicro } from "../../src/lib/time";
-import { INTERRUPTED_ERROR } from "../../src/shops/write-back.service";
+import { INTERRUPTED_ERROR, INTERRUPTED_WAITING } from "../../src/shops/write-back.service";
 import { stuckWriteBacks } from "../../src/shops/write-backs";
 import { createAccount, exec, orderPayload, rows } from "../helpers/factories";
 import { authHeaders, call } from "../helpers/http";
@@ -273,6 +273,9 @@ async function crashCase(c: Case) {
   }
   expect(victim).not.toBeNull();
   expect(await c.count(shop)).toBe(1);
+  // Before anything takes over, shop-sync already says what happened.
+  const before = (await call("GET", `/api/v1/orders/${reference}/shop-sync`, { creds })).json.data.find((s: { id: number }) => s.id === victim);
+  expect([before.status, before.attempts.map((a: { outcome: string; error: string; calls: unknown[] }) => [a.outcome, a.error, a.calls])]).toEqual(["delivering", [["interrupted", INTERRUPTED_WAITING, []]]]);
 
   // The cron's safety net finds it (its lease ran out), and its message takes it over.
   const now = new Date();
