@@ -15,6 +15,8 @@ export const PUBLISH_PAGE = 100;
 const CRON_PAGES = 20;
 /** A pending delivery whose message has not run this long after it was due is assumed lost. */
 export const REKICK_GRACE_MS = 2 * 60 * 1000;
+/** The cron runs every minute (wrangler.toml). */
+const CRON_PERIOD_MS = 60 * 1000;
 /**
  * The cron's safety net looks at this many of the newest deliveries, so its cost stays flat as the
  * table grows (it reads the pending and delivering ones through webhook_deliveries_status_idx).
@@ -116,8 +118,13 @@ export async function sweepEvents(env: Bindings, pipeline: Pipeline, now = new D
     .bind(REKICK_WINDOW, overdue, nowIso)
     .all<{ id: number }>();
   const ids = stuck.results.map((r) => r.id);
-  const stuckBacks = await toStatement(db, stuckWriteBacks(nowIso, overdue, REKICK_WINDOW)).all<{ id: number }>();
+  const nextRun = isoMicro(new Date(now.getTime() + CRON_PERIOD_MS));
+  const stuckBacks = await toStatement(db, stuckWriteBacks(overdue, nextRun, REKICK_WINDOW)).all<{ id: number; lease_until: string | null }>();
   const writeBackIds = stuckBacks.results.map((r) => r.id);
-  await pipeline.send([...deliverMessages(ids), ...writeBackMessages(writeBackIds)]);
+  const leaseEnds = (r: { lease_until: string | null }) => (r.lease_until ? Math.ceil((Date.parse(r.lease_until) - now.getTime()) / 1000) : 0);
+  await pipeline.send([...deliverMessages(ids), ...writeBackMessages(stuckBacks.results.filter((r) => leaseEnds(r) <= 0).map((r) => r.id))]);
+  // A lease that ends before the next run: its message held until the lease ends (a live attempt
+  // renews its lease and the message finds it taken; a dead one's write-back is taken over then).
+  for (const r of stuckBacks.results.filter((r) => leaseEnds(r) > 0)) await pipeline.send(writeBackMessages([r.id]), leaseEnds(r) + 1);
   return { published, rekicked: ids.length, writeBacksRekicked: writeBackIds.length };
 }

@@ -146,8 +146,16 @@ function answerOf(row: RawRow, lineId: number | string | undefined): Record<stri
   return { ...rest, line_id: typeof id === "string" && /^\d+$/.test(id) ? Number(id) : id };
 }
 
+/**
+ * The id a shipment row is recorded under when it names none (no shipment_id, no tracking number):
+ * its file's and row's. A run that died after applying rows and before recording them is taken
+ * over (INBOUND_CLAIM_MS) and applies the file again: the supplier API records a shipment reported
+ * again under the same id once, so a partial shipment is never shipped twice.
+ */
+export const rowShipmentId = (fileId: number, row: number) => `answer-file-${fileId}-row-${row}`;
+
 /** Applies the rows in chunks through the supplier API's path; a chunk refused whole is applied row by row, each row's result said. */
-async function applyRows(db: Db, pipeline: Pipeline, supplier: AuthenticatedSupplier, rows: RawRow[]): Promise<RowResult[]> {
+async function applyRows(db: Db, pipeline: Pipeline, supplier: AuthenticatedSupplier, rows: RawRow[], fileId: number): Promise<RowResult[]> {
   const lines = await resolveLines(db, supplier, rows);
   const results: RowResult[] = [];
   const pending: { row: number; raw: Record<string, unknown> }[] = [];
@@ -157,7 +165,11 @@ async function applyRows(db: Db, pipeline: Pipeline, supplier: AuthenticatedSupp
     if (r.line_id === undefined && !r.order_reference) {
       results.push({ ...base, lineId: null, result: "refused", message: "The row names no line: give line_id, or order_reference with external_id or sku." });
     } else if (typeof resolved === "string") results.push({ ...base, lineId: null, result: "refused", message: resolved });
-    else pending.push({ row: i + 1, raw: answerOf(r, resolved) });
+    else {
+      const raw = answerOf(r, resolved);
+      if (raw.action === "ship" && !raw.shipment_id && !raw.tracking_number) raw.shipment_id = rowShipmentId(fileId, i + 1);
+      pending.push({ row: i + 1, raw });
+    }
   });
   const lineIdOf = (raw: Record<string, unknown>) => (typeof raw.line_id === "number" ? raw.line_id : null);
   const one = async (p: { row: number; raw: Record<string, unknown> }): Promise<RowResult> => {
@@ -242,7 +254,7 @@ export async function pollSupplierInbound(db: Db, env: Bindings, pipeline: Pipel
       let error: string | null = null;
       try {
         if (file.size > INBOUND_MAX_BYTES) throw new FileUnreadable(`The file is larger than ${INBOUND_MAX_BYTES / 1048576} MiB.`);
-        results = await applyRows(db, pipeline, who, readRows(await session.read(path, INBOUND_MAX_BYTES), inbound));
+        results = await applyRows(db, pipeline, who, readRows(await session.read(path, INBOUND_MAX_BYTES), inbound), fileId);
       } catch (e) {
         if (!(e instanceof FileUnreadable)) throw e;
         error = e.message;

@@ -4,13 +4,15 @@
 // retries through the queue with backoff (and jitter, and a 429's Retry-After), parked after the
 // last attempt and replayable. On top of it: per connection and order the write-backs go in order
 // (earlierUnfinished), the shop's order is looked up once and kept, the ids of what was created are
-// recorded, and after an unclear outcome the adapter looks before it writes again.
+// recorded, and after an unclear outcome the adapter looks before it writes again. An attempt that
+// never reported back (its Worker stopped mid-attempt) is the most unclear of all: the attempt that
+// takes over once its lease ran out looks first, and records it among the attempts as interrupted.
 import { sql, type SQL } from "drizzle-orm";
 import { toStatement, type Db, type Row } from "../db";
-import type { ShopPlatformName, WriteBackKind, WriteBackStatus } from "../db/schema";
+import type { AttemptOutcome, ShopPlatformName, WriteBackKind, WriteBackStatus } from "../db/schema";
 import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
-import { leaseUntil, sendSettings, withTimeout, type SendSettings } from "../lib/outbound";
+import { sendSettings, withTimeout, type SendSettings } from "../lib/outbound";
 import type { Pipeline } from "../lib/queue";
 import { open, sealingKeys } from "../lib/sealed";
 import { isoMicro } from "../lib/time";
@@ -29,6 +31,22 @@ const DUE_TOLERANCE_MS = 1000;
  * outlives that.
  */
 export const CALLS_PER_ATTEMPT = 6;
+
+/** What a lease holds beyond the calls' time boxes: the D1 work around a call, clocks a little apart. */
+export const LEASE_SLACK_MS = 5_000;
+
+/**
+ * How long a lease runs from its claim or renewal: the call about to go out and the next one. The
+ * attempt renews it before any call that would not end inside it (and stops, writing nothing more,
+ * when it cannot), so a lease runs out only when its Worker stopped, and the write-back is taken
+ * over about one call's time box after that rather than after the whole attempt's.
+ */
+export const writeBackLeaseMs = (timeoutMs: number) => 2 * timeoutMs + LEASE_SLACK_MS;
+
+/** The words for an attempt that never reported back, once the next one took over. */
+export const INTERRUPTED_ERROR = "No answer: the worker stopped mid-attempt (its lease ran out); the next attempt looked in the shop before writing again.";
+/** The same while no attempt has taken over yet (the lease ran out; the cron hands it on). */
+export const INTERRUPTED_WAITING = "No answer: the worker stopped mid-attempt (its lease ran out); the next attempt will look in the shop before writing again.";
 
 /** The bound string a connection's credentials are sealed to (src/lib/sealed.ts). */
 export const credentialsBinding = (accountId: number, platform: ShopPlatformName) => `shop_connection:${accountId}:${platform}`;
@@ -56,6 +74,10 @@ type DeliveryRow = {
   shipped_in_full: number | null;
   shop_order: string | null;
   unclear: number;
+  /** JSON: the attempts that never reported back, to record (Interrupted). */
+  interrupted: string | null;
+  /** JSON: the shop ids the order's other write-backs on this connection recorded (not this one's to find). */
+  taken_ids: string | null;
   platform: ShopPlatformName;
   base_url: string;
   credentials_sealed: string;
@@ -85,20 +107,32 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
   const started = new Date();
   const now = isoMicro(started);
   const attemptBox = settings.timeoutMs * CALLS_PER_ATTEMPT;
-  // The lease outlives the whole attempt's time box: it only runs out when a Worker died mid-attempt.
-  const lease = isoMicro(leaseUntil(started, attemptBox));
+  // The lease covers the first calls; the attempt renews it as it goes (renewLease), so it runs out
+  // only when this Worker stopped.
+  const leaseMs = writeBackLeaseMs(settings.timeoutMs);
+  let lease = isoMicro(new Date(started.getTime() + leaseMs));
   const dueBy = isoMicro(new Date(started.getTime() + DUE_TOLERANCE_MS));
   const live = sql`EXISTS (SELECT 1 FROM shop_connections c WHERE c.id = shop_write_backs.connection_id AND c.active = 1 AND c.deleted_at IS NULL)`;
   const takeable = sql`((status = 'pending' AND (lease_until IS NULL OR lease_until <= ${dueBy})) OR (status = 'delivering' AND lease_until < ${now}))`;
   const [claim, , read] = await db.$client.batch<DeliveryRow>(
     [
-      sql`UPDATE shop_write_backs SET status = 'delivering', attempts = attempts + 1, lease_until = ${lease}, updated_at = ${now}
+      // Taking over from an attempt that never reported back (still delivering, its lease ran out):
+      // that attempt may have written, so this one looks first (unclear), and records it (interrupted).
+      sql`UPDATE shop_write_backs SET status = 'delivering', attempts = attempts + 1, lease_until = ${lease}, updated_at = ${now},
+          unclear = CASE WHEN status = 'delivering' THEN 1 ELSE unclear END,
+          interrupted = CASE WHEN status = 'delivering'
+            THEN json_insert(coalesce(interrupted, '[]'), '$[#]', json_object('started_at', coalesce(attempt_started_at, updated_at), 'given_up_at', ${now}))
+            ELSE interrupted END,
+          attempt_started_at = ${now}
         WHERE id = ${writeBackId} AND ${takeable} AND ${live} AND NOT EXISTS (${earlierUnfinished(sql`shop_write_backs`)})`,
       // A deleted connection writes nothing more: what waited for it is skipped.
       sql`UPDATE shop_write_backs SET status = 'skipped', last_error = ${DELETED_CONNECTION}, lease_until = NULL, updated_at = ${now}
         WHERE id = ${writeBackId} AND ${takeable}
           AND EXISTS (SELECT 1 FROM shop_connections c WHERE c.id = shop_write_backs.connection_id AND c.deleted_at IS NOT NULL)`,
       sql`SELECT w.id, w.account_id, w.connection_id, w.order_id, w.kind, w.status, w.attempts, w.lease_until, w.shipped_in_full, w.shop_order, w.unclear,
+          w.interrupted,
+          (SELECT json_group_array(j.value) FROM shop_write_backs b, json_each(b.shop_ids) j
+            WHERE b.order_id = w.order_id AND b.connection_id = w.connection_id AND b.id <> w.id AND b.shop_ids IS NOT NULL) AS taken_ids,
           c.platform, c.base_url, c.credentials_sealed, c.settings, c.active, c.deleted_at,
           o.reference, o.external_id AS order_external_id, e.type AS event_type, e.data AS event_data,
           l.id AS line_id, l.external_id AS line_external_id, l.reference AS line_sku, l.name AS line_name, l.quantity AS line_quantity
@@ -128,7 +162,19 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
   }
 
   const dryRun = parseSettings(row.settings).mode === "dry_run";
-  const attempt = await attemptWrite(env, row, settings.timeoutMs, attemptBox, dryRun);
+  // Before a call that would not end inside the lease: renewed, guarded by the lease this attempt
+  // holds. When that fails (another attempt took over), this one stops before its next call.
+  const renewLease = async () => {
+    if (Date.parse(lease) - Date.now() >= settings.timeoutMs + LEASE_SLACK_MS) return;
+    const next = isoMicro(new Date(Date.now() + leaseMs));
+    const { results } = await toStatement(
+      db,
+      sql`UPDATE shop_write_backs SET lease_until = ${next} WHERE id = ${writeBackId} AND status = 'delivering' AND lease_until = ${lease} RETURNING id`,
+    ).all<{ id: number }>();
+    if (results.length === 0) throw new ShopError("unexpected", "This attempt's lease ran out and could not be renewed (another attempt took over): it stopped before its next call to the shop.");
+    lease = next;
+  };
+  const attempt = await attemptWrite(env, row, settings.timeoutMs, attemptBox, dryRun, renewLease);
   const finished = isoMicro();
   const error = attempt.error;
   let outcome: WriteBackOutcome;
@@ -145,10 +191,17 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
   const shopIds = attempt.result && attempt.result.outcome !== "skipped" ? JSON.stringify(attempt.result.shopIds) : null;
   const status: WriteBackStatus = outcome === "retrying" ? "pending" : outcome === "done" ? "done" : outcome === "skipped" ? "skipped" : "failed";
   const settled = outcome === "done" || outcome === "skipped";
+  const attemptOutcome: AttemptOutcome = error ? "failed" : attempt.result!.outcome;
+  // The attempts that never reported back first (only while this attempt still holds the lease:
+  // should another have taken over, that one records them), then this one.
+  const stillOurs = sql`EXISTS (SELECT 1 FROM shop_write_backs WHERE id = ${writeBackId} AND status = 'delivering' AND lease_until = ${lease})`;
+  const interruptedRows = interruptedOf(row.interrupted).map(
+    (i) => sql`SELECT ${writeBackId}, '[]', 0, ${INTERRUPTED_ERROR}, ${Math.max(0, Date.parse(i.given_up_at) - Date.parse(i.started_at))}, 'interrupted', ${i.given_up_at} WHERE ${stillOurs} UNION ALL `,
+  );
   const [, updated] = await db.$client.batch<{ id: number; next_id: number | null }>(
     [
-      sql`INSERT INTO shop_write_back_attempts (write_back_id, calls, dry_run, error, duration_ms, created_at)
-        VALUES (${writeBackId}, ${JSON.stringify(attempt.calls)}, ${dryRun ? 1 : 0}, ${message && error ? message : null}, ${attempt.durationMs}, ${finished})`,
+      sql`INSERT INTO shop_write_back_attempts (write_back_id, calls, dry_run, error, duration_ms, outcome, created_at)
+        ${sql.join(interruptedRows)}SELECT ${writeBackId}, ${JSON.stringify(attempt.calls)}, ${dryRun ? 1 : 0}, ${message && error ? message : null}, ${attempt.durationMs}, ${attemptOutcome}, ${finished}`,
       // Guarded by our lease: should it have run out and another Worker taken over, that one owns the row.
       sql`UPDATE shop_write_backs SET
           status = ${status},
@@ -156,6 +209,8 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
           shop_ids = coalesce(${shopIds}, shop_ids),
           shop_order = coalesce(${attempt.shopOrder ? JSON.stringify(attempt.shopOrder) : null}, shop_order),
           unclear = ${unclear ? 1 : 0},
+          interrupted = NULL,
+          attempt_started_at = NULL,
           dry_run = ${settled && dryRun ? 1 : 0},
           last_error = ${message},
           done_at = ${settled ? finished : null},
@@ -177,7 +232,7 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
 type Attempt = { calls: ShopCall[]; durationMs: number; shopOrder: ShopOrder | null; result: WriteResult | null; error: unknown };
 
 /** One attempt: the credentials opened, the shop's order found (or the kept one), the write; never throws. */
-async function attemptWrite(env: Bindings, row: DeliveryRow, callTimeoutMs: number, attemptBox: number, dryRun: boolean): Promise<Attempt> {
+async function attemptWrite(env: Bindings, row: DeliveryRow, callTimeoutMs: number, attemptBox: number, dryRun: boolean, beforeCall: () => Promise<void>): Promise<Attempt> {
   const startedMs = Date.now();
   let http: ShopHttp | null = null;
   let shopOrder: ShopOrder | null = row.shop_order ? (JSON.parse(row.shop_order) as ShopOrder) : null;
@@ -185,11 +240,11 @@ async function attemptWrite(env: Bindings, row: DeliveryRow, callTimeoutMs: numb
   try {
     const credentials = JSON.parse(await open(sealingKeys(env), row.credentials_sealed, credentialsBinding(row.account_id, row.platform))) as Record<string, string>;
     const conn: ShopConnection = { id: row.connection_id, platform: row.platform, baseUrl: row.base_url, credentials, settings: parseSettings(row.settings) };
-    const shopHttp = new ShopHttp({ baseUrl: row.base_url, timeoutMs: callTimeoutMs, dryRun, secrets: Object.values(credentials) });
+    const shopHttp = new ShopHttp({ baseUrl: row.base_url, timeoutMs: callTimeoutMs, dryRun, secrets: Object.values(credentials), beforeCall });
     http = shopHttp;
     const platform = platformFor(row.platform);
     const order: OrderRef = { externalId: row.order_external_id, reference: row.reference };
-    const options = { look: Boolean(row.unclear) };
+    const options = { look: Boolean(row.unclear), taken: row.taken_ids ? (JSON.parse(row.taken_ids) as unknown[]).map(String) : [] };
     const result = await withTimeout(
       (async (): Promise<WriteResult> => {
         if (!shopOrder) {
@@ -216,12 +271,21 @@ async function attemptWrite(env: Bindings, row: DeliveryRow, callTimeoutMs: numb
         return platform.writeNote(conn, shopHttp, shopOrder, { order, text: noteText(row.event_type, JSON.parse(row.event_data), line) }, options);
       })(),
       attemptBox,
-    );
+    ).finally(() => shopHttp.close());
     return { calls: shopHttp.calls, durationMs: Date.now() - startedMs, shopOrder: found, result, error: null };
   } catch (error) {
     if (!(error instanceof ShopError)) console.error(JSON.stringify({ level: "warn", event: "write_back_failed", writeBackId: row.id, error: String(error) }));
     return { calls: http?.calls ?? [], durationMs: Date.now() - startedMs, shopOrder: found, result: null, error };
   }
+}
+
+type Interrupted = { started_at: string; given_up_at: string };
+
+/** The attempts that never reported back, as the claim recorded them (the last ten: one D1 statement's parameters). */
+function interruptedOf(raw: string | null): Interrupted[] {
+  if (!raw) return [];
+  const list = JSON.parse(raw) as unknown;
+  return Array.isArray(list) ? (list as Interrupted[]).filter((i) => typeof i?.started_at === "string" && typeof i?.given_up_at === "string").slice(-10) : [];
 }
 
 const parseSettings = (raw: string) => JSON.parse(raw) as Record<string, unknown> & { mode?: string };
@@ -268,7 +332,11 @@ export function noteText(type: string, data: NoteEvent, line: LineRef): string {
 
 // ---- Reading and replaying -------------------------------------------------------------------
 
-export type WriteBackAttempt = { at: string; calls: ShopCall[]; dryRun: boolean; error: string | null; durationMs: number };
+/**
+ * `at`: when its outcome was known (for an interrupted attempt, when the next one took over, or the
+ * lease ran out); `durationMs`: from its start until then.
+ */
+export type WriteBackAttempt = { at: string; calls: ShopCall[]; dryRun: boolean; error: string | null; durationMs: number; outcome: AttemptOutcome };
 
 export type WriteBack = {
   id: number;
@@ -296,10 +364,10 @@ export type WriteBack = {
  */
 function writeBacksStatement(where: SQL, order: SQL, limit?: number): SQL {
   return sql`SELECT w.id, w.kind, w.status, w.dry_run, w.shop_ids, w.attempts AS attempts_count, w.last_error, w.lease_until,
-      w.created_at, w.updated_at, w.done_at, w.event_id, e.type AS event_type, o.reference,
+      w.interrupted, w.attempt_started_at, w.created_at, w.updated_at, w.done_at, w.event_id, e.type AS event_type, o.reference,
       c.id AS connection_id, c.name AS connection_name, c.platform,
       (SELECT json_group_array(json_object('at', a.created_at, 'calls', json(a.calls), 'dryRun', json(CASE WHEN a.dry_run THEN 'true' ELSE 'false' END),
-          'error', a.error, 'durationMs', a.duration_ms))
+          'error', a.error, 'durationMs', a.duration_ms, 'outcome', a.outcome))
         FROM (SELECT * FROM shop_write_back_attempts WHERE write_back_id = w.id ORDER BY id) a) AS attempts_json
     FROM shop_write_backs w JOIN shop_connections c ON c.id = w.connection_id JOIN events e ON e.id = w.event_id JOIN orders o ON o.id = w.order_id
     WHERE ${where} ORDER BY ${order}${limit === undefined ? sql`` : sql` LIMIT ${limit}`}`;
@@ -313,7 +381,28 @@ export function orderWriteBacksStatement(accountId: number, reference: string): 
   return writeBacksStatement(sql`w.order_id = (SELECT id FROM orders WHERE reference = ${reference} AND account_id = ${accountId})`, sql`w.id`);
 }
 
-export function writeBacksOf(rows: Row[]): WriteBack[] {
+/**
+ * The attempts not yet among the recorded ones: those that never reported back and that the attempt
+ * now running took over from, and the one whose lease ran out with no attempt taking over yet.
+ */
+function unrecordedAttempts(r: Row, nowMs: number): WriteBackAttempt[] {
+  const out: WriteBackAttempt[] = interruptedOf((r.interrupted as string | null) ?? null).map((i) => ({
+    at: i.given_up_at,
+    calls: [],
+    dryRun: false,
+    error: INTERRUPTED_ERROR,
+    durationMs: Math.max(0, Date.parse(i.given_up_at) - Date.parse(i.started_at)),
+    outcome: "interrupted",
+  }));
+  const lease = r.lease_until as string | null;
+  if (r.status === "delivering" && lease && Date.parse(lease) < nowMs) {
+    const started = (r.attempt_started_at as string | null) ?? String(r.updated_at);
+    out.push({ at: lease, calls: [], dryRun: false, error: INTERRUPTED_WAITING, durationMs: Math.max(0, Date.parse(lease) - Date.parse(started)), outcome: "interrupted" });
+  }
+  return out;
+}
+
+export function writeBacksOf(rows: Row[], nowMs = Date.now()): WriteBack[] {
   return rows.map((r) => ({
     id: Number(r.id),
     connection: { id: Number(r.connection_id), name: String(r.connection_name), platform: r.platform as ShopPlatformName },
@@ -329,7 +418,7 @@ export function writeBacksOf(rows: Row[]): WriteBack[] {
     createdAt: String(r.created_at),
     updatedAt: String(r.updated_at),
     doneAt: (r.done_at as string | null) ?? null,
-    attempts: JSON.parse(String(r.attempts_json ?? "[]")) as WriteBackAttempt[],
+    attempts: [...(JSON.parse(String(r.attempts_json ?? "[]")) as WriteBackAttempt[]), ...unrecordedAttempts(r, nowMs)],
   }));
 }
 

@@ -3,7 +3,7 @@
 // connection's recent write-backs that the connections page includes, and the replay's form handler,
 // as thin as POST /api/v1/orders/{reference}/shop-sync/{id}/replay.
 import { Hono, type Context } from "hono";
-import type { WriteBackKind, WriteBackStatus } from "../db/schema";
+import type { AttemptOutcome, WriteBackKind, WriteBackStatus } from "../db/schema";
 import type { AppEnv } from "../env";
 import { attempt, done } from "../console/forms";
 import { parseId } from "../lib/params";
@@ -43,6 +43,15 @@ function StatusCell({ w }: { w: WriteBack }) {
   );
 }
 
+/** An attempt's outcome in words; an interrupted one's error says the rest (the next attempt looked first). */
+const OUTCOME_LABEL: Record<AttemptOutcome, string> = {
+  written: "written",
+  found: "found in the shop already: nothing written again",
+  skipped: "nothing to write",
+  failed: "failed",
+  interrupted: "interrupted",
+};
+
 /** Every attempt, each call with what was sent and the shop's answer, folded away. */
 function Attempts({ w }: { w: WriteBack }) {
   if (w.attempts.length === 0) return <span class="muted">none yet</span>;
@@ -52,7 +61,7 @@ function Attempts({ w }: { w: WriteBack }) {
       <ol>
         {w.attempts.map((a) => (
           <li>
-            <LocalTime iso={a.at} /> · {a.durationMs} ms{a.error ? <span class="response"> · {a.error}</span> : null}
+            <LocalTime iso={a.at} /> · {OUTCOME_LABEL[a.outcome]} · {a.durationMs} ms{a.error ? <span class="response"> · {a.error}</span> : null}
             <ul class="plain">
               {a.calls.map((call) => (
                 <li>

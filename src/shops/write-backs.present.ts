@@ -19,6 +19,7 @@ export function presentWriteBack(w: WriteBack) {
       calls: a.calls.map((c) => ({ method: c.method, path: c.path, sent: c.sent, status: c.status, answer: c.answer, duration_ms: c.durationMs })),
       error: a.error,
       duration_ms: a.durationMs,
+      outcome: a.outcome,
     })),
   };
 }

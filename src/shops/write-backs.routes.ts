@@ -1,7 +1,7 @@
 // HTTP contract of what is written back into the shop for an order: its write-backs with every
 // attempt and call, and a replay of a parked one.
 import { createRoute, z } from "@hono/zod-openapi";
-import { SHOP_PLATFORMS, WRITE_BACK_KINDS, WRITE_BACK_STATUSES } from "../db/schema";
+import { ATTEMPT_OUTCOMES, SHOP_PLATFORMS, WRITE_BACK_KINDS, WRITE_BACK_STATUSES } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { parseId } from "../lib/params";
 import { apiSecurity, createRouter, errorResponse, errorResponses, responses } from "../lib/router";
@@ -47,6 +47,7 @@ const example = {
       ],
       error: null,
       duration_ms: 201,
+      outcome: "written",
     },
   ],
 };
@@ -67,7 +68,19 @@ const WriteBackJson = z
     created_at: z.string(),
     done_at: z.string().nullable(),
     attempts: z
-      .array(z.object({ at: z.string(), calls: z.array(CallJson), error: z.string().nullable(), duration_ms: z.number().int() }))
+      .array(
+        z.object({
+          at: z.string().openapi({ description: "When the attempt's outcome was known (an interrupted one: when the next attempt took over, or its lease ran out)" }),
+          calls: z.array(CallJson).openapi({ description: "Each call it made (none known for an interrupted attempt)" }),
+          error: z.string().nullable(),
+          duration_ms: z.number().int(),
+          outcome: z.enum(ATTEMPT_OUTCOMES).openapi({
+            description:
+              "written (the shop took the write), found (looked in the shop first and found it written already: nothing written again), skipped, failed, " +
+              "or interrupted (never reported back: the worker stopped mid-attempt and its lease ran out; the next attempt looked in the shop before writing again)",
+          }),
+        }),
+      )
       .openapi({ description: "Every attempt, oldest first, with each call it made" }),
   })
   .openapi("ShopWriteBack", { example });

@@ -75,16 +75,19 @@ export function writeBacksToSend(page: SQL): SQL {
 
 /**
  * The cron's safety net: write-backs of connections that are live (not paused, not deleted) whose
- * message was lost (pending and overdue by `overdue`) or whose Worker died mid-attempt (the lease
- * ran out), and that no earlier write-back of their order holds up. This also restarts the
- * write-backs of a connection resumed after a pause. Among the newest `window` write-backs, so its
- * cost stays flat as the table grows (through shop_write_backs_status_idx).
+ * message was lost (pending and overdue by `overdue`) or whose Worker may have died mid-attempt (a
+ * lease that ran out, or runs out before `until`, the next cron run: its message is held until
+ * then, so a dead Worker's write-back is taken over as its lease ends, not up to a minute later),
+ * and that no earlier write-back of their order holds up. This also restarts the write-backs of a
+ * connection resumed after a pause. Among the newest `window` write-backs, so its cost stays flat
+ * as the table grows (through shop_write_backs_status_idx).
  */
-export function stuckWriteBacks(now: string, overdue: string, window: number): SQL {
-  return sql`SELECT w.id FROM shop_write_backs w JOIN shop_connections c ON c.id = w.connection_id AND c.active = 1 AND c.deleted_at IS NULL
+export function stuckWriteBacks(overdue: string, until: string, window: number): SQL {
+  return sql`SELECT w.id, CASE WHEN w.status = 'delivering' THEN w.lease_until END AS lease_until
+    FROM shop_write_backs w JOIN shop_connections c ON c.id = w.connection_id AND c.active = 1 AND c.deleted_at IS NULL
     WHERE w.id > (SELECT coalesce(max(id), 0) FROM shop_write_backs) - ${window}
       AND ((w.status = 'pending' AND coalesce(w.lease_until, w.updated_at) < ${overdue})
-        OR (w.status = 'delivering' AND w.lease_until < ${now}))
+        OR (w.status = 'delivering' AND w.lease_until < ${until}))
       AND NOT EXISTS (${earlierUnfinished(sql`w`)})
     ORDER BY w.id`;
 }

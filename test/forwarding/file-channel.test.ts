@@ -400,6 +400,28 @@ describe("answer files read back by the cron", () => {
     await call("PATCH", `/api/v1/suppliers/${supplier.id}`, { creds, body: { active: false } });
   });
 
+  it("a run that died after applying a file's rows and before recording them: taken over, its partial shipments are not shipped twice", async () => {
+    const { creds, dir, supplier, reference, lineIds } = await sentOrder({ archive_directory: null });
+    // Partial shipments without a tracking number or shipment id: nothing of the row itself tells a repeat.
+    await drop(`${dir}/in/ship.csv`, `line_id,action,quantity\n${lineIds[0]},ship,1\n`);
+    await cron();
+    const shipped = async () => (await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines[0].shipments.map((s: { quantity: number }) => s.quantity);
+    expect(await shipped()).toEqual([1]);
+    // As the run that died leaves it: claimed, the rows applied, nothing recorded; the claim past INBOUND_CLAIM_MS.
+    const [file] = await rows<{ id: number }>("SELECT id FROM inbound_files WHERE supplier_id = ?", supplier.id);
+    await exec("DELETE FROM inbound_file_rows WHERE file_id = ?", file.id);
+    await exec(
+      "UPDATE inbound_files SET status = 'processing', rows_applied = 0, rows_refused = 0, finished_at = NULL, claimed_at = ? WHERE id = ?",
+      new Date(Date.now() - 11 * 60_000).toISOString().replace("Z", "000Z"),
+      file.id,
+    );
+    await cron();
+    expect(await shipped()).toEqual([1]);
+    const listed = (await inboundFiles(creds, supplier.id)).data;
+    expect(listed.map((f: { status: string; rows: { result: string }[] }) => [f.status, f.rows.map((r) => r.result)])).toEqual([["done", ["applied"]]]);
+    await call("PATCH", `/api/v1/suppliers/${supplier.id}`, { creds, body: { active: false } });
+  });
+
   it("a 10,000-row answer file: every row's result kept, paginated by file", async () => {
     const { creds, dir, supplier, lineIds } = await sentOrder();
     // 10,000 rows: the first accepts line 1, the other 9,999 repeat it (a note each, nothing changed).

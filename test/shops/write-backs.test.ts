@@ -120,7 +120,7 @@ describe("write-backs into a WooCommerce shop", () => {
       next_attempt_at: null,
       created_at: TIME,
       done_at: TIME,
-      attempts: [{ at: TIME, calls, error: null, duration_ms: expect.any(Number) }],
+      attempts: [{ at: TIME, calls, error: null, duration_ms: expect.any(Number), outcome: "written" }],
     });
     const shipment = (eventId: string, number: string, carrier: string, trackingsBefore: unknown) =>
       done("shipment", { id: eventId, type: "order_line.shipped" }, [TRACKING_ID], [

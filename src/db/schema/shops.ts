@@ -42,6 +42,8 @@ export const WRITE_BACK_KINDS = ["shipment", "note", "complete"] as const;
 export type WriteBackKind = (typeof WRITE_BACK_KINDS)[number];
 export const WRITE_BACK_STATUSES = ["pending", "delivering", "done", "failed", "skipped"] as const;
 export type WriteBackStatus = (typeof WRITE_BACK_STATUSES)[number];
+export const ATTEMPT_OUTCOMES = ["written", "found", "skipped", "failed", "interrupted"] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 /**
  * Write-backs: one per connection, event and kind (created when the event is published, so a
@@ -71,8 +73,19 @@ export const shopWriteBacks = sqliteTable(
     shopIds: text("shop_ids", { mode: "json" }).$type<string[]>(),
     /** The shop's order as found on the first attempt (a retry does not look it up again). */
     shopOrder: text("shop_order", { mode: "json" }).$type<Record<string, unknown>>(),
-    /** The last attempt's outcome was unclear (a timeout, a 5xx): the next one looks before writing. */
+    /**
+     * The last attempt's outcome was unclear (a timeout, a 5xx, or it never reported back: the
+     * Worker stopped mid-attempt): the next one looks before writing.
+     */
     unclear: integer("unclear", { mode: "boolean" }).notNull().default(false),
+    /** While delivering: when the attempt holding the lease began (an interrupted one is recorded from it). */
+    attemptStartedAt: text("attempt_started_at"),
+    /**
+     * Attempts that never reported back (their Worker stopped mid-attempt; the lease ran out and the
+     * next attempt took over), [{started_at, given_up_at}], until that attempt records them among the
+     * attempts (outcome "interrupted").
+     */
+    interrupted: text("interrupted", { mode: "json" }).$type<{ started_at: string; given_up_at: string }[]>(),
     /** Done in dry-run mode: the writes were recorded, not sent. */
     dryRun: integer("dry_run", { mode: "boolean" }).notNull().default(false),
     /** The last failure, or why nothing was written (skipped), in words. */
@@ -110,6 +123,11 @@ export const shopWriteBackAttempts = sqliteTable(
     dryRun: integer("dry_run", { mode: "boolean" }).notNull().default(false),
     error: text("error"),
     durationMs: integer("duration_ms").notNull(),
+    /**
+     * written (the shop took the write), found (looked first: it was there already, nothing written),
+     * skipped, failed, or interrupted (never reported back: its Worker stopped mid-attempt).
+     */
+    outcome: text("outcome", { enum: ATTEMPT_OUTCOMES }).notNull().default("written"),
     createdAt: text("created_at").notNull(),
   },
   (t) => [index("shop_write_back_attempts_write_back_idx").on(t.writeBackId, t.id)],

@@ -84,11 +84,22 @@ export type ShopHttpOptions = {
   dryRun: boolean;
   /** Strings never to write into a record (the credentials): replaced with "[redacted]". */
   secrets: string[];
+  /**
+   * Before each call goes out: the write-back renews its lease here when the call would not end
+   * inside it, and throws when it cannot (the call is then not made).
+   */
+  beforeCall?: () => Promise<void>;
 };
 
 export class ShopHttp {
   readonly calls: ShopCall[] = [];
+  private closed = false;
   constructor(private readonly options: ShopHttpOptions) {}
+
+  /** No call goes out after this: an attempt past its time box must not write later, unseen. */
+  close(): void {
+    this.closed = true;
+  }
 
   get dryRun(): boolean {
     return this.options.dryRun;
@@ -116,6 +127,8 @@ export class ShopHttp {
       this.record({ method, path: req.path, sent: body ?? null, status: null, answer: null, durationMs: 0, dryRun: true });
       return { status: 0, headers: new Headers(), text: "", dryRun: true, json: <T>() => ({}) as T };
     }
+    if (this.closed) throw new ShopError("timeout", `Not sent: the attempt had ended (${method} ${req.path})`);
+    await this.options.beforeCall?.();
     const url = new URL(this.options.baseUrl + req.path);
     // A connection stored before the address policy, pointing where we never connect: refused unsent.
     const refusal = urlRefusal(url);

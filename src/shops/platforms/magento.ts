@@ -332,7 +332,8 @@ export const magento: ShopPlatform<Credentials<"magento">, Settings<"magento">> 
   async writeNote(conn, http, shopOrder, write: NoteWrite, options: WriteOptions): Promise<WriteResult> {
     if (options.look) {
       const res = await http.request({ path: `/rest/V1/orders/${shopOrder.id}`, headers: auth(conn) });
-      const same = (res.json<MagentoOrder>().status_histories ?? []).find((h) => h.comment === write.text);
+      const taken = new Set(options.taken ?? []);
+      const same = (res.json<MagentoOrder>().status_histories ?? []).find((h) => h.comment === write.text && !taken.has(String(h.entity_id)));
       if (same) return { outcome: "found", shopIds: [String(same.entity_id)] };
     }
     // Magento answers `true`, not the comment's id: a retry finds the comment by its text.

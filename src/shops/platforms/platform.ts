@@ -79,12 +79,16 @@ export type WriteResult =
   | { outcome: "skipped"; reason: string };
 
 /**
- * `look`: the previous attempt's outcome is unclear (it timed out or the connection dropped after
- * the request went out): look in the shop for what it would create (Magento's order shipments,
- * WooCommerce's trackings, Shopware's delivery tracking codes, PrestaShop's carrier tracking number)
- * before creating it again.
+ * `look`: the previous attempt's outcome is unclear (it timed out, the connection dropped after the
+ * request went out, or it never reported back at all: its Worker stopped mid-attempt): look in the
+ * shop for what it would create (Magento's order shipments and comments, WooCommerce's trackings
+ * and notes, Shopware's delivery tracking codes and internal comment, PrestaShop's carrier tracking
+ * number and messages, each platform's order status) before creating it again. A look that fails
+ * throws, like any call: nothing is written blind.
+ * `taken`: the shop ids the order's other write-backs recorded. Two write-backs may write the same
+ * text (two parcels of one item without tracking); what another one created is not this one's to find.
  */
-export type WriteOptions = { look: boolean };
+export type WriteOptions = { look: boolean; taken?: string[] };
 
 /** One check of POST /shop-connections/{id}/test: `message` says in words what is right or wrong. */
 export type Check = { name: string; ok: boolean; message: string };

@@ -421,7 +421,9 @@ export const prestashop: ShopPlatform<Credentials<"prestashop">, Settings<"prest
   async writeNote(conn, http, shopOrder, write: NoteWrite, options): Promise<WriteResult> {
     if (options.look) {
       const res = await http.request({ path: `/api/messages?filter[id_order]=[${shopOrder.id}]&display=full&output_format=JSON`, headers: auth(conn) });
-      const same = listOf<Message>(res.json(), "messages").find((m) => m.message === write.text);
+      // Not a message another write-back of the order recorded as its own (the same words twice).
+      const taken = new Set(options.taken ?? []);
+      const same = listOf<Message>(res.json(), "messages").find((m) => m.message === write.text && !taken.has(`message/${m.id}`));
       if (same) return { outcome: "found", shopIds: [`message/${same.id}`] };
     }
     const res = await http.request({

@@ -13,7 +13,7 @@
 import { ShopError, type ShopHttp, type ShopRequest, type ShopResponse } from "./http";
 import { decimalToUnits } from "../../lib/money";
 import { priceText } from "../stock/compute";
-import type { Check, NoteWrite, ShipmentWrite, ShopConnection, ShopOrder, ShopPlatform, ShopStockProduct, ShopStockValue, StockMatchBy, StockPlatform, StockWriteResult, WriteResult } from "./platform";
+import type { Check, NoteWrite, ShipmentWrite, ShopConnection, ShopOrder, ShopPlatform, ShopStockProduct, ShopStockValue, StockMatchBy, StockPlatform, StockWriteResult, WriteOptions, WriteResult } from "./platform";
 import type { Credentials, Settings } from "./settings";
 
 type Conn = ShopConnection<Credentials<"woocommerce">, Settings<"woocommerce">>;
@@ -125,13 +125,14 @@ function createdId(res: ShopResponse, field: "id" | "tracking_id"): string[] {
 
 /**
  * A note on the order: private (customer_note false) or shown to and e-mailed to the customer.
- * After an unclear attempt, the order's notes of that kind are read first: the same text there
- * means the earlier attempt wrote it.
+ * After an unclear attempt, the order's notes of that kind are read first: the same text there, on
+ * a note no other write-back of the order recorded as its own, means the earlier attempt wrote it.
  */
-async function addNote(conn: Conn, http: ShopHttp, id: string, text: string, customer: boolean, look: boolean): Promise<WriteResult> {
-  if (look) {
+async function addNote(conn: Conn, http: ShopHttp, id: string, text: string, customer: boolean, options: WriteOptions): Promise<WriteResult> {
+  if (options.look) {
     const res = await call(conn, http, { path: `${WC}/orders/${id}/notes?type=${customer ? "customer" : "internal"}` });
-    const existing = res.json<WcNote[]>().find((n) => sameNote(n.note, text));
+    const taken = new Set(options.taken ?? []);
+    const existing = res.json<WcNote[]>().find((n) => sameNote(n.note, text) && !taken.has(String(n.id)));
     if (existing) return { outcome: "found", shopIds: [String(existing.id)] };
   }
   const res = await call(conn, http, { method: "POST", path: `${WC}/orders/${id}/notes`, json: { note: text, customer_note: customer } });
@@ -170,7 +171,7 @@ function sameName(a: string, b: string): boolean {
   return key(a) !== "" && key(a) === key(b);
 }
 
-async function writeShipment(conn: Conn, http: ShopHttp, shopOrder: ShopOrder, write: ShipmentWrite, options: { look: boolean }): Promise<WriteResult> {
+async function writeShipment(conn: Conn, http: ShopHttp, shopOrder: ShopOrder, write: ShipmentWrite, options: WriteOptions): Promise<WriteResult> {
   const id = shopOrder.id;
   const mode = conn.settings.tracking;
   // The extension's list is read in "auto" to learn whether it is installed, and after an unclear
@@ -178,9 +179,9 @@ async function writeShipment(conn: Conn, http: ShopHttp, shopOrder: ShopOrder, w
   const existing = mode === "note" || (mode === "extension" && !options.look) ? [] : await trackingsOf(conn, http, id);
   if (existing === null) {
     if (mode === "extension") throw new ShopError("not_found", NO_EXTENSION, 404);
-    return addNote(conn, http, id, shipmentNoteText(write), true, options.look);
+    return addNote(conn, http, id, shipmentNoteText(write), true, options);
   }
-  if (mode === "note") return addNote(conn, http, id, shipmentNoteText(write), true, options.look);
+  if (mode === "note") return addNote(conn, http, id, shipmentNoteText(write), true, options);
 
   const shopIds: string[] = [];
   let created = 0;
@@ -444,7 +445,7 @@ export const woocommerce: ShopPlatform<Credentials<"woocommerce">, Settings<"woo
   stock: woocommerceStock,
 
   async writeNote(conn, http, shopOrder, write: NoteWrite, options) {
-    return addNote(conn, http, shopOrder.id, write.text, false, options.look);
+    return addNote(conn, http, shopOrder.id, write.text, false, options);
   },
 
   async complete(conn, http, shopOrder, _order, options) {
