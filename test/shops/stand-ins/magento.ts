@@ -20,7 +20,8 @@ import type { StandInPlatform, StandInReply, StandInRequest } from "./harness";
 
 export type MagentoSeedItem = { item_id: number; product_id: number; sku: string; name?: string; qty_ordered: number; parent_item_id?: number; product_type?: string };
 export type MagentoSeed = {
-  orders?: { entity_id: number; increment_id: string; invoiced?: boolean; items: MagentoSeedItem[] }[];
+  /** `state`: "processing" unless given (its status the same). */
+  orders?: { entity_id: number; increment_id: string; invoiced?: boolean; state?: string; items: MagentoSeedItem[] }[];
   /** The catalogue: simple products, each with a legacy stock item (qty) and, with MSI, a "default" source item. */
   products?: { id: number; sku: string; price?: number; qty?: number; ean?: string }[];
   /** Source codes that exist (MSI); ["default"] unless given. */
@@ -145,8 +146,8 @@ export const magentoStandIn: StandInPlatform<MagentoState> = {
     const orders: MagentoOrder[] = (seed.orders ?? []).map((o) => ({
       entity_id: o.entity_id,
       increment_id: o.increment_id,
-      state: "processing",
-      status: "processing",
+      state: o.state ?? "processing",
+      status: o.state ?? "processing",
       invoiced: o.invoiced ?? true,
       items: o.items.map((i) => ({ name: i.sku, product_type: "simple", ...i, parent_item_id: i.parent_item_id ?? null, qty_shipped: 0 })),
       status_histories: [],
