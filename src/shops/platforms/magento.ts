@@ -327,8 +327,11 @@ export const magento: ShopPlatform<Credentials<"magento">, Settings<"magento">> 
         throw errorFor("POST", `/rest/V1/order/${shopOrder.id}/ship`, res.status, res.headers, res.text);
       }
       await orderAction(conn, http, shopOrder, "unhold");
-      res = await ship();
-      await orderAction(conn, http, shopOrder, "hold");
+      try {
+        res = await ship();
+      } finally {
+        await orderAction(conn, http, shopOrder, "hold");
+      }
     }
     if (res.dryRun) return { outcome: "written", shopIds: [] };
     const id = res.json<unknown>();
