@@ -47,9 +47,10 @@ const lastHold = sql`(SELECT b.kind FROM shop_write_backs b WHERE b.order_id = w
  * of the page against the connection's last hold or release, so each is written once per change.
  */
 export function writeBacksFromEvents(page: SQL, now: string): SQL {
-  const lastOfOrder = sql`ev.id = (SELECT x.id FROM ev x WHERE x.order_id = ev.order_id ORDER BY x.seq DESC LIMIT 1)
-        AND NOT EXISTS (SELECT 1 FROM events e2 WHERE e2.account_id = ev.account_id AND json_extract(e2.data, '$.order.reference') = ev.reference
+  // None of the order's events waits for a later page (a publish run takes 100 at a time).
+  const noneLater = sql`NOT EXISTS (SELECT 1 FROM events e2 WHERE e2.account_id = ev.account_id AND json_extract(e2.data, '$.order.reference') = ev.reference
           AND e2.published_at IS NULL AND e2.id NOT IN (${page}))`;
+  const lastOfOrder = sql`ev.id = (SELECT x.id FROM ev x WHERE x.order_id = ev.order_id ORDER BY x.seq DESC LIMIT 1) AND ${noneLater}`;
   return sql`WITH ev AS (
       SELECT e.id, e.rowid AS seq, e.account_id, e.type, e.data, e.created_at, o.id AS order_id, o.reference, o.source
       FROM events e JOIN orders o ON o.reference = e.data ->> '$.order.reference' AND o.account_id = e.account_id
@@ -76,11 +77,13 @@ export function writeBacksFromEvents(page: SQL, now: string): SQL {
         AND EXISTS (SELECT 1 FROM order_lines l WHERE l.id = ev.data ->> '$.line.id' AND l.order_id = ev.order_id
           AND l.matched_supplier_id = ev.data ->> '$.to_supplier.id' AND l.current_status IN ('ruled', 'completed', 'partially_completed'))
       UNION ALL
-      -- On hold while a line given up on waits for a person, off hold once none does: from the
-      -- order's last event of the page, and none of the order waits for a later page.
+      -- On hold while a line given up on waits for a person, off hold once none does: decided when
+      -- none of the order's events waits for a later page, and kept with the order's last line
+      -- event of the page (what moved it; its last event when none is about a line).
       SELECT ev.*, 1, CASE WHEN EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = ev.order_id AND ${lineWaiting}) THEN 'hold' ELSE 'release' END,
         NULL, NULL, NULL
-      FROM ev WHERE ${lastOfOrder}
+      FROM ev WHERE ev.id = (SELECT x.id FROM ev x WHERE x.order_id = ev.order_id ORDER BY x.type LIKE 'order_line.%' DESC, x.seq DESC LIMIT 1)
+        AND ${noneLater}
       UNION ALL
       -- The completion: from the order's last event of the page, once every line is final, something
       -- shipped, and no event of the order waits for a later page.

@@ -103,7 +103,7 @@ describe("a declined line handled by hand", () => {
     expect((await shopNow(wc)).state.orders[0].status).toBe("on-hold");
 
     await page.goto(`/console/orders/${reference}`);
-    expect(await shopColumn("What")).toEqual(["Shipment order_line.shipped", "Private note order_line.status_changed", expect.stringMatching(/^Order put on hold order_line\./)]);
+    expect(await shopColumn("What")).toEqual(["Private note order_line.status_changed", "Shipment order_line.shipped", expect.stringMatching(/^Order put on hold order_line\./)]);
     expect(await shopColumn("Status")).toEqual(["Written", "Written", "Written"]);
     await expectAccessible(page);
 
@@ -150,11 +150,11 @@ describe("a declined line handled by hand", () => {
 
     await page.reload();
     expect(await shopColumn("What")).toEqual([
-      "Shipment order_line.shipped",
       "Private note order_line.status_changed",
-      expect.stringMatching(/^Order put on hold /),
+      "Shipment order_line.shipped",
+      expect.stringMatching(/^Order put on hold order_line\./),
       "Private note order_line.assigned",
-      expect.stringMatching(/^Order taken off hold /),
+      expect.stringMatching(/^Order taken off hold order_line\./),
       "Shipment order_line.shipped",
       expect.stringMatching(/^Order completed /),
     ]);
