@@ -252,6 +252,8 @@ async function attemptWrite(env: Bindings, row: DeliveryRow, callTimeoutMs: numb
           found = shopOrder;
         }
         if (row.kind === "complete") return platform.complete(conn, shopHttp, shopOrder, order, options);
+        if (row.kind === "hold") return platform.hold(conn, shopHttp, shopOrder, order, options);
+        if (row.kind === "release") return platform.release(conn, shopHttp, shopOrder, order, options);
         const line = lineOf(row);
         if (row.kind === "shipment") {
           const shipment = (JSON.parse(row.event_data) as { shipment: { quantity: number; carrier: string | null; tracking_number: string | null; tracking_url: string | null } }).shipment;
@@ -310,6 +312,7 @@ type NoteEvent = {
   quantity?: number;
   reason?: string | null;
   supplier?: { name: string } | null;
+  to_supplier?: { name: string };
 };
 
 /** The private note an event becomes (docs/shops.md, "What is written, and when"). */
@@ -323,6 +326,11 @@ export function noteText(type: string, data: NoteEvent, line: LineRef): string {
         : `${data.quantity} of ${label} cancelled before any supplier had it${reason}.`;
     case "order_line.cancellation_refused":
       return `Cancellation of ${data.quantity} of ${label} refused by supplier ${data.supplier?.name ?? "?"}${reason}.`;
+    // Follow-ups of a line given up on: written only while the line is still with that supplier.
+    case "order_line.assigned":
+      return `${label} is now with supplier ${data.to_supplier?.name ?? "?"}, sent there by hand.`;
+    case "order_line.rerouted":
+      return `${label} is now with supplier ${data.to_supplier?.name ?? "?"}, re-routed.`;
     default:
       return data.line?.status === "failed"
         ? `${label} could not be sent to a supplier, and no other supplier takes it. ${data.message ?? ""}`.trim()

@@ -23,7 +23,7 @@ export const WRITE_BACK_LOOK: Record<WriteBackStatus, { label: string; tone: Ton
   skipped: { label: "Skipped", tone: "grey" },
 };
 
-const KIND_LABEL: Record<WriteBackKind, string> = { shipment: "Shipment", note: "Private note", complete: "Order completed" };
+const KIND_LABEL: Record<WriteBackKind, string> = { shipment: "Shipment", note: "Private note", hold: "Order put on hold", release: "Order taken off hold", complete: "Order completed" };
 
 function StatusCell({ w }: { w: WriteBack }) {
   const look = WRITE_BACK_LOOK[w.status];

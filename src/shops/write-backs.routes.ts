@@ -57,7 +57,7 @@ const WriteBackJson = z
     id: z.number().int(),
     connection: z.object({ id: z.number().int(), name: z.string(), platform: z.enum(SHOP_PLATFORMS) }),
     event: z.object({ id: z.string(), type: z.string() }).openapi({ description: "The event (GET /webhooks' event types) the write-back comes from" }),
-    kind: z.enum(WRITE_BACK_KINDS).openapi({ description: "shipment (with its tracking), note (a private note), complete (the order's completed status)" }),
+    kind: z.enum(WRITE_BACK_KINDS).openapi({ description: "shipment (with its tracking), note (a private note), hold (the order put on hold: a line waits for a person), release (taken off hold), complete (the order's completed status)" }),
     status: z.enum(WRITE_BACK_STATUSES).openapi({
       description: "pending (waiting, or for a retry), delivering, done, failed (after the last attempt, or refused: replay it), skipped (nothing to write, or the connection was deleted)",
     }),

@@ -9,20 +9,48 @@ import type { PipelineMessage } from "../lib/queue";
 export const writeBackMessages = (ids: number[]): PipelineMessage[] => ids.map((writeBackId) => ({ type: "write_back", writeBackId }));
 
 /**
- * A line is final for the shop: skipped, declined or failed (and still so: not re-routed since),
- * or shipped in full (what it confirms, else its quantity). `l` is order_lines.
+ * The states in which a person can still act on a line (send it to a supplier, re-route it:
+ * src/routing/line-actions.ts ASSIGNABLE): never final, whatever shipped.
  */
-const lineFinal = sql`(l.current_status IN ('skipped', 'declined', 'failed')
-  OR (SELECT coalesce(sum(sh.quantity), 0) FROM shipments sh WHERE sh.order_line_id = l.id) >= coalesce(l.confirmed_quantity, l.quantity))`;
+const ACTIONABLE = sql`('pending', 'declined', 'failed')`;
+
+/**
+ * A line is final for the shop: skipped (cancelled), or shipped in full (what it confirms, else its
+ * quantity) and not back in a state a person can act on. A declined or failed line is not final: a
+ * person can still send it to another supplier. `l` is order_lines; `upTo`: shipments up to then.
+ */
+const lineFinal = (upTo?: SQL) => sql`(l.current_status = 'skipped' OR (l.current_status NOT IN ${ACTIONABLE}
+  AND (SELECT coalesce(sum(sh.quantity), 0) FROM shipments sh WHERE sh.order_line_id = l.id ${upTo ? sql`AND sh.created_at <= ${upTo}` : sql``})
+    >= coalesce(l.confirmed_quantity, l.quantity)))`;
+
+/** A line given up on that waits for a person: declined or failed, no other supplier took it. `l` is order_lines. */
+const lineWaiting = sql`l.current_status IN ('declined', 'failed')`;
+
+/**
+ * The connection's last hold or release of the order (`w` the wanted write-back, `c` the
+ * connection): 'hold' while the shop's order is (asked to be) on hold.
+ */
+const lastHold = sql`(SELECT b.kind FROM shop_write_backs b WHERE b.order_id = w.order_id AND b.connection_id = c.id
+  AND b.kind IN ('hold', 'release') ORDER BY b.id DESC LIMIT 1)`;
 
 /**
  * The write-backs of a page of events (the ids `page` selects), for every connection of the
- * account that is not deleted (a paused one's wait for it) and serves the order's source. Unique per connection, event and kind (and one completion per
- * connection and order), so publishing a page again creates nothing twice. Created in the order
- * they must go: an order's shipments and notes in the order their events were written (the events'
- * rowid: the ids of one batch's events are random), its completion last.
+ * account that is not deleted (a paused one's wait for it) and serves the order's source. Unique per
+ * connection, event and kind (and one completion per connection and order), so publishing a page
+ * again creates nothing twice. Created in the order they must go: an order's shipments and notes in
+ * the order their events were written (the events' rowid: the ids of one batch's events are random),
+ * then its hold or release, its completion last.
+ *
+ * The order's state in the shop follows its lines (docs/shops.md, "On hold"): while a line given up
+ * on waits for a person the order is put on hold, once none waits it is taken off hold, and it is
+ * completed only once every line is final. Hold and release are decided from the order's last event
+ * of the page against the connection's last hold or release, so each is written once per change.
  */
 export function writeBacksFromEvents(page: SQL, now: string): SQL {
+  // None of the order's events waits for a later page (a publish run takes 100 at a time).
+  const noneLater = sql`NOT EXISTS (SELECT 1 FROM events e2 WHERE e2.account_id = ev.account_id AND json_extract(e2.data, '$.order.reference') = ev.reference
+          AND e2.published_at IS NULL AND e2.id NOT IN (${page}))`;
+  const lastOfOrder = sql`ev.id = (SELECT x.id FROM ev x WHERE x.order_id = ev.order_id ORDER BY x.seq DESC LIMIT 1) AND ${noneLater}`;
   return sql`WITH ev AS (
       SELECT e.id, e.rowid AS seq, e.account_id, e.type, e.data, e.created_at, o.id AS order_id, o.reference, o.source
       FROM events e JOIN orders o ON o.reference = e.data ->> '$.order.reference' AND o.account_id = e.account_id
@@ -32,32 +60,49 @@ export function writeBacksFromEvents(page: SQL, now: string): SQL {
     wanted AS (
       -- A shipment: whether every line of the order was final by then (shipments up to this one's batch).
       SELECT ev.*, 0 AS rank, 'shipment' AS kind, ev.data ->> '$.line.id' AS line_id,
-        NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = ev.order_id
-          AND l.current_status NOT IN ('skipped', 'declined', 'failed')
-          AND (SELECT coalesce(sum(sh.quantity), 0) FROM shipments sh WHERE sh.order_line_id = l.id AND sh.created_at <= ev.created_at)
-            < coalesce(l.confirmed_quantity, l.quantity)) AS shipped_in_full
+        NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = ev.order_id AND NOT ${lineFinal(sql`ev.created_at`)}) AS shipped_in_full,
+        NULL AS told
       FROM ev WHERE ev.type = 'order_line.shipped'
       UNION ALL
       -- A note: a line given up on (declined or failed, and not re-routed since), a cancellation answered.
-      SELECT ev.*, 0, 'note', ev.data ->> '$.line.id', NULL
+      SELECT ev.*, 0, 'note', ev.data ->> '$.line.id', NULL, NULL
       FROM ev WHERE ev.type IN ('order_line.cancellation_confirmed', 'order_line.cancellation_refused')
         OR (ev.type = 'order_line.status_changed' AND ev.data ->> '$.line.status' IN ('declined', 'failed')
           AND EXISTS (SELECT 1 FROM order_lines l WHERE l.id = ev.data ->> '$.line.id' AND l.current_status = ev.data ->> '$.line.status'))
       UNION ALL
+      -- A follow-up note: a line the shop was told was given up on is with a supplier again (sent by
+      -- hand, or re-routed), and still is with that one.
+      SELECT ev.*, 0, 'note', ev.data ->> '$.line.id', NULL, 1
+      FROM ev WHERE ev.type IN ('order_line.assigned', 'order_line.rerouted')
+        AND EXISTS (SELECT 1 FROM order_lines l WHERE l.id = ev.data ->> '$.line.id' AND l.order_id = ev.order_id
+          AND l.matched_supplier_id = ev.data ->> '$.to_supplier.id' AND l.current_status IN ('ruled', 'completed', 'partially_completed'))
+      UNION ALL
+      -- On hold while a line given up on waits for a person, off hold once none does: decided when
+      -- none of the order's events waits for a later page, and kept with the order's last line
+      -- event of the page (what moved it; its last event when none is about a line).
+      SELECT ev.*, 1, CASE WHEN EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = ev.order_id AND ${lineWaiting}) THEN 'hold' ELSE 'release' END,
+        NULL, NULL, NULL
+      FROM ev WHERE ev.id = (SELECT x.id FROM ev x WHERE x.order_id = ev.order_id ORDER BY x.type LIKE 'order_line.%' DESC, x.seq DESC LIMIT 1)
+        AND ${noneLater}
+      UNION ALL
       -- The completion: from the order's last event of the page, once every line is final, something
       -- shipped, and no event of the order waits for a later page.
-      SELECT ev.*, 1, 'complete', NULL, NULL
-      FROM ev WHERE ev.id = (SELECT x.id FROM ev x WHERE x.order_id = ev.order_id ORDER BY x.seq DESC LIMIT 1)
+      SELECT ev.*, 2, 'complete', NULL, NULL, NULL
+      FROM ev WHERE ${lastOfOrder}
         AND EXISTS (SELECT 1 FROM shipments sh WHERE sh.order_id = ev.order_id)
-        AND NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = ev.order_id AND NOT ${lineFinal})
-        AND NOT EXISTS (SELECT 1 FROM events e2 WHERE e2.account_id = ev.account_id AND json_extract(e2.data, '$.order.reference') = ev.reference
-          AND e2.published_at IS NULL AND e2.id NOT IN (${page}))
+        AND NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = ev.order_id AND NOT ${lineFinal()})
     )
     INSERT INTO shop_write_backs (account_id, connection_id, order_id, event_id, kind, line_id, shipped_in_full, status, attempts, created_at, updated_at)
     SELECT w.account_id, c.id, w.order_id, w.id, w.kind, w.line_id, w.shipped_in_full, 'pending', 0, ${now}, ${now}
     FROM wanted w JOIN shop_connections c ON c.account_id = w.account_id AND c.deleted_at IS NULL
       AND (c.sources IS NULL OR EXISTS (SELECT 1 FROM json_each(c.sources) s WHERE s.value = w.source))
-    WHERE true
+    WHERE CASE w.kind
+      WHEN 'hold' THEN coalesce(${lastHold}, 'release') <> 'hold'
+      WHEN 'release' THEN ${lastHold} IS 'hold'
+      -- A follow-up only where the shop was told the line was given up on.
+      ELSE w.told IS NULL OR EXISTS (SELECT 1 FROM shop_write_backs b JOIN events be ON be.id = b.event_id
+        WHERE b.order_id = w.order_id AND b.connection_id = c.id AND b.line_id = w.line_id AND b.kind = 'note' AND be.type = 'order_line.status_changed')
+    END
     ORDER BY w.rank, w.seq, c.id
     ON CONFLICT DO NOTHING`;
 }

@@ -10,7 +10,8 @@ import { credentialsBinding } from "../../src/shops/write-back.service";
 import type { StandInShopHandle } from "../shops/stand-ins/client";
 import { expect } from "vitest";
 import { exec, unique } from "./factories";
-import { answer } from "./suppliers";
+import { call, type Credentials } from "./http";
+import { answer, supplierChain } from "./suppliers";
 import { waitFor } from "./wait";
 
 export type ConnectionOptions = { name?: string; sources?: string[] | null; settings?: Record<string, unknown>; active?: boolean };
@@ -54,5 +55,21 @@ export const ship = (line: number, quantity: number, number: string, carrier = "
 /** The supplier's answers through the supplier API, taken (200). */
 export async function answered(key: string, answers: Record<string, unknown>[]) {
   const res = await answer(key, answers);
+  expect(res.status, res.text).toBe(200);
+}
+
+/**
+ * A supplier on the pull channel that no routing rule sends to (so no automatic re-route picks it),
+ * with its key: the one a person sends a stuck line to by hand.
+ */
+export async function handPickedSupplier(creds: Credentials) {
+  const [chosen] = await supplierChain(creds, [{ channel: "pull" }]);
+  expect((await call("DELETE", `/api/v1/routing-rules/${chosen.rule.id}`, { creds })).status).toBe(204);
+  return { id: chosen.supplier.id as number, name: chosen.supplier.name as string, key: chosen.key! };
+}
+
+/** POST …/lines/{id}/assign through the API: the line sent to that supplier by hand (200). */
+export async function sendByHand(creds: Credentials, reference: string, lineId: number, supplierId: number) {
+  const res = await call("POST", `/api/v1/orders/${reference}/lines/${lineId}/assign`, { creds, body: { supplier_id: supplierId } });
   expect(res.status, res.text).toBe(200);
 }

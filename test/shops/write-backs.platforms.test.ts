@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { createAccount, createOrder, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
-import { answered, ship, writeBacksSettled } from "../helpers/shops";
+import { answered, handPickedSupplier, sendByHand, ship, writeBacksSettled } from "../helpers/shops";
 import { awaitingPickup, supplierChain } from "../helpers/suppliers";
 import { createStandInShop, injectFault, standInShop, type StandInFault, type StandInShopHandle } from "./stand-ins/client";
 import type { MagentoState } from "./stand-ins/magento";
@@ -160,22 +160,40 @@ describe("write-backs into a Shopware 6 shop", () => {
     ]);
   });
 
-  it("a line declined with no other supplier: a private note in the order's internal comment; done once the rest shipped", async () => {
+  it("a line declined with no other supplier: a private note, no on-hold state to set; sent on by hand, a follow-up note, done only once it shipped", async () => {
     const { creds, shop, key, reference, orderId, mugs, plate } = await open();
     await answered(key, [decline(plate)]);
-    await writeBacksSettled(orderId, 1);
-    expect((await held(shop)).order.internalComment).toMatch(new RegExp(`^Red plate \\(${PLATE}, SKU SW-PLATE\\) × 1 was declined, and no other supplier takes it\\. .*discontinued`));
-
     await answered(key, [ship(mugs, 2, "3SABC123")]);
     await writeBacksSettled(orderId, 3);
-    const { order, delivery, history } = await held(shop);
-    // The declined plate is final: the mugs' shipment ships the delivery in full.
-    expect([delivery.trackingCodes, delivery.state, order.state]).toEqual([["3SABC123"], "shipped", "completed"]);
-    expect(history).toEqual(["order_delivery ship: open -> shipped", "order process: open -> in_progress", "order complete: in_progress -> completed"]);
-    expect(summary(await shopSync(creds, reference)).map((w) => [w.kind, w.event, w.status, w.shop_ids])).toEqual([
-      ["note", "order_line.status_changed", "done", [order.id]],
-      ["shipment", "order_line.shipped", "done", [delivery.id]],
-      ["complete", COMPLETE_EVENT, "done", [order.id]],
+    let now = await held(shop);
+    expect(now.order.internalComment).toMatch(new RegExp(`^Red plate \\(${PLATE}, SKU SW-PLATE\\) × 1 was declined, and no other supplier takes it\\. .*discontinued$`));
+    // The plate waits for a person: the mugs' shipment ships the delivery in part, and the order is not completed.
+    expect([now.delivery.trackingCodes, now.delivery.state, now.order.state]).toEqual([["3SABC123"], "shipped_partially", "open"]);
+
+    const other = await handPickedSupplier(creds);
+    await sendByHand(creds, reference, plate, other.id);
+    await awaitingPickup(other.key, reference);
+    await answered(other.key, [ship(plate, 1, "JJD000123", "DHL")]);
+    await writeBacksSettled(orderId, 7);
+    now = await held(shop);
+    expect(now.order.internalComment!.split("\n\n").at(-1)).toBe(`Red plate (${PLATE}, SKU SW-PLATE) × 1 is now with supplier ${other.name}, sent there by hand.`);
+    expect([now.delivery.trackingCodes, now.delivery.state, now.order.state]).toEqual([["3SABC123", "JJD000123"], "shipped", "completed"]);
+    expect(now.history).toEqual([
+      "order_delivery ship_partially: open -> shipped_partially",
+      "order_delivery ship: shipped_partially -> shipped",
+      "order process: open -> in_progress",
+      "order complete: in_progress -> completed",
+    ]);
+    const NO_HOLD = "Shopware has no on-hold state for orders: order 10001 is left as it is, the private note says what waits";
+    const NO_RELEASE = "Shopware has no on-hold state for orders: order 10001 was left as it was, nothing to release";
+    expect(summary(await shopSync(creds, reference)).map((w) => [w.kind, w.event, w.status, w.last_error])).toEqual([
+      ["note", "order_line.status_changed", "done", null],
+      ["hold", "order_line.status_changed", "skipped", NO_HOLD],
+      ["shipment", "order_line.shipped", "done", null],
+      ["note", "order_line.assigned", "done", null],
+      ["release", expect.any(String), "skipped", NO_RELEASE],
+      ["shipment", "order_line.shipped", "done", null],
+      ["complete", COMPLETE_EVENT, "done", null],
     ]);
   });
 
@@ -289,24 +307,66 @@ describe("write-backs into a Magento 2 shop", () => {
     expect([order.items.map((i) => i.qty_shipped), order.state]).toEqual([[2, 1], "complete"]);
   });
 
-  it("a line declined with no other supplier: a private order comment; the rest shipped, the order stays processing", async () => {
+  it("a line declined with no other supplier: a private comment and the order on hold; shipped through the hold; sent on by hand, unheld, complete once shipped", async () => {
     const { creds, shop, key, reference, orderId, mugs, plate } = await open();
     await answered(key, [decline(plate)]);
-    await writeBacksSettled(orderId, 1);
-    expect((await held(shop)).orders[0].status_histories.map((h) => [h.comment, h.is_customer_notified, h.is_visible_on_front])).toEqual([
+    await writeBacksSettled(orderId, 2);
+    let order = (await held(shop)).orders[0];
+    expect([order.state, order.status]).toEqual(["holded", "holded"]);
+    expect(order.status_histories.map((h) => [h.comment, h.is_customer_notified, h.is_visible_on_front])).toEqual([
       [expect.stringMatching(/^Red plate \(502, SKU PLATE-RED-L\) × 1 was declined, and no other supplier takes it\. .*discontinued/), 0, 0],
     ]);
 
+    // Magento ships no order on hold: the shipment takes it off hold, ships, and holds it again.
     await answered(key, [ship(mugs, 2, "3SABC123")]);
     await writeBacksSettled(orderId, 3);
-    expect(await shipments(shop)).toEqual([{ order_id: 42, items: ["1: 2"], tracks: ["3SABC123 PostNL custom"], email_sent: 1 }]);
-    // The plate was never shipped in Magento: Magento does not complete the order.
-    expect((await held(shop)).orders[0].state).toBe("processing");
+    order = (await held(shop)).orders[0];
+    expect([order.state, order.items.map((i) => i.qty_shipped)]).toEqual(["holded", [2, 0]]);
+
+    const other = await handPickedSupplier(creds);
+    await sendByHand(creds, reference, plate, other.id);
+    await writeBacksSettled(orderId, 5);
+    order = (await held(shop)).orders[0];
+    expect([order.state, order.status_histories[0].comment]).toEqual(["processing", `Red plate (502, SKU PLATE-RED-L) × 1 is now with supplier ${other.name}, sent there by hand.`]);
+
+    await awaitingPickup(other.key, reference);
+    await answered(other.key, [ship(plate, 1, "JJD000123", "DHL")]);
+    await writeBacksSettled(orderId, 7);
+    order = (await held(shop)).orders[0];
+    expect([order.state, order.items.map((i) => i.qty_shipped)]).toEqual(["complete", [2, 1]]);
+    expect(await writes(shop)).toEqual([
+      "POST /rest/V1/orders/42/comments",
+      "POST /rest/V1/orders/42/hold",
+      "POST /rest/V1/order/42/ship",
+      "POST /rest/V1/orders/42/unhold",
+      "POST /rest/V1/order/42/ship",
+      "POST /rest/V1/orders/42/hold",
+      "POST /rest/V1/orders/42/comments",
+      "POST /rest/V1/orders/42/unhold",
+      "POST /rest/V1/order/42/ship",
+    ]);
+    const [first, second] = (await held(shop)).shipments.map((s) => String(s.entity_id));
     expect(summary(await shopSync(creds, reference)).map((w) => [w.kind, w.event, w.status, w.shop_ids])).toEqual([
       ["note", "order_line.status_changed", "done", []],
-      ["shipment", "order_line.shipped", "done", [String((await held(shop)).shipments[0].entity_id)]],
+      ["hold", "order_line.status_changed", "done", ["42"]],
+      ["shipment", "order_line.shipped", "done", [first]],
+      ["note", "order_line.assigned", "done", []],
+      ["release", expect.any(String), "done", ["42"]],
+      ["shipment", "order_line.shipped", "done", [second]],
       ["complete", COMPLETE_EVENT, "skipped", []],
     ]);
+  });
+
+  it("Magento refuses to hold an order it has finished with: the hold is skipped, saying why", async () => {
+    // The shop owner cancelled order 000000123 in Magento.
+    const { creds, shop, key, reference, orderId, plate } = await setUp("magento", { orders: [{ ...SEED.orders[0], state: "canceled" }] }, "000000123", PRODUCTS);
+    await answered(key, [decline(plate)]);
+    await writeBacksSettled(orderId, 2);
+    expect(summary(await shopSync(creds, reference)).map((w) => [w.kind, w.status, w.last_error])).toEqual([
+      ["note", "done", null],
+      ["hold", "skipped", "Magento order 000000123 is canceled: Magento holds only an order it has not finished with, so it is left as it is"],
+    ]);
+    expect((await writes(shop)).filter((w) => w.endsWith("/hold"))).toEqual([]);
   });
 
   it("a shipment applied but never answered: the retry looks at the order's shipments, finds it and ships nothing twice", async () => {
@@ -407,21 +467,34 @@ describe("write-backs into a PrestaShop shop", () => {
     expect([now.tracking, now.state, now.histories]).toEqual(["PARCEL-A, PARCEL-B, PARCEL-C", "5", ["7: 5"]]);
   });
 
-  it("a line declined with no other supplier: a private message on the order; the rest shipped gets the Shipped state", async () => {
+  it("a line declined with no other supplier: a private message, no Shipped state while it waits; sent on by hand, a follow-up message, Shipped once it shipped", async () => {
     const { creds, shop, key, reference, orderId, mugs, plate } = await open();
     await answered(key, [decline(plate)]);
-    await writeBacksSettled(orderId, 1);
-    expect((await held(shop)).messages).toEqual([["7", "1", expect.stringMatching(/^Red plate \(502, SKU PLATE-RED-L\) × 1 was declined, and no other supplier takes it\. .*discontinued/)]]);
-
     await answered(key, [ship(mugs, 2, "3SABC123")]);
     await writeBacksSettled(orderId, 3);
-    const now = await held(shop);
-    expect([now.tracking, now.state, now.histories]).toEqual(["3SABC123", "4", ["7: 4"]]);
-    const messageId = (await standInShop<PrestaShopState>(shop)).state.messages[0].id;
-    expect(summary(await shopSync(creds, reference)).map((w) => [w.kind, w.event, w.status, w.shop_ids])).toEqual([
-      ["note", "order_line.status_changed", "done", [`message/${messageId}`]],
-      ["shipment", "order_line.shipped", "done", ["order_carrier/107", `order_history/${now.historyIds[0]}`]],
-      ["complete", COMPLETE_EVENT, "done", [`order_history/${now.historyIds[0]}`]],
+    let now = await held(shop);
+    expect(now.messages).toEqual([["7", "1", expect.stringMatching(/^Red plate \(502, SKU PLATE-RED-L\) × 1 was declined, and no other supplier takes it\. .*discontinued/)]]);
+    // The plate waits for a person: the order is not shipped in full, it keeps its state.
+    expect([now.tracking, now.state, now.histories]).toEqual(["3SABC123", "2", []]);
+
+    const other = await handPickedSupplier(creds);
+    await sendByHand(creds, reference, plate, other.id);
+    await awaitingPickup(other.key, reference);
+    await answered(other.key, [ship(plate, 1, "JJD000123", "DHL")]);
+    await writeBacksSettled(orderId, 7);
+    now = await held(shop);
+    expect(now.messages.at(-1)).toEqual(["7", "1", `Red plate (502, SKU PLATE-RED-L) × 1 is now with supplier ${other.name}, sent there by hand.`]);
+    expect([now.tracking, now.state, now.histories]).toEqual(["3SABC123, JJD000123", "4", ["7: 4"]]);
+    const NO_HOLD = "PrestaShop has no on-hold order state of its own: order XKBKNABJK is left in its state, the private message says what waits";
+    const NO_RELEASE = "PrestaShop has no on-hold order state of its own: order XKBKNABJK was left in its state, nothing to release";
+    expect(summary(await shopSync(creds, reference)).map((w) => [w.kind, w.event, w.status, w.last_error])).toEqual([
+      ["note", "order_line.status_changed", "done", null],
+      ["hold", "order_line.status_changed", "skipped", NO_HOLD],
+      ["shipment", "order_line.shipped", "done", null],
+      ["note", "order_line.assigned", "done", null],
+      ["release", expect.any(String), "skipped", NO_RELEASE],
+      ["shipment", "order_line.shipped", "done", null],
+      ["complete", COMPLETE_EVENT, "done", null],
     ]);
   });
 

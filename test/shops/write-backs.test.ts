@@ -13,12 +13,13 @@ import { deliverWriteBack, kickWriteBacks, recentWriteBacks } from "../../src/sh
 import { createAccount, createOrder, exec, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
 import { send, signIn } from "../helpers/console-http";
-import { answered, ship, shopConnection, setActive, writeBacksSettled, type ConnectionOptions } from "../helpers/shops";
+import { answered, handPickedSupplier, sendByHand, ship, shopConnection, setActive, writeBacksSettled, type ConnectionOptions } from "../helpers/shops";
 import { awaitingPickup, supplierChain } from "../helpers/suppliers";
 import { move } from "../helpers/moves";
 import { pipelineIdle, waitFor } from "../helpers/wait";
 import { createStandInShop, injectFault, standInShop, type StandInShopHandle } from "./stand-ins/client";
 import type { WooState } from "./stand-ins/woocommerce";
+import { authorization } from "../../src/shops/platforms/woocommerce";
 
 const TIME = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
 const TRACKING_ID = expect.stringMatching(/^[0-9a-f]{32}$/);
@@ -162,23 +163,168 @@ describe("write-backs into a WooCommerce shop", () => {
     expect((await receivedBy(shop)).at(-1)).toBe(`PUT ${ORDER_PATH}`);
   });
 
-  it("a line declined with no other supplier becomes a private note; the order completes once the rest shipped", async () => {
+  it("a line declined with no other supplier: a private note and the order on hold, never completed while the line waits", async () => {
     const { creds, shop, key, reference, orderId, mugs, plate } = await setUp();
     await answered(key, [{ line_id: plate, action: "decline", reason: "discontinued" }]);
-    await writeBacksSettled(orderId, 1);
-    const notes = (await held(shop)).notes;
-    expect(notes.map((n) => [n.customer_note, n.note])).toEqual([[false, expect.stringMatching(/^Red plate \(32, SKU PLATE-RED-L\) × 1 was declined, and no other supplier takes it\. .*discontinued/)]]);
+    await writeBacksSettled(orderId, 2);
+    expect((await held(shop)).status).toBe("on-hold");
 
+    // The mugs ship: the order is not done (the plate waits for a person), so it stays on hold.
     await answered(key, [ship(mugs, 2, "3SABC123")]);
     const settled = await writeBacksSettled(orderId, 3);
-    expect(settled.map((w) => w.kind)).toEqual(["note", "shipment", "complete"]);
-    expect((await held(shop)).status).toBe("completed");
+    expect(settled.map((w) => [w.kind, w.status])).toEqual([
+      ["note", "done"],
+      ["hold", "done"],
+      ["shipment", "done"],
+    ]);
+    const order = await held(shop);
+    expect(order.status).toBe("on-hold");
+    // Newest first, as WooCommerce lists them: our private note, then WooCommerce's own of the status change.
+    expect(order.notes.map((n) => [n.customer_note, n.note])).toEqual([
+      [false, "Order status changed from Processing to On hold."],
+      [false, expect.stringMatching(/^Red plate \(32, SKU PLATE-RED-L\) × 1 was declined, and no other supplier takes it\. .*discontinued/)],
+    ]);
+    expect(await receivedBy(shop)).toEqual([
+      `GET ${ORDER_PATH}`,
+      `POST ${ORDER_PATH}/notes`,
+      `GET ${ORDER_PATH}`,
+      `GET ${ORDER_PATH}`,
+      `PUT ${ORDER_PATH}`,
+      `GET ${ORDER_PATH}`,
+      `GET ${TRACKINGS}`,
+      `POST ${TRACKINGS}`,
+    ]);
     const sync = (await shopSync(creds, reference)).json.data;
     expect(sync.map((w: { kind: string; event: { type: string }; shop_ids: string[] }) => [w.kind, w.event.type, w.shop_ids])).toEqual([
-      ["note", "order_line.status_changed", [String(notes[0].id)]],
+      ["note", "order_line.status_changed", [String(order.notes[1].id)]],
+      ["hold", "order_line.status_changed", ["4711"]],
       ["shipment", "order_line.shipped", [TRACKING_ID]],
-      ["complete", expect.any(String), ["4711"]],
     ]);
+    expect(JSON.parse(sync[1].attempts[0].calls.at(-1).sent)).toEqual({ status: "on-hold" });
+  });
+
+  it("a declined line sent by hand to another supplier: a follow-up note, off hold, and completed only once that supplier shipped", async () => {
+    const { creds, shop, key, reference, orderId, mugs, plate } = await setUp();
+    await answered(key, [{ line_id: plate, action: "decline", reason: "discontinued" }, ship(mugs, 2, "3SABC123")]);
+    await writeBacksSettled(orderId, 3);
+    expect((await held(shop)).status).toBe("on-hold");
+    const before = (await standInShop<WooState>(shop)).received.length;
+
+    const other = await handPickedSupplier(creds);
+    await sendByHand(creds, reference, plate, other.id);
+    await writeBacksSettled(orderId, 5);
+    let order = await held(shop);
+    expect(order.status).toBe("processing");
+    expect(order.notes.slice(0, 2).map((n) => n.note)).toEqual([
+      "Order status changed from On hold to Processing.",
+      `Red plate (32, SKU PLATE-RED-L) × 1 is now with supplier ${other.name}, sent there by hand.`,
+    ]);
+
+    await awaitingPickup(other.key, reference);
+    await answered(other.key, [ship(plate, 1, "JJD000123", "DHL")]);
+    const settled = await writeBacksSettled(orderId, 7);
+    expect(settled.map((w) => w.kind)).toEqual(["note", "shipment", "hold", "note", "release", "shipment", "complete"]);
+    order = await held(shop);
+    expect(order.status).toBe("completed");
+    expect(order.trackings.map((t) => t.tracking_number)).toEqual(["3SABC123", "JJD000123"]);
+    // Every note the shop got, oldest first: each was true when written.
+    expect(order.notes.map((n) => n.note).reverse()).toEqual([
+      expect.stringMatching(/^Red plate \(32, SKU PLATE-RED-L\) × 1 was declined, and no other supplier takes it\. .*discontinued/),
+      "Order status changed from Processing to On hold.",
+      `Red plate (32, SKU PLATE-RED-L) × 1 is now with supplier ${other.name}, sent there by hand.`,
+      "Order status changed from On hold to Processing.",
+      "Order status changed from Processing to Completed.",
+    ]);
+    // After the hand-off: the follow-up note, the release, the plate's tracking, the completion; nothing twice.
+    expect((await receivedBy(shop)).slice(before)).toEqual([
+      `GET ${ORDER_PATH}`,
+      `POST ${ORDER_PATH}/notes`,
+      `GET ${ORDER_PATH}`,
+      `GET ${ORDER_PATH}`,
+      `PUT ${ORDER_PATH}`,
+      `GET ${ORDER_PATH}`,
+      `GET ${TRACKINGS}`,
+      `POST ${TRACKINGS}`,
+      `GET ${ORDER_PATH}`,
+      `PUT ${ORDER_PATH}`,
+    ]);
+    const puts = (await standInShop<WooState>(shop)).received.filter((r) => r.method === "PUT").map((r) => JSON.parse(r.body).status);
+    expect(puts).toEqual(["on-hold", "processing", "completed"]);
+    const sync = (await shopSync(creds, reference)).json.data;
+    expect(sync.map((w: { kind: string; event: { type: string } }) => [w.kind, w.event.type])).toEqual([
+      ["note", "order_line.status_changed"],
+      ["shipment", "order_line.shipped"],
+      ["hold", expect.any(String)],
+      ["note", "order_line.assigned"],
+      ["release", expect.any(String)],
+      ["shipment", "order_line.shipped"],
+      ["complete", expect.any(String)],
+    ]);
+  });
+
+  it("a declined line re-routed now to the next supplier: the follow-up names it, off hold, completed once it shipped", async () => {
+    const creds = await createAccount();
+    expect((await call("PATCH", "/api/v1/settings", { creds, body: { reroute_enabled: false } })).status).toBe(200);
+    const shop = await createStandInShop("woocommerce", { orders: [{ id: 4711, line_items: [{ id: 32, product_id: 502, sku: "PLATE-RED-L", name: "Red plate", quantity: 1 }] }] });
+    await shopConnection(creds.accountId, "woocommerce", shop);
+    const [first, next] = await supplierChain(creds, [{ channel: "pull" }, { channel: "pull" }]);
+    const { reference } = await createOrder(creds, {
+      external_id: "4711",
+      source: "WooCommerce",
+      products: [{ external_id: "32", name: "Red plate", reference: "PLATE-RED-L", quantity: 1, price: 20 }],
+    });
+    const doc = await awaitingPickup(first.key!, reference);
+    const plate = doc.lines[0].id as number;
+    const orderId = (await rows<{ id: number }>("SELECT id FROM orders WHERE reference = ?", reference))[0].id;
+    await answered(first.key!, [{ line_id: plate, action: "decline", reason: "discontinued" }]);
+    await writeBacksSettled(orderId, 2);
+    expect((await held(shop)).status).toBe("on-hold");
+
+    expect((await call("POST", `/api/v1/orders/${reference}/lines/${plate}/reroute`, { creds })).status).toBe(200);
+    await writeBacksSettled(orderId, 4);
+    expect((await held(shop)).status).toBe("processing");
+    await awaitingPickup(next.key!, reference);
+    await answered(next.key!, [ship(plate, 1, "JJD000123", "DHL")]);
+    const settled = await writeBacksSettled(orderId, 6);
+    expect(settled.map((w) => w.kind)).toEqual(["note", "hold", "note", "release", "shipment", "complete"]);
+    const order = await held(shop);
+    expect(order.status).toBe("completed");
+    expect(order.notes.map((n) => n.note).reverse()).toEqual([
+      expect.stringMatching(/^Red plate \(32, SKU PLATE-RED-L\) × 1 was declined, and no other supplier takes it\./),
+      "Order status changed from Processing to On hold.",
+      `Red plate (32, SKU PLATE-RED-L) × 1 is now with supplier ${next.supplier.name}, re-routed.`,
+      "Order status changed from On hold to Processing.",
+      "Order status changed from Processing to Completed.",
+    ]);
+  });
+
+  it("an order the shop owner moved off hold meanwhile is left as they set it: the release is skipped, saying why", async () => {
+    const { creds, shop, key, reference, orderId, plate } = await setUp();
+    await answered(key, [{ line_id: plate, action: "decline", reason: "discontinued" }]);
+    await writeBacksSettled(orderId, 2);
+    expect((await held(shop)).status).toBe("on-hold");
+    // The shop owner cancels the order in WooCommerce (its REST API, as the admin's screen does).
+    const url = `${shop.base_url}${ORDER_PATH}`;
+    const put = await fetch(url, {
+      method: "PUT",
+      headers: { authorization: await authorization("PUT", url, shop.credentials as never), "content-type": "application/json" },
+      body: JSON.stringify({ status: "cancelled" }),
+    });
+    expect(put.status).toBe(200);
+
+    const other = await handPickedSupplier(creds);
+    await sendByHand(creds, reference, plate, other.id);
+    const settled = await writeBacksSettled(orderId, 4);
+    expect(settled.map((w) => [w.kind, w.status])).toEqual([
+      ["note", "done"],
+      ["hold", "done"],
+      ["note", "done"],
+      ["release", "skipped"],
+    ]);
+    expect((await held(shop)).status).toBe("cancelled");
+    const sync = (await shopSync(creds, reference)).json.data;
+    expect(sync[3].last_error).toBe("WooCommerce order 4711 is cancelled in the shop, no longer on hold: it is left as it is");
+    expect((await standInShop<WooState>(shop)).received.filter((r) => r.method === "PUT").map((r) => JSON.parse(r.body).status)).toEqual(["on-hold", "cancelled"]);
   });
 
   it("a 500 is retried and the retry creates nothing twice", async () => {

@@ -37,8 +37,12 @@ export const shopConnections = sqliteTable(
 
 export type ShopConnectionRow = typeof shopConnections.$inferSelect;
 
-/** shipment: a line shipped; note: a private note (a line given up on, a cancellation answered); complete: every line final. */
-export const WRITE_BACK_KINDS = ["shipment", "note", "complete"] as const;
+/**
+ * shipment: a line shipped; note: a private note (a line given up on, a cancellation answered, a
+ * line given up on that is with a supplier again); hold: a line waits for a person, the shop's order
+ * is put on hold; release: nothing waits any more, it is taken off hold; complete: every line final.
+ */
+export const WRITE_BACK_KINDS = ["shipment", "note", "hold", "release", "complete"] as const;
 export type WriteBackKind = (typeof WRITE_BACK_KINDS)[number];
 export const WRITE_BACK_STATUSES = ["pending", "delivering", "done", "failed", "skipped"] as const;
 export type WriteBackStatus = (typeof WRITE_BACK_STATUSES)[number];

@@ -4,7 +4,7 @@
 // with rad-works' module the simple's, and the simple's SKU either way). A shipment is one
 // POST /V1/order/{id}/ship listing only what shipped, with one track per tracking number; a note is
 // a private order comment. Magento completes an order itself once it is invoiced and shipped.
-import { ShopError, type ShopHttp } from "./http";
+import { errorFor, ShopError, type ShopHttp } from "./http";
 import { numberToUnits, unitsToNumber } from "../../lib/money";
 import type { Check, NoteWrite, OrderRef, ShipmentWrite, ShopConnection, ShopItem, ShopOrder, ShopPlatform, ShopStockProduct, StockMatchBy, StockPlatform, Tracking, WriteOptions, WriteResult } from "./platform";
 import type { Credentials, Settings } from "./settings";
@@ -53,6 +53,21 @@ function itemsOf(order: MagentoOrder): ShopItem[] {
 }
 
 type ShipItem = { order_item_id: number; qty: number };
+
+const HOLDED = "holded";
+/** The states Magento holds an order from (Order::canHold: not canceled, complete, closed, in payment review or held). */
+const HOLDABLE = ["new", "pending_payment", "processing"];
+
+/** The order's state now (the kept ShopOrder may be old). */
+async function stateOf(conn: Conn, http: ShopHttp, shopOrder: ShopOrder): Promise<string> {
+  const res = await http.request({ path: `/rest/V1/orders/${shopOrder.id}`, headers: auth(conn) });
+  return res.json<{ state?: string }>().state ?? "";
+}
+
+/** POST /V1/orders/{id}/hold or /unhold: Magento answers true. */
+async function orderAction(conn: Conn, http: ShopHttp, shopOrder: ShopOrder, action: "hold" | "unhold"): Promise<void> {
+  await http.request({ method: "POST", path: `/rest/V1/orders/${shopOrder.id}/${action}`, headers: auth(conn), json: {} });
+}
 
 /**
  * The order's shipments that are this one (looking before shipping again): the same items and
@@ -322,7 +337,21 @@ export const magento: ShopPlatform<Credentials<"magento">, Settings<"magento">> 
       notify: conn.settings.notify,
       tracks: write.trackings.map((t) => ({ track_number: t.number, title: t.carrier ?? "Tracking", carrier_code: carrierCode(t) })),
     };
-    const res = await http.request({ method: "POST", path: `/rest/V1/order/${shopOrder.id}/ship`, headers: auth(conn), json: body });
+    const ship = (accept: number[] = []) => http.request({ method: "POST", path: `/rest/V1/order/${shopOrder.id}/ship`, headers: auth(conn), json: body, accept });
+    let res = await ship([400]);
+    if (res.status === 400) {
+      // Magento ships no order on hold. One we put on hold (a line waits for a person) is taken off
+      // hold for the shipment and put back on hold after it; any other refusal is the shop's.
+      if (!res.text.includes("does not allow a shipment") || (await stateOf(conn, http, shopOrder)) !== HOLDED) {
+        throw errorFor("POST", `/rest/V1/order/${shopOrder.id}/ship`, res.status, res.headers, res.text);
+      }
+      await orderAction(conn, http, shopOrder, "unhold");
+      try {
+        res = await ship();
+      } finally {
+        await orderAction(conn, http, shopOrder, "hold");
+      }
+    }
     if (res.dryRun) return { outcome: "written", shopIds: [] };
     const id = res.json<unknown>();
     if (typeof id !== "number" && typeof id !== "string") throw new ShopError("unexpected", `POST /rest/V1/order/${shopOrder.id}/ship answered ${res.status} without a shipment id: ${res.text.slice(0, 200)}`, res.status);
@@ -340,6 +369,26 @@ export const magento: ShopPlatform<Credentials<"magento">, Settings<"magento">> 
     const statusHistory = { comment: write.text, is_customer_notified: 0, is_visible_on_front: 0, parent_id: Number(shopOrder.id) };
     await http.request({ method: "POST", path: `/rest/V1/orders/${shopOrder.id}/comments`, headers: auth(conn), json: { statusHistory } });
     return { outcome: "written", shopIds: [] };
+  },
+
+  // Magento's own hold (POST /V1/orders/{id}/hold, /unhold): the order keeps its state and status
+  // to go back to, and Magento refuses to hold an order it has finished with.
+  async hold(conn, http, shopOrder) {
+    const state = await stateOf(conn, http, shopOrder);
+    if (state === HOLDED) return { outcome: "found", shopIds: [shopOrder.id] };
+    if (!HOLDABLE.includes(state)) return { outcome: "skipped", reason: `Magento order ${shopOrder.number} is ${state}: Magento holds only an order it has not finished with, so it is left as it is` };
+    await orderAction(conn, http, shopOrder, "hold");
+    return { outcome: "written", shopIds: http.dryRun ? [] : [shopOrder.id] };
+  },
+
+  async release(conn, http, shopOrder, _order, options) {
+    const state = await stateOf(conn, http, shopOrder);
+    if (state !== HOLDED) {
+      if (options.look) return { outcome: "found", shopIds: [shopOrder.id] };
+      return { outcome: "skipped", reason: `Magento order ${shopOrder.number} is ${state}, no longer on hold: it is left as it is` };
+    }
+    await orderAction(conn, http, shopOrder, "unhold");
+    return { outcome: "written", shopIds: http.dryRun ? [] : [shopOrder.id] };
   },
 
   async complete() {

@@ -138,6 +138,18 @@ export interface ShopPlatform<Credentials = Record<string, string>, Settings = R
   writeShipment(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, shopOrder: ShopOrder, write: ShipmentWrite, options: WriteOptions): Promise<WriteResult>;
   /** A private note (not shown to the customer); platforms without one return skipped. */
   writeNote(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, shopOrder: ShopOrder, write: NoteWrite, options: WriteOptions): Promise<WriteResult>;
+  /**
+   * A line given up on waits for a person: put the order on hold where the platform has such a
+   * state (docs/shops/<platform>.md says which); skipped, in words, where it has none, or where the
+   * shop's order is in a state that is not held (completed, cancelled). Reads the order's state
+   * fresh: the kept ShopOrder may be old.
+   */
+  hold(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, shopOrder: ShopOrder, order: OrderRef, options: WriteOptions): Promise<WriteResult>;
+  /**
+   * No line waits for a person any more: take the order off the hold we set, only while it is still
+   * on hold (a shop owner may have moved it meanwhile: then it is left as they set it, skipped).
+   */
+  release(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, shopOrder: ShopOrder, order: OrderRef, options: WriteOptions): Promise<WriteResult>;
   /** Every line of the order is final: set the order's completed status where the platform has one to set. */
   complete(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, shopOrder: ShopOrder, order: OrderRef, options: WriteOptions): Promise<WriteResult>;
   /** Stock and prices into the shop's products; a platform without it syncs nothing (its syncs fail, saying so). */

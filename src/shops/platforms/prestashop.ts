@@ -436,6 +436,17 @@ export const prestashop: ShopPlatform<Credentials<"prestashop">, Settings<"prest
     return { outcome: "written", shopIds: id === undefined ? [] : [`message/${id}`] };
   },
 
+  // PrestaShop has no on-hold state of its own (its states are the shop's list, each with its own
+  // e-mails and meaning), so none is chosen for the shop: the private message says what waits, and
+  // the order gets no shipped state while it does.
+  async hold(_conn, _http, shopOrder) {
+    return { outcome: "skipped", reason: `PrestaShop has no on-hold order state of its own: order ${shopOrder.number} is left in its state, the private message says what waits` };
+  },
+
+  async release(_conn, _http, shopOrder) {
+    return { outcome: "skipped", reason: `PrestaShop has no on-hold order state of its own: order ${shopOrder.number} was left in its state, nothing to release` };
+  },
+
   // PrestaShop has no "completed" of its own: Delivered is the carrier's to confirm. Once every line
   // is final, an order that shipped anything (its carrier holds a tracking number) gets the shipped
   // state if no shipment gave it (some lines were declined, so none shipped the order in full).

@@ -414,6 +414,17 @@ export const shopware: ShopPlatform<Credentials<"shopware">, Settings<"shopware"
     return { outcome: "written", shopIds: [shopOrder.id] };
   },
 
+  // Shopware 6's order state machine has no "on hold" (open, in progress, completed, cancelled), and
+  // its transaction and delivery states are the payment's and the parcel's: the private note says
+  // what waits, and the order is never completed while it does.
+  async hold(_conn, _http, shopOrder) {
+    return { outcome: "skipped", reason: `Shopware has no on-hold state for orders: order ${shopOrder.number} is left as it is, the private note says what waits` };
+  },
+
+  async release(_conn, _http, shopOrder) {
+    return { outcome: "skipped", reason: `Shopware has no on-hold state for orders: order ${shopOrder.number} was left as it was, nothing to release` };
+  },
+
   async complete(conn, http, shopOrder) {
     const state = (await orderNow(conn, http, shopOrder)).stateMachineState?.technicalName ?? "open";
     if (state === "completed") return { outcome: "found", shopIds: [shopOrder.id] };

@@ -424,6 +424,11 @@ export const woocommerceStock: StockPlatform<Credentials<"woocommerce">, Setting
 // ---------------------------------------------------------------------------------------------
 // The adapter
 
+const ON_HOLD = "on-hold";
+const RELEASED = "processing";
+/** The statuses an order is put on hold from: not one the shop has finished with (completed, cancelled, refunded, failed). */
+const HOLDABLE = ["pending", "processing"];
+
 export const woocommerce: ShopPlatform<Credentials<"woocommerce">, Settings<"woocommerce">> = {
   name: "woocommerce",
   test,
@@ -446,6 +451,28 @@ export const woocommerce: ShopPlatform<Credentials<"woocommerce">, Settings<"woo
 
   async writeNote(conn, http, shopOrder, write: NoteWrite, options) {
     return addNote(conn, http, shopOrder.id, write.text, false, options);
+  },
+
+  // WooCommerce's own "on-hold" status: "awaiting some action" by the shop. Released to
+  // "processing", the status of a paid order being fulfilled (the plugin sends paid orders).
+  async hold(conn, http, shopOrder) {
+    const current = (await call(conn, http, { path: `${WC}/orders/${shopOrder.id}` })).json<WcOrder>();
+    if (current.status === ON_HOLD) return { outcome: "found", shopIds: [shopOrder.id] };
+    if (!HOLDABLE.includes(current.status)) {
+      return { outcome: "skipped", reason: `WooCommerce order ${shopOrder.number} is ${current.status} in the shop: it is left as it is, not put on hold` };
+    }
+    const res = await call(conn, http, { method: "PUT", path: `${WC}/orders/${shopOrder.id}`, json: { status: ON_HOLD } });
+    return { outcome: "written", shopIds: res.dryRun ? [] : [shopOrder.id] };
+  },
+
+  async release(conn, http, shopOrder, _order, options) {
+    const current = (await call(conn, http, { path: `${WC}/orders/${shopOrder.id}` })).json<WcOrder>();
+    if (current.status !== ON_HOLD) {
+      if (options.look && current.status === RELEASED) return { outcome: "found", shopIds: [shopOrder.id] };
+      return { outcome: "skipped", reason: `WooCommerce order ${shopOrder.number} is ${current.status} in the shop, no longer on hold: it is left as it is` };
+    }
+    const res = await call(conn, http, { method: "PUT", path: `${WC}/orders/${shopOrder.id}`, json: { status: RELEASED } });
+    return { outcome: "written", shopIds: res.dryRun ? [] : [shopOrder.id] };
   },
 
   async complete(conn, http, shopOrder, _order, options) {

@@ -280,6 +280,57 @@ describe("Magento: notes and completion", () => {
   });
 });
 
+describe("Magento: on hold while a line waits for a person", () => {
+  it("hold and unhold through Magento's own routes, after reading the state now; each a second time finds it done", async () => {
+    const { shop, conn, http } = await magentoShop();
+    const order = await magento.findOrder(conn, http, ORDER);
+    expect(await magento.hold(conn, http, order, ORDER, { look: false })).toEqual({ outcome: "written", shopIds: ["41"] });
+    expect(await magento.hold(conn, http, order, ORDER, { look: false })).toEqual({ outcome: "found", shopIds: ["41"] });
+    expect([(await held(shop)).orders[0]!.state, (await held(shop)).orders[0]!.status]).toEqual(["holded", "holded"]);
+    expect(await magento.release(conn, http, order, ORDER, { look: false })).toEqual({ outcome: "written", shopIds: ["41"] });
+    expect(await magento.release(conn, http, order, ORDER, { look: false })).toEqual({
+      outcome: "skipped",
+      reason: "Magento order 000000123 is processing, no longer on hold: it is left as it is",
+    });
+    expect((await held(shop)).orders[0]!.state).toBe("processing");
+    expect((await received(shop)).filter((r) => r.method === "POST").map((r) => r.path)).toEqual(["/rest/V1/orders/41/hold", "/rest/V1/orders/41/unhold"]);
+  });
+
+  it("the stand-in refuses as Magento does: no hold of a finished order, no unhold of one not held, no shipment while held", async () => {
+    const { shop, conn, http } = await magentoShop({ orders: [{ ...SEED.orders![0]!, state: "complete" }] });
+    const order = await magento.findOrder(conn, http, ORDER);
+    expect(await magento.hold(conn, http, order, ORDER, { look: false })).toEqual({
+      outcome: "skipped",
+      reason: "Magento order 000000123 is complete: Magento holds only an order it has not finished with, so it is left as it is",
+    });
+    const post = (path: string) => http.request({ method: "POST", path, headers: { Authorization: `Bearer ${shop.credentials.access_token}` }, json: {}, accept: [400] });
+    expect([(await post("/rest/V1/orders/41/hold")).text, (await post("/rest/V1/orders/41/unhold")).text]).toEqual([
+      JSON.stringify({ message: "A hold action is not available." }),
+      JSON.stringify({ message: "You cannot remove the hold." }),
+    ]);
+  });
+
+  it("a shipment of an order on hold: unheld, shipped, held again; any other refusal stays the shop's", async () => {
+    const { shop, conn, http } = await magentoShop();
+    const order = await magento.findOrder(conn, http, ORDER);
+    await magento.hold(conn, http, order, ORDER, { look: false });
+    const written = await magento.writeShipment(conn, http, order, shipment([[MUG, 3]], ["JVGL0001"]), { look: false });
+    const state = await held(shop);
+    expect(written).toEqual({ outcome: "written", shopIds: [String(state.shipments[0]!.entity_id)] });
+    expect([state.orders[0]!.state, state.orders[0]!.items[0]!.qty_shipped]).toEqual(["holded", 3]);
+    expect((await received(shop)).filter((r) => r.method === "POST").map((r) => r.path)).toEqual([
+      "/rest/V1/orders/41/hold",
+      "/rest/V1/order/41/ship",
+      "/rest/V1/orders/41/unhold",
+      "/rest/V1/order/41/ship",
+      "/rest/V1/orders/41/hold",
+    ]);
+    // More than is left to ship: Magento's refusal of the shipment itself, and the order held again.
+    expect(await magento.writeShipment(conn, http, order, shipment([[MUG, 1]], ["JVGL0002"]), { look: false }).catch((e) => e)).toMatchObject({ kind: "invalid" });
+    expect((await held(shop)).orders[0]!.state).toBe("holded");
+  });
+});
+
 describe("Magento: dry run and secrets", () => {
   it("a dry run looks the order up but sends no write: the calls record what would have been sent", async () => {
     const { shop, conn, http } = await magentoShop(SEED, { mode: "dry_run" });

@@ -356,6 +356,59 @@ describe("WooCommerce: never twice", () => {
   });
 });
 
+describe("WooCommerce: on hold while a line waits for a person", () => {
+  it("hold: PUT status on-hold after reading the status now; a second hold finds it there and sends nothing", async () => {
+    const { shop, conn, http } = await connect();
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    expect(await woocommerce.hold(conn, http, order, ORDER, { look: false })).toEqual({ outcome: "written", shopIds: ["4711"] });
+    expect(await woocommerce.hold(conn, http, order, ORDER, { look: false })).toEqual({ outcome: "found", shopIds: ["4711"] });
+    expect((await held(shop)).status).toBe("on-hold");
+    expect((await received(shop)).slice(1)).toEqual([
+      ["GET", "/wp-json/wc/v3/orders/4711", null],
+      ["PUT", "/wp-json/wc/v3/orders/4711", { status: "on-hold" }],
+      ["GET", "/wp-json/wc/v3/orders/4711", null],
+    ]);
+  });
+
+  it("an order the shop has finished with (completed, cancelled, refunded) is not put on hold: skipped, in words", async () => {
+    for (const status of ["completed", "cancelled", "refunded"]) {
+      const { shop, conn, http } = await connect({ orders: [{ ...ORDER_SEED![0]!, status }] });
+      const order = await woocommerce.findOrder(conn, http, ORDER);
+      expect(await woocommerce.hold(conn, http, order, ORDER, { look: false })).toEqual({
+        outcome: "skipped",
+        reason: `WooCommerce order 4711 is ${status} in the shop: it is left as it is, not put on hold`,
+      });
+      expect((await held(shop)).status).toBe(status);
+    }
+  });
+
+  it("release: back to processing only while on hold; an order moved meanwhile is left as it is; a retry that looks finds it released", async () => {
+    const { shop, conn, http } = await connect({ orders: [{ ...ORDER_SEED![0]!, status: "on-hold" }] }, {}, 1000);
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    await injectFault(shop, { method: "PUT", hangAfterApplying: true });
+    expect(await woocommerce.release(conn, http, order, ORDER, { look: false }).catch((e) => e)).toMatchObject({ kind: "timeout" });
+    expect(await woocommerce.release(conn, http, order, ORDER, { look: true })).toEqual({ outcome: "found", shopIds: ["4711"] });
+    expect(await woocommerce.release(conn, http, order, ORDER, { look: false })).toEqual({
+      outcome: "skipped",
+      reason: "WooCommerce order 4711 is processing in the shop, no longer on hold: it is left as it is",
+    });
+    expect((await held(shop)).status).toBe("processing");
+    expect((await received(shop)).filter((r) => r[0] === "PUT")).toEqual([["PUT", "/wp-json/wc/v3/orders/4711", { status: "processing" }]]);
+  });
+
+  it("dry run: the status is read, the PUT recorded and not sent", async () => {
+    const { shop, conn, http } = await connect(undefined, { mode: "dry_run" });
+    const order = await woocommerce.findOrder(conn, http, ORDER);
+    expect(await woocommerce.hold(conn, http, order, ORDER, { look: false })).toEqual({ outcome: "written", shopIds: [] });
+    expect((await held(shop)).status).toBe("processing");
+    expect(http.calls.map((c) => [c.method, c.sent, c.dryRun])).toEqual([
+      ["GET", null, false],
+      ["GET", null, false],
+      ["PUT", '{"status":"on-hold"}', true],
+    ]);
+  });
+});
+
 describe("WooCommerce: dry run, rate limits, credentials", () => {
   it("dry run: the lookups go out, the writes are recorded and not sent; the shop holds nothing new", async () => {
     const { shop, conn, http } = await connect(undefined, { mode: "dry_run" });

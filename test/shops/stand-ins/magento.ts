@@ -3,7 +3,11 @@
 // way Magento's webapi.xml routes name them (a wrong token and a missing resource both answer 401
 // "The consumer isn't authorized to access %resources."); orders searched by searchCriteria; a
 // shipment per POST /V1/order/{id}/ship with its tracks, refusing more than is left to ship;
-// shipments searched by order_id; order comments. Errors in Magento's shape {message, parameters}.
+// shipments searched by order_id; order comments; POST /V1/orders/{id}/hold and /unhold as
+// Magento's OrderManagementInterface has them (ACL Magento_Sales::hold and ::unhold; the order's
+// state and status kept to go back to; "A hold action is not available." for an order Magento has
+// finished with or that is held, "You cannot remove the hold." for one that is not), and no shipment
+// of an order on hold (Order::canShip). Errors in Magento's shape {message, parameters}.
 // Stock and prices: products searched by searchCriteria (eq and in, filter groups ANDed, pageSize at
 // most 300 as Magento 2.4.7's default maximum, a page past the last answering the last page again),
 // with custom_attributes, but, as a real Magento's list, without extension_attributes.stock_item
@@ -19,7 +23,8 @@ import type { StandInPlatform, StandInReply, StandInRequest } from "./harness";
 
 export type MagentoSeedItem = { item_id: number; product_id: number; sku: string; name?: string; qty_ordered: number; parent_item_id?: number; product_type?: string };
 export type MagentoSeed = {
-  orders?: { entity_id: number; increment_id: string; invoiced?: boolean; items: MagentoSeedItem[] }[];
+  /** `state`: "processing" unless given (its status the same). */
+  orders?: { entity_id: number; increment_id: string; invoiced?: boolean; state?: string; items: MagentoSeedItem[] }[];
   /** The catalogue: simple products, each with a legacy stock item (qty) and, with MSI, a "default" source item. */
   products?: { id: number; sku: string; price?: number; qty?: number; ean?: string }[];
   /** Source codes that exist (MSI); ["default"] unless given. */
@@ -30,7 +35,18 @@ export type MagentoSeed = {
 
 export type MagentoItem = Omit<MagentoSeedItem, "parent_item_id"> & { name: string; product_type: string; qty_shipped: number; parent_item_id: number | null };
 export type MagentoHistory = { entity_id: number; parent_id: number; comment: string; is_customer_notified: number; is_visible_on_front: number; status: string; entity_name: "order" };
-export type MagentoOrder = { entity_id: number; increment_id: string; state: string; status: string; invoiced: boolean; items: MagentoItem[]; status_histories: MagentoHistory[] };
+export type MagentoOrder = {
+  entity_id: number;
+  increment_id: string;
+  state: string;
+  status: string;
+  invoiced: boolean;
+  items: MagentoItem[];
+  status_histories: MagentoHistory[];
+  /** While held: what unhold goes back to (Magento's hold_before_state and hold_before_status). */
+  hold_before_state: string | null;
+  hold_before_status: string | null;
+};
 export type MagentoTrack = { entity_id: number; parent_id: number; order_id: number; track_number: string; title: string; carrier_code: string };
 export type MagentoShipment = {
   entity_id: number;
@@ -44,7 +60,19 @@ export type MagentoProduct = { id: number; sku: string; price: number; qty: numb
 export type MagentoSourceItem = { sku: string; source_code: string; quantity: number; status: number };
 export type MagentoState = { token: string; acl: string[]; orders: MagentoOrder[]; shipments: MagentoShipment[]; nextId: number; products: MagentoProduct[]; sources: string[]; sourceItems: MagentoSourceItem[] };
 
-const ALL_ACL = ["Magento_Catalog::products", "Magento_InventoryApi::source", "Magento_CatalogInventory::cataloginventory", "Magento_Sales::actions_view", "Magento_Sales::shipment", "Magento_Sales::ship", "Magento_Sales::comment"];
+const ALL_ACL = [
+  "Magento_Catalog::products",
+  "Magento_InventoryApi::source",
+  "Magento_CatalogInventory::cataloginventory",
+  "Magento_Sales::actions_view",
+  "Magento_Sales::shipment",
+  "Magento_Sales::ship",
+  "Magento_Sales::comment",
+  "Magento_Sales::hold",
+  "Magento_Sales::unhold",
+];
+/** Order::canHold: not in these states. */
+const NOT_HOLDABLE = ["canceled", "complete", "closed", "payment_review", "holded"];
 const NO_ENTITY = "The entity that was requested doesn't exist. Verify the entity and try again.";
 const NO_PRODUCT = "The product that was requested doesn't exist. Verify the product and try again.";
 // StockRegistry::resolveProductId's NoSuchEntityException, which GET /V1/stockItems/{sku} and the
@@ -85,6 +113,8 @@ function search<T extends Record<string, unknown>>(rows: T[], query: URLSearchPa
 }
 
 function ship(state: MagentoState, order: MagentoOrder, body: { items?: { order_item_id: number; qty: number }[]; notify?: boolean; tracks?: Partial<MagentoTrack>[] }): StandInReply {
+  // Order::canShip is false for an order on hold (canUnhold) or in payment review.
+  if (order.state === "holded" || order.state === "payment_review") return invalidShipment("The order does not allow a shipment to be created.");
   const visible = order.items.filter((i) => i.parent_item_id === null);
   const requested = body.items?.length ? body.items : visible.map((i) => ({ order_item_id: i.item_id, qty: i.qty_ordered - i.qty_shipped }));
   const lines: { item: MagentoItem; qty: number }[] = [];
@@ -123,11 +153,13 @@ export const magentoStandIn: StandInPlatform<MagentoState> = {
     const orders: MagentoOrder[] = (seed.orders ?? []).map((o) => ({
       entity_id: o.entity_id,
       increment_id: o.increment_id,
-      state: "processing",
-      status: "processing",
+      state: o.state ?? "processing",
+      status: o.state ?? "processing",
       invoiced: o.invoiced ?? true,
       items: o.items.map((i) => ({ name: i.sku, product_type: "simple", ...i, parent_item_id: i.parent_item_id ?? null, qty_shipped: 0 })),
       status_histories: [],
+      hold_before_state: null,
+      hold_before_status: null,
     }));
     const products = (seed.products ?? []).map((p, n) => ({ price: 0, qty: 0, ean: null, ...p, item_id: 5000 + n }));
     const sources = seed.sources ?? ["default"];
@@ -161,6 +193,21 @@ export const magentoStandIn: StandInPlatform<MagentoState> = {
       if (Number(m[1]) === 0) return error(400, "An ID is needed. Set the ID and try again.");
       const order = orderById(m[1]!);
       return order ? ship(state, order, body()) : error(404, NO_ENTITY);
+    }
+    if ((m = route("POST", /^\/rest\/V1\/orders\/(\d+)\/(hold|unhold)$/))) {
+      const action = m[2] as "hold" | "unhold";
+      const resource = action === "hold" ? "Magento_Sales::hold" : "Magento_Sales::unhold";
+      if (!authorized(resource)) return refused(resource);
+      const order = orderById(m[1]!);
+      if (!order) return error(404, NO_ENTITY);
+      if (action === "hold") {
+        if (NOT_HOLDABLE.includes(order.state)) return error(400, "A hold action is not available.");
+        Object.assign(order, { hold_before_state: order.state, hold_before_status: order.status, state: "holded", status: "holded" });
+      } else {
+        if (order.state !== "holded") return error(400, "You cannot remove the hold.");
+        Object.assign(order, { state: order.hold_before_state, status: order.hold_before_status, hold_before_state: null, hold_before_status: null });
+      }
+      return { status: 200, body: true };
     }
     if ((m = route("GET", /^\/rest\/V1\/shipments$/))) {
       if (!authorized("Magento_Sales::shipment")) return refused("Magento_Sales::shipment");
