@@ -27,7 +27,8 @@ import type { ShopwareState } from "./stand-ins/shopware";
 import type { WooState } from "./stand-ins/woocommerce";
 
 type Platform = "woocommerce" | "shopware" | "magento" | "prestashop";
-type Answer = { line: 0 | 1; action: "ship" | "decline"; tracking?: string };
+/** A supplier's answer, or (`cancel`) the shop cancelling the line, then the supplier confirming it. */
+type Answer = { line: 0 | 1; action: "ship" | "decline" | "cancel"; tracking?: string };
 type Case = {
   name: string;
   platform: Platform;
@@ -205,9 +206,10 @@ const CASES: Case[] = [
     count: async (shop) => (await standInShop<PrestaShopState>(shop)).state.messages.filter((m) => DECLINED.test(String(m.message))).length,
   },
   {
-    name: "PrestaShop, the completion (the shipped state after a decline)",
+    // A declined line waits for a person (issue 31): the order is complete once the other line is cancelled.
+    name: "PrestaShop, the completion (the shipped state after a line is cancelled)",
     platform: "prestashop",
-    answers: [[{ line: 0, action: "ship", tracking: "3SABC123" }], [{ line: 1, action: "decline" }]],
+    answers: [[{ line: 0, action: "ship", tracking: "3SABC123" }], [{ line: 1, action: "cancel" }]],
     kind: "complete",
     fault: { method: "POST", path: "^/api/order_histories" },
     count: async (shop) => (await standInShop<PrestaShopState>(shop)).state.order_histories.length,
@@ -264,10 +266,19 @@ async function crashCase(c: Case) {
   };
   await drain();
   const lines = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines.map((l: { id: number }) => l.id) as number[];
+  const answerOf = (a: Answer) =>
+    a.action === "ship"
+      ? { line_id: lines[a.line], action: "ship", carrier: "PostNL", tracking_number: a.tracking }
+      : a.action === "cancel"
+        ? { line_id: lines[a.line], action: "confirm_cancellation" }
+        : { line_id: lines[a.line], action: "decline", reason: "discontinued" };
   for (const answers of c.answers) {
-    const res = await request(view, "POST", "/api/v1/supplier/answers", { authorization: `Bearer ${key}` }, {
-      answers: answers.map((a) => (a.action === "ship" ? { line_id: lines[a.line], action: "ship", carrier: "PostNL", tracking_number: a.tracking } : { line_id: lines[a.line], action: "decline", reason: "discontinued" })),
-    });
+    for (const a of answers.filter((a) => a.action === "cancel")) {
+      const cancelled = await request(view, "POST", `/api/v1/orders/${reference}/cancel`, authHeaders(creds), { line_ids: [lines[a.line]] });
+      expect(cancelled.status, JSON.stringify(cancelled.json)).toBe(200);
+      await drain();
+    }
+    const res = await request(view, "POST", "/api/v1/supplier/answers", { authorization: `Bearer ${key}` }, { answers: answers.map(answerOf) });
     expect(res.status).toBe(200);
     await drain();
   }
