@@ -146,7 +146,7 @@ describe("a feed on an SFTP server", () => {
       invalid({ "credentials.password": ["The credentials.password field is required when no private_key is given."] }),
     );
     expect(await refused({ url: "https://feeds.example/stock.csv", credentials: byPassword })).toEqual(
-      invalid({ credentials: ["The credentials field is only for an ftp, ftps or sftp url."] }),
+      invalid({ "credentials.host_key_fingerprint": ["The credentials.host_key_fingerprint field is only for an sftp url."] }),
     );
     expect(await feedCount(creds)).toBe(0);
 
