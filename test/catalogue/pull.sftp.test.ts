@@ -187,9 +187,9 @@ describe("a feed on an SFTP server", () => {
     expect(await feedCount(creds)).toBe(1);
   });
 
-  it("an http(s) feed is as it was: the url as given, no credentials", async () => {
+  it("an http(s) feed without a login: the url as given, no credentials (a login in the url: test/catalogue/feeds.login.test.ts)", async () => {
     const creds = await createAccount();
-    const { feed } = await createFeed(creds, { url: "https://user:pw@feeds.example/stock.csv" });
-    expect(feed).toMatchObject({ url: "https://user:pw@feeds.example/stock.csv", credentials: null });
+    const { feed } = await createFeed(creds, { url: "https://feeds.example/stock.csv" });
+    expect(feed).toMatchObject({ url: "https://feeds.example/stock.csv", credentials: null });
   });
 });
