@@ -47,7 +47,13 @@ const SupplierJson = z
   .openapi("SupplierDetail");
 
 const SupplierWithSecret = SupplierJson.extend({
-  webhook_secret: z.string().nullable().openapi({ description: "Signs webhooks to the supplier and verifies its callbacks. Shown only here." }),
+  webhook_secret: z
+    .string()
+    .nullable()
+    .openapi({
+      description:
+        "Signs webhooks to the supplier and verifies its callbacks. Shown only here. null for a file supplier, which is handed none (it gets files and answers with files); one is minted when it moves to another channel (rotate the secret to see it).",
+    }),
 }).openapi("SupplierWithSecret");
 
 const tags = ["Suppliers"];
