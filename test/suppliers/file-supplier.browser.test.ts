@@ -34,7 +34,7 @@ describe("a file supplier set up in the console", () => {
     expect(await page.getByLabel("Webhook URL").isVisible()).toBe(false);
     expect(await page.getByLabel("E-mail address").isVisible()).toBe(false);
     await page.getByLabel("Protocol").selectOption("sftp");
-    await page.getByLabel("Host").fill(sftp.host);
+    await page.getByLabel("Host", { exact: true }).fill(sftp.host);
     await page.getByLabel("Port").fill(String(sftp.port));
     await page.getByLabel("User", { exact: true }).fill(sftp.username);
     await page.getByLabel("Password", { exact: true }).fill(sftp.password);
@@ -98,7 +98,7 @@ describe("a file supplier set up in the console", () => {
     await page.goto("/console/suppliers/new");
     await page.getByLabel("Name", { exact: true }).fill("Broken files");
     await page.locator('input[name="channel"][value="file"]').check();
-    await page.getByLabel("Host").fill(sftp.host);
+    await page.getByLabel("Host", { exact: true }).fill(sftp.host);
     await page.getByLabel("User", { exact: true }).fill("orders");
     await page.getByLabel("Password", { exact: true }).fill("not-shown-again");
     await page.getByLabel("Order file name").fill("order.csv");
