@@ -35,7 +35,7 @@ describe("a file supplier set up in the console", () => {
     expect(await page.getByLabel("E-mail address").isVisible()).toBe(false);
     await page.getByLabel("Protocol").selectOption("sftp");
     await page.getByLabel("Host", { exact: true }).fill(sftp.host);
-    await page.getByLabel("Port").fill(String(sftp.port));
+    await page.getByLabel("Port", { exact: true }).fill(String(sftp.port));
     await page.getByLabel("User", { exact: true }).fill(sftp.username);
     await page.getByLabel("Password", { exact: true }).fill(sftp.password);
     await page.getByLabel("Order folder").fill("upload");
