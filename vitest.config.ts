@@ -129,7 +129,9 @@ export default defineConfig(async () => {
             name: "browser",
             include: ["test/**/*.browser.test.ts"],
             environment: "node",
-            globalSetup: ["./test/browser/console.global.ts"],
+            // The workers suite's real sshd too: a file supplier's set-up is tested, and its host key
+            // accepted, against a real server (test/suppliers/file-supplier.browser.test.ts).
+            globalSetup: ["./test/browser/console.global.ts", "./test/lib/file-transfer/sftp-server.global.ts"],
             // One Worker and one Chromium for the run; files one after another keep the shared
             // two-core machine responsive (each file still gets fresh browser contexts).
             fileParallelism: false,

@@ -22,6 +22,7 @@ import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import { feedFormPages } from "./feed-form.pages";
 import { getFeed, listFeeds, listFeedsWithLatestImport } from "./feeds.service";
+import { shownLogin, withoutLogin } from "./feed-urls";
 import { importFromUrl, importUpload, listImports, MAX_FEED_BYTES } from "./imports.service";
 import { stockSyncMessages } from "../shops/stock/queue";
 import { ListProductsQuery } from "./products.schemas";
@@ -142,6 +143,7 @@ async function feedPage(c: Context<AppEnv>) {
   const page = pageParam(c.req.query("page"));
   const [{ total, rows }, suppliers] = await Promise.all([listImports(db, feed, { page, perPage: IMPORTS_PER_PAGE }), supplierChoices(db, c.get("account").id)]);
   const supplier = suppliers.find((s) => s.id === feed.supplierId);
+  const login = shownLogin(feed);
   const csrf = c.get("session").csrfToken;
   const base = `${PATH}/feeds/${feed.id}`;
   return c.render(
@@ -162,13 +164,13 @@ async function feedPage(c: Context<AppEnv>) {
       </p>
       <dl class="facts">
         <dt>URL</dt>
-        <dd>{orDash(feed.url)}</dd>
-        {feed.credentials ? (
+        <dd>{orDash(withoutLogin(feed.url))}</dd>
+        {login ? (
           <>
             <dt>Login</dt>
             <dd>
-              {feed.credentials.username} ({feed.credentials.authentication === "password" ? "password" : "private key"} stored, never shown)
-              {feed.credentials.host_key_fingerprint ? `, host key ${feed.credentials.host_key_fingerprint}` : ""}
+              {login.username} ({login.authentication === "password" ? "password" : "private key"} stored, never shown)
+              {login.host_key_fingerprint ? `, host key ${login.host_key_fingerprint}` : ""}
             </dd>
           </>
         ) : null}
@@ -223,7 +225,7 @@ function ImportCard({ record: i }: { record: ProductImport }) {
     <article class="import" aria-labelledby={`import-${i.id}`}>
       <header>
         <h3 id={`import-${i.id}`}>
-          Import #{i.id} <small class="muted">{i.trigger} · {i.source}</small>
+          Import #{i.id} <small class="muted">{i.trigger} · {withoutLogin(i.source)}</small>
         </h3>
         <ImportBadge record={i} />
       </header>

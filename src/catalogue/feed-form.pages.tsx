@@ -15,8 +15,10 @@ import { Checkbox, CsrfField, Field, FormError, SelectField, TextArea } from "..
 import { money, orDash } from "../ui/format";
 import { wantsFragment } from "../ui/htmx";
 import { DataTable } from "../ui/table";
-import { CreateFeedBody, UpdateFeedBody } from "./feeds.schemas";
-import { createFeed, getFeed, updateFeed } from "./feeds.service";
+import type { FileServerLogin } from "./feed-servers";
+import { shownLogin, withoutLogin } from "./feed-urls";
+import { CreateFeedBody, UpdateFeedBody, type UpdateFeedInput } from "./feeds.schemas";
+import { createFeed, feedLogin, getFeed, updateFeed } from "./feeds.service";
 import { feedTimeoutMs } from "./imports.service";
 import { PREVIEW_ROWS, PREVIEW_TIMEOUT_MS, previewFeed, type FeedPreview, type PreviewRow } from "./preview.service";
 
@@ -44,6 +46,11 @@ const LABELS: Record<string, string> = {
   csv_delimiter: "CSV separator",
   record_path: "Record path",
   active: "Active",
+  credentials: "Login",
+  "credentials.username": "User",
+  "credentials.password": "Password",
+  "credentials.private_key": "Private key",
+  "credentials.host_key_fingerprint": "Pinned host key",
   ...Object.fromEntries(PRODUCT_FIELDS.map((f) => [`mapping.${f}`, FIELD_LABELS[f]])),
 };
 const DELIMITERS = [
@@ -57,7 +64,7 @@ const DELIMITERS = [
 // ---- The form and the API's feed ------------------------------------------------------
 
 /** The feed the form describes, in the API's JSON (POST or PATCH /api/v1/product-feeds). */
-function feedBody(values: FormValues) {
+function feedBody(values: FormValues, feed?: ProductFeed) {
   const mapping: Record<string, string> = {};
   for (const f of PRODUCT_FIELDS) {
     const column = text(values, `mapping_${f}`).trim();
@@ -74,22 +81,48 @@ function feedBody(values: FormValues) {
     csv_delimiter: text(values, "csv_delimiter"),
     record_path: text(values, "record_path"),
     active: text(values, "active") === "true" ? "true" : "false",
+    credentials: credentialsBody(values, feed),
   };
 }
 
-/** The schema's "mapping.sku" is the form's "mapping_sku". */
-const formErrors = (errors: ValidationErrors): ValidationErrors => Object.fromEntries(Object.entries(errors).map(([k, v]) => [k.replace(/^mapping\./, "mapping_"), v]));
+/**
+ * The login fields as the API's credentials. The password and key are write-only: left empty, the
+ * stored one stays (the API keeps it when none is sent). No user: no login (one stored is removed).
+ */
+function credentialsBody(values: FormValues, feed: ProductFeed | undefined) {
+  const field = (key: string) => text(values, `credentials_${key}`).trim();
+  const username = field("username");
+  const secrets = { password: text(values, "credentials_password"), private_key: field("private_key"), host_key_fingerprint: field("host_key_fingerprint") };
+  if (!username) {
+    if (secrets.password || secrets.private_key || secrets.host_key_fingerprint) return { username: "" };
+    return feed && shownLogin(feed) ? null : undefined;
+  }
+  return Object.fromEntries(Object.entries({ username, ...secrets }).filter(([, v]) => v !== "")) as { username: string };
+}
+
+/** The schema's "mapping.sku" is the form's "mapping_sku", "credentials.username" its "credentials_username". */
+const formErrors = (errors: ValidationErrors): ValidationErrors => {
+  const out: ValidationErrors = {};
+  for (const [k, v] of Object.entries(errors)) {
+    const key = k === "credentials" ? "credentials_username" : k.replace(/^mapping\./, "mapping_").replace(/^credentials\./, "credentials_");
+    out[key] = [...(out[key] ?? []), ...v];
+  }
+  return out;
+};
 
 const valuesOf = (feed: ProductFeed): FormValues => ({
   supplier_id: String(feed.supplierId),
   name: feed.name,
   format: feed.format,
-  url: feed.url ?? "",
+  // Never the login a url stored before they were refused carries (feed-urls.ts).
+  url: withoutLogin(feed.url) ?? "",
   schedule: feed.schedule ?? "",
   encoding: feed.encoding ?? "",
   csv_delimiter: feed.csvDelimiter === "\t" ? "tab" : (feed.csvDelimiter ?? ""),
   record_path: feed.recordPath ?? "",
   active: feed.active ? "true" : "false",
+  credentials_username: shownLogin(feed)?.username ?? "",
+  credentials_host_key_fingerprint: feed.credentials?.host_key_fingerprint ?? "",
   ...Object.fromEntries(PRODUCT_FIELDS.map((f) => [`mapping_${f}`, (feed.mapping ?? {})[f] ?? ""])),
 });
 
@@ -97,9 +130,9 @@ const valuesOf = (feed: ProductFeed): FormValues => ({
 
 type Previewed = { preview?: FeedPreview; errors: string[] };
 
-async function preview(c: Context<AppEnv>, values: FormValues, fromUrl: boolean): Promise<Previewed> {
+async function preview(c: Context<AppEnv>, values: FormValues, fromUrl: boolean, feed?: ProductFeed): Promise<Previewed> {
   // The draft's settings, checked as a change of the feed would be (supplier and name do not matter here).
-  const checked = validateForm(UpdateFeedBody, { ...feedBody(values), supplier_id: undefined, name: undefined }, LABELS);
+  const checked = validateForm(UpdateFeedBody, { ...feedBody(values, feed), supplier_id: undefined, name: undefined }, LABELS);
   if (!checked.ok) return { errors: Object.values(checked.errors).flat() };
   const d = checked.data;
   const settings = {
@@ -111,11 +144,31 @@ async function preview(c: Context<AppEnv>, values: FormValues, fromUrl: boolean)
   };
   if (fromUrl) {
     if (!d.url) return { errors: ["Give the feed's URL first: the preview reads its first rows."] };
-    return { preview: await previewFeed(settings, { url: d.url, timeoutMs: Math.min(PREVIEW_TIMEOUT_MS, feedTimeoutMs(c.env)) }), errors: [] };
+    const source = await previewSource(c, d.url, d.credentials, feed);
+    return { preview: await previewFeed(settings, { ...source, timeoutMs: Math.min(PREVIEW_TIMEOUT_MS, feedTimeoutMs(c.env)) }), errors: [] };
   }
   const sample = text(values, "sample");
   if (sample.trim() === "") return { errors: ["Paste the first lines of a file into the sample (for a CSV file, its header line too)."] };
   return { preview: await previewFeed(settings, { text: sample }), errors: [] };
+}
+
+type DraftLogin = UpdateFeedInput["credentials"];
+
+/**
+ * The url to preview and its login: the one drafted when it has its secret, else the feed's stored
+ * one while the url keeps its kind of server (as saving would keep it), with the login a url stored
+ * before they were refused carries.
+ */
+async function previewSource(c: Context<AppEnv>, url: string, drafted: DraftLogin, feed?: ProductFeed): Promise<{ url: string; login: FileServerLogin | null }> {
+  const sameKind = feed?.url && new URL(feed.url).protocol === new URL(url).protocol;
+  const target = feed?.url && url === withoutLogin(feed.url) ? feed.url : url;
+  if (drafted && (drafted.password !== undefined || drafted.private_key !== undefined)) {
+    const secret = drafted.private_key !== undefined ? { privateKey: drafted.private_key } : { password: drafted.password ?? "" };
+    return { url: target, login: { username: drafted.username, hostKeyFingerprint: drafted.host_key_fingerprint ?? null, secret } };
+  }
+  if (drafted === null || !feed || !sameKind) return { url: target, login: null };
+  const stored = await feedLogin(sealingKeys(c.env), feed);
+  return { url: target, login: stored && drafted ? { ...stored, username: drafted.username, hostKeyFingerprint: drafted.host_key_fingerprint ?? null } : stored };
 }
 
 // ---- Pages -----------------------------------------------------------------------------
@@ -141,13 +194,13 @@ async function handleFeedForm(c: Context<AppEnv>, feed?: ProductFeed) {
   const values = await formFields(c);
   const intent = text(values, "intent") || "save";
   if (intent === "preview" || intent === "preview_url") {
-    const previewed = await preview(c, values, intent === "preview_url");
+    const previewed = await preview(c, values, intent === "preview_url", feed);
     if (wantsFragment(c, PREVIEW_ID)) return c.html(<PreviewView previewed={previewed} currency={c.get("account").currency} />);
     return renderForm(c, { feed, values, errors: {}, previewed });
   }
   const db = c.get("db");
   const accountId = c.get("account").id;
-  const body = feedBody(values);
+  const body = feedBody(values, feed);
   let result: { ok: true; value: ProductFeed } | { ok: false; errors: ValidationErrors };
   if (feed) {
     const checked = validateForm(UpdateFeedBody, body, LABELS);
@@ -246,6 +299,8 @@ function FeedFormPage({ view, suppliers, csrf, currency }: { view: FormView; sup
           <Checkbox name="active" label="Active: the schedule pulls the feed" checked={v("active") === "true"} />
         </fieldset>
 
+        <LoginFieldset values={values} errors={errors} stored={feed ? shownLogin(feed) : null} />
+
         <section aria-labelledby="preview-heading" class="try-it">
           <h2 id="preview-heading">Preview before saving</h2>
           <p class="muted">The first {PREVIEW_ROWS} rows as an import would read them with the settings above; nothing is saved or imported.</p>
@@ -280,6 +335,36 @@ function FeedFormPage({ view, suppliers, csrf, currency }: { view: FormView; sup
         </div>
       </form>
     </>
+  );
+}
+
+/**
+ * The feed's login: an ftp, ftps or sftp server's (required there) or an http(s) server's Basic
+ * auth. The password and the private key are write-only: never rendered back, not even after a
+ * refused save; left empty on an edit, the stored one stays.
+ */
+function LoginFieldset({ values, errors, stored }: { values: FormValues; errors: ValidationErrors; stored: ReturnType<typeof shownLogin> }) {
+  const keep = stored ? `A ${stored.authentication === "password" ? "password" : "private key"} is stored (never shown): leave empty to keep it.` : undefined;
+  return (
+    <fieldset>
+      <legend>Login</legend>
+      <p class="muted">
+        For an <code>ftp://</code>, <code>ftps://</code> or <code>sftp://</code> URL (required), or an <code>http(s)://</code> URL that asks for a user and password (sent as
+        Basic auth). Stored encrypted; the password and key are never shown again. No user: no login.
+      </p>
+      <div class="filter-grid">
+        <Field name="credentials_username" label="User" value={text(values, "credentials_username")} errors={errors} autocomplete="off" />
+        <Field name="credentials_password" label="Password" type="password" value="" errors={errors} autocomplete="new-password" hint={keep} />
+        <Field
+          name="credentials_host_key_fingerprint"
+          label="Pinned host key (SFTP)"
+          value={text(values, "credentials_host_key_fingerprint")}
+          errors={errors}
+          hint="SHA256:… as ssh-keygen -lf prints it; a server showing another key is refused"
+        />
+      </div>
+      <TextArea name="credentials_private_key" label="Private key (SFTP, instead of a password)" value="" rows={3} errors={errors} hint={keep ? `${keep} PEM: -----BEGIN … PRIVATE KEY-----` : "PEM: -----BEGIN … PRIVATE KEY-----"} />
+    </fieldset>
   );
 }
 

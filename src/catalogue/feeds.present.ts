@@ -1,5 +1,6 @@
 // Feeds and import records in their public JSON shape.
 import type { ProductFeed, ProductImport } from "../db/schema";
+import { shownLogin, withoutLogin } from "./feed-urls";
 
 export function presentFeed(f: ProductFeed) {
   return {
@@ -8,7 +9,7 @@ export function presentFeed(f: ProductFeed) {
     name: f.name,
     format: f.format,
     mapping: f.mapping ?? {},
-    url: f.url,
+    url: withoutLogin(f.url),
     schedule: f.schedule,
     next_import_at: f.nextImportAt,
     encoding: f.encoding,
@@ -16,10 +17,15 @@ export function presentFeed(f: ProductFeed) {
     record_path: f.recordPath,
     active: f.active,
     // The login without its secret: which kind is stored, never the password or key.
-    credentials: f.credentials ? { username: f.credentials.username, authentication: f.credentials.authentication, host_key_fingerprint: f.credentials.host_key_fingerprint } : null,
+    credentials: presentLogin(f),
     created_at: f.createdAt,
     updated_at: f.updatedAt,
   };
+}
+
+function presentLogin(f: ProductFeed) {
+  const login = shownLogin(f);
+  return login ? { username: login.username, authentication: login.authentication, host_key_fingerprint: login.host_key_fingerprint } : null;
 }
 
 export function presentImport(i: ProductImport) {
@@ -29,7 +35,8 @@ export function presentImport(i: ProductImport) {
     trigger: i.trigger,
     status: i.status,
     replace: i.replace,
-    source: i.source,
+    // Imports recorded before logins left urls may name one.
+    source: withoutLogin(i.source),
     started_at: i.startedAt,
     finished_at: i.finishedAt,
     rows_read: i.rowsRead,

@@ -33,6 +33,9 @@ const mapping = z
     example: { sku: "Artikelnummer", ean13: "EAN", name: "Omschrijving", purchase_price: "Inkoopprijs", stock_quantity: "Voorraad" },
   });
 
+const HTTP_LOGIN_IN_URL =
+  "must not hold a user name or password: give them in credentials (username and password, sent as HTTP Basic auth), where the password is stored encrypted";
+
 const url = z
   .string()
   .trim()
@@ -52,7 +55,8 @@ const url = z
     } catch {
       return;
     }
-    const problem = isFileServerUrl(u) ? fileServerUrlProblem(u) : null;
+    // A login in the url would be stored and shown in the clear: it goes in credentials, sealed.
+    const problem = isFileServerUrl(u) ? fileServerUrlProblem(u) : u.username || u.password ? HTTP_LOGIN_IN_URL : null;
     if (problem) return void ctx.addIssue({ code: "custom", message: `The :attribute field ${problem}.` });
     // The feed is pulled from there: a public address (or loopback), src/lib/outbound-address.ts.
     const refusal = u.protocol === "https:" || u.protocol === "http:" || isFileServerUrl(u) ? urlRefusal(u) : null;
@@ -61,8 +65,8 @@ const url = z
   .openapi({
     example: "https://feeds.supplier.example/stock.csv",
     description:
-      "The URL to pull the file from: http(s) (https://user:password@host/… is sent as Basic auth), or a supplier's file server: " +
-      "ftp://host/path, ftps://host/path (explicit TLS) or sftp://host:port/path, without user or password: the login goes in credentials.",
+      "The URL to pull the file from: http(s), or a supplier's file server: ftp://host/path, ftps://host/path (explicit TLS) or " +
+      "sftp://host:port/path; without user or password (https://user:password@host/… is refused): the login goes in credentials.",
   });
 
 /** A file server feed's login: a supplier's file_transfer login (file-transfer.schemas.ts), the protocol the url's. */
@@ -70,9 +74,19 @@ const credentials = z
   .object(LoginFields)
   .openapi("ProductFeedCredentials", {
     description:
-      "Required for an ftp, ftps or sftp url, refused for http(s): the user, a password or (sftp) a private key, stored encrypted and never shown again, and (sftp, required) the server's pinned host key.",
+      "Required for an ftp, ftps or sftp url, optional for http(s) (sent as HTTP Basic auth): the user, a password or (sftp) a private key, stored encrypted and never shown again, and (sftp, required) the server's pinned host key.",
     example: { username: "stock", password: "s3cret", host_key_fingerprint: "SHA256:mVPwvezndPv/ARoIadVY98vAC0g+P/5633yTC4d/wXE" },
   });
+
+/** What an http(s) feed's login (HTTP Basic auth: a user and a password) has too much of, by field. */
+export function httpLoginProblems(v: { username: string; private_key?: string; host_key_fingerprint?: string }): [string, string][] {
+  const problems: [string, string][] = [];
+  // RFC 7617: Basic auth's user-id ends at the first colon.
+  if (v.username.includes(":")) problems.push(["username", "The :attribute field must not contain ':' for an http(s) url (HTTP Basic auth)."]);
+  if (v.private_key !== undefined) problems.push(["private_key", "The :attribute field is only for an sftp url."]);
+  if (v.host_key_fingerprint !== undefined) problems.push(["host_key_fingerprint", "The :attribute field is only for an sftp url."]);
+  return problems;
+}
 
 /** The login checked against the url's protocol (a url left as it is on update is checked by the service). */
 function refineCredentials(v: { url?: string | null; credentials?: z.output<typeof credentials> | null }, ctx: z.RefinementCtx) {
@@ -84,7 +98,7 @@ function refineCredentials(v: { url?: string | null; credentials?: z.output<type
     return;
   }
   if (!isFileServerUrl(u)) {
-    if (v.credentials) ctx.addIssue({ code: "custom", path: ["credentials"], message: "The :attribute field is only for an ftp, ftps or sftp url." });
+    if (v.credentials) for (const [path, message] of httpLoginProblems(v.credentials)) ctx.addIssue({ code: "custom", path: ["credentials", path], message });
     return;
   }
   if (v.credentials) for (const [path, message] of loginProblems(v.credentials, fileServerProtocol(u))) ctx.addIssue({ code: "custom", path: ["credentials", path], message });
@@ -203,7 +217,7 @@ export const ProductFeed = z
         host_key_fingerprint: z.string().nullable(),
       })
       .nullable()
-      .openapi({ description: "A file server feed's login without its secret; null for an http(s) feed." }),
+      .openapi({ description: "The feed's login without its secret (an http(s) feed's Basic auth user, or a file server's login); null without one." }),
     created_at: z.string(),
     updated_at: z.string(),
   })

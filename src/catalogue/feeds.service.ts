@@ -9,7 +9,8 @@ import { isoMicro } from "../lib/time";
 import { loginProblems } from "../suppliers/file-transfer.schemas";
 import { openLogin, sealedLogin, secretSettings } from "../suppliers/file-transfer.service";
 import { fileServerProtocol, isFileServerUrl, type FileServerLogin } from "./feed-servers";
-import type { CreateFeedInput, UpdateFeedInput } from "./feeds.schemas";
+import { httpLoginProblems, type CreateFeedInput, type UpdateFeedInput } from "./feeds.schemas";
+import { urlLogin, withoutLogin } from "./feed-urls";
 
 type CredentialsInput = NonNullable<CreateFeedInput["credentials"]>;
 type CredentialColumns = { credentials: FeedCredentials | null; credentialsSecret: string | null };
@@ -25,10 +26,18 @@ const fileServerOf = (url: string | null) => {
   return u && isFileServerUrl(u) ? fileServerProtocol(u) : null;
 };
 
+const protocolOf = (url: string | null) => (url ? new URL(url).protocol : null);
+
+/** The errors of a login's problems, named under credentials. */
+const credentialErrors = (problems: [string, string][]) =>
+  ApiError.validation(Object.fromEntries(problems.map(([path, message]) => [`credentials.${path}`, [message.replace(":attribute", `credentials.${path}`)]])));
+
 /**
  * The login columns for a feed's url (undefined: left as they are). A file server url needs
- * credentials, given now or stored for the same protocol; an http(s) url has none (stored ones are
- * cleared). `checked`: the schema has checked the given credentials against the url already.
+ * credentials, given now or stored for the same protocol; an http(s) url may have them (HTTP Basic
+ * auth), given now or stored for the same protocol, or taken from the login a stored url carried
+ * (`urlLogin`: a feed from before such urls were refused, saved again). Stored ones for another
+ * protocol are cleared. `checked`: the schema has checked the given credentials against the url already.
  */
 async function credentialColumns(
   keys: () => SealingKeys,
@@ -37,29 +46,55 @@ async function credentialColumns(
   input: CredentialsInput | null | undefined,
   stored: Pick<ProductFeed, "url" | "credentials" | "credentialsSecret"> | null,
   checked: boolean,
+  carried: { username: string; password: string } | null = null,
 ): Promise<CredentialColumns | undefined> {
   const protocol = fileServerOf(url);
+  // The same kind of server: a stored secret may stay (an ftp password is never sent to a web server).
+  const sameServer = url !== null && stored?.credentials && stored.credentialsSecret && protocolOf(stored.url) === protocolOf(url);
+  const cleared = stored?.credentials || stored?.credentialsSecret ? { credentials: null, credentialsSecret: null } : undefined;
   if (!protocol) {
-    if (input) throw ApiError.validation({ credentials: ["The credentials field is only for an ftp, ftps or sftp url."] });
-    return stored?.credentials || stored?.credentialsSecret ? { credentials: null, credentialsSecret: null } : undefined;
+    if (url === null) {
+      if (input) throw ApiError.validation({ credentials: ["The credentials field is only for a feed with a url."] });
+      return cleared;
+    }
+    if (input === null) return cleared;
+    if (input === undefined) {
+      if (carried) return sealedColumns(keys(), feed, "https", carried, null);
+      return sameServer ? undefined : cleared;
+    }
+    if (!checked) {
+      const problems = httpLoginProblems(input);
+      if (problems.length) throw credentialErrors(problems);
+    }
+    // The user changed, the password left empty: the one the stored url carried stays.
+    const given = carried && input.password === undefined ? { ...input, password: carried.password } : input;
+    return sealedColumns(keys(), feed, "https", given, sameServer ? stored : null);
   }
-  const sameServer = stored?.credentials && stored.credentialsSecret && fileServerOf(stored.url) === protocol;
   if (!input) {
     if (input === undefined && sameServer) return undefined;
     throw ApiError.validation({ credentials: ["The credentials field is required when url is an ftp, ftps or sftp url."] });
   }
   if (!checked) {
     const problems = loginProblems(input, protocol);
-    if (problems.length) {
-      throw ApiError.validation(Object.fromEntries(problems.map(([path, message]) => [`credentials.${path}`, [message.replace(":attribute", `credentials.${path}`)]])));
-    }
+    if (problems.length) throw credentialErrors(problems);
   }
+  return sealedColumns(keys(), feed, protocol, input, sameServer ? stored : null);
+}
+
+async function sealedColumns(
+  keys: SealingKeys,
+  feed: { accountId: number; createdAt: string },
+  protocol: "ftp" | "ftps" | "sftp" | "https",
+  input: { username: string; password?: string; private_key?: string; host_key_fingerprint?: string },
+  stored: Pick<ProductFeed, "credentials" | "credentialsSecret"> | null,
+): Promise<CredentialColumns> {
+  // sealedLogin's protocol only tells sftp (which may take a private key) from the rest.
   const secret = await sealedLogin(
-    keys(),
+    keys,
     boundTo(feed),
-    protocol,
+    protocol === "https" ? "ftp" : protocol,
     input,
-    sameServer ? { kind: stored.credentials!.authentication, sealed: stored.credentialsSecret! } : null,
+    stored?.credentials && stored.credentialsSecret ? { kind: stored.credentials.authentication, sealed: stored.credentialsSecret } : null,
     "credentials",
   );
   return {
@@ -68,7 +103,7 @@ async function credentialColumns(
   };
 }
 
-/** How the feed logs in to its file server, its secret opened; null when it has no login stored. */
+/** How the feed logs in (its file server, or an http(s) server's Basic auth), its secret opened; null when it has no login stored. */
 export async function feedLogin(keys: SealingKeys, feed: Pick<ProductFeed, "accountId" | "createdAt" | "credentials" | "credentialsSecret">): Promise<FileServerLogin | null> {
   if (!feed.credentials || !feed.credentialsSecret) return null;
   const secret = await openLogin(keys, feed.credentialsSecret, boundTo(feed));
@@ -176,14 +211,17 @@ export async function listFeedsWithLatestImport(db: Db, accountId: number, page:
 
 export async function updateFeed(db: Db, accountId: number, rawId: string, input: UpdateFeedInput, keys: () => SealingKeys): Promise<ProductFeed> {
   const feed = await getFeed(db, accountId, rawId);
+  // A stored url with a login (from before they were refused) is shown without it; sent back as it
+  // is shown, it is the same url, and its login moves into sealed credentials.
+  const carried = input.url != null && input.url === withoutLogin(feed.url) ? urlLogin(feed.url) : null;
   const url = input.url === undefined ? feed.url : input.url;
   const schedule = input.schedule === undefined ? feed.schedule : input.schedule;
   assertScheduleHasUrl(url, schedule);
-  const login = await credentialColumns(keys, feed, url, input.credentials, feed, input.url !== undefined);
+  const login = await credentialColumns(keys, feed, url, input.credentials, feed, input.url !== undefined, carried);
   if (input.supplier_id !== undefined && input.supplier_id !== feed.supplierId) await assertOwnSupplier(db, accountId, input.supplier_id);
   const now = isoMicro();
   // A new schedule or url takes effect at the next tick; no schedule, no automatic pulls.
-  const rescheduled = schedule !== feed.schedule || url !== feed.url;
+  const rescheduled = schedule !== feed.schedule || (url !== feed.url && !carried);
   const [updated] = await db
     .update(productFeeds)
     .set({

@@ -18,6 +18,7 @@ import { scheduleMinutes } from "./schedule";
 import { queueStockSyncsAfterImport } from "../shops/stock/queue";
 import { isFileServerUrl, pullFromFileServer, type FileServerLogin } from "./feed-servers";
 import { feedLogin } from "./feeds.service";
+import { urlLogin, withoutLogin } from "./feed-urls";
 import type { SealingKeys } from "../lib/sealed";
 
 /** Largest file read, after gunzip (Workers accept request bodies up to 100 MB). */
@@ -109,15 +110,17 @@ export function importFromUrl(
 ): Promise<ImportOutcome> {
   const url = feed.url;
   if (!url) throw ApiError.validation({ url: ["The feed has no url to import from."] });
-  return runImport(db, feed, trigger, replace, url, async () => {
-    const login = isFileServerUrl(new URL(url)) ? await feedLogin(keys(), feed) : null;
+  // The record names the url without a login a stored url may still carry (feed-urls.ts).
+  return runImport(db, feed, trigger, replace, withoutLogin(url), async () => {
+    const login = feed.credentials ? await feedLogin(keys(), feed) : null;
     return openUrl({ url, format: feed.format, encoding: feed.encoding, login }, timeoutMs);
   });
 }
 
 /**
  * The file at a feed's url, streaming, read in the feed's format (and its encoding when it names
- * one). A file server url is logged in to with `login`, the feed's credentials opened.
+ * one). A file server url is logged in to with `login`, the feed's credentials opened; an http(s)
+ * url sends it as Basic auth.
  */
 export async function openUrl(
   feed: { url: string; format: FeedFormat; encoding: string | null; login?: FileServerLogin | null },
@@ -128,7 +131,8 @@ export async function openUrl(
     if (!feed.login) throw new FeedError("The feed has no credentials for its file server: set the feed's credentials (username, password or private_key); nothing was changed.");
     return { body: await pullFromFileServer(target, feed.login, MAX_FEED_BYTES, timeoutMs), format: feed.format, charset: feed.encoding, useMapping: true };
   }
-  const { response, body } = await fetchFeed(feed.url, feed.format, timeoutMs);
+  const basic = feed.login && "password" in feed.login.secret ? { username: feed.login.username, password: feed.login.secret.password } : null;
+  const { response, body } = await fetchFeed(feed.url, feed.format, timeoutMs, basic);
   const contentType = response.headers.get("content-type") ?? "";
   const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1] ?? null;
   const labelled = UPLOAD_TYPES[contentType.split(";")[0].trim().toLowerCase()];
@@ -142,11 +146,14 @@ export async function openUrl(
 
 /** What an HTTP error status asks of whoever set the feed up. */
 function statusHint(status: number): string {
-  if (status === 401 || status === 403) return "Check the credentials in the url (https://user:password@host/… is sent as Basic auth).";
+  if (status === 401 || status === 403) return "Check the feed's credentials (its user and password, sent as Basic auth).";
   if (status === 404 || status === 410) return "Check the url.";
   if (status === 429 || status >= 500) return "The supplier's server is busy or failing: try again later.";
   return "Check the url and what its server expects.";
 }
+
+/** user:password in UTF-8, base64 (RFC 7617; btoa alone takes Latin-1 only). */
+const basicToken = (username: string, password: string) => btoa(String.fromCharCode(...new TextEncoder().encode(`${username}:${password}`)));
 
 const HTML_START = /^(\uFEFF)?\s*<(!doctype\s+html|html[\s>])/i;
 
@@ -158,15 +165,18 @@ const HTML_START = /^(\uFEFF)?\s*<(!doctype\s+html|html[\s>])/i;
 /** Redirects a feed URL may go through (browsers and fetch allow 20; a feed server needs few). */
 const MAX_REDIRECTS = 5;
 
-async function fetchFeed(url: string, format: FeedFormat, timeoutMs: number): Promise<{ response: Response; body: ReadableStream<Uint8Array> }> {
-  let target = new URL(url);
+async function fetchFeed(
+  url: string,
+  format: FeedFormat,
+  timeoutMs: number,
+  basic: { username: string; password: string } | null,
+): Promise<{ response: Response; body: ReadableStream<Uint8Array> }> {
+  let target = new URL(withoutLogin(url));
   const headers: Record<string, string> = { accept: "*/*", "user-agent": "order-intake-feed-importer/1.0" };
-  // https://user:secret@host/feed.csv: fetch refuses credentials in the URL, so send them as Basic auth.
-  if (target.username || target.password) {
-    headers.authorization = `Basic ${btoa(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`)}`;
-    target.username = "";
-    target.password = "";
-  }
+  // The feed's credentials, or the login a url stored before they were refused carries
+  // (https://user:secret@host/feed.csv; fetch refuses credentials in the URL).
+  const login = basic ?? urlLogin(url);
+  if (login) headers.authorization = `Basic ${basicToken(login.username, login.password)}`;
   const signal = AbortSignal.timeout(timeoutMs);
   let response: Response;
   // Redirects are followed here, each one's address checked as the url's own was (src/lib/outbound-address.ts).

@@ -4,6 +4,7 @@
 import { ColumnReport, FeedError, onlySkuMessage, readFeed, unmappedWarning, type ReadOptions } from "./feed-readers";
 import { MAX_FEED_BYTES, openUrl } from "./imports.service";
 import { toProductRow, type ProductRow } from "./product-row";
+import type { FileServerLogin } from "./feed-servers";
 
 /** Rows a preview shows. */
 export const PREVIEW_ROWS = 10;
@@ -26,7 +27,7 @@ export type FeedPreview = {
   error: string | null;
 };
 
-export type PreviewSource = { text: string } | { url: string; timeoutMs: number };
+export type PreviewSource = { text: string } | { url: string; timeoutMs: number; login?: FileServerLogin | null };
 
 export async function previewFeed(settings: PreviewSettings, source: PreviewSource): Promise<FeedPreview> {
   const report = new ColumnReport();
@@ -38,7 +39,7 @@ export async function previewFeed(settings: PreviewSettings, source: PreviewSour
     const file =
       "text" in source
         ? { body: new Response(source.text).body!, charset: "utf-8" }
-        : await openUrl({ url: source.url, format: settings.format, encoding: settings.encoding }, source.timeoutMs);
+        : await openUrl({ url: source.url, format: settings.format, encoding: settings.encoding, login: source.login }, source.timeoutMs);
     hint = "hint" in file ? file.hint : undefined;
     const options: ReadOptions = { ...settings, charset: file.charset, maxBytes: MAX_FEED_BYTES };
     // Leaving the loop early ends the reader, which stops reading (and downloading) the file.

@@ -4,7 +4,23 @@
 import { Hono, type Context } from "hono";
 import { attempt, done, formFields, text, type FormValues } from "../console/forms";
 import { revealOnce, takeRevealed, type Revealed } from "../console/reveal";
-import { CHANNELS, type Channel, type Supplier, type SupplierKey } from "../db/schema";
+import { CHANNELS, type Channel, type FileTransferConfig, type Supplier, type SupplierKey } from "../db/schema";
+import { sealingKeys } from "../lib/sealed";
+import { wantsFragment } from "../ui/htmx";
+import {
+  acceptedKey,
+  FILE_TEST_ID,
+  FileTestView,
+  FileTransferFieldset,
+  fileTransferErrorKey,
+  fileTransferInput,
+  fileTransferLabels,
+  fileTransferValues,
+  HOST_KEY_ID,
+  HostKeyField,
+  testDraft,
+  type FileTest,
+} from "./file-transfer.pages";
 import type { AppEnv } from "../env";
 import type { ValidationErrors } from "../lib/errors";
 import { idOrNotFound, parseId } from "../lib/params";
@@ -22,7 +38,7 @@ import { LocalTime } from "../ui/time";
 import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.schemas";
 import { registerSupplier, registerSupplierKey } from "../shards/directory";
 import { listInboundFiles, type InboundFileWithRows } from "../forwarding/inbound-files.service";
-import { createSupplier, createSupplierKey, getSupplierWithKeys, listSuppliers, revokeSupplierKey, rotateSecret, updateSupplier } from "./suppliers.service";
+import { createSupplier, createSupplierKey, getSupplier, getSupplierWithKeys, listSuppliers, revokeSupplierKey, rotateSecret, updateSupplier } from "./suppliers.service";
 
 export const suppliersPages = new Hono<AppEnv>();
 
@@ -39,6 +55,7 @@ const LABELS: Record<string, string> = {
   acknowledgement_deadline_hours: "Answer within (hours)",
   shipping_deadline_days: "Ship within (days)",
   expire_previous: "Expire the previous secret now",
+  ...fileTransferLabels("file_transfer"),
 };
 
 const CHANNEL_TEXT: Record<Channel, { label: string; hint: string }> = {
@@ -46,23 +63,66 @@ const CHANNEL_TEXT: Record<Channel, { label: string; hint: string }> = {
   email: { label: "E-mail", hint: "Each order is e-mailed to the supplier with a CSV of its lines." },
   pull: { label: "Pull", hint: "The supplier fetches its orders in its portal or through the API, with a supplier key." },
   manual: { label: "Manual", hint: "Nothing is sent: you pass the order on yourself and complete its lines by hand." },
-  file: { label: "File", hint: "Each order is written as a file on the supplier's FTP, FTPS or SFTP server (set up through the API: file_transfer)." },
+  file: { label: "File", hint: "Each order is written as a file on the supplier's FTP, FTPS or SFTP server; answers are read from files it leaves there." },
 };
 
-const destination = (s: Supplier) => (s.channel === "webhook" ? orDash(s.webhookUrl) : s.channel === "email" ? orDash(s.email) : CHANNEL_TEXT[s.channel].hint);
+const destination = (s: Supplier) =>
+  s.channel === "webhook"
+    ? orDash(s.webhookUrl)
+    : s.channel === "email"
+      ? orDash(s.email)
+      : s.channel === "file" && s.fileTransfer
+        ? `${s.fileTransfer.protocol}://${s.fileTransfer.host}:${s.fileTransfer.port}/${s.fileTransfer.directory}`
+        : CHANNEL_TEXT[s.channel].hint;
 
 // An edit needs a name too (the API's PATCH leaves out what is not sent; a form always sends everything).
 const EditSupplier = UpdateSupplier.extend({ name: CreateSupplier.shape.name });
 
 /** The form's fields in the API's shape: an unticked checkbox is false (a form leaves it out). */
 function supplierInput(values: FormValues) {
-  const input: Record<string, string> = {};
+  const input: Record<string, unknown> = {};
   for (const key of ["name", "code", "priority", "channel", "webhook_url", "email", "acknowledgement_deadline_hours", "shipping_deadline_days"]) {
     input[key] = text(values, key);
   }
   input.active = text(values, "active") === "true" ? "true" : "false";
   input.acknowledgement_deadline_reroute = text(values, "acknowledgement_deadline_reroute") === "true" ? "true" : "false";
+  // The file server's fields count only for the file channel (a stored setting stays while another is chosen).
+  if (input.channel === "file") input.file_transfer = fileTransferInput(values);
   return input;
+}
+
+/** The schema's keys as the form's field names (file_transfer.host is ft_host). */
+const formErrors = (errors: ValidationErrors): ValidationErrors => {
+  const out: ValidationErrors = {};
+  for (const [key, messages] of Object.entries(errors)) {
+    const name = fileTransferErrorKey(key) ?? key;
+    out[name] = [...(out[name] ?? []), ...messages.filter((m) => !(out[name] ?? []).includes(m))];
+  }
+  return out;
+};
+
+const keysOf = (c: Context<AppEnv>) => () => sealingKeys(c.env);
+
+type FileFormState = { test?: FileTest; accepted?: boolean };
+
+/**
+ * The file channel's buttons (both forms): Test answers in words (htmx swaps just the answer in),
+ * Accept this key pins the key the test showed. Null: the form is to be saved.
+ */
+async function fileIntent(c: Context<AppEnv>, values: FormValues, action: string, supplier?: Supplier): Promise<{ fragment: Response } | { page: FormValues; state: FileFormState } | null> {
+  const intent = text(values, "intent");
+  if (intent === "test_file") {
+    const test = await testDraft(c, values, supplier);
+    if (wantsFragment(c, FILE_TEST_ID)) return { fragment: await c.html(<FileTestView test={test} action={action} />) };
+    return { page: values, state: { test } };
+  }
+  if (intent === "accept_key") {
+    const key = acceptedKey(values);
+    const next = key ? { ...values, ft_host_key_fingerprint: key } : values;
+    if (wantsFragment(c, HOST_KEY_ID)) return { fragment: await c.html(<HostKeyField values={next} errors={{}} accepted={!!key} />) };
+    return { page: next, state: { accepted: !!key } };
+  }
+  return null;
 }
 
 const csrfOf = (c: Context<AppEnv>) => c.get("session").csrfToken;
@@ -115,14 +175,14 @@ suppliersPages.get("/suppliers", async (c) => {
 
 // ---- A new supplier -----------------------------------------------------------------
 
-const renderNew = (c: Context<AppEnv>, values: FormValues = { channel: "manual", active: "true" }, errors: ValidationErrors = {}) =>
+const renderNew = (c: Context<AppEnv>, values: FormValues = { channel: "manual", active: "true", ft_protocol: "sftp" }, errors: ValidationErrors = {}, file: FileFormState = {}) =>
   c.render(
     <>
       <nav aria-label="Breadcrumb" class="breadcrumb">
         <a href={PATH}>Suppliers</a> / <span aria-current="page">New supplier</span>
       </nav>
       <h1>New supplier</h1>
-      <SupplierForm action={`${PATH}/new`} csrf={csrfOf(c)} values={values} errors={errors} submit="Create supplier" />
+      <SupplierForm action={`${PATH}/new`} csrf={csrfOf(c)} values={values} errors={errors} submit="Create supplier" stored={null} file={file} />
     </>,
     { title: "New supplier" },
   );
@@ -131,29 +191,45 @@ suppliersPages.get("/suppliers/new", (c) => renderNew(c));
 
 suppliersPages.post("/suppliers/new", async (c) => {
   const values = await formFields(c);
+  const file = await fileIntent(c, values, `${PATH}/new`);
+  if (file && "fragment" in file) return file.fragment;
+  if (file) return renderNew(c, file.page, {}, file.state);
   const checked = validateForm(CreateSupplier, supplierInput(values), LABELS);
   const result = checked.ok
-    ? await attempt(() => createSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, checked.data), LABELS)
+    ? await attempt(() => createSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, checked.data, keysOf(c)), LABELS)
     : { ok: false as const, errors: checked.errors };
   if (!result.ok) {
     c.status(422);
-    return renderNew(c, values, result.errors);
+    return renderNew(c, values, formErrors(result.errors));
   }
   const supplier = result.value;
   await registerSupplier(c.env, supplier.id, c.get("account").id);
-  await revealOnce(c, {
-    label: `Signing secret of ${supplier.name}`,
-    value: supplier.webhookSecret ?? "",
-    note: "It signs the webhooks sent to the supplier and verifies its callbacks.",
-  });
+  // A file supplier is handed no signing secret (suppliers.service.ts): nothing to show.
+  if (supplier.webhookSecret) {
+    await revealOnce(c, {
+      label: `Signing secret of ${supplier.name}`,
+      value: supplier.webhookSecret,
+      note: "It signs the webhooks sent to the supplier and verifies its callbacks.",
+    });
+  }
   return done(c, `${PATH}/${supplier.id}`, { kind: "success", text: `Supplier ${supplier.name} created.` });
 });
 
 // ---- One supplier ---------------------------------------------------------------------
 
-type SupplierView = { supplier: Supplier; keys: SupplierKey[]; inbound: InboundFileWithRows[]; csrf: string; values?: FormValues; errors?: ValidationErrors; formError?: string; revealed?: Revealed };
+type SupplierView = {
+  supplier: Supplier;
+  keys: SupplierKey[];
+  inbound: InboundFileWithRows[];
+  csrf: string;
+  values?: FormValues;
+  errors?: ValidationErrors;
+  formError?: string;
+  revealed?: Revealed;
+  file?: FileFormState;
+};
 
-async function renderSupplier(c: Context<AppEnv>, form: Pick<SupplierView, "values" | "errors" | "formError"> = {}) {
+async function renderSupplier(c: Context<AppEnv>, form: Pick<SupplierView, "values" | "errors" | "formError" | "file"> = {}) {
   const { supplier, keys } = await getSupplierWithKeys(c.get("db"), c.get("account").id, idOrNotFound(c.req.param("id")!, "Supplier"));
   // A file supplier's latest answer files (the rest through GET /api/v1/suppliers/{id}/inbound-files).
   const inbound = supplier.fileTransfer?.inbound ? (await listInboundFiles(c.get("db"), supplier.accountId, supplier.id, { page: 1, perPage: 10 })).files : [];
@@ -168,13 +244,17 @@ suppliersPages.get("/suppliers/:id", (c) => renderSupplier(c));
 suppliersPages.post("/suppliers/:id", async (c) => {
   const id = supplierId(c);
   const values = await formFields(c);
+  const before = text(values, "intent") ? await getSupplier(c.get("db"), c.get("account").id, id) : undefined;
+  const file = await fileIntent(c, values, `${PATH}/${id}`, before);
+  if (file && "fragment" in file) return file.fragment;
+  if (file) return renderSupplier(c, { values: file.page, file: file.state });
   const checked = validateForm(EditSupplier, supplierInput(values), LABELS);
   const result = checked.ok
-    ? await attempt(() => updateSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, id, checked.data), LABELS)
+    ? await attempt(() => updateSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, id, checked.data, keysOf(c)), LABELS)
     : { ok: false as const, errors: checked.errors };
   if (!result.ok) {
     c.status(422);
-    return renderSupplier(c, { values, errors: result.errors });
+    return renderSupplier(c, { values, errors: formErrors(result.errors) });
   }
   return done(c, `${PATH}/${id}`, { kind: "success", text: `Supplier ${result.value.name} saved.` });
 });
@@ -220,11 +300,15 @@ suppliersPages.post("/suppliers/:id/keys/:keyId/revoke", async (c) => {
 
 // ---- Components -------------------------------------------------------------------------
 
-function SupplierForm(props: { action: string; csrf: string; values: FormValues; errors: ValidationErrors; submit: string }) {
+function SupplierForm(props: { action: string; csrf: string; values: FormValues; errors: ValidationErrors; submit: string; stored: FileTransferConfig | null; file?: FileFormState }) {
   const { values, errors } = props;
   const channel = text(values, "channel") || "manual";
   return (
     <form method="post" action={props.action} novalidate class="stacked supplier-form">
+      {/* Enter in a field saves (a form's first button answers Enter), not the file server's Test. */}
+      <button type="submit" name="intent" value="save" class="visually-hidden" tabindex={-1} aria-hidden="true">
+        {props.submit}
+      </button>
       <CsrfField token={props.csrf} />
       <FormError messages={Object.keys(errors).length ? ["Check the fields marked below."] : undefined} />
       <div class="filter-grid">
@@ -237,8 +321,7 @@ function SupplierForm(props: { action: string; csrf: string; values: FormValues;
         label={LABELS.channel}
         value={channel}
         errors={errors}
-        // The file channel is set up through the API (file_transfer has no form yet): offered only to a supplier already on it.
-        options={CHANNELS.filter((ch) => ch !== "file" || channel === "file").map((ch) => ({
+        options={CHANNELS.map((ch) => ({
           value: ch,
           label: (
             <span>
@@ -253,6 +336,7 @@ function SupplierForm(props: { action: string; csrf: string; values: FormValues;
       <div class="channel-field" data-channel="email">
         <Field name="email" label={LABELS.email} type="email" value={text(values, "email")} errors={errors} hint="Needed for the e-mail channel" />
       </div>
+      <FileTransferFieldset values={values} errors={errors} stored={props.stored} action={props.action} test={props.file?.test} accepted={props.file?.accepted} />
       <fieldset>
         <legend>Deadlines (optional)</legend>
         <div class="filter-grid">
@@ -307,6 +391,7 @@ function SupplierPage({ view }: { view: SupplierView }) {
     acknowledgement_deadline_hours: s.ackDeadlineHours === null ? "" : String(s.ackDeadlineHours),
     shipping_deadline_days: s.shipDeadlineDays === null ? "" : String(s.shipDeadlineDays),
     acknowledgement_deadline_reroute: s.ackDeadlineReroute ? "true" : "false",
+    ...fileTransferValues(s.fileTransfer),
   };
   const keyErrors: ValidationErrors = keyRefused ? { key_name: view.errors!.key_name } : {};
   const formErrors: ValidationErrors = !keyRefused ? (view.errors ?? {}) : {};
@@ -324,10 +409,11 @@ function SupplierPage({ view }: { view: SupplierView }) {
       <SecretOnce revealed={view.revealed} />
       <section aria-labelledby="settings-heading">
         <h2 id="settings-heading">Settings</h2>
-        <SupplierForm action={base} csrf={view.csrf} values={values} errors={formErrors} submit="Save supplier" />
+        <SupplierForm action={base} csrf={view.csrf} values={values} errors={formErrors} submit="Save supplier" stored={s.fileTransfer} file={view.file} />
       </section>
 
-      <section aria-labelledby="secret-heading">
+      {/* A file supplier was handed no signing secret: it gets files and answers with files. */}
+      {s.channel === "file" && !s.webhookSecret ? null : <section aria-labelledby="secret-heading">
         <h2 id="secret-heading">Signing secret</h2>
         <p>
           Webhooks to the supplier are signed with it, and its callbacks must be. {s.webhookSecretPrevious ? "The previous secret is still valid beside the current one." : "Only the current secret is valid."}
@@ -342,7 +428,7 @@ function SupplierPage({ view }: { view: SupplierView }) {
             </button>
           </p>
         </form>
-      </section>
+      </section>}
 
       <section aria-labelledby="keys-heading">
         <h2 id="keys-heading">Supplier keys</h2>

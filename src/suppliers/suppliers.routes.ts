@@ -47,7 +47,13 @@ const SupplierJson = z
   .openapi("SupplierDetail");
 
 const SupplierWithSecret = SupplierJson.extend({
-  webhook_secret: z.string().nullable().openapi({ description: "Signs webhooks to the supplier and verifies its callbacks. Shown only here." }),
+  webhook_secret: z
+    .string()
+    .nullable()
+    .openapi({
+      description:
+        "Signs webhooks to the supplier and verifies its callbacks. Shown only here. null for a file supplier, which is handed none (it gets files and answers with files); one is minted when it moves to another channel (rotate the secret to see it).",
+    }),
 }).openapi("SupplierWithSecret");
 
 const tags = ["Suppliers"];
@@ -281,14 +287,30 @@ suppliersRouter.openapi(
     security: apiSecurity,
     request: { params: IdParam },
     responses: {
-      200: responses.json(z.object({ ok: z.boolean(), checks: z.array(CheckJson) }).openapi("FileTransferTest"), "The checks"),
+      200: responses.json(
+        z
+          .object({
+            ok: z.boolean(),
+            checks: z.array(CheckJson),
+            host_key: z
+              .object({ fingerprint: z.string(), type: z.string() })
+              .nullable()
+              .openapi({
+                description:
+                  "SFTP: the host key the server showed when it is not the pinned one (a host_key_mismatch), proven by its signature: compare it with the one the supplier gave you before pinning it. null otherwise.",
+              }),
+          })
+          .openapi("FileTransferTest"),
+        "The checks",
+      ),
       404: responses.notFound,
       ...errorResponses,
     },
   }),
   async (c) => {
     const supplier = await getSupplier(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id));
-    return c.json(await testFileTransfer(c.env, supplier), 200);
+    const { ok, checks, hostKey } = await testFileTransfer(c.env, supplier);
+    return c.json({ ok, checks, host_key: hostKey }, 200);
   },
 );
 

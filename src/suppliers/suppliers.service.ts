@@ -109,8 +109,10 @@ async function insertSupplier(db: Db, pipeline: Pipeline, accountId: number, inp
         accountId,
         name: input.name,
         channel,
-        // Every supplier gets a signing secret: it signs webhooks to it and verifies its callbacks.
-        webhookSecret: newWebhookSecret(),
+        // A signing secret signs webhooks to the supplier and verifies its callbacks; a file supplier
+        // gets orders as files and answers with files, so it is handed none (one is minted if it
+        // moves to another channel).
+        webhookSecret: channel === "file" ? null : newWebhookSecret(),
         createdAt: now,
         updatedAt: now,
       })
@@ -138,8 +140,11 @@ export async function updateSupplier(
   keys?: () => SealingKeys,
 ): Promise<Supplier> {
   let file = {};
+  let secret = {};
   if (input.channel !== undefined || input.webhook_url !== undefined || input.email !== undefined || input.file_transfer !== undefined) {
     const current = await getSupplier(db, accountId, id);
+    // A supplier leaving the file channel needs the signing secret it was never handed.
+    if (input.channel !== undefined && input.channel !== "file" && !current.webhookSecret) secret = { webhookSecret: newWebhookSecret() };
     checkChannel({
       channel: input.channel ?? current.channel,
       webhookUrl: input.webhook_url !== undefined ? input.webhook_url : current.webhookUrl,
@@ -154,7 +159,7 @@ export async function updateSupplier(
   try {
     const update = db
       .update(suppliers)
-      .set({ ...columns(input), ...file, updatedAt: isoMicro() })
+      .set({ ...columns(input), ...file, ...secret, updatedAt: isoMicro() })
       .where(and(eq(suppliers.id, id), eq(suppliers.accountId, accountId)))
       .returning();
     const [row] = await changeAndRematch(db, pipeline, accountId, update);

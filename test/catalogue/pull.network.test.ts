@@ -50,7 +50,7 @@ describe("a feed pull that fails says what failed", () => {
     [
       "an HTTP error status",
       () => at("status-401"),
-      "The feed URL answered HTTP 401 Unauthorized; nothing was changed. Check the credentials in the url (https://user:password@host/… is sent as Basic auth).",
+      "The feed URL answered HTTP 401 Unauthorized; nothing was changed. Check the feed's credentials (its user and password, sent as Basic auth).",
     ],
     [
       "a connection dropped halfway through the file",

@@ -146,7 +146,7 @@ describe("a feed on an SFTP server", () => {
       invalid({ "credentials.password": ["The credentials.password field is required when no private_key is given."] }),
     );
     expect(await refused({ url: "https://feeds.example/stock.csv", credentials: byPassword })).toEqual(
-      invalid({ credentials: ["The credentials field is only for an ftp, ftps or sftp url."] }),
+      invalid({ "credentials.host_key_fingerprint": ["The credentials.host_key_fingerprint field is only for an sftp url."] }),
     );
     expect(await feedCount(creds)).toBe(0);
 
@@ -187,9 +187,9 @@ describe("a feed on an SFTP server", () => {
     expect(await feedCount(creds)).toBe(1);
   });
 
-  it("an http(s) feed is as it was: the url as given, no credentials", async () => {
+  it("an http(s) feed without a login: the url as given, no credentials (a login in the url: test/catalogue/feeds.login.test.ts)", async () => {
     const creds = await createAccount();
-    const { feed } = await createFeed(creds, { url: "https://user:pw@feeds.example/stock.csv" });
-    expect(feed).toMatchObject({ url: "https://user:pw@feeds.example/stock.csv", credentials: null });
+    const { feed } = await createFeed(creds, { url: "https://feeds.example/stock.csv" });
+    expect(feed).toMatchObject({ url: "https://feeds.example/stock.csv", credentials: null });
   });
 });

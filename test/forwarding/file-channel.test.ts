@@ -197,17 +197,20 @@ describe("the file channel over SFTP", () => {
         { name: "delete", ok: true, message: expect.stringMatching(new RegExp(`^deleted ${dir}/order-intake-probe-[0-9a-f-]{36}\\.txt$`)) },
         { name: "list_inbound", ok: true, message: expect.stringMatching(new RegExp(`^\\d+ entries in ${dir}/in$`)) },
       ],
+      host_key: null,
     });
     expect(await names(dir)).toEqual([]);
     const notTried = (name: string) => ({ name, ok: false, message: "not tried: an earlier check failed" });
-    const failed = async (settings: Record<string, unknown>, words: RegExp) =>
+    const failed = async (settings: Record<string, unknown>, words: RegExp, hostKey: unknown = null) =>
       expect(await test(await make(sftpSettings(dir, settings)))).toEqual({
         ok: false,
         checks: [{ name: "connect", ok: false, message: expect.stringMatching(words) }, notTried("list"), notTried("write"), notTried("delete")],
+        host_key: hostKey,
       });
     await failed({ port: refusedPort }, /^refused: /);
     await failed({ password: "wrong" }, /^auth: /);
-    await failed({ host_key_fingerprint: "SHA256:" + "C".repeat(43) }, /^host_key_mismatch: /);
+    // A mismatch reports the key the server shows: what the console offers to pin.
+    await failed({ host_key_fingerprint: "SHA256:" + "C".repeat(43) }, /^host_key_mismatch: /, { fingerprint: server.hostKeyFingerprint, type: expect.stringMatching(/^(ssh-ed25519|ecdsa-sha2-nistp256|rsa-sha2-512|rsa-sha2-256|ssh-rsa)$/) });
     await failed({ host: "no-such-host.invalid" }, /^dns: /);
     const started = Date.now();
     await failed({ port: server.hangPort }, /^timeout: /);

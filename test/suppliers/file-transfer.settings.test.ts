@@ -15,6 +15,8 @@ const create = (creds: Credentials, file_transfer: unknown, extra: Record<string
 async function stored(supplierId: number) {
   return env.DB.prepare("SELECT file_transfer, file_transfer_secret FROM suppliers WHERE id = ?").bind(supplierId).first<{ file_transfer: string | null; file_transfer_secret: string | null }>();
 }
+const secretOf = async (supplierId: number) =>
+  (await env.DB.prepare("SELECT webhook_secret FROM suppliers WHERE id = ?").bind(supplierId).first<{ webhook_secret: string | null }>())?.webhook_secret;
 const supplierCount = async (creds: Credentials) => (await call("GET", "/api/v1/suppliers", { creds })).json.data.length;
 
 describe.concurrent("file_transfer settings", () => {
@@ -46,6 +48,19 @@ describe.concurrent("file_transfer settings", () => {
     expect(row!.file_transfer).not.toContain("hunter2");
     expect(row!.file_transfer_secret).toMatch(/^v1\.[0-9a-f]{8}\.[\w-]+\.[\w-]+$/);
     expect(row!.file_transfer_secret).not.toContain("hunter2");
+  });
+
+  it("a file supplier is handed no webhook signing secret; one is minted when it moves to the webhook channel", async () => {
+    const creds = await createAccount();
+    const res = await create(creds, sftp);
+    expect(res.status).toBe(201);
+    expect(res.json.webhook_secret).toBeNull();
+    expect(await secretOf(res.json.id)).toBeNull();
+    const moved = await call("PATCH", `/api/v1/suppliers/${res.json.id}`, { creds, body: { channel: "webhook", webhook_url: "https://supplier.example/orders" } });
+    expect(moved.status).toBe(200);
+    expect(await secretOf(res.json.id)).toMatch(/^whsec_[0-9a-f]{64}$/);
+    const rotated = await call("POST", `/api/v1/suppliers/${res.json.id}/rotate-secret`, { creds, body: {} });
+    expect(rotated.json.webhook_secret).toMatch(/^whsec_[0-9a-f]{64}$/);
   });
 
   it("an update without a password keeps the stored one; with a private key, the kind changes; null clears the setting off the file channel", async () => {

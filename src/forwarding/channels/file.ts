@@ -245,14 +245,29 @@ export const file: Channel = {
 
 export type Check = { name: string; ok: boolean; message: string };
 
+/** A test's checks, and the host key an SSH server showed when it is not the one pinned (or none is): what a person may pin. */
+export type FileServerTest = { ok: boolean; checks: Check[]; hostKey: { fingerprint: string; type: string } | null };
+
 /**
  * POST /api/v1/suppliers/{id}/file-transfer/test: connects, lists the folder, writes a probe file
  * (atomically, as an order) and deletes it, and lists the answer folder when there is one. Each
  * check says in words what failed; the ones after a failure are said not tried.
  */
-export async function testFileTransfer(env: Bindings, supplier: Supplier): Promise<{ ok: boolean; checks: Check[] }> {
+export async function testFileTransfer(env: Bindings, supplier: Supplier): Promise<FileServerTest> {
   const config = supplier.fileTransfer;
-  if (!config) return { ok: false, checks: [{ name: "settings", ok: false, message: "The supplier has no file_transfer settings." }] };
+  if (!config) return { ok: false, checks: [{ name: "settings", ok: false, message: "The supplier has no file_transfer settings." }], hostKey: null };
+  return testFileServer(() => openSession(env, supplier), config);
+}
+
+/** The same checks with settings as drafted (the console's Test, before they are saved). */
+export function testFileSettings(settings: FileTransferSettings, config: Pick<FileTransferConfig, "protocol" | "host" | "port" | "username" | "directory" | "inbound">) {
+  return testFileServer(() => connectorFor(settings.protocol)(settings), config);
+}
+
+async function testFileServer(
+  open: () => Promise<FileTransferSession>,
+  config: Pick<FileTransferConfig, "protocol" | "host" | "port" | "username" | "directory" | "inbound">,
+): Promise<FileServerTest> {
   const probe = inFolder(config.directory, `order-intake-probe-${crypto.randomUUID()}.txt`);
   const steps: { name: string; run: (s: FileTransferSession) => Promise<string> }[] = [
     { name: "list", run: async (s) => `${(await s.list(config.directory)).length} entries in ${config.directory}` },
@@ -263,10 +278,12 @@ export async function testFileTransfer(env: Bindings, supplier: Supplier): Promi
   const checks: Check[] = [];
   const words = (error: unknown) => (error instanceof FileTransferError ? `${error.kind}: ${error.message}` : String(error instanceof Error ? error.message : error));
   let session: FileTransferSession | null = null;
+  let hostKey: FileServerTest["hostKey"] = null;
   try {
-    session = await openSession(env, supplier);
+    session = await open();
     checks.push({ name: "connect", ok: true, message: `connected to ${config.protocol}://${config.host}:${config.port} as ${config.username}` });
   } catch (error) {
+    if (error instanceof FileTransferError && error.hostKey) hostKey = error.hostKey;
     checks.push({ name: "connect", ok: false, message: words(error) });
   }
   for (const step of steps) {
@@ -281,5 +298,5 @@ export async function testFileTransfer(env: Bindings, supplier: Supplier): Promi
     }
   }
   await session?.close().catch(() => undefined);
-  return { ok: checks.every((c) => c.ok), checks };
+  return { ok: checks.every((c) => c.ok), checks, hostKey };
 }

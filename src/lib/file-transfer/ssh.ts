@@ -382,8 +382,17 @@ export class SshConnection {
     // The pinned host key, before anything else is sent: a mismatch ends here, before authentication.
     const fingerprint = fingerprintOf(hostKeyBlob);
     const pinned = this.options.hostKeyFingerprint.trim().replace(/=+$/, "");
-    if (fingerprint !== pinned) {
-      throw err("host_key_mismatch", `the host key of ${this.where} is ${fingerprint} (${hostKeyType(hostKeyBlob)}), not the pinned ${pinned}: refused before authenticating (the server changed its key, or someone is in between)`);
+    const keyType = hostKeyType(hostKeyBlob);
+    // None pinned yet (a set-up's test): the key is learnt, proven by its signature below, and the
+    // connection ends there, before authenticating: nothing secret is sent to an unpinned server.
+    const learning = pinned === "";
+    if (!learning && fingerprint !== pinned) {
+      throw new FileTransferError(
+        "host_key_mismatch",
+        `the host key of ${this.where} is ${fingerprint} (${keyType}), not the pinned ${pinned}: refused before authenticating (the server changed its key, or someone is in between)`,
+        false,
+        { fingerprint, type: keyType },
+      );
     }
 
     let secret: Uint8Array;
@@ -419,7 +428,15 @@ export class SshConnection {
       throw error;
     }
     if (!verified) {
-      throw err("host_key_mismatch", `${this.where} showed the pinned host key ${fingerprint} but could not prove it holds it (bad signature): refused before authenticating`);
+      throw err("host_key_mismatch", `${this.where} showed the ${learning ? "" : "pinned "}host key ${fingerprint} but could not prove it holds it (bad signature): refused before authenticating`);
+    }
+    if (learning) {
+      throw new FileTransferError(
+        "host_key_mismatch",
+        `no host key is pinned: ${this.where} shows ${fingerprint} (${keyType}); compare it with the one the supplier gave you, then pin it (not authenticated)`,
+        false,
+        { fingerprint, type: keyType },
+      );
     }
     this.sessionId = exchangeHash;
 

@@ -45,6 +45,8 @@ export class FileTransferError extends Error {
     readonly kind: FileTransferErrorKind,
     message: string,
     readonly unclear = false,
+    /** An SSH server's host key as it showed it (a mismatch, or none pinned): what a person may choose to pin. */
+    readonly hostKey?: { fingerprint: string; type: string },
   ) {
     super(message);
     this.name = "FileTransferError";
