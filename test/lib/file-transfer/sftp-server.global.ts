@@ -24,7 +24,6 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 
 const SSHD = "/usr/sbin/sshd";
-const USER = `oi-sftp-${crypto.randomUUID().slice(0, 6)}`;
 const NOLOGIN = "/usr/sbin/nologin";
 
 const run = (command: string, args: string[], input?: string) => execFileSync(command, args, { encoding: "utf8", input, stdio: ["pipe", "pipe", "pipe"] });
@@ -49,10 +48,10 @@ async function listening(port: number): Promise<boolean> {
  * The run's test user: no home, no shell (sshd only checks that the shell exists; the sessions run
  * internal-sftp), with this run's password. Removed at the end of the run.
  */
-function createUser(password: string): { uid: number; gid: number } {
-  run("useradd", ["--no-create-home", "--shell", NOLOGIN, "--comment", "order-intake SFTP tests", USER]);
-  run("chpasswd", [], `${USER}:${password}\n`);
-  return { uid: Number(run("id", ["-u", USER]).trim()), gid: Number(run("id", ["-g", USER]).trim()) };
+function createUser(user: string, password: string): { uid: number; gid: number } {
+  run("useradd", ["--no-create-home", "--shell", NOLOGIN, "--comment", "order-intake SFTP tests", user]);
+  run("chpasswd", [], `${user}:${password}\n`);
+  return { uid: Number(run("id", ["-u", user]).trim()), gid: Number(run("id", ["-g", user]).trim()) };
 }
 
 /** One sshd on a free loopback port with its own host key of `keyType`; `extra` changes `common` (sshd takes a keyword's first value). */
@@ -105,7 +104,7 @@ async function listen(server: net.Server): Promise<number> {
 
 export default async function setup(project: TestProject) {
   if (process.getuid?.() !== 0) {
-    throw new Error(`The SFTP tests start their own sshd with a test user (${USER}): run them as root (as CI does).`);
+    throw new Error("The SFTP tests start their own sshd with a test user of their own: run them as root (as CI does).");
   }
   // What was set up, undone in reverse at the end, or at once when a later step fails.
   const undo: (() => unknown)[] = [];
@@ -134,9 +133,11 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
   // sshd reads the authorized keys as the test user: it must be able to walk into the folder.
   chmodSync(dir, 0o755);
   const password = `pw-${crypto.randomUUID()}`;
-  const { uid, gid } = createUser(password);
+  // One per setup (the workers and the browser projects each start this sshd): never the same user twice.
+  const user = `oi-sftp-${crypto.randomUUID().slice(0, 6)}`;
+  const { uid, gid } = createUser(user, password);
   // After everything else is undone (undo runs last first): no process of the user is left then.
-  undo.unshift(() => run("userdel", [USER]));
+  undo.unshift(() => run("userdel", [user]));
   // The user's keys: Ed25519 and RSA in OpenSSH's format, RSA as PKCS#1 PEM, and one with a passphrase.
   const clientKey = (file: string, args: string[]) => {
     run("ssh-keygen", ["-q", "-C", `sftp-tests ${file}`, "-f", join(dir, file), ...args]);
@@ -178,7 +179,7 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
     "KbdInteractiveAuthentication no",
     "PubkeyAuthentication yes",
     "PermitRootLogin no",
-    `AllowUsers ${USER}`,
+    `AllowUsers ${user}`,
     // The tests fail authentication on purpose, and connect many times in a run.
     "MaxAuthTries 20",
     "MaxStartups 100",
@@ -278,7 +279,7 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
   project.provide("sftp", {
     host: "127.0.0.1",
     port: main.port,
-    username: USER,
+    username: user,
     password,
     privateKey: keys.ed25519.privateKey,
     rsaPrivateKey: keys.rsa.privateKey,
