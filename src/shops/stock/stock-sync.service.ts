@@ -210,7 +210,7 @@ async function failedPage(db: Db, sync: StockSync, error: ShopError, send: { ret
     return { next: "later", delaySeconds, followUps: [] };
   }
   // The last attempt, or a refusal that a retry will not change: the page's products fail with the reason.
-  const page = await pageItems(db, sync.id);
+  const page = await pageItems(db, sync.id, false);
   // Nothing left to fail (the map's listing itself is refused): the sync ends, saying why.
   if (page.length === 0) {
     await runBatch(db, [finish(sync.id, "failed", error.message)]);
@@ -282,10 +282,11 @@ async function ensureMap(db: Db, row: ShopConnectionRow, settings: SyncSettings,
  * The next page's items: those "sending" first (a write whose outcome is unknown), then those the
  * guards checked ("planned"), then pending ones.
  */
-async function pageItems(db: Db, syncId: number): Promise<StockSyncItem[]> {
+async function pageItems(db: Db, syncId: number, checking: boolean): Promise<StockSyncItem[]> {
   const pick = (outcome: string) =>
     sql`SELECT * FROM (SELECT match_key, outcome, quantity, price, old_quantity, old_price FROM stock_sync_items WHERE sync_id = ${syncId} AND outcome = ${outcome} ORDER BY match_key LIMIT ${STOCK_PAGE})`;
-  const [rows] = await rawBatch(db, [sql`${pick("sending")} UNION ALL ${pick("planned")} UNION ALL ${pick("pending")}`]);
+  // The guards' pass takes only pending ones: what it planned waits for the writing pass.
+  const [rows] = await rawBatch(db, [checking ? pick("pending") : sql`${pick("sending")} UNION ALL ${pick("planned")} UNION ALL ${pick("pending")}`]);
   return rows.slice(0, STOCK_PAGE).map((r) => ({
     syncId,
     matchKey: String(r.match_key),
@@ -389,7 +390,7 @@ async function runPage(
   http: ShopHttp,
   checking: boolean,
 ): Promise<boolean> {
-  const items = await pageItems(db, sync.id);
+  const items = await pageItems(db, sync.id, checking);
   if (items.length === 0) return false;
   const { offers, map } = await pageFacts(db, sync.accountId, row.id, settings.stock.match_by, items.map((i) => i.matchKey));
 
