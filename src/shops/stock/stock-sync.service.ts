@@ -437,8 +437,15 @@ async function runPage(
   }
 
   // The guards' pass: the shop's values read (one request a page on most platforms), the changes planned, nothing written.
-  if (checking && writes.length > 0) {
-    const now = new Map((await adapter.readStock(conn, http, writes)).map((v) => [v.shopId, v]));
+  // Products skipped under the minimum price are read too, so that their page shows what the shop keeps.
+  const skipped = outcomes.filter((o) => o.outcome === "skipped" && o.shopId !== null);
+  if (checking && writes.length + skipped.length > 0) {
+    const read = [...writes, ...skipped.map((o) => map.get(o.key)!)];
+    const now = new Map((await adapter.readStock(conn, http, read)).map((v) => [v.shopId, v]));
+    for (const o of skipped) {
+      const there = now.get(o.shopId!);
+      if (there) Object.assign(o, { oldQuantity: there.quantity, oldPrice: there.price });
+    }
     for (const w of writes) {
       const there = now.get(w.shopId);
       outcomes.push({ ...w, oldQuantity: there ? there.quantity : w.oldQuantity, oldPrice: there ? there.price : w.oldPrice, outcome: "planned", reason: null });
