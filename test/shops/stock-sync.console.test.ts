@@ -62,7 +62,7 @@ describe("the stock-sync pages", () => {
     expect(shown.status).toBe(200);
     expect(shown.html).toContain(`<form method="post" action="/console/shop-connections/${id}/stock-syncs" class="inline-action">`);
     expect(tableRows(shown.html, "The last stock syncs, newest first (up to 10)")).toEqual([
-      `#${syncId} Succeeded After a feed import 2026-11-25 21:40 UTC 2026-11-25 21:41 UTC 4 of 4 1 1 1 1`,
+      `#${syncId} Succeeded After a feed import 2026-11-25 21:40 UTC 2026-11-25 21:41 UTC 4 of 4 1 1 1 0 1`,
     ]);
     expect(shown.html).toContain(`<a href="/console/shop-connections/${id}/stock-syncs/${syncId}">#${syncId}</a>`);
 
@@ -71,7 +71,7 @@ describe("the stock-sync pages", () => {
     const text = textOf(sync.html);
     expect(text).toContain(`Stock sync #${syncId} Progress Status Succeeded Trigger After a feed import · every product Started 2026-11-25 21:40 UTC Finished 2026-11-25 21:41 UTC`);
     expect(sync.html).toContain('<progress id="stock-sync-progress" value="4" max="4">4 of 4</progress>');
-    expect(text).toContain("Products done 4 of 4 4 of 4 Updated 1 · Unchanged 1 · Unknown 1 · Failed 1");
+    expect(text).toContain("Products done 4 of 4 4 of 4 Updated 1 · Unchanged 1 · Unknown 1 · Skipped 0 · Failed 1");
     expect(tableRows(sync.html, "The sync&#39;s products by key")).toEqual([
       "BOWL-S 503 Failed 3 The shop refused the product: Invalid ID.",
       "MUG-BLUE 501 Updated 7",
@@ -126,7 +126,7 @@ describe("the stock-sync pages", () => {
     const { jar } = await signIn({ account_id: String(creds.accountId), api_key: creds.apiKey });
     const shown = await page(`/console/shop-connections/${id}`, jar);
     expect(textOf(shown.html)).toContain(
-      "Stock sync Stock sync is not enabled on this connection: it is turned on through the API (settings.stock_sync.enabled). No stock sync has run yet.",
+      "Stock sync Stock sync is not enabled on this connection: turn it on under Stock and price sync below. No stock sync has run yet.",
     );
     expect(shown.html).not.toContain("Sync stock now");
     const pressed = await post(`/console/shop-connections/${id}/stock-syncs`, jar, { _csrf: csrfOf(shown.html) });
