@@ -188,9 +188,9 @@ export function StockPreviewSection({ preview }: { preview: StockPreview }) {
       </p>
       {g.wouldStop ? (
         <p class="needs-confirmation" role="status">
-          The guards would stop this sync and ask you first:{" "}
-          {g.priceDrops > 0 ? `${g.priceDrops === 1 ? "1 price drops" : `${g.priceDrops} prices drop`} by more than the maximum; ` : ""}
-          {g.changed} of the shop's {g.mapped} products would change          .
+          {`The guards would stop this sync and ask you first: ${
+            g.priceDrops > 0 ? `${g.priceDrops === 1 ? "1 price drops" : `${g.priceDrops} prices drop`} by more than the maximum; ` : ""
+          }${g.changed} of the shop's ${g.mapped} products would change.`}
         </p>
       ) : null}
       {preview.products.length === 0 ? (
