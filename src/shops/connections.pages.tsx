@@ -21,6 +21,8 @@ import { LocalTime } from "../ui/time";
 import { recentWriteBacks, type WriteBack } from "./write-back.service";
 import { ConnectionWriteBacks } from "./write-backs.pages";
 import { recentStockSyncs, StockSyncSection } from "./stock/stock-syncs.pages";
+import { previewStockSync, type StockPreview } from "./stock/preview.service";
+import { STOCK_SETTING_LABELS, StockPreviewSection, StockSettingsFields, stockSettingsInput, stockSettingsValues } from "./stock/stock-settings";
 import { credentialFields, isPlatform, settingFields } from "./connection-fields";
 import { CreateShopConnection, UpdateShopConnection } from "./connections.schemas";
 import { createConnection, deleteConnection, getConnection, listConnections, testConnection, updateConnection, type TestResult } from "./connections.service";
@@ -94,6 +96,7 @@ const LABELS: Record<string, string> = {
   settings: "Settings",
   ...Object.fromEntries(Object.entries(CREDENTIALS).map(([k, v]) => [`credentials.${k}`, v.label])),
   ...Object.fromEntries(Object.entries(SETTINGS).map(([k, v]) => [`settings.${k}`, v.label])),
+  ...STOCK_SETTING_LABELS,
 };
 
 const csrfOf = (c: Context<AppEnv>) => c.get("session").csrfToken;
@@ -241,12 +244,12 @@ function takeTestResult(c: Context<AppEnv>, id: number): TestResult | undefined 
   }
 }
 
-async function renderConnection(c: Context<AppEnv>, form: { values?: FormValues; errors?: ValidationErrors } = {}) {
+async function renderConnection(c: Context<AppEnv>, form: { values?: FormValues; errors?: ValidationErrors; preview?: StockPreview } = {}) {
   const id = connectionId(c);
   const accountId = c.get("account").id;
   const [row, writeBacks, stockSyncs] = await Promise.all([getConnection(c.get("db"), accountId, id), recentWriteBacks(c.get("db"), accountId, id), recentStockSyncs(c, id)]);
   const test = takeTestResult(c, id);
-  return c.render(<ConnectionPage row={row} csrf={csrfOf(c)} test={test} values={form.values} errors={form.errors ?? {}} writeBacks={writeBacks} stockSyncs={stockSyncs} />, {
+  return c.render(<ConnectionPage row={row} csrf={csrfOf(c)} test={test} values={form.values} errors={form.errors ?? {}} writeBacks={writeBacks} stockSyncs={stockSyncs} preview={form.preview} />, {
     title: `Shop connection ${row.name}`,
   });
 }
@@ -259,7 +262,7 @@ shopConnectionsPages.post("/shop-connections/:id", async (c) => {
   const values = await formFields(c);
   const { credentials, ...rest } = connectionInput(row.platform, values);
   // Credentials left blank keep the stored ones; some filled in are a new set, checked whole.
-  const input = { ...rest, ...(Object.keys(credentials).length > 0 ? { credentials } : {}) };
+  const input = { ...rest, settings: { ...rest.settings, ...stockSettingsInput(values, row.settings) }, ...(Object.keys(credentials).length > 0 ? { credentials } : {}) };
   const checked = validateForm(UpdateShopConnection.extend({ name: CreateShopConnection.shape.name, base_url: CreateShopConnection.shape.base_url }), input, LABELS);
   const result = checked.ok ? await attempt(() => updateConnection(c.get("db"), c.env, c.get("pipeline"), c.get("account").id, id, checked.data), LABELS) : checked;
   if (!result.ok) {
@@ -267,6 +270,19 @@ shopConnectionsPages.post("/shop-connections/:id", async (c) => {
     return renderConnection(c, { values, errors: withSourcesTogether(result.errors) });
   }
   return done(c, `${PATH}/${id}`, { kind: "success", text: "Shop connection saved." });
+});
+
+// The preview of the next sync under the form's stock and price settings, saved or not: the page again, the form as it was, the preview beside it.
+shopConnectionsPages.post("/shop-connections/:id/stock-preview", async (c) => {
+  const id = connectionId(c);
+  const row = await getConnection(c.get("db"), c.get("account").id, id);
+  const values = await formFields(c);
+  const result = await attempt(() => previewStockSync(c.get("db"), c.env, c.get("account").id, id, stockSettingsInput(values, row.settings)), LABELS);
+  if (!result.ok) {
+    c.status(422);
+    return renderConnection(c, { values, errors: result.message ? { "settings.stock_sync": [result.message] } : result.errors });
+  }
+  return renderConnection(c, { values, preview: result.value });
 });
 
 for (const [action, active] of [["pause", false], ["resume", true]] as const) {
@@ -349,6 +365,7 @@ function ConnectionForm(props: {
           );
         })}
       </fieldset>
+      {editing ? <StockSettingsFields values={values} errors={errors} previewAction={`${props.action}/stock-preview`} /> : null}
       <TextArea
         name="sources"
         label={LABELS.sources}
@@ -366,11 +383,20 @@ function ConnectionForm(props: {
 function formValuesOf(row: ShopConnectionRow): FormValues {
   const values: FormValues = { name: row.name, base_url: row.baseUrl, sources: (row.sources ?? []).join("\n") };
   // A setting left unset (null) shows as an empty field, not as the text "null".
-  for (const [key, v] of Object.entries(row.settings)) if (v !== null) values[`settings.${key}`] = String(v);
-  return values;
+  for (const [key, v] of Object.entries(row.settings)) if (v !== null && typeof v !== "object") values[`settings.${key}`] = String(v);
+  return { ...values, ...stockSettingsValues(row.settings) };
 }
 
-function ConnectionPage(props: { row: ShopConnectionRow; csrf: string; test?: TestResult; values?: FormValues; errors: ValidationErrors; writeBacks: WriteBack[]; stockSyncs: StockSync[] }) {
+function ConnectionPage(props: {
+  row: ShopConnectionRow;
+  csrf: string;
+  test?: TestResult;
+  values?: FormValues;
+  errors: ValidationErrors;
+  writeBacks: WriteBack[];
+  stockSyncs: StockSync[];
+  preview?: StockPreview;
+}) {
   const { row, csrf } = props;
   const base = `${PATH}/${row.id}`;
   return (
@@ -429,6 +455,8 @@ function ConnectionPage(props: { row: ShopConnectionRow; csrf: string; test?: Te
       </section>
 
       <StockSyncSection row={row} syncs={props.stockSyncs} csrf={csrf} />
+
+      {props.preview ? <StockPreviewSection preview={props.preview} /> : null}
 
       <section aria-labelledby="edit-heading">
         <h2 id="edit-heading">Connection</h2>

@@ -16,6 +16,8 @@ import { checkPlatformFields, issuesToErrors } from "./connection-fields";
 import { ShopError, ShopHttp } from "./platforms/http";
 import { platformFor, type AnyShopPlatform } from "./platforms/index";
 import type { Check, ShopConnection } from "./platforms/platform";
+import { fullSyncAfterSettingsChange } from "./stock/queue";
+import { affectsEveryProduct, syncSettingsOf } from "./stock/sync-settings";
 import { kickWriteBacks } from "./write-back.service";
 
 export type ConnectionCreate = {
@@ -95,7 +97,8 @@ export async function listConnections(db: Db, accountId: number, page: PageReque
 
 /**
  * Only the fields sent. The platform stays (a PATCH naming another is refused); new credentials are
- * every field of it; settings sent are laid over the stored ones and checked whole.
+ * every field of it; settings sent are laid over the stored ones and checked whole. A change of
+ * stock or price settings that reaches every product queues a full stock sync.
  */
 export async function updateConnection(db: Db, env: Bindings, pipeline: Pipeline, accountId: number, id: number, input: ConnectionUpdate): Promise<ShopConnectionRow> {
   const row = await getConnection(db, accountId, id);
@@ -124,6 +127,8 @@ export async function updateConnection(db: Db, env: Bindings, pipeline: Pipeline
   if (!updated) throw notFound(id);
   // Resumed: what waited while it was paused goes now (the cron's safety net would within minutes).
   if (!row.active && updated.active) await kickWriteBacks(db, pipeline, id);
+  // Settings that change every product's value (price sync turned on, markup, buffer…): only a full sync brings the shop in line.
+  if (updated.active && affectsEveryProduct(syncSettingsOf(row), syncSettingsOf(updated))) await fullSyncAfterSettingsChange(db, pipeline, accountId, id);
   return updated;
 }
 

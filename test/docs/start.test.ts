@@ -78,12 +78,12 @@ async function expectDemoShop(base: string, credentials: { api_key: string; acco
     return data.every((s) => s.status === "succeeded" || s.status === "failed") ? data : null;
   }, "the demo's stock sync to end", 15_000);
   expect(listed).toEqual([
-    expect.objectContaining({ connection_id: connections.data[0].id, status: "succeeded", trigger: "manual", full: true, total: 2, done: 2, counts: { updated: 2, unchanged: 0, unknown: 0, failed: 0 }, error: null }),
+    expect.objectContaining({ connection_id: connections.data[0].id, status: "succeeded", trigger: "manual", full: true, total: 2, done: 2, counts: { updated: 2, unchanged: 0, unknown: 0, skipped: 0, failed: 0 }, error: null }),
   ]);
   const dryRun = "Dry run: the write was recorded, not sent.";
   expect(((await (await fetch(`${syncs}/${listed[0].id}`, { headers })).json()) as { products: { data: unknown[] } }).products.data).toEqual([
-    { key: "TH-CHAIR", outcome: "updated", quantity: 24, price: null, shop_product_id: "81", reason: dryRun },
-    { key: "TH-TABLE", outcome: "updated", quantity: 6, price: null, shop_product_id: "82", reason: dryRun },
+    { key: "TH-CHAIR", outcome: "updated", quantity: 24, price: null, old_quantity: null, old_price: null, shop_product_id: "81", reason: dryRun },
+    { key: "TH-TABLE", outcome: "updated", quantity: 6, price: null, old_quantity: null, old_price: null, shop_product_id: "82", reason: dryRun },
   ]);
   const [, standIns, shopId] = /^(.*)\/s\/([0-9a-f]+)/.exec(shopUrl!)!;
   const held = ((await (await fetch(`${standIns}/__shops/${shopId}`)).json()) as { state: { products: { sku: string; stock_quantity: number }[] } }).state.products;
@@ -222,8 +222,10 @@ async function expectLiveStock(base: string, credentials: Demo, banner: string) 
       full: true,
       total: 4,
       done: 4,
-      counts: { updated: 2, unchanged: 0, unknown: 2, failed: 0 },
+      counts: { updated: 2, unchanged: 0, unknown: 2, skipped: 0, failed: 0 },
       error: null,
+      guard_reason: null,
+      confirmed_at: null,
       retry_at: null,
       created_at: ISO,
       started_at: ISO,
@@ -232,10 +234,10 @@ async function expectLiveStock(base: string, credentials: Demo, banner: string) 
   ]);
   const detail = await api<{ products: { data: unknown[] } }>("GET", `${syncs}/${listed[0].id}`);
   expect(detail.json.products.data).toEqual([
-    { key: "LIVE-LID", outcome: "updated", quantity: 3, price: null, shop_product_id: "902", reason: null },
-    { key: "LIVE-POT", outcome: "updated", quantity: 12, price: null, shop_product_id: "901", reason: null },
-    { key: "TH-CHAIR", outcome: "unknown", quantity: 24, price: null, shop_product_id: null, reason: "The shop has no product with SKU TH-CHAIR." },
-    { key: "TH-TABLE", outcome: "unknown", quantity: 6, price: null, shop_product_id: null, reason: "The shop has no product with SKU TH-TABLE." },
+    { key: "LIVE-LID", outcome: "updated", quantity: 3, price: null, old_quantity: null, old_price: null, shop_product_id: "902", reason: null },
+    { key: "LIVE-POT", outcome: "updated", quantity: 12, price: null, old_quantity: null, old_price: null, shop_product_id: "901", reason: null },
+    { key: "TH-CHAIR", outcome: "unknown", quantity: 24, price: null, old_quantity: null, old_price: null, shop_product_id: null, reason: "The shop has no product with SKU TH-CHAIR." },
+    { key: "TH-TABLE", outcome: "unknown", quantity: 6, price: null, old_quantity: null, old_price: null, shop_product_id: null, reason: "The shop has no product with SKU TH-TABLE." },
   ]);
 }
 

@@ -88,14 +88,14 @@ describe("stock sync: the API", () => {
     expect(first.status).toBe(202);
     expect(first.json).toMatchObject({ connection_id: connectionId, status: expect.stringMatching(/^(queued|running|succeeded)$/), trigger: "manual" });
     const [done] = await syncsEnded(creds, connectionId);
-    expect(done).toMatchObject({ id: first.json.id, status: "succeeded", full: true, total: 3, counts: { updated: 2, unchanged: 0, unknown: 1, failed: 0 } });
+    expect(done).toMatchObject({ id: first.json.id, status: "succeeded", full: true, total: 3, counts: { updated: 2, unchanged: 0, unknown: 1, skipped: 0, failed: 0 } });
     const page2 = await call("GET", `/api/v1/shop-connections/${connectionId}/stock-syncs/${done.id}?per_page=2&page=2`, { creds });
-    expect(page2.json.products.data).toEqual([{ key: "C", outcome: "unknown", quantity: 3, price: null, shop_product_id: null, reason: "The shop has no product with SKU C." }]);
+    expect(page2.json.products.data).toEqual([{ key: "C", outcome: "unknown", quantity: 3, price: null, old_quantity: null, old_price: null, shop_product_id: null, reason: "The shop has no product with SKU C." }]);
     expect(page2.json.products.meta).toMatchObject({ current_page: 2, from: 3, to: 3, last_page: 2, per_page: 2, total: 3 });
     // Nothing changed since; a full sync lists the shop's products again and writes every one (it repairs stock changed in the shop by hand).
     await call("POST", `/api/v1/shop-connections/${connectionId}/stock-syncs`, { creds, body: { full: true } });
     const [full] = await syncsEnded(creds, connectionId, 2);
-    expect(full).toMatchObject({ trigger: "manual", full: true, total: 3, counts: { updated: 2, unchanged: 0, unknown: 1, failed: 0 } });
+    expect(full).toMatchObject({ trigger: "manual", full: true, total: 3, counts: { updated: 2, unchanged: 0, unknown: 1, skipped: 0, failed: 0 } });
     // A plain one has nothing to do.
     await call("POST", `/api/v1/shop-connections/${connectionId}/stock-syncs`, { creds });
     const [plain] = await syncsEnded(creds, connectionId, 3);

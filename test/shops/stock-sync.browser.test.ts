@@ -83,7 +83,7 @@ describe("a stock sync in the console", () => {
     expect(await page.locator("#stock-sync-progress").getAttribute("value")).toBe("3");
     expect(await page.locator("#stock-sync-progress").getAttribute("max")).toBe("3");
     expect(await live.locator("dd .badge").first().innerText()).toBe("Succeeded");
-    expect(await live.locator(".stock-sync-counts").innerText()).toBe("Updated 2 · Unchanged 0 · Unknown 1 · Failed 0");
+    expect(await live.locator(".stock-sync-counts").innerText()).toBe("Updated 2 · Unchanged 0 · Unknown 1 · Skipped 0 · Failed 0");
     expect(await columnTexts(page, "Product")).toEqual(["GHOST-1", "MUG-1", "MUG-2"]);
     expect(await columnTexts(page, "Outcome")).toEqual(["Unknown", "Updated", "Updated"]);
     expect(await columnTexts(page, "Reason")).toEqual(["The shop has no product with SKU GHOST-1.", "", ""]);

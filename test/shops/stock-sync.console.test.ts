@@ -62,7 +62,7 @@ describe("the stock-sync pages", () => {
     expect(shown.status).toBe(200);
     expect(shown.html).toContain(`<form method="post" action="/console/shop-connections/${id}/stock-syncs" class="inline-action">`);
     expect(tableRows(shown.html, "The last stock syncs, newest first (up to 10)")).toEqual([
-      `#${syncId} Succeeded After a feed import 2026-11-25 21:40 UTC 2026-11-25 21:41 UTC 4 of 4 1 1 1 1`,
+      `#${syncId} Succeeded After a feed import 2026-11-25 21:40 UTC 2026-11-25 21:41 UTC 4 of 4 1 1 1 0 1`,
     ]);
     expect(shown.html).toContain(`<a href="/console/shop-connections/${id}/stock-syncs/${syncId}">#${syncId}</a>`);
 
@@ -71,12 +71,12 @@ describe("the stock-sync pages", () => {
     const text = textOf(sync.html);
     expect(text).toContain(`Stock sync #${syncId} Progress Status Succeeded Trigger After a feed import · every product Started 2026-11-25 21:40 UTC Finished 2026-11-25 21:41 UTC`);
     expect(sync.html).toContain('<progress id="stock-sync-progress" value="4" max="4">4 of 4</progress>');
-    expect(text).toContain("Products done 4 of 4 4 of 4 Updated 1 · Unchanged 1 · Unknown 1 · Failed 1");
+    expect(text).toContain("Products done 4 of 4 4 of 4 Updated 1 · Unchanged 1 · Unknown 1 · Skipped 0 · Failed 1");
     expect(tableRows(sync.html, "The sync&#39;s products by key")).toEqual([
-      "BOWL-S 503 Failed 3 The shop refused the product: Invalid ID.",
-      "MUG-BLUE 501 Updated 7",
-      "MUG-RED 502 Unchanged 0",
-      "PLATE-XL — Unknown 4 The shop has no product with SKU PLATE-XL.",
+      "BOWL-S 503 Failed — → 3 not synced The shop refused the product: Invalid ID.",
+      "MUG-BLUE 501 Updated — → 7 not synced",
+      "MUG-RED 502 Unchanged — → 0 not synced",
+      "PLATE-XL — Unknown — → 4 not synced The shop has no product with SKU PLATE-XL.",
     ]);
     expect(text).toContain("1–4 of 4 products · page 1 of 1");
     // Ended: the section does not ask for itself again.
@@ -112,7 +112,7 @@ describe("the stock-sync pages", () => {
       `<section id="stock-sync-live" aria-labelledby="stock-sync-progress-heading" hx-get="${queuedPath}" hx-trigger="every 1s" hx-target="this" hx-swap="outerHTML">`,
     );
     expect(textOf(queued.html)).toContain("Status Queued Trigger On demand · the products that changed Started — Finished —");
-    expect(textOf(queued.html)).toContain("Products done not started not started yet Updated 0 · Unchanged 0 · Unknown 0 · Failed 0");
+    expect(textOf(queued.html)).toContain("Products done not started not started yet Updated 0 · Unchanged 0 · Unknown 0 · Skipped 0 · Failed 0");
     // htmx's poll gets the section alone.
     const fragment = await send(queuedPath, { jar, headers: { "hx-request": "true", "hx-target": "section#stock-sync-live" } });
     const fragmentHtml = await fragment.text();
@@ -126,7 +126,7 @@ describe("the stock-sync pages", () => {
     const { jar } = await signIn({ account_id: String(creds.accountId), api_key: creds.apiKey });
     const shown = await page(`/console/shop-connections/${id}`, jar);
     expect(textOf(shown.html)).toContain(
-      "Stock sync Stock sync is not enabled on this connection: it is turned on through the API (settings.stock_sync.enabled). No stock sync has run yet.",
+      "Stock sync Stock sync is not enabled on this connection: turn it on under Stock and price sync below. No stock sync has run yet.",
     );
     expect(shown.html).not.toContain("Sync stock now");
     const pressed = await post(`/console/shop-connections/${id}/stock-syncs`, jar, { _csrf: csrfOf(shown.html) });

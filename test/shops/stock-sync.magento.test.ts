@@ -35,7 +35,7 @@ describe("stock sync into Magento 2", () => {
       { sku: "PLATE-L", stock_quantity: 0 },
       { sku: "GHOST-1", stock_quantity: 5 },
     ]);
-    expect(sync).toMatchObject({ status: "succeeded", total: 3, done: 3, counts: { updated: 2, unchanged: 0, unknown: 1, failed: 0 }, error: null });
+    expect(sync).toMatchObject({ status: "succeeded", total: 3, done: 3, counts: { updated: 2, unchanged: 0, unknown: 1, skipped: 0, failed: 0 }, error: null });
     expect(await receivedFrom(shop)).toEqual([
       ["GET", LIST, null],
       ["GET", bySku(["GHOST-1"]), null],
@@ -43,16 +43,16 @@ describe("stock sync into Magento 2", () => {
     ]);
     expect(await stockOf(shop)).toEqual({ sources: { "MUG-1": [7, 1], "PLATE-L": [0, 0] }, legacy: { "MUG-1": [1, 9], "PLATE-L": [2, 5] } });
     expect((await syncWithProducts(creds, connectionId, sync.id)).products.data).toEqual([
-      { key: "GHOST-1", outcome: "unknown", quantity: 5, price: null, shop_product_id: null, reason: "The shop has no product with SKU GHOST-1." },
-      { key: "MUG-1", outcome: "updated", quantity: 7, price: null, shop_product_id: "MUG-1", reason: null },
-      { key: "PLATE-L", outcome: "updated", quantity: 0, price: null, shop_product_id: "PLATE-L", reason: null },
+      { key: "GHOST-1", outcome: "unknown", quantity: 5, price: null, old_quantity: null, old_price: null, shop_product_id: null, reason: "The shop has no product with SKU GHOST-1." },
+      { key: "MUG-1", outcome: "updated", quantity: 7, price: null, old_quantity: null, old_price: null, shop_product_id: "MUG-1", reason: null },
+      { key: "PLATE-L", outcome: "updated", quantity: 0, price: null, old_quantity: null, old_price: null, shop_product_id: "PLATE-L", reason: null },
     ]);
 
     const { sync: second, received: again } = await syncAgain(creds, shop, connectionId, feedId, [
       { sku: "MUG-1", stock_quantity: 9, purchase_price: 3 },
       { sku: "PLATE-L", stock_quantity: 0 },
     ]);
-    expect(second).toMatchObject({ status: "succeeded", full: false, total: 1, counts: { updated: 1, unchanged: 0, unknown: 0, failed: 0 } });
+    expect(second).toMatchObject({ status: "succeeded", full: false, total: 1, counts: { updated: 1, unchanged: 0, unknown: 0, skipped: 0, failed: 0 } });
     expect(again).toEqual([["POST", "/rest/V1/inventory/source-items", { sourceItems: [{ sku: "MUG-1", source_code: "default", quantity: 9, status: 1 }] }]]);
   });
 
@@ -62,7 +62,7 @@ describe("stock sync into Magento 2", () => {
       { sku: "MUG-1", stock_quantity: 7, purchase_price: 10 },
       { sku: "PLATE-L", stock_quantity: 4, purchase_price: 2 },
     ], (shop) => injectFault(shop, { method: "POST", path: "^/rest/V1/products/base-prices$", status: 429, headers: { "retry-after": "1" }, body: { message: "Too many requests" } }));
-    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 2, unchanged: 0, unknown: 0, failed: 0 }, retry_at: expect.any(String) });
+    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 2, unchanged: 0, unknown: 0, skipped: 0, failed: 0 }, retry_at: expect.any(String) });
     const prices = { prices: [{ sku: "MUG-1", price: 15.99, store_id: 0 }, { sku: "PLATE-L", price: 3.99, store_id: 0 }] };
     // Each stock item read where Magento serves it (the product list carries none: magento/magento2#36533), then written.
     const writeBoth = [
@@ -123,7 +123,7 @@ describe("stock sync into Magento 2", () => {
     const { feedId } = await supplierFeed(creds);
     await pushOffers(creds, feedId, [{ sku: "OUR-MUG", ean13: "8712345678913", stock_quantity: 6, purchase_price: 3 }]);
     const [sync] = await syncsEnded(creds, connectionId);
-    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 0, failed: 0 } });
+    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 0, skipped: 0, failed: 0 } });
     expect(await receivedFrom(shop)).toEqual([
       ["GET", LIST, null],
       ["POST", "/rest/V1/inventory/source-items", { sourceItems: [{ sku: "MUG-1", source_code: "default", quantity: 6, status: 1 }] }],
@@ -168,7 +168,7 @@ describe("stock sync into Magento 2", () => {
       { sku: "MUG-1", stock_quantity: 8, purchase_price: 3 },
       { sku: "PLATE-L", stock_quantity: 6, purchase_price: 2.5 },
     ]);
-    expect(second).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 1, failed: 0 } });
+    expect(second).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 1, skipped: 0, failed: 0 } });
     expect(again).toEqual([
       ["POST", "/rest/V1/inventory/source-items", { sourceItems: [{ sku: "MUG-1", source_code: "default", quantity: 8, status: 1 }, { sku: "PLATE-L", source_code: "default", quantity: 6, status: 1 }] }],
       ["POST", "/rest/V1/products/base-prices", { prices: [{ sku: "MUG-1", price: 3, store_id: 0 }, { sku: "PLATE-L", price: 2.5, store_id: 0 }] }],
@@ -183,7 +183,7 @@ describe("stock sync into Magento 2", () => {
         shop_product_id: "MUG-1",
         reason: "The shop no longer has product MUG-1 (Magento refused the price: Requested product doesn't exist. SKU: MUG-1.); it is looked up again at the next sync.",
       },
-      { key: "PLATE-L", outcome: "updated", quantity: 6, price: 2.5, shop_product_id: "PLATE-L", reason: null },
+      { key: "PLATE-L", outcome: "updated", quantity: 6, price: 2.5, old_quantity: null, old_price: null, shop_product_id: "PLATE-L", reason: null },
     ]);
   });
 });

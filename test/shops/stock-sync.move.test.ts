@@ -45,7 +45,7 @@ describe("stock sync and account moves", () => {
     const seen = (await received(shop)).length;
     await pushOffers(creds, feedId, [{ sku: "MUG-1", stock_quantity: 3 }]);
     const [second] = await syncsEnded(creds, connectionId, 2);
-    expect(second).toMatchObject({ full: false, total: 1, counts: { updated: 1, unchanged: 0, unknown: 0, failed: 0 } });
+    expect(second).toMatchObject({ full: false, total: 1, counts: { updated: 1, unchanged: 0, unknown: 0, skipped: 0, failed: 0 } });
     expect((await received(shop)).slice(seen)).toEqual([["POST", "/wp-json/wc/v3/products/batch", { update: [{ id: 501, manage_stock: true, stock_quantity: 3 }] }]]);
   });
 });

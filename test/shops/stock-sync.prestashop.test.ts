@@ -33,7 +33,7 @@ describe("stock sync into PrestaShop", () => {
       { sku: "PLATE-L", stock_quantity: 4 },
       { sku: "GHOST-1", stock_quantity: 5 },
     ]);
-    expect(sync).toMatchObject({ status: "succeeded", total: 3, done: 3, counts: { updated: 2, unchanged: 0, unknown: 1, failed: 0 }, error: null });
+    expect(sync).toMatchObject({ status: "succeeded", total: 3, done: 3, counts: { updated: 2, unchanged: 0, unknown: 1, skipped: 0, failed: 0 }, error: null });
     expect(await receivedFrom(shop)).toEqual([
       ["GET", LIST_PRODUCTS, null],
       ["GET", LIST_COMBINATIONS, null],
@@ -45,16 +45,16 @@ describe("stock sync into PrestaShop", () => {
     ]);
     expect(await stockOf(shop)).toEqual({ stock: { "11:0": "7", "12:0": "0", "12:41": "4" }, prices: { "MUG-1": "9.000000", PLATE: "0.000000" } });
     expect((await syncWithProducts(creds, connectionId, sync.id)).products.data).toEqual([
-      { key: "GHOST-1", outcome: "unknown", quantity: 5, price: null, shop_product_id: null, reason: "The shop has no product with SKU GHOST-1." },
-      { key: "MUG-1", outcome: "updated", quantity: 7, price: null, shop_product_id: "11", reason: null },
-      { key: "PLATE-L", outcome: "updated", quantity: 4, price: null, shop_product_id: "12:41", reason: null },
+      { key: "GHOST-1", outcome: "unknown", quantity: 5, price: null, old_quantity: null, old_price: null, shop_product_id: null, reason: "The shop has no product with SKU GHOST-1." },
+      { key: "MUG-1", outcome: "updated", quantity: 7, price: null, old_quantity: null, old_price: null, shop_product_id: "11", reason: null },
+      { key: "PLATE-L", outcome: "updated", quantity: 4, price: null, old_quantity: null, old_price: null, shop_product_id: "12:41", reason: null },
     ]);
 
     const { sync: second, received: again } = await syncAgain(creds, shop, connectionId, feedId, [
       { sku: "MUG-1", stock_quantity: 9, purchase_price: 3 },
       { sku: "PLATE-L", stock_quantity: 4 },
     ]);
-    expect(second).toMatchObject({ status: "succeeded", full: false, total: 1, counts: { updated: 1, unchanged: 0, unknown: 0, failed: 0 } });
+    expect(second).toMatchObject({ status: "succeeded", full: false, total: 1, counts: { updated: 1, unchanged: 0, unknown: 0, skipped: 0, failed: 0 } });
     expect(again).toEqual([
       ["GET", "/api/stock_availables?filter[id_product]=[11]&display=full&output_format=JSON", null],
       ["PUT", "/api/stock_availables/900", stockXml(900, 11, 0, 9)],
@@ -67,7 +67,7 @@ describe("stock sync into PrestaShop", () => {
       { sku: "MUG-1", stock_quantity: 7, purchase_price: 10 },
       { sku: "PLATE-L", stock_quantity: 4, purchase_price: 2 },
     ], (shop) => injectFault(shop, { method: "PUT", path: "^/api/stock_availables/900$", status: 429, headers: { "retry-after": "1" }, body: "Too Many Requests" }));
-    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 0, failed: 1 }, retry_at: expect.any(String) });
+    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 0, skipped: 0, failed: 1 }, retry_at: expect.any(String) });
     const received = await receivedFrom(shop);
     expect(received.slice(2).map(([method, path]) => `${method} ${path}`)).toEqual([
       "GET /api/stock_availables?filter[id_product]=[11|12]&display=full&output_format=JSON",
@@ -89,7 +89,7 @@ describe("stock sync into PrestaShop", () => {
     expect(puts[1]!.at - puts[0]!.at).toBeGreaterThanOrEqual(1000);
     expect(await stockOf(shop)).toEqual({ stock: { "11:0": "7", "12:0": "0", "12:41": "4" }, prices: { "MUG-1": "15.99", PLATE: "0.000000" } });
     expect((await syncWithProducts(creds, connectionId, sync.id)).products.data).toEqual([
-      { key: "MUG-1", outcome: "updated", quantity: 7, price: 15.99, shop_product_id: "11", reason: null },
+      { key: "MUG-1", outcome: "updated", quantity: 7, price: 15.99, old_quantity: null, old_price: null, shop_product_id: "11", reason: null },
       {
         key: "PLATE-L",
         outcome: "failed",

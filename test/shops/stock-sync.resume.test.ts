@@ -40,7 +40,7 @@ describe("stock sync: failures and resumes", () => {
     await injectFault(shop, { method: "POST", path: "/products/batch$", status: 429, headers: { "retry-after": "1" }, body: { code: "woocommerce_rest_too_many_requests", message: "Too many requests." } });
     await pushOffers(creds, feedId, [{ sku: "MUG-1", stock_quantity: 8 }]);
     const [sync] = await syncsEnded(creds, connectionId, 2);
-    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 0, failed: 0 }, retry_at: expect.any(String) });
+    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 0, skipped: 0, failed: 0 }, retry_at: expect.any(String) });
     const body = { update: [{ id: 501, manage_stock: true, stock_quantity: 8 }] };
     expect((await received(shop)).slice(seen)).toEqual([
       ["POST", `${WC}/products/batch`, body],
@@ -58,7 +58,7 @@ describe("stock sync: failures and resumes", () => {
     await injectFault(shop, { method: "POST", path: "/products/batch$", hangAfterApplying: true });
     await pushOffers(creds, feedId, [{ sku: "MUG-1", stock_quantity: 9 }]);
     const [sync] = await syncsEnded(creds, connectionId, 2);
-    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 0, failed: 0 } });
+    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 0, skipped: 0, failed: 0 } });
     expect((await received(shop)).slice(seen)).toEqual([
       ["POST", `${WC}/products/batch`, { update: [{ id: 501, manage_stock: true, stock_quantity: 9 }] }],
       ["GET", `${WC}/products?include=501&per_page=100`, null],
@@ -93,7 +93,7 @@ describe("stock sync: failures and resumes", () => {
       ["POST", `${WC}/products/batch`, { update: [{ id: 501, manage_stock: true, stock_quantity: 10 }, { id: 502, manage_stock: true, stock_quantity: 6 }] }],
     ]);
     const detail = await syncWithProducts(creds, connectionId, id);
-    expect(detail).toMatchObject({ total: 3, done: 3, counts: { updated: 3, unchanged: 0, unknown: 0, failed: 0 } });
+    expect(detail).toMatchObject({ total: 3, done: 3, counts: { updated: 3, unchanged: 0, unknown: 0, skipped: 0, failed: 0 } });
     expect(detail.products.data.map((p: any) => [p.key, p.outcome, p.quantity])).toEqual([
       ["CUP-1", "updated", 6],
       ["MUG-1", "updated", 10],
@@ -111,7 +111,7 @@ describe("stock sync: failures and resumes", () => {
       { id: 600, sku: "PLATE", type: "variable" as const, variations: [{ id: 610, sku: "PLATE-L" }] },
     ]);
     const [first] = await syncsEnded(creds, connectionId);
-    expect(first.counts).toEqual({ updated: 2, unchanged: 0, unknown: 0, failed: 1 });
+    expect(first.counts).toEqual({ updated: 2, unchanged: 0, unknown: 0, skipped: 0, failed: 1 });
     const detail = await syncWithProducts(creds, connectionId, first.id);
     expect(detail.products.data[0]).toEqual({
       key: "CUP-1",
@@ -123,7 +123,7 @@ describe("stock sync: failures and resumes", () => {
     });
     await pushOffers(creds, feedId, [{ sku: "MUG-1", stock_quantity: 3 }]);
     const [second] = await syncsEnded(creds, connectionId, 2);
-    expect(second).toMatchObject({ total: 2, counts: { updated: 1, unchanged: 0, unknown: 0, failed: 1 } });
+    expect(second).toMatchObject({ total: 2, counts: { updated: 1, unchanged: 0, unknown: 0, skipped: 0, failed: 1 } });
     expect((await received(shop)).slice(seen)).toEqual([
       ["POST", `${WC}/products/batch`, { update: [{ id: 502, manage_stock: true, stock_quantity: 2 }, { id: 501, manage_stock: true, stock_quantity: 3 }] }],
     ]);

@@ -38,7 +38,7 @@ describe("stock sync: what is written", () => {
     for (const [rule, expected] of rules) {
       const { shop, connectionId } = await wooShop(creds, KETTLE, { stock_sync: { enabled: true, ...rule } });
       const sync = await syncNow(creds, connectionId);
-      expect(sync).toMatchObject({ status: "succeeded", trigger: "manual", full: true, counts: { updated: 1, unchanged: 0, unknown: 0, failed: 0 } });
+      expect(sync).toMatchObject({ status: "succeeded", trigger: "manual", full: true, counts: { updated: 1, unchanged: 0, unknown: 0, skipped: 0, failed: 0 } });
       expect(await received(shop)).toEqual([
         ["GET", `${WC}/products?per_page=100&page=1`, null],
         ["POST", `${WC}/products/batch`, { update: [{ id: 71, manage_stock: true, stock_quantity: expected }] }],
@@ -62,9 +62,9 @@ describe("stock sync: what is written", () => {
     expect((await shopStock(zero.shop))[71]).toEqual([0, "30.00", true]);
     expect((await received(leave.shop)).map(([m]) => m)).toEqual(["GET", "POST"]);
     expect((await shopStock(leave.shop))[71]).toEqual([6, "30.00", true]);
-    expect(zeroSync.counts).toEqual({ updated: 1, unchanged: 0, unknown: 0, failed: 0 });
+    expect(zeroSync.counts).toEqual({ updated: 1, unchanged: 0, unknown: 0, skipped: 0, failed: 0 });
     expect((await syncWithProducts(creds, leave.connectionId, leaveSync.id)).products.data).toEqual([
-      { key: "KETTLE", outcome: "unchanged", quantity: null, price: null, shop_product_id: "71", reason: "No active offer: the shop's stock is left as it is (without_offer is leave)." },
+      { key: "KETTLE", outcome: "unchanged", quantity: null, price: null, old_quantity: null, old_price: null, shop_product_id: "71", reason: "No active offer: the shop's stock is left as it is (without_offer is leave)." },
     ]);
   });
 
@@ -83,7 +83,7 @@ describe("stock sync: what is written", () => {
     expect((await received(off.shop))[1]).toEqual(["POST", `${WC}/products/batch`, { update: [{ id: 71, manage_stock: true, stock_quantity: 11 }] }]);
     expect((await shopStock(rounded.shop))[71]).toEqual([11, "18.99", true]);
     expect((await syncWithProducts(creds, rounded.connectionId, sync.id)).products.data).toEqual([
-      { key: "KETTLE", outcome: "updated", quantity: 11, price: 18.99, shop_product_id: "71", reason: null },
+      { key: "KETTLE", outcome: "updated", quantity: 11, price: 18.99, old_quantity: null, old_price: null, shop_product_id: "71", reason: null },
     ]);
   });
 

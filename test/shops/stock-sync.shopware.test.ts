@@ -33,7 +33,7 @@ describe("stock sync into Shopware 6", () => {
       { sku: "PLATE-L", stock_quantity: 4 },
       { sku: "GHOST-1", stock_quantity: 5 },
     ]);
-    expect(sync).toMatchObject({ status: "succeeded", total: 3, done: 3, counts: { updated: 2, unchanged: 0, unknown: 1, failed: 0 }, error: null });
+    expect(sync).toMatchObject({ status: "succeeded", total: 3, done: 3, counts: { updated: 2, unchanged: 0, unknown: 1, skipped: 0, failed: 0 }, error: null });
     expect(await withoutTokens(shop)).toEqual([
       ["POST", "/api/search/product", LIST],
       ["POST", "/api/search/product", { limit: 1, filter: [{ type: "equalsAny", field: "productNumber", value: ["GHOST-1"] }], includes: { product: ["id", "parentId", "productNumber", "ean"] } }],
@@ -43,16 +43,16 @@ describe("stock sync into Shopware 6", () => {
     expect(sent.headers["indexing-behavior"]).toBe("use-queue-indexing");
     expect(await stockOf(shop)).toEqual({ "MUG-1": [7, PRODUCTS[0]!.price], PLATE: [0, PRODUCTS[1]!.price], "PLATE-L": [4, null] });
     expect((await syncWithProducts(creds, connectionId, sync.id)).products.data).toEqual([
-      { key: "GHOST-1", outcome: "unknown", quantity: 5, price: null, shop_product_id: null, reason: "The shop has no product with SKU GHOST-1." },
-      { key: "MUG-1", outcome: "updated", quantity: 7, price: null, shop_product_id: MUG, reason: null },
-      { key: "PLATE-L", outcome: "updated", quantity: 4, price: null, shop_product_id: PLATE_L, reason: null },
+      { key: "GHOST-1", outcome: "unknown", quantity: 5, price: null, old_quantity: null, old_price: null, shop_product_id: null, reason: "The shop has no product with SKU GHOST-1." },
+      { key: "MUG-1", outcome: "updated", quantity: 7, price: null, old_quantity: null, old_price: null, shop_product_id: MUG, reason: null },
+      { key: "PLATE-L", outcome: "updated", quantity: 4, price: null, old_quantity: null, old_price: null, shop_product_id: PLATE_L, reason: null },
     ]);
 
     const { sync: second, received: again } = await syncAgain(creds, shop, connectionId, feedId, [
       { sku: "MUG-1", stock_quantity: 9, purchase_price: 3 },
       { sku: "PLATE-L", stock_quantity: 4 },
     ]);
-    expect(second).toMatchObject({ status: "succeeded", full: false, total: 1, counts: { updated: 1, unchanged: 0, unknown: 0, failed: 0 } });
+    expect(second).toMatchObject({ status: "succeeded", full: false, total: 1, counts: { updated: 1, unchanged: 0, unknown: 0, skipped: 0, failed: 0 } });
     expect(again.filter(([, path]) => path !== "/api/oauth/token")).toEqual([["POST", "/api/_action/sync", { "stock-sync": { entity: "product", action: "upsert", payload: [{ id: MUG, stock: 9 }] } }]]);
   });
 
@@ -62,7 +62,7 @@ describe("stock sync into Shopware 6", () => {
       { sku: "MUG-1", stock_quantity: 7, purchase_price: 10 },
       { sku: "PLATE-L", stock_quantity: 4, purchase_price: 2 },
     ], (shop) => injectFault(shop, { method: "POST", path: "^/api/_action/sync$", status: 429, headers: { "retry-after": "1" }, body: { errors: [{ status: "429", code: "FRAMEWORK__TOO_MANY_REQUESTS", title: "Too Many Requests", detail: "Too many requests." }] } }));
-    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 2, unchanged: 0, unknown: 0, failed: 0 }, retry_at: expect.any(String) });
+    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 2, unchanged: 0, unknown: 0, skipped: 0, failed: 0 }, retry_at: expect.any(String) });
     // 10.00 + 50% = 15.00, raised to 15.99; 2.00 + 50% = 3.00, raised to 3.99. Net: 15.99 / 1.21 and 3.99 / 1.09.
     const mugPrice = [{ currencyId: EUR, gross: 15.99, net: 13.2149, linked: true }, PRODUCTS[0]!.price![1]];
     const platePrice = [{ currencyId: EUR, gross: 3.99, net: 3.6606, linked: true }];
@@ -101,7 +101,7 @@ describe("stock sync into Shopware 6", () => {
       { sku: "MUG-1", stock_quantity: 8, purchase_price: 3 },
       { sku: "PLATE-L", stock_quantity: 6, purchase_price: 2 },
     ]);
-    expect(second).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 1, failed: 0 } });
+    expect(second).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 1, skipped: 0, failed: 0 } });
     const received = again.filter(([, path]) => path !== "/api/oauth/token");
     // Shopware refuses the upsert of the deleted id as an insert the integration may not make (product:create).
     expect(received).toEqual([
@@ -111,8 +111,8 @@ describe("stock sync into Shopware 6", () => {
     ]);
     const products = (await syncWithProducts(creds, connectionId, second.id)).products.data;
     expect(products).toEqual([
-      { key: "MUG-1", outcome: "unknown", quantity: 8, price: null, shop_product_id: MUG, reason: `The shop no longer has product ${MUG} (Shopware has no product with id ${MUG}); it is looked up again at the next sync.` },
-      { key: "PLATE-L", outcome: "updated", quantity: 6, price: null, shop_product_id: PLATE_L, reason: null },
+      { key: "MUG-1", outcome: "unknown", quantity: 8, price: null, old_quantity: null, old_price: null, shop_product_id: MUG, reason: `The shop no longer has product ${MUG} (Shopware has no product with id ${MUG}); it is looked up again at the next sync.` },
+      { key: "PLATE-L", outcome: "updated", quantity: 6, price: null, old_quantity: null, old_price: null, shop_product_id: PLATE_L, reason: null },
     ]);
   });
 
@@ -127,7 +127,7 @@ describe("stock sync into Shopware 6", () => {
     const { creds, shop, connectionId, sync } = await syncedShop("shopware", { products: PRODUCTS }, STOCK_ON, offers, (shop) =>
       injectFault(shop, { method: "POST", path: "^/api/_action/sync$", status: 400, body: refusal }),
     );
-    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 0, failed: 1 } });
+    expect(sync).toMatchObject({ status: "succeeded", counts: { updated: 1, unchanged: 0, unknown: 0, skipped: 0, failed: 1 } });
     expect((await withoutTokens(shop)).slice(1)).toEqual([
       ["POST", "/api/_action/sync", { "stock-sync": { entity: "product", action: "upsert", payload: [{ id: MUG, stock: 7 }, { id: PLATE_L, stock: 4 }] } }],
       ["POST", "/api/search/product", { ids: [MUG], limit: 1, includes: { product: ["id"] } }],
@@ -135,8 +135,8 @@ describe("stock sync into Shopware 6", () => {
     ]);
     expect(await stockOf(shop)).toMatchObject({ "MUG-1": [1, PRODUCTS[0]!.price], "PLATE-L": [4, null] });
     expect((await syncWithProducts(creds, connectionId, sync.id)).products.data).toEqual([
-      { key: "MUG-1", outcome: "failed", quantity: 7, price: null, shop_product_id: MUG, reason: "Shopware refused it: stock: This value should be of type int." },
-      { key: "PLATE-L", outcome: "updated", quantity: 4, price: null, shop_product_id: PLATE_L, reason: null },
+      { key: "MUG-1", outcome: "failed", quantity: 7, price: null, old_quantity: null, old_price: null, shop_product_id: MUG, reason: "Shopware refused it: stock: This value should be of type int." },
+      { key: "PLATE-L", outcome: "updated", quantity: 4, price: null, old_quantity: null, old_price: null, shop_product_id: PLATE_L, reason: null },
     ]);
   });
 
@@ -149,8 +149,8 @@ describe("stock sync into Shopware 6", () => {
     await pushOffers(creds, feedId, [{ sku: "MUG-1", stock_quantity: 7 }]);
     const [sync] = await syncsEnded(creds, connectionId);
     const words = `The shop refused what we sent (400 on POST /api/search/product): ${JSON.stringify(refusal)}`;
-    expect(sync).toMatchObject({ status: "failed", total: 1, done: 1, counts: { updated: 0, unchanged: 0, unknown: 0, failed: 1 }, error: words });
-    expect((await syncWithProducts(creds, connectionId, sync.id)).products.data).toEqual([{ key: "MUG-1", outcome: "failed", quantity: null, price: null, shop_product_id: null, reason: words }]);
+    expect(sync).toMatchObject({ status: "failed", total: 1, done: 1, counts: { updated: 0, unchanged: 0, unknown: 0, skipped: 0, failed: 1 }, error: words });
+    expect((await syncWithProducts(creds, connectionId, sync.id)).products.data).toEqual([{ key: "MUG-1", outcome: "failed", quantity: null, price: null, old_quantity: null, old_price: null, shop_product_id: null, reason: words }]);
     expect((await withoutTokens(shop)).map(([method, path]) => `${method} ${path}`)).toEqual(["POST /api/search/product", "POST /api/search/product"]);
     expect((await shopState<ShopwareState>(shop)).products.find((p) => p.id === MUG)!.stock).toBe(1);
   });

@@ -41,8 +41,10 @@ describe("stock sync into WooCommerce", () => {
       full: true,
       total: 3,
       done: 3,
-      counts: { updated: 2, unchanged: 0, unknown: 1, failed: 0 },
+      counts: { updated: 2, unchanged: 0, unknown: 1, skipped: 0, failed: 0 },
       error: null,
+      guard_reason: null,
+      confirmed_at: null,
       retry_at: null,
       created_at: ISO,
       started_at: ISO,
@@ -59,9 +61,9 @@ describe("stock sync into WooCommerce", () => {
     expect(await shopStock(shop)).toEqual({ 501: [7, "9.00", true], 600: [null, "", false], 610: [4, "", true], 611: [2, "", true] });
     const detail = await syncWithProducts(creds, connectionId, sync.id);
     expect(detail.products.data).toEqual([
-      { key: "GHOST-1", outcome: "unknown", quantity: 5, price: null, shop_product_id: null, reason: "The shop has no product with SKU GHOST-1." },
-      { key: "MUG-1", outcome: "updated", quantity: 7, price: null, shop_product_id: "501", reason: null },
-      { key: "PLATE-L", outcome: "updated", quantity: 4, price: null, shop_product_id: "610", reason: null },
+      { key: "GHOST-1", outcome: "unknown", quantity: 5, price: null, old_quantity: null, old_price: null, shop_product_id: null, reason: "The shop has no product with SKU GHOST-1." },
+      { key: "MUG-1", outcome: "updated", quantity: 7, price: null, old_quantity: null, old_price: null, shop_product_id: "501", reason: null },
+      { key: "PLATE-L", outcome: "updated", quantity: 4, price: null, old_quantity: null, old_price: null, shop_product_id: "610", reason: null },
     ]);
     expect(detail.products.meta).toMatchObject({ current_page: 1, total: 3, per_page: 50, last_page: 1 });
   });
@@ -80,7 +82,7 @@ describe("stock sync into WooCommerce", () => {
       { sku: "PLATE-S", stock_quantity: 2 },
     ]);
     const [second] = await syncsEnded(creds, connectionId, 2);
-    expect(second).toMatchObject({ status: "succeeded", trigger: "import", full: false, total: 2, done: 2, counts: { updated: 2, unchanged: 0, unknown: 0, failed: 0 } });
+    expect(second).toMatchObject({ status: "succeeded", trigger: "import", full: false, total: 2, done: 2, counts: { updated: 2, unchanged: 0, unknown: 0, skipped: 0, failed: 0 } });
     expect((await received(shop)).slice(before)).toEqual([
       ["POST", `${WC}/products/batch`, { update: [{ id: 501, manage_stock: true, stock_quantity: 9 }] }],
       ["POST", `${WC}/products/600/variations/batch`, { update: [{ id: 611, manage_stock: true, stock_quantity: 2 }] }],
@@ -99,7 +101,7 @@ describe("stock sync into WooCommerce", () => {
     const { feedId } = await supplierFeed(creds);
     await pushOffers(creds, feedId, skus.map((sku, i) => ({ sku, stock_quantity: i })));
     const [sync] = await syncsEnded(creds, connectionId);
-    expect(sync).toMatchObject({ status: "succeeded", total: 150, done: 150, counts: { updated: 150, unchanged: 0, unknown: 0, failed: 0 } });
+    expect(sync).toMatchObject({ status: "succeeded", total: 150, done: 150, counts: { updated: 150, unchanged: 0, unknown: 0, skipped: 0, failed: 0 } });
     const posts = (await received(shop)).filter(([method]) => method === "POST");
     expect(posts.map(([, path, body]) => [path, body.update.length])).toEqual([
       [`${WC}/products/batch`, 100],

@@ -41,10 +41,13 @@ export const shopStockItems = sqliteTable(
   (t) => [primaryKey({ columns: [t.connectionId, t.matchKey] })],
 );
 
-export const STOCK_SYNC_STATUSES = ["queued", "running", "succeeded", "failed"] as const;
+/** needs_confirmation: a guard stopped it before it wrote anything (confirmed: it runs on; discarded: failed). */
+export const STOCK_SYNC_STATUSES = ["queued", "running", "needs_confirmation", "succeeded", "failed"] as const;
 export type StockSyncStatus = (typeof STOCK_SYNC_STATUSES)[number];
-export const STOCK_SYNC_TRIGGERS = ["import", "manual"] as const;
-export const STOCK_SYNC_OUTCOMES = ["pending", "sending", "updated", "unchanged", "unknown", "failed"] as const;
+/** settings: a change of settings that affects every product queued a full sync by itself. */
+export const STOCK_SYNC_TRIGGERS = ["import", "manual", "settings"] as const;
+/** planned: checked by the guards, to be written once the sync runs on; skipped: under the minimum price, not written. */
+export const STOCK_SYNC_OUTCOMES = ["pending", "planned", "sending", "updated", "unchanged", "unknown", "skipped", "failed"] as const;
 export type StockSyncOutcome = (typeof STOCK_SYNC_OUTCOMES)[number];
 
 export const stockSyncs = sqliteTable(
@@ -70,6 +73,13 @@ export const stockSyncs = sqliteTable(
     unchanged: integer("unchanged").notNull().default(0),
     unknown: integer("unknown").notNull().default(0),
     failed: integer("failed").notNull().default(0),
+    skipped: integer("skipped").notNull().default(0),
+    /** The guards' check of every product ran (a connection with max_drop_percent or max_changed_percent); null: not yet, or no such guard. */
+    checkedAt: text("checked_at"),
+    /** Why a guard stopped the sync before writing, in words (status needs_confirmation). */
+    guardReason: text("guard_reason"),
+    /** When a person confirmed what the guards stopped (the sync then writes what was planned). */
+    confirmedAt: text("confirmed_at"),
     /** A page is worked on under a lease; a lease that ran out (its Worker died) is taken over. */
     leaseUntil: text("lease_until"),
     /** Failed tries of the current page (a timeout, a 5xx): the page's products fail after the last. */
@@ -98,6 +108,9 @@ export const stockSyncItems = sqliteTable(
     outcome: text("outcome", { enum: STOCK_SYNC_OUTCOMES }).notNull(),
     quantity: integer("quantity"),
     price: integer("price"),
+    /** The shop's values before: read from the shop where the sync read them, else the last ones this connection wrote; null: not known. */
+    oldQuantity: integer("old_quantity"),
+    oldPrice: integer("old_price"),
     shopId: text("shop_id"),
     reason: text("reason"),
   },

@@ -24,7 +24,11 @@ export const MODES = ["live", "dry_run"] as const;
 const mode = z.enum(MODES).default("live");
 
 /** Where a buffer or a markup stops: far past any real shop, short of numbers that lose precision. */
-export const STOCK_SYNC_LIMITS = { buffer: 1_000_000, markupPercent: 1000 } as const;
+export const STOCK_SYNC_LIMITS = { buffer: 1_000_000, markupPercent: 1000, minPrice: 1_000_000, percent: 100 } as const;
+
+const TWO_DECIMALS = "The :attribute field must have at most 2 decimals.";
+/** At most two decimals, checked on the decimal text (0.505 is refused, 0.29 taken). */
+const twoDecimals = (v: number) => Number.isInteger(Math.round(v * 100)) && Math.abs(v * 100 - Math.round(v * 100)) < 1e-9;
 
 /**
  * The catalogue's stock written into the shop's products (docs/shops-stock.md). Left out, or
@@ -57,18 +61,37 @@ export const PRICE_SYNC = z
       .number()
       .min(0)
       .max(0.99)
-      .refine((v) => Number.isInteger(Math.round(v * 100)) && Math.abs(v * 100 - Math.round(v * 100)) < 1e-9, "The :attribute field must have at most 2 decimals.")
+      .refine(twoDecimals, TWO_DECIMALS)
       .nullable()
       .default(null),
   })
   .strict();
 export type PriceSyncSettings = z.infer<typeof PRICE_SYNC>;
 
-/** The settings that are objects of their own (the console edits them apart from the platform's). */
-export const SYNC_SETTINGS = ["stock_sync", "price_sync"] as const;
+const percent = (max: number) => z.number().min(0).max(max).refine(twoDecimals, TWO_DECIMALS).nullable().default(null);
 
-/** Settings every platform has besides its own: the stock sync and the price sync, each optional. */
-const sync = { stock_sync: STOCK_SYNC.optional(), price_sync: PRICE_SYNC.optional() };
+/**
+ * Guards on what a sync may write (docs/shops-stock.md, "Guards"), each off while null. A product
+ * whose price would fall under min_price, or under its purchase price plus min_margin_percent, is
+ * not written (its outcome is skipped, saying why). A sync that would drop a product's price by more
+ * than max_drop_percent, or change more than max_changed_percent of the shop's mapped products,
+ * stops before writing anything and waits for a person to confirm.
+ */
+export const SYNC_GUARDS = z
+  .object({
+    min_price: z.number().min(0).max(STOCK_SYNC_LIMITS.minPrice).refine(twoDecimals, TWO_DECIMALS).nullable().default(null),
+    min_margin_percent: percent(STOCK_SYNC_LIMITS.markupPercent),
+    max_drop_percent: percent(STOCK_SYNC_LIMITS.percent),
+    max_changed_percent: percent(STOCK_SYNC_LIMITS.percent),
+  })
+  .strict();
+export type SyncGuards = z.infer<typeof SYNC_GUARDS>;
+
+/** The settings that are objects of their own (the console edits them apart from the platform's). */
+export const SYNC_SETTINGS = ["stock_sync", "price_sync", "sync_guards"] as const;
+
+/** Settings every platform has besides its own: the stock sync, the price sync and their guards, each optional. */
+const sync = { stock_sync: STOCK_SYNC.optional(), price_sync: PRICE_SYNC.optional(), sync_guards: SYNC_GUARDS.optional() };
 
 export const SETTINGS = {
   woocommerce: z

@@ -1,7 +1,7 @@
 // What a product's stock (and price) in the shop should be, from the catalogue's offers: plain
 // functions of the offers and the connection's settings, so each rule is tested on its own.
 import { MONEY_UNITS } from "../../lib/money";
-import type { PriceSyncSettings, StockSyncSettings } from "../platforms/settings";
+import type { PriceSyncSettings, StockSyncSettings, SyncGuards } from "../platforms/settings";
 
 /** One active offer of an active supplier (a product row of one of its active feeds). */
 export type Offer = {
@@ -37,11 +37,8 @@ export function quantityOf(offers: Offer[], settings: StockSyncSettings): number
  */
 export function priceOf(offers: Offer[], settings: PriceSyncSettings | undefined): number | null {
   if (!settings?.enabled) return null;
-  const priced = offers.filter((o) => o.purchasePrice !== null);
-  if (priced.length === 0) return null;
-  const cheapest = (list: Offer[]) => [...list].sort((a, b) => a.purchasePrice! - b.purchasePrice! || byPriority(a, b))[0];
-  const inStock = priced.filter((o) => (o.stockQuantity ?? 0) > 0);
-  const offer = cheapest(inStock.length > 0 ? inStock : priced);
+  const offer = pricedOffer(offers);
+  if (!offer) return null;
   // In cents from here: integer arithmetic, rounded half up once.
   const CENT = MONEY_UNITS / 100;
   const markupBasisPoints = Math.round(settings.markup_percent * 100);
@@ -52,6 +49,50 @@ export function priceOf(offers: Offer[], settings: PriceSyncSettings | undefined
     if (cents < ending) cents = ending;
   }
   return cents * CENT;
+}
+
+/** The offer whose purchase price the shop's price is made from: the cheapest in stock, else the cheapest; null when none has a price. */
+export function pricedOffer(offers: Offer[]): (Offer & { purchasePrice: number }) | null {
+  const priced = offers.filter((o): o is Offer & { purchasePrice: number } => o.purchasePrice !== null);
+  if (priced.length === 0) return null;
+  const cheapest = (list: (Offer & { purchasePrice: number })[]) => [...list].sort((a, b) => a.purchasePrice - b.purchasePrice || byPriority(a, b))[0];
+  const inStock = priced.filter((o) => (o.stockQuantity ?? 0) > 0);
+  return cheapest(inStock.length > 0 ? inStock : priced);
+}
+
+/** Whole hundredths of a percent (basis points) of a percentage given with at most two decimals. */
+const basisPoints = (percent: number) => BigInt(Math.round(percent * 100));
+
+/**
+ * Why this price may not be written (under the minimum price, or under the purchase price plus the
+ * minimum margin), in words; null when it may. Exact: integer units and basis points.
+ */
+export function underMinimum(price: number | null, purchasePrice: number | null, guards: SyncGuards | undefined): string | null {
+  if (price === null || !guards) return null;
+  if (guards.min_price !== null) {
+    const min = Math.round(guards.min_price * 100) * (MONEY_UNITS / 100);
+    if (price < min) return `The price ${priceText(price)} is under the minimum price ${priceText(min)}: not written.`;
+  }
+  if (guards.min_margin_percent !== null && purchasePrice !== null) {
+    // price ≥ purchase × (1 + margin): in basis points, price × 10,000 ≥ purchase × (10,000 + bp).
+    if (BigInt(price) * 10_000n < BigInt(purchasePrice) * (10_000n + basisPoints(guards.min_margin_percent))) {
+      return `The price ${priceText(price)} is under the purchase price ${priceText(purchasePrice)} plus the minimum margin of ${guards.min_margin_percent}%: not written.`;
+    }
+  }
+  return null;
+}
+
+/** Whether a price falls from `before` to `after` by more than max_drop_percent (exactly at it is allowed). */
+export function dropsTooFar(before: number | null, after: number | null, maxDropPercent: number | null): boolean {
+  if (before === null || after === null || maxDropPercent === null || before <= 0 || after >= before) return false;
+  // (before − after) / before > p / 100, in basis points: (before − after) × 10,000 > before × bp.
+  return BigInt(before - after) * 10_000n > BigInt(before) * basisPoints(maxDropPercent);
+}
+
+/** Whether `changed` of `mapped` products is more than max_changed_percent of them (exactly at it is allowed). */
+export function changesTooMany(changed: number, mapped: number, maxChangedPercent: number | null): boolean {
+  if (maxChangedPercent === null || changed === 0) return false;
+  return BigInt(changed) * 10_000n > BigInt(mapped) * basisPoints(maxChangedPercent);
 }
 
 /** A price in ten-thousandths as the shop's decimal text, two decimals ("12.99"). */

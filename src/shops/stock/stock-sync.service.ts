@@ -18,13 +18,15 @@ import type { Bindings } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { sendSettings } from "../../lib/outbound";
 import { offsetOf, type PageRequest } from "../../lib/pagination";
+import type { Pipeline } from "../../lib/queue";
 import { isoMicro } from "../../lib/time";
 import { connectionKeys, getConnection, openConnection } from "../connections.service";
 import { ShopError, ShopHttp } from "../platforms/http";
 import { platformFor } from "../platforms/index";
-import type { ShopStockProduct, StockPlatform, StockWrite } from "../platforms/platform";
-import { PRICE_SYNC, STOCK_SYNC, type PriceSyncSettings, type StockSyncSettings } from "../platforms/settings";
-import { priceOf, quantityOf, type Offer } from "./compute";
+import type { ShopStockProduct, StockMatchBy, StockPlatform, StockWrite } from "../platforms/platform";
+import { changesTooMany, priceOf, pricedOffer, priceText, quantityOf, underMinimum, type Offer } from "./compute";
+import { stockSyncMessages } from "./queue";
+import { checksBeforeWriting, syncSettingsOf, type SyncSettings } from "./sync-settings";
 
 /** Products per page: one batch request of WooCommerce's (100 items) for a page of simple products. */
 export const STOCK_PAGE = 100;
@@ -33,16 +35,7 @@ const LEASE_MARGIN_MS = 60_000;
 /** Sweeper: syncs queued or running with no lease for this long get a message again. */
 const RESUME_AFTER_MS = 30_000;
 
-export type SyncSettings = { stock: StockSyncSettings; price: PriceSyncSettings | undefined };
-
-/** A connection's stock and price settings, parsed (absent stock_sync: disabled). */
-export function syncSettingsOf(row: ShopConnectionRow): SyncSettings {
-  const raw = row.settings as { stock_sync?: unknown; price_sync?: unknown };
-  return {
-    stock: STOCK_SYNC.parse(raw.stock_sync ?? { enabled: false }),
-    price: raw.price_sync === undefined ? undefined : PRICE_SYNC.parse(raw.price_sync),
-  };
-}
+export { syncSettingsOf, type SyncSettings };
 
 /** Why a connection writes no stock, in words; null when it does. */
 function notSyncing(row: ShopConnectionRow): string | null {
@@ -58,7 +51,7 @@ function notSyncing(row: ShopConnectionRow): string | null {
  * On demand: a sync of the connection, queued; the one already waiting when there is one (a full
  * request makes it full). 409 when the connection writes no stock.
  */
-export async function requestStockSync(db: Db, accountId: number, connectionId: number, input: { full?: boolean }): Promise<StockSync> {
+export async function requestStockSync(db: Db, pipeline: Pipeline, accountId: number, connectionId: number, input: { full?: boolean }): Promise<StockSync> {
   const row = await getConnection(db, accountId, connectionId);
   const why = notSyncing(row);
   if (why) throw ApiError.conflict(why);
@@ -69,7 +62,38 @@ export async function requestStockSync(db: Db, accountId: number, connectionId: 
         WHERE NOT EXISTS (SELECT 1 FROM stock_syncs WHERE connection_id = ${connectionId} AND status = 'queued')`,
     sql`UPDATE stock_syncs SET "full" = "full" OR ${full ? 1 : 0} WHERE connection_id = ${connectionId} AND status = 'queued' RETURNING id`,
   ]);
-  return getStockSync(db, accountId, connectionId, String(waiting[0].id));
+  const sync = await getStockSync(db, accountId, connectionId, String(waiting[0].id));
+  pipeline.sendAfterResponse(stockSyncMessages([sync.id]));
+  return sync;
+}
+
+/**
+ * A sync a guard stopped (needs_confirmation), confirmed by a person: it runs on and writes what it
+ * planned (the values shown). 409 for a sync in any other state.
+ */
+export async function confirmStockSync(db: Db, pipeline: Pipeline, accountId: number, connectionId: number, rawId: string): Promise<StockSync> {
+  const sync = await getStockSync(db, accountId, connectionId, rawId);
+  const [row] = await db
+    .update(stockSyncs)
+    .set({ status: "running", confirmedAt: isoMicro(), leaseUntil: null, attempts: 0, retryAt: null })
+    .where(and(eq(stockSyncs.id, sync.id), eq(stockSyncs.status, "needs_confirmation")))
+    .returning();
+  if (!row) throw ApiError.conflict(`Only a sync that needs confirmation can be confirmed; this one is ${sync.status.replace("_", " ")}.`);
+  pipeline.sendAfterResponse(stockSyncMessages([row.id]));
+  return row;
+}
+
+/** A sync a guard stopped, discarded: it ends as failed with nothing written; the next sync covers its products again. */
+export async function discardStockSync(db: Db, pipeline: Pipeline, accountId: number, connectionId: number, rawId: string): Promise<StockSync> {
+  const sync = await getStockSync(db, accountId, connectionId, rawId);
+  const [row] = await db
+    .update(stockSyncs)
+    .set({ status: "failed", error: "Discarded: what the guards stopped was not written.", finishedAt: isoMicro(), leaseUntil: null })
+    .where(and(eq(stockSyncs.id, sync.id), eq(stockSyncs.status, "needs_confirmation")))
+    .returning();
+  if (!row) throw ApiError.conflict(`Only a sync that needs confirmation can be discarded; this one is ${sync.status.replace("_", " ")}.`);
+  pipeline.sendAfterResponse(stockSyncMessages(await nextWaiting(db, connectionId)));
+  return row;
 }
 
 // ---- Running a page --------------------------------------------------------------------------
@@ -84,7 +108,10 @@ export type PageResult =
 
 
 
-/** Takes the sync's lease when free, its retry time has come, and no other sync of the connection runs. */
+/**
+ * Takes the sync's lease when free, its retry time has come, and no other sync of the connection
+ * runs or waits for confirmation (what that one planned must not be overwritten by a later one).
+ */
 async function claim(db: Db, syncId: number, now: Date, leaseMs: number): Promise<StockSync | null> {
   const at = isoMicro(now);
   const rows = await db
@@ -94,7 +121,7 @@ async function claim(db: Db, syncId: number, now: Date, leaseMs: number): Promis
       sql`${stockSyncs.id} = ${syncId} AND ${stockSyncs.status} IN ('queued', 'running')
         AND (${stockSyncs.leaseUntil} IS NULL OR ${stockSyncs.leaseUntil} <= ${at})
         AND (${stockSyncs.retryAt} IS NULL OR ${stockSyncs.retryAt} <= ${at})
-        AND NOT EXISTS (SELECT 1 FROM stock_syncs o WHERE o.connection_id = ${stockSyncs.connectionId} AND o.status = 'running' AND o.id <> ${syncId})`,
+        AND NOT EXISTS (SELECT 1 FROM stock_syncs o WHERE o.connection_id = ${stockSyncs.connectionId} AND o.status IN ('running', 'needs_confirmation') AND o.id <> ${syncId})`,
     )
     .returning();
   return rows[0] ?? null;
@@ -134,10 +161,21 @@ export async function runStockSyncPage(db: Db, env: Bindings, syncId: number, no
   const http = new ShopHttp({ baseUrl: row.baseUrl, timeoutMs: send.timeoutMs, dryRun: row.settings.mode === "dry_run", secrets: Object.values(conn.credentials) });
   try {
     await ensureMap(db, row, settings, adapter, conn, http);
-    const more = await runPage(db, sync, row, settings, adapter, conn, http);
+    const checking = checksBeforeWriting(settings) && sync.checkedAt === null && sync.confirmedAt === null;
+    const more = await runPage(db, sync, row, settings, adapter, conn, http, checking);
     if (more) {
       await runBatch(db, [sql`UPDATE stock_syncs SET lease_until = NULL, attempts = 0 WHERE id = ${sync.id}`]);
       return { next: "page", followUps: [] };
+    }
+    if (checking) {
+      // Every product checked, nothing written yet: the guards decide whether it writes on or waits for a person.
+      const stopped = await guardVerdict(db, sync, row, settings);
+      await runBatch(db, [
+        stopped
+          ? sql`UPDATE stock_syncs SET status = 'needs_confirmation', guard_reason = ${stopped}, checked_at = ${isoMicro()}, lease_until = NULL WHERE id = ${sync.id}`
+          : sql`UPDATE stock_syncs SET checked_at = ${isoMicro()}, lease_until = NULL, attempts = 0 WHERE id = ${sync.id}`,
+      ]);
+      return { next: stopped ? "none" : "page", followUps: [] };
     }
     await runBatch(db, [finish(sync.id, "succeeded", null)]);
     return { next: "none", followUps: await nextWaiting(db, sync.connectionId) };
@@ -172,7 +210,7 @@ async function failedPage(db: Db, sync: StockSync, error: ShopError, send: { ret
     return { next: "later", delaySeconds, followUps: [] };
   }
   // The last attempt, or a refusal that a retry will not change: the page's products fail with the reason.
-  const page = await pageItems(db, sync.id);
+  const page = await pageItems(db, sync.id, false);
   // Nothing left to fail (the map's listing itself is refused): the sync ends, saying why.
   if (page.length === 0) {
     await runBatch(db, [finish(sync.id, "failed", error.message)]);
@@ -208,7 +246,7 @@ async function plan(db: Db, sync: StockSync, settings: SyncSettings) {
   const changed = full
     ? sql`SELECT ${column} AS k FROM products WHERE account_id = ${sync.accountId} AND ${column} IS NOT NULL`
     : sql`SELECT ${column} AS k FROM products WHERE account_id = ${sync.accountId} AND change_seq > ${from} AND change_seq <= ${to} AND ${column} IS NOT NULL`;
-  const retried = cursor?.last ? sql` UNION SELECT match_key AS k FROM stock_sync_items WHERE sync_id = ${cursor.last} AND outcome IN ('failed', 'pending', 'sending')` : sql``;
+  const retried = cursor?.last ? sql` UNION SELECT match_key AS k FROM stock_sync_items WHERE sync_id = ${cursor.last} AND outcome IN ('failed', 'pending', 'planned', 'sending')` : sql``;
   await runBatch(db, [
     sql`INSERT OR IGNORE INTO stock_sync_items (sync_id, match_key, outcome) SELECT ${sync.id}, k, 'pending' FROM (${changed}${retried})`,
     sql`UPDATE stock_syncs SET from_seq = ${from}, to_seq = ${to}, "full" = ${full ? 1 : 0},
@@ -240,55 +278,86 @@ async function ensureMap(db: Db, row: ShopConnectionRow, settings: SyncSettings,
   await runBatch(db, statements);
 }
 
-/** The next page's items: those "sending" first (a write whose outcome is unknown), then pending ones. */
-async function pageItems(db: Db, syncId: number): Promise<StockSyncItem[]> {
+/**
+ * The next page's items: those "sending" first (a write whose outcome is unknown), then those the
+ * guards checked ("planned"), then pending ones.
+ */
+async function pageItems(db: Db, syncId: number, checking: boolean): Promise<StockSyncItem[]> {
   const pick = (outcome: string) =>
-    sql`SELECT * FROM (SELECT match_key, outcome, quantity, price FROM stock_sync_items WHERE sync_id = ${syncId} AND outcome = ${outcome} ORDER BY match_key LIMIT ${STOCK_PAGE})`;
-  const [rows] = await rawBatch(db, [sql`${pick("sending")} UNION ALL ${pick("pending")}`]);
+    sql`SELECT * FROM (SELECT match_key, outcome, quantity, price, old_quantity, old_price FROM stock_sync_items WHERE sync_id = ${syncId} AND outcome = ${outcome} ORDER BY match_key LIMIT ${STOCK_PAGE})`;
+  // The guards' pass takes only pending ones: what it planned waits for the writing pass.
+  const [rows] = await rawBatch(db, [checking ? pick("pending") : sql`${pick("sending")} UNION ALL ${pick("planned")} UNION ALL ${pick("pending")}`]);
   return rows.slice(0, STOCK_PAGE).map((r) => ({
     syncId,
     matchKey: String(r.match_key),
     outcome: r.outcome as StockSyncItem["outcome"],
     quantity: r.quantity as number | null,
     price: r.price as number | null,
+    oldQuantity: r.old_quantity as number | null,
+    oldPrice: r.old_price as number | null,
     shopId: null,
     reason: null,
   }));
 }
 
+/**
+ * After the guards' check of every product: why the sync must wait for a person, in words, or null
+ * when it may write. A price drop past max_drop_percent (against the shop's price read before), or
+ * more changed products than max_changed_percent of the shop's mapped ones.
+ */
+async function guardVerdict(db: Db, sync: StockSync, row: ShopConnectionRow, settings: SyncSettings): Promise<string | null> {
+  const maxDrop = settings.guards?.max_drop_percent ?? null;
+  const maxChanged = settings.guards?.max_changed_percent ?? null;
+  const bp = Math.round((maxDrop ?? 0) * 100);
+  // Integer arithmetic in SQLite (basis points); the planned items through the (sync_id, outcome) index.
+  const drop = sql`price IS NOT NULL AND old_price > 0 AND price < old_price AND (old_price - price) * 10000 > old_price * ${bp}`;
+  const [[counts], worst] = await rawBatch(db, [
+    sql`SELECT count(*) AS changed, coalesce(sum(${drop}), 0) AS drops,
+          (SELECT count(*) FROM shop_stock_items WHERE connection_id = ${row.id}) AS mapped
+        FROM stock_sync_items WHERE sync_id = ${sync.id} AND outcome = 'planned'`,
+    sql`SELECT match_key, old_price, price FROM stock_sync_items WHERE sync_id = ${sync.id} AND outcome = 'planned' AND ${drop}
+        ORDER BY (old_price - price) * 1.0 / old_price DESC, match_key LIMIT 1`,
+  ]);
+  const reasons: string[] = [];
+  const drops = maxDrop === null ? 0 : Number(counts.drops);
+  if (drops > 0) {
+    const w = worst[0];
+    const e = w ? ` (the most: ${String(w.match_key)} from ${priceText(Number(w.old_price))} to ${priceText(Number(w.price))})` : "";
+    reasons.push(`${drops === 1 ? "1 product's price" : `${drops} products' prices`} would drop by more than ${maxDrop}%${e}`);
+  }
+  const changed = Number(counts.changed);
+  const mapped = Number(counts.mapped);
+  if (changesTooMany(changed, mapped, maxChanged)) {
+    reasons.push(`${changed} of the shop's ${mapped} products would change, more than ${maxChanged}%`);
+  }
+  return reasons.length === 0 ? null : `Stopped before writing: ${reasons.join("; ")}. Confirm to write what it planned, or discard it.`;
+}
+
 type Mapped = ShopStockProduct & { quantity: number | null; price: number | null };
 type Outcome = {
   key: string;
-  outcome: "updated" | "unchanged" | "unknown" | "failed";
+  outcome: "planned" | "updated" | "unchanged" | "unknown" | "skipped" | "failed";
   quantity: number | null;
   price: number | null;
+  oldQuantity: number | null;
+  oldPrice: number | null;
   shopId: string | null;
   parentId?: string | null;
   reason: string | null;
 };
 
-/** One page; false when there was nothing left. */
-async function runPage(
-  db: Db,
-  sync: StockSync,
-  row: ShopConnectionRow,
-  settings: SyncSettings,
-  adapter: StockPlatform,
-  conn: Awaited<ReturnType<typeof openConnection>>,
-  http: ShopHttp,
-): Promise<boolean> {
-  const items = await pageItems(db, sync.id);
-  if (items.length === 0) return false;
-  const keys = JSON.stringify(items.map((i) => i.matchKey));
-  const column = sql.raw(settings.stock.match_by === "ean13" ? "ean13" : "sku");
+/** What a page needs to decide: each key's offers and its entry in the map (with the last values written). */
+export async function pageFacts(db: Db, accountId: number, connectionId: number, matchBy: StockMatchBy, keyList: string[]) {
+  const keys = JSON.stringify(keyList);
+  const column = sql.raw(matchBy === "ean13" ? "ean13" : "sku");
   // The page's offers (each key looked up in the account's (account_id, sku|ean13) index) and map entries.
   const [offerRows, mapRows] = await rawBatch(db, [
     sql`SELECT p.${column} AS k, p.id, p.stock_quantity, p.purchase_price, s.id AS supplier_id, s.priority
         FROM json_each(${keys}) AS v CROSS JOIN products p
         JOIN product_feeds f ON f.id = p.product_feed_id JOIN suppliers s ON s.id = f.supplier_id
-        WHERE p.account_id = ${sync.accountId} AND p.${column} = v.value AND p.active = 1 AND f.active = 1 AND s.active = 1`,
+        WHERE p.account_id = ${accountId} AND p.${column} = v.value AND p.active = 1 AND f.active = 1 AND s.active = 1`,
     sql`SELECT m.match_key, m.shop_id, m.shop_parent_id, m.quantity, m.price
-        FROM json_each(${keys}) AS v CROSS JOIN shop_stock_items m WHERE m.connection_id = ${row.id} AND m.match_key = v.value`,
+        FROM json_each(${keys}) AS v CROSS JOIN shop_stock_items m WHERE m.connection_id = ${connectionId} AND m.match_key = v.value`,
   ]);
   const offers = new Map<string, Offer[]>();
   for (const o of offerRows) {
@@ -297,6 +366,33 @@ async function runPage(
     offers.set(String(o.k), list);
   }
   const map = new Map<string, Mapped>(mapRows.map((m: Row) => [String(m.match_key), { key: String(m.match_key), shopId: String(m.shop_id), parentId: (m.shop_parent_id as string | null) ?? null, quantity: m.quantity as number | null, price: m.price as number | null }]));
+  return { offers, map };
+}
+
+/** A product's target from its offers, or why it is not written (under the minimum price or margin). */
+export function targetOf(offers: Offer[], settings: SyncSettings): { quantity: number | null; price: number | null; skipped: string | null } {
+  const quantity = quantityOf(offers, settings.stock);
+  const price = priceOf(offers, settings.price);
+  return { quantity, price, skipped: underMinimum(price, pricedOffer(offers)?.purchasePrice ?? null, settings.guards) };
+}
+
+/**
+ * One page; false when there was nothing left. `checking`: the guards' pass over every product
+ * before any write: the shop's values are read, and the changes are recorded as planned, not written.
+ */
+async function runPage(
+  db: Db,
+  sync: StockSync,
+  row: ShopConnectionRow,
+  settings: SyncSettings,
+  adapter: StockPlatform,
+  conn: Awaited<ReturnType<typeof openConnection>>,
+  http: ShopHttp,
+  checking: boolean,
+): Promise<boolean> {
+  const items = await pageItems(db, sync.id, checking);
+  if (items.length === 0) return false;
+  const { offers, map } = await pageFacts(db, sync.accountId, row.id, settings.stock.match_by, items.map((i) => i.matchKey));
 
   // Keys the map lacks are looked up in the shop (the map refreshed for them).
   const lacking = items.filter((i) => !map.has(i.matchKey)).map((i) => i.matchKey);
@@ -304,22 +400,27 @@ async function runPage(
   for (const p of found) if (!map.has(p.key)) map.set(p.key, { ...p, quantity: null, price: null });
 
   const outcomes: Outcome[] = [];
-  const writes: StockWrite[] = [];
+  const writes: (StockWrite & { oldQuantity: number | null; oldPrice: number | null })[] = [];
   const resumed: Mapped[] = [];
   for (const item of items) {
     const entry = map.get(item.matchKey);
-    // A write that went out before: its values are kept on the item.
-    const target = item.outcome === "sending" ? { quantity: item.quantity, price: item.price } : { quantity: quantityOf(offers.get(item.matchKey) ?? [], settings.stock), price: priceOf(offers.get(item.matchKey) ?? [], settings.price) };
-    const base = { key: item.matchKey, quantity: target.quantity, price: target.price, shopId: entry?.shopId ?? null };
+    // A write that went out before, or one the guards planned: its values are kept on the item.
+    const kept = item.outcome === "sending" || item.outcome === "planned";
+    const target = kept ? { quantity: item.quantity, price: item.price, skipped: null } : targetOf(offers.get(item.matchKey) ?? [], settings);
+    // The shop's values before: those read when the guards checked the item, else the last ones this connection wrote.
+    const old = kept ? { oldQuantity: item.oldQuantity, oldPrice: item.oldPrice } : { oldQuantity: entry?.quantity ?? null, oldPrice: entry?.price ?? null };
+    const base = { key: item.matchKey, quantity: target.quantity, price: target.price, shopId: entry?.shopId ?? null, ...old };
     if (!entry) {
       const what = settings.stock.match_by === "sku" ? "SKU" : "EAN";
       outcomes.push({ ...base, outcome: "unknown", reason: `The shop has no product with ${what} ${item.matchKey}.` });
-    } else if (item.outcome === "sending") {
-      resumed.push(entry);
-      writes.push({ ...entry, quantity: target.quantity, price: target.price });
+    } else if (target.skipped) {
+      outcomes.push({ ...base, outcome: "skipped", reason: target.skipped });
+    } else if (kept) {
+      if (item.outcome === "sending") resumed.push(entry);
+      writes.push({ ...entry, ...old, quantity: target.quantity, price: target.price });
     } else if ((target.quantity === null || target.quantity === entry.quantity) && (target.price === null || target.price === entry.price)) {
       outcomes.push({ ...base, outcome: "unchanged", reason: target.quantity === null && target.price === null ? "No active offer: the shop's stock is left as it is (without_offer is leave)." : null });
-    } else writes.push({ ...entry, quantity: target.quantity, price: target.price });
+    } else writes.push({ ...entry, ...old, quantity: target.quantity, price: target.price });
   }
 
   // After an unclear write: what the shop already holds is not written again.
@@ -328,11 +429,28 @@ async function runPage(
     for (let i = writes.length - 1; i >= 0; i--) {
       const w = writes[i];
       const there = now.get(w.shopId);
-      if (there && (w.quantity === null || there.quantity === w.quantity) && (w.price === null || there.price === w.price)) {
+      if (resumed.some((r) => r.shopId === w.shopId) && there && (w.quantity === null || there.quantity === w.quantity) && (w.price === null || there.price === w.price)) {
         writes.splice(i, 1);
-        outcomes.push({ key: w.key, outcome: "updated", quantity: w.quantity, price: w.price, shopId: w.shopId, parentId: w.parentId, reason: null });
+        outcomes.push({ key: w.key, outcome: "updated", quantity: w.quantity, price: w.price, oldQuantity: w.oldQuantity, oldPrice: w.oldPrice, shopId: w.shopId, parentId: w.parentId, reason: null });
       }
     }
+  }
+
+  // The guards' pass: the shop's values read (one request a page on most platforms), the changes planned, nothing written.
+  // Products skipped under the minimum price are read too, so that their page shows what the shop keeps.
+  const skipped = outcomes.filter((o) => o.outcome === "skipped" && o.shopId !== null);
+  if (checking && writes.length + skipped.length > 0) {
+    const read = [...writes, ...skipped.map((o) => map.get(o.key)!)];
+    const now = new Map((await adapter.readStock(conn, http, read)).map((v) => [v.shopId, v]));
+    for (const o of skipped) {
+      const there = now.get(o.shopId!);
+      if (there) Object.assign(o, { oldQuantity: there.quantity, oldPrice: there.price });
+    }
+    for (const w of writes) {
+      const there = now.get(w.shopId);
+      outcomes.push({ ...w, oldQuantity: there ? there.quantity : w.oldQuantity, oldPrice: there ? there.price : w.oldPrice, outcome: "planned", reason: null });
+    }
+    writes.length = 0;
   }
 
   // Before the writes go out: the map's new entries, the outcomes known so far, and the writes marked "sending" with their values.
@@ -344,11 +462,12 @@ async function runPage(
   }
   before.push(...record(sync.id, row.id, outcomes, http.dryRun));
   if (writes.length > 0) {
-    const sending = JSON.stringify(writes.map((w) => [w.key, w.quantity, w.price, w.shopId]));
+    const sending = JSON.stringify(writes.map((w) => [w.key, w.quantity, w.price, w.shopId, w.oldQuantity, w.oldPrice]));
     // Upserts driven by the page's rows (each a primary-key lookup): an UPDATE ... FROM would read the whole sync or map.
-    before.push(sql`INSERT INTO stock_sync_items (sync_id, match_key, outcome, quantity, price, shop_id)
-      SELECT ${sync.id}, s.value ->> 0, 'sending', s.value ->> 1, s.value ->> 2, s.value ->> 3 FROM json_each(${sending}) AS s WHERE true
-      ON CONFLICT (sync_id, match_key) DO UPDATE SET outcome = excluded.outcome, quantity = excluded.quantity, price = excluded.price, shop_id = excluded.shop_id`);
+    before.push(sql`INSERT INTO stock_sync_items (sync_id, match_key, outcome, quantity, price, shop_id, old_quantity, old_price)
+      SELECT ${sync.id}, s.value ->> 0, 'sending', s.value ->> 1, s.value ->> 2, s.value ->> 3, s.value ->> 4, s.value ->> 5 FROM json_each(${sending}) AS s WHERE true
+      ON CONFLICT (sync_id, match_key) DO UPDATE SET outcome = excluded.outcome, quantity = excluded.quantity, price = excluded.price, shop_id = excluded.shop_id,
+        old_quantity = excluded.old_quantity, old_price = excluded.old_price`);
   }
   await runBatch(db, before);
   if (writes.length === 0) return true;
@@ -358,7 +477,7 @@ async function runPage(
   const gone: string[] = [];
   for (const w of writes) {
     const r = results.get(w.shopId);
-    const base = { key: w.key, quantity: w.quantity, price: w.price, shopId: w.shopId, parentId: w.parentId };
+    const base = { key: w.key, quantity: w.quantity, price: w.price, oldQuantity: w.oldQuantity, oldPrice: w.oldPrice, shopId: w.shopId, parentId: w.parentId };
     if (r?.ok) after.push({ ...base, outcome: "updated", reason: http.dryRun ? "Dry run: the write was recorded, not sent." : null });
     else if (r && r.missing) {
       gone.push(w.key);
@@ -371,18 +490,21 @@ async function runPage(
   return true;
 }
 
-/** The outcomes onto their items, the sync's counts, and the values written into the map (not in a dry run). */
+/**
+ * The outcomes onto their items, the sync's counts (a planned item is not done yet), and the values
+ * written into the map (not in a dry run).
+ */
 function record(syncId: number, connectionId: number, outcomes: Outcome[], dryRun: boolean): SQL[] {
   if (outcomes.length === 0) return [];
-  const json = JSON.stringify(outcomes.map((o) => [o.key, o.outcome, o.quantity, o.price, o.shopId, o.reason]));
+  const json = JSON.stringify(outcomes.map((o) => [o.key, o.outcome, o.quantity, o.price, o.shopId, o.reason, o.oldQuantity, o.oldPrice]));
   const n = (k: Outcome["outcome"]) => outcomes.filter((o) => o.outcome === k).length;
   const statements: SQL[] = [
-    sql`INSERT INTO stock_sync_items (sync_id, match_key, outcome, quantity, price, shop_id, reason)
-        SELECT ${syncId}, o.value ->> 0, o.value ->> 1, o.value ->> 2, o.value ->> 3, o.value ->> 4, o.value ->> 5 FROM json_each(${json}) AS o WHERE true
+    sql`INSERT INTO stock_sync_items (sync_id, match_key, outcome, quantity, price, shop_id, reason, old_quantity, old_price)
+        SELECT ${syncId}, o.value ->> 0, o.value ->> 1, o.value ->> 2, o.value ->> 3, o.value ->> 4, o.value ->> 5, o.value ->> 6, o.value ->> 7 FROM json_each(${json}) AS o WHERE true
         ON CONFLICT (sync_id, match_key) DO UPDATE SET outcome = excluded.outcome, quantity = excluded.quantity, price = excluded.price,
-          shop_id = excluded.shop_id, reason = excluded.reason`,
-    sql`UPDATE stock_syncs SET done = done + ${outcomes.length}, updated = updated + ${n("updated")}, unchanged = unchanged + ${n("unchanged")},
-          unknown = unknown + ${n("unknown")}, failed = failed + ${n("failed")} WHERE id = ${syncId}`,
+          shop_id = excluded.shop_id, reason = excluded.reason, old_quantity = excluded.old_quantity, old_price = excluded.old_price`,
+    sql`UPDATE stock_syncs SET done = done + ${outcomes.length - n("planned")}, updated = updated + ${n("updated")}, unchanged = unchanged + ${n("unchanged")},
+          unknown = unknown + ${n("unknown")}, skipped = skipped + ${n("skipped")}, failed = failed + ${n("failed")} WHERE id = ${syncId}`,
   ];
   const written = outcomes.filter((o) => o.outcome === "updated" && o.shopId !== null);
   if (written.length > 0 && !dryRun) {

@@ -6,9 +6,9 @@ import { resourcePage } from "../../lib/pagination";
 import { idOrNotFound, PageQuery, pageRequest, resourcePageOf } from "../../lib/params";
 import { apiSecurity, createRouter, errorResponse, errorResponses, responses } from "../../lib/router";
 import { field } from "../../lib/validation";
-import { stockSyncMessages } from "./queue";
-import { presentStockSync, presentStockSyncItem } from "./stock-syncs.present";
-import { getStockSyncWithItems, listStockSyncs, requestStockSync } from "./stock-sync.service";
+import { previewStockSync } from "./preview.service";
+import { presentStockPreview, presentStockSync, presentStockSyncItem } from "./stock-syncs.present";
+import { confirmStockSync, discardStockSync, getStockSyncWithItems, listStockSyncs, requestStockSync } from "./stock-sync.service";
 
 export const stockSyncsRouter = createRouter();
 
@@ -22,8 +22,10 @@ const SYNC_EXAMPLE = {
   full: false,
   total: 3,
   done: 3,
-  counts: { updated: 1, unchanged: 1, unknown: 1, failed: 0 },
+  counts: { updated: 1, unchanged: 1, unknown: 1, skipped: 0, failed: 0 },
   error: null,
+  guard_reason: null,
+  confirmed_at: null,
   retry_at: null,
   created_at: "2026-11-25T21:40:00.000000Z",
   started_at: "2026-11-25T21:40:00.120000Z",
@@ -34,13 +36,18 @@ const StockSyncJson = z
   .object({
     id: z.number().int(),
     connection_id: z.number().int(),
-    status: z.enum(STOCK_SYNC_STATUSES).openapi({ description: "queued (waits for the connection's running sync), running, succeeded or failed (error says why)" }),
-    trigger: z.enum(STOCK_SYNC_TRIGGERS).openapi({ description: "import: after a feed import changed products; manual: asked for" }),
+    status: z.enum(STOCK_SYNC_STATUSES).openapi({
+      description:
+        "queued (waits for the connection's running sync), running, needs_confirmation (a guard stopped it before it wrote anything: guard_reason says why; confirm or discard it), succeeded or failed (error says why)",
+    }),
+    trigger: z.enum(STOCK_SYNC_TRIGGERS).openapi({ description: "import: after a feed import changed products; manual: asked for; settings: a change of settings that reaches every product" }),
     full: z.boolean().openapi({ description: "Every product of the catalogue, not only the changed ones (a connection's first sync is full)" }),
     total: z.number().int().openapi({ description: "Products in the sync (known once it has started)" }),
     done: z.number().int().openapi({ description: "Products with an outcome; done of total is the progress" }),
-    counts: z.object({ updated: z.number().int(), unchanged: z.number().int(), unknown: z.number().int(), failed: z.number().int() }),
+    counts: z.object({ updated: z.number().int(), unchanged: z.number().int(), unknown: z.number().int(), skipped: z.number().int(), failed: z.number().int() }),
     error: z.string().nullable().openapi({ description: "Why the sync failed as a whole (paused connection, credentials refused), in words" }),
+    guard_reason: z.string().nullable().openapi({ description: "Why a guard stopped the sync before writing (max_drop_percent, max_changed_percent), in words" }),
+    confirmed_at: z.string().nullable().openapi({ description: "When a person confirmed what the guards stopped" }),
     retry_at: z.string().nullable().openapi({ description: "When the shop asked us to wait (429 Retry-After) or a failed request is tried again" }),
     created_at: z.string(),
     started_at: z.string().nullable(),
@@ -51,8 +58,13 @@ const StockSyncJson = z
 const ItemJson = z
   .object({
     key: z.string().openapi({ description: "The product's SKU, or EAN-13 (settings.stock_sync.match_by)" }),
-    outcome: z.enum(STOCK_SYNC_OUTCOMES).openapi({ description: "pending and sending while the sync runs; then updated, unchanged, unknown (not in the shop) or failed" }),
+    outcome: z.enum(STOCK_SYNC_OUTCOMES).openapi({
+      description:
+        "pending, planned (checked by the guards, to be written) and sending while the sync runs; then updated, unchanged, unknown (not in the shop), skipped (under the minimum price or margin: not written) or failed",
+    }),
+    old_quantity: z.number().int().nullable().openapi({ description: "The shop's stock before: read from the shop when the guards checked it, else the last stock this connection wrote; null: not known" }),
     quantity: z.number().int().nullable().openapi({ description: "The stock written (or to write); null: left as the shop has it" }),
+    old_price: z.number().nullable().openapi({ description: "The shop's regular price before, as old_quantity" }),
     price: z.number().nullable().openapi({ description: "The regular price written when price_sync is on" }),
     shop_product_id: z.string().nullable(),
     reason: z.string().nullable().openapi({ description: "Why, in words, for unknown and failed (the shop's own words for a refusal)" }),
@@ -60,9 +72,9 @@ const ItemJson = z
   .openapi("StockSyncProduct");
 
 const ITEMS_EXAMPLE = [
-  { key: "MUG-BLUE", outcome: "updated", quantity: 7, price: null, shop_product_id: "501", reason: null },
-  { key: "MUG-RED", outcome: "unchanged", quantity: 0, price: null, shop_product_id: "502", reason: null },
-  { key: "PLATE-XL", outcome: "unknown", quantity: 4, price: null, shop_product_id: null, reason: "The shop has no product with SKU PLATE-XL." },
+  { key: "MUG-BLUE", outcome: "updated", old_quantity: 3, quantity: 7, old_price: 12.5, price: 12.99, shop_product_id: "501", reason: null },
+  { key: "MUG-RED", outcome: "unchanged", old_quantity: 0, quantity: 0, old_price: 9.99, price: 9.99, shop_product_id: "502", reason: null },
+  { key: "PLATE-XL", outcome: "unknown", old_quantity: null, quantity: 4, old_price: null, price: 24.99, shop_product_id: null, reason: "The shop has no product with SKU PLATE-XL." },
 ];
 
 const ProductsPage = resourcePageOf(ItemJson, "StockSyncProductPage");
@@ -111,8 +123,7 @@ stockSyncsRouter.openapi(
   }),
   async (c) => {
     const body = (c.req.valid("json") as z.output<typeof StartBody> | undefined) ?? {};
-    const sync = await requestStockSync(c.get("db"), c.get("account").id, connectionId(c.req.valid("param").id), { full: body.full });
-    c.get("pipeline").sendAfterResponse(stockSyncMessages([sync.id]));
+    const sync = await requestStockSync(c.get("db"), c.get("pipeline"), c.get("account").id, connectionId(c.req.valid("param").id), { full: body.full });
     return c.json(presentStockSync(sync), 202);
   },
 );
@@ -153,3 +164,97 @@ stockSyncsRouter.openapi(
     return c.json({ ...presentStockSync(sync), products: resourcePage(c.req.url, page, totalItems, items.map(presentStockSyncItem)) }, 200);
   },
 );
+
+const PreviewBody = z
+  .object({
+    settings: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "Settings not saved yet (stock_sync, price_sync, sync_guards…), laid over the stored ones as a PATCH lays them; checked the same way" }),
+  })
+  .strict()
+  .openapi("StockSyncPreviewRequest", { example: { settings: { price_sync: { enabled: true, markup_percent: 25, round_to: 0.95 } } } });
+
+const PreviewProduct = z
+  .object({
+    key: z.string(),
+    shop_product_id: z.string().nullable(),
+    outcome: z.enum(["write", "unchanged", "unknown", "skipped"]).openapi({ description: "write: the sync would write it; unchanged; unknown: not in the shop; skipped: under the minimum price or margin" }),
+    old_quantity: z.number().int().nullable().openapi({ description: "The shop's stock now (read from the shop; see old_values_from)" }),
+    quantity: z.number().int().nullable(),
+    old_price: z.number().nullable(),
+    price: z.number().nullable(),
+    price_drop_too_far: z.boolean().openapi({ description: "The price would drop by more than sync_guards.max_drop_percent: the sync would stop and ask" }),
+    reason: z.string().nullable(),
+  })
+  .openapi("StockSyncPreviewProduct");
+
+const PreviewJson = z
+  .object({
+    full: z.boolean().openapi({ description: "The next sync covers every product (a first sync, a full one waiting, or settings that reach every product)" }),
+    total: z.number().int().openapi({ description: "Products the next sync covers; products shows the first 50 by key" }),
+    old_values_from: z.enum(["shop", "last_written"]).openapi({ description: "shop: read from the shop now; last_written: the shop could not be read (read_error), the last values this connection wrote" }),
+    read_error: z.string().nullable(),
+    products: z.array(PreviewProduct),
+    guards: z
+      .object({ price_drops_too_far: z.number().int(), changed: z.number().int(), mapped: z.number().int(), would_stop: z.boolean() })
+      .openapi({ description: "The guards' verdict on the products shown" }),
+  })
+  .openapi("StockSyncPreview", {
+    example: {
+      full: true,
+      total: 1,
+      old_values_from: "shop",
+      read_error: null,
+      products: [{ key: "MUG-1", shop_product_id: "501", outcome: "write", old_quantity: 3, quantity: 7, old_price: 12.5, price: 5.95, price_drop_too_far: true, reason: null }],
+      guards: { price_drops_too_far: 1, changed: 1, mapped: 1, would_stop: true },
+    },
+  });
+
+stockSyncsRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/shop-connections/{id}/stock-syncs/preview",
+    tags,
+    summary: "What the next stock sync would write (a dry run)",
+    description:
+      "The next sync's first 50 products by key, each with the shop's stock and price now (read from the shop) and what the sync would write, under the " +
+      "stored settings or under settings not saved yet (body settings, laid over the stored ones). Writes nothing. 422 names a bad setting.",
+    security: apiSecurity,
+    request: { params: Params, body: { content: { "application/json": { schema: PreviewBody } }, required: false } },
+    responses: { 200: responses.json(PreviewJson, "The preview"), 404: responses.notFound, 409: notSyncing, 422: responses.invalid, ...errorResponses },
+  }),
+  async (c) => {
+    const body = (c.req.valid("json") as z.output<typeof PreviewBody> | undefined) ?? {};
+    const preview = await previewStockSync(c.get("db"), c.env, c.get("account").id, connectionId(c.req.valid("param").id), body.settings);
+    return c.json(presentStockPreview(preview), 200);
+  },
+);
+
+const notWaiting = errorResponse(409, "The sync does not wait for confirmation", {
+  message: "Conflict",
+  error: "Only a sync that needs confirmation can be confirmed; this one is succeeded.",
+});
+
+for (const [action, run, summary] of [
+  ["confirm", confirmStockSync, "Confirm a sync a guard stopped: it writes what it planned"],
+  ["discard", discardStockSync, "Discard a sync a guard stopped: nothing is written; the next sync covers its products"],
+] as const) {
+  stockSyncsRouter.openapi(
+    createRoute({
+      method: "post",
+      path: `/shop-connections/{id}/stock-syncs/{sync_id}/${action}`,
+      tags,
+      summary,
+      description: "Only for a sync whose status is needs_confirmation (409 otherwise). 202 with the sync.",
+      security: apiSecurity,
+      request: { params: SyncParams },
+      responses: { 202: responses.json(StockSyncJson, "The sync"), 404: responses.notFound, 409: notWaiting, ...errorResponses },
+    }),
+    async (c) => {
+      const { id, sync_id } = c.req.valid("param");
+      const sync = await run(c.get("db"), c.get("pipeline"), c.get("account").id, connectionId(id), sync_id);
+      return c.json(presentStockSync(sync), 202);
+    },
+  );
+}
