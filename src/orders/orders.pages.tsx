@@ -12,7 +12,7 @@ import { attempt, done, formFields, text, type FormValues } from "../console/for
 import { completeByHand, retryFailedLines } from "../forwarding/forwarding.service";
 import { COMPLETED_BY_HAND, leftToShip, offersShipmentByHand, recordShipmentByHand } from "../forwarding/shipments-by-hand";
 import { idOrNotFound } from "../lib/params";
-import { SHIPMENT_LABELS, ShipmentByHandForm, type ShipmentFormState } from "./shipment-by-hand.pages";
+import { SHIPMENT_LABELS, ShipmentByHandForm, ShipmentRefused, type ShipmentFormState } from "./shipment-by-hand.pages";
 import { matchNow, setBlocked } from "../routing/routing.service";
 import type { LineStatus } from "../db/schema";
 import { ATTEMPT_LOG_KEPT, LINE_STATUSES, type AttemptRecord } from "../db/schema";
@@ -659,6 +659,7 @@ function LinesSection({ detail, csrf, currency, shipmentForm }: { detail: OrderD
     <section aria-labelledby="lines-heading" id="order-lines" {...poll}>
       <h2 id="lines-heading">Lines</h2>
       {poll["hx-get"] ? <p class="muted pending-work">Being matched or sent: the lines update here when it is done.</p> : null}
+      <ShipmentRefused form={shipmentForm} />
       {detail.lines.map((line) => {
         const logs = logsOf.get(line.id) ?? [];
         const shipped = shippedOf(line.shipments);

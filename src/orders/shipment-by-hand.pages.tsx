@@ -12,7 +12,7 @@ export const SHIPMENT_LABELS: Record<string, string> = {
   tracking_url: "Tracking URL",
 };
 
-/** What was sent and refused, shown again in the line's form. */
+/** What was sent and refused, shown again in the line's form; `message`: a refusal of no field (409), shown over the lines (ShipmentRefused). */
 export type ShipmentFormState = { lineId: number; values: Record<string, string>; errors: ValidationErrors; message?: string };
 
 export const shipmentPath = (reference: string, lineId: number) => `/console/orders/${reference}/lines/${lineId}/shipments`;
@@ -33,7 +33,6 @@ export function ShipmentByHandForm(props: { reference: string; line: { id: numbe
         <CsrfField token={props.csrf} />
         {/* A refused form keeps its token: sent again once fixed, it is still one shipment. */}
         <input type="hidden" name="shipment_id" value={sent?.values.shipment_id || `console-${crypto.randomUUID()}`} />
-        {sent?.message ? <FormError messages={[sent.message]} /> : null}
         {field("quantity", { type: "number", inputmode: "numeric", min: "1", max: String(left), hint: `Leave empty for all ${left} left to ship` })}
         {field("carrier", { autocomplete: "off", hint: "For example PostNL or DHL" })}
         {field("tracking_number", { autocomplete: "off" })}
@@ -44,5 +43,15 @@ export function ShipmentByHandForm(props: { reference: string; line: { id: numbe
         </button>
       </form>
     </details>
+  );
+}
+
+/** A refusal that concerns no field (the line does not ship by hand, or changed meanwhile): over the lines as they are now, whose form may be gone. */
+export function ShipmentRefused({ form }: { form?: ShipmentFormState }) {
+  if (!form?.message) return null;
+  return (
+    <p class="callout" role="alert">
+      No shipment added: {form.message} The lines below show how each is now.
+    </p>
   );
 }
