@@ -77,7 +77,7 @@ describe("Add shipment for a manual supplier's line", () => {
 
     await page.getByLabel("Quantity shipped").fill("2");
     await page.getByRole("button", { name: "Add shipment" }).click();
-    await page.waitForURL(`**/console/orders/${reference}`);
+    await page.waitForURL(`**/console/orders/${reference}#line-${line.id}`);
     expect(await page.locator(".flash").innerText()).toBe(`Shipment added to line #${line.id}.`);
     expect(await page.getByText("Add shipment…").count()).toBe(0);
     await expectAccessible(page);
