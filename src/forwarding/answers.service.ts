@@ -36,6 +36,13 @@ export type Answer = {
   shipment_id?: string;
 };
 
+/**
+ * Who gives the answers: the supplier itself, or the shop recording on its behalf what the supplier
+ * did (a manual supplier's shipment, src/forwarding/shipments-by-hand.ts): then `recordedBy` says
+ * who recorded it ("by hand (console session #3, API key #1)"), in every log entry it writes.
+ */
+export type Answerer = AuthenticatedSupplier & { recordedBy?: string };
+
 /** States in which a supplier can report a shipment (a ruled line is accepted by it). */
 const SHIPPABLE: readonly LineStatus[] = ["ruled", "completed", "partially_completed"];
 
@@ -101,7 +108,7 @@ type Judgement = {
  * recorded already (a repeat is recorded once, and counts once). Every answer is judged, so that
  * every failing field is named at once.
  */
-function judgeAnswers(lines: CancellableLine[], recorded: Set<string>, supplier: AuthenticatedSupplier, answers: readonly (Answer | null)[]): Judgement {
+function judgeAnswers(lines: CancellableLine[], recorded: Set<string>, supplier: Answerer, answers: readonly (Answer | null)[]): Judgement {
   const byId = new Map(lines.map((l) => [l.id, l]));
   const ours = (l: CancellableLine) => l.matchedSupplierId === supplier.id;
   const j: Judgement = {
@@ -125,6 +132,7 @@ function judgeAnswers(lines: CancellableLine[], recorded: Set<string>, supplier:
   const confirmed = new Map<number, number | null>(lines.map((l) => [l.id, l.confirmedQuantity]));
   const shipped = new Map<number, number>(lines.map((l) => [l.id, l.shipped]));
   const who = { id: supplier.id, name: supplier.name };
+  const recordedBy = supplier.recordedBy ? `; recorded ${supplier.recordedBy}` : "";
   // A line read as declined with this supplier was declined by it: any answer it cannot take says so.
   const refuse = (line: CancellableLine, from: LineStatus, action: string): never => {
     if (line.currentStatus === "declined" && from === "declined") throw declineRecorded(line, supplier, action);
@@ -208,7 +216,7 @@ function judgeAnswers(lines: CancellableLine[], recorded: Set<string>, supplier:
         }
         case "ship": {
           if (!SHIPPABLE.includes(current)) refuse(line, current, "ship");
-          if (current === "ruled") move(line, "ship", "completed", `Accepted by supplier ${supplier.name}`);
+          if (current === "ruled") move(line, "ship", "completed", `Accepted by supplier ${supplier.name}${recordedBy}`);
           // A repeated report of the same shipment (same shipment_id, or tracking number) is recorded once.
           const externalId = answer.shipment_id ?? answer.tracking_number ?? null;
           const key = externalId === null ? null : `${line.id} ${externalId}`;
@@ -240,7 +248,7 @@ function judgeAnswers(lines: CancellableLine[], recorded: Set<string>, supplier:
           j.bounded.add(line.id);
           note(
             line,
-            `Shipped ${quantity} by supplier ${supplier.name}${shipment.carrier ? ` via ${shipment.carrier}` : ""}${shipment.trackingNumber ? ` (tracking ${shipment.trackingNumber})` : ""}`,
+            `Shipped ${quantity} by supplier ${supplier.name}${shipment.carrier ? ` via ${shipment.carrier}` : ""}${shipment.trackingNumber ? ` (tracking ${shipment.trackingNumber})` : ""}${recordedBy}`,
           );
           shipping.set(line.id, "stop");
           break;
@@ -302,7 +310,7 @@ async function readAnswered(db: Db, supplier: AuthenticatedSupplier, answers: re
  * What the lines find wrong with answers whose other fields the schema refused (null: an answer it
  * could not read at all): the quantity fields, as applyAnswers would name them. Nothing is written.
  */
-export async function answerErrors(db: Db, supplier: AuthenticatedSupplier, answers: readonly (Answer | null)[]): Promise<ValidationErrors> {
+export async function answerErrors(db: Db, supplier: Answerer, answers: readonly (Answer | null)[]): Promise<ValidationErrors> {
   const readable = answers.filter((a): a is Answer => a !== null);
   if (readable.length === 0) return {};
   const { lines, recorded } = await readAnswered(db, supplier, readable);
@@ -323,7 +331,7 @@ export type AnswerResult = { lineId: number; status: LineStatus };
  * that is not this supplier's (404), the first answer that does not fit its line's state (409).
  * Writes nothing: applyAnswers carries it out.
  */
-export async function planAnswers(db: Db, supplier: AuthenticatedSupplier, answers: Answer[]): Promise<Plan<AnswerResult[]>> {
+export async function planAnswers(db: Db, supplier: Answerer, answers: Answer[]): Promise<Plan<AnswerResult[]>> {
   const ids = [...new Set(answers.map((a) => a.line_id))];
   const { lines, recorded } = await readAnswered(db, supplier, answers);
   const byId = new Map(lines.map((l) => [l.id, l]));
@@ -372,6 +380,7 @@ export async function planAnswers(db: Db, supplier: AuthenticatedSupplier, answe
       ...(j.bounded.size ? [withinConfirmed] : []),
       ...answeredStatements(answered, now),
       ...pickedUpStatements(lines, now),
+      ...placedByHandStatements(lines, now),
       ...completionStatements(orderIds, now),
     ],
     settle: () => ({ result: ids.map((id) => ({ lineId: id, status: j.status.get(id)! })), followUps: plan.followUps }),
@@ -379,7 +388,7 @@ export async function planAnswers(db: Db, supplier: AuthenticatedSupplier, answe
 }
 
 /** A supplier's answers (planAnswers), written in one batch and judged again should it lose a race; re-routed lines are handed to the pipeline to be sent. */
-export function applyAnswers(db: Db, pipeline: Pipeline, supplier: AuthenticatedSupplier, answers: Answer[]): Promise<AnswerResult[]> {
+export function applyAnswers(db: Db, pipeline: Pipeline, supplier: Answerer, answers: Answer[]): Promise<AnswerResult[]> {
   return carryOut(db, pipeline, () => planAnswers(db, supplier, answers));
 }
 
@@ -511,4 +520,19 @@ export async function acknowledgeDispatch(db: Db, supplier: AuthenticatedSupplie
     ...completionStatements([dispatch.orderId], now),
   ]);
   return { dispatchId, acknowledgedAt: dispatch.acknowledgedAt ?? now };
+}
+
+/**
+ * A manual dispatch whose lines a shipment recorded by hand accepted (none of them still ruled) is
+ * placed with its supplier, as "Complete chosen lines" leaves it (forwarding.service.ts
+ * completeByHand): sent. No statement unless an answered line is on a manual dispatch.
+ */
+function placedByHandStatements(lines: CancellableLine[], now: string): SQL[] {
+  const manual = [...new Set(lines.filter((l) => l.dispatchStatus === "manual").map((l) => l.dispatchId))];
+  if (manual.length === 0) return [];
+  return [
+    sql`UPDATE dispatches SET status = 'sent', sent_at = coalesce(sent_at, ${now}), updated_at = ${now}
+        WHERE id IN (SELECT value FROM json_each(${JSON.stringify(manual)})) AND status = 'manual'
+          AND NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.dispatch_id = dispatches.id AND l.current_status = 'ruled')`,
+  ];
 }

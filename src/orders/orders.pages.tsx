@@ -10,6 +10,9 @@ import { Hono, type Context } from "hono";
 import type { Child } from "hono/jsx";
 import { attempt, done, formFields, text, type FormValues } from "../console/forms";
 import { completeByHand, retryFailedLines } from "../forwarding/forwarding.service";
+import { COMPLETED_BY_HAND, leftToShip, offersShipmentByHand, recordShipmentByHand } from "../forwarding/shipments-by-hand";
+import { idOrNotFound } from "../lib/params";
+import { SHIPMENT_LABELS, ShipmentByHandForm, ShipmentRefused, type ShipmentFormState } from "./shipment-by-hand.pages";
 import { matchNow, setBlocked } from "../routing/routing.service";
 import type { LineStatus } from "../db/schema";
 import { ATTEMPT_LOG_KEPT, LINE_STATUSES, type AttemptRecord } from "../db/schema";
@@ -370,7 +373,7 @@ ordersPages.get("/orders/export", async (c) => {
 ordersPages.get("/orders/:reference", (c) => renderOrder(c));
 
 /** The order's page; after a refused action, with the messages beside the action's fields and what was typed. */
-export async function renderOrder(c: Context<AppEnv>, form?: ActionForm, cancelForm?: CancelForm) {
+export async function renderOrder(c: Context<AppEnv>, form?: ActionForm, cancelForm?: CancelForm, shipmentForm?: ShipmentFormState) {
   const reference = c.req.param("reference")!;
   const db = c.get("db");
   const accountId = c.get("account").id;
@@ -383,7 +386,16 @@ export async function renderOrder(c: Context<AppEnv>, form?: ActionForm, cancelF
   const currency = detail.order.currency ?? c.get("account").currency;
   if (wantsFragment(c, "order-lines")) return c.html(<LiveParts detail={detail} csrf={c.get("session").csrfToken} currency={currency} />);
   return c.render(
-    <OrderPage detail={detail} events={events} writeBacks={writeBacks} csrf={c.get("session").csrfToken} form={form} cancelForm={cancelForm} currency={currency} />,
+    <OrderPage
+      detail={detail}
+      events={events}
+      writeBacks={writeBacks}
+      csrf={c.get("session").csrfToken}
+      form={form}
+      cancelForm={cancelForm}
+      shipmentForm={shipmentForm}
+      currency={currency}
+    />,
     { title: `Order ${reference}` },
   );
 }
@@ -436,6 +448,22 @@ ordersPages.post("/orders/:reference/retry", async (c) => {
     kind: retried ? "success" : "info",
     text: retried ? `${retried} failed ${retried === 1 ? "line is" : "lines are"} being sent again.` : "No line has failed: nothing to retry.",
   });
+});
+
+// A reload of a page rendered by a refused shipment form: back to the order.
+ordersPages.get("/orders/:reference/lines/:lineId/shipments", (c) => c.redirect(orderPath(c), 303));
+
+ordersPages.post("/orders/:reference/lines/:lineId/shipments", async (c) => {
+  const lineId = idOrNotFound(c.req.param("lineId"), "Order line");
+  const values = await formFields(c);
+  const input = { quantity: text(values, "quantity"), carrier: text(values, "carrier"), tracking_number: text(values, "tracking_number"), tracking_url: text(values, "tracking_url"), shipment_id: text(values, "shipment_id") };
+  const by = { channel: "console" as const, api_key_id: c.get("account").apiKeyId, session_id: c.get("session").sessionId };
+  const result = await attempt(() => recordShipmentByHand(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.param("reference"), lineId, input, by), SHIPMENT_LABELS);
+  if (!result.ok) {
+    c.status(Object.keys(result.errors).length ? 422 : 409);
+    return renderOrder(c, undefined, undefined, { lineId, values: input, errors: result.errors, message: result.message });
+  }
+  return done(c, `${orderPath(c)}#line-${lineId}`, { kind: "success", text: `Shipment added to line #${lineId}.` });
 });
 
 ordersPages.post("/orders/:reference/complete", async (c) => {
@@ -526,6 +554,7 @@ function OrderPage({
   csrf,
   form,
   cancelForm,
+  shipmentForm,
   currency,
 }: {
   detail: OrderDetail;
@@ -534,6 +563,7 @@ function OrderPage({
   csrf: string;
   form?: ActionForm;
   cancelForm?: CancelForm;
+  shipmentForm?: ShipmentFormState;
   currency: string;
 }) {
   const { order, logs } = detail;
@@ -586,7 +616,7 @@ function OrderPage({
         </div>
       </section>
 
-      <LinesSection detail={detail} csrf={csrf} currency={currency} />
+      <LinesSection detail={detail} csrf={csrf} currency={currency} shipmentForm={shipmentForm} />
 
       <CancelSection detail={detail} csrfToken={csrf} form={cancelForm} />
 
@@ -618,8 +648,9 @@ function OrderPage({
  * done carries no trigger, so the polling stops, and brings the actions too (not before: a reason
  * being typed there would be lost).
  */
-function LinesSection({ detail, csrf, currency }: { detail: OrderDetail; csrf: string; currency: string }) {
+function LinesSection({ detail, csrf, currency, shipmentForm }: { detail: OrderDetail; csrf: string; currency: string; shipmentForm?: ShipmentFormState }) {
   const logsOf = groupBy(detail.logs, (l) => l.orderLineId);
+  const channelOf = new Map(detail.dispatches.map((d) => [d.id, d.channel]));
   const { order } = detail;
   const poll = workPending(order, detail.dispatches)
     ? { "hx-get": `/console/orders/${order.reference}`, "hx-trigger": "every 1s", "hx-target": "this", "hx-swap": "outerHTML" }
@@ -628,14 +659,30 @@ function LinesSection({ detail, csrf, currency }: { detail: OrderDetail; csrf: s
     <section aria-labelledby="lines-heading" id="order-lines" {...poll}>
       <h2 id="lines-heading">Lines</h2>
       {poll["hx-get"] ? <p class="muted pending-work">Being matched or sent: the lines update here when it is done.</p> : null}
-      {detail.lines.map((line) => (
-        <LineCard
-          line={line}
-          logs={logsOf.get(line.id) ?? []}
-          currency={currency}
-          actions={order.blocked ? null : <LineActions reference={order.reference} line={line} csrf={csrf} />}
-        />
-      ))}
+      <ShipmentRefused form={shipmentForm} />
+      {detail.lines.map((line) => {
+        const logs = logsOf.get(line.id) ?? [];
+        const shipped = shippedOf(line.shipments);
+        // A manual supplier's line, or one completed by hand: only the shop can say it shipped.
+        const how = { dispatchChannel: line.dispatchId === null ? null : (channelOf.get(line.dispatchId) ?? null), completedByHand: logs.some((l) => l.message === COMPLETED_BY_HAND) };
+        return (
+          <LineCard
+            line={line}
+            logs={logs}
+            currency={currency}
+            actions={
+              order.blocked ? null : (
+                <>
+                  <LineActions reference={order.reference} line={line} csrf={csrf} />
+                  {offersShipmentByHand(line, shipped, how) ? (
+                    <ShipmentByHandForm reference={order.reference} line={line} left={leftToShip(line, shipped)} csrf={csrf} form={shipmentForm} />
+                  ) : null}
+                </>
+              )
+            }
+          />
+        );
+      })}
     </section>
   );
 }
