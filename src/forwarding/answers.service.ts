@@ -53,16 +53,18 @@ export const leftToShip = (line: Pick<OrderLine, "quantity" | "confirmedQuantity
  * The answers that change something for a line in its current state, `shipped` of it shipped (what
  * the supplier portal offers): accept a ruled line; decline or confirm part of it where the state
  * machine allows it (part only of more than one, and not less than is shipped); report a shipment
- * once it is accepted or still to accept, while something is left to ship.
+ * once it is accepted or still to accept, while something is left to ship. A line shipped in full
+ * (all it confirms) has nothing left to answer: declining it would send on goods already sent.
  * (accept on an accepted line is taken too, as a note, but changes nothing.)
  */
 export function offeredAnswers(line: Pick<OrderLine, "currentStatus" | "quantity" | "confirmedQuantity">, shipped = 0): Answer["action"][] {
   const s = line.currentStatus;
   const offered: Answer["action"][] = [];
   if (s === "ruled") offered.push("accept");
-  if (canMove(s, "declined")) offered.push("decline");
+  const left = leftToShip(line, shipped);
+  if (canMove(s, "declined") && left > 0) offered.push("decline");
   if (canMove(s, "partially_completed") && line.quantity > Math.max(1, shipped)) offered.push("partial");
-  if (SHIPPABLE.includes(s) && leftToShip(line, shipped) > 0) offered.push("ship");
+  if (SHIPPABLE.includes(s) && left > 0) offered.push("ship");
   return offered;
 }
 
@@ -499,6 +501,20 @@ export async function getSupplierDispatch(db: Db, supplier: AuthenticatedSupplie
  * Pull channel: the supplier took the order; its lines are completed. Repeating it changes nothing
  * (and answers the first acknowledgement's time).
  */
+/**
+ * Whether acknowledging a dispatch still tells the shop something (what the supplier portal offers):
+ * a pulled order not yet acknowledged, no line of it answered and nothing of it shipped. Once a line
+ * is answered or shipped the supplier plainly has the order; acknowledging then would only accept
+ * the lines still waiting, which their own Accept says.
+ */
+export function acknowledgeOffered({ dispatch, lines, shipments }: SupplierDispatchDetail): boolean {
+  if (dispatch.status !== "awaiting_pickup" || shipments.length > 0) return false;
+  return lines.some((l) => l.currentStatus === "ruled") && !lines.some((l) => ANSWERED.includes(l.currentStatus));
+}
+
+/** A line's states once its supplier answered it. */
+const ANSWERED: readonly LineStatus[] = ["completed", "partially_completed", "declined"];
+
 export async function acknowledgeDispatch(db: Db, supplier: AuthenticatedSupplier, dispatchId: number): Promise<{ dispatchId: number; acknowledgedAt: string }> {
   const dispatch = await db.query.dispatches.findFirst({ where: and(eq(dispatches.id, dispatchId), eq(dispatches.supplierId, supplier.id)) });
   if (!dispatch) throw ApiError.notFound(`Order with dispatch id '${dispatchId}' not found`);

@@ -11,7 +11,7 @@ import { ApiError, type ValidationErrors } from "../lib/errors";
 import { parseId } from "../lib/params";
 import { attempt, done } from "../console/forms";
 import { CsrfField, Field, FormError } from "../ui/field";
-import { acknowledgeDispatch, answerErrors, applyAnswers, getSupplierDispatch, leftToShip, offeredAnswers, type Answer, type SupplierDispatchDetail } from "./answers.service";
+import { acknowledgeDispatch, acknowledgeOffered, answerErrors, applyAnswers, getSupplierDispatch, leftToShip, offeredAnswers, type Answer, type SupplierDispatchDetail } from "./answers.service";
 import { readAnswers } from "./answers.schemas";
 import { DispatchCard, dispatchPath } from "./supplier-portal.pages";
 import type { OrderLine } from "../db/schema";
@@ -69,7 +69,7 @@ function render(c: Context<AppEnv>, detail: SupplierDispatchDetail, state: PageS
           Not possible now: {state.conflict} The dispatch below shows every line as it is now.
         </p>
       ) : null}
-      {dispatch.status === "awaiting_pickup" ? <Acknowledge dispatchId={dispatch.id} token={token} /> : null}
+      {acknowledgeOffered(detail) ? <Acknowledge dispatchId={dispatch.id} token={token} /> : null}
       <DispatchCard
         data={detail}
         currency={c.get("session").currency!}

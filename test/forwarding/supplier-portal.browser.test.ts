@@ -66,6 +66,9 @@ const lineItem = (page: Page, name: string) => page.locator(".dispatch-lines > l
 /** One of a line's answer forms that open from a summary ("Decline…", "Confirm part…", "Add shipment…"). */
 const answerForm = (page: Page, name: string, summary: string) => lineItem(page, name).locator("details", { has: page.locator("summary", { hasText: summary }) });
 
+/** A summary's text as read aloud: its visually hidden context starts a line of its own in innerText. */
+const oneLine = (text: string) => text.replace(/\s+/g, " ");
+
 describe("the supplier's lists", () => {
   it("shows what waits for the supplier, with lines, quantities and ship-to, each opening its dispatch", async () => {
     await supplier.goto("/supplier");
@@ -335,6 +338,35 @@ describe("answering in the portal", () => {
     expect((await linesOf(order.reference))[0].current_status).toBe("completed");
     await supplier.goto("/supplier/history");
     expect(await supplier.locator("article.history-item h2").first().innerText()).toBe(`Order ${order.reference} dispatch #${order.dispatchId}`);
+  });
+
+  it("offers only what a line's state allows: a line shipped in full has no answers, and no Acknowledge banner stays", async () => {
+    const order = await kitchenOrder([
+      { name: "Cake tin", quantity: 2 },
+      { name: "Pie dish", quantity: 1 },
+    ]);
+    const tin = await lineNamed(order.reference, "Cake tin");
+    await supplier.goto(`/supplier/dispatches/${order.dispatchId}`);
+    // Fresh: acknowledging means something, and every answer is offered.
+    expect(await supplier.getByRole("button", { name: "Acknowledge order" }).count()).toBe(1);
+    expect((await lineItem(supplier, "Cake tin").locator("summary").allInnerTexts()).map(oneLine)).toEqual(["Decline… line Cake tin", "Confirm part… line Cake tin", "Add shipment… line Cake tin"]);
+    expect(await lineItem(supplier, "Cake tin").getByRole("button", { name: "Accept line Cake tin" }).count()).toBe(1);
+    await expectAccessible(supplier);
+
+    // Cake tin shipped 2 of 2 through the API, the order never acknowledged (Pie dish still waits, so
+    // the dispatch still awaits pickup): the tin has nothing left to answer, and the supplier plainly has the order.
+    const shipped = await supplierApi(supplierKey, "POST", "/api/v1/supplier/answers", { answers: [{ line_id: tin.id, action: "ship", quantity: 2, carrier: "PostNL", tracking_number: "3STIN2" }] });
+    expect(shipped.status, shipped.text).toBe(200);
+    await supplier.goto(`/supplier/dispatches/${order.dispatchId}`);
+    expect(await lineItem(supplier, "Cake tin").locator(".badge").first().innerText()).toBe("Shipped 2 of 2");
+    expect(await lineItem(supplier, "Cake tin").locator(".line-answers").count()).toBe(0);
+    expect(await supplier.getByRole("button", { name: "Acknowledge order" }).count()).toBe(0);
+    expect(await supplier.locator("form.acknowledge").count()).toBe(0);
+    expect((await api(shop, "GET", `/api/v1/orders/${order.reference}/dispatches`)).json.data[0].status).toBe("awaiting_pickup");
+    // The line still waiting keeps every answer it can take.
+    expect((await lineItem(supplier, "Pie dish").locator("summary").allInnerTexts()).map(oneLine)).toEqual(["Decline… line Pie dish", "Add shipment… line Pie dish"]);
+    expect(await lineItem(supplier, "Pie dish").getByRole("button", { name: "Accept line Pie dish" }).count()).toBe(1);
+    await expectAccessible(supplier);
   });
 
   it("downloads the open dispatches as the same CSV as GET /api/v1/supplier/orders?format=csv", async () => {
