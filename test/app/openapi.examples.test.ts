@@ -163,9 +163,10 @@ describe("every request example of the OpenAPI document", () => {
     const connection = await tryIt("POST", "/api/v1/shop-connections", "application/json");
     expect(connection.settings.mode).toBe("dry_run");
     expect((await tryIt("PATCH", "/api/v1/shop-connections/{id}", "application/json", { params: { id: connection.id } })).settings.mode).toBe("live");
-    // Its stock sync, once enabled.
+    // Its stock sync, once enabled: turning it on queued a full sync of its own (trigger settings, issue 31), which the request answers.
     await call("PATCH", `/api/v1/shop-connections/${connection.id}`, { creds, body: { settings: { stock_sync: { enabled: true } } } });
-    expect(await tryIt("POST", "/api/v1/shop-connections/{id}/stock-syncs", "application/json", { params: { id: connection.id } })).toMatchObject({ trigger: "manual", full: true });
+    expect(await tryIt("POST", "/api/v1/shop-connections/{id}/stock-syncs", "application/json", { params: { id: connection.id } })).toMatchObject({ trigger: "settings", full: true });
+    expect(await tryIt("POST", "/api/v1/shop-connections/{id}/stock-syncs/preview", "application/json", { params: { id: connection.id } })).toMatchObject({ full: true });
 
     // Every body the document describes was tried: a new endpoint with a body joins this list.
     expect([...tried].sort()).toEqual(bodiesOf(doc).sort());

@@ -40,6 +40,13 @@ const MORE_PRODUCTS = 2_000;
  * allowance is a fixed cost, not growth with the account (asserted above).
  */
 const ROWS_PER_LINE = 165;
+/**
+ * The create's own allowance on top: the order search's prefixes (issue 31, drizzle/0037) give this
+ * order about 60 keys (its name from each word on, city, e-mail and three product names, 3 to 24
+ * characters each), and each key's trigger looks up its row and its counter once: 557 rows read,
+ * against 495 without an allowance. A fixed cost per order, not growth with the account (asserted above).
+ */
+const CREATE_SEARCH_KEYS = 100;
 
 const sum = (groups: ConsumedGroup[]) => groups.reduce((n, g) => n + g.rowsRead, 0);
 /** Each statement's rows read, to show which one grew when the comparison fails. */
@@ -105,6 +112,6 @@ describe("rows read by an order's life do not grow with the account", () => {
     // the row: where an index range ends, SQLite reads the next entry, which may be another
     // account's, and other test files leave theirs.)
     const bound = ROWS_PER_LINE * THREE_LINES.length;
-    expect(Object.entries(before.rows).filter(([, n]) => n > bound)).toEqual([]);
+    expect(Object.entries(before.rows).filter(([step, n]) => n > bound + (step === "create" ? CREATE_SEARCH_KEYS : 0))).toEqual([]);
   });
 });

@@ -48,7 +48,7 @@ describe("shop connections: bad input", () => {
       ],
       [{ ...WOO_BODY, credentials: "ck:cs" }, { credentials: ["The credentials field must be an object."] }],
       [{ ...WOO_BODY, settings: { mode: "test" } }, { "settings.mode": ["The selected settings.mode is invalid. Allowed values: live, dry_run."] }],
-      [{ ...WOO_BODY, settings: { notify: false } }, { "settings.notify": ["The settings.notify field is not one woocommerce takes; its settings are mode, complete_status, tracking, stock_sync, price_sync."] }],
+      [{ ...WOO_BODY, settings: { notify: false } }, { "settings.notify": ["The settings.notify field is not one woocommerce takes; its settings are mode, complete_status, tracking, stock_sync, price_sync, sync_guards."] }],
       [
         { ...WOO_BODY, platform: "prestashop", credentials: { webservice_key: "K" }, settings: { shipped_state_id: "4" } },
         { "settings.shipped_state_id": ["The settings.shipped_state_id field must be a number."] },

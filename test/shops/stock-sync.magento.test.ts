@@ -111,6 +111,8 @@ describe("stock sync into Magento 2", () => {
       outcome: "unknown",
       quantity: 8,
       price: null,
+      old_quantity: null,
+      old_price: null,
       shop_product_id: "MUG-1",
       reason: 'The shop no longer has product MUG-1 (Magento has no stock item for it (404): The Product with the "MUG-1" SKU doesn\'t exist.); it is looked up again at the next sync.',
     });
@@ -180,10 +182,13 @@ describe("stock sync into Magento 2", () => {
         outcome: "unknown",
         quantity: 8,
         price: 3,
+        old_quantity: null,
+        old_price: null,
         shop_product_id: "MUG-1",
         reason: "The shop no longer has product MUG-1 (Magento refused the price: Requested product doesn't exist. SKU: MUG-1.); it is looked up again at the next sync.",
       },
-      { key: "PLATE-L", outcome: "updated", quantity: 6, price: 2.5, old_quantity: null, old_price: null, shop_product_id: "PLATE-L", reason: null },
+      // Old: what the first sync wrote (the last values this connection wrote, docs/shops-stock.md).
+      { key: "PLATE-L", outcome: "updated", quantity: 6, price: 2.5, old_quantity: 1, old_price: 2, shop_product_id: "PLATE-L", reason: null },
     ]);
   });
 });

@@ -95,6 +95,8 @@ describe("stock sync into PrestaShop", () => {
         outcome: "failed",
         quantity: 4,
         price: 3.99,
+        old_quantity: null,
+        old_price: null,
         shop_product_id: "12:41",
         reason: "Stock written; a combination's price is an impact on its product's price in PrestaShop, and price sync writes products' prices only",
       },

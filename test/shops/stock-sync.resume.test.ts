@@ -118,6 +118,8 @@ describe("stock sync: failures and resumes", () => {
       outcome: "failed",
       quantity: 2,
       price: null,
+      old_quantity: null,
+      old_price: null,
       shop_product_id: "502",
       reason: "Stock of this product is managed by the ERP. (woocommerce_rest_product_not_updated)",
     });

@@ -64,7 +64,7 @@ describe("stock sync: what is written", () => {
     expect((await shopStock(leave.shop))[71]).toEqual([6, "30.00", true]);
     expect(zeroSync.counts).toEqual({ updated: 1, unchanged: 0, unknown: 0, skipped: 0, failed: 0 });
     expect((await syncWithProducts(creds, leave.connectionId, leaveSync.id)).products.data).toEqual([
-      { key: "KETTLE", outcome: "unchanged", quantity: null, price: null, old_quantity: null, old_price: null, shop_product_id: "71", reason: "No active offer: the shop's stock is left as it is (without_offer is leave)." },
+      { key: "KETTLE", outcome: "unchanged", quantity: null, price: null, old_quantity: 6, old_price: null, shop_product_id: "71", reason: "No active offer: the shop's stock is left as it is (without_offer is leave)." },
     ]);
   });
 

@@ -196,6 +196,8 @@ describe.concurrent("file_transfer settings", () => {
     const fine = await call("PATCH", `/api/v1/suppliers/${id}`, { creds, body: { file_transfer: { ...sftp, directory: "/home/orders/..in/v1.2/.", inbound: { directory: "." } } } });
     expect(fine.status).toBe(200);
     expect(fine.json.file_transfer).toMatchObject({ directory: "/home/orders/..in/v1.2/.", inbound: { directory: ".", archive_directory: null } });
+    // Its server does not exist: off, so the cron's answer-file sweep (test/pipeline/cron.runs.test.ts) does not try it.
+    await call("PATCH", `/api/v1/suppliers/${id}`, { creds, body: { active: false } });
   });
 
   it("every limit at its maximum and one past it", async () => {

@@ -222,7 +222,16 @@ stockSyncsRouter.openapi(
       "stored settings or under settings not saved yet (body settings, laid over the stored ones). Writes nothing. 422 names a bad setting.",
     security: apiSecurity,
     request: { params: Params, body: { content: { "application/json": { schema: PreviewBody } }, required: false } },
-    responses: { 200: responses.json(PreviewJson, "The preview"), 404: responses.notFound, 409: notSyncing, 422: responses.invalid, ...errorResponses },
+    responses: {
+      200: responses.json(PreviewJson, "The preview"),
+      404: responses.notFound,
+      409: notSyncing,
+      422: errorResponse(422, "A bad setting, named; nothing is read from the shop", {
+        message: "Errors",
+        errors: { "settings.stock_sync.buffer": ["The settings.stock_sync.buffer field must be at least 0."] },
+      }),
+      ...errorResponses,
+    },
   }),
   async (c) => {
     const body = (c.req.valid("json") as z.output<typeof PreviewBody> | undefined) ?? {};
