@@ -21,6 +21,17 @@ const domain = { path: CAPABILITY, pathNot: [NOT_DOMAIN, "\\.tsx$"] };
 module.exports = {
   forbidden: [
     {
+      name: "no-circular",
+      comment:
+        "No module reaches itself through its imports (type-only ones included): a cycle ties its files " +
+        "into one knot that is loaded, tested and changed together. Dispatch planning lives beside the " +
+        "journey (src/routing/dispatch-plan.ts); sending returns the dispatch it gave up on instead of " +
+        "calling the journey (src/routing/failed-sends.ts carries it on); a component both pages use has a file of its own.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
       name: "domain-knows-no-http",
       comment:
         "Services and the rest of the domain take a Db and return data or throw ApiError; they know no " +

@@ -3,7 +3,9 @@
 // and the console pass the request's, see src/shards/request.ts; the consumer and the cron their
 // carrier's), so no route, page handler or service sends messages itself; only the shards' moves
 // and redirects, which work below the domain, call enqueue.
-import type { Bindings } from "../env";
+
+/** The queue bindings the sends need (the Worker's Bindings has them; named here so lib knows no env.ts, which knows this port). */
+type Bindings = { PIPELINE: Queue };
 
 export type PipelineMessage = (
   /** Match the order's pending lines (after create, unblock, retry, replay, or on demand), then dispatch. */
