@@ -76,6 +76,17 @@ module.exports = {
       to: { path: "^src/lib/queue\\.ts$", dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "faces-never-queue",
+      comment:
+        "Route and page files (the API face, the console) hand the request's pipeline to a service, which " +
+        "decides what to queue and queues it (or returns it as a plan's follow-ups): they import neither the " +
+        "queue port (src/lib/queue.ts, types included) nor a capability's message makers (*/queue.ts, such as " +
+        "src/shops/stock/queue.ts), so what follows a request is decided in one place, the domain.",
+      severity: "error",
+      from: { path: [...API_FACE, ...CONSOLE_FACE] },
+      to: { path: "^src/.*/queue\\.ts$" },
+    },
+    {
       name: "rerouting-decided-in-the-journey",
       comment:
         "Where a line that leaves its supplier goes next is decided in one place: src/routing/journey.ts " +

@@ -7,6 +7,7 @@ interface __BaseEnv_Env {
 	DIRECTORY: D1Database;
 	SUPPLIER_EMAIL: SendEmail;
 	PIPELINE: Queue;
+	OUTBOUND: Queue;
 	API_RATE_LIMITER: RateLimit;
 	AUTH_FAILURE_LIMITER: RateLimit;
 	ASSETS: Fetcher;
