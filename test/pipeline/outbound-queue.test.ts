@@ -3,8 +3,10 @@
 // while a stock-sync page hangs on the shop is routed while that call still waits for its answer.
 // The stand-in shop holds the request until the test releases it; the test waits for the order to
 // be routed first, then asks the stand-in whether the Worker was still waiting on the call.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createAccount, createOrder } from "../helpers/factories";
+import type { PipelineMessage } from "../../src/lib/queue";
+import { createAccount, createOrder, isoNow, rows } from "../helpers/factories";
 import { call } from "../helpers/http";
 import { assignTo, createRule, createSupplier, waitRouted } from "../helpers/routing";
 import { STOCK_ON, syncsEnded, wooShop } from "../helpers/stock";
@@ -30,5 +32,22 @@ describe("the outbound queue: routing never waits on a shop", () => {
     expect(await releaseHeld(shop)).toEqual({ held: [{ path: held.path, abandoned: false }] });
     const [sync] = await syncsEnded(creds, connectionId);
     expect(sync.status).toBe("succeeded");
+  });
+});
+
+describe("the order pipeline queue after the split", () => {
+  it("still handles an outside call sent on it before the outbound queue existed: a stock-sync page runs", async () => {
+    const creds = await createAccount();
+    const { connectionId } = await wooShop(creds, [{ id: 1, sku: "MUG-BLUE" }], STOCK_ON);
+    // A sync queued as the API queues one, and its message on the old queue, as a deploy finds it.
+    const [{ id: syncId }] = await rows<{ id: number }>(
+      `INSERT INTO stock_syncs (account_id, connection_id, status, "trigger", created_at) VALUES (?, ?, 'queued', 'manual', ?) RETURNING id`,
+      creds.accountId,
+      connectionId,
+      isoNow(),
+    );
+    await env.PIPELINE.send({ type: "stock_sync", syncId } satisfies PipelineMessage, { contentType: "json" });
+    const [sync] = await syncsEnded(creds, connectionId);
+    expect([sync.id, sync.status]).toEqual([syncId, "succeeded"]);
   });
 });
