@@ -21,6 +21,17 @@ const domain = { path: CAPABILITY, pathNot: [NOT_DOMAIN, "\\.tsx$"] };
 module.exports = {
   forbidden: [
     {
+      name: "no-circular",
+      comment:
+        "No module reaches itself through its imports (type-only ones included): a cycle ties its files " +
+        "into one knot that is loaded, tested and changed together. Dispatch planning lives beside the " +
+        "journey (src/routing/dispatch-plan.ts); sending returns the dispatch it gave up on instead of " +
+        "calling the journey (src/routing/failed-sends.ts carries it on); a component both pages use has a file of its own.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
       name: "domain-knows-no-http",
       comment:
         "Services and the rest of the domain take a Db and return data or throw ApiError; they know no " +
@@ -63,6 +74,17 @@ module.exports = {
       severity: "error",
       from: domain,
       to: { path: "^src/lib/queue\\.ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "faces-never-queue",
+      comment:
+        "Route and page files (the API face, the console) hand the request's pipeline to a service, which " +
+        "decides what to queue and queues it (or returns it as a plan's follow-ups): they import neither the " +
+        "queue port (src/lib/queue.ts, types included) nor a capability's message makers (*/queue.ts, such as " +
+        "src/shops/stock/queue.ts), so what follows a request is decided in one place, the domain.",
+      severity: "error",
+      from: { path: [...API_FACE, ...CONSOLE_FACE] },
+      to: { path: "^src/.*/queue\\.ts$" },
     },
     {
       name: "rerouting-decided-in-the-journey",

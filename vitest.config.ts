@@ -64,6 +64,9 @@ export default defineConfig(async () => {
                 queueConsumers: {
                   "order-pipeline": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, deadLetterQueue: "order-pipeline-dlq" },
                   "order-pipeline-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2 },
+                  // Outside calls (src/lib/queue.ts OUTBOUND_TYPES) on a queue of their own, as in wrangler.toml.
+                  "order-outbound": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, deadLetterQueue: "order-outbound-dlq" },
+                  "order-outbound-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2 },
                 },
                 // A scratch database for the migration test (test/db/migrations.money.test.ts), which
                 // applies the migrations one by one with rows in between.

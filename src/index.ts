@@ -1,4 +1,5 @@
-// Worker entry: the HTTP API (fetch), the order pipeline and its dead letters (queue), and the cron
+// Worker entry: the HTTP API (fetch), the order pipeline, the outbound queue and their dead letters
+// (queue: the same consumer for both, each queue's batches apart), and the cron
 // tick (scheduled): the pipeline sweepers (supplier deadlines among them), event publishing, the
 // product feeds whose schedule has come, and the cleanup of ended console sessions, each run
 // recorded (src/pipeline/cron.ts).
@@ -7,7 +8,7 @@ import type { Bindings } from "./env";
 import { meteredWork, withMeteredDirectory } from "./db/metrics";
 import { handlePipelineBatch } from "./pipeline/consumer";
 import { runCron } from "./pipeline/cron";
-import { DEAD_LETTER_QUEUE, handleDeadLetterBatch } from "./pipeline/dead-letters";
+import { DEAD_LETTER_QUEUES, handleDeadLetterBatch } from "./pipeline/dead-letters";
 import type { PipelineMessage } from "./lib/queue";
 import { withOutboundPolicy } from "./lib/outbound-address";
 import { keepOnShard } from "./shards/redirect";
@@ -61,7 +62,7 @@ async function consume(batch: MessageBatch<PipelineMessage>, env: Bindings): Pro
   const parts = batchesByShard(batch as MessageBatch<unknown>, shardOfUnknown);
   await Promise.all(
     parts.map(async ({ shard, batch: part }) => {
-      if (batch.queue === DEAD_LETTER_QUEUE) return handleDeadLetterBatch(part, shardEnv(env, shard));
+      if (DEAD_LETTER_QUEUES.has(batch.queue)) return handleDeadLetterBatch(part, shardEnv(env, shard));
       // A message of an account that moved since it was sent goes on to the account's shard.
       const messages = (part as MessageBatch<PipelineMessage>).messages;
       const staying = await meteredWork(env.BENCH_METRICS === "1", "shard_check", messages.length, () => keepOnShard(env, shard, messages));

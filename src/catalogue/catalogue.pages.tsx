@@ -24,7 +24,6 @@ import { feedFormPages } from "./feed-form.pages";
 import { getFeed, listFeeds, listFeedsWithLatestImport } from "./feeds.service";
 import { shownLogin, withoutLogin } from "./feed-urls";
 import { importFromUrl, importUpload, listImports, MAX_FEED_BYTES } from "./imports.service";
-import { stockSyncMessages } from "../shops/stock/queue";
 import { ListProductsQuery } from "./products.schemas";
 import { listProducts, PRODUCTS_PER_PAGE } from "./products.service";
 
@@ -273,12 +272,11 @@ cataloguePages.post("/catalogue/feeds/:id/upload", async (c) => {
   const contentType = KNOWN_TYPES.test(file.contentType) && !/gzip/i.test(file.contentType) ? file.contentType : extension ? BY_EXTENSION[extension] : "application/octet-stream";
   let outcome: Awaited<ReturnType<typeof importUpload>>;
   try {
-    outcome = await importUpload(db, feed, { body: file.body, contentType, replace: form.fields.replace === "true" });
+    outcome = await importUpload(db, c.get("pipeline"), feed, { body: file.body, contentType, replace: form.fields.replace === "true" });
   } catch (error) {
     if (error instanceof ApiError && (error.status === 409 || error.status === 415)) return done(c, back, { kind: "error", text: error.detail?.error ?? error.message });
     throw error;
   }
-  c.get("pipeline").sendAfterResponse(stockSyncMessages(outcome.stockSyncs));
   if (outcome.failure === "internal") throw new Error(`import ${outcome.record.id} failed`);
   const r = outcome.record;
   if (outcome.failure === "file") return done(c, back, { kind: "error", text: `${file.filename} was not imported: ${r.error ?? "the file could not be read"}` });
@@ -290,8 +288,7 @@ cataloguePages.post("/catalogue/feeds/:id/import", async (c) => {
   const feed = await getFeed(db, c.get("account").id, c.req.param("id"));
   const back = `${PATH}/feeds/${feed.id}`;
   try {
-    const { record, failure, stockSyncs } = await importFromUrl(db, feed, "manual", () => sealingKeys(c.env));
-    c.get("pipeline").sendAfterResponse(stockSyncMessages(stockSyncs));
+    const { record, failure } = await importFromUrl(db, c.get("pipeline"), feed, "manual", () => sealingKeys(c.env));
     if (failure === "internal") throw new Error(`import ${record.id} failed`);
     if (failure === "file") return done(c, back, { kind: "error", text: `The URL was not imported: ${record.error ?? "the feed could not be read"}` });
     return done(c, back, { kind: record.rowsRejected || record.warnings.length ? "info" : "success", text: [`Pulled: ${counts(record)}.`, ...record.warnings].join(" ") });

@@ -12,7 +12,6 @@ import { presentFeed, presentImport } from "./feeds.present";
 import { CreateFeedBody, ProductFeed, ProductImport, UpdateFeedBody } from "./feeds.schemas";
 import { createFeed, deleteFeed, getFeed, listFeeds, updateFeed } from "./feeds.service";
 import { feedTimeoutMs, getImport, importFromUrl, importUpload, listImports, MAX_FEED_BYTES } from "./imports.service";
-import { stockSyncMessages } from "../shops/stock/queue";
 
 export const feedsRouter = createRouter();
 
@@ -224,12 +223,11 @@ feedsRouter.put("/product-feeds/:id/products", async (c: Context<AppEnv>) => {
   const db = c.get("db");
   const feed = await getFeed(db, c.get("account").id, c.req.param("id") ?? "");
   const { replace } = parseOrThrow(ReplaceQuery, c.req.query());
-  const { record, failure, stockSyncs } = await importUpload(db, feed, {
+  const { record, failure } = await importUpload(db, c.get("pipeline"), feed, {
     body: c.req.raw.body,
     contentType: c.req.header("content-type"),
     replace: replace ?? false,
   });
-  c.get("pipeline").sendAfterResponse(stockSyncMessages(stockSyncs));
   if (failure === "internal") throw new Error(`import ${record.id} failed`);
   if (failure === "file") {
     return c.json({ message: "Errors", errors: { body: [record.error ?? "The file could not be imported."] }, import: presentImport(record) }, 422);
@@ -264,8 +262,7 @@ feedsRouter.openapi(
   async (c) => {
     const db = c.get("db");
     const feed = await getFeed(db, c.get("account").id, c.req.valid("param").id);
-    const { record, failure, stockSyncs } = await importFromUrl(db, feed, "manual", () => sealingKeys(c.env), c.req.valid("query").replace ?? true, feedTimeoutMs(c.env));
-    c.get("pipeline").sendAfterResponse(stockSyncMessages(stockSyncs));
+    const { record, failure } = await importFromUrl(db, c.get("pipeline"), feed, "manual", () => sealingKeys(c.env), c.req.valid("query").replace ?? true, feedTimeoutMs(c.env));
     if (failure === "internal") throw new Error(`import ${record.id} failed`);
     if (failure === "file") {
       return c.json({ message: "Bad Gateway", error: record.error ?? "The feed could not be imported.", import: presentImport(record) }, 502);

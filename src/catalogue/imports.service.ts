@@ -15,7 +15,8 @@ import { numberToUnits } from "../lib/money";
 import { ColumnReport, FeedError, onlySkuMessage, readFeed, unmappedWarning, type ReadOptions } from "./feed-readers";
 import { toProductRow } from "./product-row";
 import { scheduleMinutes } from "./schedule";
-import { queueStockSyncsAfterImport } from "../shops/stock/queue";
+import { queueStockSyncsAfterImport, stockSyncMessages } from "../shops/stock/queue";
+import type { Pipeline } from "../lib/queue";
 import { isFileServerUrl, pullFromFileServer, type FileServerLogin } from "./feed-servers";
 import { feedLogin } from "./feeds.service";
 import { urlLogin, withoutLogin } from "./feed-urls";
@@ -89,25 +90,43 @@ export function uploadFormat(contentType: string | undefined, feedFormat: FeedFo
 
 export function importUpload(
   db: Db,
+  pipeline: Pipeline,
   feed: ProductFeed,
   upload: { body: ReadableStream<Uint8Array> | null; contentType: string | undefined; replace: boolean },
 ): Promise<ImportOutcome> {
   const { format, charset } = uploadFormat(upload.contentType, feed.format);
-  return runImport(db, feed, "push", upload.replace, `upload (${format})`, async () => {
+  return startingSyncs(pipeline, runImport(db, feed, "push", upload.replace, `upload (${format})`, async () => {
     if (!upload.body) throw new FeedError("The request body is empty; nothing was changed.");
     return { body: upload.body, format, charset: charset ?? feed.encoding, useMapping: format === feed.format };
-  });
+  }));
+}
+
+/**
+ * On the request path, the stock syncs an import queued are started through the request's
+ * pipeline once the answer is sent (their rows are written already: the cron resumes one whose
+ * message is lost). The cron's imports (runScheduledImports) leave that to the cron.
+ */
+async function startingSyncs(pipeline: Pipeline, run: Promise<ImportOutcome>): Promise<ImportOutcome> {
+  const outcome = await run;
+  pipeline.sendAfterResponse(stockSyncMessages(outcome.stockSyncs));
+  return outcome;
 }
 
 /** A pull is a full sync by default: the supplier's file is its whole catalogue. */
 export function importFromUrl(
   db: Db,
+  pipeline: Pipeline,
   feed: ProductFeed,
   trigger: ImportTrigger,
   keys: () => SealingKeys,
   replace = true,
   timeoutMs = FEED_TIMEOUT_MS,
 ): Promise<ImportOutcome> {
+  return startingSyncs(pipeline, pullImport(db, feed, trigger, keys, replace, timeoutMs));
+}
+
+/** The pull itself; the caller starts the stock syncs it queued (a request through its pipeline, the cron through its own). */
+function pullImport(db: Db, feed: ProductFeed, trigger: ImportTrigger, keys: () => SealingKeys, replace: boolean, timeoutMs: number): Promise<ImportOutcome> {
   const url = feed.url;
   if (!url) throw ApiError.validation({ url: ["The feed has no url to import from."] });
   // The record names the url without a login a stored url may still carry (feed-urls.ts).
@@ -537,7 +556,7 @@ export async function runScheduledImports(db: Db, keys: () => SealingKeys, now =
   // One after another: each import streams its file and needs the Worker's memory to itself.
   for (const feed of claimed) {
     try {
-      outcomes.push(await importFromUrl(db, feed, "schedule", keys, true, timeoutMs));
+      outcomes.push(await pullImport(db, feed, "schedule", keys, true, timeoutMs));
     } catch (error) {
       // A conflict (a manual import is running) skips this tick; anything else must not stop the others.
       if (!(error instanceof ApiError)) console.error(JSON.stringify({ level: "error", msg: "scheduled import", feedId: feed.id, error: String(error) }));

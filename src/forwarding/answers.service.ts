@@ -3,6 +3,7 @@
 // answer changed one of its lines first, nothing of it is written and it is judged again against
 // what won (applied, or refused with a 409 naming the line's state). Every move goes through the
 // state machine, no line ships more than it confirms; any number of answers costs the same few statements.
+import type { SupplierDispatch } from "./document";
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { rawBatch, runBatch, toStatement, type Db, type Row } from "../db";
 import { expectCount } from "../db/guards";
@@ -410,7 +411,7 @@ function pickedUpStatements(lines: CancellableLine[], now: string): SQL[] {
   ];
 }
 
-export type SupplierDispatch = { dispatch: Dispatch; order: Order; lines: OrderLine[] };
+export type { SupplierDispatch } from "./document";
 
 /**
  * The supplier portal's two lists. Open: what waits for the supplier (a pulled order to fetch and

@@ -2,8 +2,10 @@
 // as JSON (webhook, pull), as CSV rows (pull, e-mail attachment) and as plain text (e-mail).
 import type { Dispatch, Order, OrderLine, Supplier } from "../db/schema";
 import { shippingAddressOf } from "../orders/orders.service";
-import type { SupplierDispatch } from "./answers.service";
 import { csvCell } from "../lib/csv";
+
+/** A dispatch as its supplier sees it: with its order and the lines it carries. */
+export type SupplierDispatch = { dispatch: Dispatch; order: Order; lines: OrderLine[] };
 
 export type DispatchDocument = ReturnType<typeof buildDocument>;
 

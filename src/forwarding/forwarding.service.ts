@@ -34,7 +34,6 @@ import {
   type LineChange,
 } from "../orders/lifecycle";
 import { findOrder } from "../orders/orders.service";
-import { planLeaving } from "../routing/journey";
 import { CHANNELS, type Attempt } from "./channels";
 import { orderMail } from "./channels/email";
 import { ackDeadlineStatements, ackDueAtOf, answeredStatements } from "./deadlines";
@@ -42,83 +41,12 @@ import { buildDocument, type DispatchDocument } from "./document";
 import { claimStatement, retryDelaySeconds, underLease } from "./lease";
 
 /**
- * A dispatch created already claimed for the first step of its channel (planDispatch, for src/routing/journey.ts):
- * `sending` under a lease (push), `awaiting_pickup` (pull), `manual`, or `dry_run` (test orders); with
- * the lines it carries as the caller read them (`from`: pending, matched in the same batch, or ruled
- * without a dispatch yet), and its document (the id is filled in by the database).
- */
-export type NewDispatch = {
-  dispatch: Dispatch;
-  lines: { line: OrderLine; from: LineStatus }[];
-  doc: DispatchDocument | null;
-  supplier: Supplier | undefined;
-  ackDueAt: string | null;
-};
-
-/** A line a new dispatch carries, as the caller read it: pending (matched in the same batch, `message` the match's) or ruled without a dispatch yet. */
-export type Carried = { line: OrderLine; from: LineStatus; message?: string };
-
-/**
- * Plan a dispatch: the dispatch of `carried` (an order's lines for one supplier), claimed for the
- * first step of its channel, and the line moves and notes that go with it in the same batch. Writes
- * nothing: the caller puts `newDispatchStatement` and the changes in its batch.
- */
-export function planDispatch(
-  order: Order,
-  supplierId: number,
-  supplier: Supplier | undefined,
-  carried: Carried[],
-  at: { now: string; lease: string; started: Date },
-): { created: NewDispatch; changes: LineChange[]; closes: boolean } {
-  const { now, lease, started } = at;
-  const changes: LineChange[] = [];
-  let closes = false;
-  const key = crypto.randomUUID();
-  const channel = supplier?.channel ?? "manual";
-  const status: Dispatch["status"] = order.test ? "dry_run" : CHANNELS[channel].starts;
-  const ackDueAt = status === "manual" || status === "awaiting_pickup" ? ackDueAtOf(supplier ?? { ackDeadlineHours: null }, started) : null;
-  for (const { line, from, message } of carried) {
-    const base = { lineId: line.id, orderId: order.id, version: line.moveToken };
-    if (from === "pending") {
-      changes.push({ kind: "move", ...base, from: "pending", to: "ruled", message: message!, matchedSupplierId: supplierId, dispatchKey: key, ...(ackDueAt ? { ackDueAt } : {}) });
-    }
-    if (status === "dry_run") {
-      changes.push({ kind: "move", ...base, from: "ruled", to: "completed", message: dryRunMessage(supplier!), ...(from === "ruled" ? { dispatchKey: key } : {}) });
-      closes = true;
-    } else if (status === "awaiting_pickup") {
-      changes.push({ kind: "note", lineId: line.id, orderId: order.id, message: pickupNote(supplier!) });
-    }
-  }
-  const dispatch: Dispatch = {
-    id: 0,
-    accountId: order.accountId,
-    orderId: order.id,
-    supplierId,
-    channel,
-    status,
-    idempotencyKey: key,
-    attempts: 1,
-    leaseUntil: status === "sending" ? lease : null,
-    lastError: null,
-    payload: null,
-    createdAt: now,
-    updatedAt: now,
-    sentAt: status === "dry_run" ? now : null,
-    acknowledgedAt: null,
-    attemptLog: null,
-  };
-  const held = carried.map((c) => c.line);
-  const doc = supplier ? buildDocument(dispatch, order, supplier, held) : null;
-  return { created: { dispatch, lines: carried.map((c) => ({ line: c.line, from: c.from })), doc, supplier, ackDueAt }, changes, closes };
-}
-
-/**
  * Send them: push sends held under their leases, side by side, each time-boxed below its lease;
- * the delivered ones finished in one batch, the others concluded one by one (re-routed, or queued
- * again with backoff).
+ * the delivered ones finished in one batch, the others concluded one by one (queued again with
+ * backoff). Returns the ones given up on, whose lines the caller moves on (src/routing/failed-sends.ts).
  */
-export async function sendHeldDispatches(db: Db, env: Bindings, pipeline: Pipeline, sends: Held[], timeoutMs: number): Promise<void> {
-  if (sends.length === 0) return;
+export async function sendHeldDispatches(db: Db, env: Bindings, pipeline: Pipeline, sends: Held[], timeoutMs: number): Promise<FailedSend[]> {
+  if (sends.length === 0) return [];
   const attempts = await Promise.all(
     sends.map(async (held) => {
       const doc: DispatchDocument = buildDocument(held.dispatch, held.order, held.supplier, held.lines);
@@ -126,57 +54,25 @@ export async function sendHeldDispatches(db: Db, env: Bindings, pipeline: Pipeli
     }),
   );
   const delivered = attempts.filter((a) => a.attempt.outcome === "delivered");
+  const leaving: FailedSend[] = [];
   await runGuarded(db, deliveredStatements(delivered, isoMicro()));
   for (const { held, doc, attempt } of attempts) {
     if (attempt.outcome === "delivered") continue;
-    const result = await concludeAttempt(db, env, pipeline, held, doc, attempt);
+    const result = await concludeAttempt(db, env, held, doc, attempt);
     if (!result.done) await pipeline.send([{ type: "send_dispatch", dispatchId: held.dispatch.id }], result.retryInSeconds);
+    else if (result.leaving) leaving.push(result.leaving);
   }
+  return leaving;
 }
 
 /**
- * Creates the dispatches, returning each one's id and idempotency key. A dispatch is created only
- * when every line it carries is still as read (so the moves that follow in the batch carry exactly
- * them); its id is allocated here, so that the stored document (what was, or would be, sent) names it.
+ * How an attempt ended: done (`leaving`: a dispatch given up on, whose lines the caller moves on
+ * through the journey: src/routing/failed-sends.ts), or to be tried again after `retryInSeconds`.
  */
-export function newDispatchStatement(created: NewDispatch[], now: string): SQL {
-  const json = JSON.stringify(
-    created.map(({ dispatch: d, lines, doc }) => ({
-      a: d.accountId,
-      o: d.orderId,
-      s: d.supplierId,
-      c: d.channel,
-      st: d.status,
-      k: d.idempotencyKey,
-      n: d.attempts,
-      lu: d.leaseUntil,
-      p: doc,
-      l: lines.map(({ line, from }) => ({ i: line.id, f: from, v: line.moveToken })),
-    })),
-  );
-  // D1 runs one batch at a time: the next ids are minted here as SQLite's AUTOINCREMENT mints them,
-  // after the larger of the table's sequence and its largest id. Not the largest id alone: the
-  // sequence holds the shard's own id block (scripts/lib/shards.mjs), and a shard whose only
-  // dispatches came with a moved-in account would otherwise mint in the block those came from,
-  // ids another shard mints too (a later move of that shard's account would then lose rows to
-  // ON CONFLICT and never pass its check).
-  const id = sql`max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'dispatches'), 0), (SELECT coalesce(max(id), 0) FROM dispatches)) + 1 + j.key`;
-  return sql`INSERT INTO dispatches (id, account_id, order_id, supplier_id, channel, status, idempotency_key, attempts, lease_until, payload,
-        created_at, updated_at, sent_at)
-      SELECT ${id}, j.value ->> '$.a', j.value ->> '$.o', j.value ->> '$.s', j.value ->> '$.c', j.value ->> '$.st', j.value ->> '$.k',
-        j.value ->> '$.n', j.value ->> '$.lu', CASE WHEN json_type(j.value, '$.p') = 'object' THEN json_set(j.value -> '$.p', '$.dispatch_id', ${id}) END,
-        ${now}, ${now}, CASE WHEN j.value ->> '$.st' = 'dry_run' THEN ${now} END
-      FROM json_each(${json}) AS j
-      WHERE NOT EXISTS (
-        SELECT 1 FROM json_each(j.value, '$.l') AS x
-        LEFT JOIN order_lines l ON l.id = x.value ->> '$.i' AND l.order_id = j.value ->> '$.o'
-        WHERE l.id IS NULL OR l.current_status IS NOT x.value ->> '$.f' OR l.move_token IS NOT x.value ->> '$.v'
-          OR (x.value ->> '$.f' = 'ruled' AND l.dispatch_id IS NOT NULL))
-      ORDER BY j.key
-      RETURNING id, idempotency_key`;
-}
+export type SendResult = { done: true; leaving?: FailedSend } | { done: false; retryInSeconds: number };
 
-export type SendResult = { done: true } | { done: false; retryInSeconds: number };
+/** A dispatch given up on, still held: why (`message`, the lines' log), and what its failed row records. */
+export type FailedSend = { held: Held; message: string; payload: string; record: AttemptRecord };
 
 /** A dispatch this attempt holds under its lease, with everything its send needs. */
 export type Held = { dispatch: Dispatch; order: Order; supplier: Supplier; lines: OrderLine[]; lease: string; started: Date };
@@ -191,7 +87,7 @@ const supplierRow = rowMapper(suppliers);
  * dispatch that is done or being sent. The claim and everything the send reads travel in one round
  * trip: the reads run after the claim in the same transaction, so they see exactly what it claimed.
  */
-export async function sendDispatch(db: Db, env: Bindings, pipeline: Pipeline, dispatchId: number): Promise<SendResult> {
+export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): Promise<SendResult> {
   const settings = sendSettings(env);
   const started = new Date();
   const nowIso = isoMicro(started);
@@ -213,14 +109,14 @@ export async function sendDispatch(db: Db, env: Bindings, pipeline: Pipeline, di
     lease,
     started,
   };
-  return sendHeld(db, env, pipeline, held);
+  return sendHeld(db, env, held);
 }
 
 /** Every write after the claim, only while this attempt still holds its lease (./lease.ts). */
 const leasedBy = (db: Db, held: Held) => (set: SQL, then: SQL[] = []) => underLease(db, "dispatches", held.dispatch.id, held.lease, set, then);
 
 /** What a held dispatch's lines become on its channel, without sending anything: test orders, manual, pull. */
-async function sendHeld(db: Db, env: Bindings, pipeline: Pipeline, held: Held): Promise<SendResult> {
+async function sendHeld(db: Db, env: Bindings, held: Held): Promise<SendResult> {
   const { dispatch: claimed, order, supplier, lines } = held;
   const doc = buildDocument(claimed, order, supplier, lines);
   const payload = JSON.stringify(doc);
@@ -268,11 +164,11 @@ async function sendHeld(db: Db, env: Bindings, pipeline: Pipeline, held: Held): 
     await runGuarded(db, deliveredStatements([{ held, doc, attempt }], isoMicro()));
     return { done: true };
   }
-  return concludeAttempt(db, env, pipeline, held, doc, attempt);
+  return concludeAttempt(db, env, held, doc, attempt);
 }
 
 export const dryRunMessage = (supplier: Pick<Supplier, "name">) => `Test order: dry run, nothing was sent to supplier ${supplier.name}`;
-const pickupNote = (supplier: Pick<Supplier, "name">) => `Waiting for supplier ${supplier.name} to fetch and acknowledge the order`;
+export const pickupNote = (supplier: Pick<Supplier, "name">) => `Waiting for supplier ${supplier.name} to fetch and acknowledge the order`;
 
 /** An attempt at a push send, with its record for the dispatch's attempt_log. */
 export type SentAttempt = Attempt & { record: AttemptRecord };
@@ -341,47 +237,37 @@ function deliveredStatements(sent: { held: Held; doc: DispatchDocument; attempt:
   ];
 }
 
-/** A send that was not delivered: the supplier refused it or it failed for the last time (re-routed when the account does), or it is queued to be tried again. */
-async function concludeAttempt(
-  db: Db,
-  env: Bindings,
-  pipeline: Pipeline,
-  held: Held,
-  doc: DispatchDocument,
-  attempt: Exclude<SentAttempt, { outcome: "delivered" }>,
-): Promise<SendResult> {
-  const { dispatch: claimed, order, supplier, lines } = held;
+/**
+ * A send that was not delivered: queued to be tried again, or, when the supplier refused it or it
+ * failed for the last time, returned as `leaving`: where its lines go next is the journey's to say
+ * (src/routing/failed-sends.ts writes that with writeFailedSend), so sending knows no routing.
+ */
+async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: DispatchDocument, attempt: Exclude<SentAttempt, { outcome: "delivered" }>): Promise<SendResult> {
+  const { dispatch: claimed, supplier } = held;
   const settings = sendSettings(env);
   const payload = JSON.stringify(doc);
-  const leased = leasedBy(db, held);
-  const recorded = appendAttempt(sql`${JSON.stringify(attempt.record)}`);
   if (attempt.outcome === "rejected" || claimed.attempts >= settings.maxAttempts) {
     const message =
       attempt.outcome === "rejected"
         ? `Supplier ${supplier.name} rejected the order: ${attempt.detail}`
         : `Sending to supplier ${supplier.name} failed after ${claimed.attempts} attempts: ${attempt.detail}`;
-    // The lines go where the journey sends a line that leaves its supplier (src/routing/journey.ts).
-    const at = isoMicro();
-    const plan = await planLeaving(
-      db,
-      order.accountId,
-      lines.map((line) => ({ line, from: "ruled", to: "failed", cause: "failed", supplier, message })),
-      at,
-      order,
-    );
-    const token = newToken();
-    const written = await leased(sql`status = 'failed', lease_until = NULL, payload = ${payload}, last_error = ${message}, sent_at = sent_at, ${recorded}`, [
-      ...lineStatements(plan.changes, at, { token }),
-      ...plan.statements(token),
-      ...completionStatements([order.id], at),
-    ]);
-    if (written) await pipeline.send(plan.followUps);
-    return { done: true };
+    return { done: true, leaving: { held, message, payload, record: attempt.record } };
   }
-  const requeued = await leased(sql`status = 'queued', lease_until = NULL, last_error = ${attempt.detail}, payload = ${payload}, ${recorded}`);
+  const recorded = appendAttempt(sql`${JSON.stringify(attempt.record)}`);
+  const requeued = await leasedBy(db, held)(sql`status = 'queued', lease_until = NULL, last_error = ${attempt.detail}, payload = ${payload}, ${recorded}`);
   // Not ours any more: whoever took the lease over carries the dispatch on.
   if (!requeued) return { done: true };
   return { done: false, retryInSeconds: retryDelaySeconds(settings, claimed.attempts) };
+}
+
+/**
+ * A send given up on (refused, or failed for the last time), still held under its lease: the
+ * dispatch marked failed with its attempt recorded, and `then` (its lines' leaving, as the journey
+ * planned it) in the same batch; only while the lease holds (false: another attempt took over, nothing written).
+ */
+export function writeFailedSend(db: Db, failed: FailedSend, then: SQL[]): Promise<boolean> {
+  const recorded = appendAttempt(sql`${JSON.stringify(failed.record)}`);
+  return leasedBy(db, failed.held)(sql`status = 'failed', lease_until = NULL, payload = ${failed.payload}, last_error = ${failed.message}, sent_at = sent_at, ${recorded}`, then);
 }
 
 // ---- Shop and operator actions -------------------------------------------------

@@ -1,9 +1,13 @@
-// What travels on the order pipeline queue, and the one place that sends it (nothing else touches
-// env.PIPELINE). Every service hands work to the pipeline through the Pipeline port below (the API
+// What travels on the pipeline's two queues, and the one place that sends it (nothing else touches
+// env.PIPELINE or env.OUTBOUND). Work that talks to a shop or a supplier (OUTBOUND_TYPES) goes on the
+// outbound queue, with a consumer of its own, so that a shop or a file server that hangs holds up
+// only outside calls, never an order's routing, which goes on the order pipeline queue. Every service hands work to the pipeline through the Pipeline port below (the API
 // and the console pass the request's, see src/shards/request.ts; the consumer and the cron their
 // carrier's), so no route, page handler or service sends messages itself; only the shards' moves
 // and redirects, which work below the domain, call enqueue.
-import type { Bindings } from "../env";
+
+/** The queue bindings the sends need (the Worker's Bindings has them; named here so lib knows no env.ts, which knows this port). */
+type Bindings = { PIPELINE: Queue; OUTBOUND: Queue };
 
 export type PipelineMessage = (
   /** Match the order's pending lines (after create, unblock, retry, replay, or on demand), then dispatch. */
@@ -30,13 +34,28 @@ export type PipelineMessage = (
   shard?: number;
 };
 
+/**
+ * The messages whose handling calls a shop or a supplier (a dispatch or a cancellation sent on the
+ * supplier's channel, a webhook delivery, a write-back, a stock-sync page): they go on the outbound
+ * queue (order-outbound). Everything else (routing, re-matches, publishing events) only works on
+ * D1 and goes on the order pipeline queue (order-pipeline), whose batches therefore never wait on a
+ * time box. Either consumer still handles every type: a message sent before this split is not lost.
+ */
+export const OUTBOUND_TYPES: ReadonlySet<PipelineMessage["type"]> = new Set(["send_dispatch", "send_cancellation", "deliver_webhook", "write_back", "stock_sync"]);
+
+/** Which queue a message travels on. */
+export const queueOf = (message: Pick<PipelineMessage, "type">): "OUTBOUND" | "PIPELINE" => (OUTBOUND_TYPES.has(message.type) ? "OUTBOUND" : "PIPELINE");
+
 export async function enqueue(env: Bindings, messages: PipelineMessage[], delaySeconds?: number): Promise<void> {
-  // sendBatch takes at most 100 messages.
-  for (let i = 0; i < messages.length; i += 100) {
-    await env.PIPELINE.sendBatch(
-      messages.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })),
-      delaySeconds ? { delaySeconds } : undefined,
-    );
+  for (const binding of ["PIPELINE", "OUTBOUND"] as const) {
+    const mine = messages.filter((m) => queueOf(m) === binding);
+    // sendBatch takes at most 100 messages.
+    for (let i = 0; i < mine.length; i += 100) {
+      await env[binding].sendBatch(
+        mine.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })),
+        delaySeconds ? { delaySeconds } : undefined,
+      );
+    }
   }
 }
 

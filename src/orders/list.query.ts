@@ -44,14 +44,6 @@ export type Sort = { by: SortKey; descending: boolean };
 /** The list's order when no sort is asked for: newest first. */
 export const NEWEST_FIRST: Sort = { by: "created", descending: true };
 
-/**
- * A value or a search as order_search_keys keys it (drizzle/0023_order_search.sql): spaces, tabs
- * and line breaks dropped, ASCII letters lower-cased (as SQLite's lower(); other letters as sent).
- */
-export function searchKey(text: string): string {
-  return text.replace(/[ \t\n\r]/g, "").replace(/[A-Z]/g, (c) => c.toLowerCase());
-}
-
 export type ListQuery = {
   accountId: number;
   tests: number[];

@@ -36,7 +36,7 @@ import { LocalTime } from "../ui/time";
 import { ShipmentText } from "../ui/tracking";
 import { OrderEvents } from "../events/order-events.pages";
 import { activeWebhookOf, orderEventsOf, orderEventsStatement, type OrderEvent } from "../events/order-events.service";
-import { CancelSection, type CancelForm } from "./cancellations.pages";
+import { CancelSection, type CancelForm } from "./cancel-section";
 import { InTheShop } from "../shops/write-backs.pages";
 import { orderWriteBacksStatement, writeBacksOf, type WriteBack } from "../shops/write-back.service";
 import { lineProgress, shippedOf, workPending } from "./progress";

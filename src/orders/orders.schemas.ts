@@ -7,7 +7,7 @@ import { pageQueryParam, perPageParam, resourcePageOf } from "../lib/params";
 import { decimalToUnits, MONEY_MAX } from "../lib/money";
 import { currencyCode } from "../lib/currency";
 import { allowedValues, emptyObjectToUndefined, field, jsonObject } from "../lib/validation";
-import { searchKey } from "./list.query";
+import { searchKey } from "./search-key";
 
 export const LIMITS = {
   maxLines: 500,

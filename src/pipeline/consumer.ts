@@ -9,7 +9,6 @@ import type { Bindings } from "../env";
 import { deliverWebhook } from "../events/delivery.service";
 import { publishAfterPipeline, publishAndContinue } from "../events/publish.service";
 import { sendCancellation } from "../forwarding/supplier-cancellations.service";
-import { sendDispatch, sendHeldDispatches } from "../forwarding/forwarding.service";
 import { sendSettings } from "../lib/outbound";
 import { carrierPipeline, type Pipeline, type PipelineMessage } from "../lib/queue";
 import { deliverWriteBack } from "../shops/write-back.service";
@@ -17,6 +16,7 @@ import { stockSyncMessages } from "../shops/stock/queue";
 import { maxRoutingAttempts, pipelineRetryDelay } from "./settings";
 import { planOverdue, planRoute, type RouteRequest } from "../routing/journey";
 import { rematchAccount } from "../routing/rematch";
+import { attemptDispatch, attemptHeldDispatches } from "../routing/failed-sends";
 import { runStockSyncPage } from "../shops/stock/stock-sync.service";
 
 export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, env: Bindings): Promise<void> {
@@ -94,7 +94,7 @@ export async function runRouteStep(db: Db, env: Bindings, requests: RouteRequest
     const plan = await planRoute(db, next, options);
     const { sends, followUps } = plan.settle(await runBatch(db, plan.statements));
     await pipeline.send(followUps);
-    await sendHeldDispatches(db, env, pipeline, sends, options.timeoutMs);
+    await attemptHeldDispatches(db, env, pipeline, sends, options.timeoutMs);
     for (const { order, lines } of plan.overdue) {
       const overdue = await planOverdue(db, order, lines);
       await pipeline.send(overdue.settle(await runBatch(db, overdue.statements)).followUps);
@@ -112,7 +112,7 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage, redel
       return;
     case "send_dispatch":
     case "send_cancellation": {
-      const result = body.type === "send_dispatch" ? await sendDispatch(db, env, pipeline, body.dispatchId) : await sendCancellation(db, env, body.cancellationId);
+      const result = body.type === "send_dispatch" ? await attemptDispatch(db, env, pipeline, body.dispatchId) : await sendCancellation(db, env, body.cancellationId);
       // Backoff through the queue: a new delayed message, so supplier outages do not use up the
       // queue's own retries (those are kept for failures of our code).
       if (!result.done) await pipeline.send([body], result.retryInSeconds);

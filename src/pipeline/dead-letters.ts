@@ -6,8 +6,8 @@ import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
 import type { PipelineMessage } from "../lib/queue";
 
-/** The order-pipeline's dead-letter queue (wrangler.toml). */
-export const DEAD_LETTER_QUEUE = "order-pipeline-dlq";
+/** The dead-letter queues of the order pipeline and of the outbound queue (wrangler.toml): one consumer records both. */
+export const DEAD_LETTER_QUEUES: ReadonlySet<string> = new Set(["order-pipeline-dlq", "order-outbound-dlq"]);
 
 /** account_id, order_id and dispatch_id of what the message names, looked up in the same statement. */
 function subjectOf(body: PipelineMessage): { account: SQL; order: SQL; dispatch: SQL } {

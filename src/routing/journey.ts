@@ -11,7 +11,8 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
 import { expectCount } from "../db/guards";
 import type { Order, OrderLine } from "../db/schema";
-import { newDispatchStatement, planDispatch, type Carried, type Held, type NewDispatch } from "../forwarding/forwarding.service";
+import type { Held } from "../forwarding/forwarding.service";
+import { newDispatchStatement, planDispatch, type Carried, type NewDispatch } from "./dispatch-plan";
 import type { Plan } from "../lib/plan";
 import type { PipelineMessage } from "../lib/queue";
 import { leaseUntil } from "../lib/outbound";
@@ -127,7 +128,7 @@ export type RoutePlan = {
 /**
  * Plans routing for the orders: one round trip reads them all with their accounts' rules, suppliers
  * and catalogue candidates. The route step's batch matches their pending lines, creates their
- * dispatches already claimed for the first step of their channel (src/forwarding: planDispatch),
+ * dispatches already claimed for the first step of their channel (./dispatch-plan.ts: planDispatch),
  * and marks the orders routed. "Match now" (mode `match`) matches the pending lines without
  * dispatching them and re-routes the overdue ones in the same batch; the order is handed to the
  * pipeline (marked in that batch, and its route_order the follow-up). Safe to carry out any number

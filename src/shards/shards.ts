@@ -44,21 +44,21 @@ export function shardBinding(env: Bindings, shard: number): D1Database {
 const views = new WeakMap<object, Map<number, Bindings>>();
 const rootOfView = new WeakMap<object, Bindings>();
 
-/** env as one shard sees it: DB is the shard's database, and PIPELINE stamps the shard on every message. */
+/** env as one shard sees it: DB is the shard's database, and PIPELINE and OUTBOUND stamp the shard on every message. */
 export function shardEnv(env: Bindings, shard: number): Bindings {
   env = rootOfView.get(env) ?? env;
   let byShard = views.get(env);
   if (!byShard) views.set(env, (byShard = new Map()));
   let view = byShard.get(shard);
   if (!view) {
-    const queue = env.PIPELINE;
     const stamp = (body: PipelineMessage): PipelineMessage => ({ ...body, shard });
-    const pipeline = {
-      send: (body: PipelineMessage, options?: QueueSendOptions) => queue.send(stamp(body), options),
-      sendBatch: (messages: Iterable<MessageSendRequest<PipelineMessage>>, options?: QueueSendBatchOptions) =>
-        queue.sendBatch([...messages].map((m) => ({ ...m, body: stamp(m.body) })), options),
-    } as Queue<PipelineMessage>;
-    view = { ...env, DB: shardBinding(env, shard), PIPELINE: pipeline };
+    const stamping = (queue: Queue) =>
+      ({
+        send: (body: PipelineMessage, options?: QueueSendOptions) => queue.send(stamp(body), options),
+        sendBatch: (messages: Iterable<MessageSendRequest<PipelineMessage>>, options?: QueueSendBatchOptions) =>
+          queue.sendBatch([...messages].map((m) => ({ ...m, body: stamp(m.body) })), options),
+      }) as Queue<PipelineMessage>;
+    view = { ...env, DB: shardBinding(env, shard), PIPELINE: stamping(env.PIPELINE), OUTBOUND: stamping(env.OUTBOUND) };
     rootOfView.set(view, env);
     byShard.set(shard, view);
   }

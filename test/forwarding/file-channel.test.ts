@@ -10,7 +10,7 @@ import worker from "../../src/index";
 import type { Bindings } from "../../src/env";
 import { createDb } from "../../src/db";
 import { carrierPipeline } from "../../src/lib/queue";
-import { sendDispatch } from "../../src/forwarding/forwarding.service";
+import { attemptDispatch } from "../../src/routing/failed-sends";
 import { ftpConnector } from "../../src/lib/file-transfer/ftp";
 import { createAccount, createOrder, exec, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
@@ -116,7 +116,7 @@ describe("the file channel over SFTP", () => {
     // The Worker wrote the file and died before it recorded so: the lease ran out, the lines are still ruled.
     await exec("UPDATE dispatches SET status = 'sending', lease_until = '2000-01-01T00:00:00.000000Z' WHERE id = ?", dispatch.id);
     await exec("UPDATE order_lines SET current_status = 'ruled' WHERE dispatch_id = ?", dispatch.id);
-    expect(await sendDispatch(createDb(env.DB), env as Bindings, carrierPipeline(env as Bindings), dispatch.id)).toEqual({ done: true });
+    expect(await attemptDispatch(createDb(env.DB), env as Bindings, carrierPipeline(env as Bindings), dispatch.id)).toEqual({ done: true });
     expect(await names(dir)).toEqual([name]);
     expect(text(await onServer((s) => s.read(`${dir}/${name}`, 1 << 20)))).toBe(first);
     const [again] = await dispatchesOf(creds, reference);

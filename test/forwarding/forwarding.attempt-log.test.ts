@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { createDb } from "../../src/db";
-import { sendDispatch } from "../../src/forwarding/forwarding.service";
+import { attemptDispatch } from "../../src/routing/failed-sends";
 import { carrierPipeline } from "../../src/lib/queue";
 import type { Bindings } from "../../src/env";
 import { claimedNotSent } from "../helpers/cancellations";
@@ -109,7 +109,7 @@ describe("the attempt log of a dispatch", () => {
     const patient = { ...env, SEND_MAX_ATTEMPTS: "100" } as Bindings;
     const db = createDb(env.DB);
 
-    expect(await sendDispatch(db, patient, carrierPipeline(patient), dispatchId)).toEqual({ done: false, retryInSeconds: 0 });
+    expect(await attemptDispatch(db, patient, carrierPipeline(patient), dispatchId)).toEqual({ done: false, retryInSeconds: 0 });
     let [dispatch] = await dispatchesOf(creds, reference);
     expect(dispatch.id).toBe(dispatchId);
     expect(dispatch).toMatchObject({ status: "queued", attempts: 20 });
@@ -117,7 +117,7 @@ describe("the attempt log of a dispatch", () => {
     expect(dispatch.attempt_log.slice(0, 19)).toEqual(earlier);
     expect(dispatch.attempt_log[19]).toEqual({ attempt: 20, at: ISO, channel: "webhook", to: url, lines: 2, outcome: "http_error", http_status: 503, response: '{"error":"status 503"}', duration_ms: MS });
 
-    expect(await sendDispatch(db, patient, carrierPipeline(patient), dispatchId)).toEqual({ done: false, retryInSeconds: 0 });
+    expect(await attemptDispatch(db, patient, carrierPipeline(patient), dispatchId)).toEqual({ done: false, retryInSeconds: 0 });
     [dispatch] = await dispatchesOf(creds, reference);
     expect(dispatch).toMatchObject({ status: "queued", attempts: 21 });
     expect(dispatch.attempt_log).toHaveLength(20);

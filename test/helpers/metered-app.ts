@@ -25,7 +25,8 @@ export function benchEnv() {
     send: async (body: PipelineMessage) => void sent.push(body),
     sendBatch: async (messages: { body: PipelineMessage }[]) => void sent.push(...messages.map((m) => m.body)),
   };
-  return { env: { ...env, BENCH_METRICS: "1", PIPELINE } as unknown as Bindings, sent };
+  // Both queues (src/lib/queue.ts: outside calls travel on OUTBOUND) keep what is sent, in order.
+  return { env: { ...env, BENCH_METRICS: "1", PIPELINE, OUTBOUND: PIPELINE } as unknown as Bindings, sent };
 }
 
 /** A request through the app with metering on: its status, JSON and D1 work (statements, round trips, rows read). */

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { needsAttention } from "../../src/attention/attention.service";
 import { createDb } from "../../src/db";
-import { sendDispatch } from "../../src/forwarding/forwarding.service";
+import { attemptDispatch } from "../../src/routing/failed-sends";
 import { carrierPipeline } from "../../src/lib/queue";
 import { cancel, cancellationsOf, claimedNotSent, getOrder, sentOrder, twoLines } from "../helpers/cancellations";
 import { cancellationMailSubject, cancellationMailText } from "../../src/forwarding/cancellation-document";
@@ -37,7 +37,7 @@ describe("before anything was sent", () => {
       ]);
       expect(logsOf(res.json.order_lines[0]).at(-1)).toEqual(["skipped", "Cancelled: customer changed their mind"]);
       // The send that was to carry them finds nothing to send.
-      await sendDispatch(createDb(env.DB), env, carrierPipeline(env), dispatchId);
+      await attemptDispatch(createDb(env.DB), env, carrierPipeline(env), dispatchId);
       expect(await received(url), channel).toEqual([]);
       expect(await cancellationsOf(creds, reference), channel).toEqual([]);
       expect(await eventsOf(creds.accountId, "order.cancelled"), channel).toEqual([

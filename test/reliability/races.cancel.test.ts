@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
-import { sendDispatch } from "../../src/forwarding/forwarding.service";
+import { attemptDispatch } from "../../src/routing/failed-sends";
 import { carrierPipeline } from "../../src/lib/queue";
 import { cancel, cancellationsOf, claimedNotSent, getOrder, sentOrder } from "../helpers/cancellations";
 import { createAccount, orderPayload } from "../helpers/factories";
@@ -63,7 +63,7 @@ describe("a cancellation crossing the send of its lines", () => {
       const [first, second] = skew(round);
       const [cancelled] = await Promise.all([
         later(first, () => cancel(creds, reference, { reason: "race" })),
-        later(second, () => sendDispatch(createDb(env.DB), env, carrierPipeline(env), dispatchId)),
+        later(second, () => attemptDispatch(createDb(env.DB), env, carrierPipeline(env), dispatchId)),
       ]);
       expect(cancelled.status).toBe(200);
       const statuses = cancelled.json.order_lines.map((l: { current_status: string }) => l.current_status);

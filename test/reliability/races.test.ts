@@ -4,7 +4,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
-import { sendDispatch } from "../../src/forwarding/forwarding.service";
+import { attemptDispatch } from "../../src/routing/failed-sends";
 import worker from "../../src/index";
 import { carrierPipeline, type PipelineMessage } from "../../src/lib/queue";
 import { createAccount, createOrder, exec, orderPayload, recordEvents, rows } from "../helpers/factories";
@@ -155,7 +155,7 @@ describe("sends that race", () => {
     await exec("UPDATE dispatches SET status = 'queued', channel = 'webhook' WHERE id = ?", dispatch.id);
 
     const db = createDb(env.DB);
-    const first = sendDispatch(db, env, carrierPipeline(env), dispatch.id);
+    const first = attemptDispatch(db, env, carrierPipeline(env), dispatch.id);
     await waitFor(async () => (await received(slowUrl)).length === 1);
     // The lease of the attempt covers its time-boxed call and a margin (src/lib/outbound.ts).
     const [claim] = await rows<{ status: string; lease_until: string; updated_at: string }>("SELECT status, lease_until, updated_at FROM dispatches WHERE id = ?", dispatch.id);
@@ -165,7 +165,7 @@ describe("sends that race", () => {
     await exec("UPDATE dispatches SET lease_until = '2000-01-01T00:00:00.000000Z' WHERE id = ?", dispatch.id);
     const okUrl = remoteUrl("ok");
     await exec("UPDATE suppliers SET webhook_url = ? WHERE id = ?", okUrl, supplier.id);
-    expect(await sendDispatch(db, env, carrierPipeline(env), dispatch.id)).toEqual({ done: true });
+    expect(await attemptDispatch(db, env, carrierPipeline(env), dispatch.id)).toEqual({ done: true });
     // The first attempt times out now; its requeue must not undo the other's success.
     expect(await first).toEqual({ done: true });
 

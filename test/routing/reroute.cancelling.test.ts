@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import { fireDeadlines } from "../../src/forwarding/deadlines";
-import { sendDispatch } from "../../src/forwarding/forwarding.service";
+import { attemptDispatch } from "../../src/routing/failed-sends";
 import { carrierPipeline, enqueue } from "../../src/lib/queue";
 import { cancel, cancellationsOf, claimedNotSent, getOrder } from "../helpers/cancellations";
 import { createAccount, createOrder, exec, orderIdOf, orderPayload, recordEvents, rows } from "../helpers/factories";
@@ -32,7 +32,7 @@ describe("a line the shop is cancelling stays with its supplier", () => {
     const lineId = cancelled.json.order_lines[0].id;
     expect(cancelled.json.order_lines[0].cancellation).toEqual({ id: expect.any(Number), quantity: 2, supplier_id: down.id, requested_at: expect.any(String) });
 
-    await sendDispatch(createDb(env.DB), env, carrierPipeline(env), dispatchId);
+    await attemptDispatch(createDb(env.DB), env, carrierPipeline(env), dispatchId);
     await pipelineIdle(creds.accountId);
     const order = await getOrder(creds, reference);
     expect([order.order_lines.length, order.order_lines[0].current_status, order.order_lines[0].matched_supplier]).toEqual([1, "failed", { id: down.id, name: "Down" }]);

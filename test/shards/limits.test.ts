@@ -17,7 +17,7 @@ import { ADMIN, authHeaders, BASE, type Credentials } from "../helpers/http";
 const BLOCK = 2 ** 40;
 const MAX_ACCOUNT_ID = 2 ** 22 - 1;
 
-const deployment = { ...env, DB: env.LIMITS_DB, SHARD_1: env.LIMITS_SHARD_1, DIRECTORY: env.LIMITS_DIRECTORY, PIPELINE: env.LIMITS_PIPELINE };
+const deployment = { ...env, DB: env.LIMITS_DB, SHARD_1: env.LIMITS_SHARD_1, DIRECTORY: env.LIMITS_DIRECTORY, PIPELINE: env.LIMITS_PIPELINE, OUTBOUND: env.LIMITS_PIPELINE };
 const shards = [env.LIMITS_DB, env.LIMITS_SHARD_1];
 
 /** A request to the Worker running on `on` (this file's deployment unless said), as a client sends it. */

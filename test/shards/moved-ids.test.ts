@@ -14,7 +14,7 @@ import { orderPayload, unique } from "../helpers/factories";
 import { ADMIN, authHeaders, BASE, type Credentials } from "../helpers/http";
 
 const BLOCK = 2 ** 40;
-const deployment = { ...env, DB: env.IDS_DB, SHARD_1: env.IDS_SHARD_1, DIRECTORY: env.IDS_DIRECTORY, PIPELINE: env.IDS_PIPELINE } as typeof env;
+const deployment = { ...env, DB: env.IDS_DB, SHARD_1: env.IDS_SHARD_1, DIRECTORY: env.IDS_DIRECTORY, PIPELINE: env.IDS_PIPELINE, OUTBOUND: env.IDS_PIPELINE } as typeof env;
 const shards = [env.IDS_DB, env.IDS_SHARD_1];
 
 async function call(method: string, path: string, opts: { creds?: Credentials; body?: unknown; headers?: Record<string, string> } = {}) {

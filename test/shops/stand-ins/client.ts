@@ -28,6 +28,8 @@ export type StandInFault = {
   hang?: boolean;
   /** Apply the request, then never answer: the write happened, the caller saw a timeout. */
   hangAfterApplying?: boolean;
+  /** Hold the request until releaseHeld: then answered as the shop would (unless the caller gave up first). */
+  hold?: boolean;
   times?: number;
 };
 
@@ -35,4 +37,16 @@ export type StandInFault = {
 export async function injectFault(shop: StandInShopHandle, fault: StandInFault): Promise<void> {
   const res = await fetch(`${inject("standInShopsUrl")}/__shops/${shop.id}/faults`, { method: "POST", body: JSON.stringify(fault) });
   if (res.status !== 204) throw new Error(`fault not injected: ${res.status}`);
+}
+
+/** A request the shop holds (a `hold` fault): waits until one is held. `abandoned`: the caller gave up on it already. */
+export async function heldRequest(shop: StandInShopHandle): Promise<{ path: string; abandoned: boolean }> {
+  const res = await fetch(`${inject("standInShopsUrl")}/__shops/${shop.id}/held`, { method: "POST" });
+  return res.json();
+}
+
+/** Answers the held requests as the shop would; says of each whether the caller had given up on it before. */
+export async function releaseHeld(shop: StandInShopHandle): Promise<{ held: { path: string; abandoned: boolean }[] }> {
+  const res = await fetch(`${inject("standInShopsUrl")}/__shops/${shop.id}/release`, { method: "POST" });
+  return res.json();
 }

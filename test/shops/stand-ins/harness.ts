@@ -12,7 +12,10 @@
 //                                 regular expression over the path after the shop's prefix) answer
 //                                 `status` with `body`, or never answer (`hang`), or are applied and
 //                                 then never answered (`hangAfterApplying`: the write happened, the
-//                                 client saw a timeout)
+//                                 client saw a timeout), or are held (`hold`) until released
+//   POST /__shops/<id>/held       waits until a request is held, then {path, abandoned}
+//   POST /__shops/<id>/release    answers the held requests as the shop would (those still connected),
+//                                 -> {held: [{path, abandoned}]}: whether the client had given up first
 //   any  /s/<id>/...              the shop's own API
 import http from "node:http";
 import { randomBytes } from "node:crypto";
@@ -46,11 +49,14 @@ export type StandInPlatform<State = unknown> = {
   handle(shop: StandInShop<State>, req: StandInRequest): StandInReply | Promise<StandInReply>;
 };
 
-type Fault = { method?: string; path?: string; status?: number; body?: unknown; headers?: Record<string, string>; hang?: boolean; hangAfterApplying?: boolean; times: number };
+type Fault = { method?: string; path?: string; status?: number; body?: unknown; headers?: Record<string, string>; hang?: boolean; hangAfterApplying?: boolean; hold?: boolean; times: number };
+
+/** A request held by a `hold` fault: answered when the test releases it; `abandoned` once the client closed the connection first. */
+type Held = { path: string; abandoned: boolean; answer: () => Promise<void> };
 
 export async function startStandIns(platforms: StandInPlatform[]): Promise<{ url: string; close: () => Promise<void> }> {
   const byName = new Map(platforms.map((p) => [p.name, p]));
-  const shops = new Map<string, StandInShop & { faults: Fault[] }>();
+  const shops = new Map<string, StandInShop & { faults: Fault[]; held: Held[]; waiting: (() => void)[] }>();
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -73,7 +79,7 @@ export async function startStandIns(platforms: StandInPlatform[]): Promise<{ url
             if (!p) return send({ status: 400, body: { error: `no stand-in for ${platform}` } });
             const id = randomBytes(6).toString("hex");
             const created = p.create(seed ?? {});
-            shops.set(id, { id, platform, ...created, received: [], faults: [] });
+            shops.set(id, { id, platform, ...created, received: [], faults: [], held: [], waiting: [] });
             return send({ status: 201, body: { id, base_url: `http://127.0.0.1:${port}/s/${id}`, credentials: created.credentials } });
           }
           const shop = shops.get(parts[1] ?? "");
@@ -83,6 +89,17 @@ export async function startStandIns(platforms: StandInPlatform[]): Promise<{ url
             const fault = JSON.parse(body) as Omit<Fault, "times"> & { times?: number };
             shop.faults.push({ ...fault, times: fault.times ?? 1 });
             return send({ status: 204 });
+          }
+          if (req.method === "POST" && parts[2] === "held") {
+            if (shop.held.length === 0) await new Promise<void>((resolve) => shop.waiting.push(resolve));
+            const first = shop.held[0];
+            return send({ status: 200, body: { path: first.path, abandoned: first.abandoned } });
+          }
+          if (req.method === "POST" && parts[2] === "release") {
+            const released = shop.held.splice(0);
+            const report = released.map((h) => ({ path: h.path, abandoned: h.abandoned }));
+            await Promise.all(released.map((h) => h.answer()));
+            return send({ status: 200, body: { held: report } });
           }
           return send({ status: 404, body: { error: "unknown stand-in admin path" } });
         }
@@ -98,6 +115,25 @@ export async function startStandIns(platforms: StandInPlatform[]): Promise<{ url
         const fault = shop.faults.find((f) => f.times > 0 && (!f.method || f.method === request.method) && (!f.path || new RegExp(f.path).test(path)));
         if (fault) fault.times--;
         if (fault?.hang) return; // never answers: the caller's time box fires
+        if (fault?.hold) {
+          // Answered as the shop would once the test releases it; the test learns whether the client gave up first.
+          const held: Held = {
+            path,
+            abandoned: false,
+            answer: async () => {
+              if (held.abandoned) return;
+              const reply = await byName.get(shop.platform)!.handle(shop, request);
+              record.answered = reply.status;
+              send(reply);
+            },
+          };
+          res.on("close", () => {
+            if (!res.writableEnded) held.abandoned = true;
+          });
+          shop.held.push(held);
+          for (const wake of shop.waiting.splice(0)) wake();
+          return;
+        }
         const reply = fault && fault.status ? { status: fault.status, body: fault.body, headers: fault.headers } : await byName.get(shop.platform)!.handle(shop, request);
         if (fault?.hangAfterApplying) return; // applied, never answered
         record.answered = reply.status;
