@@ -84,6 +84,11 @@ const SETTINGS: Record<string, SettingField> = {
   source_code: { label: "MSI source", hint: "The source the stock sync writes to: default unless you keep stock in another one." },
   ean_attribute: { label: "EAN attribute", hint: "The code of the product attribute holding the EAN, for matching by EAN (Magento has none of its own)." },
   shipped_state_id: { label: "Order state after a shipment", hint: "The id of a PrestaShop order state: 4 is PrestaShop's own Shipped.", number: true },
+  hold_state_id: {
+    label: "Order state while a line waits",
+    hint: "The id of an order state of your own for orders on hold (Orders > Statuses); leave it empty to leave orders in their state.",
+    number: true,
+  },
 };
 
 const LABELS: Record<string, string> = {
