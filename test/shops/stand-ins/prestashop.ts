@@ -221,8 +221,11 @@ export const prestashopStandIn: StandInPlatform<PrestaShopState> = {
     const singular = SINGULAR[resource]!;
 
     if (req.method === "GET" && id) {
+      // An unknown id is the webservice's numbered error, not an empty 404: WebserviceRequest's
+      // check of the ids asked for sets 404 "Id(s) not exists: <id>", code 87
+      // (classes/webservice/WebserviceRequest.php; PrestaShop/php-webservice-lib's tests expect the same message).
       const row = rows.find((r) => r.id === Number(id));
-      return row ? reply(200, json, { [singular]: row }) : { status: 404, body: "" };
+      return row ? reply(200, json, { [singular]: row }) : errors(404, json, [[87, `Id(s) not exists: ${id}`]]);
     }
     if (req.method === "GET") {
       const filters = [...req.query.entries()].filter(([k]) => k.startsWith("filter[")).map(([k, v]) => [k.slice(7, -1), /^\[(.*)\]$/.exec(v)?.[1] ?? v] as const);
