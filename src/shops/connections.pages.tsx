@@ -49,7 +49,8 @@ const CREDENTIALS: Record<string, { label: string; hint: string }> = {
   webservice_key: { label: "Webservice key", hint: "PrestaShop: Advanced Parameters > Webservice, a key with the order resources allowed." },
 };
 
-type SettingField = { label: string; hint?: string; options?: { value: string; label: string }[]; number?: boolean };
+/** `clearable`: a setting that may be null, which a blank field sets (else a blank field is left out, keeping what is stored). */
+type SettingField = { label: string; hint?: string; options?: { value: string; label: string }[]; number?: boolean; clearable?: boolean };
 const SETTINGS: Record<string, SettingField> = {
   mode: {
     label: "Mode",
@@ -88,6 +89,7 @@ const SETTINGS: Record<string, SettingField> = {
     label: "Order state while a line waits",
     hint: "The id of an order state of your own for orders on hold (Orders > Statuses); leave it empty to leave orders in their state.",
     number: true,
+    clearable: true,
   },
 };
 
@@ -119,7 +121,10 @@ function connectionInput(platform: ShopPlatformName, values: FormValues) {
   for (const key of settingFields(platform)) {
     const v = text(values, `settings.${key}`);
     const field = SETTINGS[key];
-    if (v === "") continue;
+    if (v === "") {
+      if (field?.clearable) settings[key] = null;
+      continue;
+    }
     settings[key] = field?.number && /^\d+$/.test(v) ? Number(v) : v === "true" ? true : v === "false" ? false : v;
   }
   const sources = text(values, "sources")
