@@ -95,6 +95,12 @@ function lineEvents(type: EventType, entries: ReturnType<typeof entry>[], now: s
     ORDER BY j.key`;
 }
 
+/**
+ * The message of a retry by hand (POST /orders/{reference}/retry): its order_line.status_changed
+ * events (failed to ruled) carry it, and the shop's write-backs know a retry by it (a follow-up note).
+ */
+export const RETRIED_BY_HAND = "Retry requested: sending again";
+
 /** A line re-routed (or its unconfirmed rest split off to) another supplier. */
 export type Rerouted = LineRef & { from: SupplierRef; to: SupplierRef; cause: string; reason: string; attempt: number; maxAttempts: number | null };
 

@@ -21,6 +21,7 @@ import {
   type Supplier,
 } from "../db/schema";
 import type { Bindings } from "../env";
+import { RETRIED_BY_HAND } from "../events/outbox";
 import { ApiError } from "../lib/errors";
 import type { Pipeline } from "../lib/queue";
 import { leaseUntil, sendSettings } from "../lib/outbound";
@@ -285,7 +286,7 @@ export async function retryFailedLines(db: Db, pipeline: Pipeline, accountId: nu
   const dispatchIds = [...new Set(failed.map((l) => l.dispatchId).filter((id): id is number => id !== null))];
   await runBatch(db, [
     ...moveLinesStatements(
-      failed.map((line) => ({ lineId: line.id, orderId: order.id, from: "failed", to: "ruled", message: "Retry requested: sending again" })),
+      failed.map((line) => ({ lineId: line.id, orderId: order.id, from: "failed", to: "ruled", message: RETRIED_BY_HAND })),
       now,
     ),
     sql`UPDATE dispatches SET status = 'queued', attempts = 0, lease_until = NULL, updated_at = ${now}

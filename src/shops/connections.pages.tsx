@@ -49,7 +49,8 @@ const CREDENTIALS: Record<string, { label: string; hint: string }> = {
   webservice_key: { label: "Webservice key", hint: "PrestaShop: Advanced Parameters > Webservice, a key with the order resources allowed." },
 };
 
-type SettingField = { label: string; hint?: string; options?: { value: string; label: string }[]; number?: boolean };
+/** `clearable`: a setting that may be null, which a blank field sets (else a blank field is left out, keeping what is stored). */
+type SettingField = { label: string; hint?: string; options?: { value: string; label: string }[]; number?: boolean; clearable?: boolean };
 const SETTINGS: Record<string, SettingField> = {
   mode: {
     label: "Mode",
@@ -84,6 +85,12 @@ const SETTINGS: Record<string, SettingField> = {
   source_code: { label: "MSI source", hint: "The source the stock sync writes to: default unless you keep stock in another one." },
   ean_attribute: { label: "EAN attribute", hint: "The code of the product attribute holding the EAN, for matching by EAN (Magento has none of its own)." },
   shipped_state_id: { label: "Order state after a shipment", hint: "The id of a PrestaShop order state: 4 is PrestaShop's own Shipped.", number: true },
+  hold_state_id: {
+    label: "Order state while a line waits",
+    hint: "The id of an order state of your own for orders on hold (Orders > Statuses); leave it empty to leave orders in their state.",
+    number: true,
+    clearable: true,
+  },
 };
 
 const LABELS: Record<string, string> = {
@@ -114,7 +121,10 @@ function connectionInput(platform: ShopPlatformName, values: FormValues) {
   for (const key of settingFields(platform)) {
     const v = text(values, `settings.${key}`);
     const field = SETTINGS[key];
-    if (v === "") continue;
+    if (v === "") {
+      if (field?.clearable) settings[key] = null;
+      continue;
+    }
     settings[key] = field?.number && /^\d+$/.test(v) ? Number(v) : v === "true" ? true : v === "false" ? false : v;
   }
   const sources = text(values, "sources")

@@ -64,7 +64,7 @@ const DESCRIBE = {
   sources: `The order source values the connection serves (up to ${CONNECTION_LIMITS.sources}, each up to ${CONNECTION_LIMITS.source} characters, compared ignoring ASCII case); null or left out: every order of the account.`,
   settings:
     `The platform's settings, each with its default: mode (${MODES.join(" or ")}, live by default) for every platform; woocommerce complete_status ("completed") ` +
-    'and tracking ("auto", "extension" or "note"); magento notify (true), inventory ("msi" or "legacy"), source_code ("default") and ean_attribute (null); prestashop shipped_state_id (4). Unknown fields are refused.',
+    'and tracking ("auto", "extension" or "note"); magento notify (true), inventory ("msi" or "legacy"), source_code ("default") and ean_attribute (null); prestashop shipped_state_id (4) and hold_state_id (null: no hold). Unknown fields are refused.',
   active: "false pauses the connection: nothing is written to the shop until it is active again. true by default.",
 };
 

@@ -93,6 +93,8 @@ type DeliveryRow = {
   line_sku: string | null;
   line_name: string | null;
   line_quantity: number | null;
+  /** The supplier the line is with now: a retry's follow-up names it (its event names none). */
+  line_supplier: string | null;
 };
 
 export type WriteBackOutcome = "done" | "retrying" | "failed" | "skipped" | "waiting";
@@ -135,7 +137,8 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
             WHERE b.order_id = w.order_id AND b.connection_id = w.connection_id AND b.id <> w.id AND b.shop_ids IS NOT NULL) AS taken_ids,
           c.platform, c.base_url, c.credentials_sealed, c.settings, c.active, c.deleted_at,
           o.reference, o.external_id AS order_external_id, e.type AS event_type, e.data AS event_data,
-          l.id AS line_id, l.external_id AS line_external_id, l.reference AS line_sku, l.name AS line_name, l.quantity AS line_quantity
+          l.id AS line_id, l.external_id AS line_external_id, l.reference AS line_sku, l.name AS line_name, l.quantity AS line_quantity,
+          (SELECT s.name FROM suppliers s WHERE s.id = l.matched_supplier_id) AS line_supplier
         FROM shop_write_backs w
         JOIN shop_connections c ON c.id = w.connection_id
         JOIN orders o ON o.id = w.order_id
@@ -270,7 +273,7 @@ async function attemptWrite(env: Bindings, row: DeliveryRow, callTimeoutMs: numb
             options,
           );
         }
-        return platform.writeNote(conn, shopHttp, shopOrder, { order, text: noteText(row.event_type, JSON.parse(row.event_data), line) }, options);
+        return platform.writeNote(conn, shopHttp, shopOrder, { order, text: noteText(row.event_type, JSON.parse(row.event_data), line, row.line_supplier) }, options);
       })(),
       attemptBox,
     ).finally(() => shopHttp.close());
@@ -316,7 +319,7 @@ type NoteEvent = {
 };
 
 /** The private note an event becomes (docs/shops.md, "What is written, and when"). */
-export function noteText(type: string, data: NoteEvent, line: LineRef): string {
+export function noteText(type: string, data: NoteEvent, line: LineRef, supplierNow: string | null = null): string {
   const label = `${line.name} (${line.productId}${line.sku ? `, SKU ${line.sku}` : ""}) × ${line.quantity}`;
   const reason = data.reason ? `: ${data.reason}` : "";
   switch (type) {
@@ -332,6 +335,8 @@ export function noteText(type: string, data: NoteEvent, line: LineRef): string {
     case "order_line.rerouted":
       return `${label} is now with supplier ${data.to_supplier?.name ?? "?"}, re-routed.`;
     default:
+      // A failed line retried by hand: back with its supplier (the only status_changed kept that is neither failed nor declined).
+      if (data.line?.status === "ruled") return `${label} is now with supplier ${supplierNow ?? "?"} again, sent again by hand.`;
       return data.line?.status === "failed"
         ? `${label} could not be sent to a supplier, and no other supplier takes it. ${data.message ?? ""}`.trim()
         : `${label} was declined, and no other supplier takes it. ${data.message ?? ""}`.trim();

@@ -3,6 +3,7 @@
 // when events are published (src/events/publish.service.ts), from the outbox the change wrote, so a
 // request that changes an order (a supplier's answer) writes no statement of its own for them.
 import { sql, type SQL } from "drizzle-orm";
+import { RETRIED_BY_HAND } from "../events/outbox";
 import type { PipelineMessage } from "../lib/queue";
 
 /** The queue message that delivers one write-back (src/shops/write-back.service.ts). */
@@ -71,11 +72,16 @@ export function writeBacksFromEvents(page: SQL, now: string): SQL {
           AND EXISTS (SELECT 1 FROM order_lines l WHERE l.id = ev.data ->> '$.line.id' AND l.current_status = ev.data ->> '$.line.status'))
       UNION ALL
       -- A follow-up note: a line the shop was told was given up on is with a supplier again (sent by
-      -- hand, or re-routed), and still is with that one.
+      -- hand, or re-routed), and still is with that one; or a failed line retried by hand (sent again
+      -- to the supplier it has: its event names none), while it has not failed again.
       SELECT ev.*, 0, 'note', ev.data ->> '$.line.id', NULL, 1
-      FROM ev WHERE ev.type IN ('order_line.assigned', 'order_line.rerouted')
+      FROM ev WHERE (ev.type IN ('order_line.assigned', 'order_line.rerouted')
         AND EXISTS (SELECT 1 FROM order_lines l WHERE l.id = ev.data ->> '$.line.id' AND l.order_id = ev.order_id
-          AND l.matched_supplier_id = ev.data ->> '$.to_supplier.id' AND l.current_status IN ('ruled', 'completed', 'partially_completed'))
+          AND l.matched_supplier_id = ev.data ->> '$.to_supplier.id' AND l.current_status IN ('ruled', 'completed', 'partially_completed')))
+        OR (ev.type = 'order_line.status_changed' AND ev.data ->> '$.line.previous_status' = 'failed' AND ev.data ->> '$.line.status' = 'ruled'
+          AND ev.data ->> '$.message' = ${RETRIED_BY_HAND}
+          AND EXISTS (SELECT 1 FROM order_lines l WHERE l.id = ev.data ->> '$.line.id' AND l.order_id = ev.order_id
+            AND l.current_status IN ('ruled', 'completed', 'partially_completed')))
       UNION ALL
       -- On hold while a line given up on waits for a person, off hold once none does: decided when
       -- none of the order's events waits for a later page, and kept with the order's last line

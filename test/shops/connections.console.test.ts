@@ -106,4 +106,31 @@ describe("the shop-connection pages", () => {
     }
     expectNoSecret(logged.join("\n"));
   });
+
+  it("PrestaShop's on-hold state: set in the form, refused beside its field when bad, and cleared back to none with a blank field", async () => {
+    const creds = await createAccount();
+    const { jar } = await signIn({ account_id: String(creds.accountId), api_key: creds.apiKey });
+    const form = await page("/console/shop-connections/new?platform=prestashop", jar);
+    expect(form.html).toContain('name="settings.hold_state_id"');
+    const csrf = csrfOf(form.html);
+    const fields = { _csrf: csrf, platform: "prestashop", name: "PS", base_url: "http://localhost:8080", "credentials.webservice_key": "K".repeat(32), "settings.mode": "live", "settings.shipped_state_id": "4", sources: "" };
+    for (const [value, message] of [
+      ["abc", "The Order state while a line waits field must be a number."],
+      ["4", "The Order state while a line waits field must be another order state than settings.shipped_state_id: an order on hold is not shipped."],
+    ]) {
+      const refused = await post("/console/shop-connections/new?platform=prestashop", jar, { ...fields, "settings.hold_state_id": value });
+      expect(refused.status).toBe(422);
+      expect(await refused.text()).toContain(`<small id="field-settings-hold_state_id-error" class="field-error">${message}</small>`);
+    }
+    expect(await storedConnections(creds.accountId)).toEqual([]);
+    const created = await post("/console/shop-connections/new?platform=prestashop", jar, { ...fields, "settings.hold_state_id": "20" });
+    expect(created.status).toBe(303);
+    const location = created.headers.get("location")!;
+    const id = Number(location.split("/").pop());
+    expect((await call("GET", `/api/v1/shop-connections/${id}`, { creds })).json.settings).toEqual({ mode: "live", shipped_state_id: 4, hold_state_id: 20 });
+    expect((await page(location, jar)).html).toMatch(/name="settings\.hold_state_id"[^>]*value="20"|value="20"[^>]*name="settings\.hold_state_id"/);
+    const cleared = await post(location, jar, { ...fields, "credentials.webservice_key": "", "settings.hold_state_id": "" });
+    expect(cleared.status).toBe(303);
+    expect((await call("GET", `/api/v1/shop-connections/${id}`, { creds })).json.settings).toEqual({ mode: "live", shipped_state_id: 4, hold_state_id: null });
+  });
 });

@@ -52,7 +52,7 @@ describe("shop connections", () => {
     expect(answers).toEqual([
       { platform: "shopware", base_url: "https://sw.example.com", credentials: { client_id: "…1234", client_secret: "…yZXQ" }, sources: null, settings: { mode: "dry_run" }, active: true },
       { platform: "magento", base_url: "https://m2.example.com/shop", credentials: { access_token: "…WXYZ" }, sources: null, settings: { mode: "live", notify: false, inventory: "msi", source_code: "default", ean_attribute: null }, active: false },
-      { platform: "prestashop", base_url: "http://localhost:8080", credentials: { webservice_key: "…EY12" }, sources: ["ps.example.com", "PS backoffice"], settings: { mode: "live", shipped_state_id: 5 }, active: true },
+      { platform: "prestashop", base_url: "http://localhost:8080", credentials: { webservice_key: "…EY12" }, sources: ["ps.example.com", "PS backoffice"], settings: { mode: "live", shipped_state_id: 5, hold_state_id: null }, active: true },
       // A one-character key shows nothing of itself; an 8-character one its last 2.
       { platform: "woocommerce", base_url: "http://127.0.0.1:9999/s/abc", credentials: { consumer_key: "…", consumer_secret: "…78" }, sources: null, settings: { mode: "live", complete_status: "wc-shipped", tracking: "note" }, active: true },
     ]);

@@ -129,7 +129,7 @@ describe("shop connections: bad input", () => {
     expect((await storedConnections(creds.accountId)).length).toBe(1);
   });
 
-  it("holds the platforms' own limits at the maximum and one past: credentials of 500 characters, complete_status 50, shipped_state_id 1,000,000", async () => {
+  it("holds the platforms' own limits at the maximum and one past: credentials of 500 characters, complete_status 50, shipped_state_id and hold_state_id 1,000,000", async () => {
     const creds = await createAccount();
     const long = { consumer_key: "k".repeat(500), consumer_secret: "s".repeat(500) };
     const atWoo = await call("POST", "/api/v1/shop-connections", { creds, body: { ...WOO_BODY, credentials: long, settings: { complete_status: "c".repeat(50) } } });
@@ -150,7 +150,9 @@ describe("shop connections: bad input", () => {
     ]);
     const ps = { ...WOO_BODY, platform: "prestashop", credentials: { webservice_key: "PSKEY" } };
     const atPs = await call("POST", "/api/v1/shop-connections", { creds, body: { ...ps, settings: { shipped_state_id: 1_000_000 } } });
-    expect([atPs.status, atPs.json.settings]).toEqual([201, { mode: "live", shipped_state_id: 1_000_000 }]);
+    expect([atPs.status, atPs.json.settings]).toEqual([201, { mode: "live", shipped_state_id: 1_000_000, hold_state_id: null }]);
+    const atHold = await call("POST", "/api/v1/shop-connections", { creds, body: { ...ps, settings: { hold_state_id: 1_000_000 } } });
+    expect([atHold.status, atHold.json.settings]).toEqual([201, { mode: "live", shipped_state_id: 4, hold_state_id: 1_000_000 }]);
     for (const [value, message] of [
       [1_000_001, "The settings.shipped_state_id field must not be greater than 1000000."],
       [0, "The settings.shipped_state_id field must be at least 1."],
@@ -159,7 +161,21 @@ describe("shop connections: bad input", () => {
       const res = await call("POST", "/api/v1/shop-connections", { creds, body: { ...ps, settings: { shipped_state_id: value } } });
       expect({ value, status: res.status, json: res.json }).toEqual({ value, status: 422, json: { message: "Errors", errors: { "settings.shipped_state_id": [message] } } });
     }
-    expect((await storedConnections(creds.accountId)).length).toBe(2);
+    // The on-hold state: an order state id or null; never the shipped state (an order on hold is not shipped).
+    for (const [settings, message] of [
+      [{ hold_state_id: 1_000_001 }, "The settings.hold_state_id field must not be greater than 1000000."],
+      [{ hold_state_id: 0 }, "The settings.hold_state_id field must be at least 1."],
+      [{ hold_state_id: "20" }, "The settings.hold_state_id field must be a number."],
+      [{ hold_state_id: 4 }, "The settings.hold_state_id field must be another order state than settings.shipped_state_id: an order on hold is not shipped."],
+      [{ shipped_state_id: 20, hold_state_id: 20 }, "The settings.hold_state_id field must be another order state than settings.shipped_state_id: an order on hold is not shipped."],
+    ] as const) {
+      const res = await call("POST", "/api/v1/shop-connections", { creds, body: { ...ps, settings } });
+      expect({ settings, status: res.status, json: res.json }).toEqual({ settings, status: 422, json: { message: "Errors", errors: { "settings.hold_state_id": [message] } } });
+    }
+    // null is taken: no hold, as by default.
+    const noHold = await call("POST", "/api/v1/shop-connections", { creds, body: { ...ps, settings: { hold_state_id: null } } });
+    expect([noHold.status, noHold.json.settings.hold_state_id]).toEqual([201, null]);
+    expect((await storedConnections(creds.accountId)).length).toBe(4);
   });
 
   it("refuses a PATCH that changes the platform, or sends credentials or settings the platform does not take, and changes nothing", async () => {

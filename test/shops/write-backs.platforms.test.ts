@@ -485,8 +485,8 @@ describe("write-backs into a PrestaShop shop", () => {
     now = await held(shop);
     expect(now.messages.at(-1)).toEqual(["7", "1", `Red plate (502, SKU PLATE-RED-L) × 1 is now with supplier ${other.name}, sent there by hand.`]);
     expect([now.tracking, now.state, now.histories]).toEqual(["3SABC123, JJD000123", "4", ["7: 4"]]);
-    const NO_HOLD = "PrestaShop has no on-hold order state of its own: order XKBKNABJK is left in its state, the private message says what waits";
-    const NO_RELEASE = "PrestaShop has no on-hold order state of its own: order XKBKNABJK was left in its state, nothing to release";
+    const NO_HOLD = "PrestaShop has no on-hold order state of its own and none is set (settings.hold_state_id): order XKBKNABJK is left in its state, the private message says what waits";
+    const NO_RELEASE = "PrestaShop has no on-hold order state of its own and none is set (settings.hold_state_id): order XKBKNABJK was left in its state, nothing to release";
     expect(summary(await shopSync(creds, reference)).map((w) => [w.kind, w.event, w.status, w.last_error])).toEqual([
       ["note", "order_line.status_changed", "done", null],
       ["hold", "order_line.status_changed", "skipped", NO_HOLD],
@@ -495,6 +495,88 @@ describe("write-backs into a PrestaShop shop", () => {
       ["release", expect.any(String), "skipped", NO_RELEASE],
       ["shipment", "order_line.shipped", "done", null],
       ["complete", COMPLETE_EVENT, "done", null],
+    ]);
+  });
+
+  // A shop that made an order state of its own for orders on hold (id 20), set as hold_state_id; the
+  // order came in awaiting a bank wire (10) and was paid (2), as its history says.
+  const ON_HOLD = 20;
+  const openHeld = () => setUp("prestashop", { orders: [{ ...SEED.orders[0], history: [10, 2] }] }, "XKBKNABJK", PRODUCTS, { hold_state_id: ON_HOLD });
+  /** The histories our write-backs added (the seeded ones have ids below 500), and the write flags. */
+  const added = async (shop: StandInShopHandle) => {
+    const { state } = await standInShop<PrestaShopState>(shop);
+    return {
+      state: state.orders[0].current_state,
+      histories: state.order_histories.filter((h) => h.id >= 500).map((h) => `${h.id_order}: ${h.id_order_state}`),
+      flags: state.flags.filter((f) => f.resource === "order_histories").map((f) => `POST sendemail=${f.sendemail}`),
+    };
+  };
+  const STATES = "GET /api/orders 200";
+
+  it("with hold_state_id: the order on hold while a declined line waits, back to the state before once it is sent on by hand, Shipped once it shipped", async () => {
+    const { creds, shop, key, reference, orderId, mugs, plate } = await openHeld();
+    await answered(key, [decline(plate)]);
+    await answered(key, [ship(mugs, 2, "3SABC123")]);
+    await writeBacksSettled(orderId, 3);
+    // On hold in the hold state, with its e-mail (the state's own, if the shop gave it one); the mugs' tracking written meanwhile.
+    expect(await added(shop)).toEqual({ state: "20", histories: ["7: 20"], flags: ["POST sendemail=1"] });
+    expect((await held(shop)).tracking).toBe("3SABC123");
+
+    const other = await handPickedSupplier(creds);
+    await sendByHand(creds, reference, plate, other.id);
+    await awaitingPickup(other.key, reference);
+    await answered(other.key, [ship(plate, 1, "JJD000123", "DHL")]);
+    await writeBacksSettled(orderId, 7);
+    // Released back to Payment accepted (2) without an e-mail, then Shipped (4) with its own.
+    expect(await added(shop)).toEqual({ state: "4", histories: ["7: 20", "7: 2", "7: 4"], flags: ["POST sendemail=1", "POST sendemail=null", "POST sendemail=1"] });
+    const list = summary(await shopSync(creds, reference));
+    expect(list.map((w) => [w.kind, w.status, w.last_error])).toEqual([
+      ["note", "done", null],
+      ["hold", "done", null],
+      ["shipment", "done", null],
+      ["note", "done", null],
+      ["release", "done", null],
+      ["shipment", "done", null],
+      ["complete", "done", null],
+    ]);
+    expect(list[1].attempts).toEqual(once(STATES, STATES, "POST /api/order_histories 201"));
+    expect(list[4].attempts).toEqual(once(STATES, STATES, HISTORIES, "POST /api/order_histories 201"));
+  });
+
+  it("with hold_state_id: an order the shop owner moved off hold meanwhile is left as they set it", async () => {
+    const { creds, shop, key, reference, orderId, plate } = await openHeld();
+    await answered(key, [decline(plate)]);
+    await writeBacksSettled(orderId, 2);
+    expect((await added(shop)).state).toBe("20");
+    // The shop owner sets Processing in progress (3) by hand.
+    // (through the webservice, as the back office's change does: an order_history entry)
+    const res = await fetch(`${shop.base_url}/api/order_histories?output_format=JSON`, {
+      method: "POST",
+      headers: { authorization: `Basic ${btoa(`${shop.credentials.webservice_key}:`)}`, "content-type": "application/xml" },
+      body: `<prestashop><order_history><id_order>7</id_order><id_order_state>3</id_order_state></order_history></prestashop>`,
+    });
+    expect(res.status).toBe(201);
+    const other = await handPickedSupplier(creds);
+    await sendByHand(creds, reference, plate, other.id);
+    await writeBacksSettled(orderId, 4);
+    expect(await added(shop)).toEqual({ state: "3", histories: ["7: 20", "7: 3"], flags: ["POST sendemail=1", "POST sendemail=null"] });
+    const list = await shopSync(creds, reference);
+    expect(list.map((w) => [w.kind, w.status, w.last_error])).toEqual([
+      ["note", "done", null],
+      ["hold", "done", null],
+      ["note", "done", null],
+      ["release", "skipped", "PrestaShop order XKBKNABJK (id 7) is in state 3, no longer on hold (state 20): it is left as the shop set it"],
+    ]);
+  });
+
+  it("with hold_state_id: an order the shop already set to Shipped is not put on hold, saying why", async () => {
+    const { creds, shop, key, reference, orderId, plate } = await setUp("prestashop", { orders: [{ ...SEED.orders[0], history: [2, 4] }] }, "XKBKNABJK", PRODUCTS, { hold_state_id: ON_HOLD });
+    await answered(key, [decline(plate)]);
+    await writeBacksSettled(orderId, 2);
+    expect(await added(shop)).toEqual({ state: "4", histories: [], flags: [] });
+    expect((await shopSync(creds, reference)).map((w) => [w.kind, w.status, w.last_error])).toEqual([
+      ["note", "done", null],
+      ["hold", "skipped", "PrestaShop order XKBKNABJK (id 7) is in state 4 (shipped, delivered, cancelled, refunded or a payment error): it is left as it is"],
     ]);
   });
 

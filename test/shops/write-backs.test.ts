@@ -14,7 +14,8 @@ import { createAccount, createOrder, exec, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
 import { send, signIn } from "../helpers/console-http";
 import { answered, handPickedSupplier, sendByHand, ship, shopConnection, setActive, writeBacksSettled, type ConnectionOptions } from "../helpers/shops";
-import { awaitingPickup, supplierChain } from "../helpers/suppliers";
+import { awaitingPickup, orderSettled, supplierChain, supplierWithRule } from "../helpers/suppliers";
+import { remoteUrl } from "../helpers/fake-remote";
 import { move } from "../helpers/moves";
 import { pipelineIdle, waitFor } from "../helpers/wait";
 import { createStandInShop, injectFault, standInShop, type StandInShopHandle } from "./stand-ins/client";
@@ -259,6 +260,50 @@ describe("write-backs into a WooCommerce shop", () => {
       ["release", expect.any(String)],
       ["shipment", "order_line.shipped"],
       ["complete", expect.any(String)],
+    ]);
+  });
+
+  it("a failed line retried by hand (POST …/retry): a follow-up note naming its supplier, then off hold", async () => {
+    const creds = await createAccount();
+    const shop = await createStandInShop("woocommerce", { orders: [{ id: 4711, line_items: [{ id: 32, product_id: 502, sku: "PLATE-RED-L", name: "Red plate", quantity: 1 }] }] });
+    await shopConnection(creds.accountId, "woocommerce", shop);
+    // A webhook supplier that refuses the order (400: no retry), and no other supplier: the line fails.
+    const { supplier } = await supplierWithRule(creds, { channel: "webhook", webhook_url: remoteUrl("status-400") });
+    const { reference } = await createOrder(creds, {
+      external_id: "4711",
+      source: "WooCommerce",
+      products: [{ external_id: "32", name: "Red plate", reference: "PLATE-RED-L", quantity: 1, price: 20 }],
+    });
+    await orderSettled(creds, reference, ["failed"]);
+    const orderId = (await rows<{ id: number }>("SELECT id FROM orders WHERE reference = ?", reference))[0].id;
+    await writeBacksSettled(orderId, 2);
+    expect((await held(shop)).status).toBe("on-hold");
+
+    // The supplier fixed its end; the person retries the line by hand.
+    expect((await call("PATCH", `/api/v1/suppliers/${supplier.id}`, { creds, body: { webhook_url: remoteUrl("ok") } })).status).toBe(200);
+    expect((await call("POST", `/api/v1/orders/${reference}/retry`, { creds })).status).toBe(200);
+    await orderSettled(creds, reference, ["completed"]);
+    const settled = await writeBacksSettled(orderId, 4);
+    expect(settled.map((w) => [w.kind, w.status])).toEqual([
+      ["note", "done"],
+      ["hold", "done"],
+      ["note", "done"],
+      ["release", "done"],
+    ]);
+    const order = await held(shop);
+    expect(order.status).toBe("processing");
+    expect(order.notes.map((n) => [n.customer_note, n.note]).reverse()).toEqual([
+      [false, expect.stringMatching(/^Red plate \(32, SKU PLATE-RED-L\) × 1 could not be sent to a supplier, and no other supplier takes it\. .*rejected the order/)],
+      [false, "Order status changed from Processing to On hold."],
+      [false, `Red plate (32, SKU PLATE-RED-L) × 1 is now with supplier ${supplier.name} again, sent again by hand.`],
+      [false, "Order status changed from On hold to Processing."],
+    ]);
+    const sync = (await shopSync(creds, reference)).json.data;
+    expect(sync.map((w: { kind: string; event: { type: string } }) => [w.kind, w.event.type])).toEqual([
+      ["note", "order_line.status_changed"],
+      ["hold", "order_line.status_changed"],
+      ["note", "order_line.status_changed"],
+      ["release", "order_line.status_changed"],
     ]);
   });
 

@@ -157,6 +157,25 @@ async function shippedStates(conn: Conn, http: ShopHttp, parts: Part[]): Promise
   return { ids, added };
 }
 
+/** Each part's current state, read fresh (the order as we found it may be older). */
+async function currentStates(conn: Conn, http: ShopHttp, parts: Part[]): Promise<Map<string, number>> {
+  const res = await http.request({ path: `/api/orders?filter[id]=[${anyOf(parts)}]&display=[id,current_state]&output_format=JSON`, headers: auth(conn) });
+  return new Map(listOf<{ id: Num; current_state: Num }>(res.json(), "orders").map((o) => [String(o.id), Number(o.current_state)]));
+}
+
+/** The parts' order histories, oldest first. */
+async function historiesOf(conn: Conn, http: ShopHttp, parts: Part[]): Promise<OrderHistory[]> {
+  const res = await http.request({ path: `/api/order_histories?filter[id_order]=[${anyOf(parts)}]&display=full&output_format=JSON`, headers: auth(conn) });
+  return listOf<OrderHistory>(res.json(), "order_histories").sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+/**
+ * States an order is never put on hold from: the shipped state, and PrestaShop's own Delivered (5),
+ * Canceled (6), Refunded (7) and Payment error (8), as it installs them (install-dev/data/xml/order_state.xml,
+ * ids in that file's order).
+ */
+const finalStates = (conn: Conn) => [conn.settings.shipped_state_id, 5, 6, 7, 8];
+
 // ---------------------------------------------------------------------------------------------
 // Stock and prices (the stock sync, docs/shops/prestashop.md#stock-and-prices)
 //
@@ -437,14 +456,76 @@ export const prestashop: ShopPlatform<Credentials<"prestashop">, Settings<"prest
   },
 
   // PrestaShop has no on-hold state of its own (its states are the shop's list, each with its own
-  // e-mails and meaning), so none is chosen for the shop: the private message says what waits, and
-  // the order gets no shipped state while it does.
-  async hold(_conn, _http, shopOrder) {
-    return { outcome: "skipped", reason: `PrestaShop has no on-hold order state of its own: order ${shopOrder.number} is left in its state, the private message says what waits` };
+  // e-mails and meaning): only a state the shop made for it, named in hold_state_id, is set; without
+  // one the private message says what waits, and the order gets no shipped state while it does.
+  // Adding an order_history through the webservice changes the order's current_state
+  // (OrderHistory::addWs calls changeIdOrderState: classes/order/OrderHistory.php).
+  async hold(conn, http, shopOrder) {
+    const hold = conn.settings.hold_state_id;
+    if (hold === null) return { outcome: "skipped", reason: `PrestaShop has no on-hold order state of its own and none is set (settings.hold_state_id): order ${shopOrder.number} is left in its state, the private message says what waits` };
+    const parts = partsOf(shopOrder);
+    const current = await currentStates(conn, http, parts);
+    const ids: string[] = [];
+    let added = false;
+    let left: string | null = null;
+    let histories: OrderHistory[] | null = null;
+    for (const part of parts) {
+      const state = current.get(part.id);
+      if (state === hold) {
+        // On hold already: by an earlier attempt, or by hand. Its entry is the one recorded.
+        histories ??= await historiesOf(conn, http, parts);
+        const entry = histories.filter((h) => String(h.id_order) === part.id && Number(h.id_order_state) === hold).at(-1);
+        if (entry) ids.push(String(entry.id));
+        continue;
+      }
+      if (state === undefined || finalStates(conn).includes(state)) {
+        left = `PrestaShop order ${shopOrder.number} (id ${part.id}) is in state ${state ?? "unknown"} (shipped, delivered, cancelled, refunded or a payment error): it is left as it is`;
+        continue;
+      }
+      // sendemail=1: the customer gets the hold state's own e-mail, if the shop gave it one.
+      const res = await http.request({ method: "POST", path: "/api/order_histories?sendemail=1&output_format=JSON", headers: xmlHeaders(conn), body: resourceXml("order_history", { id_order: part.id, id_order_state: hold }) });
+      added = true;
+      const id = res.dryRun ? undefined : res.json<{ order_history?: { id?: Num } }>().order_history?.id;
+      if (id !== undefined) ids.push(String(id));
+    }
+    if (!added && !ids.length) return { outcome: "skipped", reason: left ?? `PrestaShop order ${shopOrder.number} could not be read` };
+    return added ? { outcome: "written", shopIds: ids } : { outcome: "found", shopIds: ids };
   },
 
-  async release(_conn, _http, shopOrder) {
-    return { outcome: "skipped", reason: `PrestaShop has no on-hold order state of its own: order ${shopOrder.number} was left in its state, nothing to release` };
+  // Off hold: back to the state the order had before the hold (its history keeps it), only while it
+  // is still in the hold state: a state the shop owner set meanwhile stands. No e-mail: the customer
+  // was told about that state when the order first had it.
+  async release(conn, http, shopOrder, _order, options) {
+    const hold = conn.settings.hold_state_id;
+    if (hold === null) return { outcome: "skipped", reason: `PrestaShop has no on-hold order state of its own and none is set (settings.hold_state_id): order ${shopOrder.number} was left in its state, nothing to release` };
+    const parts = partsOf(shopOrder);
+    const [current, histories] = [await currentStates(conn, http, parts), await historiesOf(conn, http, parts)];
+    const ids: string[] = [];
+    let added = false;
+    let left: string | null = null;
+    for (const part of parts) {
+      const own = histories.filter((h) => String(h.id_order) === part.id).sort((a, b) => Number(a.id) - Number(b.id));
+      const lastHold = own.findLastIndex((h) => Number(h.id_order_state) === hold);
+      const before = lastHold < 0 ? undefined : own.slice(0, lastHold).findLast((h) => Number(h.id_order_state) !== hold);
+      const state = current.get(part.id);
+      if (state !== hold) {
+        // After an unclear attempt: the entry right after the hold, back to the state before it, is ours.
+        const after = own[lastHold + 1];
+        if (options.look && before && after && lastHold === own.length - 2 && Number(after.id_order_state) === Number(before.id_order_state)) ids.push(String(after.id));
+        else left = `PrestaShop order ${shopOrder.number} (id ${part.id}) is in state ${state ?? "unknown"}, no longer on hold (state ${hold}): it is left as the shop set it`;
+        continue;
+      }
+      if (!before) {
+        left = `PrestaShop order ${shopOrder.number} (id ${part.id}) has no state before its hold (state ${hold}) in its history to go back to: it is left on hold`;
+        continue;
+      }
+      const res = await http.request({ method: "POST", path: "/api/order_histories?output_format=JSON", headers: xmlHeaders(conn), body: resourceXml("order_history", { id_order: part.id, id_order_state: Number(before.id_order_state) }) });
+      added = true;
+      const id = res.dryRun ? undefined : res.json<{ order_history?: { id?: Num } }>().order_history?.id;
+      if (id !== undefined) ids.push(String(id));
+    }
+    if (!added && !ids.length) return { outcome: "skipped", reason: left ?? `PrestaShop order ${shopOrder.number} could not be read` };
+    return added ? { outcome: "written", shopIds: ids } : { outcome: "found", shopIds: ids };
   },
 
   // PrestaShop has no "completed" of its own: Delivered is the carrier's to confirm. Once every line

@@ -129,9 +129,19 @@ export const SETTINGS = {
       mode,
       /** The order state added after a shipment: 4 is PrestaShop's own "Shipped". */
       shipped_state_id: z.number().int().min(1).max(1_000_000).default(4),
+      /**
+       * The order state set while a line waits for a person (PrestaShop has no on-hold state of its
+       * own: a state the shop made for it). null: the order is not put on hold.
+       */
+      hold_state_id: z.number().int().min(1).max(1_000_000).nullable().default(null),
       ...sync,
     })
-    .strict(),
+    .strict()
+    .superRefine((s, ctx) => {
+      if (s.hold_state_id !== null && s.hold_state_id === s.shipped_state_id) {
+        ctx.addIssue({ code: "custom", path: ["hold_state_id"], message: "The :attribute field must be another order state than settings.shipped_state_id: an order on hold is not shipped." });
+      }
+    }),
 } satisfies Record<ShopPlatformName, z.ZodType>;
 
 export type Settings<P extends ShopPlatformName> = z.infer<(typeof SETTINGS)[P]>;

@@ -24,6 +24,12 @@ export type PrestaShopSeed = {
     reference: string;
     id_carrier?: number;
     current_state?: number;
+    /**
+     * The states the order went through, oldest first, its last the current one: a real order's
+     * history starts with its first state (PaymentModule::validateOrder adds it). Left out: no
+     * history, for tests that do not read it.
+     */
+    history?: number[];
     rows: { id: number; product_id: number; product_attribute_id?: number; product_reference: string; product_name?: string; product_quantity: number }[];
     /** The order's carrier record; null for none (a virtual order). */
     carrier?: { id: number; tracking_number?: string } | null;
@@ -171,6 +177,10 @@ export const prestashopStandIn: StandInPlatform<PrestaShopState> = {
           })),
         },
       });
+      (o.history ?? []).forEach((stateId, i) =>
+        state.order_histories.push({ id: o.id * 10 + i, id_order: String(o.id), id_order_state: String(stateId), id_employee: "0", date_add: "2026-11-20 10:00:00" }),
+      );
+      if (o.history?.length) state.orders.at(-1)!.current_state = String(o.history.at(-1));
       if (o.carrier !== null) {
         const c = o.carrier ?? { id: o.id + 100 };
         state.order_carriers.push({
@@ -211,8 +221,11 @@ export const prestashopStandIn: StandInPlatform<PrestaShopState> = {
     const singular = SINGULAR[resource]!;
 
     if (req.method === "GET" && id) {
+      // An unknown id is the webservice's numbered error, not an empty 404: WebserviceRequest's
+      // check of the ids asked for sets 404 "Id(s) not exists: <id>", code 87
+      // (classes/webservice/WebserviceRequest.php; PrestaShop/php-webservice-lib's tests expect the same message).
       const row = rows.find((r) => r.id === Number(id));
-      return row ? reply(200, json, { [singular]: row }) : { status: 404, body: "" };
+      return row ? reply(200, json, { [singular]: row }) : errors(404, json, [[87, `Id(s) not exists: ${id}`]]);
     }
     if (req.method === "GET") {
       const filters = [...req.query.entries()].filter(([k]) => k.startsWith("filter[")).map(([k, v]) => [k.slice(7, -1), /^\[(.*)\]$/.exec(v)?.[1] ?? v] as const);

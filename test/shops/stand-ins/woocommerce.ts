@@ -177,7 +177,9 @@ function handle(shop: StandInShop<WooState>, req: StandInRequest): StandInReply 
     const order = find(m[1]);
     if (!order) return error(404, "woocommerce_rest_shop_order_invalid_id", "Invalid ID.");
     if (req.method !== "GET" && typeof body.status === "string" && body.status !== order.status) {
-      // WooCommerce notes every status change on the order, as the system.
+      // WooCommerce notes every status change on the order, as the system: WC_Order::status_transition
+      // ("Order status changed from %1$s to %2$s.", wc_get_order_status_name's labels); no transition
+      // table, any registered status is taken from any other (includes/class-wc-order.php).
       const label = (s: string) => LABELS[s] ?? s;
       order.notes.unshift({ id: nextNoteId(state), author: "system", ...dates(), note: `Order status changed from ${label(order.status)} to ${label(body.status)}.`, customer_note: false });
       order.status = body.status;
@@ -205,6 +207,8 @@ function handle(shop: StandInShop<WooState>, req: StandInRequest): StandInReply 
     const order = find(m[1]);
     if (!order) return error(404, "woocommerce_rest_order_invalid_id", "Invalid order ID.");
     if (body.note === "") return error(400, "woocommerce_rest_shop_order_note_invalid", "Cannot create order note, please try again.");
+    // A note not added_by_user is written as "WooCommerce", which wc_get_order_note answers as
+    // added_by "system" (includes/wc-order-functions.php), the REST answer's author.
     const note: WooNote = { id: nextNoteId(state), author: body.added_by_user ? "admin" : "system", ...dates(), note: body.note, customer_note: body.customer_note === true };
     order.notes.unshift(note);
     return { status: 201, body: note };
