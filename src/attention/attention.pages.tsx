@@ -146,7 +146,7 @@ function LineEntry({ line, note, csrf }: { line: LineItem; note?: string; csrf?:
       {csrf ? (
         <>
           <br />
-          <LineActions reference={line.reference} line={{ id: line.lineId, currentStatus: line.status, matchedSupplierId: line.matchedSupplierId }} csrf={csrf} back="attention" />
+          <LineActions reference={line.reference} line={{ id: line.lineId, currentStatus: line.status, matchedSupplierId: line.matchedSupplierId, quantity: line.quantity, confirmedQuantity: line.confirmedQuantity }} csrf={csrf} back="attention" />
         </>
       ) : null}
     </>

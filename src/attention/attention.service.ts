@@ -22,6 +22,9 @@ export type LineItem = {
   status: LineStatus;
   /** The supplier that declined it or could not be sent to (null: it never had one). */
   matchedSupplierId: number | null;
+  /** The line's quantity and what its supplier confirmed of it (a partly confirmed line's rest is acted on here). */
+  quantity: number;
+  confirmedQuantity: number | null;
   since: string;
   reason: string | null;
 };
@@ -57,7 +60,7 @@ const lastLog = sql`(SELECT g.message FROM order_line_logs g WHERE g.order_id = 
 
 /** Lines of live (not test, not blocked) orders in these states, newest change first. */
 const lines = (accountId: number, statuses: LineStatus[], before?: string) => sql`
-  SELECT o.reference, o.external_id, l.id AS line_id, l.name AS line_name, l.current_status AS status, l.matched_supplier_id, l.updated_at AS since, ${lastLog} AS reason, count(*) OVER () AS total
+  SELECT o.reference, o.external_id, l.id AS line_id, l.name AS line_name, l.current_status AS status, l.matched_supplier_id, l.quantity, l.confirmed_quantity, l.updated_at AS since, ${lastLog} AS reason, count(*) OVER () AS total
   FROM order_lines l JOIN orders o ON o.id = l.order_id
   WHERE l.account_id = ${accountId} AND l.current_status IN (${sql.join(statuses.map((s) => sql`${s}`), sql`, `)})
     AND o.test = 0 AND o.blocked = 0 ${before ? sql`AND l.updated_at < ${before}` : sql``}
@@ -78,7 +81,7 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
         WHERE d.supplier_id IN (SELECT id FROM suppliers WHERE account_id = ${accountId}) AND d.status = 'awaiting_pickup'
           AND d.created_at < ${isoMicro(new Date(now.getTime() - PICKUP_OVERDUE_MS))}
         ORDER BY d.id DESC LIMIT ${SHOWN}`,
-    sql`SELECT o.reference, o.external_id, l.id AS line_id, l.name AS line_name, l.current_status AS status, l.matched_supplier_id, l.overdue_at AS since, l.overdue_deadline AS deadline,
+    sql`SELECT o.reference, o.external_id, l.id AS line_id, l.name AS line_name, l.current_status AS status, l.matched_supplier_id, l.quantity, l.confirmed_quantity, l.overdue_at AS since, l.overdue_deadline AS deadline,
           ${lastLog} AS reason, count(*) OVER () AS total
         FROM order_lines l JOIN orders o ON o.id = l.order_id
         WHERE l.account_id = ${accountId} AND l.overdue_at IS NOT NULL AND l.current_status IN ('ruled', 'completed', 'partially_completed') AND o.test = 0

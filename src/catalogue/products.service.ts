@@ -1,6 +1,6 @@
 // Reading the account's catalogue. Filling it (feeds, imports) lives beside this file.
 import { and, asc, desc, eq, gte, sql, type SQL } from "drizzle-orm";
-import { rawBatch, rowMapper, type Db } from "../db";
+import { rawBatch, rowMapper, toStatement, type Db } from "../db";
 import { products } from "../db/schema";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 
@@ -66,4 +66,39 @@ export async function listProducts(db: Db, accountId: number, filters: ProductFi
     pageFrom(offset, page.perPage, false),
   ]);
   return { total: Number(countRows[0]?.total ?? 0), rows: rows.map(toProduct) };
+}
+
+/** One supplier's offer of a product: what its active feed says it has, and at what purchase price. */
+export type Offer = { supplierId: number; productId: number; sku: string; matchedOn: "ean13" | "sku"; stockQuantity: number | null; purchasePrice: number | null };
+
+/**
+ * The catalogue's offers of a line's product, as matching reads them (same EAN-13, else same SKU as
+ * the line's reference; active products of active feeds): at most one per supplier, its best (an
+ * EAN match first, then the cheapest). One statement through the (account, ean13) and (account, sku)
+ * indexes; none without an EAN-13 or reference.
+ */
+export async function offersFor(db: Db, accountId: number, line: { ean13: string | null; reference: string | null }): Promise<Offer[]> {
+  if (!line.ean13 && !line.reference) return [];
+  type OfferRow = { supplier_id: number; id: number; sku: string; on: "ean13" | "sku"; stock_quantity: number | null; purchase_price: number | null };
+  const { results: rows } = await toStatement(db, sql`
+    SELECT f.supplier_id, p.id, p.sku, CASE WHEN p.ean13 IS ${line.ean13} AND ${line.ean13} IS NOT NULL THEN 'ean13' ELSE 'sku' END AS "on",
+      p.stock_quantity, p.purchase_price
+    FROM products p JOIN product_feeds f ON f.id = p.product_feed_id
+    WHERE p.account_id = ${accountId} AND p.active = 1 AND f.active = 1
+      AND (${line.ean13 ? sql`p.ean13 = ${line.ean13}` : sql`0`} OR ${line.reference ? sql`p.sku = ${line.reference}` : sql`0`})`).all<OfferRow>();
+  const best = new Map<number, Offer>();
+  for (const r of rows) {
+    const offer: Offer = {
+      supplierId: r.supplier_id,
+      productId: r.id,
+      sku: r.sku,
+      matchedOn: r.on,
+      stockQuantity: r.stock_quantity,
+      purchasePrice: r.purchase_price === null ? null : (products.purchasePrice.mapFromDriverValue(r.purchase_price) as number),
+    };
+    const held = best.get(offer.supplierId);
+    const better = !held || (held.matchedOn === "sku" && offer.matchedOn === "ean13") || (held.matchedOn === offer.matchedOn && (offer.purchasePrice ?? Infinity) < (held.purchasePrice ?? Infinity));
+    if (better) best.set(offer.supplierId, offer);
+  }
+  return [...best.values()];
 }

@@ -63,11 +63,24 @@ export function offeredAnswers(line: Pick<OrderLine, "currentStatus" | "quantity
   const offered: Answer["action"][] = [];
   if (s === "ruled") offered.push("accept");
   const left = leftToShip(line, shipped);
-  if (canMove(s, "declined") && left > 0) offered.push("decline");
+  if (declinable(line, shipped)) offered.push("decline");
   if (canMove(s, "partially_completed") && line.quantity > Math.max(1, shipped)) offered.push("partial");
   if (SHIPPABLE.includes(s) && left > 0) offered.push("ship");
   return offered;
 }
+
+/**
+ * Whether the line can still be declined: the state machine allows it and something of what it
+ * confirms is left to ship. The one rule of the portal's offer and of the API's judgement alike.
+ */
+const declinable = (line: Pick<OrderLine, "currentStatus" | "quantity" | "confirmedQuantity">, shipped: number) =>
+  canMove(line.currentStatus, "declined") && leftToShip(line, shipped) > 0;
+
+/** Why a line shipped in full cannot be declined (a 409): the goods are on their way already. */
+const shippedInFull = (line: Pick<OrderLine, "id" | "quantity" | "confirmedQuantity">, shipped: number) =>
+  ApiError.conflict(
+    `Order line ${line.id} is shipped in full (${shipped} of ${line.confirmedQuantity ?? line.quantity}); it cannot be given the answer 'decline'.`,
+  );
 
 const notFound = (id: number) => ApiError.notFound(`Order line with id '${id}' not found`);
 
@@ -191,10 +204,14 @@ function judgeAnswers(lines: CancellableLine[], recorded: Set<string>, supplier:
           else refuse(line, current, "accept");
           if (shipping.get(line.id) !== "stop") shipping.set(line.id, "start");
           break;
-        case "decline":
+        case "decline": {
+          // A line whose every confirmed item shipped is not declined: its goods are on their way (the portal offers no Decline).
+          const asNow = { currentStatus: current, quantity: line.quantity, confirmedQuantity: confirmed.get(line.id) ?? null };
+          if (canMove(current, "declined") && !declinable(asNow, shipped.get(line.id)!)) throw shippedInFull({ ...asNow, id: line.id }, shipped.get(line.id)!);
           leave(line, "decline", "declined", { cause: "declined", message: `Declined by supplier ${supplier.name}: ${answer.reason}` });
           shipping.set(line.id, "stop");
           break;
+        }
         case "partial": {
           const q = answer.quantity!;
           const done = shipped.get(line.id)!;

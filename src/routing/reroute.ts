@@ -49,7 +49,8 @@ export type Leaving = {
    * A person asked for the re-route (POST .../lines/{id}/reroute), in words for the log ("by hand
    * (API key #3)"): the account's on/off switch is for automatic re-routes and does not apply; its
    * cap, the rules' no_reroute and a waiting cancellation do. With `to` equal to `from`, the line
-   * left its supplier already (declined, failed) and only moves on.
+   * left its supplier already (declined, failed) and only moves on; a partly confirmed one stays as
+   * it is, and only its rest moves on, split off as a new line.
    */
   byHand?: string;
 };
@@ -72,6 +73,8 @@ export type ReroutePlan = {
   withdrawn: number;
   /** The orders of the re-routed lines: the pipeline owes each a dispatch (see owedToPipeline). */
   reroutedOrders: number[];
+  /** Where each re-routed line (or its rest) goes: its id to the next supplier's. */
+  destinations: Map<number, number>;
   /** The lines that stay with their supplier, and why (a re-route asked for by hand is refused with it). */
   stayed: { lineId: number; why: string }[];
 };
@@ -171,9 +174,12 @@ export async function planReroutes(db: Db, accountId: number, leaving: Leaving[]
   const { decisions, channels: supplierChannels, policy } = await decide(db, accountId, known, leaving, now);
   const changes: LineChange[] = [];
   const splits: Split[] = [];
+  // Rests split off a line that stays as it is (a partly confirmed line's rest re-routed by hand): not gated on a move.
+  const restSplits: Split[] = [];
   const chains: { i: number; o: number; c: RerouteHop[] }[] = [];
   const moved: Rerouted[] = [];
   const split: Rerouted[] = [];
+  const restSplit: Rerouted[] = [];
   const withdrawals: CancellationRequest[] = [];
   const eventOf = (d: Extract<Decision, { kind: "reroute" }>) => ({
     from: { id: d.leaving.supplier.id, name: d.leaving.supplier.name ?? "" },
@@ -197,15 +203,21 @@ export async function planReroutes(db: Db, accountId: number, leaving: Leaving[]
     }
     if (l.cause === "partial") {
       const rest = remainderOf(l);
-      changes.push({
-        kind: "move",
-        ...base,
-        from: l.from,
-        to: "partially_completed",
-        confirmedQuantity: l.confirmedQuantity,
-        message: `${l.message}; the other ${rest} go to supplier ${d.to.name} as a new line`,
-      });
-      splits.push({
+      // By hand, the line was partly confirmed already: it stays so (a note, guarded by its token), only its rest moves on.
+      const stays = l.from === "partially_completed";
+      changes.push(
+        stays
+          ? { kind: "note", lineId: l.line.id, orderId, status: l.from, version: l.line.moveToken, message: `The other ${rest} go to supplier ${d.to.name} as a new line, re-routed ${l.byHand ?? "by hand"}` }
+          : {
+              kind: "move",
+              ...base,
+              from: l.from,
+              to: "partially_completed",
+              confirmedQuantity: l.confirmedQuantity,
+              message: `${l.message}; the other ${rest} go to supplier ${d.to.name} as a new line`,
+            },
+      );
+      (stays ? restSplits : splits).push({
         parentId: l.line.id,
         orderId,
         parentQuantity: l.line.quantity,
@@ -218,7 +230,7 @@ export async function planReroutes(db: Db, accountId: number, leaving: Leaving[]
           { status: "ruled", message: d.match },
         ],
       });
-      split.push({ o: orderId, p: l.line.id, ...eventOf(d) });
+      (stays ? restSplit : split).push({ o: orderId, p: l.line.id, ...eventOf(d) });
       continue;
     }
     // Through declined (or failed): the supplier no longer has it, then on to the next one.
@@ -256,12 +268,15 @@ export async function planReroutes(db: Db, accountId: number, leaving: Leaving[]
     rerouted: rerouting.length,
     stayed: decisions.flatMap((d) => (d.kind === "stay" ? [{ lineId: d.leaving.line.id, why: d.why ?? "no other supplier can take it" }] : [])),
     reroutedOrders: [...new Set(rerouting.map((d) => d.leaving.line.orderId))],
+    destinations: new Map(rerouting.map((d) => [d.leaving.line.id, d.to.id])),
     withdrawn: withdrawals.length,
     statements: (token) => {
       const splitToken = newToken();
+      const restToken = newToken();
       return [
         ...(rerouting.length ? [cancellationAsRead] : []),
         ...splitStatements(splits, now, splitToken, token),
+        ...splitStatements(restSplits, now, restToken),
         ...(chains.length
           ? [
               // The line starts afresh with its new supplier: its old deadlines and marks go.
@@ -271,9 +286,12 @@ export async function planReroutes(db: Db, accountId: number, leaving: Leaving[]
                   WHERE order_lines.id = j.value ->> '$.i' AND order_lines.order_id = j.value ->> '$.o' AND order_lines.move_token = ${token}`,
             ]
           : []),
-        ...(moved.length + split.length
+        ...(moved.length + split.length + restSplit.length
           ? [
-              lineReroutedEvents([...moved.map((e) => ({ ...e, t: token })), ...split.map((e) => ({ ...e, t: splitToken }))], now),
+              lineReroutedEvents(
+                [...moved.map((e) => ({ ...e, t: token })), ...split.map((e) => ({ ...e, t: splitToken })), ...restSplit.map((e) => ({ ...e, t: restToken }))],
+                now,
+              ),
             ]
           : []),
         ...cancellationRequestStatements(withdrawals, now),

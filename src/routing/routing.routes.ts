@@ -113,14 +113,15 @@ routingRouter.openapi(
       "A pending, failed or declined line goes to the supplier given (any active supplier of the account) and becomes ruled; the pipeline " +
       "then sends it on that supplier's channel. Logged on the line with who did it (\"Sent to supplier Tuinhout by hand (API key #3)\"), " +
       "evented as order_line.assigned, and shown by explain (manual_decision). A supplier the line had goes into its re-route chain. " +
-      "422: not a supplier of the account, or an inactive one. 409: a line in another state (ruled, completed, partially_completed, " +
-      "skipped), a blocked order, or a cancellation of the line waiting for its supplier's answer. Nothing is changed on an error. Answers the order.",
+      "Of a partly confirmed line whose rest no supplier took, only the rest goes, split off as a new line. " +
+      "422: not a supplier of the account, or an inactive one. 409: a line in another state (ruled, completed, skipped, partially_completed " +
+      "with no rest), a blocked order, or a cancellation of the line waiting for its supplier's answer. Nothing is changed on an error. Answers the order.",
     security: apiSecurity,
     request: { params: lineParams, ...jsonBody(AssignBody) },
     responses: {
       200: responses.json(OrderDetail, "The order, the line ruled to the supplier chosen"),
       404: responses.notFound,
-      409: conflict("Order line 901 is completed; only pending, failed or declined lines can be sent to a supplier by hand."),
+      409: conflict("Order line 901 is completed; only pending, failed or declined lines, or the rest of a partly confirmed line, can be sent to a supplier by hand."),
       422: responses.invalid,
       ...errorResponses,
     },
@@ -144,8 +145,9 @@ routingRouter.openapi(
       "Decides as an automatic re-route does: the next routing rule that holds, else the cheapest catalogue offer with stock, else the " +
       "supplier named on the line, never a supplier the line already had, within the account's reroute_max_attempts, and not past a rule " +
       "with no_reroute. It applies even while the account's automatic re-routing is off. Logged with who did it, evented as " +
-      "order_line.rerouted. 409, with nothing changed: no supplier can take the line (the reason is said), a line that is not failed or " +
-      "declined, a blocked order, or a cancellation of the line waiting. No body. Answers the order.",
+      "order_line.rerouted. Of a partly confirmed line whose rest no supplier took, only the rest goes, split off as a new line. " +
+      "409, with nothing changed: no supplier can take the line (the reason is said), a line that is not failed or " +
+      "declined (nor partly confirmed with a rest), a blocked order, or a cancellation of the line waiting. No body. Answers the order.",
     security: apiSecurity,
     request: { params: lineParams },
     responses: {

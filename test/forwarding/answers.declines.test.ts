@@ -2,7 +2,7 @@
 // local D1 and Queue) re-route the line once, and every other answer of that supplier to the line,
 // racing or later, is a 409 that says its decline is recorded; never where the line went next.
 import { describe, expect, it } from "vitest";
-import { createAccount, createOrder, orderPayload, recordEvents, rows } from "../helpers/factories";
+import { accountState, createAccount, createOrder, orderPayload, recordEvents, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
 import { answer, awaitingPickup, signedHeader, supplierChain } from "../helpers/suppliers";
 import { waitFor } from "../helpers/wait";
@@ -93,6 +93,56 @@ describe("a later answer to a line the supplier declined", () => {
     expect(await answer(b.key!, [{ line_id: stayed.lineId, action: "accept" }])).toMatchObject({
       status: 404,
       json: { message: "Not Found", error: `Order line with id '${stayed.lineId}' not found` },
+    });
+  });
+});
+
+describe("a decline of a line shipped in full", () => {
+  it("is a 409 that says so, through the API and the signed callback alike, and changes nothing; one item short of in full it is declined", async () => {
+    const creds = await createAccount();
+    await recordEvents(creds.accountId);
+    const [a, b] = await supplierChain(creds, [{ channel: "pull" }, { channel: "pull" }]);
+    const state = accountState(creds.accountId);
+    const shippedInFull = (lineId: number, shipped: number, of: number) => ({
+      message: "Conflict",
+      error: `Order line ${lineId} is shipped in full (${shipped} of ${of}); it cannot be given the answer 'decline'.`,
+    });
+
+    // Shipped 3 of 3.
+    const full = await orderAt(creds, a.key!);
+    expect((await answer(a.key!, [{ line_id: full.lineId, action: "ship", quantity: 3, tracking_number: "T-FULL" }])).status).toBe(200);
+    const before = await state();
+    expect(await answer(a.key!, [{ line_id: full.lineId, action: "decline", reason: "changed our mind" }])).toMatchObject({ status: 409, json: shippedInFull(full.lineId, 3, 3) });
+    const body = JSON.stringify({ answers: [{ line_id: full.lineId, action: "decline", reason: "signed" }] });
+    const signed = await call("POST", `/api/v1/supplier-callbacks/${a.supplier.id}`, {
+      rawBody: body,
+      headers: { "content-type": "application/json", "x-webhook-signature": await signedHeader(a.supplier.webhook_secret, body) },
+    });
+    expect([signed.status, signed.json]).toEqual([409, shippedInFull(full.lineId, 3, 3)]);
+    expect(await state()).toBe(before);
+    // A shipment of the rest and a decline in one call: the decline judges what the call shipped before it.
+    const partly = await orderAt(creds, a.key!);
+    expect((await answer(a.key!, [{ line_id: partly.lineId, action: "ship", quantity: 2, tracking_number: "T-2" }])).status).toBe(200);
+    const middle = await state();
+    expect(
+      await answer(a.key!, [
+        { line_id: partly.lineId, action: "ship", quantity: 1, tracking_number: "T-3" },
+        { line_id: partly.lineId, action: "decline", reason: "late" },
+      ]),
+    ).toMatchObject({ status: 409, json: shippedInFull(partly.lineId, 3, 3) });
+    expect(await state()).toBe(middle);
+    // A line confirmed 2 of 3 and shipped 2: all it confirms is shipped, so it is shipped in full.
+    const confirmed = await orderAt(creds, a.key!);
+    expect((await call("PATCH", "/api/v1/settings", { creds, body: { reroute_enabled: false } })).status).toBe(200);
+    expect((await answer(a.key!, [{ line_id: confirmed.lineId, action: "partial", quantity: 2 }, { line_id: confirmed.lineId, action: "ship", quantity: 2, tracking_number: "T-P" }])).status).toBe(200);
+    expect(await answer(a.key!, [{ line_id: confirmed.lineId, action: "decline", reason: "no" }])).toMatchObject({ status: 409, json: shippedInFull(confirmed.lineId, 2, 2) });
+    expect((await getOrder(creds, full.reference)).order_lines[0]).toMatchObject({ current_status: "completed", matched_supplier: { id: a.supplier.id } });
+    expect(await answer(b.key!, [{ line_id: full.lineId, action: "decline", reason: "not ours" }])).toMatchObject({ status: 404 });
+
+    // Shipped 2 of 3: the third can still be declined (the line leaves A; its shipments stay).
+    expect(await answer(a.key!, [{ line_id: partly.lineId, action: "decline", reason: "the third is broken" }])).toMatchObject({
+      status: 200,
+      json: { results: [{ line_id: partly.lineId, current_status: "declined" }] },
     });
   });
 });

@@ -5,15 +5,16 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo, type DemoReferences } from "../../scripts/lib/demo-data.mjs";
-import { ageRows, api, BASE, closeBrowser, createShop, expectAccessible, newPage, screenshot, signInShop, type Shop } from "../browser/console";
+import { ageRows, api, BASE, closeBrowser, createShop, expectAccessible, newPage, screenshot, signInShop, supplierApi, until, type Shop } from "../browser/console";
 
 let shop: Shop;
 let refs: DemoReferences;
 let page: Page;
+let supplierKey: string;
 
 beforeAll(async () => {
   shop = await createShop();
-  refs = (await seedDemo(BASE, shop)).references;
+  ({ references: refs, supplierKey } = await seedDemo(BASE, shop));
   // The unmatched line has waited an hour: Needs attention lists it.
   ageRows("UPDATE order_lines SET updated_at = '2020-01-01T00:00:00.000000Z' WHERE account_id = ? AND current_status = 'pending'", [shop.accountId]);
   page = await newPage();
@@ -26,6 +27,9 @@ const order = async (ref: string) => (await api(shop, "GET", `/api/v1/orders/${r
 const lineNamed = async (ref: string, name: string) => (await order(ref)).order_lines.find((l) => l.name === name)!;
 const flash = () => page.locator(".flash").innerText();
 const card = (lineId: number) => page.locator("article.line", { has: page.locator(`#line-${lineId}`) });
+/** The suppliers "Send to a supplier…" offers, in its order, as read (name, offer, and what it did with the line before). */
+const choices = () => page.locator("fieldset.supplier-choices label").allInnerTexts();
+const choose = (name: string) => page.getByRole("radio", { name: new RegExp(`^${name} ·`) }).check();
 
 describe("a stuck line on the order page", () => {
   it("offers the actions only on the declined line; Re-route now says why it cannot, changing nothing", async () => {
@@ -52,9 +56,14 @@ describe("a stuck line on the order page", () => {
     await card(declined.id).getByRole("button", { name: `Send to a supplier… (line #${declined.id})` }).click();
     await page.waitForURL(`**/console/orders/${refs.answered}/lines/${declined.id}/assign`);
     expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe(`Send line #${declined.id} to a supplier`);
-    const options = await page.getByLabel("Supplier").locator("option").allInnerTexts();
-    expect(options).toEqual(["Choose a supplier", "Keukenhuis", "Lampenlab", "Tuinhout"]);
-    expect(options).not.toContain(inactive.name);
+    // Every active supplier, the one that declined the line last and marked; none of them has a catalogue offer of this product.
+    const options = (await choices()).map((o) => o.replace(/on .+?: (?=[A-Z])/, "on …: "));
+    expect(options).toEqual([
+      "Lampenlab · no catalogue offer",
+      "Tuinhout · no catalogue offer",
+      "Keukenhuis · no catalogue offer\ndeclined this line on …: Declined by supplier Keukenhuis: discontinued",
+    ]);
+    expect(options.join()).not.toContain(inactive.name);
     await expectAccessible(page);
 
     const [refused] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/assign") && r.request().method() === "POST"), page.getByRole("button", { name: "Send to this supplier" }).click()]);
@@ -63,7 +72,7 @@ describe("a stuck line on the order page", () => {
     expect(await lineNamed(refs.answered, "Frying pan")).toEqual(declined);
     await expectAccessible(page);
 
-    await page.getByLabel("Supplier").selectOption({ label: "Tuinhout" });
+    await choose("Tuinhout");
     await page.getByRole("button", { name: "Send to this supplier" }).click();
     await page.waitForURL(`**/console/orders/${refs.answered}#line-${declined.id}`);
     expect(await flash()).toBe(`Line #${declined.id} of order ${refs.answered} is being sent to supplier Tuinhout.`);
@@ -78,6 +87,83 @@ describe("a stuck line on the order page", () => {
     await chosen.waitFor();
     expect(await chosen.innerText()).toMatch(new RegExp(`^Chosen by hand: sent to supplier Tuinhout by hand \\(console session #\\d+, API key #${shop.apiKeyId}\\), `));
     await screenshot(page, "order-line-actions");
+    await expectAccessible(page);
+  });
+});
+
+describe("a partly confirmed line on the order page", () => {
+  it("offers what can be done with its rest; Send the rest… lists each supplier's stock and price, asks before the supplier that confirmed only part, and the next supplier receives the rest alone", async () => {
+    const knife = { external_id: "KNIFE-2", reference: "KNIFE-2", name: "Bread knife", category: "kitchen", price: 45, quantity: 3 };
+    const created = (await api(shop, "POST", "/api/v1/orders", { external_id: `PART-${Date.now()}`, source: "Demo webshop", total: 135, email: "jan@example.com",
+      shipping_address: { first_name: "Jan", last_name: "Jansen", address1: "Damrak 1", postcode: "1012LG", city: "Amsterdam", country: "NL" }, products: [knife] })).json;
+    const ref = String(created.reference);
+    const lineId = await until(async () => {
+      const line = await lineNamed(ref, "Bread knife");
+      return line.current_status === "ruled" && line.matched_supplier ? line.id : null;
+    }, "the knife ruled to Keukenhuis");
+    expect((await supplierApi(supplierKey, "POST", "/api/v1/supplier/answers", { answers: [{ line_id: lineId, action: "partial", quantity: 2, reason: "only 2 in stock" }] })).status).toBe(200);
+    // Since then the catalogue knows the knife: a new pull supplier has 5, Tuinhout none, Keukenhuis (which confirmed 2) is cheapest.
+    const knives = (await api(shop, "POST", "/api/v1/suppliers", { name: "Messenmakers", channel: "pull" })).json;
+    const knivesKey = (await api(shop, "POST", `/api/v1/suppliers/${knives.id}/keys`, { name: "portal" })).json.key as string;
+    const suppliers = (await api(shop, "GET", "/api/v1/suppliers?per_page=100")).json.data as { id: number; name: string }[];
+    for (const [name, row] of [["Messenmakers", "KNIFE-2,,Bread knife,41.00,5"], ["Tuinhout", "KNIFE-2,,Bread knife,35.00,0"], ["Keukenhuis", "KNIFE-2,,Bread knife,30.00,10"]]) {
+      const feed = (await api(shop, "POST", "/api/v1/product-feeds", { supplier_id: suppliers.find((s) => s.name === name)!.id, name: `${name} knives`, format: "csv" })).json;
+      const upload = await fetch(`${BASE}/api/v1/product-feeds/${feed.id}/products`, {
+        method: "PUT",
+        headers: { "api-key": shop.apiKey, "account-id": String(shop.accountId), "content-type": "text/csv" },
+        body: `sku,ean13,name,purchase_price,stock_quantity\n${row}\n`,
+      });
+      expect(upload.status, await upload.text()).toBe(200);
+    }
+    const before = await order(ref);
+
+    await page.goto(`/console/orders/${ref}`);
+    const actions = card(lineId).locator(".line-actions");
+    expect(await actions.locator("small").innerText()).toBe("2 of 3 confirmed; the other 1 has no supplier.");
+    expect(await actions.getByRole("button").allInnerTexts()).toEqual(["Send the rest (1) to a supplier…", "Re-route the rest now", "Cancel the rest (1)"]);
+    await expectAccessible(page);
+
+    await actions.getByRole("button", { name: `Send the rest (1) to a supplier… (line #${lineId})` }).click();
+    await page.waitForURL(`**/console/orders/${ref}/lines/${lineId}/assign`);
+    expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe(`Send the rest of line #${lineId} to a supplier`);
+    expect((await choices()).map((o) => o.replace(/on .+?: (?=[A-Z])/, "on …: "))).toEqual([
+      "Messenmakers · 5 in stock · purchase price 41.00 EUR",
+      "Tuinhout · 0 in stock (1 needed) · purchase price 35.00 EUR",
+      "Lampenlab · no catalogue offer",
+      "Keukenhuis · 10 in stock · purchase price 30.00 EUR\nconfirmed only part of this line on …: Supplier Keukenhuis confirmed 2 of 3",
+    ]);
+    await expectAccessible(page);
+
+    // The supplier that confirmed only part may have the rest, once that is confirmed: asked first, nothing changed.
+    await choose("Keukenhuis");
+    const [asked] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/assign") && r.request().method() === "POST"), page.getByRole("button", { name: "Send to this supplier" }).click()]);
+    expect(asked.status()).toBe(422);
+    expect(await page.locator("#field-supplier_id-error").innerText()).toBe("Supplier Keukenhuis confirmed only part of this line before (Supplier Keukenhuis confirmed 2 of 3). Tick “Yes, send it to Keukenhuis again” to send it there anyway.");
+    expect(await page.getByRole("radio", { name: /^Keukenhuis ·/ }).isChecked()).toBe(true);
+    expect(await page.getByLabel("Yes, send it to Keukenhuis again").isChecked()).toBe(false);
+    expect(await order(ref)).toEqual(before);
+    await expectAccessible(page);
+
+    await choose("Messenmakers");
+    await page.getByRole("button", { name: "Send to this supplier" }).click();
+    await page.waitForURL(`**/console/orders/${ref}#line-${lineId}`);
+    expect(await flash()).toBe(`The other 1 of line #${lineId} of order ${ref} is being sent to supplier Messenmakers.`);
+    // What Messenmakers received: the order with the rest alone, 1 knife, as a line of its own.
+    type Doc = { order: { reference: string }; lines: { id: number; quantity: number; reference: string }[] };
+    const received = await until(async () => ((await supplierApi(knivesKey, "GET", "/api/v1/supplier/orders")).json.data as Doc[]).find((d) => d.order.reference === ref), "Messenmakers' order");
+    const lines = (await order(ref)).order_lines as (Line & { quantity: number; confirmed_quantity: number | null })[];
+    expect(lines.map((l) => [l.current_status, l.matched_supplier?.name, l.quantity, l.confirmed_quantity])).toEqual([
+      ["partially_completed", "Keukenhuis", 2, 2],
+      ["ruled", "Messenmakers", 1, null],
+    ]);
+    expect(received.lines.map((l) => [l.id, l.quantity, l.reference])).toEqual([[lines[1].id, 1, "KNIFE-2"]]);
+    expect(lines[1].logs.map((l) => l.message)).toEqual([
+      `Split from line #${lineId}: the 1 of 3 supplier Keukenhuis did not confirm`,
+      expect.stringMatching(/^Sent to supplier Messenmakers by hand \(console session #\d+, API key #\d+\)$/),
+    ]);
+    // Nothing is left to act on: the line's supplier delivers the 2 it confirmed.
+    await page.reload();
+    expect(await card(lineId).locator(".line-actions").count()).toBe(0);
     await expectAccessible(page);
   });
 });
@@ -109,7 +195,7 @@ describe("a stuck line on Needs attention", () => {
     const pendingSection = page.locator("section.attention", { has: page.locator("#pending-heading") });
     await pendingSection.getByRole("button", { name: `Send to a supplier… (line #${pending.id})` }).click();
     await page.waitForURL(`**/console/orders/${refs.pending}/lines/${pending.id}/assign?back=attention`);
-    await page.getByLabel("Supplier").selectOption({ label: "Lichthuis" });
+    await choose("Lichthuis");
     await page.getByRole("button", { name: "Send to this supplier" }).click();
     await page.waitForURL(/\/console$/);
     expect(await flash()).toBe(`Line #${pending.id} of order ${refs.pending} is being sent to supplier Lichthuis.`);

@@ -92,7 +92,7 @@ describe("POST /api/v1/orders/{reference}/lines/{line_id}/assign", () => {
     const before = await accountState(creds.accountId)();
     expect(await assign(creds, reference, lineId, { supplier_id: a.supplier.id })).toMatchObject({
       status: 409,
-      json: { message: "Conflict", error: `Order line ${lineId} is ruled; only pending, failed or declined lines can be sent to a supplier by hand.` },
+      json: { message: "Conflict", error: `Order line ${lineId} is ruled; only pending, failed or declined lines, or the rest of a partly confirmed line, can be sent to a supplier by hand.` },
     });
     expect(await accountState(creds.accountId)()).toBe(before);
   });
@@ -200,15 +200,15 @@ describe("POST /api/v1/orders/{reference}/lines/{line_id}/assign", () => {
     const settled = await state();
     expect(await assign(creds, skipped.reference, skippedLine.id, { supplier_id: b.supplier.id })).toMatchObject({
       status: 409,
-      json: { message: "Conflict", error: `Order line ${skippedLine.id} is skipped; only pending, failed or declined lines can be sent to a supplier by hand.` },
+      json: { message: "Conflict", error: `Order line ${skippedLine.id} is skipped; only pending, failed or declined lines, or the rest of a partly confirmed line, can be sent to a supplier by hand.` },
     });
     expect(await assign(creds, shipped.reference, doc.lines[0].id, { supplier_id: b.supplier.id })).toMatchObject({
       status: 409,
-      json: { message: "Conflict", error: `Order line ${doc.lines[0].id} is completed; only pending, failed or declined lines can be sent to a supplier by hand.` },
+      json: { message: "Conflict", error: `Order line ${doc.lines[0].id} is completed; only pending, failed or declined lines, or the rest of a partly confirmed line, can be sent to a supplier by hand.` },
     });
     expect(await reroute(creds, shipped.reference, doc.lines[0].id)).toMatchObject({
       status: 409,
-      json: { message: "Conflict", error: `Order line ${doc.lines[0].id} is completed; only failed or declined lines can be re-routed.` },
+      json: { message: "Conflict", error: `Order line ${doc.lines[0].id} is completed; only failed or declined lines, or the rest of a partly confirmed line, can be re-routed.` },
     });
     expect(await state()).toBe(settled);
   });
@@ -281,7 +281,7 @@ describe("POST /api/v1/orders/{reference}/lines/{line_id}/reroute", () => {
     const before = await accountState(creds.accountId)();
     expect(await reroute(creds, reference, lineId)).toMatchObject({
       status: 409,
-      json: { message: "Conflict", error: `Order line ${lineId} is pending; only failed or declined lines can be re-routed.` },
+      json: { message: "Conflict", error: `Order line ${lineId} is pending; only failed or declined lines, or the rest of a partly confirmed line, can be re-routed.` },
     });
     expect(await reroute(creds, reference, lineId + 1_000_000)).toMatchObject({ status: 404, json: { message: "Not Found", error: `Order line with id '${lineId + 1_000_000}' not found` } });
     expect(await accountState(creds.accountId)()).toBe(before);
@@ -294,7 +294,7 @@ describe("two racing actions on one line", () => {
     const results = await Promise.all([assign(creds, reference, lineId, { supplier_id: b.supplier.id }), assign(creds, reference, lineId, { supplier_id: c.supplier.id })]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     const loser = results.find((r) => r.status === 409)!;
-    expect(loser.json).toEqual({ message: "Conflict", error: `Order line ${lineId} is ruled; only pending, failed or declined lines can be sent to a supplier by hand.` });
+    expect(loser.json).toEqual({ message: "Conflict", error: `Order line ${lineId} is ruled; only pending, failed or declined lines, or the rest of a partly confirmed line, can be sent to a supplier by hand.` });
     const order = await getOrder(creds, reference);
     expect(logsOf(order.order_lines[0]).filter(([, m]) => m.startsWith("Sent to supplier"))).toHaveLength(1);
     expect(await eventsOf(creds.accountId, "order_line.assigned")).toHaveLength(1);

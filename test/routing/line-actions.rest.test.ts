@@ -1,0 +1,75 @@
+// The rest of a partly confirmed line that no supplier took, acted on by hand through the API: sent
+// to a supplier chosen, or re-routed to the next eligible one; split off as a new line that its
+// supplier receives alone, once, however many times it is asked; refused once nothing is left.
+import { describe, expect, it } from "vitest";
+import { accountState, createAccount, createOrder, orderPayload, recordEvents } from "../helpers/factories";
+import { call, type Credentials } from "../helpers/http";
+import { getOrder } from "../helpers/routing";
+import { answer, awaitingPickup, supplierChain } from "../helpers/suppliers";
+import { pipelineIdle } from "../helpers/wait";
+
+const product = { external_id: "knife", name: "Bread knife", reference: "KNIFE-1", quantity: 3, price: 10 };
+type Doc = { order: { reference: string }; lines: { id: number; quantity: number }[] };
+const pulled = async (key: string, reference: string) =>
+  ((await call("GET", "/api/v1/supplier/orders", { headers: { authorization: `Bearer ${key}` } })).json.data as Doc[]).filter((d) => d.order.reference === reference);
+
+/** An account that does not re-route by itself; supplier A (with the rule) confirmed 2 of 3; B and C have no rule. */
+async function partlyConfirmed() {
+  const creds: Credentials = await createAccount();
+  await recordEvents(creds.accountId);
+  expect((await call("PATCH", "/api/v1/settings", { creds, body: { reroute_enabled: false } })).status).toBe(200);
+  const [a, b, c] = await supplierChain(creds, [{ channel: "pull" }, { channel: "pull" }, { channel: "pull" }]);
+  expect((await call("DELETE", `/api/v1/routing-rules/${c.rule.id}`, { creds })).status).toBe(204);
+  const { reference } = await createOrder(creds, orderPayload({ products: [product] }));
+  const lineId = (await awaitingPickup(a.key!, reference)).lines[0].id as number;
+  expect((await answer(a.key!, [{ line_id: lineId, action: "partial", quantity: 2, reason: "only 2" }])).status).toBe(200);
+  await pipelineIdle(creds.accountId);
+  return { creds, a, b, c, reference, lineId };
+}
+
+describe("the rest of a partly confirmed line", () => {
+  it("assign: two at once send the rest once, split off as a new line that the supplier chosen receives alone; then the line is refused, nothing changed", async () => {
+    const { creds, a, c, reference, lineId } = await partlyConfirmed();
+    const [first, second] = await Promise.all([
+      call("POST", `/api/v1/orders/${reference}/lines/${lineId}/assign`, { creds, body: { supplier_id: c.supplier.id } }),
+      call("POST", `/api/v1/orders/${reference}/lines/${lineId}/assign`, { creds, body: { supplier_id: c.supplier.id } }),
+    ]);
+    const refusal = {
+      message: "Conflict",
+      error: `Order line ${lineId} is partially_completed with no rest left: its supplier confirmed all 2 of it; it cannot be sent to a supplier by hand.`,
+    };
+    expect([first.status, second.status].sort()).toEqual([200, 409]);
+    expect((first.status === 409 ? first : second).json).toEqual(refusal);
+    const lines = (await getOrder(creds, reference)).order_lines;
+    expect(lines.map((l: { id: number; current_status: string; quantity: number; confirmed_quantity: number | null; matched_supplier: { id: number } }) => [l.current_status, l.quantity, l.confirmed_quantity, l.matched_supplier.id])).toEqual([
+      ["partially_completed", 2, 2, a.supplier.id],
+      ["ruled", 1, null, c.supplier.id],
+    ]);
+    const docs = await pulled(c.key!, reference);
+    expect(docs.map((d) => d.lines.map((l) => [l.id, l.quantity]))).toEqual([[[lines[1].id, 1]]]);
+    await pipelineIdle(creds.accountId);
+    expect((await pulled(c.key!, reference)).length).toBe(1);
+
+    const state = accountState(creds.accountId);
+    const before = await state();
+    expect(await call("POST", `/api/v1/orders/${reference}/lines/${lineId}/assign`, { creds, body: { supplier_id: c.supplier.id } })).toMatchObject({ status: 409, json: refusal });
+    expect(await call("POST", `/api/v1/orders/${reference}/lines/${lineId}/reroute`, { creds })).toMatchObject({
+      status: 409,
+      json: { message: "Conflict", error: `Order line ${lineId} is partially_completed with no rest left: its supplier confirmed all 2 of it; it cannot be re-routed.` },
+    });
+    expect(await state()).toBe(before);
+  });
+
+  it("reroute: the rest goes to the next eligible supplier (by the rules, never the one that confirmed part), which receives it alone", async () => {
+    const { creds, b, reference, lineId } = await partlyConfirmed();
+    const res = await call("POST", `/api/v1/orders/${reference}/lines/${lineId}/reroute`, { creds });
+    expect(res.status).toBe(200);
+    const [line, rest] = res.json.order_lines;
+    expect([line.current_status, line.quantity, line.confirmed_quantity]).toEqual(["partially_completed", 2, 2]);
+    expect([rest.current_status, rest.quantity, rest.matched_supplier.id]).toEqual(["ruled", 1, b.supplier.id]);
+    expect(rest.logs.map((l: { message: string }) => l.message)[0]).toBe(`Split from line #${lineId}: the 1 of 3 supplier ${line.matched_supplier.name} did not confirm`);
+    expect(line.logs.at(-1).message).toMatch(new RegExp(`^The other 1 go to supplier ${b.supplier.name} as a new line, re-routed by hand \\(API key #\\d+\\)$`));
+    const docs = await pulled(b.key!, reference);
+    expect(docs.map((d) => d.lines.map((l) => [l.id, l.quantity]))).toEqual([[[rest.id, 1]]]);
+  });
+});
