@@ -236,8 +236,11 @@ async function withTriggersAfterwards(root, files, log, loadRows) {
   const marker = loadRows();
   const started = Date.now();
   const statementsOf = (file) => splitStatements(readFileSync(join(root, "drizzle", file), "utf8")).map((st) => st.replace(/^(\s*--.*\n)+/, "").trim());
-  // The order search's keys and their counters (q): that migration's own backfill.
-  const searchMigration = readdirSync(join(root, "drizzle")).find((f) => f.endsWith("_order_search.sql"));
+  // The order search's keys and their counters (q): the backfill of the latest migration that has one
+  // (drizzle/0037's prefixes replaced 0027's keys and dropped the view 0027's backfill reads).
+  const searchMigration = readdirSync(join(root, "drizzle")).filter((f) => f.endsWith(".sql")).sort().findLast((f) =>
+    /^INSERT INTO order_search_keys\b/m.test(readFileSync(join(root, "drizzle", f), "utf8")),
+  );
   const backfill = [
     ...statementsOf(migration).filter((st) => /^INSERT INTO (order_facets|counters)\b/.test(st)),
     ...statementsOf(ftsMigration).filter((st) => /^INSERT INTO orders_external_fts \(rowid, external_id\) SELECT/.test(st)),

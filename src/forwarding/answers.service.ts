@@ -421,9 +421,12 @@ export function applyAnswers(db: Db, pipeline: Pipeline, supplier: Answerer, ans
 function pickedUpStatements(lines: CancellableLine[], now: string): SQL[] {
   const waiting = [...new Set(lines.filter((l) => l.dispatchStatus === "awaiting_pickup").map((l) => l.dispatchId))];
   if (waiting.length === 0) return [];
+  // `+status`: by the dispatches' ids, never by their status. Left to itself SQLite walked
+  // dispatches_status_lease_idx through every dispatch awaiting pickup, of every account (the decline
+  // read 206 rows here in the bench, 465 in all), and kept the ids for a bloom filter.
   return [
     sql`UPDATE dispatches SET status = 'acknowledged', acknowledged_at = coalesce(acknowledged_at, ${now}), updated_at = ${now}
-        WHERE id IN (SELECT value FROM json_each(${JSON.stringify(waiting)})) AND status = 'awaiting_pickup'
+        WHERE id IN (SELECT value FROM json_each(${JSON.stringify(waiting)})) AND +status = 'awaiting_pickup'
           AND NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.dispatch_id = dispatches.id AND l.current_status = 'ruled')`,
   ];
 }
@@ -564,9 +567,10 @@ export async function acknowledgeDispatch(db: Db, supplier: AuthenticatedSupplie
 function placedByHandStatements(lines: CancellableLine[], now: string): SQL[] {
   const manual = [...new Set(lines.filter((l) => l.dispatchStatus === "manual").map((l) => l.dispatchId))];
   if (manual.length === 0) return [];
+  // `+status`: by the ids, as pickedUpStatements (else every manual dispatch of every account is read).
   return [
     sql`UPDATE dispatches SET status = 'sent', sent_at = coalesce(sent_at, ${now}), updated_at = ${now}
-        WHERE id IN (SELECT value FROM json_each(${JSON.stringify(manual)})) AND status = 'manual'
+        WHERE id IN (SELECT value FROM json_each(${JSON.stringify(manual)})) AND +status = 'manual'
           AND NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.dispatch_id = dispatches.id AND l.current_status = 'ruled')`,
   ];
 }
