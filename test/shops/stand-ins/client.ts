@@ -28,6 +28,8 @@ export type StandInFault = {
   hang?: boolean;
   /** Apply the request, then never answer: the write happened, the caller saw a timeout. */
   hangAfterApplying?: boolean;
+  /** Apply and answer after this many milliseconds (a slow shop). */
+  delayMs?: number;
   times?: number;
 };
 

@@ -7,12 +7,13 @@
 //
 //   POST /__shops                 {platform, seed}  -> {id, base_url, credentials}
 //   GET  /__shops/<id>            -> {platform, state, received: [...requests, oldest first]}
-//   POST /__shops/<id>/faults     {method?, path?, status?, body?, headers?, hang?, hangAfterApplying?, times?}
+//   POST /__shops/<id>/faults     {method?, path?, status?, body?, headers?, hang?, hangAfterApplying?, delayMs?, times?}
 //                                 the next `times` (default 1) requests matching method and path (a
 //                                 regular expression over the path after the shop's prefix) answer
 //                                 `status` with `body`, or never answer (`hang`), or are applied and
 //                                 then never answered (`hangAfterApplying`: the write happened, the
-//                                 client saw a timeout)
+//                                 client saw a timeout), or applied and answered after `delayMs`
+//                                 (a slow shop)
 //   any  /s/<id>/...              the shop's own API
 import http from "node:http";
 import { randomBytes } from "node:crypto";
@@ -46,7 +47,7 @@ export type StandInPlatform<State = unknown> = {
   handle(shop: StandInShop<State>, req: StandInRequest): StandInReply | Promise<StandInReply>;
 };
 
-type Fault = { method?: string; path?: string; status?: number; body?: unknown; headers?: Record<string, string>; hang?: boolean; hangAfterApplying?: boolean; times: number };
+type Fault = { method?: string; path?: string; status?: number; body?: unknown; headers?: Record<string, string>; hang?: boolean; hangAfterApplying?: boolean; delayMs?: number; times: number };
 
 export async function startStandIns(platforms: StandInPlatform[]): Promise<{ url: string; close: () => Promise<void> }> {
   const byName = new Map(platforms.map((p) => [p.name, p]));
@@ -98,6 +99,7 @@ export async function startStandIns(platforms: StandInPlatform[]): Promise<{ url
         const fault = shop.faults.find((f) => f.times > 0 && (!f.method || f.method === request.method) && (!f.path || new RegExp(f.path).test(path)));
         if (fault) fault.times--;
         if (fault?.hang) return; // never answers: the caller's time box fires
+        if (fault?.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
         const reply = fault && fault.status ? { status: fault.status, body: fault.body, headers: fault.headers } : await byName.get(shop.platform)!.handle(shop, request);
         if (fault?.hangAfterApplying) return; // applied, never answered
         record.answered = reply.status;
