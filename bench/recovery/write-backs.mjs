@@ -7,8 +7,9 @@
 //
 // Per connection `orders` orders of two lines, through the public API to a pull supplier. Step 1:
 // the supplier ships line 1 and declines line 2 (no other supplier takes it): a shipment (the
-// tracking), a private note and a hold. Step 2: the shop cancels line 2: the release and the
-// completion. Alone: node bench/recovery/write-backs.mjs [--orders 6] [--kills 2] [--write-ms 1500]
+// tracking), a private note and a hold. Step 2: a person sends line 2 to a second supplier
+// (POST …/lines/{id}/assign): a private note and the release. Step 3: that supplier ships it: the
+// second shipment and the completion. Alone: node bench/recovery/write-backs.mjs [--orders 6] [--kills 2] [--write-ms 1500]
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -22,6 +23,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const MUG = "0190a7c1d2e34f5a8b9c0d1e2f3a4b5c";
 const PLATE = "0190a7c1d2e34f5a8b9c0d1e2f3a4b6d";
 const DECLINED = /was declined/;
+const SENT_ON = /is now with supplier .*, sent there by hand\./;
 
 /** The connections: each platform once, WooCommerce in each of its tracking modes. */
 const CONNECTIONS = [
@@ -77,7 +79,8 @@ function shopOrder(platform, c, i) {
  * (its state, and the requests it applied): 1 is right, 0 lost, 2 or more written twice. A kind
  * the platform has no write for (Shopware's and PrestaShop's hold, Magento's completion) is left out.
  */
-function landed(platform, settings, shop, number, tracking) {
+function landed(platform, settings, shop, number, trackings) {
+  const [tracking, tracking2] = trackings;
   const { state, received } = shop;
   const applied = (method, path) => received.filter((r) => r.method === method && r.path === path);
   switch (platform) {
@@ -86,8 +89,11 @@ function landed(platform, settings, shop, number, tracking) {
       const puts = applied("PUT", `/wp-json/wc/v3/orders/${o.id}`).map((r) => JSON.parse(r.body || "{}").status);
       const status = (s) => puts.filter((p) => p === s).length;
       return {
-        shipment: settings.tracking === "note" ? o.notes.filter((n) => n.customer_note && n.note.includes(tracking)).length : o.trackings.filter((t) => t.tracking_number === tracking).length,
-        note: o.notes.filter((n) => !n.customer_note && DECLINED.test(n.note)).length,
+        ...Object.fromEntries(
+          [tracking, tracking2].map((t, i) => [`shipment ${i + 1}`, settings.tracking === "note" ? o.notes.filter((n) => n.customer_note && n.note.includes(t)).length : o.trackings.filter((x) => x.tracking_number === t).length]),
+        ),
+        "note (declined)": o.notes.filter((n) => !n.customer_note && DECLINED.test(n.note)).length,
+        "note (sent on)": o.notes.filter((n) => !n.customer_note && SENT_ON.test(n.note)).length,
         hold: status("on-hold"),
         release: status("processing"),
         complete: status("completed"),
@@ -96,16 +102,20 @@ function landed(platform, settings, shop, number, tracking) {
     case "shopware": {
       const o = state.orders.find((x) => x.orderNumber === number);
       return {
-        shipment: o.deliveries[0].trackingCodes.filter((c) => c === tracking).length,
-        note: (o.internalComment ?? "").split("was declined").length - 1,
+        "shipment 1": o.deliveries[0].trackingCodes.filter((c) => c === tracking).length,
+        "shipment 2": o.deliveries[0].trackingCodes.filter((c) => c === tracking2).length,
+        "note (declined)": (o.internalComment ?? "").split("was declined").length - 1,
+        "note (sent on)": (o.internalComment ?? "").split("sent there by hand").length - 1,
         complete: state.history.filter((h) => h.entity === "order" && h.id === o.id && h.transition === "complete").length,
       };
     }
     case "magento": {
       const o = state.orders.find((x) => x.increment_id === number);
       return {
-        shipment: state.shipments.filter((s) => s.order_id === o.entity_id && s.tracks.some((t) => t.track_number === tracking)).length,
-        note: o.status_histories.filter((h) => DECLINED.test(h.comment ?? "")).length,
+        "shipment 1": state.shipments.filter((s) => s.order_id === o.entity_id && s.tracks.some((t) => t.track_number === tracking)).length,
+        "shipment 2": state.shipments.filter((s) => s.order_id === o.entity_id && s.tracks.some((t) => t.track_number === tracking2)).length,
+        "note (declined)": o.status_histories.filter((h) => DECLINED.test(h.comment ?? "")).length,
+        "note (sent on)": o.status_histories.filter((h) => SENT_ON.test(h.comment ?? "")).length,
         hold: applied("POST", `/rest/V1/orders/${o.entity_id}/hold`).length,
         release: applied("POST", `/rest/V1/orders/${o.entity_id}/unhold`).length,
       };
@@ -114,8 +124,11 @@ function landed(platform, settings, shop, number, tracking) {
       const o = state.orders.find((x) => x.reference === number);
       const id = String(o.id);
       return {
-        shipment: state.order_carriers.filter((c) => String(c.id_order) === id).reduce((n, c) => n + String(c.tracking_number ?? "").split(tracking).length - 1, 0),
-        note: state.messages.filter((m) => String(m.id_order) === id && DECLINED.test(String(m.message))).length,
+        ...Object.fromEntries(
+          [tracking, tracking2].map((t, i) => [`shipment ${i + 1}`, state.order_carriers.filter((c) => String(c.id_order) === id).reduce((n, c) => n + String(c.tracking_number ?? "").split(t).length - 1, 0)]),
+        ),
+        "note (declined)": state.messages.filter((m) => String(m.id_order) === id && DECLINED.test(String(m.message))).length,
+        "note (sent on)": state.messages.filter((m) => String(m.id_order) === id && SENT_ON.test(String(m.message))).length,
         complete: state.order_histories.filter((h) => String(h.id_order) === id).length,
       };
     }
@@ -211,6 +224,10 @@ export async function measureWriteBackCrash({ orders = 6, kills = 2, writeMs = 1
     const rule = await api(worker.base, "POST", "/api/v1/routing-rules", { headers, body: { name: "everything", conditions: [], action: { type: "assign_supplier", supplier_id: supplier.json.id } } });
     if (rule.status !== 201) throw new Error(`rule: ${rule.text}`);
     const supplierKey = (await api(worker.base, "POST", `/api/v1/suppliers/${supplier.json.id}/keys`, { headers, body: {} })).json.key;
+    // The one a person sends the declined line to (no rule: nothing goes there by itself).
+    const second = await api(worker.base, "POST", "/api/v1/suppliers", { headers, body: { name: "Second supplier", channel: "pull" } });
+    if (second.status !== 201) throw new Error(`supplier: ${second.text}`);
+    const secondKey = (await api(worker.base, "POST", `/api/v1/suppliers/${second.json.id}/keys`, { headers, body: {} })).json.key;
 
     // The shops and their connections; the orders, created and sent to the supplier.
     const all = [];
@@ -267,7 +284,10 @@ export async function measureWriteBackCrash({ orders = 6, kills = 2, writeMs = 1
       for (const o of all) {
         for (let i = 0; i < 240; i++) {
           const res = await each(current(), o).catch(() => null);
-          if (res && res.status < 500) break;
+          if (res && res.status < 500) {
+            if (res.status >= 300) log(`    (${res.status} for ${o.reference}: ${res.text.slice(0, 200)})`);
+            break;
+          }
           await sleep(500);
         }
         await sleep(50);
@@ -284,8 +304,17 @@ export async function measureWriteBackCrash({ orders = 6, kills = 2, writeMs = 1
         ),
       },
       {
-        name: "the shop cancels line 2: the release, the completion",
-        act: spread((w, o) => api(w.base, "POST", `/api/v1/orders/${o.reference}/cancel`, { headers, body: { line_ids: [o.lines[1]] } })),
+        name: "line 2 sent by hand to a second supplier: a private note, the release",
+        act: spread((w, o) => api(w.base, "POST", `/api/v1/orders/${o.reference}/lines/${o.lines[1]}/assign`, { headers, body: { supplier_id: second.json.id } })),
+      },
+      {
+        name: "the second supplier ships line 2: the shipment, the completion",
+        act: spread((w, o) =>
+          api(w.base, "POST", "/api/v1/supplier/answers", {
+            headers: { authorization: `Bearer ${secondKey}` },
+            body: { answers: [{ line_id: o.lines[1], action: "ship", carrier: "PostNL", tracking_number: `${o.tracking}B` }] },
+          }),
+        ),
       },
     ];
     for (const step of steps) {
@@ -313,7 +342,7 @@ export async function measureWriteBackCrash({ orders = 6, kills = 2, writeMs = 1
     const byConn = new Map();
     for (const o of all) {
       const shop = await shops.read(o.shop.id);
-      const counts = landed(o.conn.platform, o.conn.settings, shop, o.number, o.tracking);
+      const counts = landed(o.conn.platform, o.conn.settings, shop, o.number, [o.tracking, `${o.tracking}B`]);
       const row = byConn.get(o.conn.name) ?? {};
       for (const [kind, n] of Object.entries(counts)) {
         row[kind] ??= { once: 0, twice: 0, lost: 0, inFlight: 0 };
@@ -321,14 +350,17 @@ export async function measureWriteBackCrash({ orders = 6, kills = 2, writeMs = 1
       }
       byConn.set(o.conn.name, row);
     }
-    for (const step of result.steps) {
+    // A write-back's kind as counted above: which shipment and which note follows from the step.
+    const STEP_KINDS = [{ shipment: "shipment 1", note: "note (declined)" }, { note: "note (sent on)" }, { shipment: "shipment 2" }];
+    result.steps.forEach((step, i) => {
       for (const round of step.rounds) {
         for (const d of round.delivering) {
           const row = byConn.get(d.connection);
-          if (row?.[d.kind]) row[d.kind].inFlight++;
+          const kind = STEP_KINDS[i]?.[d.kind] ?? d.kind;
+          if (row?.[kind]) row[kind].inFlight++;
         }
       }
-    }
+    });
     result.byConnection = [...byConn.entries()].map(([name, kinds]) => ({ name, kinds }));
     result.writeBacks = query(file, "SELECT status, count(*) AS n FROM shop_write_backs GROUP BY status");
     result.interrupted = query(file, "SELECT count(*) AS n FROM shop_write_back_attempts WHERE outcome = 'interrupted'")[0].n;
