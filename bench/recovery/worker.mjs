@@ -71,7 +71,8 @@ export function accountShardFile(dir) {
 export function query(file, sql, ...params) {
   for (let i = 0; ; i++) {
     try {
-      const db = new DatabaseSync(file, { readOnly: true });
+      // SQLite's busy timeout: workerd may hold the write lock for a moment.
+      const db = new DatabaseSync(file, { readOnly: true, timeout: 5000 });
       try {
         return db.prepare(sql).all(...params);
       } finally {
