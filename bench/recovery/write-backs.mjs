@@ -125,7 +125,7 @@ function landed(platform, settings, shop, number, trackings) {
       const id = String(o.id);
       return {
         ...Object.fromEntries(
-          [tracking, tracking2].map((t, i) => [`shipment ${i + 1}`, state.order_carriers.filter((c) => String(c.id_order) === id).reduce((n, c) => n + String(c.tracking_number ?? "").split(t).length - 1, 0)]),
+          [tracking, tracking2].map((t, i) => [`shipment ${i + 1}`, state.order_carriers.filter((c) => String(c.id_order) === id).reduce((n, c) => n + String(c.tracking_number ?? "").split(/[\s,]+/).filter((x) => x === t).length, 0)]),
         ),
         "note (declined)": state.messages.filter((m) => String(m.id_order) === id && DECLINED.test(String(m.message))).length,
         "note (sent on)": state.messages.filter((m) => String(m.id_order) === id && SENT_ON.test(String(m.message))).length,
