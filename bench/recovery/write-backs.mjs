@@ -333,8 +333,6 @@ export async function measureWriteBackCrash({ orders = 6, kills = 2, writeMs = 1
         round.takeover = t.first ? { first: (Date.parse(t.first) - round.restartedAt) / 1000, last: (Date.parse(t.last) - round.restartedAt) / 1000 } : null;
       }
       result.steps.push({ name: step.name, rounds, settled: ok });
-      worker = await start();
-      worker.cron();
     }
     await sleep(2000);
 
