@@ -17,6 +17,7 @@ import { ensureSeeded, LAYOUTS, runCopy, shardFile } from "./seed.mjs";
 import { orderBody, workloads } from "./workloads.mjs";
 import { addShopConnection, BENCH_SECRETS_KEY, consoleSession, ordersToDecline, preparePipelineCopy, SHIP_SOURCE, startSink, startStandInShop } from "./pipeline.mjs";
 import { measureRecovery, recoveryReport } from "./recovery.mjs";
+import { measureWriteBackCrash, writeBackCrashReport } from "./recovery/write-backs.mjs";
 import { runStockBench, stockReport } from "./stock.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -34,6 +35,7 @@ const { values: opts } = parseArgs({
     recovery: { type: "boolean", default: true },
     sharded: { type: "boolean", default: false },
     stock: { type: "boolean", default: true },
+    "crash-write-backs": { type: "boolean", default: false },
     "stock-changed": { type: "string", default: "1000" },
     samples: { type: "string", default: "3" },
     help: { type: "boolean", short: "h", default: false },
@@ -51,7 +53,9 @@ if (opts.help) {
               the consumer attached, then the dev server killed mid-load and started again.
   --no-stock  skip the stock sync at each size (bench/stock.mjs): a catalogue of that many products
               synced into a stand-in shop, then an import changing --stock-changed (1000) of them.
-              Alone: node bench/stock.mjs --sizes 10000,100000 --changed 1000`);
+              Alone: node bench/stock.mjs --sizes 10000,100000 --changed 1000
+  --crash-write-backs  and, once after the sizes, write-backs into every platform killed mid-write
+              (bench/recovery/write-backs.mjs; about 10 minutes). Alone: node bench/recovery/write-backs.mjs`);
   process.exit(0);
 }
 const sizes = opts.sizes.split(",").map(Number);
@@ -923,6 +927,10 @@ for (const run of runs) {
 }
 const summary = `Machine: ${m.cpus} CPUs, ${m.memory}, Node ${m.node}, load average now ${m.loadavg}.`;
 if (opts.stock) texts.push("", stockReport(await runStockBench({ sizes, changed: Number(opts["stock-changed"]) })));
+if (opts["crash-write-backs"]) {
+  console.log("→ Write-backs into every platform, the server killed mid-write (bench/recovery/write-backs.mjs)…");
+  texts.push("", writeBackCrashReport(await measureWriteBackCrash()));
+}
 const full = [summary, "", ...texts, "", constancyReport(runs.filter((r) => r.layout === "one"))].join("\n");
 console.log(`\n${full}`);
 mkdirSync(join(root, "bench", ".data"), { recursive: true });

@@ -13,13 +13,15 @@ import { describe, expect, it } from "vitest";
 import { createDb, toStatement } from "../../src/db";
 import type { PipelineMessage } from "../../src/lib/queue";
 import { isoMicro } from "../../src/lib/time";
-import { INTERRUPTED_ERROR, INTERRUPTED_WAITING } from "../../src/shops/write-back.service";
+import { carrierPipeline } from "../../src/lib/queue";
+import { deliverWriteBack, INTERRUPTED_ERROR, INTERRUPTED_WAITING, writeBackLeaseMs } from "../../src/shops/write-back.service";
 import { stuckWriteBacks } from "../../src/shops/write-backs";
 import { createAccount, exec, orderPayload, rows } from "../helpers/factories";
 import { authHeaders, call } from "../helpers/http";
 import { benchEnv, consume, request } from "../helpers/metered-app";
 import { shopConnection } from "../helpers/shops";
 import { supplierChain } from "../helpers/suppliers";
+import { waitFor } from "../helpers/wait";
 import { createStandInShop, injectFault, standInShop, type StandInShopHandle } from "./stand-ins/client";
 import type { MagentoState } from "./stand-ins/magento";
 import type { PrestaShopState } from "./stand-ins/prestashop";
@@ -305,4 +307,73 @@ async function crashCase(c: Case) {
 
 describe("a write-back whose Worker stopped mid-write: taken over, it looks first and writes nothing twice", () => {
   for (const c of CASES) it(c.name, () => crashCase(c), 60_000);
+});
+
+describe("a live attempt renews its lease: the cron hands a write-back on only when its attempt is dead", () => {
+  it("an attempt past its first calls renews its lease before the next one, so neither the cron nor a second message takes it over; it writes once", async () => {
+    const creds = await createAccount();
+    const shop = await createStandInShop("woocommerce", SHOPS.woocommerce.seed);
+    await shopConnection(creds.accountId, "woocommerce", shop);
+    const [{ key }] = await supplierChain(creds, [{ channel: "pull" }]);
+    const { env: view, sent } = benchEnv();
+    const products = [
+      { external_id: "31", name: "Blue mug", reference: "MUG-BLUE", quantity: 2, price: 12.5 },
+      { external_id: "32", name: "Red plate", reference: "PLATE-RED-L", quantity: 1, price: 20 },
+    ];
+    const created = await request(view, "POST", "/api/v1/orders", authHeaders(creds), orderPayload({ external_id: "4711", source: "Shop", products }));
+    expect(created.status).toBe(200);
+    const reference = String(created.json.reference);
+    // Every message through the consumer, except the shipment's write-back: this test delivers it.
+    let shipment: number | null = null;
+    const drain = async () => {
+      for (let round = 0; round < 50 && sent.length > 0; round++) {
+        const message = sent.shift()!;
+        if (message.type === "write_back") {
+          const [w] = await rows<{ kind: string }>("SELECT kind FROM shop_write_backs WHERE id = ?", message.writeBackId);
+          if (w.kind === "shipment") {
+            shipment = message.writeBackId;
+            continue;
+          }
+        }
+        await consume(view, [message]);
+      }
+    };
+    await drain();
+    const lines = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines.map((l: { id: number }) => l.id) as number[];
+    const res = await request(view, "POST", "/api/v1/supplier/answers", { authorization: `Bearer ${key}` }, { answers: [{ line_id: lines[0], action: "ship", carrier: "PostNL", tracking_number: "3SLIVE1" }] });
+    expect(res.status).toBe(200);
+    await drain();
+    expect(shipment).not.toBeNull();
+
+    // A slow shop: the order's lookup and the list of its trackings take 0.6 s each (OUTBOUND_TIMEOUT_MS
+    // is 1 s here), so the attempt is past the point where its first lease would no longer cover the
+    // next call when it writes the tracking (which the shop holds for 0.7 s, within the time box).
+    await injectFault(shop, { method: "GET", path: "/orders/4711$", delayMs: 600 });
+    await injectFault(shop, { method: "GET", path: "/shipment-trackings$", delayMs: 600 });
+    await injectFault(shop, { method: "POST", path: "/shipment-trackings$", delayMs: 700 });
+    const db = createDb(env.DB);
+    const attempt = deliverWriteBack(db, view, carrierPipeline(view), shipment!);
+    await waitFor(async () => ((await standInShop(shop)).received.some((r) => r.method === "POST" && r.path.endsWith("/shipment-trackings")) ? true : null), 10_000);
+
+    // While the write is on its way: the lease reaches one lease past the renewal, not past the claim...
+    const [w] = await rows<{ status: string; lease_until: string; attempt_started_at: string }>("SELECT status, lease_until, attempt_started_at FROM shop_write_backs WHERE id = ?", shipment);
+    const leaseMs = writeBackLeaseMs(Number(view.OUTBOUND_TIMEOUT_MS));
+    expect(w.status).toBe("delivering");
+    expect(Date.parse(w.lease_until) - Date.parse(w.attempt_started_at)).toBeGreaterThanOrEqual(leaseMs + 1000);
+    // ...so the cron, looking as far as just past the first lease's end, finds nothing to hand on...
+    const firstLeaseEnd = new Date(Date.parse(w.attempt_started_at) + leaseMs + 500);
+    const stuck = await toStatement(db, stuckWriteBacks(isoMicro(new Date(Date.now() - 120_000)), isoMicro(firstLeaseEnd), 10_000)).all<{ id: number }>();
+    expect(stuck.results.map((r) => r.id)).not.toContain(shipment);
+    // ...and a second message for it now is not taken: it is looked at again when the lease ends.
+    const before = sent.length;
+    expect(await deliverWriteBack(db, view, carrierPipeline(view), shipment!)).toBe("skipped");
+    expect(sent.slice(before)).toEqual([{ type: "write_back", writeBackId: shipment }]);
+
+    expect(await attempt).toBe("done");
+    const held = (await standInShop<WooState>(shop)).state.orders[0].trackings.map((t) => t.tracking_number);
+    expect(held).toEqual(["3SLIVE1"]);
+    const sync = (await call("GET", `/api/v1/orders/${reference}/shop-sync`, { creds })).json.data as { id: number; status: string; attempts: { outcome: string }[] }[];
+    const mine = sync.find((s) => s.id === shipment)!;
+    expect([mine.status, mine.attempts.map((a) => a.outcome)]).toEqual(["done", ["written"]]);
+  }, 30_000);
 });

@@ -5,7 +5,7 @@
 // (tls.connect({socket}) over a node:net socket) throws inside workerd's node:tls (docs/file-transfer.md).
 import { connect } from "cloudflare:sockets";
 import { FtpReplyError, oneLine, parseEpsv, parseFacts, parseFeatures, parseListing, parseMdtm, parsePasv, parsePwd, parseSize, ReplyReader, type Reply } from "./ftp-parse";
-import { FileTransferError, refuseUnreachable, type FileTransferConnector, type FileTransferErrorKind, type FileTransferSession, type FileTransferSettings, type RemoteFile } from "./transfer";
+import { FileTransferError, temporaryName, refuseUnreachable, type FileTransferConnector, type FileTransferErrorKind, type FileTransferSession, type FileTransferSettings, type RemoteFile } from "./transfer";
 
 /** Opens a TCP socket: cloudflare:sockets' connect(), or a service binding's connect() (a network with other trusted CAs). */
 export type SocketOpener = (address: SocketAddress, options: SocketOptions) => Socket;
@@ -383,7 +383,10 @@ class FtpSession implements FileTransferSession {
   writeAtomic(path: string, bytes: Uint8Array): Promise<void> {
     return this.run(async () => {
       const { directory, name } = splitPath(path);
-      const temporary = `${directory}.${name}.${crypto.randomUUID().slice(0, 8)}.part`;
+      // One temporary name per file, not per attempt: an upload killed mid-way (the Worker gone)
+      // leaves it behind, and the next attempt's STOR overwrites it and renames it away, so no
+      // orphan stays on the supplier's server. Attempts at one file never overlap (the send lease).
+      const temporary = temporaryName(directory, name);
       try {
         await this.upload(temporary, bytes);
         try {

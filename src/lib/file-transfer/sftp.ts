@@ -4,7 +4,7 @@
 import { SshConnection } from "./ssh";
 import { readAttrs, readNames, readStatus, readVersion, SftpFramer, type Attrs, type SftpPacket } from "./sftp-wire";
 import { concat, shown, SshProtocolError, Writer } from "./ssh-wire";
-import { FileTransferError, type FileTransferConnector, type FileTransferErrorKind, type FileTransferSession, type RemoteFile } from "./transfer";
+import { FileTransferError, temporaryName, type FileTransferConnector, type FileTransferErrorKind, type FileTransferSession, type RemoteFile } from "./transfer";
 
 // Packet types (filexfer-02 §3) and status codes (§7).
 const FXP = {
@@ -220,10 +220,12 @@ class SftpSession implements FileTransferSession {
 
   async writeAtomic(path: string, bytes: Uint8Array): Promise<void> {
     const { directory, name } = splitPath(path);
-    // Same directory, so the rename is within one file system; a leading dot hides it from most listings.
-    const temporary = `${directory}.${name}.${crypto.randomUUID().slice(0, 8)}.part`;
+    // Same directory, so the rename is within one file system; a leading dot hides it from most
+    // listings. One name per file, opened truncating (not exclusive): what an attempt killed
+    // mid-way left behind is overwritten by the next one and renamed away, never orphaned.
+    const temporary = temporaryName(directory, name);
     const what = `writing ${temporary} (for ${path})`;
-    const handle = await this.handle(what, FXP.OPEN, (w) => w.string(temporary).u32(OPEN_FLAGS.WRITE | OPEN_FLAGS.CREAT | OPEN_FLAGS.TRUNC | OPEN_FLAGS.EXCL).u32(0), true);
+    const handle = await this.handle(what, FXP.OPEN, (w) => w.string(temporary).u32(OPEN_FLAGS.WRITE | OPEN_FLAGS.CREAT | OPEN_FLAGS.TRUNC).u32(0), true);
     try {
       // Several writes in flight: one round trip per chunk would make a slow link slower still.
       const inFlight = new Set<Promise<void>>();

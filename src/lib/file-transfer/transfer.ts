@@ -40,6 +40,13 @@ export type FileTransferErrorKind =
   | "timeout"
   | "protocol";
 
+/**
+ * The temporary name an atomic write uploads to, beside the file (`dir/.name.csv.part`): the same
+ * for every attempt at that file, so an attempt killed mid-way leaves nothing the next one does not
+ * overwrite and rename away.
+ */
+export const temporaryName = (directory: string, name: string) => `${directory}.${name}.part`;
+
 export class FileTransferError extends Error {
   constructor(
     readonly kind: FileTransferErrorKind,

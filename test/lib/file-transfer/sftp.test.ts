@@ -122,6 +122,20 @@ describe("SFTP against a real OpenSSH server", () => {
     });
   });
 
+  it("after an upload killed mid-way (its partial temporary file left behind), the next attempt leaves the file once and no temporary file", async () => {
+    // A Worker killed mid-upload leaves the temporary file as far as its bytes got, and cleans
+    // nothing up: planted here as it would be found (half the bytes, under the file's temporary name).
+    const name = unique("killed");
+    const content = bytes("reference,sku,quantity\nR-3,SKU-3,1\nR-3,SKU-4,2\n");
+    await withSession(async (sftp) => {
+      await sftp.writeAtomic(`upload/.${name}.csv.part`, content.subarray(0, 20));
+      expect((await sftp.list("upload")).filter((f) => f.name.includes(name)).map((f) => f.name)).toEqual([`.${name}.csv.part`]);
+      await sftp.writeAtomic(`upload/${name}.csv`, content);
+      expect((await sftp.list("upload")).filter((f) => f.name.includes(name)).map((f) => [f.name, f.size])).toEqual([[`${name}.csv`, content.byteLength]]);
+      expect(text(await sftp.read(`upload/${name}.csv`, 1024))).toBe(text(content));
+    });
+  });
+
   it("renaming onto a file that exists is refused in words, and both files stay", async () => {
     const name = unique("rename");
     await withSession(async (sftp) => {
@@ -141,7 +155,7 @@ describe("SFTP against a real OpenSSH server", () => {
     await withSession(async (sftp) => {
       const result = await failure(() => sftp.writeAtomic("readonly/order.csv", bytes("x")));
       expect(result.kind).toBe("permission_denied");
-      expect(result.message).toMatch(/^writing readonly\/\.order\.csv\.[0-9a-f]{8}\.part \(for readonly\/order\.csv\) failed: permission denied \(the server said: Permission denied\)$/);
+      expect(result.message).toMatch(/^writing readonly\/\.order\.csv\.part \(for readonly\/order\.csv\) failed: permission denied \(the server said: Permission denied\)$/);
       expect(await failure(() => sftp.remove("readonly/stock.csv"))).toEqual({
         kind: "permission_denied",
         message: "removing readonly/stock.csv failed: permission denied (the server said: Permission denied)",
@@ -157,7 +171,7 @@ describe("SFTP against a real OpenSSH server", () => {
       const result = await failure(() => sftp.writeAtomic(`full/${name}.csv`, new Uint8Array(256 * 1024)));
       expect(result.kind).toBe("disk_full");
       expect(result.message).toMatch(
-        new RegExp(`^writing full/\\.${name}\\.csv\\.[0-9a-f]{8}\\.part \\(for full/${name}\\.csv\\) failed: the server could not write the file, most often a full disk or quota \\(SFTP v3 says only "failure"\\) \\(the server said: Failure\\)$`),
+        new RegExp(`^writing full/\\.${name}\\.csv\\.part \\(for full/${name}\\.csv\\) failed: the server could not write the file, most often a full disk or quota \\(SFTP v3 says only "failure"\\) \\(the server said: Failure\\)$`),
       );
       expect(await sftp.list("full")).toEqual([]);
     });
@@ -340,7 +354,7 @@ describe("SFTP failures in words", () => {
       expect(result.kind).toBe("protocol");
       expect(result.unclear).toBe(true);
       expect(result.message).toMatch(
-        new RegExp(`^the connection to ${server.host}:${server.cutPort} was lost \\(waiting for the answer to writing upload/\\.${name}\\.bin\\.[0-9a-f]{8}\\.part \\(for upload/${name}\\.bin\\)\\); writing .* may or may not have happened$`),
+        new RegExp(`^the connection to ${server.host}:${server.cutPort} was lost \\(waiting for the answer to writing upload/\\.${name}\\.bin\\.part \\(for upload/${name}\\.bin\\)\\); writing .* may or may not have happened$`),
       );
       expect(await failure(() => session.list("upload"))).toMatchObject({ kind: "protocol", unclear: false });
     } finally {
@@ -361,7 +375,7 @@ describe("SFTP failures in words", () => {
       });
       expect(result).toMatchObject({ kind: "timeout", unclear: true });
       // Whichever request of the upload was waiting (a write, the close, the rename) is named.
-      expect(result.message).toMatch(new RegExp(`^${server.host}:${server.port} did not answer within the session's 2000 ms \\(waiting for the answer to (writing|renaming) upload/\\.${name}-\\d+\\.bin\\.[0-9a-f]{8}\\.part .+\\); .+ may or may not have happened$`));
+      expect(result.message).toMatch(new RegExp(`^${server.host}:${server.port} did not answer within the session's 2000 ms \\(waiting for the answer to (writing|renaming) upload/\\.${name}-\\d+\\.bin\\.part .+\\); .+ may or may not have happened$`));
       expect(Date.now() - started).toBeLessThan(4000);
       // The session is over: what comes next fails at once.
       expect(await failure(() => session.list("upload"))).toMatchObject({ kind: "timeout", unclear: false });

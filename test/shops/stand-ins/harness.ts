@@ -7,12 +7,13 @@
 //
 //   POST /__shops                 {platform, seed}  -> {id, base_url, credentials}
 //   GET  /__shops/<id>            -> {platform, state, received: [...requests, oldest first]}
-//   POST /__shops/<id>/faults     {method?, path?, status?, body?, headers?, hang?, hangAfterApplying?, times?}
+//   POST /__shops/<id>/faults     {method?, path?, status?, body?, headers?, hang?, hangAfterApplying?, delayMs?, times?}
 //                                 the next `times` (default 1) requests matching method and path (a
 //                                 regular expression over the path after the shop's prefix) answer
 //                                 `status` with `body`, or never answer (`hang`), or are applied and
 //                                 then never answered (`hangAfterApplying`: the write happened, the
-//                                 client saw a timeout), or are held (`hold`) until released
+//                                 client saw a timeout), or applied and answered after `delayMs`
+//                                 (a slow shop), or are held (`hold`) until released
 //   POST /__shops/<id>/held       waits until a request is held, then {path, abandoned}
 //   POST /__shops/<id>/release    answers the held requests as the shop would (those still connected),
 //                                 -> {held: [{path, abandoned}]}: whether the client had given up first
@@ -49,7 +50,7 @@ export type StandInPlatform<State = unknown> = {
   handle(shop: StandInShop<State>, req: StandInRequest): StandInReply | Promise<StandInReply>;
 };
 
-type Fault = { method?: string; path?: string; status?: number; body?: unknown; headers?: Record<string, string>; hang?: boolean; hangAfterApplying?: boolean; hold?: boolean; times: number };
+type Fault = { method?: string; path?: string; status?: number; body?: unknown; headers?: Record<string, string>; hang?: boolean; hangAfterApplying?: boolean; hold?: boolean; delayMs?: number; times: number };
 
 /** A request held by a `hold` fault: answered when the test releases it; `abandoned` once the client closed the connection first. */
 type Held = { path: string; abandoned: boolean; answer: () => Promise<void> };
@@ -134,6 +135,7 @@ export async function startStandIns(platforms: StandInPlatform[]): Promise<{ url
           for (const wake of shop.waiting.splice(0)) wake();
           return;
         }
+        if (fault?.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
         const reply = fault && fault.status ? { status: fault.status, body: fault.body, headers: fault.headers } : await byName.get(shop.platform)!.handle(shop, request);
         if (fault?.hangAfterApplying) return; // applied, never answered
         record.answered = reply.status;
