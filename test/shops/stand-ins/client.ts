@@ -28,13 +28,10 @@ export type StandInFault = {
   hang?: boolean;
   /** Apply the request, then never answer: the write happened, the caller saw a timeout. */
   hangAfterApplying?: boolean;
-<<<<<<< HEAD
   /** Hold the request until releaseHeld: then answered as the shop would (unless the caller gave up first). */
   hold?: boolean;
-=======
   /** Apply and answer after this many milliseconds (a slow shop). */
   delayMs?: number;
->>>>>>> i30-bench
   times?: number;
 };
 
