@@ -82,7 +82,9 @@ export function explainShopFailure(words: PlatformWords, failure: ShopFailure, o
       if (subject.what === "order") return `Your shop has no ${words.orderName(order.externalId)}: was it deleted, or did the plugin send another number?`;
       if (subject.what === "product")
         return `Your shop has no product ${subject.id ? `${subject.id} ` : ""}any more${said ? ` ("${said}")` : ""}: was it deleted, or its SKU changed?`;
-      return failure.status === null || !said ? failure.message : `${words.label} has no${what(subject) || " such thing"} where we wrote it ("${said}").`;
+      // An extension or route missing, or found missing by the adapter itself: its own words say it.
+      if (failure.status === null || subject.what === "tracking" || subject.what === "other") return failure.message;
+      return `${words.label} answered that it has no such thing (HTTP 404) when we asked for${what(subject)}${said ? `: "${said}"` : ""}.`;
     case "invalid":
       // Found by the adapter itself (an item the shop's order lacks, a delivery in the wrong state): already in words.
       if (failure.status === null) return failure.message;
