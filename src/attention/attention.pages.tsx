@@ -3,10 +3,13 @@
 import { Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { AppEnv } from "../env";
+import { attempt, done, formFields, text } from "../console/forms";
 import { Badge, LineStatusBadge } from "../ui/badge";
+import { CsrfField } from "../ui/field";
 import { LocalTime } from "../ui/time";
 import { LineActions } from "../routing/line-actions.pages";
-import { needsAttention, PENDING_AFTER_MS, PICKUP_OVERDUE_MS, type Group, type LineItem } from "./attention.service";
+import { needsAttention, PENDING_AFTER_MS, PICKUP_OVERDUE_MS, type Cause, type Group, type LineItem, type RawAnswer } from "./attention.service";
+import { setAside } from "./set-aside";
 
 export const attentionPages = new Hono<AppEnv>();
 
@@ -30,7 +33,7 @@ attentionPages.get("/", async (c) => {
           </p>
         </article>
       ) : null}
-      <Section id="blocked" title="Blocked orders" group={a.blocked} all="/console/orders?blocked=true" explain="Nothing of a blocked order is matched or sent until it is unblocked.">
+      <Section id="blocked" csrf={csrf} title="Blocked orders" group={a.blocked} all="/console/orders?blocked=true" explain="Nothing of a blocked order is matched or sent until it is unblocked.">
         {(o) => (
           <>
             <a href={`/console/orders/${o.reference}`}>Order {o.reference}</a> ({o.externalId}) · <LocalTime iso={o.createdAt} />
@@ -41,6 +44,7 @@ attentionPages.get("/", async (c) => {
       </Section>
       <Section
         id="pending"
+        csrf={csrf}
         title="Lines that found no supplier"
         group={a.pending}
         all="/console/orders?statuses=pending"
@@ -48,11 +52,16 @@ attentionPages.get("/", async (c) => {
       >
         {(l) => <LineEntry line={l} csrf={csrf} />}
       </Section>
-      <Section id="failed" title="Failed sends" group={a.failed} all="/console/orders?statuses=failed" explain="Sending to the supplier failed; the reason is the supplier's answer or the error.">
-        {(l) => <LineEntry line={l} csrf={csrf} />}
+      <Section id="failed" title="Failed sends" group={a.failed} all="/console/orders?statuses=failed" explain="Sending to a supplier failed: one item per supplier and cause, with the lines it affects.">
+        {(f) => (
+          <CauseEntry cause={f} noun="line" csrf={csrf} answerOf="supplier's" all={f.supplierId && f.count > f.items.length ? `/console/orders?statuses=failed&supplier_ids=${f.supplierId}` : undefined}>
+            {(l) => <LineEntry line={l} csrf={csrf} />}
+          </CauseEntry>
+        )}
       </Section>
       <Section
         id="answered"
+        csrf={csrf}
         title="Declined or partly confirmed lines"
         group={a.answered}
         all="/console/orders?statuses=declined,partially_completed"
@@ -62,6 +71,7 @@ attentionPages.get("/", async (c) => {
       </Section>
       <Section
         id="pickups"
+        csrf={csrf}
         title="Orders suppliers have not fetched"
         group={a.overduePickups}
         explain={`Waiting for the supplier to fetch them for more than ${PICKUP_OVERDUE_MS / 3_600_000} hours.`}
@@ -74,6 +84,7 @@ attentionPages.get("/", async (c) => {
       </Section>
       <Section
         id="overdue"
+        csrf={csrf}
         title="Suppliers past a deadline"
         group={a.overdue}
         explain="The supplier did not answer in time after the send, or has not shipped what it accepted. Contact it, or cancel the lines."
@@ -82,6 +93,7 @@ attentionPages.get("/", async (c) => {
       </Section>
       <Section
         id="cancellations"
+        csrf={csrf}
         title="Cancellations to carry to a supplier"
         group={a.cancellations}
         explain="A supplier handled by hand must be told (or its request could not be sent). Record its answer on the order's page."
@@ -100,27 +112,37 @@ attentionPages.get("/", async (c) => {
           </>
         )}
       </Section>
-      <Section id="webhooks" title="Failing webhook deliveries" group={a.webhooks} explain="Events your endpoint did not accept. Fix the endpoint, then redeliver them from the webhook's page.">
+      <Section id="webhooks" title="Failing webhook deliveries" group={a.webhooks} explain="Events your endpoint did not accept, one item per endpoint and cause. Fix the endpoint, then redeliver them from the webhook's page.">
         {(d) => (
-          <>
-            <a href={`/console/webhooks/${d.subscriptionId}`}>Delivery #{d.deliveryId}</a> of {d.eventType} to <code>{d.url}</code> · <Badge tone={d.status === "failed" ? "red" : "amber"}>{d.status === "failed" ? "Failed" : "Retrying"}</Badge> ·{" "}
-            <LocalTime iso={d.updatedAt} />
-            <br />
-            <small>{d.lastError ?? ""}</small>
-          </>
+          <CauseEntry cause={d} noun="delivery" csrf={csrf} answerOf="endpoint's" all={`/console/webhooks/${d.subscriptionId}`}>
+            {(i) => (
+              <>
+                <a href={`/console/webhooks/${d.subscriptionId}`}>Delivery #{i.deliveryId}</a> of {i.eventType}
+                {i.reference ? (
+                  <>
+                    {" "}
+                    for <a href={`/console/orders/${i.reference}`}>order {i.reference}</a>
+                  </>
+                ) : null}{" "}
+                · <Badge tone={i.status === "failed" ? "red" : "amber"}>{i.status === "failed" ? "Failed" : "Retrying"}</Badge> · <LocalTime iso={i.since} />
+              </>
+            )}
+          </CauseEntry>
         )}
       </Section>
-      <Section id="shops" title="Failing writes into the shop" group={a.shops} explain="Shipments, notes or completions the shop did not take. Fix the cause (the connection's credentials, the shop), then try them again from the order's page.">
+      <Section id="shops" title="Failing writes into the shop" group={a.shops} explain="Shipments, notes or completions the shop did not take, one item per connection and cause. Fix the cause, then try them again from the order's page.">
         {(w) => (
-          <>
-            <a href={`/console/orders/${w.reference}#in-the-shop`}>Order {w.reference}</a> · {w.kind} to {w.connectionName} ·{" "}
-            <Badge tone={w.status === "failed" ? "red" : "amber"}>{w.status === "failed" ? "Failed" : "Retrying"}</Badge> · <LocalTime iso={w.updatedAt} />
-            <br />
-            <small>{w.lastError ?? ""}</small>
-          </>
+          <CauseEntry cause={w} noun="write" csrf={csrf} answerOf="shop's">
+            {(i) => (
+              <>
+                <a href={`/console/orders/${i.reference}#in-the-shop`}>Order {i.reference}</a> ({i.externalId}) · {i.kind} to {w.connectionName} ·{" "}
+                <Badge tone={i.status === "failed" ? "red" : "amber"}>{i.status === "failed" ? "Failed" : "Retrying"}</Badge> · <LocalTime iso={i.since} />
+              </>
+            )}
+          </CauseEntry>
         )}
       </Section>
-      <Section id="imports" title="Feed imports with problems" group={a.imports} explain="The latest import of these feeds failed or rejected rows: the feed's page lists each rejected row with its reason.">
+      <Section id="imports" csrf={csrf} title="Feed imports with problems" group={a.imports} explain="The latest import of these feeds failed or rejected rows: the feed's page lists each rejected row with its reason.">
         {(i) => (
           <>
             <a href={`/console/catalogue/feeds/${i.feedId}`}>Feed “{i.feedName}”</a> · import #{i.importId} · <LocalTime iso={i.startedAt} /> ·{" "}
@@ -135,8 +157,79 @@ attentionPages.get("/", async (c) => {
   );
 });
 
+/**
+ * One cause of failures: what it means in words, the answer behind it one click away (escaped, as
+ * it came), how many it affects, the newest of them, and setting it aside.
+ */
+function CauseEntry<T>(props: { cause: Cause<T>; noun: string; answerOf: string; csrf: string; all?: string; children: (item: T) => Child }) {
+  const { cause } = props;
+  const more = cause.count - cause.items.length;
+  const plural = (n: number, noun: string) => `${n} ${n === 1 ? noun : noun === "delivery" ? "deliveries" : `${noun}s`}`;
+  return (
+    <>
+      <p class="cause-words">{cause.words}</p>
+      <small>
+        {plural(cause.count, props.noun)} affected{cause.orders !== cause.count ? `, in ${plural(cause.orders, "order")}` : ""}; the newest <LocalTime iso={cause.latest} />
+        {more > 0 ? `; the ${cause.items.length} newest:` : ":"}
+      </small>
+      <ul>
+        {cause.items.map((item) => (
+          <li>{props.children(item)}</li>
+        ))}
+      </ul>
+      {more > 0 && props.all ? (
+        <p>
+          <a href={props.all}>All {plural(cause.count, props.noun)}</a>
+        </p>
+      ) : null}
+      {cause.raw ? <RawAnswerDetails raw={cause.raw} whose={props.answerOf} /> : null}
+      <SetAside itemKey={cause.key} csrf={props.csrf} />
+    </>
+  );
+}
+
+/** The answer behind a cause, as it came (JSX escapes it), behind one click. */
+function RawAnswerDetails({ raw, whose }: { raw: RawAnswer; whose: string }) {
+  const head = [raw.call, raw.status !== null ? `HTTP ${raw.status}` : "no HTTP answer"].filter(Boolean).join(" → ");
+  return (
+    <details class="raw-answer">
+      <summary>Show the {whose} answer</summary>
+      <pre>
+        <code>{`${head}\n${raw.answer ?? "(empty)"}`}</code>
+      </pre>
+    </details>
+  );
+}
+
+/** Dismiss (until the cause recurs) or snooze an item: one small form, posted and redirected back. */
+function SetAside({ itemKey, csrf }: { itemKey: string; csrf: string }) {
+  return (
+    <form method="post" action="/console/attention/set-aside" class="set-aside">
+      <CsrfField token={csrf} />
+      <input type="hidden" name="item" value={itemKey} />
+      <button type="submit" name="choice" value="dismiss" class="secondary outline">
+        Dismiss
+      </button>{" "}
+      <button type="submit" name="choice" value="snooze_day" class="secondary outline">
+        Snooze 1 day
+      </button>{" "}
+      <button type="submit" name="choice" value="snooze_week" class="secondary outline">
+        Snooze 1 week
+      </button>
+    </form>
+  );
+}
+
+attentionPages.post("/attention/set-aside", async (c) => {
+  const form = await formFields(c);
+  const result = await attempt(() => setAside(c.get("db"), c.get("account").id, text(form, "item"), text(form, "choice")));
+  if (!result.ok) return done(c, "/console", { kind: "error", text: Object.values(result.errors).flat()[0] ?? result.message ?? "Not set aside." });
+  const until = result.value.snoozedUntil;
+  return done(c, "/console", { kind: "success", text: until ? `Snoozed until ${until.slice(0, 16).replace("T", " ")} UTC.` : "Dismissed: it comes back if it happens again." });
+});
+
 /** A line waiting for a person; with `csrf`, the actions that move it on (a stuck line's). */
-function LineEntry({ line, note, csrf }: { line: LineItem; note?: string; csrf?: string }) {
+function LineEntry({ line, note, csrf }: { line: Omit<LineItem, "key">; note?: string; csrf?: string }) {
   return (
     <>
       <a href={`/console/orders/${line.reference}`}>Order {line.reference}</a> · {line.lineName} <LineStatusBadge status={line.status} />
@@ -153,7 +246,7 @@ function LineEntry({ line, note, csrf }: { line: LineItem; note?: string; csrf?:
   );
 }
 
-function Section<T>(props: { id: string; title: string; group: Group<T>; all?: string; explain: string; children: (item: T) => Child }) {
+function Section<T extends { key: string }>(props: { id: string; title: string; group: Group<T>; all?: string; explain: string; children: (item: T) => Child; csrf?: string }) {
   if (props.group.count === 0) return null;
   const more = props.group.count - props.group.items.length;
   return (
@@ -164,7 +257,10 @@ function Section<T>(props: { id: string; title: string; group: Group<T>; all?: s
       <p class="muted">{props.explain}</p>
       <ul>
         {props.group.items.map((item) => (
-          <li>{props.children(item)}</li>
+          <li>
+            {props.children(item)}
+            {props.csrf ? <SetAside itemKey={item.key} csrf={props.csrf} /> : null}
+          </li>
         ))}
       </ul>
       {props.all ? (

@@ -55,6 +55,22 @@ type ClaimedRow = {
  */
 export const FAILING_DELIVERY = sql`(d.status = 'failed' OR (d.status = 'pending' AND d.attempts > 0))`;
 
+/** A failing delivery to the shop's own endpoint, in words: what its answer means and what to do. */
+export function explainDeliveryFailure(url: string, statusCode: number | null, error: string | null): string {
+  const who = `Your webhook endpoint ${url}`;
+  if (statusCode === null) {
+    if (error?.startsWith("Not sent")) return `${who} is an address we never send to (${error}): change the webhook's URL.`;
+    if (error?.startsWith("Timed out")) return `${who} did not answer in time: it may be down or slow. Once it answers, redeliver from the webhook's page.`;
+    return `${who} could not be reached: is it online, and its address right? Once it answers, redeliver from the webhook's page.`;
+  }
+  if (statusCode === 401 || statusCode === 403) return `${who} refuses our deliveries (HTTP ${statusCode}): it does not accept our signature. Give it the webhook's current signing secret, then redeliver.`;
+  if (statusCode === 404 || statusCode === 405 || statusCode === 410) return `${who} refuses our deliveries (HTTP ${statusCode}): nothing there takes them. Check the URL, then redeliver.`;
+  if (statusCode === 429) return `${who} asks us to slow down (HTTP 429): we keep trying, more slowly.`;
+  if (statusCode >= 500) return `${who} refuses our deliveries (HTTP ${statusCode}): it has an error of its own. Look at its logs; we keep trying, and you can redeliver once it is fixed.`;
+  if (statusCode >= 300 && statusCode < 400) return `${who} answered with a redirect (HTTP ${statusCode}), which we do not follow: set its final address.`;
+  return `${who} refuses our deliveries (HTTP ${statusCode}): it does not accept them as we send them. Its answer says why.`;
+}
+
 export type DeliveryOutcome = "delivered" | "retrying" | "failed" | "skipped";
 
 /** Handles a deliver_webhook message. Throws only when D1 or the queue fail (the message is retried). */

@@ -16,7 +16,8 @@ import { sendSettings, withTimeout, type SendSettings } from "../lib/outbound";
 import type { Pipeline } from "../lib/queue";
 import { open, sealingKeys } from "../lib/sealed";
 import { isoMicro } from "../lib/time";
-import { ShopError, ShopHttp, type ShopCall } from "./platforms/http";
+import type { ShopFailure } from "./platforms/explain";
+import { ShopError, ShopHttp, type ShopCall, type ShopErrorKind } from "./platforms/http";
 import { platformFor } from "./platforms/index";
 import type { LineRef, OrderRef, ShopConnection, ShopOrder, WriteResult } from "./platforms/platform";
 import { DELETED_CONNECTION, earlierUnfinished, writeBackMessages } from "./write-backs";
@@ -191,6 +192,7 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
   }
   const unclear = error ? Boolean(row.unclear) || isUnclear(error) : false;
   const message = error ? errorText(error) : attempt.result!.outcome === "skipped" ? attempt.result!.reason : null;
+  const failure = error ? failureFacts(error, attempt.calls) : null;
   const shopIds = attempt.result && attempt.result.outcome !== "skipped" ? JSON.stringify(attempt.result.shopIds) : null;
   const status: WriteBackStatus = outcome === "retrying" ? "pending" : outcome === "done" ? "done" : outcome === "skipped" ? "skipped" : "failed";
   const settled = outcome === "done" || outcome === "skipped";
@@ -216,6 +218,7 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
           attempt_started_at = NULL,
           dry_run = ${settled && dryRun ? 1 : 0},
           last_error = ${message},
+          last_failure = ${failure ? JSON.stringify(failure) : null},
           done_at = ${settled ? finished : null},
           updated_at = ${finished}
         WHERE id = ${writeBackId} AND status = 'delivering' AND lease_until = ${lease}
@@ -303,6 +306,16 @@ function lineOf(row: DeliveryRow): LineRef {
 function isUnclear(error: unknown): boolean {
   if (error instanceof ShopError) return error.unclear;
   return error instanceof Error && error.name === "TimeoutError";
+}
+
+/**
+ * What the platform's adapter needs to explain a failure in words (explainFailure): its kind, the
+ * refusal's status, and the last call made with the shop's answer to it, as recorded.
+ */
+export function failureFacts(error: unknown, calls: ShopCall[]): Omit<ShopFailure, "message"> {
+  const last = calls.filter((c) => !c.dryRun).at(-1);
+  const kind: ShopErrorKind = error instanceof ShopError ? error.kind : isUnclear(error) ? "timeout" : "unexpected";
+  return { kind, status: error instanceof ShopError ? error.status : null, call: last ? `${last.method} ${last.path}` : null, answer: last?.answer ?? null };
 }
 
 function errorText(error: unknown): string {

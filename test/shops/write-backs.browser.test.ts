@@ -112,7 +112,10 @@ describe("the order page's In the shop", () => {
     await page.goto("/console");
     const attention = page.locator("section.attention", { has: page.getByRole("heading", { name: /^Failing writes into the shop/ }) });
     expect(await attention.locator("h2 .count").innerText()).toBe("1");
-    expect(await attention.locator("li").innerText()).toMatch(new RegExp(`^Order ${reference} · shipment to My WooCommerce · Failed · .*\\nThe shop refused the credentials`));
+    expect(await attention.locator(".cause-words").innerText()).toBe(
+      'WooCommerce refused our consumer key and secret ("Consumer key is invalid."): they were changed, revoked or mistyped. Enter them again on the shop connection (they are made in WooCommerce > Settings > Advanced > REST API).',
+    );
+    expect(await attention.locator("li li").innerText()).toMatch(new RegExp(`^Order ${reference} \\(4711\\) · shipment to My WooCommerce · Failed · `));
     expect(await attention.getByRole("link", { name: `Order ${reference}` }).getAttribute("href")).toBe(`/console/orders/${reference}#in-the-shop`);
     await expectAccessible(page);
 

@@ -434,7 +434,16 @@ describe("write-backs into a WooCommerce shop", () => {
     ]);
     expect((await held(shop)).trackings).toEqual([]);
     const attention = await needsAttention(createDb(env.DB), creds.accountId);
-    expect(attention.shops.items.map((i) => [i.writeBackId, i.reference, i.kind, i.status])).toEqual([[parked[0].id, reference, "shipment", "failed"]]);
+    // One item for the cause, in words, with the shop's answer behind it.
+    expect(attention.shops.items.map((c) => [c.words, c.raw?.call, c.raw?.status, c.count, c.items.map((i) => [i.writeBackId, i.reference, i.kind, i.status])])).toEqual([
+      [
+        "Your shop had an error of its own (HTTP 500) while we wrote a tracking number. Nothing is wrong with what we sent; we try again by ourselves. If it lasts, look at the shop's error log.",
+        "POST /wp-json/wc-shipment-tracking/v3/orders/4711/shipment-trackings",
+        500,
+        1,
+        [[parked[0].id, reference, "shipment", "failed"]],
+      ],
+    ]);
     const operator = await listFailingWriteBacks(createDb(env.DB), { page: 1, perPage: 100 });
     expect(operator.rows.filter((r) => r.reference === reference).map((r) => [r.id, r.status, r.attempts])).toEqual([[parked[0].id, "failed", 3]]);
     // The connection's recent write-backs (its page in the console), newest first, with the failure.

@@ -11,3 +11,4 @@ export * from "./cancellations";
 export * from "./counts";
 export * from "./shops";
 export * from "./stock";
+export * from "./attention";

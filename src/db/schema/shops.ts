@@ -94,6 +94,11 @@ export const shopWriteBacks = sqliteTable(
     dryRun: integer("dry_run", { mode: "boolean" }).notNull().default(false),
     /** The last failure, or why nothing was written (skipped), in words. */
     lastError: text("last_error"),
+    /**
+     * The last failure's facts, for the platform's adapter to explain in a shop owner's words
+     * (explainFailure): {kind, status, call, answer}; null after a success.
+     */
+    lastFailure: text("last_failure", { mode: "json" }).$type<{ kind: string; status: number | null; call: string | null; answer: string | null }>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     doneAt: text("done_at"),

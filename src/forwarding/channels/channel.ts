@@ -2,7 +2,7 @@
 // channel an adapter beside it (webhook.ts, email.ts, file.ts, pull.ts, manual.ts; index.ts lists them). A
 // channel sends a document (a dispatch's order, a cancellation request) and says how it went; the
 // forwarding services decide what that means for the lines. A new channel is one new file here.
-import type { Supplier } from "../../db/schema";
+import type { AttemptRecord, Supplier } from "../../db/schema";
 import type { Bindings } from "../../env";
 import type { CancellationDocument } from "../cancellation-document";
 import type { DispatchDocument } from "../document";
@@ -44,7 +44,20 @@ export interface Channel {
   address(supplier: Supplier): string | null;
   /** Sends the document to the supplier, time-boxed to `timeoutMs` as a whole (below the send's lease). */
   send(outgoing: Outgoing, supplier: Supplier, context: { env: Bindings; timeoutMs: number }): Promise<Attempt>;
+  /**
+   * A failed send (its last attempt's record) in a shop owner's words, naming the supplier: what
+   * it means and what to do (Needs attention groups failed lines by this cause). Push channels only.
+   */
+  explainFailure?(record: AttemptRecord, supplierName: string): string;
 }
+
+/** The common HTTP statuses' names, for a status said in words ("HTTP 404 Not Found"). */
+const STATUS_NAMES: Record<number, string> = {
+  400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout", 409: "Conflict",
+  410: "Gone", 413: "Payload Too Large", 415: "Unsupported Media Type", 422: "Unprocessable Entity", 429: "Too Many Requests",
+  500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
+};
+export const httpStatus = (status: number) => `HTTP ${status}${STATUS_NAMES[status] ? ` ${STATUS_NAMES[status]}` : ""}`;
 
 /** How much of an answer or error is kept. */
 const MAX_DETAIL = 500;

@@ -49,6 +49,10 @@ export function sendEmail(env: Bindings, to: string, doc: DispatchDocument, time
 
 export const email: Channel = {
   starts: "sending",
+  explainFailure: (record, supplierName) =>
+    record.outcome === "not_sent"
+      ? `Supplier ${supplierName} has no e-mail address: set one on the supplier's page, then send the lines again.`
+      : `The e-mail to supplier ${supplierName}${record.to ? ` (${record.to})` : ""} could not be sent: is the address right? Then send the lines again.`,
   address: (supplier) => supplier.email,
   send: async (outgoing, supplier, { env, timeoutMs }) => {
     if (!supplier.email) return { outcome: "rejected", detail: "the supplier has no e-mail address" };

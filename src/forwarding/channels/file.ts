@@ -236,6 +236,13 @@ export const sendCancellationFile = (env: Bindings, supplier: Supplier, doc: Can
  */
 export const file: Channel = {
   starts: "sending",
+  // The file server's refusal is already in words (src/lib/file-transfer): said as it is, with where.
+  explainFailure: (record, supplierName) =>
+    record.outcome === "not_sent"
+      ? `Supplier ${supplierName} has no file server set up: fill in its file settings, then send the lines again.`
+      : record.outcome === "timeout"
+        ? `Supplier ${supplierName}'s file server did not answer in time${record.to ? ` (${record.to})` : ""}: ask the supplier, then send the lines again.`
+        : `Supplier ${supplierName}'s file server did not take the order file${record.response ? `: ${record.response}` : ""}. Fix it with the supplier, then send the lines again.`,
   address: (supplier) => (supplier.fileTransfer && supplier.fileTransferSecret ? locationOf(supplier.fileTransfer, supplier.fileTransfer.directory) : null),
   send: (outgoing, supplier, { env }) =>
     outgoing.kind === "order" ? sendOrderFile(env, supplier, outgoing.document) : sendCancellationFile(env, supplier, outgoing.document),

@@ -3,7 +3,8 @@
 import { withTimeout } from "../../lib/outbound";
 import { urlRefusal } from "../../lib/outbound-address";
 import { SIGNATURE_HEADER, signatureHeader } from "../../lib/signature";
-import { timedOut, truncate, type Attempt, type Channel } from "./channel";
+import type { AttemptRecord } from "../../db/schema";
+import { httpStatus, timedOut, truncate, type Attempt, type Channel } from "./channel";
 
 /** POSTs a signed document (an order dispatch, a cancellation request); `doc.id` is its idempotency key. The whole attempt, the answer's body included, is time-boxed. */
 export async function postWebhook(url: string, secrets: string[], doc: { id: string }, timeoutMs: number): Promise<Attempt> {
@@ -45,8 +46,27 @@ export async function postWebhook(url: string, secrets: string[], doc: { id: str
   }
 }
 
+/** A webhook send that failed, in words: what the supplier's endpoint did and what to do about it. */
+export function explainWebhookFailure(record: AttemptRecord, supplierName: string): string {
+  const who = `Supplier ${supplierName}'s webhook`;
+  const status = record.http_status;
+  if (record.outcome === "not_sent") return `${who} has no address we may send to${record.response ? ` (${record.response})` : ""}: set its webhook URL on the supplier's page.`;
+  if (record.outcome === "timeout") return `${who} did not answer in time: its server may be down or overloaded. Ask the supplier, then send the lines again.`;
+  if (record.outcome === "network_error" || status === null)
+    return `${who} could not be reached${record.to ? ` at ${record.to}` : ""}: is the address right, and its server up? Ask the supplier, then send the lines again.`;
+  if (status === 401 || status === 403)
+    return `${who} refuses our deliveries (${httpStatus(status)}): it does not accept our signature. Give the supplier the signing secret from its page, then send the lines again.`;
+  if (status === 404 || status === 405 || status === 410)
+    return `${who} refuses our deliveries (${httpStatus(status)}): nothing takes orders at ${record.to ?? "its URL"}. Check the webhook URL with the supplier.`;
+  if (status === 429) return `${who} asks us to slow down (${httpStatus(status)}): we tried again and gave up. Send the lines again later.`;
+  if (status >= 500) return `${who} refuses our deliveries (${httpStatus(status)}): its server has an error of its own. Ask the supplier to look at it, then send the lines again.`;
+  if (status >= 300 && status < 400) return `${who} answered with a redirect (${httpStatus(status)}), which we do not follow: ask the supplier for its current URL.`;
+  return `${who} refuses our deliveries (${httpStatus(status)}): it does not accept the order as we send it. Its answer says why; ask the supplier.`;
+}
+
 export const webhook: Channel = {
   starts: "sending",
+  explainFailure: explainWebhookFailure,
   address: (supplier) => supplier.webhookUrl,
   send: async (outgoing, supplier, { timeoutMs }) => {
     if (!supplier.webhookUrl) return { outcome: "rejected", detail: "the supplier has no webhook URL" };

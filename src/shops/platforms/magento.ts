@@ -5,6 +5,7 @@
 // POST /V1/order/{id}/ship listing only what shipped, with one track per tracking number; a note is
 // a private order comment. Magento completes an order itself once it is invoiced and shipped.
 import { errorFor, ShopError, type ShopHttp } from "./http";
+import { explainShopFailure, messageIn, type PlatformWords } from "./explain";
 import { numberToUnits, unitsToNumber } from "../../lib/money";
 import type { Check, NoteWrite, OrderRef, ShipmentWrite, ShopConnection, ShopItem, ShopOrder, ShopPlatform, ShopStockProduct, StockMatchBy, StockPlatform, Tracking, WriteOptions, WriteResult } from "./platform";
 import type { Credentials, Settings } from "./settings";
@@ -261,8 +262,27 @@ function magentoSays(text: string): string {
   }
 }
 
+/** Magento's failures in a shop owner's words (./explain.ts). */
+export const magentoWords: PlatformWords = {
+  label: "Magento",
+  credentials: "integration's access token",
+  credentialsWhere: "Magento's System > Extensions > Integrations",
+  grant: "give the integration access to Sales > Operations > Orders (and Catalog > Inventory for stock), then activate it again",
+  orderName: (id) => `order #${id}`,
+  subjectOf(call) {
+    const path = call.split(" ")[1] ?? "";
+    if (/\/(products|stockItems|inventory)\b/.test(path)) return { what: "product", id: /\/stockItems\/([^/?]+)/.exec(path)?.[1] ?? /\/products\/([^/?]+)/.exec(path)?.[1] };
+    if (/\/ship\b|\/shipments\b/.test(path)) return { what: "shipment" };
+    if (/\/comments\b/.test(path)) return { what: "note" };
+    if (/\/orders?\b/.test(path)) return /\/(hold|unhold)\b/.test(path) ? { what: "status" } : { what: "order" };
+    return { what: "other" };
+  },
+  said: messageIn,
+};
+
 export const magento: ShopPlatform<Credentials<"magento">, Settings<"magento">> = {
   name: "magento",
+  explainFailure: (failure, order) => explainShopFailure(magentoWords, failure, order),
   stock: magentoStock,
 
   async test(conn, http) {

@@ -7,6 +7,7 @@
 // Adapters make every call through ShopHttp (./http.ts): it time-boxes the call, records it for the
 // write-back's attempt log, and in dry-run mode records writes instead of sending them.
 import type { ShopPlatformName } from "../../db/schema/shops";
+import type { ShopFailure } from "./explain";
 import type { ShopHttp } from "./http";
 
 export type { ShopPlatformName };
@@ -131,6 +132,11 @@ export interface StockPlatform<Credentials = Record<string, string>, Settings = 
 /** An adapter; its credentials and settings are the platform's (./settings.ts). */
 export interface ShopPlatform<Credentials = Record<string, string>, Settings = Record<string, unknown>> {
   name: ShopPlatformName;
+  /**
+   * A failed write-back in a shop owner's words (Needs attention): what it means for this platform
+   * and what to do, from the failure's facts and the order as the plugin sent it (./explain.ts).
+   */
+  explainFailure(failure: ShopFailure, order: { externalId: string }): string;
   /** Reachability, credentials and permissions, in order; later checks are skipped (ok: false, "not checked: …") after a failure they depend on. */
   test(conn: ShopConnection<Credentials, Settings>, http: ShopHttp): Promise<Check[]>;
   /** Throws ShopError (./http.ts) with kind "not_found" when the shop has no such order. */

@@ -13,6 +13,7 @@
 import { encodeXML } from "entities";
 import { SaxesParser } from "saxes";
 import { ShopError, type ShopHttp } from "./http";
+import { explainShopFailure, messageIn, type PlatformWords } from "./explain";
 import { decimalToUnits } from "../../lib/money";
 import { priceText } from "../stock/compute";
 import type { Check, NoteWrite, OrderRef, ShipmentWrite, ShopConnection, ShopItem, ShopOrder, ShopPlatform, ShopStockProduct, StockMatchBy, StockPlatform, WriteResult } from "./platform";
@@ -333,8 +334,28 @@ export const prestashopStock: StockPlatform<Credentials<"prestashop">, Settings<
   },
 };
 
+/** PrestaShop's failures in a shop owner's words (./explain.ts). */
+export const prestashopWords: PlatformWords = {
+  label: "PrestaShop",
+  credentials: "webservice key",
+  credentialsWhere: "PrestaShop's Advanced Parameters > Webservice",
+  grant: "tick the resource's methods for the key",
+  orderName: (id) => `order with reference ${id}`,
+  subjectOf(call) {
+    const path = call.split(" ")[1] ?? "";
+    if (/^\/api\/(products|combinations|stock_availables)\b/.test(path)) return { what: "product", id: /^\/api\/products\/(\d+)/.exec(path)?.[1] };
+    if (path.startsWith("/api/order_carriers")) return { what: "tracking" };
+    if (path.startsWith("/api/order_histories")) return { what: "status" };
+    if (path.startsWith("/api/messages")) return { what: "note" };
+    if (path.startsWith("/api/orders")) return { what: "order" };
+    return { what: "other" };
+  },
+  said: (answer) => messageIn(answer),
+};
+
 export const prestashop: ShopPlatform<Credentials<"prestashop">, Settings<"prestashop">> = {
   name: "prestashop",
+  explainFailure: (failure, order) => explainShopFailure(prestashopWords, failure, order),
   stock: prestashopStock,
 
   async test(conn, http) {

@@ -13,6 +13,7 @@
 // says all of it for a shop owner.
 import type { Credentials, Settings } from "./settings";
 import { ShopError, errorFor, type ShopHttp, type ShopRequest, type ShopResponse } from "./http";
+import { explainShopFailure, type PlatformWords } from "./explain";
 import { numberToUnits, unitsToNumber } from "../../lib/money";
 import type { Check, NoteWrite, OrderRef, ShipmentWrite, ShopConnection, ShopItem, ShopOrder, ShopPlatform, ShopStockProduct, ShopStockValue, StockMatchBy, StockPlatform, StockWrite, StockWriteResult, WriteOptions, WriteResult } from "./platform";
 
@@ -313,8 +314,31 @@ async function syncChunk(conn: Conn, http: ShopHttp, chunk: StockWrite[], again:
   return [...out, ...(await syncChunk(conn, http, chunk.filter((_, n) => !refused.has(n)), false))];
 }
 
+/** Shopware's failures in a shop owner's words (./explain.ts). */
+export const shopwareWords: PlatformWords = {
+  label: "Shopware",
+  credentials: "integration's access key ID and secret",
+  credentialsWhere: "Shopware's Settings > System > Integrations",
+  grant: ROLE_HINT,
+  orderName: (id) => `order number ${id}`,
+  subjectOf(call) {
+    const path = call.split(" ")[1] ?? "";
+    if (/product/.test(path) || path.startsWith("/api/_action/sync")) return { what: "product" };
+    if (/order[-_]delivery/.test(path)) return /\/state\//.test(path) ? { what: "status" } : { what: "tracking" };
+    if (/\/state\//.test(path)) return { what: "status" };
+    if (/\/order\b/.test(path)) return { what: "order" };
+    return { what: "other" };
+  },
+  said: (answer) => shopwareSays(answer).detail || null,
+  missingPermission: (answer) => {
+    const missing = shopwareSays(answer).missing;
+    return missing.length ? `use the privilege${missing.length > 1 ? "s" : ""} ${missing.join(", ")}` : null;
+  },
+};
+
 export const shopware: ShopPlatform<Credentials<"shopware">, Settings<"shopware">> = {
   name: "shopware",
+  explainFailure: (failure, order) => explainShopFailure(shopwareWords, failure, order),
   stock: shopwareStock,
 
   async test(conn, http) {

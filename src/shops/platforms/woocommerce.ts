@@ -11,6 +11,7 @@
 // here in the Authorization header (supported since WooCommerce 3.0) so that no credential ever
 // appears in a URL, nor in the call records ShopHttp keeps.
 import { ShopError, type ShopHttp, type ShopRequest, type ShopResponse } from "./http";
+import { explainShopFailure, messageIn, type PlatformWords } from "./explain";
 import { decimalToUnits } from "../../lib/money";
 import { priceText } from "../stock/compute";
 import type { Check, NoteWrite, ShipmentWrite, ShopConnection, ShopOrder, ShopPlatform, ShopStockProduct, ShopStockValue, StockMatchBy, StockPlatform, StockWriteResult, WriteOptions, WriteResult } from "./platform";
@@ -429,8 +430,37 @@ const RELEASED = "processing";
 /** The statuses an order is put on hold from: not one the shop has finished with (completed, cancelled, refunded, failed). */
 const HOLDABLE = ["pending", "processing"];
 
+/** WooCommerce's failures in a shop owner's words (./explain.ts). */
+export const woocommerceWords: PlatformWords = {
+  label: "WooCommerce",
+  credentials: "consumer key and secret",
+  credentialsWhere: "WooCommerce > Settings > Advanced > REST API",
+  grant: "give the key Read/Write permission",
+  orderName: (id) => `order ${id}`,
+  subjectOf(call, answer) {
+    const path = call.split(" ")[1] ?? "";
+    // The tracking route missing altogether is the extension not installed; otherwise the order is.
+    if (path.includes("/shipment-trackings")) return answer && wpErrorCode(answer) === "rest_no_route" ? { what: "tracking" } : { what: "order" };
+    if (/\/products\b/.test(path)) return { what: "product", id: /\/products\/(\d+)/.exec(path)?.[1] };
+    if (/\/orders\/\d+\/notes/.test(path)) return { what: "note" };
+    if (/\/orders\b/.test(path)) return call.startsWith("PUT") ? { what: "status" } : { what: "order" };
+    return { what: "other" };
+  },
+  said: messageIn,
+};
+
+function wpErrorCode(answer: string): string | null {
+  try {
+    const code = (JSON.parse(answer) as WpError).code;
+    return typeof code === "string" ? code : null;
+  } catch {
+    return null;
+  }
+}
+
 export const woocommerce: ShopPlatform<Credentials<"woocommerce">, Settings<"woocommerce">> = {
   name: "woocommerce",
+  explainFailure: (failure, order) => explainShopFailure(woocommerceWords, failure, order),
   test,
 
   async findOrder(conn, http, order) {
