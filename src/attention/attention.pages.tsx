@@ -7,6 +7,7 @@ import { Badge, LineStatusBadge } from "../ui/badge";
 import { LocalTime } from "../ui/time";
 import { LineActions } from "../routing/line-actions.pages";
 import { needsAttention, PENDING_AFTER_MS, PICKUP_OVERDUE_MS, type Group, type LineItem } from "./attention.service";
+import { count } from "../lib/plural";
 
 export const attentionPages = new Hono<AppEnv>();
 
@@ -89,7 +90,7 @@ attentionPages.get("/", async (c) => {
         {(c) => (
           <>
             <a href={`/console/orders/${c.reference}`}>Order {c.reference}</a> · {c.supplierName} ·{" "}
-            {c.purpose === "withdraw" ? "withdrawal" : "cancellation"} of {c.openLines} {c.openLines === 1 ? "line" : "lines"} ·{" "}
+            {c.purpose === "withdraw" ? "withdrawal" : "cancellation"} of {count(c.openLines, "line")} ·{" "}
             {c.status === "failed" ? <Badge tone="red">Could not be sent</Badge> : <Badge tone="amber">Tell the supplier</Badge>} · <LocalTime iso={c.createdAt} />
             {c.lastError ? (
               <>
@@ -124,7 +125,7 @@ attentionPages.get("/", async (c) => {
         {(i) => (
           <>
             <a href={`/console/catalogue/feeds/${i.feedId}`}>Feed “{i.feedName}”</a> · import #{i.importId} · <LocalTime iso={i.startedAt} /> ·{" "}
-            {i.status === "failed" ? <Badge tone="red">Failed</Badge> : <Badge tone="amber">{`${i.rejected} ${i.rejected === 1 ? "row" : "rows"} rejected`}</Badge>}
+            {i.status === "failed" ? <Badge tone="red">Failed</Badge> : <Badge tone="amber">{`${count(i.rejected, "row")} rejected`}</Badge>}
             <br />
             <small>{i.error ?? ""}</small>
           </>

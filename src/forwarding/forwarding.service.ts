@@ -40,6 +40,7 @@ import { orderMail } from "./channels/email";
 import { ackDeadlineStatements, ackDueAtOf, answeredStatements } from "./deadlines";
 import { buildDocument, type DispatchDocument } from "./document";
 import { claimStatement, retryDelaySeconds, underLease } from "./lease";
+import { count } from "../lib/plural";
 
 /**
  * A dispatch created already claimed for the first step of its channel (planDispatch, for src/routing/journey.ts):
@@ -359,7 +360,7 @@ async function concludeAttempt(
     const message =
       attempt.outcome === "rejected"
         ? `Supplier ${supplier.name} rejected the order: ${attempt.detail}`
-        : `Sending to supplier ${supplier.name} failed after ${claimed.attempts} attempts: ${attempt.detail}`;
+        : `Sending to supplier ${supplier.name} failed after ${count(claimed.attempts, "attempt")}: ${attempt.detail}`;
     // The lines go where the journey sends a line that leaves its supplier (src/routing/journey.ts).
     const at = isoMicro();
     const plan = await planLeaving(

@@ -17,6 +17,7 @@ import { cancelOrder, recordCancellationAnswers } from "./cancellations.service"
 import type { OrderDetail } from "./orders.service";
 import { renderOrder } from "./orders.pages";
 import { lineProgress, shippedOf } from "./progress";
+import { count } from "../lib/plural";
 
 export const cancellationPages = new Hono<AppEnv>();
 
@@ -204,7 +205,7 @@ cancellationPages.post("/orders/:reference/cancel", async (c) => {
   if (!result.ok) return refused(c, { kind: "cancel", values, errors: result.errors, message: result.message });
   const { cancelled, requested } = result.value;
   const parts = [
-    cancelled ? `${cancelled} ${cancelled === 1 ? "line" : "lines"} cancelled` : null,
+    cancelled ? `${count(cancelled, "line")} cancelled` : null,
     requested ? `${requested} ${requested === 1 ? "line waits" : "lines wait"} for the supplier's answer` : null,
   ];
   return back(c, reference, "success", `${parts.filter(Boolean).join("; ")}.`.replace(/^./, (ch) => ch.toUpperCase()));
