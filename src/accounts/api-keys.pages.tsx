@@ -129,7 +129,7 @@ function ApiKeysPage({ view, query }: { view: View; query: URLSearchParams }) {
           },
         ]}
       />
-      <Pagination path={PATH} query={query} noun="keys" window={{ page: view.page, perPage: PER_PAGE, total: view.total, shown: view.keys.length }} />
+      <Pagination path={PATH} query={query} noun="key" window={{ page: view.page, perPage: PER_PAGE, total: view.total, shown: view.keys.length }} />
       <section aria-labelledby="new-key-heading">
         <h2 id="new-key-heading">Create a key</h2>
         <p class="muted">The key is shown once, right after it is created. Give each plugin or developer its own key, so that one can be revoked without the others.</p>

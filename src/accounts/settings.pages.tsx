@@ -16,6 +16,7 @@ import { Checkbox, CsrfField, Field } from "../ui/field";
 import { EmptyState } from "../ui/notice";
 import { DataTable } from "../ui/table";
 import { getSettings, updateSettings, type AccountSettings } from "./accounts.service";
+import { count } from "../lib/plural";
 
 export const settingsPages = new Hono<AppEnv>();
 
@@ -66,7 +67,7 @@ settingsPages.post("/settings", async (c) => {
     kind: "success",
     text:
       (saved.rerouteEnabled
-        ? `Settings saved: re-routing is on, at most ${saved.rerouteMaxAttempts} ${saved.rerouteMaxAttempts === 1 ? "supplier" : "suppliers"} per line.`
+        ? `Settings saved: re-routing is on, at most ${count(saved.rerouteMaxAttempts, "supplier")} per line.`
         : "Settings saved: re-routing is off; a declined line stays declined until you act on it.") + ` Amounts are in ${saved.currency}.`,
   });
 });
@@ -124,9 +125,9 @@ function SettingsPage(props: { settings: AccountSettings; values: FormValues; er
             rows={props.suppliers.rows}
             columns={[
               { header: "Supplier", cell: (s) => <a href={`/console/suppliers/${s.id}`}>{s.name}</a> },
-              { header: "Answer within", cell: (s) => (s.ackDeadlineHours ? `${s.ackDeadlineHours} ${s.ackDeadlineHours === 1 ? "hour" : "hours"}` : "no deadline") },
+              { header: "Answer within", cell: (s) => (s.ackDeadlineHours ? count(s.ackDeadlineHours, "hour") : "no deadline") },
               { header: "No answer in time", cell: (s) => (s.ackDeadlineHours ? (s.ackDeadlineReroute ? "re-route the line" : "show under Needs attention") : "—") },
-              { header: "Ship within", cell: (s) => (s.shipDeadlineDays ? `${s.shipDeadlineDays} ${s.shipDeadlineDays === 1 ? "day" : "days"}` : "no deadline") },
+              { header: "Ship within", cell: (s) => (s.shipDeadlineDays ? count(s.shipDeadlineDays, "day") : "no deadline") },
               { header: "State", cell: (s) => (s.active ? <Badge tone="green">Active</Badge> : <Badge tone="grey">Inactive</Badge>) },
             ]}
           />

@@ -34,6 +34,7 @@ import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import { ApiKeyBody } from "../accounts/api-keys.schemas";
 import { AccountBody } from "./admin.schemas";
+import { count } from "../lib/plural";
 
 export const operatorPages = new Hono<AppEnv>();
 
@@ -80,7 +81,7 @@ async function renderAccounts(c: Context<AppEnv>, form: Form = { values: {}, err
               { header: "Active API keys", numeric: true, cell: (a) => a.activeApiKeys },
             ]}
           />
-          <Pagination path="/operator/accounts" query={new URL(c.req.url).searchParams} noun="accounts" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
+          <Pagination path="/operator/accounts" query={new URL(c.req.url).searchParams} noun="account" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
         </>
       )}
     </>,
@@ -139,7 +140,7 @@ async function renderAccount(c: Context<AppEnv>, keyForm: Form = { values: {}, e
             label="Days"
             value={rawDays || "30"}
             errors={volumeQuery.ok ? {} : volumeQuery.errors}
-            options={(DAY_CHOICES.includes(rawDays || "30") ? DAY_CHOICES : [...DAY_CHOICES, rawDays]).map((d) => ({ value: d, label: `Last ${d} days` }))}
+            options={(DAY_CHOICES.includes(rawDays || "30") ? DAY_CHOICES : [...DAY_CHOICES, rawDays]).map((d) => ({ value: d, label: `Last ${count(Number(d), "day")}` }))}
           />
           <button type="submit">Show</button>
         </form>
@@ -172,7 +173,7 @@ async function renderAccount(c: Context<AppEnv>, keyForm: Form = { values: {}, e
                 },
               ]}
             />
-            <Pagination path={accountPath(id)} query={new URL(c.req.url).searchParams} noun="keys" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
+            <Pagination path={accountPath(id)} query={new URL(c.req.url).searchParams} noun="key" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
           </>
         )}
         <details class="create" open={total === 0 || Object.keys(keyForm.errors).length > 0}>
@@ -243,7 +244,7 @@ function Volume({ days }: { days: DayVolume[] }) {
   const max = Math.max(1, ...days.map((d) => d.orders + d.testOrders));
   if (total + tests === 0) {
     return (
-      <EmptyState title={`No orders in the last ${days.length} days`}>
+      <EmptyState title={`No orders in the last ${count(days.length, "day")}`}>
         <p>Orders the shop sends (POST /api/v1/orders) are counted here per day. Pick a longer period above to look further back.</p>
       </EmptyState>
     );
@@ -251,10 +252,10 @@ function Volume({ days }: { days: DayVolume[] }) {
   return (
     <>
       <p>
-        {total} {total === 1 ? "order" : "orders"} in the last {days.length} days{tests ? ` (and ${tests} test ${tests === 1 ? "order" : "orders"})` : ""}; days in UTC.
+        {count(total, "order")} in the last {count(days.length, "day")}{tests ? ` (and ${count(tests, "test order")})` : ""}; days in UTC.
       </p>
       <DataTable<DayVolume>
-        caption={`Orders per day, last ${days.length} days, newest first`}
+        caption={`Orders per day, last ${count(days.length, "day")}, newest first`}
         rows={[...days].reverse()}
         columns={[
           { header: "Day", cell: (d) => d.day },

@@ -208,7 +208,7 @@ pipelinePages.get("/parked-orders", async (c) => {
               },
             ]}
           />
-          <Pagination path="/operator/parked-orders" query={new URL(c.req.url).searchParams} noun="parked orders" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
+          <Pagination path="/operator/parked-orders" query={new URL(c.req.url).searchParams} noun="parked order" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
         </>
       )}
     </>,
@@ -306,7 +306,7 @@ pipelinePages.get("/dead-letters", async (c) => {
               },
             ]}
           />
-          <Pagination path="/operator/dead-letters" query={new URL(c.req.url).searchParams} noun="dead letters" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
+          <Pagination path="/operator/dead-letters" query={new URL(c.req.url).searchParams} noun="dead letter" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
         </>
       )}
     </>,
@@ -357,7 +357,7 @@ pipelinePages.get("/webhook-deliveries", async (c) => {
               { header: "Shard", numeric: true, cell: (d) => d.shard },
             ]}
           />
-          <Pagination path="/operator/webhook-deliveries" query={new URL(c.req.url).searchParams} noun="deliveries" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
+          <Pagination path="/operator/webhook-deliveries" query={new URL(c.req.url).searchParams} noun={{ one: "delivery", many: "deliveries" }} window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
         </>
       )}
     </>,
@@ -397,7 +397,7 @@ pipelinePages.get("/shop-write-backs", async (c) => {
               { header: "Shard", numeric: true, cell: (w) => w.shard },
             ]}
           />
-          <Pagination path="/operator/shop-write-backs" query={new URL(c.req.url).searchParams} noun="write-backs" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
+          <Pagination path="/operator/shop-write-backs" query={new URL(c.req.url).searchParams} noun="write-back" window={{ page: page.page, perPage: PER_PAGE, total, shown: rows.length }} />
         </>
       )}
     </>,

@@ -10,6 +10,7 @@ import { LocalTime } from "../ui/time";
 import { LineActions } from "../routing/line-actions.pages";
 import { needsAttention, PENDING_AFTER_MS, PICKUP_OVERDUE_MS, type Cause, type Group, type LineItem, type RawAnswer } from "./attention.service";
 import { setAside } from "./set-aside";
+import { count, type Noun } from "../lib/plural";
 
 export const attentionPages = new Hono<AppEnv>();
 
@@ -22,7 +23,7 @@ attentionPages.get("/", async (c) => {
     <>
       <hgroup>
         <h1>Needs attention</h1>
-        <p>{total === 0 ? "Nothing waits for you." : `${total} ${total === 1 ? "thing waits" : "things wait"} for you, newest first.`}</p>
+        <p>{total === 0 ? "Nothing waits for you." : `${count(total, "thing")} ${total === 1 ? "waits" : "wait"} for you, newest first.`}</p>
       </hgroup>
       {total === 0 ? (
         <article class="empty-state">
@@ -101,7 +102,7 @@ attentionPages.get("/", async (c) => {
         {(c) => (
           <>
             <a href={`/console/orders/${c.reference}`}>Order {c.reference}</a> · {c.supplierName} ·{" "}
-            {c.purpose === "withdraw" ? "withdrawal" : "cancellation"} of {c.openLines} {c.openLines === 1 ? "line" : "lines"} ·{" "}
+            {c.purpose === "withdraw" ? "withdrawal" : "cancellation"} of {count(c.openLines, "line")} ·{" "}
             {c.status === "failed" ? <Badge tone="red">Could not be sent</Badge> : <Badge tone="amber">Tell the supplier</Badge>} · <LocalTime iso={c.createdAt} />
             {c.lastError ? (
               <>
@@ -114,7 +115,7 @@ attentionPages.get("/", async (c) => {
       </Section>
       <Section id="webhooks" title="Failing webhook deliveries" group={a.webhooks} explain="Events your endpoint did not accept, one item per endpoint and cause. Fix the endpoint, then redeliver them from the webhook's page.">
         {(d) => (
-          <CauseEntry cause={d} noun="delivery" csrf={csrf} answerOf="endpoint's" all={`/console/webhooks/${d.subscriptionId}`}>
+          <CauseEntry cause={d} noun={{ one: "delivery", many: "deliveries" }} csrf={csrf} answerOf="endpoint's" all={`/console/webhooks/${d.subscriptionId}`}>
             {(i) => (
               <>
                 <a href={`/console/webhooks/${d.subscriptionId}`}>Delivery #{i.deliveryId}</a> of {i.eventType}
@@ -146,7 +147,7 @@ attentionPages.get("/", async (c) => {
         {(i) => (
           <>
             <a href={`/console/catalogue/feeds/${i.feedId}`}>Feed “{i.feedName}”</a> · import #{i.importId} · <LocalTime iso={i.startedAt} /> ·{" "}
-            {i.status === "failed" ? <Badge tone="red">Failed</Badge> : <Badge tone="amber">{`${i.rejected} ${i.rejected === 1 ? "row" : "rows"} rejected`}</Badge>}
+            {i.status === "failed" ? <Badge tone="red">Failed</Badge> : <Badge tone="amber">{`${count(i.rejected, "row")} rejected`}</Badge>}
             <br />
             <small>{i.error ?? ""}</small>
           </>
@@ -161,15 +162,14 @@ attentionPages.get("/", async (c) => {
  * One cause of failures: what it means in words, the answer behind it one click away (escaped, as
  * it came), how many it affects, the newest of them, and setting it aside.
  */
-function CauseEntry<T>(props: { cause: Cause<T>; noun: string; answerOf: string; csrf: string; all?: string; children: (item: T) => Child }) {
+function CauseEntry<T>(props: { cause: Cause<T>; noun: Noun; answerOf: string; csrf: string; all?: string; children: (item: T) => Child }) {
   const { cause } = props;
   const more = cause.count - cause.items.length;
-  const plural = (n: number, noun: string) => `${n} ${n === 1 ? noun : noun === "delivery" ? "deliveries" : `${noun}s`}`;
   return (
     <>
       <p class="cause-words">{cause.words}</p>
       <small>
-        {plural(cause.count, props.noun)} affected{cause.orders !== cause.count ? `, in ${plural(cause.orders, "order")}` : ""}; the newest <LocalTime iso={cause.latest} />
+        {count(cause.count, props.noun)} affected{cause.orders !== cause.count ? `, in ${count(cause.orders, "order")}` : ""}; the newest <LocalTime iso={cause.latest} />
         {more > 0 ? `; the ${cause.items.length} newest:` : ":"}
       </small>
       <ul>

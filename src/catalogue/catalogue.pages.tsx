@@ -126,7 +126,7 @@ cataloguePages.get("/catalogue", async (c) => {
               { header: "State", cell: (f) => (f.active ? <Badge tone="green">Active</Badge> : <Badge tone="grey">Inactive</Badge>) },
             ]}
           />
-          <Pagination path={PATH} query={new URL(c.req.url).searchParams} noun="feeds" window={{ page, perPage: 50, total, shown: rows.length }} />
+          <Pagination path={PATH} query={new URL(c.req.url).searchParams} noun="feed" window={{ page, perPage: 50, total, shown: rows.length }} />
         </>
       )}
     </>,
@@ -212,7 +212,7 @@ async function feedPage(c: Context<AppEnv>) {
         ) : (
           rows.map((i) => <ImportCard record={i} />)
         )}
-        <Pagination path={base} query={new URL(c.req.url).searchParams} noun="imports" window={{ page, perPage: IMPORTS_PER_PAGE, total, shown: rows.length }} />
+        <Pagination path={base} query={new URL(c.req.url).searchParams} noun="import" window={{ page, perPage: IMPORTS_PER_PAGE, total, shown: rows.length }} />
       </section>
     </>,
     { title: `Feed ${feed.name}` },
@@ -382,7 +382,7 @@ cataloguePages.get("/catalogue/products", async (c) => {
                 { header: "Updated", cell: (p) => <LocalTime iso={p.updatedAt} /> },
               ]}
             />
-            <Pagination path={`${PATH}/products`} query={url.searchParams} noun="products" window={{ page, perPage: PRODUCTS_PER_PAGE, total: result.total, shown: result.rows.length }} />
+            <Pagination path={`${PATH}/products`} query={url.searchParams} noun="product" window={{ page, perPage: PRODUCTS_PER_PAGE, total: result.total, shown: result.rows.length }} />
           </>
         )
       ) : null}

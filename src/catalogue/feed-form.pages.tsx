@@ -21,6 +21,7 @@ import { CreateFeedBody, UpdateFeedBody, type UpdateFeedInput } from "./feeds.sc
 import { createFeed, feedLogin, getFeed, updateFeed } from "./feeds.service";
 import { feedTimeoutMs } from "./imports.service";
 import { PREVIEW_ROWS, PREVIEW_TIMEOUT_MS, previewFeed, type FeedPreview, type PreviewRow } from "./preview.service";
+import { count } from "../lib/plural";
 
 export const feedFormPages = new Hono<AppEnv>();
 
@@ -379,7 +380,7 @@ function PreviewView({ previewed, currency }: { previewed?: Previewed; currency:
       {p?.warning ? <p class="callout warning">{p.warning}</p> : null}
       {p && p.rows.length ? (
         <DataTable<PreviewRow>
-          caption={`The first ${p.rows.length} rows as they would import`}
+          caption={`The first ${count(p.rows.length, "row")}, as an import would read ${p.rows.length === 1 ? "it" : "them"}`}
           rows={p.rows}
           columns={[
             { header: "Line", numeric: true, cell: (r) => r.line },

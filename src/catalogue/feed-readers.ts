@@ -5,7 +5,8 @@ import { JSONParser } from "@streamparser/json";
 import { parse as csvParse } from "csv-parse/stream";
 import { SaxesParser, type SaxesTagPlain } from "saxes";
 import { PRODUCT_FIELDS, type FeedFormat, type ProductField } from "../db/schema";
-import type { RawFields } from "./product-row";
+import type { FieldSubject, RawFields } from "./product-row";
+import { plural } from "../lib/plural";
 
 /** The file as a whole cannot be used (unreachable, unreadable, wrong shape): nothing is applied. */
 export class FeedError extends Error {}
@@ -31,6 +32,8 @@ const keptName = (name: string) => (name.length > KEPT_NAME_LENGTH ? `${name.sli
 export class ColumnReport {
   /** Product fields the file has a column (or, in some record, a value) for. */
   readonly found = new Set<ProductField>();
+  /** A CSV header's own spelling of the columns it matched (ignoring case): what a rejected row names. */
+  readonly headerNames: Partial<Record<ProductField, string>> = {};
   /** The file's names, read or not, in the file's order. */
   readonly names: string[] = [];
   /** The file's names no product field reads. */
@@ -63,6 +66,17 @@ export class ColumnReport {
 
 const quoted = (names: string[]) => names.map((n) => `'${n}'`).join(", ");
 
+/**
+ * How a rejected row names a product field: as the file calls it (its column, field or element, the
+ * header's spelling when the report knows it), with the product field beside it when they differ.
+ */
+export function fileFieldNames(format: FeedFormat, mapping: ReadOptions["mapping"], report?: ColumnReport): FieldSubject {
+  return (field) => {
+    const name = keptName(report?.headerNames[field] ?? mapping[field] ?? field);
+    return `The ${NAME_NOUN[format].one} '${name}'${name === field ? "" : ` (${field})`}`;
+  };
+}
+
 /** Why a file that fills no product field but the SKU is refused, naming what was expected and found. */
 export function onlySkuMessage(format: FeedFormat, mapping: ReadOptions["mapping"], report: ColumnReport): string {
   const noun = NAME_NOUN[format];
@@ -80,7 +94,7 @@ export function unmappedWarning(format: FeedFormat, report: ColumnReport): strin
   const noun = NAME_NOUN[format];
   const empty = PRODUCT_FIELDS.filter((f) => !report.found.has(f));
   return (
-    `Not imported: the file's ${report.unmapped.length === 1 ? noun.one : noun.many} ${quoted(report.unmapped)}` +
+    `Not imported: the file's ${plural(report.unmapped.length, noun)} ${quoted(report.unmapped)}` +
     `${report.more ? " and more" : ""} ${report.unmapped.length === 1 ? "maps" : "map"} to no product field.` +
     (empty.length ? ` Product fields the file left empty: ${empty.join(", ")}; name their ${noun.many} in the feed's mapping.` : "")
   );
@@ -248,6 +262,7 @@ function columnIndexes(header: string[], opts: ReadOptions, report: ColumnReport
     if (index >= 0) {
       indexes[field] = index;
       report.found.add(field);
+      report.headerNames[field] = header[index];
     }
     // A column the feed names explicitly (or sku/name, which every product needs) must be
     // there: a supplier renaming "Price" must fail loudly, not blank every price.

@@ -12,7 +12,7 @@ import { offsetOf, type PageRequest } from "../lib/pagination";
 import { explainFetchFailure, isTimeout, seconds } from "../lib/fetch-failure";
 import { isoMicro } from "../lib/time";
 import { numberToUnits } from "../lib/money";
-import { ColumnReport, FeedError, onlySkuMessage, readFeed, unmappedWarning, type ReadOptions } from "./feed-readers";
+import { ColumnReport, FeedError, fileFieldNames, onlySkuMessage, readFeed, unmappedWarning, type ReadOptions } from "./feed-readers";
 import { toProductRow } from "./product-row";
 import { scheduleMinutes } from "./schedule";
 import { queueStockSyncsAfterImport, stockSyncMessages } from "../shops/stock/queue";
@@ -21,6 +21,7 @@ import { isFileServerUrl, pullFromFileServer, type FileServerLogin } from "./fee
 import { feedLogin } from "./feeds.service";
 import { urlLogin, withoutLogin } from "./feed-urls";
 import type { SealingKeys } from "../lib/sealed";
+import { count } from "../lib/plural";
 
 /** Largest file read, after gunzip (Workers accept request bodies up to 100 MB). */
 export const MAX_FEED_BYTES = 100 * 1024 * 1024;
@@ -283,7 +284,7 @@ async function runImport(
     if (stats.read === 0) throw new FeedError("The file contains no product records; nothing was changed.");
     // A CSV header says so before the first row; JSON and XML records once the whole file is read.
     if (stats.columns.onlySku) throw new FeedError(onlySkuMessage(file.format, options.mapping, stats.columns));
-    if (stats.staged === 0) throw new FeedError(`None of the file's ${stats.read} rows is valid; nothing was changed.`);
+    if (stats.staged === 0) throw new FeedError(`${stats.read === 1 ? "The file's one row is not valid" : `None of the file's ${count(stats.read, "row")} is valid`}; nothing was changed.`);
     stockSyncs = await applyImport(db, feed, importId, replace, stats, unmappedWarning(file.format, stats.columns));
   } catch (error) {
     failure = error instanceof FeedError ? "file" : "internal";
@@ -345,6 +346,8 @@ function readOptions(file: OpenedFile, feed: ProductFeed): ReadOptions {
 
 async function stageFile(db: Db, importId: number, file: OpenedFile, options: ReadOptions, stats: Stats) {
   const records = readFeed(file.body, options, stats.columns);
+  // A rejected row names the file's own columns (the feed's mapping knows them), not our field names.
+  const subject = fileFieldNames(options.format, options.mapping, stats.columns);
   // First line of every SKU: a repeat in the same file is rejected, pointing at the first.
   const seen = new Map<string, number>();
   let buffer: unknown[][] = [];
@@ -391,7 +394,7 @@ async function stageFile(db: Db, importId: number, file: OpenedFile, options: Re
           await reject(record.line, record.sku, record.error);
           continue;
         }
-        const result = toProductRow(record.fields);
+        const result = toProductRow(record.fields, subject);
         if ("errors" in result) {
           await reject(record.line, result.sku, result.errors.join(" "));
           continue;

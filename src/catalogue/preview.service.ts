@@ -1,7 +1,7 @@
 // A feed's first rows as an import would read them, before anything is saved: draft settings
 // (format, mapping, separator, record path, encoding) applied to a pasted sample or to the first
 // rows at a url. Nothing is written, and a download stops once those rows are read.
-import { ColumnReport, FeedError, onlySkuMessage, readFeed, unmappedWarning, type ReadOptions } from "./feed-readers";
+import { ColumnReport, FeedError, fileFieldNames, onlySkuMessage, readFeed, unmappedWarning, type ReadOptions } from "./feed-readers";
 import { MAX_FEED_BYTES, openUrl } from "./imports.service";
 import { toProductRow, type ProductRow } from "./product-row";
 import type { FileServerLogin } from "./feed-servers";
@@ -47,7 +47,7 @@ export async function previewFeed(settings: PreviewSettings, source: PreviewSour
       for (const record of batch) {
         if ("error" in record) rows.push({ line: record.line, sku: record.sku, errors: [record.error] });
         else {
-          const result = toProductRow(record.fields);
+          const result = toProductRow(record.fields, fileFieldNames(settings.format, settings.mapping, report));
           rows.push("row" in result ? { line: record.line, row: result.row } : { line: record.line, ...result });
         }
         if (rows.length >= PREVIEW_ROWS) break read;

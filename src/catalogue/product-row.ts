@@ -1,9 +1,14 @@
 // One feed record -> a product row, or every reason it is rejected. Feeds come from many
 // systems, so values are read leniently (decimal commas, "yes"/"no", numbers as text) but
-// never guessed: a value that does not clearly mean something rejects the row.
+// never guessed: a value that does not clearly mean something rejects the row. A reason names the
+// value as its reader knows it: a file's own column (feed-readers.ts fileFieldNames), the API's field.
 import type { ProductField } from "../db/schema";
 import { roundMoney } from "../lib/money";
-import { AMBIGUOUS, CONTROL_CHARACTER_MESSAGE, controlCharacterIn, parseDecimal } from "../lib/validation";
+import { AMBIGUOUS, controlCharacterIn, parseDecimal } from "../lib/validation";
+
+/** How a reason starts for a field: "The purchase_price field", or "The column 'Inkoopprijs' (purchase_price)". */
+export type FieldSubject = (field: ProductField) => string;
+export const API_FIELD: FieldSubject = (field) => `The ${field} field`;
 
 export type RawFields = Partial<Record<ProductField, unknown>>;
 
@@ -37,12 +42,12 @@ type Result<T> = { value: T } | { error: string };
 const isBlank = (v: unknown) => v === undefined || v === null || (typeof v === "string" && v.trim() === "");
 
 function text(field: string, v: unknown, max: number, required: boolean): Result<string | null> {
-  if (isBlank(v)) return required ? { error: `The ${field} field is required.` } : { value: null };
+  if (isBlank(v)) return required ? { error: `${field} is required.` } : { value: null };
   let s: string;
   if (typeof v === "string") s = v.trim();
   else if (typeof v === "number" && Number.isFinite(v)) s = String(v);
-  else return { error: `The ${field} field must be a string.` };
-  if (s.length > max) return { error: `The ${field} field must not be greater than ${max} characters.` };
+  else return { error: `${field} must be a string.` };
+  if (s.length > max) return { error: `${field} must not be greater than ${max} characters.` };
   return { value: s };
 }
 
@@ -50,10 +55,10 @@ function text(field: string, v: unknown, max: number, required: boolean): Result
 function identifier(field: string, v: unknown, max: number): Result<string | null> {
   const result = text(field, v, max, true);
   const code = "value" in result && result.value !== null ? controlCharacterIn(result.value) : null;
-  return code === null ? result : { error: CONTROL_CHARACTER_MESSAGE(field, code) };
+  return code === null ? result : { error: `${field} must not contain control characters (it holds ${code}).` };
 }
 
-function ean(v: unknown): Result<string | null> {
+function ean(field: string, v: unknown): Result<string | null> {
   if (isBlank(v)) return { value: null };
   let s: string;
   if (typeof v === "string") s = v.trim();
@@ -61,23 +66,23 @@ function ean(v: unknown): Result<string | null> {
     // A JSON number has lost the EAN's leading zeros: restore the 13-digit form.
     s = String(v);
     if (s.length > 8 && s.length < 13) s = s.padStart(13, "0");
-  } else return { error: "The ean13 field must be a string of digits." };
-  if (!/^\d+$/.test(s) || !GTIN_LENGTHS.has(s.length)) return { error: "The ean13 field must be 8, 12, 13 or 14 digits." };
-  if (!hasValidCheckDigit(s)) return { error: "The ean13 field has an invalid check digit." };
+  } else return { error: `${field} must be a string of digits.` };
+  if (!/^\d+$/.test(s) || !GTIN_LENGTHS.has(s.length)) return { error: `${field} must be 8, 12, 13 or 14 digits.` };
+  if (!hasValidCheckDigit(s)) return { error: `${field} has an invalid check digit.` };
   return { value: s };
 }
 
 const ambiguous = (field: string, v: unknown) =>
-  `The ${field} field "${String(v).slice(0, 40)}" is ambiguous (thousands or decimals?): the file should hold a plain decimal number such as 1234.50.`;
+  `${field} "${String(v).slice(0, 40)}" is ambiguous (thousands or decimals?): the file should hold a plain decimal number such as 1234.50.`;
 
 /** An amount: rounded half away from zero to 4 decimals, the stored scale (src/lib/money.ts). */
 function decimal(field: string, v: unknown, max: number): Result<number | null> {
   if (isBlank(v)) return { value: null };
   const n = parseDecimal(v);
   if (n === AMBIGUOUS) return { error: ambiguous(field, v) };
-  if (typeof n !== "number" || !Number.isFinite(n)) return { error: `The ${field} field must be a number.` };
-  if (n < 0) return { error: `The ${field} field must be at least 0.` };
-  if (n > max) return { error: `The ${field} field must not be greater than ${max}.` };
+  if (typeof n !== "number" || !Number.isFinite(n)) return { error: `${field} must be a number.` };
+  if (n < 0) return { error: `${field} must be at least 0.` };
+  if (n > max) return { error: `${field} must not be greater than ${max}.` };
   return { value: roundMoney(n) };
 }
 
@@ -85,8 +90,8 @@ function integer(field: string, v: unknown, max: number): Result<number | null> 
   if (isBlank(v)) return { value: null };
   const n = parseDecimal(v);
   if (n === AMBIGUOUS) return { error: ambiguous(field, v) };
-  if (typeof n !== "number" || !Number.isInteger(n)) return { error: `The ${field} field must be an integer.` };
-  if (Math.abs(n) > max) return { error: `The ${field} field must be between -${max} and ${max}.` };
+  if (typeof n !== "number" || !Number.isInteger(n)) return { error: `${field} must be an integer.` };
+  if (Math.abs(n) > max) return { error: `${field} must be between -${max} and ${max}.` };
   return { value: n };
 }
 
@@ -94,7 +99,7 @@ function integer(field: string, v: unknown, max: number): Result<number | null> 
 const TRUE = new Set(["1", "true", "yes", "y", "on", "active", "ja", "j"]);
 const FALSE = new Set(["0", "false", "no", "n", "off", "inactive", "nee", "nein"]);
 
-function flag(v: unknown): Result<0 | 1> {
+function flag(field: string, v: unknown): Result<0 | 1> {
   // A feed that does not say otherwise lists what the supplier sells.
   if (isBlank(v)) return { value: 1 };
   if (v === true || v === 1) return { value: 1 };
@@ -104,20 +109,21 @@ function flag(v: unknown): Result<0 | 1> {
     if (TRUE.has(s)) return { value: 1 };
     if (FALSE.has(s)) return { value: 0 };
   }
-  return { error: "The active field must be true or false." };
+  return { error: `${field} must be true or false.` };
 }
 
 export type RowResult = { row: ProductRow } | { sku: string | null; errors: string[] };
 
-export function toProductRow(raw: RawFields): RowResult {
-  const sku = identifier("sku", raw.sku, ROW_LIMITS.sku);
+/** `subject` names each field in the reasons: the API's field by default, a file's own name in an import. */
+export function toProductRow(raw: RawFields, subject: FieldSubject = API_FIELD): RowResult {
+  const sku = identifier(subject("sku"), raw.sku, ROW_LIMITS.sku);
   const parts = {
     sku,
-    ean13: ean(raw.ean13),
-    name: text("name", raw.name, ROW_LIMITS.name, true),
-    purchasePrice: decimal("purchase_price", raw.purchase_price, ROW_LIMITS.price),
-    stockQuantity: integer("stock_quantity", raw.stock_quantity, ROW_LIMITS.stock),
-    active: flag(raw.active),
+    ean13: ean(subject("ean13"), raw.ean13),
+    name: text(subject("name"), raw.name, ROW_LIMITS.name, true),
+    purchasePrice: decimal(subject("purchase_price"), raw.purchase_price, ROW_LIMITS.price),
+    stockQuantity: integer(subject("stock_quantity"), raw.stock_quantity, ROW_LIMITS.stock),
+    active: flag(subject("active"), raw.active),
   };
   const errors = Object.values(parts).flatMap((p) => ("error" in p ? [p.error] : []));
   if (errors.length > 0) return { sku: "value" in sku ? sku.value : null, errors };

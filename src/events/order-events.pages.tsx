@@ -7,6 +7,7 @@ import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import type { OrderEvent } from "./order-events.service";
 import { DELIVERY_LOOK } from "./webhooks.pages";
+import { count } from "../lib/plural";
 
 type Data = {
   line?: { external_id?: string; status?: LineStatus; previous_status?: LineStatus | null };
@@ -49,7 +50,7 @@ function Deliveries({ event }: { event: OrderEvent }) {
       {event.deliveries.map((d) => (
         <li>
           <a href={`/console/webhooks/${d.subscriptionId}`}>Webhook #{d.subscriptionId}</a>: <Badge tone={DELIVERY_LOOK[d.status].tone}>{DELIVERY_LOOK[d.status].label}</Badge>
-          {d.attempts ? ` · ${d.attempts} ${d.attempts === 1 ? "attempt" : "attempts"}` : ""}
+          {d.attempts ? ` · ${count(d.attempts, "attempt")}` : ""}
           {d.status !== "delivered" && (d.lastStatusCode !== null || d.lastError) ? (
             <span class="response"> · {d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : d.lastError}</span>
           ) : null}
@@ -75,7 +76,7 @@ export function OrderEvents({ total, events, activeWebhook }: { total: number; e
         </p>
       ) : (
         <>
-          {total > events.length ? <p class="muted">{`The newest ${events.length} of ${total} events.`}</p> : null}
+          {total > events.length ? <p class="muted">{`The newest ${events.length} of ${count(total, "event")}.`}</p> : null}
           <DataTable<OrderEvent>
             caption="Events about this order, newest first, with their deliveries"
             rows={events}

@@ -79,7 +79,7 @@ webhooksPages.get("/webhooks", async (c) => {
               { header: "Created", cell: (w) => <LocalTime iso={w.createdAt} /> },
             ]}
           />
-          <Pagination path={PATH} query={new URL(c.req.url).searchParams} noun="webhooks" window={{ page, perPage: 50, total, shown: rows.length }} />
+          <Pagination path={PATH} query={new URL(c.req.url).searchParams} noun="webhook" window={{ page, perPage: 50, total, shown: rows.length }} />
         </>
       )}
     </>,
@@ -312,7 +312,7 @@ function WebhookPage({ view }: { view: WebhookView }) {
             ]}
           />
         )}
-        <Pagination path={base} query={view.query} noun="deliveries" window={{ page: view.page, perPage: PER_PAGE, total: view.deliveries.total, shown: deliveries.length }} />
+        <Pagination path={base} query={view.query} noun={{ one: "delivery", many: "deliveries" }} window={{ page: view.page, perPage: PER_PAGE, total: view.deliveries.total, shown: deliveries.length }} />
         {!w.active ? <FormError messages={["Resume the webhook to redeliver."]} /> : null}
       </section>
     </>

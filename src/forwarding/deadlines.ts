@@ -9,6 +9,7 @@ import type { Supplier } from "../db/schema";
 import { lineOverdueEvents, type Overdue } from "../events/outbox";
 import { isoMicro } from "../lib/time";
 import { newToken } from "../orders/lifecycle";
+import { count } from "../lib/plural";
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
@@ -96,7 +97,7 @@ export async function fireDeadlines(db: Db, now: Date): Promise<FiredDeadlines> 
   if (ack.length === 0 && ship.length === 0) return { acknowledgement: [], shipping: [], rerouteOrders: [] };
 
   const token = newToken();
-  const plural = (n: number | null, unit: string) => (n === null ? `the ${unit}s set` : `${n} ${unit}${n === 1 ? "" : "s"}`);
+  const plural = (n: number | null, unit: string) => (n === null ? `the ${unit}s set` : count(n, unit));
   const message = (d: Due, kind: "acknowledgement" | "shipping") =>
     kind === "acknowledgement"
       ? `No answer from supplier ${d.supplierName} within ${plural(d.hours, "hour")} of the send (acknowledgement deadline)`

@@ -40,6 +40,7 @@ import { orderMail } from "./channels/email";
 import { ackDeadlineStatements, ackDueAtOf, answeredStatements } from "./deadlines";
 import { buildDocument, type DispatchDocument } from "./document";
 import { claimStatement, retryDelaySeconds, underLease } from "./lease";
+import { count } from "../lib/plural";
 
 /**
  * Send them: push sends held under their leases, side by side, each time-boxed below its lease;
@@ -251,7 +252,7 @@ async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: DispatchD
     const message =
       attempt.outcome === "rejected"
         ? `Supplier ${supplier.name} rejected the order: ${attempt.detail}`
-        : `Sending to supplier ${supplier.name} failed after ${claimed.attempts} attempts: ${attempt.detail}`;
+        : `Sending to supplier ${supplier.name} failed after ${count(claimed.attempts, "attempt")}: ${attempt.detail}`;
     return { done: true, leaving: { held, message, payload, record: attempt.record } };
   }
   const recorded = appendAttempt(sql`${JSON.stringify(attempt.record)}`);

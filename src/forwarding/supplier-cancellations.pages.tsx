@@ -46,7 +46,7 @@ async function renderCancellations(c: Context<AppEnv>, refused?: RefusedAnswer) 
           {documents.map((doc) => (
             <CancellationCard doc={doc} csrfToken={csrfToken} refused={refused} />
           ))}
-          <Pagination path="/supplier/cancellations" query={new URL(c.req.url).searchParams} noun="requests" window={{ page: page.page, perPage: PER_PAGE, total, shown: documents.length }} />
+          <Pagination path="/supplier/cancellations" query={new URL(c.req.url).searchParams} noun="request" window={{ page: page.page, perPage: PER_PAGE, total, shown: documents.length }} />
         </>
       )}
     </>,

@@ -25,6 +25,7 @@ import { buildCancellationDocument, cancellationMailSubject, cancellationMailTex
 import { CHANNELS } from "./channels";
 import { claim, retryDelaySeconds, underLease } from "./lease";
 import type { SendResult } from "./forwarding.service";
+import { count } from "../lib/plural";
 
 /**
  * The request lines of these cancellations and their order lines: two statements for the caller's
@@ -81,7 +82,7 @@ export async function sendCancellation(db: Db, env: Bindings, cancellationId: nu
   }
   if (attempt.outcome === "rejected" || claimed.attempts >= settings.maxAttempts) {
     const detail =
-      attempt.outcome === "rejected" ? `supplier ${supplier.name} rejected it: ${attempt.detail}` : `failed after ${claimed.attempts} attempts: ${attempt.detail}`;
+      attempt.outcome === "rejected" ? `supplier ${supplier.name} rejected it: ${attempt.detail}` : `failed after ${count(claimed.attempts, "attempt")}: ${attempt.detail}`;
     const open = lines.filter((l) => l.request.status === "requested");
     // The lines keep waiting for an answer: the supplier can still give it (API, portal), the shop sees it.
     await leased(sql`status = 'failed', lease_until = NULL, payload = ${payload}, last_error = ${detail}`, [

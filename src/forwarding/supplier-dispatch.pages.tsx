@@ -15,6 +15,7 @@ import { acknowledgeDispatch, acknowledgeOffered, answerErrors, applyAnswers, ge
 import { readAnswers } from "./answers.schemas";
 import { DispatchCard, dispatchPath } from "./supplier-portal.pages";
 import type { OrderLine } from "../db/schema";
+import { count } from "../lib/plural";
 
 export const supplierDispatchPages = new Hono<AppEnv>();
 
@@ -291,7 +292,7 @@ function WholeDispatchAnswers({ detail, token, state }: { detail: SupplierDispat
   const [accept, decline, ship] = [fitting("accept"), fitting("decline"), fitting("ship")];
   if (detail.lines.length < 2 || accept.length + decline.length + ship.length === 0) return null;
   const common = { dispatchId: detail.dispatch.id, token, line: "all" as const, state, context: "" };
-  const lines = (ids: number[]) => `${ids.length} ${ids.length === 1 ? "line" : "lines"}`;
+  const lines = (ids: number[]) => count(ids.length, "line");
   return (
     <section class="whole-dispatch" aria-labelledby="whole-dispatch-heading">
       <h2 id="whole-dispatch-heading">Answer every line at once</h2>

@@ -19,6 +19,7 @@ import { LocalTime } from "../ui/time";
 import { ShipmentText } from "../ui/tracking";
 import { listSupplierDispatches, type SupplierDispatch } from "./answers.service";
 import { csvRows, presentSupplierDispatch, toCsv } from "./document";
+import { count } from "../lib/plural";
 
 export const supplierPortalPages = new Hono<AppEnv>();
 
@@ -51,7 +52,7 @@ supplierPortalPages.get("/", async (c) => {
           {dispatches.map((d) => (
             <DispatchCard data={d} currency={c.get("session").currency!} linked />
           ))}
-          <Pagination path="/supplier" query={new URL(c.req.url).searchParams} noun="dispatches" window={{ page: page.page, perPage: PER_PAGE, total, shown: dispatches.length }} />
+          <Pagination path="/supplier" query={new URL(c.req.url).searchParams} noun={{ one: "dispatch", many: "dispatches" }} window={{ page: page.page, perPage: PER_PAGE, total, shown: dispatches.length }} />
         </>
       )}
     </>,
@@ -107,7 +108,7 @@ supplierPortalPages.get("/history", async (c) => {
               <HistoryItem data={d} />
             ))}
           </ul>
-          <Pagination path="/supplier/history" query={new URL(c.req.url).searchParams} noun="dispatches" window={{ page: page.page, perPage: PER_PAGE, total, shown: dispatches.length }} />
+          <Pagination path="/supplier/history" query={new URL(c.req.url).searchParams} noun={{ one: "dispatch", many: "dispatches" }} window={{ page: page.page, perPage: PER_PAGE, total, shown: dispatches.length }} />
         </>
       )}
     </>,
@@ -127,7 +128,7 @@ function HistoryItem({ data: { dispatch, order, lines } }: { data: SupplierDispa
           <DispatchStatusBadge status={dispatch.status} />
         </header>
         <p class="muted">
-          Sent <LocalTime iso={dispatch.createdAt} /> · {lines.length} {lines.length === 1 ? "line" : "lines"}, {units} {units === 1 ? "item" : "items"} · shop order{" "}
+          Sent <LocalTime iso={dispatch.createdAt} /> · {count(lines.length, "line")}, {count(units, "item")} · shop order{" "}
           {order.externalId}
         </p>
         <p class="badges">

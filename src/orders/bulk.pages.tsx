@@ -8,6 +8,7 @@ import { Badge } from "../ui/badge";
 import { DataTable } from "../ui/table";
 import type { BulkAction, BulkOutcome, BulkResult } from "./bulk.service";
 import { BULK_MAX_ORDERS } from "./bulk.service";
+import { count } from "../lib/plural";
 
 export const BULK_FORM_ID = "bulk-form";
 
@@ -48,7 +49,7 @@ export function BulkForm(props: { query: string; references: string[]; total: nu
           hint={`At most ${BULK_MAX_ORDERS} orders at once.`}
           options={[
             { value: "ticked", label: "The ticked orders" },
-            { value: "page", label: `Select all on this page (${references.length} ${references.length === 1 ? "order" : "orders"})` },
+            { value: "page", label: `Select all on this page (${count(references.length, "order")})` },
             { value: "filter", label: `Every order matching the filters (${total.toLocaleString("en")})` },
           ]}
         />
@@ -86,7 +87,7 @@ export function BulkResults({ action, results, back }: { action: BulkAction; res
         <a href={back}>Orders</a> / <span aria-current="page">{ACTION_LABELS[action]}</span>
       </nav>
       <hgroup>
-        <h1>{ACTION_LABELS[action]}: {results.length} {results.length === 1 ? "order" : "orders"}</h1>
+        <h1>{ACTION_LABELS[action]}: {count(results.length, "order")}</h1>
         <p role="status">
           {changed} changed, {results.length - changed} left as they were.
         </p>

@@ -11,6 +11,7 @@ import type { Pipeline } from "../lib/queue";
 import { setBlocked } from "../routing/routing.service";
 import type { ListOrdersFilters } from "./orders.schemas";
 import { listOrders } from "./orders.service";
+import { count } from "../lib/plural";
 
 export const BULK_ACTIONS = ["retry_failed", "unblock", "block"] as const;
 export type BulkAction = (typeof BULK_ACTIONS)[number];
@@ -33,7 +34,7 @@ export type BulkTarget = { references: string[] } | { filter: BulkFilter };
 
 type Target = { reference: string; blocked: boolean; failed: number };
 
-const lines = (n: number) => `${n} failed ${n === 1 ? "line" : "lines"}`;
+const lines = (n: number) => count(n, "failed line");
 
 export async function bulkAction(db: Db, pipeline: Pipeline, accountId: number, action: BulkAction, target: BulkTarget, reason?: string): Promise<BulkResult[]> {
   const found = "references" in target ? await byReference(db, accountId, target.references) : await byFilter(db, accountId, target.filter);

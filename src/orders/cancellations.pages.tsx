@@ -11,6 +11,7 @@ import type { CancelForm } from "./cancel-section";
 import { CancelBody } from "./cancellations.schemas";
 import { cancelOrder, recordCancellationAnswers } from "./cancellations.service";
 import { renderOrder } from "./orders.pages";
+import { count } from "../lib/plural";
 
 export const cancellationPages = new Hono<AppEnv>();
 
@@ -40,7 +41,7 @@ cancellationPages.post("/orders/:reference/cancel", async (c) => {
   if (!result.ok) return refused(c, { kind: "cancel", values, errors: result.errors, message: result.message });
   const { cancelled, requested } = result.value;
   const parts = [
-    cancelled ? `${cancelled} ${cancelled === 1 ? "line" : "lines"} cancelled` : null,
+    cancelled ? `${count(cancelled, "line")} cancelled` : null,
     requested ? `${requested} ${requested === 1 ? "line waits" : "lines wait"} for the supplier's answer` : null,
   ];
   return back(c, reference, "success", `${parts.filter(Boolean).join("; ")}.`.replace(/^./, (ch) => ch.toUpperCase()));

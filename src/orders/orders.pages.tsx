@@ -47,6 +47,7 @@ import { bulkAction } from "./bulk.service";
 import { orderCsvStream } from "./orders.present";
 import { ExportOrdersQuery, ListOrdersQuery, type ListOrdersFilters } from "./orders.schemas";
 import { blockReasonOf, exportOrders, getOrder, listOrders, shippingAddressOf, type LineWithSupplier, type Order, type OrderDetail } from "./orders.service";
+import { count } from "../lib/plural";
 
 export const ordersPages = new Hono<AppEnv>();
 
@@ -314,7 +315,7 @@ function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNu
           },
         ]}
       />
-      <Pagination path="/console/orders" query={view.query} noun="orders" window={{ page: result.page, perPage: result.perPage, total: result.total, shown: result.orders.length }} />
+      <Pagination path="/console/orders" query={view.query} noun="order" window={{ page: result.page, perPage: result.perPage, total: result.total, shown: result.orders.length }} />
       <p>
         <a href={listHref(view.query, "/console/orders/export", { per_page: null, sort: null })} download="orders.csv">
           Export CSV
@@ -432,13 +433,13 @@ for (const blocked of [true, false]) {
 
 ordersPages.post("/orders/:reference/match", async (c) => {
   const { outcome } = await matchNow(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.param("reference"));
-  const count = (n: number, what: string) => `${n} ${n === 1 ? "line" : "lines"} ${what}`;
+  const lines = (n: number, what: string) => `${count(n, "line")} ${what}`;
   const text =
     outcome.status === "blocked"
       ? "The order is blocked: unblock it to match its lines."
       : outcome.blockedNow
         ? "Matched now: a block rule holds, so the order is blocked."
-        : `Matched now: ${[count(outcome.ruled, "to a supplier"), count(outcome.skipped, "skipped"), count(outcome.unmatched, "still without a supplier")].join(", ")}.`;
+        : `Matched now: ${[lines(outcome.ruled, "to a supplier"), lines(outcome.skipped, "skipped"), lines(outcome.unmatched, "still without a supplier")].join(", ")}.`;
   return done(c, orderPath(c), { kind: outcome.status === "blocked" || outcome.unmatched > 0 ? "info" : "success", text });
 });
 
@@ -446,7 +447,7 @@ ordersPages.post("/orders/:reference/retry", async (c) => {
   const { retried } = await retryFailedLines(c.get("db"), c.get("pipeline"), c.get("account").id, c.req.param("reference"));
   return done(c, orderPath(c), {
     kind: retried ? "success" : "info",
-    text: retried ? `${retried} failed ${retried === 1 ? "line is" : "lines are"} being sent again.` : "No line has failed: nothing to retry.",
+    text: retried ? `${count(retried, "failed line")} ${retried === 1 ? "is" : "are"} being sent again.` : "No line has failed: nothing to retry.",
   });
 });
 
@@ -473,7 +474,7 @@ ordersPages.post("/orders/:reference/complete", async (c) => {
   const lineIds = checked.data.line_ids;
   const result = await attempt(() => completeByHand(c.get("db"), c.get("account").id, c.req.param("reference"), lineIds), ACTION_LABELS);
   if (!result.ok) return refused(c, { action: "complete", values, errors: result.errors, message: result.message });
-  return done(c, orderPath(c), { kind: "success", text: `${lineIds.length} ${lineIds.length === 1 ? "line" : "lines"} completed by hand.` });
+  return done(c, orderPath(c), { kind: "success", text: `${count(lineIds.length, "line")} completed by hand.` });
 });
 
 function ReasonField({ action, form }: { action: "block" | "unblock"; form?: ActionForm }) {
@@ -524,7 +525,7 @@ function OrderActions({ detail, csrf, form, oob }: { detail: OrderDetail; csrf: 
           </p>
           <div class="page-actions">
             {!order.blocked && pending ? <PostButton action={`${base}/match`} csrf={csrf} label="Match now" /> : null}
-            {failed ? <PostButton action={`${base}/retry`} csrf={csrf} label={`Retry ${failed} failed ${failed === 1 ? "line" : "lines"}`} /> : null}
+            {failed ? <PostButton action={`${base}/retry`} csrf={csrf} label={`Retry ${count(failed, "failed line")}`} /> : null}
           </div>
         </div>
       </div>
@@ -756,7 +757,7 @@ function LineCard({ line, logs, currency, actions }: { line: LineWithSupplier; l
         </dd>
       </dl>
       <details class="timeline" open={logs.length <= 6}>
-        <summary>Timeline ({logs.length} entries)</summary>
+        <summary>Timeline ({count(logs.length, { one: "entry", many: "entries" })})</summary>
         <ol>
           {logs.map((log) => (
             <li>
@@ -845,7 +846,7 @@ function AttemptLog({ dispatch: d }: { dispatch: OrderDetail["dispatches"][numbe
           {
             header: "Sent",
             cell: (a) =>
-              `${a.lines} ${a.lines === 1 ? "line" : "lines"} ${a.channel === "file" ? "as a file" : a.channel === "webhook" ? "by webhook" : "by e-mail"}${a.to ? ` to ${a.to}` : ": no " + (a.channel === "webhook" ? "webhook URL" : a.channel === "file" ? "file server" : "e-mail address")}`,
+              `${count(a.lines, "line")} ${a.channel === "file" ? "as a file" : a.channel === "webhook" ? "by webhook" : "by e-mail"}${a.to ? ` to ${a.to}` : ": no " + (a.channel === "webhook" ? "webhook URL" : a.channel === "file" ? "file server" : "e-mail address")}`,
           },
           { header: "Outcome", cell: (a) => <AttemptOutcomeBadge outcome={a.outcome} httpStatus={a.http_status} /> },
           { header: "Supplier's response", cell: (a) => (a.response ? <span class="response">{a.response}</span> : "—") },

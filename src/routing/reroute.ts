@@ -16,6 +16,7 @@ import { cancellationRequestStatements, type CancellationRequest } from "../orde
 import { newToken, splitStatements, type LineChange, type Split } from "../orders/lifecycle";
 import { loadRoutingContext, subjectOf, type OrderLike, type ReroutePolicy } from "./context";
 import { decideLine, type SupplierRef } from "./matching";
+import { count } from "../lib/plural";
 
 export type RerouteCause = RerouteHop["outcome"];
 
@@ -121,7 +122,7 @@ async function decide(
         return false;
       }
     }
-    if (o.attempt > policy.maxAttempts) decisions[index] = { kind: "stay", leaving: o.l, why: `${policy.maxAttempts} of ${policy.maxAttempts} suppliers tried` };
+    if (o.attempt > policy.maxAttempts) decisions[index] = { kind: "stay", leaving: o.l, why: `${policy.maxAttempts} of ${count(policy.maxAttempts, "supplier")} tried` };
     return o.attempt <= policy.maxAttempts;
   });
   for (const o of open) {

@@ -1,5 +1,6 @@
-// The console face of shop connections: the list, a new connection (its platform chosen first, then
-// that platform's credential and settings fields), a connection's page (edit, pause and resume,
+// The console face of shop connections: the list, a new connection (no platform chosen until the
+// owner picks one; its credential and settings fields appear at once, swapped in by htmx, or after
+// "Show its fields" without JavaScript), a connection's page (edit, pause and resume,
 // test with each check in words, delete). The same schemas and services as connections.routes.ts.
 // Credentials go in and never come out: no page shows them, not even a form sent back with an error.
 import { Hono, type Context } from "hono";
@@ -11,6 +12,7 @@ import type { ValidationErrors } from "../lib/errors";
 import { idOrNotFound } from "../lib/params";
 import { pageParam } from "../lib/pagination";
 import { validateForm } from "../lib/validation";
+import { wantsFragment } from "../ui/htmx";
 import { PostButton } from "../ui/actions";
 import { Badge } from "../ui/badge";
 import { CsrfField, Field, SelectField, TextArea } from "../ui/field";
@@ -108,11 +110,17 @@ const LABELS: Record<string, string> = {
 
 const csrfOf = (c: Context<AppEnv>) => c.get("session").csrfToken;
 const connectionId = (c: Context<AppEnv>) => idOrNotFound(c.req.param("id")!, "Shop connection");
-const platformOf = (raw: string | undefined): ShopPlatformName => (isPlatform(raw) ? raw : "woocommerce");
+/** The platform the form names, or none: nothing is chosen for the owner. */
+const platformOf = (raw: string | undefined): ShopPlatformName | null => (isPlatform(raw) ? raw : null);
+/** The fragment of the platform's own fields, swapped in when the platform changes. */
+const PLATFORM_FIELDS_ID = "platform-fields";
+const PLATFORM_OPTIONS = [{ value: "", label: "Choose the shop's platform…" }, ...SHOP_PLATFORMS.map((p) => ({ value: p, label: PLATFORM_LABELS[p] }))];
+const NEW_DEFAULTS: FormValues = { "settings.mode": "dry_run" };
 
 /** The form's fields in the API's shape. Blank credential fields are left out (a PATCH then keeps the stored ones). */
-function connectionInput(platform: ShopPlatformName, values: FormValues) {
+function connectionInput(platform: ShopPlatformName | null, values: FormValues) {
   const credentials: Record<string, string> = {};
+  if (platform === null) return { name: text(values, "name"), base_url: text(values, "base_url"), credentials, settings: {}, sources: sourcesOf(values) };
   for (const key of credentialFields(platform)) {
     const v = text(values, `credentials.${key}`);
     if (v !== "") credentials[key] = v;
@@ -127,11 +135,15 @@ function connectionInput(platform: ShopPlatformName, values: FormValues) {
     }
     settings[key] = field?.number && /^\d+$/.test(v) ? Number(v) : v === "true" ? true : v === "false" ? false : v;
   }
+  return { name: text(values, "name"), base_url: text(values, "base_url"), credentials, settings, sources: sourcesOf(values) };
+}
+
+function sourcesOf(values: FormValues): string[] | null {
   const sources = text(values, "sources")
     .split(/\r?\n/)
     .map((s) => s.trim())
     .filter((s) => s !== "");
-  return { name: text(values, "name"), base_url: text(values, "base_url"), credentials, settings, sources: sources.length > 0 ? sources : null };
+  return sources.length > 0 ? sources : null;
 }
 
 /** The sources' messages (sources.3) shown under the one textarea. */
@@ -183,7 +195,7 @@ shopConnectionsPages.get("/shop-connections", async (c) => {
               { header: "Sources", cell: sourcesText },
             ]}
           />
-          <Pagination path={PATH} query={new URL(c.req.url).searchParams} noun="connections" window={{ page, perPage: PER_PAGE, total, shown: rows.length }} />
+          <Pagination path={PATH} query={new URL(c.req.url).searchParams} noun="connection" window={{ page, perPage: PER_PAGE, total, shown: rows.length }} />
         </>
       )}
     </>,
@@ -193,40 +205,47 @@ shopConnectionsPages.get("/shop-connections", async (c) => {
 
 // ---- A new connection ------------------------------------------------------------------
 
-function renderNew(c: Context<AppEnv>, platform: ShopPlatformName, values: FormValues = { "settings.mode": "dry_run" }, errors: ValidationErrors = {}) {
+function renderNew(c: Context<AppEnv>, values: FormValues, errors: ValidationErrors = {}) {
   return c.render(
     <>
       <nav aria-label="Breadcrumb" class="breadcrumb">
         <a href={PATH}>Shop connections</a> / <span aria-current="page">New shop connection</span>
       </nav>
       <h1>New shop connection</h1>
-      <form method="get" action={`${PATH}/new`} class="search-row">
-        <SelectField name="platform" id="choose-platform" label="Platform" value={platform} options={SHOP_PLATFORMS.map((p) => ({ value: p, label: PLATFORM_LABELS[p] }))} />
-        <button type="submit" class="secondary">
-          Choose platform
-        </button>
-      </form>
-      <ConnectionForm action={`${PATH}/new?platform=${platform}`} csrf={csrfOf(c)} platform={platform} values={values} errors={errors} submit="Create shop connection" />
+      <ConnectionForm action={`${PATH}/new`} csrf={csrfOf(c)} platform={platformOf(text(values, "platform"))} values={values} errors={errors} submit="Create shop connection" />
     </>,
     { title: "New shop connection" },
   );
 }
 
-shopConnectionsPages.get("/shop-connections/new", (c) => renderNew(c, platformOf(c.req.query("platform"))));
+// ?platform= (a link to a platform's form) chooses it; otherwise the owner does.
+shopConnectionsPages.get("/shop-connections/new", (c) => renderNew(c, { ...NEW_DEFAULTS, platform: platformOf(c.req.query("platform")) ?? "" }));
+
+const PLATFORM_REQUIRED = `The ${LABELS.platform} field is required: choose ${SHOP_PLATFORMS.map((p) => PLATFORM_LABELS[p]).join(", ").replace(/, ([^,]+)$/, " or $1")}.`;
 
 shopConnectionsPages.post("/shop-connections/new", async (c) => {
-  const values = await formFields(c);
-  const platform = platformOf(text(values, "platform") || c.req.query("platform"));
-  const input = { platform, ...connectionInput(platform, values), active: true };
+  const posted = await formFields(c);
+  const values = { ...posted, platform: text(posted, "platform") || (c.req.query("platform") ?? "") };
+  const platform = platformOf(text(values, "platform"));
+  // The platform changed: its fields, as a fragment for htmx or the whole form without JavaScript. Nothing is checked yet.
+  if (text(values, "intent") === "platform") {
+    const shown = { ...NEW_DEFAULTS, ...values };
+    if (wantsFragment(c, PLATFORM_FIELDS_ID)) return c.html(<PlatformFields platform={platform} values={shown} errors={{}} />);
+    return renderNew(c, shown);
+  }
+  const input = { platform: platform ?? text(values, "platform"), ...connectionInput(platform, values), active: true };
   const checked = validateForm(CreateShopConnection, input, LABELS);
   if (!checked.ok) {
     c.status(422);
-    return renderNew(c, platform, values, withSourcesTogether(checked.errors));
+    const errors = withSourcesTogether(checked.errors);
+    // No platform chosen is a missing field, not an invalid one (the API's enum wording says the latter).
+    if (text(values, "platform") === "" && errors.platform) errors.platform = [PLATFORM_REQUIRED];
+    return renderNew(c, values, errors);
   }
   const result = await attempt(() => createConnection(c.get("db"), c.env, c.get("account").id, checked.data), LABELS);
   if (!result.ok) {
     c.status(422);
-    return renderNew(c, platform, values, withSourcesTogether(result.errors));
+    return renderNew(c, values, withSourcesTogether(result.errors));
   }
   return done(c, `${PATH}/${result.value.id}`, { kind: "success", text: "Shop connection created. Test it to see that the shop answers and takes the credentials." });
 });
@@ -323,7 +342,8 @@ shopConnectionsPages.post("/shop-connections/:id/delete", async (c) => {
 function ConnectionForm(props: {
   action: string;
   csrf: string;
-  platform: ShopPlatformName;
+  /** null: a new connection whose platform is not chosen yet. */
+  platform: ShopPlatformName | null;
   values: FormValues;
   errors: ValidationErrors;
   submit: string;
@@ -334,8 +354,29 @@ function ConnectionForm(props: {
   const editing = props.hints !== undefined;
   return (
     <form method="post" action={props.action} novalidate class="stacked">
+      {/* Enter in a field submits the form (a form's first button answers Enter), never "Show its fields". */}
+      <button type="submit" class="visually-hidden" tabindex={-1} aria-hidden="true">
+        {props.submit}
+      </button>
       <CsrfField token={props.csrf} />
-      {editing ? null : <input type="hidden" name="platform" value={platform} />}
+      {editing ? null : (
+        <>
+          <SelectField
+            name="platform"
+            label={LABELS.platform}
+            value={platform ?? ""}
+            options={PLATFORM_OPTIONS}
+            errors={errors}
+            hint="It decides the credentials and settings below, and cannot be changed afterwards."
+            enhance={{ "hx-post": props.action, "hx-trigger": "change", "hx-target": `#${PLATFORM_FIELDS_ID}`, "hx-swap": "outerHTML", "hx-vals": '{"intent":"platform"}' }}
+          />
+          <noscript>
+            <button type="submit" name="intent" value="platform" class="secondary">
+              Show its fields
+            </button>
+          </noscript>
+        </>
+      )}
       <Field name="name" label={LABELS.name} value={text(values, "name")} errors={errors} required />
       <Field
         name="base_url"
@@ -346,6 +387,34 @@ function ConnectionForm(props: {
         required
         hint="https://shop.example.com (or the folder the shop lives in). Plain http only for a shop on this machine: localhost, 127.0.0.1, [::1]."
       />
+      <PlatformFields platform={platform} values={values} errors={errors} hints={props.hints} />
+      {editing ? <StockSettingsFields values={values} errors={errors} previewAction={`${props.action}/stock-preview`} /> : null}
+      <TextArea
+        name="sources"
+        label={LABELS.sources}
+        rows={3}
+        value={text(values, "sources")}
+        errors={errors}
+        hint="One order source per line (as your shop's plugin sends it); empty: every order of the account."
+      />
+      <button type="submit">{props.submit}</button>
+    </form>
+  );
+}
+
+/** A platform's credential and settings fields; before a platform is chosen, a word on what comes here. */
+function PlatformFields(props: { platform: ShopPlatformName | null; values: FormValues; errors: ValidationErrors; hints?: Record<string, string> }) {
+  const { platform, values, errors } = props;
+  const editing = props.hints !== undefined;
+  if (platform === null) {
+    return (
+      <div id={PLATFORM_FIELDS_ID}>
+        <p class="muted">Choose the shop's platform above: its credentials and settings appear here.</p>
+      </div>
+    );
+  }
+  return (
+    <div id={PLATFORM_FIELDS_ID}>
       <fieldset>
         <legend>
           {PLATFORM_LABELS[platform]} credentials{editing ? " (leave blank to keep the stored ones)" : ""}
@@ -375,17 +444,7 @@ function ConnectionForm(props: {
           );
         })}
       </fieldset>
-      {editing ? <StockSettingsFields values={values} errors={errors} previewAction={`${props.action}/stock-preview`} /> : null}
-      <TextArea
-        name="sources"
-        label={LABELS.sources}
-        rows={3}
-        value={text(values, "sources")}
-        errors={errors}
-        hint="One order source per line (as your shop's plugin sends it); empty: every order of the account."
-      />
-      <button type="submit">{props.submit}</button>
-    </form>
+    </div>
   );
 }
 
@@ -452,7 +511,7 @@ function ConnectionPage(props: {
           <ul class="checks">
             {props.test.checks.map((check) => (
               <li>
-                {check.ok ? <Badge tone="green">OK</Badge> : <Badge tone="red">Failed</Badge>} <strong>{check.name}</strong>: {check.message}
+                {check.ok ? <Badge tone="green">Passed</Badge> : <Badge tone="red">Failed</Badge>} <strong>{check.name}</strong>: {check.message}
               </li>
             ))}
           </ul>

@@ -50,7 +50,7 @@ const TestJson = z
     example: {
       ok: false,
       checks: [
-        { name: "connection", ok: true, message: "The shop's server answers at https://shop.example.com (HTTP 200)." },
+        { name: "connection", ok: true, message: "Reached https://shop.example.com: the shop's server answered." },
         { name: "reachable", ok: true, message: "https://shop.example.com answers with WooCommerce's REST API (wc/v3)." },
         {
           name: "credentials",

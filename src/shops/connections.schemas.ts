@@ -83,11 +83,17 @@ const fields = {
 
 export const CreateShopConnection = z
   .object({ platform: z.enum(SHOP_PLATFORMS).openapi({ description: DESCRIBE.platform }), ...fields })
-  .superRefine((v, ctx) => {
-    // Only a known platform's fields can be checked; an unknown one is the platform's own error.
-    if (!isPlatform(v.platform)) return;
-    for (const issue of checkPlatformFields(v.platform, v).issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
-  })
+  .superRefine(
+    (v, ctx) => {
+      // Only a known platform's fields can be checked; an unknown one is the platform's own error.
+      if (!isPlatform(v.platform)) return;
+      // A part that is not an object is already named by its own field's check.
+      const part = (x: unknown) => (x !== null && typeof x === "object" && !Array.isArray(x) ? x : undefined);
+      for (const issue of checkPlatformFields(v.platform, { credentials: part(v.credentials), settings: part(v.settings) }).issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    },
+    // Run even when other fields failed: one 422 names every missing field, the platform's credentials included.
+    { when: () => true },
+  )
   .openapi("CreateShopConnectionRequest", {
     example: {
       platform: "woocommerce",

@@ -157,6 +157,15 @@ function adapterOf(platform: ShopPlatformName): AnyShopPlatform | null {
 }
 
 /**
+ * A pass that reads as one: any answer means the shop was reached, and a shop's home page often
+ * answers 404 or 401 to a client without cookies, so that status is said to be fine, not shown bare.
+ */
+export function reachedMessage(baseUrl: string, status: number): string {
+  if (status < 400) return `Reached ${baseUrl}: the shop's server answered.`;
+  return `Reached ${baseUrl}: the shop's server answered (${status} on its home page is expected here; its API is checked next).`;
+}
+
+/**
  * Checks the connection against its shop and says in words what is wrong: first whether the shop
  * answers at all (DNS, refused, TLS, timeout), then the platform adapter's checks (credentials,
  * permissions, extensions). Writes nothing: every call goes through a dry-run ShopHttp.
@@ -175,7 +184,7 @@ export async function testConnection(db: Db, env: Bindings, accountId: number, i
   const checks: Check[] = [];
   try {
     const res = await http.request({ path: "/", accept: ANY_STATUS });
-    checks.push({ name: "connection", ok: true, message: `The shop's server answers at ${row.baseUrl} (HTTP ${res.status}).` });
+    checks.push({ name: "connection", ok: true, message: reachedMessage(row.baseUrl, res.status) });
   } catch (error) {
     if (!(error instanceof ShopError)) throw error;
     return { ok: false, checks: [{ name: "connection", ok: false, message: `${error.message}.` }] };

@@ -12,6 +12,7 @@ import { CsrfField } from "../ui/field";
 import { DataTable } from "../ui/table";
 import { LocalTime } from "../ui/time";
 import { replayWriteBack, type WriteBack } from "./write-back.service";
+import { count } from "../lib/plural";
 
 export const writeBackPages = new Hono<AppEnv>();
 
@@ -57,7 +58,7 @@ function Attempts({ w }: { w: WriteBack }) {
   if (w.attempts.length === 0) return <span class="muted">none yet</span>;
   return (
     <details>
-      <summary>{`${w.attempts.length} ${w.attempts.length === 1 ? "attempt" : "attempts"}`}</summary>
+      <summary>{count(w.attempts.length, "attempt")}</summary>
       <ol>
         {w.attempts.map((a) => (
           <li>

@@ -165,7 +165,7 @@ suppliersPages.get("/suppliers", async (c) => {
               { header: "Created", cell: (s) => <LocalTime iso={s.createdAt} /> },
             ]}
           />
-          <Pagination path={PATH} query={new URL(c.req.url).searchParams} noun="suppliers" window={{ page, perPage: PER_PAGE, total, shown: rows.length }} />
+          <Pagination path={PATH} query={new URL(c.req.url).searchParams} noun="supplier" window={{ page, perPage: PER_PAGE, total, shown: rows.length }} />
         </>
       )}
     </>,

@@ -61,7 +61,23 @@ const fields = {
     `Days (${DEADLINE_LIMITS.shipDays.min} to ${DEADLINE_LIMITS.shipDays.max}) within which the supplier must ship a line it accepted; null: no deadline.`,
   ),
 };
-export const CreateSupplier = z.object(fields).openapi("CreateSupplierRequest", {
+/** The field each channel cannot work without (the service checks the same on an update). */
+export const CHANNEL_NEEDS = { webhook: "webhook_url", email: "email", file: "file_transfer" } as const;
+
+export const CreateSupplier = z
+  .object(fields)
+  .superRefine(
+    (v, ctx) => {
+      const needs = CHANNEL_NEEDS[v.channel as keyof typeof CHANNEL_NEEDS];
+      const given = needs ? (v as Record<string, unknown>)[needs] : "";
+      if (needs && (given === undefined || given === null || given === "")) {
+        ctx.addIssue({ code: "custom", path: [needs], message: `The :attribute field is required when channel is ${v.channel}.` });
+      }
+    },
+    // Run even when other fields failed: one 422 names every missing field, the channel's own included.
+    { when: () => true },
+  )
+  .openapi("CreateSupplierRequest", {
   example: { name: "Tuinhout", code: "TH", priority: 10, channel: "email", email: "orders@tuinhout.example" },
 });
 export const UpdateSupplier = z

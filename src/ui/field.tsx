@@ -62,13 +62,20 @@ export function Field(
   );
 }
 
-export function SelectField(props: Common & { value?: string; options: { value: string; label: string }[] }) {
+export function SelectField(
+  props: Common & {
+    value?: string;
+    options: { value: string; label: string }[];
+    /** htmx attributes (hx-post, hx-target …): a choice that changes the form around it at once. */
+    enhance?: Record<`hx-${string}`, string>;
+  },
+) {
   const id = props.id ?? `field-${props.name}`;
   const messages = props.errors?.[props.name];
   return (
     <div class="field">
       <label for={id}>{props.label}</label>
-      <select id={id} name={props.name} {...described(id, messages, props.hint)}>
+      <select id={id} name={props.name} {...props.enhance} {...described(id, messages, props.hint)}>
         {props.options.map((o) => (
           <option value={o.value} selected={o.value === (props.value ?? "")}>
             {o.label}

@@ -28,6 +28,8 @@ describe("outbound addresses in the console", () => {
   it("a shop connection's address", async () => {
     await page.goto("/console/shop-connections");
     await page.getByRole("button", { name: "New shop connection" }).click();
+    await page.getByLabel("Platform").selectOption("woocommerce");
+    await page.getByLabel("Consumer key").waitFor();
     await page.getByLabel("Name").fill("Metadata");
     await page.getByLabel("Shop address").fill("https://169.254.169.254");
     await page.getByLabel("Consumer key").fill("ck_x");

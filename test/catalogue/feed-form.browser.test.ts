@@ -64,7 +64,7 @@ describe("setting a feed up in the console", () => {
     expect(await columnTexts(page, "EAN")).toEqual(["8712345678906", ""]);
     expect(await columnTexts(page, "Purchase price")).toEqual(["4.95 EUR", ""]);
     expect(await columnTexts(page, "Stock")).toEqual(["12", ""]);
-    expect(await columnTexts(page, "Rejected because")).toEqual(["", "The purchase_price field must be a number."]);
+    expect(await columnTexts(page, "Rejected because")).toEqual(["", "The column 'price' (purchase_price) must be a number."]);
     expect(await feeds()).toEqual([]);
     await screenshot(page, "catalogue-feed-preview");
     await expectAccessible(page);

@@ -179,8 +179,8 @@ describe("a file that maps no product field but the SKU is refused", () => {
         rows_read: 2,
         rejected: 2,
         rejections: [
-          { line: 1, sku: "A", reason: "The name field is required." },
-          { line: 2, sku: "B", reason: "The name field is required." },
+          { line: 1, sku: "A", reason: "The field 'name' is required." },
+          { line: 2, sku: "B", reason: "The field 'name' is required." },
         ],
         unmapped_columns: ["ean", "price", "stock"] },
     );
@@ -191,7 +191,26 @@ describe("a file that maps no product field but the SKU is refused", () => {
       xml,
       "No element of the file maps to a product field other than sku, so its products would have no name, price or stock; nothing was changed. " +
         "Expected elements: 'sku', 'ean13', 'name', 'purchase_price', 'stock_quantity', 'active'; or set the feed's mapping to the file's own names. Elements found: 'sku', 'title'.",
-      { source: "upload (xml)", rows_read: 1, rejected: 1, rejections: [{ line: 1, sku: "A", reason: "The name field is required." }], unmapped_columns: ["title"] },
+      { source: "upload (xml)", rows_read: 1, rejected: 1, rejections: [{ line: 1, sku: "A", reason: "The element 'name' is required." }], unmapped_columns: ["title"] },
     );
+  });
+});
+
+describe("a rejected row names the file's own column", () => {
+  it("as the header spells it (matched ignoring case), with the product field beside it when the names differ; the import's record says the same", async () => {
+    const creds = await createAccount();
+    const { feed } = await createFeed(creds, { mapping: { sku: "Artikel", name: "Omschrijving", purchase_price: "Inkoopprijs", stock_quantity: "Voorraad" } });
+    const res = await pushFile(creds, feed.id, "ARTIKEL;omschrijving;INKOOPPRIJS;Voorraad;ean13\nA;Mok;gratis;3;\nB;;4,95;veel;8712345678900\nC;Bord;2,00;1;\n", "text/csv");
+    const rejections = [
+      { line: 2, sku: "A", reason: "The column 'INKOOPPRIJS' (purchase_price) must be a number." },
+      {
+        line: 3,
+        sku: "B",
+        reason: "The column 'ean13' has an invalid check digit. The column 'omschrijving' (name) is required. The column 'Voorraad' (stock_quantity) must be an integer.",
+      },
+    ];
+    expect(res.json).toMatchObject({ status: "succeeded", rows_read: 3, created: 1, rejected: 2, rejections });
+    const history = await call("GET", `/api/v1/product-feeds/${feed.id}/imports/${res.json.id}`, { creds });
+    expect(history.json.rejections).toEqual(rejections);
   });
 });

@@ -127,8 +127,8 @@ describe("a file that cannot be parsed changes no product", () => {
     const res = await pushFile(creds, feedId, "sku,name,ean13\nX,,123\nY,Yak,8712345678900\n", "text/csv", "?replace=true");
     await expectFailedUpload(res, "None of the file's 2 rows is valid; nothing was changed.", { rows_read: 2, rejected: 2 });
     expect(res.json.import.rejections).toEqual([
-      { line: 2, sku: "X", reason: "The ean13 field must be 8, 12, 13 or 14 digits. The name field is required." },
-      { line: 3, sku: "Y", reason: "The ean13 field has an invalid check digit." },
+      { line: 2, sku: "X", reason: "The column 'ean13' must be 8, 12, 13 or 14 digits. The column 'name' is required." },
+      { line: 3, sku: "Y", reason: "The column 'ean13' has an invalid check digit." },
     ]);
   });
 });

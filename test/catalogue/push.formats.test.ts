@@ -44,9 +44,10 @@ describe("CSV", () => {
       rejected: 3,
       error: null,
       rejections: [
-        { line: 7, sku: "100-04", reason: "The ean13 field has an invalid check digit." },
-        { line: 8, sku: "100-05", reason: "The purchase_price field must be a number." },
-        { line: 10, sku: "100-06", reason: "The active field must be true or false." },
+        // Named as the file names its columns (the feed's mapping), the product field beside each.
+        { line: 7, sku: "100-04", reason: "The column 'EAN' (ean13) has an invalid check digit." },
+        { line: 8, sku: "100-05", reason: "The column 'Inkoopprijs' (purchase_price) must be a number." },
+        { line: 10, sku: "100-06", reason: "The column 'Actief' (active) must be true or false." },
       ],
       unmapped_columns: [],
       warnings: [],
@@ -148,9 +149,9 @@ describe("JSON", () => {
       created: 2,
       rejected: 3,
       rejections: [
-        { line: 3, sku: "J-3", reason: "The purchase_price field must be at least 0." },
+        { line: 3, sku: "J-3", reason: "The field 'purchase_price' must be at least 0." },
         { line: 4, sku: null, reason: "The record is not an object." },
-        { line: 5, sku: "J-5", reason: "The name field must be a string." },
+        { line: 5, sku: "J-5", reason: "The field 'name' must be a string." },
       ],
     });
     expect(await feedCatalogue(creds, feed.id)).toEqual({
@@ -221,7 +222,7 @@ describe("XML", () => {
       rows_read: 3,
       created: 2,
       rejected: 1,
-      rejections: [{ line: 17, sku: "P-3", reason: "The ean13 field must be 8, 12, 13 or 14 digits." }],
+      rejections: [{ line: 17, sku: "P-3", reason: "The element 'barcode' (ean13) must be 8, 12, 13 or 14 digits." }],
     });
     expect(await feedCatalogue(creds, feed.id)).toEqual({
       "P-1": { ean13: "8712345678906", name: "Pan <28 cm> & lid", purchase_price: 24.5, stock_quantity: 7, active: 1 },

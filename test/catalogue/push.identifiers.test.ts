@@ -18,8 +18,8 @@ describe("SKUs with control characters", () => {
       created: 1,
       rejected: 2,
       rejections: [
-        { line: 2, sku: null, reason: "The sku field must not contain control characters (it holds U+0000)." },
-        { line: 3, sku: null, reason: "The sku field must not contain control characters (it holds U+001B)." },
+        { line: 2, sku: null, reason: "The field 'sku' must not contain control characters (it holds U+0000)." },
+        { line: 3, sku: null, reason: "The field 'sku' must not contain control characters (it holds U+001B)." },
       ],
     });
     expect(Object.keys(await feedCatalogue(creds, feed.id))).toEqual(["K-1"]);

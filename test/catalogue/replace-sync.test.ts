@@ -49,7 +49,7 @@ describe("PUT /api/v1/product-feeds/{id}/products?replace=true", () => {
       rejected: 1,
       unchanged: 1,
       deactivated: 1,
-      rejections: [{ line: 2, sku: "A", reason: "The ean13 field has an invalid check digit." }],
+      rejections: [{ line: 2, sku: "A", reason: "The column 'ean13' has an invalid check digit." }],
     });
     // A keeps its last good data and stays active; only C, which the file no longer lists, goes.
     const after = await feedProducts(creds, feed.id);

@@ -1,7 +1,10 @@
-// Shop connections in a real browser, each step checked through the API too: a new WooCommerce
-// connection (refused beside its field first), its page showing the credentials' hints and never
-// the secret, a test that says the connection was refused, pause and resume, delete behind its
-// confirmation. With axe on every page.
+// Shop connections in a real browser, each step checked through the API too: a new connection
+// with no platform chosen for the owner (Create without one names it), the chosen platform's fields
+// shown at once (htmx), every missing field refused at once beside it, its page showing the
+// credentials' hints and never the secret, a test that says the connection was refused, then one
+// that reads as a pass when the shop answers, pause and resume, delete behind its confirmation.
+// With axe on every page.
+import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +13,9 @@ import { api, closeBrowser, columnTexts, createShop, expectAccessible, expectRef
 let shop: Shop;
 let page: Page;
 let closedPort: number;
+/** A shop's web server that answers every path 404, as many shops answer a bare client on /. */
+let answering: Server;
+let answeringUrl: string;
 
 const SECRET = "cs_browser_0a9b8c7d6e5f4a3b2c1d0e9f8a7bWX56";
 const KEY = "ck_browser_1b2c3d4e5f6a7b8c9d0e1f2a3b4cYZ78";
@@ -25,12 +31,16 @@ async function freePort(): Promise<number> {
 
 beforeAll(async () => {
   closedPort = await freePort();
+  answering = createHttpServer((_, res) => res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not found</h1>"));
+  await new Promise<void>((resolve) => answering.listen(0, "127.0.0.1", resolve));
+  answeringUrl = `http://127.0.0.1:${(answering.address() as { port: number }).port}`;
   shop = await createShop();
   page = await newPage();
   await signInShop(page, shop);
 });
 afterAll(async () => {
   await closeBrowser();
+  await new Promise((resolve) => answering.close(resolve));
 });
 
 const flash = () => page.locator(".flash").innerText();
@@ -38,25 +48,55 @@ const flash = () => page.locator(".flash").innerText();
 describe("the shop-connection pages", () => {
   let id: number;
 
-  it("create a WooCommerce connection, refusing plain http to another host beside the field, and show the hints, never the secret", async () => {
+  it("choose no platform for the owner: Create without one names it, and nothing is created", async () => {
     await page.goto("/console");
     await page.getByRole("link", { name: "Shop connections" }).click();
     expect(await page.getByRole("heading", { name: "No shop connections yet" }).isVisible()).toBe(true);
     await expectAccessible(page);
     await page.getByRole("button", { name: "New shop connection" }).click();
-    expect(await page.getByLabel("Platform").inputValue()).toBe("woocommerce");
+    expect(await page.getByLabel("Platform").inputValue()).toBe("");
+    expect(await page.locator("#platform-fields").innerText()).toBe("Choose the shop's platform above: its credentials and settings appear here.");
+    await page.getByRole("button", { name: "Create shop connection" }).click();
+    await expectRefusedBeside(page, "field-platform", "The Platform field is required: choose WooCommerce, Shopware 6, Magento 2 or PrestaShop.");
+    await expectRefusedBeside(page, "field-name", "The Name field is required.");
+    await expectRefusedBeside(page, "field-base_url", "The Shop address field is required.");
+    expect((await api(shop, "GET", "/api/v1/shop-connections")).json.data).toEqual([]);
+    await expectAccessible(page);
+  });
+
+  it("show the chosen platform's fields at once, and name every missing credential in one answer", async () => {
+    await page.getByLabel("Platform").selectOption("magento");
+    await page.getByLabel("Access token").waitFor();
+    expect(await page.getByRole("group", { name: "Magento 2 credentials" }).isVisible()).toBe(true);
+    expect(await page.getByLabel("How stock is written").isVisible()).toBe(true);
+    expect(await page.getByLabel("Consumer key").count()).toBe(0);
+    await expectAccessible(page);
+    await page.getByLabel("Platform").selectOption("woocommerce");
+    await page.getByLabel("Consumer secret").waitFor();
+    expect(await page.getByLabel("Access token").count()).toBe(0);
+
     await page.getByLabel("Name").fill("Our WooCommerce");
     await page.getByLabel("Shop address").fill("http://shop.example.com");
-    await page.getByLabel("Consumer key").fill(KEY);
-    await page.getByLabel("Consumer secret").fill(SECRET);
     await page.getByRole("button", { name: "Create shop connection" }).click();
     await expectRefusedBeside(
       page,
       "field-base_url",
       "The Shop address field must be an https URL; plain http is taken only for a shop on this machine (localhost, 127.0.0.0/8 or [::1]), as in local development.",
     );
-    expect(await page.content()).not.toContain(SECRET);
+    await expectRefusedBeside(page, "field-credentials-consumer_key", "The Consumer key field is required.");
+    await expectRefusedBeside(page, "field-credentials-consumer_secret", "The Consumer secret field is required.");
+    expect(await page.getByLabel("Platform").inputValue()).toBe("woocommerce");
+    expect((await api(shop, "GET", "/api/v1/shop-connections")).json.data).toEqual([]);
     await expectAccessible(page);
+  });
+
+  it("create a WooCommerce connection and show the hints, never the secret", async () => {
+    await page.getByLabel("Shop address").fill("http://shop.example.com");
+    await page.getByLabel("Consumer key").fill(KEY);
+    await page.getByLabel("Consumer secret").fill(SECRET);
+    await page.getByRole("button", { name: "Create shop connection" }).click();
+    await page.locator("#field-base_url-error").waitFor();
+    expect(await page.content()).not.toContain(SECRET);
 
     await page.getByLabel("Shop address").fill(`http://127.0.0.1:${closedPort}/`);
     await page.getByLabel("Consumer key").fill(KEY);
@@ -86,6 +126,17 @@ describe("the shop-connection pages", () => {
     expect(await flash()).toBe("Test failed: see the checks below.");
     expect(await page.locator("ul.checks").innerText()).toBe(`Failed connection: The connection to 127.0.0.1:${closedPort} was refused: nothing listens on port ${closedPort} there.`);
     await screenshot(page, "shop-connection");
+    await expectAccessible(page);
+  });
+
+  it("says a shop that answers was reached, in words that read as a pass", async () => {
+    await page.getByLabel("Shop address").fill(answeringUrl);
+    await page.getByRole("button", { name: "Save shop connection" }).click();
+    await page.waitForURL(`**/console/shop-connections/${id}`);
+    await page.getByRole("button", { name: "Test the connection" }).click();
+    await page.waitForURL(`**/console/shop-connections/${id}`);
+    const checks = await page.locator("ul.checks li").allInnerTexts();
+    expect(checks[0]).toBe(`Passed connection: Reached ${answeringUrl}: the shop's server answered (404 on its home page is expected here; its API is checked next).`);
     await expectAccessible(page);
   });
 

@@ -26,6 +26,25 @@ describe("shop connections: bad input", () => {
           credentials: ["The credentials field is required."],
         },
       ],
+      // Every missing field in one answer: the platform's credentials beside the connection's own fields.
+      [
+        { platform: "magento", credentials: {} },
+        {
+          name: ["The name field is required."],
+          base_url: ["The base_url field is required."],
+          "credentials.access_token": ["The credentials.access_token field is required."],
+        },
+      ],
+      [
+        { platform: "shopware", name: "", base_url: "shop.example.com", credentials: { client_id: "SWIA1" }, settings: { mode: "test" }, sources: [] },
+        {
+          name: ["The name field is required."],
+          base_url: ["The base_url field must be a valid http(s) URL."],
+          "credentials.client_secret": ["The credentials.client_secret field is required."],
+          "settings.mode": ["The selected settings.mode is invalid. Allowed values: live, dry_run."],
+          sources: ["The sources field must list at least one source; leave it out (or null) to serve every order of the account."],
+        },
+      ],
       [{ ...WOO_BODY, platform: "shopify" }, { platform: [`The selected platform is invalid. ${PLATFORMS}`] }],
       [{ ...WOO_BODY, credentials: { consumer_key: "ck" } }, { "credentials.consumer_secret": ["The credentials.consumer_secret field is required."] }],
       [{ ...WOO_BODY, credentials: { ...WOO_KEYS, consumer_secret: "" } }, { "credentials.consumer_secret": ["The credentials.consumer_secret field must be at least 1 characters."] }],

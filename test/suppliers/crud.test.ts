@@ -68,6 +68,26 @@ describe.concurrent("POST /api/v1/suppliers", () => {
     });
   });
 
+  it("names a channel's missing field beside the others in the same 422, and stores nothing", async () => {
+    const creds = await createAccount();
+    for (const [channel, field] of [["webhook", "webhook_url"], ["email", "email"], ["file", "file_transfer"]] as const) {
+      const res = await call("POST", "/api/v1/suppliers", { creds, body: { channel, priority: -1 } });
+      expect({ channel, status: res.status, json: res.json }).toEqual({
+        channel,
+        status: 422,
+        json: {
+          message: "Errors",
+          errors: {
+            name: ["The name field is required."],
+            priority: ["The priority field must be at least 0."],
+            [field]: [`The ${field} field is required when channel is ${channel}.`],
+          },
+        },
+      });
+    }
+    expect((await call("GET", "/api/v1/suppliers", { creds })).json.data).toEqual([]);
+  });
+
   it("requires credentials", async () => {
     const res = await call("POST", "/api/v1/suppliers", { body: { name: "Nope" } });
     expect(res.status).toBe(401);

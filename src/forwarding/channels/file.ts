@@ -16,6 +16,9 @@ import { connectionSettings } from "../../suppliers/file-transfer.service";
 import type { CancellationDocument } from "../cancellation-document";
 import type { Attempt, Channel } from "./channel";
 import { CSV_COLUMNS, csvRows, type DispatchDocument } from "../document";
+import { count } from "../../lib/plural";
+
+const ENTRY = { one: "entry", many: "entries" };
 
 /** The session's time box: FILE_TRANSFER_TIMEOUT_MS (20 s by default), always well inside the send's lease. */
 export function fileTimeoutMs(env: Bindings): number {
@@ -277,10 +280,10 @@ async function testFileServer(
 ): Promise<FileServerTest> {
   const probe = inFolder(config.directory, `order-intake-probe-${crypto.randomUUID()}.txt`);
   const steps: { name: string; run: (s: FileTransferSession) => Promise<string> }[] = [
-    { name: "list", run: async (s) => `${(await s.list(config.directory)).length} entries in ${config.directory}` },
+    { name: "list", run: async (s) => `${count((await s.list(config.directory)).length, ENTRY)} in ${config.directory}` },
     { name: "write", run: async (s) => (await s.writeAtomic(probe, new TextEncoder().encode("order intake probe\n")), `wrote ${probe}`) },
     { name: "delete", run: async (s) => (await s.remove(probe), `deleted ${probe}`) },
-    ...(config.inbound ? [{ name: "list_inbound", run: async (s: FileTransferSession) => `${(await s.list(config.inbound!.directory)).length} entries in ${config.inbound!.directory}` }] : []),
+    ...(config.inbound ? [{ name: "list_inbound", run: async (s: FileTransferSession) => `${count((await s.list(config.inbound!.directory)).length, ENTRY)} in ${config.inbound!.directory}` }] : []),
   ];
   const checks: Check[] = [];
   const words = (error: unknown) => (error instanceof FileTransferError ? `${error.kind}: ${error.message}` : String(error instanceof Error ? error.message : error));

@@ -12,6 +12,7 @@ import { DataTable } from "../../ui/table";
 import { SYNC_SETTINGS } from "../platforms/settings";
 import { priceText } from "./compute";
 import type { PreviewProduct, StockPreview } from "./preview.service";
+import { count } from "../../lib/plural";
 
 type Option = { value: string; label: string };
 type SyncField = { group: (typeof SYNC_SETTINGS)[number]; key: string; label: string; hint?: string; options?: Option[]; kind?: "integer" | "decimal" | "optional" };
@@ -190,7 +191,7 @@ export function StockPreviewSection({ preview }: { preview: StockPreview }) {
         <p class="needs-confirmation" role="status">
           {`The guards would stop this sync and ask you first: ${
             g.priceDrops > 0 ? `${g.priceDrops === 1 ? "1 price drops" : `${g.priceDrops} prices drop`} by more than the maximum; ` : ""
-          }${g.changed} of the shop's ${g.mapped} products would change.`}
+          }${g.changed} of the shop's ${count(g.mapped, "product")} would change.`}
         </p>
       ) : null}
       {preview.products.length === 0 ? (

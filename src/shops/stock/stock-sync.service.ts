@@ -27,6 +27,7 @@ import type { ShopStockProduct, StockMatchBy, StockPlatform, StockWrite } from "
 import { changesTooMany, priceOf, pricedOffer, priceText, quantityOf, underMinimum, type Offer } from "./compute";
 import { stockSyncMessages } from "./queue";
 import { checksBeforeWriting, syncSettingsOf, type SyncSettings } from "./sync-settings";
+import { count as countOf } from "../../lib/plural";
 
 /** Products per page: one batch request of WooCommerce's (100 items) for a page of simple products. */
 export const STOCK_PAGE = 100;
@@ -328,7 +329,7 @@ async function guardVerdict(db: Db, sync: StockSync, row: ShopConnectionRow, set
   const changed = Number(counts.changed);
   const mapped = Number(counts.mapped);
   if (changesTooMany(changed, mapped, maxChanged)) {
-    reasons.push(`${changed} of the shop's ${mapped} products would change, more than ${maxChanged}%`);
+    reasons.push(`${changed} of the shop's ${countOf(mapped, "product")} would change, more than ${maxChanged}%`);
   }
   return reasons.length === 0 ? null : `Stopped before writing: ${reasons.join("; ")}. Confirm to write what it planned, or discard it.`;
 }

@@ -249,7 +249,7 @@ function LiveSync(props: { sync: StockSync; items: StockSyncItem[]; csrf: string
               { header: "Reason", cell: (i) => i.reason ?? "" },
             ]}
           />
-          <Pagination path={path} query={props.query} noun="products" window={props.window} />
+          <Pagination path={path} query={props.query} noun="product" window={props.window} />
         </>
       )}
     </section>

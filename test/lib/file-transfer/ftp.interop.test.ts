@@ -129,7 +129,7 @@ describe.each([
         { name: "list", ok: true, message: expect.stringMatching(/^\d+ entries in upload$/) },
         { name: "write", ok: true, message: expect.stringMatching(/^wrote upload\/order-intake-probe-[0-9a-f-]{36}\.txt$/) },
         { name: "delete", ok: true, message: expect.stringMatching(/^deleted upload\/order-intake-probe-[0-9a-f-]{36}\.txt$/) },
-        { name: "list_inbound", ok: true, message: "1 entries in readonly" },
+        { name: "list_inbound", ok: true, message: "1 entry in readonly" },
       ],
       // FTP has no host key (SFTP's test shows the one its server holds).
       host_key: null,
