@@ -179,7 +179,7 @@ function CauseEntry<T>(props: { cause: Cause<T>; noun: Noun; answerOf: string; c
       </ul>
       {more > 0 && props.all ? (
         <p>
-          <a href={props.all}>All {plural(cause.count, props.noun)}</a>
+          <a href={props.all}>All {count(cause.count, props.noun)}</a>
         </p>
       ) : null}
       {cause.raw ? <RawAnswerDetails raw={cause.raw} whose={props.answerOf} /> : null}
