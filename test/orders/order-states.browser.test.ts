@@ -307,7 +307,7 @@ describe("how far each order has got (issue 31)", () => {
   });
   afterAll(() => receiver?.close());
 
-  it("the list says it per order, sent, accepted, shipped 2 of 3 and shipped in full, where the API says completed for all", async () => {
+  it("the list says it per order, sent, accepted, shipped 2 of 3 and shipped in full, where the API says completed for all; Not yet shipped leaves the last out", async () => {
     for (const reference of Object.values(refs)) expect((await linesOf(reference)).every((l) => l.current_status === "completed")).toBe(true);
     await page.goto(`/console/orders?external_id=${tag}`);
     const state = Object.fromEntries(
@@ -316,6 +316,13 @@ describe("how far each order has got (issue 31)", () => {
     expect(state).toEqual({ sent: "Sent to suppliers", accepted: "Accepted", partly: "Shipped 2 of 3", full: "Shipped in full" });
     expect(await columnTexts(page, "State")).toEqual(["Shipped in full", "Shipped 2 of 3", "Accepted", "Sent to suppliers"]);
     await expectAccessible(page);
+    // "Not yet shipped": the order shipped in full goes, the one shipped 2 of 3 stays.
+    await page.getByLabel("Shipping").selectOption("not_shipped");
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    await page.waitForURL(/shipping=not_shipped/);
+    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 3);
+    expect(await columnTexts(page, "State")).toEqual(["Shipped 2 of 3", "Accepted", "Sent to suppliers"]);
+    expect(await page.getByRole("link", { name: "Export CSV" }).getAttribute("href")).toBe(`/console/orders/export?external_id=${tag}&shipping=not_shipped`);
   });
 
   it("the order's header says it, never completed for handed over", async () => {
