@@ -4,7 +4,7 @@
 // filters combine, the most selective one (by those same counts) bounds what is read. The README's
 // "GET /api/v1/orders" section states what each filter costs.
 import { sql, type SQL } from "drizzle-orm";
-import { FACET_STATUS, FACET_SUPPLIER, LINE_STATUSES, totalBucket } from "../db/schema";
+import { FACET_STATUS, FACET_SUPPLIER, FACET_UNSHIPPED, LINE_STATUSES, totalBucket } from "../db/schema";
 import { nextMicro } from "../lib/time";
 import type { ListOrdersFilters } from "./orders.schemas";
 
@@ -32,6 +32,8 @@ export type Dim =
   | { kind: "total"; min: number | null; max: number | null }
   | { kind: "statuses"; codes: number[] }
   | { kind: "suppliers"; ids: number[] }
+  /** shipping=not_shipped: orders with a line not yet shipped (FACET_UNSHIPPED). */
+  | { kind: "unshipped" }
   | { kind: "text"; text: string }
   /** One or two characters: below a trigram, so a scan (README). */
   | { kind: "short"; text: string }
@@ -71,6 +73,7 @@ export function listQuery(accountId: number, f: ListOrdersFilters): ListQuery {
     if (min !== null || max !== null) q.dims.push({ kind: "total", min, max });
   }
   if (f.statuses) q.dims.push({ kind: "statuses", codes: f.statuses.map((s) => LINE_STATUSES.indexOf(s)).sort((a, b) => a - b) });
+  if (f.shipping === "not_shipped") q.dims.push({ kind: "unshipped" });
   if (f.supplier_ids) q.dims.push({ kind: "suppliers", ids: [...new Set(f.supplier_ids.map(Number))].sort((a, b) => a - b) });
   if (f.external_id) {
     // A trigram index serves three characters and more.
@@ -206,6 +209,8 @@ function counted(q: ListQuery, d: Dim): SQL | null {
       return null;
     case "search":
       return counterSum(q, "orders.search", sql`key = ${d.key}`);
+    case "unshipped":
+      return counterSum(q, "orders.unshipped", sql`key = ''`);
     default:
       return null;
   }
@@ -221,8 +226,9 @@ const textIds = (q: ListQuery, text: string) => sql`SELECT ((rowid & ${int(FTS_S
   WHERE orders_external_fts MATCH '"' || replace(lower(${text}), '"', '""') || '"'
     AND rowid >= (${int(q.accountId)} * 2 + ${int(Math.min(...q.tests))}) * ${int(FTS_SCOPE)} AND rowid < (${int(q.accountId)} * 2 + ${int(Math.max(...q.tests) + 1)}) * ${int(FTS_SCOPE)}`;
 
-const facetKind = (d: Dim) => (d.kind === "statuses" ? FACET_STATUS : FACET_SUPPLIER);
-const facetValues = (d: Extract<Dim, { kind: "statuses" | "suppliers" }>) => (d.kind === "statuses" ? d.codes : d.ids);
+type FacetDim = Extract<Dim, { kind: "statuses" | "suppliers" | "unshipped" }>;
+const facetKind = (d: FacetDim) => (d.kind === "statuses" ? FACET_STATUS : d.kind === "suppliers" ? FACET_SUPPLIER : FACET_UNSHIPPED);
+const facetValues = (d: FacetDim) => (d.kind === "statuses" ? d.codes : d.kind === "suppliers" ? d.ids : [0]);
 
 /** The dimension as a condition on an orders row `o`. */
 function predicate(q: ListQuery, d: Dim): SQL {
@@ -237,6 +243,7 @@ function predicate(q: ListQuery, d: Dim): SQL {
       return sql.join([d.min !== null ? sql`o.total >= ${int(d.min)}` : sql`1`, d.max !== null ? sql`o.total <= ${int(d.max)}` : sql`1`], sql` AND `);
     case "statuses":
     case "suppliers":
+    case "unshipped":
       return sql`EXISTS (SELECT 1 FROM order_facets f WHERE f.account_id = o.account_id AND f.test = o.test AND f.kind = ${int(facetKind(d))}
         AND f.value IN (${ints(facetValues(d))}) AND f.created_at = o.created_at AND f.order_id = o.id)`;
     case "text":
@@ -270,6 +277,7 @@ function candidates(q: ListQuery, d: Dim | null): SQL {
       return sql`SELECT id FROM orders o INDEXED BY orders_account_test_total_idx WHERE ${scope} AND ${predicate(q, d)}`;
     case "statuses":
     case "suppliers":
+    case "unshipped":
       return sql`SELECT order_id AS id FROM order_facets WHERE account_id = ${int(q.accountId)} AND test IN (${tests(q)})
         AND kind = ${int(facetKind(d))} AND value IN (${ints(facetValues(d))})${createdRange(q)}`;
     case "text":
@@ -414,7 +422,8 @@ function singlePage(q: ListQuery, d: Dim | null, w: Window): SQL {
         ${w.direction === "newest" ? sql`ORDER BY 1 DESC, 2 DESC` : sql`ORDER BY 1 ASC, 2 ASC`} ${limit(w)}`);
     }
     case "statuses":
-    case "suppliers": {
+    case "suppliers":
+    case "unshipped": {
       const arms = q.tests.flatMap((t) =>
         facetValues(d).map(
           (v) => sql`SELECT created_at, order_id AS id FROM order_facets WHERE account_id = ${int(q.accountId)} AND test = ${int(t)} AND kind = ${int(facetKind(d))} AND value = ${int(v)}${createdRange(q)}`,

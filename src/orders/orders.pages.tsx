@@ -23,7 +23,7 @@ import { pageParam } from "../lib/pagination";
 import { field, validateForm } from "../lib/validation";
 import { supplierChoices, supplierChoicesOf, supplierChoicesValue, type SupplierChoice } from "../suppliers/suppliers.service";
 import { AttemptOutcomeBadge, Badge, DispatchStatusBadge, LineStatusBadge } from "../ui/badge";
-import { LineProgressBadge } from "./progress-badge";
+import { LineProgressBadge, OrderProgressBadge } from "./progress-badge";
 import { Checkbox, CheckboxGroup, CsrfField, Field, FormError, SelectField } from "../ui/field";
 import { ShippingAddress } from "../ui/address";
 import { money, orDash } from "../ui/format";
@@ -39,7 +39,7 @@ import { activeWebhookOf, orderEventsOf, orderEventsStatement, type OrderEvent }
 import { CancelSection, type CancelForm } from "./cancel-section";
 import { InTheShop } from "../shops/write-backs.pages";
 import { orderWriteBacksStatement, writeBacksOf, type WriteBack } from "../shops/write-back.service";
-import { lineProgress, shippedOf, workPending } from "./progress";
+import { lineProgress, orderProgress, orderProgressWords, shippedOf, workPending, type OrderProgress } from "./progress";
 import { LineActions } from "../routing/line-actions.pages";
 import { BULK_LABELS, BulkCheckbox, BulkForm, BulkResults, type BulkFormState } from "./bulk.pages";
 import { BulkBody } from "./bulk.schemas";
@@ -54,7 +54,7 @@ export const ordersPages = new Hono<AppEnv>();
 // ---- The list -------------------------------------------------------------------
 
 const LIST_KEYS = ["statuses", "supplier_ids"] as const;
-const SINGLE_KEYS = ["q", "sort", "external_id", "source", "date_from", "date_to", "completed_since", "total_min", "total_max", "blocked", "include_test", "per_page", "page"] as const;
+const SINGLE_KEYS = ["q", "sort", "external_id", "source", "date_from", "date_to", "completed_since", "total_min", "total_max", "blocked", "shipping", "include_test", "per_page", "page"] as const;
 
 const LABELS: Record<string, string> = {
   q: "Search",
@@ -63,12 +63,14 @@ const LABELS: Record<string, string> = {
   source: "Source",
   date_from: "Created from",
   date_to: "Created up to",
-  completed_since: "Completed since",
+  // The API's completed_since: when the order's last line was handed to its supplier (issue 31: "completed" is not said for that).
+  completed_since: "Handed over since",
   statuses: "Line status",
   supplier_ids: "Supplier",
   total_min: "Total from",
   total_max: "Total up to",
   blocked: "Blocked",
+  shipping: "Shipping",
   include_test: "Test orders",
   per_page: "Orders per page",
 };
@@ -162,6 +164,16 @@ function Filters({ raw, errors, suppliers }: ListView) {
               { value: "", label: "Blocked or not" },
               { value: "true", label: "Blocked only" },
               { value: "false", label: "Not blocked" },
+            ]}
+          />
+          <SelectField
+            name="shipping"
+            label={LABELS.shipping}
+            value={raw.shipping}
+            errors={errors}
+            options={[
+              { value: "", label: "Shipped or not" },
+              { value: "not_shipped", label: "Not yet shipped" },
             ]}
           />
           <Field name="source" label={LABELS.source} value={raw.source} errors={errors} hint="Exactly, ignoring case" />
@@ -293,6 +305,7 @@ function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNu
           { header: "Created", cell: ({ order }) => <LocalTime iso={order.createdAt} />, sort: sortColumn(view.query, sort, "created_at") },
           { header: "Ship to", cell: ({ order }) => `${order.firstName} ${order.lastName}, ${order.city} (${order.country})` },
           { header: "Total", numeric: true, cell: ({ order }) => money(order.total, order.currency ?? view.currency), sort: sortColumn(view.query, sort, "total") },
+          { header: "State", cell: ({ lines }) => <OrderProgressBadge progress={orderProgress(lines, (l) => ({ channel: l.dispatchChannel }))} /> },
           {
             header: "Lines",
             cell: ({ lines }) => (
@@ -569,6 +582,7 @@ function OrderPage({
 }) {
   const { order, logs } = detail;
   const blockReason = order.blocked ? blockReasonOf(logs) : null;
+  const logsOf = groupBy(logs, (l) => l.orderLineId);
   return (
     <>
       <nav aria-label="Breadcrumb" class="breadcrumb">
@@ -577,13 +591,8 @@ function OrderPage({
       <hgroup>
         <h1>Order {order.reference}</h1>
         <p>
-          External ID <strong>{order.externalId}</strong> from {order.source} · created <LocalTime iso={order.createdAt} />
-          {order.completedAt ? (
-            <>
-              {" "}
-              · completed <LocalTime iso={order.completedAt} />
-            </>
-          ) : null}
+          External ID <strong>{order.externalId}</strong> from {order.source} · created <LocalTime iso={order.createdAt} /> ·{" "}
+          <OrderState progress={orderProgress(detail.lines, (l) => ({ logs: logsOf.get(l.id) ?? [] }))} completedAt={order.completedAt} />
         </p>
       </hgroup>
       <p class="badges">
@@ -638,6 +647,26 @@ function OrderPage({
           </div>
         </details>
       </section>
+    </>
+  );
+}
+
+/**
+ * How far the order has got, in the header: with the latest shipment's time once shipped, and with
+ * completed_at (when its last line was handed over) once every line is sent or accepted.
+ */
+function OrderState({ progress, completedAt }: { progress: OrderProgress; completedAt: string | null }) {
+  const at = progress.kind === "shipped" ? progress.lastAt : (progress.kind === "sent" || progress.kind === "accepted") && progress.lines === progress.of ? completedAt : null;
+  return (
+    <>
+      <strong class="order-state">{orderProgressWords(progress)}</strong>
+      {at ? (
+        <>
+          {" "}
+          <LocalTime iso={at} />
+        </>
+      ) : null}
+      {progress.attention > 0 && progress.kind !== "waiting" ? ` · ${progress.attention} ${progress.attention === 1 ? "line needs" : "lines need"} attention` : null}
     </>
   );
 }

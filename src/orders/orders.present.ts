@@ -3,6 +3,7 @@ import { LINE_STATUSES, type Order, type OrderLineLog } from "../db/schema";
 import { csvLines } from "../lib/csv";
 import { groupBy } from "../lib/group";
 import { shippingAddressOf, type LineWithSupplier, type PendingCancellation } from "./orders.service";
+import { orderProgress, orderProgressWords } from "./progress";
 
 /** The spec's shipping_address (also what suppliers and routing rules see of it). */
 export const presentAddress = shippingAddressOf;
@@ -116,11 +117,14 @@ export const ORDER_CSV_COLUMNS = [
   "lines",
   "line_statuses",
   "suppliers",
+  "state",
+  "tracking_numbers",
 ] as const;
 
 /**
  * One row per order: its total's currency (its own, else the account's: `accountCurrency`), its
- * lines' count, their distinct statuses and suppliers, each joined by "; ".
+ * lines' count, their distinct statuses and suppliers, each joined by "; "; how far it has got in
+ * the console's words (orderProgress) and the tracking numbers of all its shipments, oldest first.
  */
 export function orderCsvRows(orderRows: Order[], lines: LineWithSupplier[], accountCurrency: string): unknown[][] {
   const byOrder = groupBy(lines, (line) => line.orderId);
@@ -131,8 +135,16 @@ export function orderCsvRows(orderRows: Order[], lines: LineWithSupplier[], acco
       o.postcode, o.city, o.country, own.length,
       LINE_STATUSES.filter((s) => own.some((l) => l.currentStatus === s)).join("; "),
       [...new Set(own.map((l) => l.supplierName).filter((n) => n !== null))].join("; "),
+      orderProgressWords(orderProgress(own, (l) => ({ channel: l.dispatchChannel }))),
+      trackingNumbers(own).join("; "),
     ];
   });
+}
+
+/** Every shipment's tracking number, oldest shipment first, each once. */
+function trackingNumbers(lines: LineWithSupplier[]): string[] {
+  const shipments = lines.flatMap((l) => l.shipments).sort((a, b) => (a.created_at === b.created_at ? a.id - b.id : a.created_at < b.created_at ? -1 : 1));
+  return [...new Set(shipments.map((s) => s.tracking_number).filter((t): t is string => t !== null && t !== ""))];
 }
 
 /**

@@ -445,6 +445,13 @@ export const ListOrdersFields = z.object({
     description: `Comma-separated line statuses (${LINE_STATUSES.join(", ")}): orders with at least one line in one of them.`,
   }),
   supplier_ids: listParam().openapi({ description: "Comma-separated supplier ids, up to 100: orders with a line matched to one of them." }),
+  shipping: z
+    .enum(["not_shipped"])
+    .optional()
+    .openapi({
+      description:
+        "An extension of the contract: not_shipped lists orders not yet shipped in full, those with a line that is not cancelled (skipped) and whose shipments hold less than its quantity.",
+    }),
   total_min: amountParam("ceil").openapi({ description: "Orders whose total is at least this amount (a plain decimal such as 49.95), compared exactly." }),
   total_max: amountParam("floor").openapi({ description: "Orders whose total is at most this amount (a plain decimal such as 49.95), compared exactly." }),
   blocked: booleanParam.openapi({ description: "true: only blocked orders; false: only orders that are not blocked; absent: both." }),

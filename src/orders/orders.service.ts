@@ -9,6 +9,7 @@ import {
   type Dispatch,
   type Order,
   type OrderLine,
+  type Channel,
   type OrderLineLog,
 } from "../db/schema";
 import { orderCreatedEvent } from "../events/outbox";
@@ -187,7 +188,12 @@ export type ShipmentJson = {
   tracking_url: string | null;
   created_at: string;
 };
-export type LineWithSupplier = OrderLine & { supplierName: string | null; shipments: ShipmentJson[] };
+/**
+ * A line with its supplier's name, its shipments and the channel of the send that carries it (null
+ * before one): on the pull and manual channels a completed line was answered, so accepted
+ * (src/orders/progress.ts).
+ */
+export type LineWithSupplier = OrderLine & { supplierName: string | null; shipments: ShipmentJson[]; dispatchChannel: Channel | null };
 /** A cancellation of the line that waits for its supplier's answer (the single-order read only). */
 export type PendingCancellation = { id: number; quantity: number; supplier_id: number; requested_at: string };
 
@@ -199,7 +205,11 @@ const toLine = (row: Row): LineWithSupplier => ({
   ...toOrderLine(row),
   supplierName: row.matched_supplier_name as string | null,
   shipments: JSON.parse(row.shipments_json as string) as ShipmentJson[],
+  dispatchChannel: row.dispatch_channel as Channel | null,
 });
+
+/** The channel of the line's send: one primary-key read per line. */
+const dispatchChannel = sql`(SELECT d.channel FROM dispatches d WHERE d.id = ${orderLines.dispatchId})`;
 
 const shipmentsJson = sql`(SELECT json_group_array(json_object('id', s.id, 'quantity', s.quantity, 'carrier', s.carrier,
         'tracking_number', s.tracking_number, 'tracking_url', s.tracking_url, 'created_at', s.created_at))
@@ -215,6 +225,7 @@ const linesWithSupplier = <X extends Record<string, SQL.Aliased>>(db: Db, extra?
       supplierName: sql<string | null>`${suppliers.name}`.as("matched_supplier_name"),
       // The line's shipments as one JSON array: no extra query per page or per line.
       shipmentsJson: shipmentsJson.as("shipments_json"),
+      dispatchChannel: sql<Channel | null>`${dispatchChannel}`.as("dispatch_channel"),
     })
     .from(orderLines)
     .leftJoin(suppliers, eq(suppliers.id, orderLines.matchedSupplierId));
@@ -227,7 +238,7 @@ const linesJson = sql`(SELECT json_group_array(json(line)) FROM (SELECT json_obj
   Object.values(getTableColumns(orderLines))
     .map((c) => `'${c.name}', order_lines.${c.name}`)
     .join(", "),
-)}, 'matched_supplier_name', suppliers.name, 'shipments', json(${shipmentsJson})) AS line
+)}, 'matched_supplier_name', suppliers.name, 'shipments', json(${shipmentsJson}), 'dispatch_channel', ${dispatchChannel}) AS line
     FROM order_lines LEFT JOIN suppliers ON suppliers.id = order_lines.matched_supplier_id
     WHERE order_lines.order_id = o.id ORDER BY order_lines.position, order_lines.id))`;
 
@@ -235,6 +246,7 @@ const toJsonLine = (row: Row): LineWithSupplier => ({
   ...toOrderLine(row),
   supplierName: row.matched_supplier_name as string | null,
   shipments: row.shipments as ShipmentJson[],
+  dispatchChannel: row.dispatch_channel as Channel | null,
 });
 
 /** Past this offset, a page of a list whose count is exact and cheap is read from the nearer end. */

@@ -52,6 +52,73 @@ export function lineProgress(line: Line, shipped: number, from: { logs: Log[] } 
 export const shippedOf = (shipments: { quantity: number }[]) => shipments.reduce((sum, s) => sum + s.quantity, 0);
 
 /**
+ * How far an order has got, from its lines: the one place that says it (the console's list and
+ * header, the CSV export). Lines cancelled (skipped) drop out; `attention`: lines failed or declined,
+ * which a person (or re-routing) must still move, whatever the rest did. Furthest first: any item
+ * shipped makes the order "shipped k of n" (items, over the lines still wanted), else any line the
+ * supplier accepted "accepted", else any line handed over "sent"; `lines` of `of` say how many of
+ * the wanted lines got there. Never "completed": the contract's word for handed over
+ * (docs/console.md, "How far an order has got").
+ */
+export type OrderProgress =
+  | { kind: "no_lines"; attention: 0 }
+  /** Every line cancelled. */
+  | { kind: "cancelled"; attention: 0 }
+  /** Nothing handed over yet: being matched, waiting to be sent or fetched, or stuck (attention > 0). */
+  | { kind: "waiting"; attention: number }
+  | { kind: "sent"; attention: number; lines: number; of: number }
+  | { kind: "accepted"; attention: number; lines: number; of: number }
+  /** shipped = of: shipped in full. `lastAt`: the latest shipment. */
+  | { kind: "shipped"; attention: number; shipped: number; of: number; lastAt: string | null };
+
+type OrderLine = Line & { shipments: { quantity: number; created_at: string }[] };
+
+/** `from`: per line, its log (the order page) or its send's channel (the list and the export): see lineProgress. */
+export function orderProgress<L extends OrderLine>(lines: L[], from: (line: L) => { logs: Log[] } | { channel: Channel | null }): OrderProgress {
+  if (lines.length === 0) return { kind: "no_lines", attention: 0 };
+  const wanted = lines.filter((l) => l.currentStatus !== "skipped");
+  if (wanted.length === 0) return { kind: "cancelled", attention: 0 };
+  const attention = wanted.filter((l) => l.currentStatus === "failed" || l.currentStatus === "declined").length;
+  let shipped = 0;
+  let items = 0;
+  let lastAt: string | null = null;
+  let sent = 0;
+  let accepted = 0;
+  for (const line of wanted) {
+    const own = shippedOf(line.shipments);
+    // A supplier's report of more than the line holds ships the line, no more.
+    shipped += Math.min(own, line.quantity);
+    items += line.quantity;
+    for (const s of line.shipments) if (lastAt === null || s.created_at > lastAt) lastAt = s.created_at;
+    const p = lineProgress(line, own, from(line));
+    if (p.kind !== "state") sent++;
+    if (p.kind === "accepted" || p.kind === "confirmed" || p.kind === "shipped") accepted++;
+  }
+  if (shipped > 0) return { kind: "shipped", attention, shipped, of: items, lastAt };
+  if (accepted > 0) return { kind: "accepted", attention, lines: accepted, of: wanted.length };
+  if (sent > 0) return { kind: "sent", attention, lines: sent, of: wanted.length };
+  return { kind: "waiting", attention };
+}
+
+/** The order's state in words, as the console and the export say it. */
+export function orderProgressWords(p: OrderProgress): string {
+  switch (p.kind) {
+    case "no_lines":
+      return "No lines";
+    case "cancelled":
+      return "Cancelled";
+    case "waiting":
+      return p.attention > 0 ? "Needs attention" : "Not sent yet";
+    case "sent":
+      return p.lines === p.of ? "Sent to suppliers" : `Sent ${p.lines} of ${p.of} lines`;
+    case "accepted":
+      return p.lines === p.of ? "Accepted" : `Accepted ${p.lines} of ${p.of} lines`;
+    case "shipped":
+      return p.shipped >= p.of ? "Shipped in full" : `Shipped ${p.shipped} of ${p.of}`;
+  }
+}
+
+/**
  * Whether the pipeline still owes the order work the page would show once done: routing (an order
  * not blocked, not parked, whose routed_at is cleared: since it was created, unblocked, retried or
  * matched by hand) or a send under way (a dispatch queued or sending). The order page polls its lines

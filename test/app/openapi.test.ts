@@ -103,7 +103,7 @@ describe("GET /openapi.json", () => {
     });
     const listParams = doc.paths["/api/v1/orders"].get.parameters.map((p: any) => p.name).sort();
     expect(listParams).toEqual(
-      ["blocked", "completed_since", "date_from", "date_to", "external_id", "include_test", "page", "per_page", "q", "sort", "source", "statuses", "supplier_ids", "total_max", "total_min"],
+      ["blocked", "completed_since", "date_from", "date_to", "external_id", "include_test", "page", "per_page", "q", "shipping", "sort", "source", "statuses", "supplier_ids", "total_max", "total_min"],
     );
     const request = doc.components.schemas.CreateOrderRequest;
     expect(request.required).toEqual(expect.arrayContaining(["external_id", "source", "total", "shipping_address", "products"]));

@@ -1,7 +1,7 @@
 // The invariant of the list structures, recomputed from the base tables alone (orders, order_lines,
 // products), in JavaScript, independently of the views and triggers that maintain them
 // (drizzle/0011_list_counts_triggers.sql): counters, order_facets and the external_id index must
-// equal it exactly. Read in one D1 batch, which is one transaction: one consistent snapshot.
+// equal it exactly. Shipments too: an order's lines not yet shipped (drizzle/0040). Read in one D1 batch, which is one transaction: one consistent snapshot.
 
 type Counted = Map<string, number>;
 
@@ -58,11 +58,11 @@ export type CountsDiff = { counters: string[]; facets: string[]; fts: string[] }
 export async function countsDiff(db: D1Database, accountIds?: number[]): Promise<CountsDiff> {
   const scope = accountIds ? `WHERE account_id IN (SELECT value FROM json_each('${JSON.stringify(accountIds)}'))` : "";
   const lineScope = accountIds ? `WHERE l.account_id IN (SELECT value FROM json_each('${JSON.stringify(accountIds)}'))` : "";
-  const [orders, lines, products, counters, facets, fts, searchKeys] = await db.batch([
+  const [orders, lines, products, counters, facets, fts, searchKeys, shipped] = await db.batch([
     db.prepare(
       `SELECT id, account_id, test, blocked, source, created_at, completed_at, total, external_id, reference, first_name, last_name, company_name, email, postcode, city FROM orders ${scope}`,
     ),
-    db.prepare(`SELECT l.order_id, l.current_status, l.matched_supplier_id, l.name FROM order_lines l ${lineScope}`),
+    db.prepare(`SELECT l.id, l.order_id, l.current_status, l.matched_supplier_id, l.name, l.quantity FROM order_lines l ${lineScope}`),
     db.prepare(`SELECT account_id, product_feed_id FROM products ${scope}`),
     db.prepare(`SELECT account_id, test, kind, key, n FROM counters ${scope}`),
     db.prepare(`SELECT account_id, test, kind, value, created_at, order_id, n FROM order_facets ${scope}`),
@@ -72,9 +72,11 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
       `SELECT r FROM (SELECT (rowid >> 40) || '|' || (((rowid & 1099511627775) >> 32) * 1099511627776 + (rowid & 4294967295)) AS r, rowid >> 41 AS account_id FROM orders_external_fts) ${scope}`,
     ),
     db.prepare(`SELECT account_id, test, key, created_at, order_id, n FROM order_search_keys ${scope}`),
+    db.prepare(`SELECT order_line_id, sum(quantity) AS quantity FROM shipments ${scope} GROUP BY order_line_id`),
   ]);
   type O = SearchedOrder & { id: number; account_id: number; test: number; blocked: number; source: string; created_at: string; completed_at: string | null; total: number };
-  type L = { order_id: number; current_status: string; matched_supplier_id: number | null; name: string };
+  type L = { id: number; order_id: number; current_status: string; matched_supplier_id: number | null; name: string; quantity: number };
+  const shippedOf = new Map((shipped.results as { order_line_id: number; quantity: number }[]).map((s) => [s.order_line_id, s.quantity]));
   const namesOf = new Map<number, string[]>();
   for (const l of lines.results as L[]) {
     const names = namesOf.get(l.order_id) ?? [];
@@ -82,9 +84,11 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
     namesOf.set(l.order_id, names);
   }
 
-  const byOrder = new Map<number, { statuses: Map<number, number>; suppliers: Map<number, number> }>();
+  const byOrder = new Map<number, { statuses: Map<number, number>; suppliers: Map<number, number>; unshipped: number }>();
   for (const l of lines.results as L[]) {
-    const entry = byOrder.get(l.order_id) ?? { statuses: new Map(), suppliers: new Map() };
+    const entry = byOrder.get(l.order_id) ?? { statuses: new Map(), suppliers: new Map(), unshipped: 0 };
+    // Not yet shipped (drizzle/0040): not cancelled, and its shipments short of its quantity.
+    if (l.current_status !== "skipped" && l.quantity > (shippedOf.get(l.id) ?? 0)) entry.unshipped += 1;
     byOrder.set(l.order_id, entry);
     const code = STATUS_CODES.indexOf(l.current_status);
     entry.statuses.set(code, (entry.statuses.get(code) ?? 0) + 1);
@@ -104,7 +108,11 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
     const digits = String(o.total);
     // Down to whole units of money (4 decimals in units).
     for (let l = 1; l <= Math.max(1, digits.length - 4); l++) c(`orders.total:${l}`, String(digits.length).padStart(2, "0") + digits.slice(0, l));
-    const facets = byOrder.get(o.id) ?? { statuses: new Map(), suppliers: new Map() };
+    const facets = byOrder.get(o.id) ?? { statuses: new Map(), suppliers: new Map(), unshipped: 0 };
+    if (facets.unshipped > 0) {
+      add(expectedFacets, `${o.account_id}|${o.test}|2|0|${o.created_at}|${o.id}`, facets.unshipped);
+      c("orders.unshipped", "");
+    }
     let mask = 0;
     for (const [code, n] of facets.statuses) {
       mask |= 1 << code;

@@ -5,7 +5,10 @@ import { createAccount, createOrder, seedSupplier } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
 import { seedOrders, type Seeded } from "../helpers/orders-bulk";
 
-const HEADER = "reference,external_id,created_at,source,test,blocked,total,currency,email,first_name,last_name,company_name,postcode,city,country,lines,line_statuses,suppliers\r\n";
+const HEADER = "reference,external_id,created_at,source,test,blocked,total,currency,email,first_name,last_name,company_name,postcode,city,country,lines,line_statuses,suppliers,state,tracking_numbers\r\n";
+
+/** The seeded orders' states in words: their lines have no send and no shipment (test/helpers/orders-bulk.ts). */
+const stateOf = (statuses: string[]) => (statuses.length === 0 ? "No lines" : statuses.includes("completed") ? `Sent 1 of ${statuses.length} lines` : "Not sent yet");
 
 /** What the export must say of these orders: newest first, ties by the later id (the later insert) first. */
 function csvOf(rows: Seeded[], supplier: string) {
@@ -18,7 +21,7 @@ function csvOf(rows: Seeded[], supplier: string) {
         [
           r.reference, r.external_id, r.created_at, "Shop", r.test ? "true" : "false", r.blocked ? "true" : "false", String(r.total / 10_000), "EUR",
           "kim@example.com", "Kim", "de Boer", r.company === null ? "" : cell(r.company), "1012 LG", "Amsterdam", "NL", String(r.statuses.length),
-          r.statuses.join("; "), r.supplier && r.statuses.length > 0 ? supplier : "",
+          r.statuses.join("; "), r.supplier && r.statuses.length > 0 ? supplier : "", stateOf(r.statuses), "",
         ].join(",") + "\r\n",
       )
       .join("")
@@ -45,8 +48,8 @@ describe("GET /api/v1/orders/export", () => {
     expect(all.split("\r\n")).toHaveLength(252);
     expect(all).toBe(csvOf(rows, "Keukenhuis"));
     // One row spelled out: the quoted company, the neutralised formula, the lines' statuses and supplier.
-    expect(all).toContain(`\r\n${rows[5].reference},EX-005,2026-03-01T10:05:00.000000Z,Shop,false,false,5.1234,EUR,kim@example.com,Kim,de Boer,"Jansen, ""BV""",1012 LG,Amsterdam,NL,2,completed; failed,\r\n`);
-    expect(all).toContain(`\r\n${rows[6].reference},EX-006,2026-03-01T10:06:00.000000Z,Shop,false,false,6.1234,EUR,kim@example.com,Kim,de Boer,'=SUM(A1),1012 LG,Amsterdam,NL,1,ruled,Keukenhuis\r\n`);
+    expect(all).toContain(`\r\n${rows[5].reference},EX-005,2026-03-01T10:05:00.000000Z,Shop,false,false,5.1234,EUR,kim@example.com,Kim,de Boer,"Jansen, ""BV""",1012 LG,Amsterdam,NL,2,completed; failed,,Sent 1 of 2 lines,\r\n`);
+    expect(all).toContain(`\r\n${rows[6].reference},EX-006,2026-03-01T10:06:00.000000Z,Shop,false,false,6.1234,EUR,kim@example.com,Kim,de Boer,'=SUM(A1),1012 LG,Amsterdam,NL,1,ruled,Keukenhuis,Not sent yet,\r\n`);
 
     // The list's filters, alone and combined (test orders left out unless asked, as the list does).
     expect(await exported(creds)).toBe(csvOf(rows.filter((r) => !r.test), "Keukenhuis"));

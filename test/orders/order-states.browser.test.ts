@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
   closeBrowser,
+  columnTexts,
   createShop,
   expectAccessible,
   expectRefusedBeside,
@@ -267,5 +268,91 @@ describe("text that says what is true", () => {
       json: { message: "Errors", errors: { date_from: ["The date_from field must be a date before or equal to date_to."] } },
     });
     expect((await api(shop, "GET", "/api/v1/orders?date_from=2026-03-01T10:00:00Z&date_to=2026-03-01T10:00:00Z")).status).toBe(200);
+  });
+});
+
+describe("how far each order has got (issue 31)", () => {
+  // Four orders of one tag: handed to a webhook supplier, accepted by a pulling one, shipped 2 of 3, shipped in full.
+  let tag: string;
+  const refs: Record<"sent" | "accepted" | "partly" | "full", string> = { sent: "", accepted: "", partly: "", full: "" };
+  let receiver: Awaited<ReturnType<typeof webhookReceiver>> | undefined;
+
+  beforeAll(async () => {
+    tag = unique("STATE");
+    receiver = await webhookReceiver();
+    const category = unique("mugs");
+    const webhook = (await api(shop, "POST", "/api/v1/suppliers", { name: "Mokkenhuis", channel: "webhook", webhook_url: receiver.url })).json;
+    await api(shop, "POST", "/api/v1/routing-rules", {
+      name: `${category} to Mokkenhuis`,
+      conditions: [{ variable: "line.category", operator: "is", value: category }],
+      action: { type: "assign_supplier", supplier_id: webhook.id },
+    });
+    refs.sent = String((await api(shop, "POST", "/api/v1/orders", penOrder(`${tag}-sent`, {}, { category }))).json.reference);
+    const bowls = unique("bowls");
+    const puller = await pullSupplier(shop, "Schalenhuis", bowls);
+    const accepted = await pulledOrder(shop, bowls, [{ name: "Bowl", quantity: 1 }], { external_id: `${tag}-accepted` });
+    const partly = await pulledOrder(shop, bowls, [{ name: "Bowl", quantity: 3 }], { external_id: `${tag}-partly` });
+    const full = await pulledOrder(shop, bowls, [{ name: "Bowl", quantity: 1 }, { name: "Plate", quantity: 2 }], { external_id: `${tag}-full` });
+    Object.assign(refs, { accepted: accepted.reference, partly: partly.reference, full: full.reference });
+    const answered = await supplierApi(puller.key, "POST", "/api/v1/supplier/answers", {
+      answers: [
+        { line_id: accepted.lineIds[0], action: "accept" },
+        { line_id: partly.lineIds[0], action: "ship", quantity: 2, carrier: "PostNL", tracking_number: "3SPART1" },
+        { line_id: full.lineIds[0], action: "ship", quantity: 1, carrier: "PostNL", tracking_number: "3SFULL1" },
+        { line_id: full.lineIds[1], action: "ship", quantity: 2, carrier: "DHL", tracking_number: "JJDFULL2" },
+      ],
+    });
+    expect(answered.status, answered.text).toBe(200);
+    await until(async () => (await linesOf(refs.sent))[0].current_status === "completed", "the webhook send");
+  });
+  afterAll(() => receiver?.close());
+
+  it("the list says it per order, sent, accepted, shipped 2 of 3 and shipped in full, where the API says completed for all; Not yet shipped leaves the last out", async () => {
+    for (const reference of Object.values(refs)) expect((await linesOf(reference)).every((l) => l.current_status === "completed")).toBe(true);
+    await page.goto(`/console/orders?external_id=${tag}`);
+    const state = Object.fromEntries(
+      await Promise.all(Object.entries(refs).map(async ([k, ref]) => [k, await page.locator("tbody tr", { has: page.getByRole("link", { name: ref }) }).locator("[data-order-state]").innerText()])),
+    );
+    expect(state).toEqual({ sent: "Sent to suppliers", accepted: "Accepted", partly: "Shipped 2 of 3", full: "Shipped in full" });
+    expect(await columnTexts(page, "State")).toEqual(["Shipped in full", "Shipped 2 of 3", "Accepted", "Sent to suppliers"]);
+    await expectAccessible(page);
+    // "Not yet shipped": the order shipped in full goes, the one shipped 2 of 3 stays.
+    await page.getByLabel("Shipping").selectOption("not_shipped");
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    await page.waitForURL(/shipping=not_shipped/);
+    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 3);
+    expect(await columnTexts(page, "State")).toEqual(["Shipped 2 of 3", "Accepted", "Sent to suppliers"]);
+    const exportLink = new URL((await page.getByRole("link", { name: "Export CSV" }).getAttribute("href"))!, "http://console");
+    expect([exportLink.pathname, exportLink.searchParams.get("external_id"), exportLink.searchParams.get("shipping")]).toEqual(["/console/orders/export", tag, "not_shipped"]);
+  });
+
+  it("the order's header says it, never completed for handed over", async () => {
+    const header = async (reference: string) => {
+      await page.goto(`/console/orders/${reference}`);
+      return page.locator("hgroup p").innerText();
+    };
+    const sent = await header(refs.sent);
+    expect(sent).toMatch(/· Sent to suppliers \w+ \d/);
+    expect(sent).not.toContain("completed");
+    expect(await header(refs.partly)).toMatch(/· Shipped 2 of 3 \w+ \d/);
+    expect(await header(refs.full)).toMatch(/· Shipped in full \w+ \d/);
+    await expectAccessible(page);
+  });
+
+  it("the export's download says each order's state and its tracking numbers", async () => {
+    await page.goto(`/console/orders?external_id=${tag}`);
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()]);
+    let file = "";
+    for await (const chunk of await download.createReadStream()) file += chunk;
+    const rows = file.trimEnd().split("\r\n");
+    const head = rows[0].split(",");
+    expect(head.slice(-2)).toEqual(["state", "tracking_numbers"]);
+    const byRef = Object.fromEntries(rows.slice(1).map((r) => r.split(",")).map((c) => [c[0], c.slice(-2)]));
+    expect(byRef).toEqual({
+      [refs.sent]: ["Sent to suppliers", ""],
+      [refs.accepted]: ["Accepted", ""],
+      [refs.partly]: ["Shipped 2 of 3", "3SPART1"],
+      [refs.full]: ["Shipped in full", "3SFULL1; JJDFULL2"],
+    });
   });
 });

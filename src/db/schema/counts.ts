@@ -17,7 +17,8 @@ export const lineStatusCodes = sqliteTable("line_status_codes", {
  * orders, orders.blocked, orders.source (lower(source)), orders.mask (the set of line states, as
  * a bit mask; an order without lines has none), orders.supplier (supplier id), orders.supplier_pair ("a,b", a < b: orders with lines
  * at both), orders.created:L and orders.completed:L (the first L characters of the timestamp, L =
- * 4, 7, 10, 13: year, month, day, hour), orders.total:L (two digits of length, then the first L
+ * 4, 7, 10, 13: year, month, day, hour), orders.unshipped (key '': orders with a line not yet
+ * shipped, FACET_UNSHIPPED), orders.total:L (two digits of length, then the first L
  * digits of the total in units, down to whole units of money), products and products.feed
  * (product_feed_id; test is 0).
  */
@@ -54,6 +55,12 @@ export const orderFacets = sqliteTable(
 
 export const FACET_STATUS = 0;
 export const FACET_SUPPLIER = 1;
+/**
+ * Kind 2, value 0: the order has lines not yet shipped (not cancelled, shipments short of their
+ * quantity); n = how many. Counters kind orders.unshipped, key '': how many orders have one
+ * (drizzle/0040_order_unshipped.sql; the list's shipping=not_shipped).
+ */
+export const FACET_UNSHIPPED = 2;
 
 /**
  * The order search (`q` on the order list): one row per order and search key, each key a value of
