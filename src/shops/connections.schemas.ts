@@ -91,8 +91,8 @@ export const CreateShopConnection = z
       const part = (x: unknown) => (x !== null && typeof x === "object" && !Array.isArray(x) ? x : undefined);
       for (const issue of checkPlatformFields(v.platform, { credentials: part(v.credentials), settings: part(v.settings) }).issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
     },
-    // Run even when other fields failed: one 422 names every missing field, the platform's credentials included.
-    { when: () => true },
+    // Run even when other fields failed (one 422 names every missing field, the platform's credentials included), on an object only (the OpenAPI generator tries null).
+    { when: (payload) => typeof payload.value === "object" && payload.value !== null },
   )
   .openapi("CreateShopConnectionRequest", {
     example: {

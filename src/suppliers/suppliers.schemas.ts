@@ -74,8 +74,8 @@ export const CreateSupplier = z
         ctx.addIssue({ code: "custom", path: [needs], message: `The :attribute field is required when channel is ${v.channel}.` });
       }
     },
-    // Run even when other fields failed: one 422 names every missing field, the channel's own included.
-    { when: () => true },
+    // Run even when other fields failed (one 422 names every missing field, the channel's own included), on an object only (the OpenAPI generator tries null).
+    { when: (payload) => typeof payload.value === "object" && payload.value !== null },
   )
   .openapi("CreateSupplierRequest", {
   example: { name: "Tuinhout", code: "TH", priority: 10, channel: "email", email: "orders@tuinhout.example" },

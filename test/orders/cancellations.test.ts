@@ -250,10 +250,13 @@ describe("after sending", () => {
     const { supplier, reference, lineIds } = await sentOrder(creds, { channel: "manual" });
     await cancel(creds, reference, { reason: "out of budget" });
     const attention = await needsAttention(createDb(env.DB), creds.accountId);
+    const cancellationId = attention.cancellations.items[0]?.cancellationId;
     expect(attention.cancellations).toEqual({
       count: 1,
       items: [
         {
+          // The item's key for setting it aside (src/attention/set-aside.ts).
+          key: `cancellation:${cancellationId}`,
           reference,
           supplierName: supplier.name,
           cancellationId: expect.any(Number),
