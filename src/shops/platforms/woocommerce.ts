@@ -439,8 +439,9 @@ export const woocommerceWords: PlatformWords = {
   orderName: (id) => `order ${id}`,
   subjectOf(call, answer) {
     const path = call.split(" ")[1] ?? "";
-    // The tracking route missing altogether is the extension not installed; otherwise the order is.
-    if (path.includes("/shipment-trackings")) return answer && wpErrorCode(answer) === "rest_no_route" ? { what: "tracking" } : { what: "order" };
+    // The tracking route answers an unknown order with an invalid-id code (the order is missing); anything
+    // else there is about the tracking number (rest_no_route: the extension is not installed).
+    if (path.includes("/shipment-trackings")) return answer && /_invalid_id$/.test(wpErrorCode(answer) ?? "") ? { what: "order" } : { what: "tracking" };
     if (/\/products\b/.test(path)) return { what: "product", id: /\/products\/(\d+)/.exec(path)?.[1] };
     if (/\/orders\/\d+\/notes/.test(path)) return { what: "note" };
     if (/\/orders\b/.test(path)) return call.startsWith("PUT") ? { what: "status" } : { what: "order" };
