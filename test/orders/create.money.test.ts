@@ -170,7 +170,7 @@ describe("feeds follow the same rule", () => {
     const res = await pushFile(creds, feed.id, csv, "text/csv");
     expect(res.status, res.text).toBe(200);
     expect(res.json.rejections).toEqual([
-      { line: 5, sku: "D", reason: 'The purchase_price field "1,234" is ambiguous (thousands or decimals?): the file should hold a plain decimal number such as 1234.50.' },
+      { line: 5, sku: "D", reason: "The column 'Purchase_Price' (purchase_price) \"1,234\" is ambiguous (thousands or decimals?): the file should hold a plain decimal number such as 1234.50." },
     ]);
     const catalogue = await feedCatalogue(creds, feed.id);
     expect(Object.fromEntries(Object.entries(catalogue).map(([sku, p]) => [sku, p.purchase_price]))).toEqual({ A: 1234.5, B: 1234.5, C: 12.5, E: 0.1235 });
