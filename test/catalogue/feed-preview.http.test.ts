@@ -62,7 +62,7 @@ describe("a preview's form at the console's body limit", () => {
     for (const htmx of [true, false]) {
       const read = await preview(atMax, htmx);
       expect(read.status).toBe(200);
-      expect(read.html).toContain(`<caption class="visually-hidden">The first 10 rows as they would import</caption>`);
+      expect(read.html).toContain(`<caption class="visually-hidden">The first 10 rows, as an import would read them</caption>`);
 
       const over = await preview(atMax + "B", htmx);
       expect([over.status, over.type]).toEqual([413, "text/html; charset=UTF-8"]);
