@@ -3,7 +3,7 @@
 // database wrangler.toml declares (every shard: DB and SHARD_n from drizzle/; the directory from
 // drizzle-directory/), then gives each shard its id range (scripts/lib/shards.mjs). Safe to run
 // again: wrangler applies only what a database has not had, and the ranges are set once.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { d1Bindings, idRangeStatements, MAX_ACCOUNT_ID, shardDeclarationProblem, shardOfBinding } from "./lib/shards.mjs";
@@ -23,14 +23,53 @@ if (problem) {
   process.exit(1);
 }
 const databases = bindings.filter((d) => d.migrationsDir);
-for (const { binding } of databases) {
-  console.log(`→ ${binding}: migrations (${where.slice(2)})`);
-  run(bin("wrangler"), ["d1", "migrations", "apply", binding, where, ...extra], { env: { ...childEnv, CI: "true" } });
+const wrangler = (args) => [bin("wrangler"), args, { env: { ...childEnv, CI: "true" } }];
+/** One database's migrations, then its id range when it is a shard: the steps, each a wrangler command. */
+const stepsOf = (binding) => {
   const shard = shardOfBinding(binding);
-  if (shard) {
-    console.log(`→ ${binding}: ids from ${shard} × 2^40`);
-    run(bin("wrangler"), ["d1", "execute", binding, where, ...extra, "--command", idRangeStatements(shard).join(";\n")], { env: { ...childEnv, CI: "true" } });
+  return [
+    { say: `→ ${binding}: migrations (${where.slice(2)})`, command: wrangler(["d1", "migrations", "apply", binding, where, ...extra]) },
+    ...(shard ? [{ say: `→ ${binding}: ids from ${shard} × 2^40`, command: wrangler(["d1", "execute", binding, where, ...extra, "--command", idRangeStatements(shard).join(";\n")]) }] : []),
+  ];
+};
+if (where === "--remote") {
+  for (const { binding } of databases) {
+    for (const { say, command } of stepsOf(binding)) {
+      console.log(say);
+      run(...command);
+    }
   }
+} else {
+  // Local databases are files of their own: migrated side by side (wrangler starts a local runtime
+  // per migration, so one after another took minutes), their output printed in order once all are done.
+  const results = await Promise.all(databases.map(({ binding }) => runSteps(stepsOf(binding))));
+  for (const result of results) {
+    process.stdout.write(result.stdout);
+    process.stderr.write(result.stderr);
+  }
+  const failed = results.find((r) => r.failed);
+  if (failed) {
+    console.error(`\n✗ ${failed.failed} failed.`);
+    process.exit(1);
+  }
+}
+
+/** Steps one after another, their output kept; stops at the first that fails. */
+async function runSteps(steps) {
+  let stdout = "";
+  let stderr = "";
+  for (const { say, command } of steps) {
+    stdout += `${say}\n`;
+    const [cmd, args, options] = command;
+    const code = await new Promise((resolve) => {
+      const child = spawn(cmd, args, { cwd: root, ...options, stdio: ["ignore", "pipe", "pipe"] });
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      child.on("close", (status, signal) => resolve(status ?? signal));
+    });
+    if (code !== 0) return { stdout, stderr, failed: `${cmd} ${args.join(" ")} (exit ${code})` };
+  }
+  return { stdout, stderr, failed: null };
 }
 
 // The directory mints account ids from now on: it starts above the accounts shard 0 had before
