@@ -26,7 +26,8 @@ describe("the orders page", () => {
     expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Orders");
     expect(await columnTexts(page, "Reference")).toEqual(newestFirst());
     const row = page.locator("tbody tr", { hasText: refs.answered });
-    expect(await row.locator(".badge").allInnerTexts()).toEqual(["1 × Sent", "1 × Partly confirmed", "1 × Declined"]);
+    // How far the order has got (its first line shipped 4 of its 8 items), then its lines' states.
+    expect(await row.locator(".badge").allInnerTexts()).toEqual(["Shipped 4 of 8", "1 × Sent", "1 × Partly confirmed", "1 × Declined"]);
     expect(await page.locator("tbody tr", { hasText: refs.blocked }).locator("td").last().innerText()).toBe("Blocked");
     await screenshot(page, "orders");
     await expectAccessible(page);

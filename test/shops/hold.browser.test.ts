@@ -111,7 +111,7 @@ describe("a declined line handled by hand", () => {
     await card(plate.id).getByRole("button", { name: `Send to a supplier… (line #${plate.id})` }).click();
     await page.waitForURL(`**/console/orders/${reference}/lines/${plate.id}/assign`);
     await expectAccessible(page);
-    await page.getByLabel("Supplier").selectOption({ label: "Tuinhout" });
+    await page.getByRole("radio", { name: /^Tuinhout ·/ }).check();
     await page.getByRole("button", { name: "Send to this supplier" }).click();
     await page.waitForURL(`**/console/orders/${reference}#line-${plate.id}`);
     expect(await page.locator(".flash").innerText()).toBe(`Line #${plate.id} of order ${reference} is being sent to supplier Tuinhout.`);
