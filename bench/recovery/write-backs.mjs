@@ -90,7 +90,7 @@ function landed(platform, settings, shop, number, trackings) {
       const status = (s) => puts.filter((p) => p === s).length;
       return {
         ...Object.fromEntries(
-          [tracking, tracking2].map((t, i) => [`shipment ${i + 1}`, settings.tracking === "note" ? o.notes.filter((n) => n.customer_note && n.note.includes(t)).length : o.trackings.filter((x) => x.tracking_number === t).length]),
+          [tracking, tracking2].map((t, i) => [`shipment ${i + 1}`, settings.tracking === "note" ? o.notes.filter((n) => n.customer_note && n.note.split(/[^A-Za-z0-9]+/).includes(t)).length : o.trackings.filter((x) => x.tracking_number === t).length]),
         ),
         "note (declined)": o.notes.filter((n) => !n.customer_note && DECLINED.test(n.note)).length,
         "note (sent on)": o.notes.filter((n) => !n.customer_note && SENT_ON.test(n.note)).length,
