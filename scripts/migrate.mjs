@@ -43,6 +43,14 @@ if (where === "--remote") {
   // Local databases are files of their own: migrated side by side (wrangler starts a local runtime
   // per migration, so one after another took minutes), their output printed in order once all are done.
   const results = await Promise.all(databases.map(({ binding }) => runSteps(stepsOf(binding))));
+  // The local runtimes share the state's metadata database: one opening it while another recovers it
+  // fails with SQLITE_BUSY. Such a database is migrated again, alone (wrangler applies only what it
+  // has not recorded).
+  for (const [i, { binding }] of databases.entries()) {
+    for (let again = 0; again < 3 && results[i].failed && /SQLITE_BUSY|database is locked/.test(results[i].stdout + results[i].stderr); again++) {
+      results[i] = await runSteps(stepsOf(binding));
+    }
+  }
   for (const result of results) {
     process.stdout.write(result.stdout);
     process.stderr.write(result.stderr);
