@@ -15,7 +15,8 @@ class AfterSuiteLast extends BaseSequencer {
   }
 }
 
-// Three projects, all run by `npm test`:
+// Three projects, all run by `npm test` (scripts/test.mjs runs the workers and the browser projects
+// side by side, each in a Vitest process of its own, and the docs project after the workers one):
 // - workers: every test/**/*.test.ts inside workerd (the Workers pool), real local D1 and Queues;
 // - browser: test/**/*.browser.test.ts in Node, driving Chromium against the real Worker that
 //   test/browser/console.global.ts starts (see docs/console.md);
@@ -148,9 +149,10 @@ export default defineConfig(async () => {
             include: ["test/docs/**/*.test.ts"],
             environment: "node",
             globalSetup: ["./test/docs/docs.global.ts"],
-            // One Worker and one demo account for the run, its pages one after another (as a reader),
-            // after the other two projects: their pipeline tests wait on queues, and a third Worker
-            // busy beside them on a shared two-core machine only makes everyone slower.
+            // One Worker and one demo account for the run, its pages one after another (as a reader).
+            // `npm test` starts it after the workers project (scripts/test.mjs): a third Worker busy
+            // beside the other two on a shared two-core machine only makes everyone slower. In one
+            // Vitest process (`npx vitest run`) it runs after the others.
             sequence: { groupOrder: 1 },
             fileParallelism: false,
             testTimeout: 60_000,

@@ -5,11 +5,12 @@
 // (dependency-cruiser, the rules in .dependency-cruiser.cjs), type-checks and runs
 // the three test projects, the Workers suite, the browser suite and the docs suite (extra arguments go to vitest:
 // `npm test -- test/orders`, `npm test -- --project workers`).
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { createInterface } from "node:readline";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bin, ensureDependencies, root, run } from "./lib/setup.mjs";
+import { bin, childEnv, ensureDependencies, root, run } from "./lib/setup.mjs";
 
 const CHROMIUM = "/usr/bin/chromium";
 const args = process.argv.slice(2);
@@ -124,4 +125,37 @@ run(bin("node"), [join(root, "scripts", "docs-assets.mjs")]);
 run(bin("node"), [bin("depcruise"), "src", "--config", ".dependency-cruiser.cjs"]);
 run(bin("node"), [bin("tsc"), "--noEmit", "-p", "tsconfig.json"]);
 run(bin("node"), [bin("tsc"), "--noEmit", "-p", "tsconfig.node.json"]);
-run(bin("node"), [bin("vitest"), "run", ...args]);
+if (args.length > 0) run(bin("node"), [bin("vitest"), "run", ...args]);
+else process.exit(await wholeSuite());
+
+/**
+ * The whole suite, as CI runs it: the workers project and the browser project side by side, each in
+ * a Vitest process of its own, then the docs project once the workers project is done (beside the
+ * browser project's last files). One Vitest process would run them one after another: every project
+ * runs its files one at a time (one workerd with one local D1; one Worker and one Chromium), and
+ * Vitest puts projects that do into one queue with one slot (or, for the browser project, a group
+ * of its own after the others), so the Workers suite and the browser suite would never overlap.
+ * Side by side they share the machine's cores: the browser suite mostly waits on pages and queues.
+ * The browser project's lines are prefixed `browser │`; each process prints its own summary.
+ */
+async function wholeSuite() {
+  const vitest = (project, prefix) =>
+    new Promise((resolve) => {
+      const child = spawn(bin("node"), [bin("vitest"), "run", "--project", project], { cwd: root, env: childEnv, stdio: prefix ? ["ignore", "pipe", "pipe"] : "inherit" });
+      if (prefix) {
+        for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]]) {
+          createInterface({ input: from }).on("line", (line) => to.write(`${prefix}${line}\n`));
+        }
+      }
+      child.on("error", (error) => (console.error(`✗ vitest --project ${project}: ${error.message}`), resolve(1)));
+      child.on("close", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    });
+  const [workersAndDocs, browser] = await Promise.all([
+    vitest("workers").then(async (workers) => ({ workers, docs: await vitest("docs") })),
+    vitest("browser", "browser │ "),
+  ]);
+  const failed = Object.entries({ ...workersAndDocs, browser }).filter(([, code]) => code !== 0);
+  if (failed.length === 0) return 0;
+  console.error(`\n✗ vitest failed in the ${failed.map(([name]) => name).join(", ")} project${failed.length > 1 ? "s" : ""}.`);
+  return 1;
+}

@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { ftpCertificates } from "./ftp-certificates.node";
+import { accountCommand } from "./system-accounts.node";
 
 const VSFTPD = "/usr/sbin/vsftpd";
 const USER = "ordertest-ftp";
@@ -58,11 +59,11 @@ function ensureUser(): { uid: number; gid: number } {
   try {
     execFileSync("id", ["-u", USER], { stdio: "ignore" });
   } catch {
-    execFileSync("useradd", ["--no-create-home", "--home-dir", "/", "--shell", "/usr/sbin/nologin", USER]);
+    accountCommand("useradd", ["--no-create-home", "--home-dir", "/", "--shell", "/usr/sbin/nologin", USER]);
   }
   // vsftpd enters the home folder before local_root: one that always exists.
-  execFileSync("usermod", ["--home", "/", USER]);
-  execFileSync("chpasswd", { input: `${USER}:${PASSWORD}\n` });
+  accountCommand("usermod", ["--home", "/", USER]);
+  accountCommand("chpasswd", [], `${USER}:${PASSWORD}\n`);
   const pam = "/etc/pam.d/" + PAM_SERVICE;
   const wanted = "# The FTP tests' vsftpd (order-intake, test/lib/file-transfer/ftp-server.global.ts)\nauth required pam_unix.so nodelay\naccount required pam_unix.so\n";
   if (!existsSync(pam) || readFileSync(pam, "utf8") !== wanted) writeFileSync(pam, wanted);

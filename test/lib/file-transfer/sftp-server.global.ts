@@ -22,6 +22,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
+import { accountCommand } from "./system-accounts.node";
 
 const SSHD = "/usr/sbin/sshd";
 const NOLOGIN = "/usr/sbin/nologin";
@@ -49,8 +50,8 @@ async function listening(port: number): Promise<boolean> {
  * internal-sftp), with this run's password. Removed at the end of the run.
  */
 function createUser(user: string, password: string): { uid: number; gid: number } {
-  run("useradd", ["--no-create-home", "--shell", NOLOGIN, "--comment", "order-intake SFTP tests", user]);
-  run("chpasswd", [], `${user}:${password}\n`);
+  accountCommand("useradd", ["--no-create-home", "--shell", NOLOGIN, "--comment", "order-intake SFTP tests", user]);
+  accountCommand("chpasswd", [], `${user}:${password}\n`);
   return { uid: Number(run("id", ["-u", user]).trim()), gid: Number(run("id", ["-g", user]).trim()) };
 }
 
@@ -137,7 +138,7 @@ async function start(project: TestProject, undo: (() => unknown)[]) {
   const user = `oi-sftp-${crypto.randomUUID().slice(0, 6)}`;
   const { uid, gid } = createUser(user, password);
   // After everything else is undone (undo runs last first): no process of the user is left then.
-  undo.unshift(() => run("userdel", [user]));
+  undo.unshift(() => accountCommand("userdel", [user]));
   // The user's keys: Ed25519 and RSA in OpenSSH's format, RSA as PKCS#1 PEM, and one with a passphrase.
   const clientKey = (file: string, args: string[]) => {
     run("ssh-keygen", ["-q", "-C", `sftp-tests ${file}`, "-f", join(dir, file), ...args]);
