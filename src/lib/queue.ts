@@ -23,7 +23,7 @@ export type PipelineMessage = (
    * The first attempt at push dispatches the route step created already claimed under `lease`
    * (one account's): handed over to the outbound queue, so routing never waits on a supplier. The
    * attempt takes the lease over only while it is still `lease` (src/forwarding/forwarding.service.ts
-   * takeOverHeld); a dispatch whose message is lost is swept once that lease runs out.
+   * sendHandedOver); a dispatch whose message is lost is swept once that lease runs out.
    */
   | { type: "send_dispatches"; dispatchIds: number[]; lease: string }
   /** Send one cancellation request (or withdrawal) to its supplier, on the supplier's channel. */
