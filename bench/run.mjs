@@ -18,6 +18,7 @@ import { orderBody, workloads } from "./workloads.mjs";
 import { addShopConnection, BENCH_SECRETS_KEY, consoleSession, ordersToDecline, preparePipelineCopy, SHIP_SOURCE, startSink, startStandInShop } from "./pipeline.mjs";
 import { measureRecovery, recoveryReport } from "./recovery.mjs";
 import { measureWriteBackCrash, writeBackCrashReport } from "./recovery/write-backs.mjs";
+import { hungShopReport, measureHungShop } from "./recovery/hung-shop.mjs";
 import { runStockBench, stockReport } from "./stock.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -36,6 +37,7 @@ const { values: opts } = parseArgs({
     sharded: { type: "boolean", default: false },
     stock: { type: "boolean", default: true },
     "crash-write-backs": { type: "boolean", default: false },
+    "hung-shop": { type: "boolean", default: false },
     "stock-changed": { type: "string", default: "1000" },
     samples: { type: "string", default: "3" },
     help: { type: "boolean", short: "h", default: false },
@@ -55,7 +57,10 @@ if (opts.help) {
               synced into a stand-in shop, then an import changing --stock-changed (1000) of them.
               Alone: node bench/stock.mjs --sizes 10000,100000 --changed 1000
   --crash-write-backs  and, once after the sizes, write-backs into every platform killed mid-write
-              (bench/recovery/write-backs.mjs; about 10 minutes). Alone: node bench/recovery/write-backs.mjs`);
+              (bench/recovery/write-backs.mjs; about 10 minutes). Alone: node bench/recovery/write-backs.mjs
+  --hung-shop  and, once after the sizes, routing latency (create to routed) with no shop hanging and
+              while write-backs hang on a shop that never answers (bench/recovery/hung-shop.mjs;
+              about 5 minutes; target routed within 2 s). Alone: node bench/recovery/hung-shop.mjs`);
   process.exit(0);
 }
 const sizes = opts.sizes.split(",").map(Number);
@@ -930,6 +935,10 @@ if (opts.stock) texts.push("", stockReport(await runStockBench({ sizes, changed:
 if (opts["crash-write-backs"]) {
   console.log("→ Write-backs into every platform, the server killed mid-write (bench/recovery/write-backs.mjs)…");
   texts.push("", writeBackCrashReport(await measureWriteBackCrash()));
+}
+if (opts["hung-shop"]) {
+  console.log("→ Routing while a shop hangs (bench/recovery/hung-shop.mjs)…");
+  texts.push("", hungShopReport(await measureHungShop()));
 }
 const full = [summary, "", ...texts, "", constancyReport(runs.filter((r) => r.layout === "one"))].join("\n");
 console.log(`\n${full}`);

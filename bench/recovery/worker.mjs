@@ -39,7 +39,8 @@ function groupAlive(pid) {
  */
 export function freshState(root, dir) {
   const files = ["drizzle", "drizzle-directory"].flatMap((d) => readdirSync(join(root, d)).filter((f) => f.endsWith(".sql")).map((f) => `${d}/${f}`));
-  const template = `${dir}-template-${createHash("sha256").update(files.join("\n")).digest("hex").slice(0, 12)}`;
+  // One template for every phase (the first phase's name, kept so an existing template is found).
+  const template = `${join(dirname(dir), "crash-write-backs")}-template-${createHash("sha256").update(files.join("\n")).digest("hex").slice(0, 12)}`;
   if (!existsSync(join(template, "done"))) {
     rmSync(template, { recursive: true, force: true });
     mkdirSync(template, { recursive: true });

@@ -5,7 +5,7 @@
 // a double click or a Worker that died mid-send never makes the supplier see an order twice
 // without the means to tell.
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
-import { rowMapper, runBatch, type Db, type Row } from "../db";
+import { jsonRow, rowMapper, runBatch, type Db, type Row } from "../db";
 import { LOST, retryLostRaces, runGuarded } from "../db/guards";
 import {
   ATTEMPT_LOG_KEPT,
@@ -112,6 +112,41 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
     started,
   };
   return sendHeld(db, env, held);
+}
+
+/**
+ * The first attempt at push dispatches the route step created already claimed under `lease`
+ * (their send_dispatches message): taken over with a fresh lease, in one statement that also reads
+ * what the sends need, and only where the lease is still `lease`. A copy of the message, or one
+ * that comes after the lease ran out and the sweeper's attempt took the dispatch, takes nothing
+ * over, so two attempts never run at once. Then sent as the route step used to send them: side by
+ * side, the delivered ones finished in one batch. Returns the ones given up on.
+ */
+export async function sendHandedOver(db: Db, env: Bindings, pipeline: Pipeline, dispatchIds: number[], lease: string): Promise<FailedSend[]> {
+  const settings = sendSettings(env);
+  const started = new Date();
+  const fresh = isoMicro(leaseUntil(started, settings.timeoutMs));
+  const [taken] = await runBatch(db, [
+    // `+status`: the ids drive the write (the primary key), not every dispatch being sent.
+    sql`UPDATE dispatches SET lease_until = ${fresh}, updated_at = ${isoMicro(started)}
+        WHERE id IN (SELECT value FROM json_each(${JSON.stringify(dispatchIds)})) AND +status = 'sending' AND lease_until = ${lease}
+        RETURNING *,
+          (SELECT ${jsonRow(orders, "o")} FROM orders o WHERE o.id = dispatches.order_id) AS order_json,
+          (SELECT json_group_array(${jsonRow(orderLines, "l")}) FROM order_lines l WHERE l.dispatch_id = dispatches.id AND l.current_status = 'ruled') AS lines_json,
+          (SELECT ${jsonRow(suppliers, "s")} FROM suppliers s WHERE s.id = dispatches.supplier_id) AS supplier_json`,
+  ]);
+  const held: Held[] = (taken.results as Row[]).map((row) => ({
+    dispatch: dispatchRow(row),
+    order: orderRow(JSON.parse(row.order_json as string) as Row),
+    lines: (JSON.parse(row.lines_json as string) as Row[]).map(lineRow).sort((a, b) => a.position - b.position || a.id - b.id),
+    supplier: supplierRow(JSON.parse(row.supplier_json as string) as Row),
+    lease: fresh,
+    started,
+  }));
+  // Blocked, or left without lines, since the route step (rare): each as a lone attempt concludes it.
+  const odd = held.filter((h) => h.order.blocked || h.lines.length === 0);
+  for (const h of odd) await sendHeld(db, env, h);
+  return sendHeldDispatches(db, env, pipeline, held.filter((h) => !odd.includes(h)), settings.timeoutMs);
 }
 
 /** Every write after the claim, only while this attempt still holds its lease (./lease.ts). */

@@ -19,6 +19,13 @@ export type PipelineMessage = (
   | { type: "rematch_account"; accountId: number; afterOrderId?: number; requestedAt?: string }
   /** Send one dispatch (an order's lines for one supplier) through the supplier's channel. */
   | { type: "send_dispatch"; dispatchId: number }
+  /**
+   * The first attempt at push dispatches the route step created already claimed under `lease`
+   * (one account's): handed over to the outbound queue, so routing never waits on a supplier. The
+   * attempt takes the lease over only while it is still `lease` (src/forwarding/forwarding.service.ts
+   * sendHandedOver); a dispatch whose message is lost is swept once that lease runs out.
+   */
+  | { type: "send_dispatches"; dispatchIds: number[]; lease: string }
   /** Send one cancellation request (or withdrawal) to its supplier, on the supplier's channel. */
   | { type: "send_cancellation"; cancellationId: number }
   /** Turn unpublished events into webhook deliveries (src/events/publish.service.ts). */
@@ -35,13 +42,13 @@ export type PipelineMessage = (
 };
 
 /**
- * The messages whose handling calls a shop or a supplier (a dispatch or a cancellation sent on the
+ * The messages whose handling calls a shop or a supplier (a dispatch, the route step's first attempts at its new dispatches, or a cancellation sent on the
  * supplier's channel, a webhook delivery, a write-back, a stock-sync page): they go on the outbound
  * queue (order-outbound). Everything else (routing, re-matches, publishing events) only works on
  * D1 and goes on the order pipeline queue (order-pipeline), whose batches therefore never wait on a
  * time box. Either consumer still handles every type: a message sent before this split is not lost.
  */
-export const OUTBOUND_TYPES: ReadonlySet<PipelineMessage["type"]> = new Set(["send_dispatch", "send_cancellation", "deliver_webhook", "write_back", "stock_sync"]);
+export const OUTBOUND_TYPES: ReadonlySet<PipelineMessage["type"]> = new Set(["send_dispatch", "send_dispatches", "send_cancellation", "deliver_webhook", "write_back", "stock_sync"]);
 
 /** Which queue a message travels on. */
 export const queueOf = (message: Pick<PipelineMessage, "type">): "OUTBOUND" | "PIPELINE" => (OUTBOUND_TYPES.has(message.type) ? "OUTBOUND" : "PIPELINE");

@@ -16,7 +16,7 @@ import { stockSyncMessages } from "../shops/stock/queue";
 import { maxRoutingAttempts, pipelineRetryDelay } from "./settings";
 import { planOverdue, planRoute, type RouteRequest } from "../routing/journey";
 import { rematchAccount } from "../routing/rematch";
-import { attemptDispatch, attemptHeldDispatches } from "../routing/failed-sends";
+import { attemptDispatch, attemptHandedOver } from "../routing/failed-sends";
 import { runStockSyncPage } from "../shops/stock/stock-sync.service";
 
 export async function handlePipelineBatch(batch: MessageBatch<PipelineMessage>, env: Bindings): Promise<void> {
@@ -82,7 +82,7 @@ async function recordRoutingError(db: Db, orderId: number, error: unknown) {
 
 /**
  * The route step for any number of orders (a queue batch's, a re-match page's): the journey's plan,
- * its batch, then the follow-ups queued and the push sends made (their leases are running). Orders
+ * its batch, then the follow-ups queued, the first attempts at its push dispatches among them. Orders
  * with overdue lines are re-routed first and then planned again. Throws when a write fails: the
  * caller retries its messages.
  */
@@ -92,9 +92,9 @@ export async function runRouteStep(db: Db, env: Bindings, requests: RouteRequest
   let next = requests;
   while (next.length > 0) {
     const plan = await planRoute(db, next, options);
-    const { sends, followUps } = plan.settle(await runBatch(db, plan.statements));
-    await pipeline.send(followUps);
-    await attemptHeldDispatches(db, env, pipeline, sends, options.timeoutMs);
+    // The follow-ups include the first attempts at the new push dispatches (send_dispatches, on
+    // the outbound queue, their lease handed over): the route step never waits on a supplier.
+    await pipeline.send(plan.settle(await runBatch(db, plan.statements)).followUps);
     for (const { order, lines } of plan.overdue) {
       const overdue = await planOverdue(db, order, lines);
       await pipeline.send(overdue.settle(await runBatch(db, overdue.statements)).followUps);
@@ -118,6 +118,9 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage, redel
       if (!result.done) await pipeline.send([body], result.retryInSeconds);
       return;
     }
+    case "send_dispatches":
+      await attemptHandedOver(db, env, pipeline, body.dispatchIds, body.lease);
+      return;
     case "rematch_account":
       await pipeline.send(await rematchAccount(db, body, (orderIds) => runRouteStep(db, env, orderIds.map((orderId) => ({ orderId, redelivered: false })))));
       return;

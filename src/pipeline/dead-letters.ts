@@ -21,6 +21,12 @@ function subjectOf(body: PipelineMessage): { account: SQL; order: SQL; dispatch:
         order: sql`(SELECT order_id FROM dispatches WHERE id = ${body.dispatchId})`,
         dispatch: sql`${body.dispatchId}`,
       };
+    case "send_dispatches":
+      return {
+        account: sql`(SELECT account_id FROM dispatches WHERE id = ${body.dispatchIds[0]})`,
+        order: sql`(SELECT order_id FROM dispatches WHERE id = ${body.dispatchIds[0]})`,
+        dispatch: sql`${body.dispatchIds[0]}`,
+      };
     case "send_cancellation":
       return {
         account: sql`(SELECT account_id FROM cancellations WHERE id = ${body.cancellationId})`,

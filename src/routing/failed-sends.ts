@@ -4,7 +4,7 @@
 // knows no routing: it returns the dispatch it gave up on, and these carry it on.
 import type { Db } from "../db";
 import type { Bindings } from "../env";
-import { sendDispatch, sendHeldDispatches, writeFailedSend, type FailedSend, type Held, type SendResult } from "../forwarding/forwarding.service";
+import { sendDispatch, sendHandedOver, writeFailedSend, type FailedSend, type SendResult } from "../forwarding/forwarding.service";
 import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
 import { completionStatements, lineStatements, newToken } from "../orders/lifecycle";
@@ -18,9 +18,9 @@ export async function attemptDispatch(db: Db, env: Bindings, pipeline: Pipeline,
   return { done: true };
 }
 
-/** The route step's push sends (sendHeldDispatches), and the lines of the ones given up on moved on. */
-export async function attemptHeldDispatches(db: Db, env: Bindings, pipeline: Pipeline, sends: Held[], timeoutMs: number): Promise<void> {
-  for (const failed of await sendHeldDispatches(db, env, pipeline, sends, timeoutMs)) await moveOn(db, pipeline, failed);
+/** The first attempt at the route step's push dispatches, handed over under its lease (send_dispatches), and the lines of the ones given up on moved on. */
+export async function attemptHandedOver(db: Db, env: Bindings, pipeline: Pipeline, dispatchIds: number[], lease: string): Promise<void> {
+  for (const failed of await sendHandedOver(db, env, pipeline, dispatchIds, lease)) await moveOn(db, pipeline, failed);
 }
 
 /** The dispatch marked failed and its lines gone where the journey sends them, in one leased batch; the re-routed orders queued once it is written. */

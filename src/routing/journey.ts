@@ -11,7 +11,6 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
 import { expectCount } from "../db/guards";
 import type { Order, OrderLine } from "../db/schema";
-import type { Held } from "../forwarding/forwarding.service";
 import { newDispatchStatement, planDispatch, type Carried, type NewDispatch } from "./dispatch-plan";
 import type { Plan } from "../lib/plan";
 import type { PipelineMessage } from "../lib/queue";
@@ -117,8 +116,8 @@ export type RouteOutcome = {
 /** What the caller carries out: run `statements` in one batch, then `settle` its results. */
 export type RoutePlan = {
   statements: SQL[];
-  /** From the batch's results: the push sends to make (their leases are running), and the messages to queue. */
-  settle(results: D1Result[]): { sends: Held[]; followUps: PipelineMessage[] };
+  /** From the batch's results: the messages to queue, among them the first attempts at its push dispatches (send_dispatches, their lease handed over). */
+  settle(results: D1Result[]): { followUps: PipelineMessage[] };
   /** The route step: orders (as read) with lines to re-route after a supplier's silence: `planOverdue` each and run its batch, then plan them again. */
   overdue: { order: Order; lines: OrderLine[] }[];
   /** Match now: what the plan does to each order. */
@@ -265,7 +264,9 @@ export async function planRoute(db: Db, requests: RouteRequest[], mode: RouteMod
     // still as read, so it carries exactly them); an order whose dispatch was not created goes round again.
     const ids = new Map(created.length ? (results[newDispatchAt].results as { id: number; idempotency_key: string }[]).map((r) => [r.idempotency_key, r.id]) : []);
     const again = new Set<number>();
-    const sends: Held[] = [];
+    // The push dispatches it created claimed under `lease`, per account: their first attempt is
+    // handed over to the outbound queue with that lease, so routing never waits on a supplier.
+    const handOver = new Map<number, number[]>();
     for (const c of created) {
       const id = ids.get(c.dispatch.idempotencyKey);
       if (id === undefined) {
@@ -273,19 +274,10 @@ export async function planRoute(db: Db, requests: RouteRequest[], mode: RouteMod
         continue;
       }
       if (c.dispatch.status !== "sending") continue;
-      const loaded = orders.get(c.dispatch.orderId)!;
-      // The lines as this batch left them (the ones it moved carry its token).
-      const lines = c.lines.map(({ line, from }) => ({
-        ...line,
-        currentStatus: "ruled" as const,
-        matchedSupplierId: c.dispatch.supplierId,
-        dispatchId: id,
-        moveToken: from === "pending" ? token : line.moveToken,
-        updatedAt: now,
-      }));
-      sends.push({ dispatch: { ...c.dispatch, id }, order: loaded.order, supplier: c.supplier!, lines, lease, started });
+      handOver.set(c.dispatch.accountId, [...(handOver.get(c.dispatch.accountId) ?? []), id]);
     }
-    return { sends, followUps: [...waiting, ...[...again].map((orderId) => ({ type: "route_order" as const, orderId }))] };
+    const sends = [...handOver.values()].map((dispatchIds) => ({ type: "send_dispatches" as const, dispatchIds, lease }));
+    return { followUps: [...waiting, ...[...again].map((orderId) => ({ type: "route_order" as const, orderId })), ...sends] };
   };
   return { statements, settle, overdue, outcomes };
 }

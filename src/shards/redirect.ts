@@ -21,6 +21,9 @@ function rowOf(body: PipelineMessage): [string, number] | null {
       return ["accounts", body.accountId];
     case "send_dispatch":
       return ["dispatches", body.dispatchId];
+    // One account's dispatches (the route step hands them over per account): the first names it.
+    case "send_dispatches":
+      return ["dispatches", body.dispatchIds[0]];
     case "send_cancellation":
       return ["cancellations", body.cancellationId];
     case "deliver_webhook":

@@ -61,7 +61,7 @@ export async function consume(view: Bindings, bodies: PipelineMessage[]): Promis
 /**
  * An order's life in the decline setting (routing.ts pullThenWebhook), metered: the create, its
  * route_order message, the pull supplier's decline of every line, and the route_order messages that
- * re-route them. Each step's answer or consumed groups; the lines' ids in their order.
+ * re-route them (with the first attempts they hand to the outbound queue). Each step's answer or consumed groups; the lines' ids in their order.
  */
 export async function declinedOrderLife(creds: Credentials, supplierKey: string, body: unknown) {
   const { env: view, sent } = benchEnv();
@@ -75,6 +75,8 @@ export async function declinedOrderLife(creds: Credentials, supplierKey: string,
   });
   expect(declined.status).toBe(200);
   expect(declined.json).toEqual({ results: lineIds.map((id) => ({ line_id: id, current_status: "declined" })) });
-  const rerouted = await consume(view, sent.splice(0).filter((m) => m.type === "route_order"));
+  const rerouting = await consume(view, sent.splice(0).filter((m) => m.type === "route_order"));
+  // The route step hands the first attempt at the next supplier's push dispatch to the outbound queue.
+  const rerouted = [...rerouting, ...(await consume(view, sent.splice(0).filter((m) => m.type === "send_dispatches")))];
   return { reference, lineIds, created, routed, declined, rerouted };
 }

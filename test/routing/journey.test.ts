@@ -1,5 +1,5 @@
 // The journey is a plan (src/routing/journey.ts): given orders, the statements of one batch, then
-// the sends and follow-ups; planning writes nothing, so it is tested here without a queue.
+// the follow-ups (the first attempts at its push dispatches among them); planning writes nothing, so it is tested here without a queue.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb, runBatch } from "../../src/db";
@@ -29,7 +29,7 @@ async function orderToWebhookSupplier() {
 const lineStates = (orderId: number) => rows("SELECT current_status, dispatch_id IS NOT NULL AS dispatched FROM order_lines WHERE order_id = ? ORDER BY position", orderId);
 
 describe("the journey's plan for the pipeline's route step", () => {
-  it("writes nothing until its batch runs; then one dispatch, claimed for sending, is the one send", async () => {
+  it("writes nothing until its batch runs; then one dispatch, claimed for sending, its first attempt handed over to the outbound queue with the lease", async () => {
     const { orderId, supplier } = await orderToWebhookSupplier();
     const db = createDb(env.DB);
     const plan = await planRoute(db, [{ orderId, redelivered: false }], OPTIONS);
@@ -39,20 +39,11 @@ describe("the journey's plan for the pipeline's route step", () => {
     ]);
     expect(plan.overdue).toEqual([]);
 
-    const { sends, followUps } = plan.settle(await runBatch(db, plan.statements));
-    const [dispatch] = await rows<{ id: number; status: string }>("SELECT id, status FROM dispatches WHERE order_id = ?", orderId);
-    expect(dispatch.status).toBe("sending");
-    expect(followUps).toEqual([]);
-    expect(sends.map((s) => ({ dispatch: s.dispatch.id, supplier: s.supplier.id, lines: s.lines.map((l) => [l.externalId, l.currentStatus, l.dispatchId]) }))).toEqual([
-      {
-        dispatch: dispatch.id,
-        supplier: supplier.id,
-        lines: [
-          ["a", "ruled", dispatch.id],
-          ["b", "ruled", dispatch.id],
-        ],
-      },
-    ]);
+    const { followUps } = plan.settle(await runBatch(db, plan.statements));
+    const [dispatch] = await rows<{ id: number; status: string; supplier_id: number; lease_until: string }>("SELECT id, status, supplier_id, lease_until FROM dispatches WHERE order_id = ?", orderId);
+    expect(dispatch).toMatchObject({ status: "sending", supplier_id: supplier.id });
+    // Nothing sent by the plan's caller: the lease it was created under travels with the message.
+    expect(followUps).toEqual([{ type: "send_dispatches", dispatchIds: [dispatch.id], lease: dispatch.lease_until }]);
     expect(await lineStates(orderId)).toEqual([
       { current_status: "ruled", dispatched: 1 },
       { current_status: "ruled", dispatched: 1 },
@@ -64,7 +55,7 @@ describe("the journey's plan for the pipeline's route step", () => {
     await exec("UPDATE orders SET routing_attempts = 3, routing_error = 'D1 was down' WHERE id = ?", orderId);
     const db = createDb(env.DB);
     const plan = await planRoute(db, [{ orderId, redelivered: false }], OPTIONS);
-    expect(plan.settle(await runBatch(db, plan.statements))).toEqual({ sends: [], followUps: [] });
+    expect(plan.settle(await runBatch(db, plan.statements))).toEqual({ followUps: [] });
     expect(await rows("SELECT parked_at IS NOT NULL AS parked FROM orders WHERE id = ?", orderId)).toEqual([{ parked: 1 }]);
     expect(await rows("SELECT DISTINCT message FROM order_line_logs WHERE order_id = ? AND message LIKE 'Order parked%'", orderId)).toEqual([
       { message: "Order parked after 3 failed routing attempts (last error: D1 was down); an operator can replay it" },
@@ -81,7 +72,7 @@ describe("the journey's plan for the pipeline's route step", () => {
     const plan = await planRoute(createDb(env.DB), [{ orderId, redelivered: false }], OPTIONS);
     expect(plan.overdue.map((o) => o.order.id)).toEqual([orderId]);
     expect(plan.statements).toEqual([]);
-    expect(plan.settle([])).toEqual({ sends: [], followUps: [] });
+    expect(plan.settle([])).toEqual({ followUps: [] });
   });
 });
 
@@ -131,7 +122,7 @@ describe("the journey's plan for Match now (the same entry point, mode match)", 
     expect(plan.outcomes.get(orderId)).toEqual({ status: "routed", ruled: 2, skipped: 0, unmatched: 0, blockedNow: false, rerouted: 0, withdrawn: 0 });
 
     // Out of attempts, but matching on demand never parks: the pipeline's route step decides that.
-    expect(plan.settle(await runBatch(db, plan.statements))).toEqual({ sends: [], followUps: [{ type: "route_order", orderId }] });
+    expect(plan.settle(await runBatch(db, plan.statements))).toEqual({ followUps: [{ type: "route_order", orderId }] });
     expect(await lineStates(orderId)).toEqual([
       { current_status: "ruled", dispatched: 0 },
       { current_status: "ruled", dispatched: 0 },

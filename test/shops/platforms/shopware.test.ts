@@ -324,6 +324,25 @@ describe("Shopware: the token", () => {
     expect(received.filter((r) => r.answered === 401)).toEqual([]);
   });
 
+  it("the shop hands out 10 tokens a minute (Shopware SaaS's limit); the 11th request is a 429 with Retry-After, which the write reports as rate limited; a connection keeps its token", async () => {
+    const shop = await shopWith();
+    // Ten connections to one shop (ten token requests: its maximum), each reading twice on one token.
+    for (let i = 0; i < 10; i++) {
+      const c = connect(shop);
+      await found(shop, c);
+      expect(await shopware.findOrder(c.conn, c.http(), ORDER)).toMatchObject({ number: "10001" });
+    }
+    const tokenAnswers = async () => (await held(shop)).received.filter((r) => r.path === "/api/oauth/token").map((r) => r.answered);
+    expect(await tokenAnswers()).toEqual(Array(10).fill(200));
+    // One past it: the eleventh connection's token request.
+    const eleventh = connect(shop);
+    const error = await thrown(shopware.findOrder(eleventh.conn, eleventh.http(), ORDER));
+    expect([error.kind, error.status, error.retryable]).toEqual(["rate_limited", 429, true]);
+    expect(error.retryAfterSeconds).toBeGreaterThan(0);
+    expect(error.retryAfterSeconds).toBeLessThanOrEqual(60);
+    expect(await tokenAnswers()).toEqual([...Array(10).fill(200), 429]);
+  });
+
   it("a 401 on a cached token (revoked in the shop) fetches a new one, once, and the call goes through", async () => {
     const shop = await shopWith();
     const c = connect(shop);

@@ -1,7 +1,8 @@
 // A Shopware 6 shop's Admin API, as its documentation describes it (developer.shopware.com: Admin API
 // authentication, search criteria, action routes; the core's state machines and error shapes):
 // - POST /api/oauth/token (client_credentials) hands out a bearer token that expires after
-//   `expires_in` seconds (600 in Shopware; shorter per seed, to test refreshing);
+//   `expires_in` seconds (600 in Shopware; shorter per seed, to test refreshing), at most 10 a
+//   minute (Shopware SaaS's limit per IP; the 11th answers 429 with Retry-After);
 // - every other /api route wants that token (401 in Shopware's OAuth error shape otherwise) and the
 //   integration's ACL privileges (403 FRAMEWORK__MISSING_PRIVILEGE_ERROR, naming the missing ones);
 // - POST /api/search/order and /api/search/order-delivery with equals filters, ids, limit, a sort on
@@ -63,6 +64,8 @@ export type ShopwareSeed = {
   privileges?: string[];
   /** The tokens' lifetime (Shopware: 600). */
   token_lifetime_seconds?: number;
+  /** Token requests a minute before a 429 (Shopware SaaS: 10 per minute and IP; every client of a stand-in shares one IP). */
+  token_requests_per_minute?: number;
   /** false: a Shopware before 6.7, whose orders have no internalComment. */
   internal_comment?: boolean;
   orders?: {
@@ -95,6 +98,9 @@ export type ShopwareState = {
   internalComment: boolean;
   /** access token -> when it expires (ms since the epoch). */
   tokens: Record<string, number>;
+  tokenRequestsPerMinute: number;
+  /** When each token request of the last minute came (ms since the epoch). */
+  tokenRequests: number[];
   orders: ShopwareOrder[];
   products: ShopwareProduct[];
   /** The state machine history: every transition made, oldest first. */
@@ -117,7 +123,7 @@ function stateId(machine: string, name: string): string {
 const stateJson = (machine: string, name: string) => ({ id: stateId(machine, name), technicalName: name, name: STATE_NAMES[name] ?? name, stateMachineId: stateId(machine, "machine") });
 
 type ShopwareError = { status: string; code: string; title: string; detail: string | null; meta?: unknown; source?: { pointer: string } };
-const TITLES: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found" };
+const TITLES: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 429: "Too Many Requests" };
 
 function fail(status: number, code: string, detail: string | null, parameters: Record<string, unknown> = {}): StandInReply {
   const error: ShopwareError = { status: String(status), code, title: TITLES[status] ?? "Error", detail, meta: { parameters } };
@@ -171,13 +177,26 @@ export const shopware: StandInPlatform<ShopwareState> = {
     if (internalComment) orders.forEach((order, i) => (order.primaryOrderDeliveryId = order.deliveries[s.orders![i].primaryDelivery ?? 0]?.id ?? null));
     return {
       credentials: { client_id: `SWIA${hex().slice(0, 22).toUpperCase()}`, client_secret: hex() + hex() },
-      state: { privileges: s.privileges ?? ALL_PRIVILEGES, tokenLifetimeSeconds: s.token_lifetime_seconds ?? 600, internalComment, tokens: {}, orders, history: [], products: (s.products ?? []).map((p) => ({ parentId: null, ean: null, stock: 0, price: null, ...p, taxRate: p.taxRate !== undefined ? p.taxRate : p.parentId ? null : 21 })) },
+      state: { privileges: s.privileges ?? ALL_PRIVILEGES, tokenLifetimeSeconds: s.token_lifetime_seconds ?? 600, internalComment, tokens: {}, tokenRequestsPerMinute: s.token_requests_per_minute ?? 10, tokenRequests: [], orders, history: [], products: (s.products ?? []).map((p) => ({ parentId: null, ean: null, stock: 0, price: null, ...p, taxRate: p.taxRate !== undefined ? p.taxRate : p.parentId ? null : 21 })) },
     };
   },
 
   handle(shop, req) {
     const state = shop.state;
     if (req.method === "POST" && req.path === "/api/oauth/token") {
+      // Shopware SaaS limits token requests to 10 a minute per IP address, answering 429 with
+      // Retry-After (docs.shopware.com, "Rate Limits"; self-hosted shops have the `oauth` limiter of
+      // shopware.yml, developer.shopware.com "Rate Limiter"): a client must keep its token.
+      const now = Date.now();
+      state.tokenRequests = state.tokenRequests.filter((at) => at > now - 60_000);
+      if (state.tokenRequests.length >= state.tokenRequestsPerMinute) {
+        const wait = Math.max(1, Math.ceil((state.tokenRequests[0] + 60_000 - now) / 1000));
+        return {
+          ...fail(429, "FRAMEWORK__RATE_LIMIT_EXCEEDED", `Too many requests, try again in ${wait} seconds.`),
+          headers: { "Retry-After": String(wait) },
+        };
+      }
+      state.tokenRequests.push(now);
       const body = parseBody(req);
       if (!body) return malformed();
       if (body.grant_type !== "client_credentials") {
