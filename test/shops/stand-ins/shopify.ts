@@ -92,6 +92,8 @@ const connection = <T>(items: T[], first: unknown) => {
 };
 
 function create(seed: unknown): { credentials: Record<string, string>; state: ShopifyState } {
+  // Built once before the first request: reading Shopify's schema takes seconds, far past a call's time box.
+  shopifyAdminSchema();
   const s = (seed ?? {}) as ShopifySeed;
   let nextId = 9_000_000;
   const state: ShopifyState = {
@@ -451,6 +453,10 @@ export const shopifyStandIn: StandInPlatform<ShopifyState> = {
     record.valid = true;
     const cost = requestedCost(doc, variables);
     const before = throttleStatus(shop.state);
+    // One query may cost at most 1,000 points, whatever the bucket holds.
+    if (cost > 1000) {
+      return { status: 200, headers, body: { errors: [{ message: `Query cost is ${cost}, which exceeds the single query max cost limit (1000).`, extensions: { code: "MAX_COST_EXCEEDED", cost, maxCost: 1000 } }], extensions: { cost: { requestedQueryCost: cost, actualQueryCost: null, throttleStatus: before } } } };
+    }
     if (cost > before.currentlyAvailable) {
       return { status: 200, headers, body: { errors: [{ message: "Throttled", extensions: { code: "THROTTLED", documentation: "https://shopify.dev/api/usage/rate-limits" } }], extensions: { cost: { requestedQueryCost: cost, actualQueryCost: null, throttleStatus: before } } } };
     }

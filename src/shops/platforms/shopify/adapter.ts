@@ -38,12 +38,13 @@ type OrderJson = {
 const ORDER_QUERY = `query Order($id: ID!) {
   order(id: $id) { id name note cancelledAt lineItems(first: 250) { nodes { id sku quantity variant { legacyResourceId } } } }
 }`;
+// Each query stays well under Shopify's 1,000-point ceiling for one query (shopify.dev/docs/api/usage/limits).
 const FULFILLMENT_ORDERS_QUERY = `query FulfillmentOrders($id: ID!) {
   order(id: $id) {
-    fulfillmentOrders(first: 50) { nodes { id status fulfillmentHolds { id handle } lineItems(first: 250) { nodes { id remainingQuantity lineItem { id } } } } }
-    fulfillments(first: 250) { id trackingInfo(first: 10) { number } }
+    fulfillmentOrders(first: 5) { nodes { id status fulfillmentHolds { id handle } lineItems(first: 100) { nodes { id remainingQuantity lineItem { id } } } } }
   }
 }`;
+const FULFILLMENTS_QUERY = `query Fulfillments($id: ID!) { order(id: $id) { fulfillments(first: 50) { id trackingInfo(first: 10) { number } } } }`;
 const FULFILLMENT_CREATE = `mutation FulfillmentCreate($fulfillment: FulfillmentInput!) {
   fulfillmentCreate(fulfillment: $fulfillment) { fulfillment { id } userErrors { field message } }
 }`;
@@ -62,10 +63,16 @@ const orderGid = (externalId: string) => {
   return toGid("Order", externalId);
 };
 
-async function fulfillmentState(conn: ShopifyConn, http: ShopHttp, shopOrder: ShopOrder): Promise<{ fos: FoJson[]; fulfillments: FulfillmentJson[] }> {
-  const { data } = await gql<{ order: { fulfillmentOrders: { nodes: FoJson[] }; fulfillments: FulfillmentJson[] } | null }>(conn, http, FULFILLMENT_ORDERS_QUERY, { id: shopOrder.id });
+async function fulfillmentOrders(conn: ShopifyConn, http: ShopHttp, shopOrder: ShopOrder): Promise<FoJson[]> {
+  const { data } = await gql<{ order: { fulfillmentOrders: { nodes: FoJson[] } } | null }>(conn, http, FULFILLMENT_ORDERS_QUERY, { id: shopOrder.id });
   if (!data.order) throw new ShopError("not_found", `Shopify order ${shopOrder.number} is no longer in the shop`);
-  return { fos: data.order.fulfillmentOrders.nodes, fulfillments: data.order.fulfillments };
+  return data.order.fulfillmentOrders.nodes;
+}
+
+async function fulfillments(conn: ShopifyConn, http: ShopHttp, shopOrder: ShopOrder): Promise<FulfillmentJson[]> {
+  const { data } = await gql<{ order: { fulfillments: FulfillmentJson[] } | null }>(conn, http, FULFILLMENTS_QUERY, { id: shopOrder.id });
+  if (!data.order) throw new ShopError("not_found", `Shopify order ${shopOrder.number} is no longer in the shop`);
+  return data.order.fulfillments;
 }
 
 /** The fulfillment order line items carrying `quantity` of the shop's line item, from those with some left. */
@@ -152,15 +159,15 @@ export const shopify: ShopPlatform<Credentials<"shopify">, Settings<"shopify">> 
 
   async writeShipment(conn, http, shopOrder, write, options: WriteOptions): Promise<WriteResult> {
     const numbers = write.trackings.map((t) => t.number);
-    const state = await fulfillmentState(conn, http, shopOrder);
     // After an unclear outcome, a fulfillment carrying our tracking number is the one we made.
     if (options.look && numbers.length > 0) {
-      const found = state.fulfillments.filter((f) => !options.taken?.includes(f.id) && f.trackingInfo.some((t) => t.number && numbers.includes(t.number)));
+      const found = (await fulfillments(conn, http, shopOrder)).filter((f) => !options.taken?.includes(f.id) && f.trackingInfo.some((t) => t.number && numbers.includes(t.number)));
       if (found.length > 0) return { outcome: "found", shopIds: found.map((f) => f.id) };
     }
+    const fos = await fulfillmentOrders(conn, http, shopOrder);
     const byFo = new Map<string, { id: string; quantity: number }[]>();
     for (const { item, quantity } of shippedItems(shopOrder, write)) {
-      for (const a of allocate(state.fos, item, quantity, shopOrder.number)) byFo.set(a.foId, [...(byFo.get(a.foId) ?? []), { id: a.lineId, quantity: a.quantity }]);
+      for (const a of allocate(fos, item, quantity, shopOrder.number)) byFo.set(a.foId, [...(byFo.get(a.foId) ?? []), { id: a.lineId, quantity: a.quantity }]);
     }
     const [first] = write.trackings;
     // Several parcels of one shipment: one fulfillment with every number (trackingInfo.numbers/urls),
@@ -198,7 +205,7 @@ export const shopify: ShopPlatform<Credentials<"shopify">, Settings<"shopify">> 
   },
 
   async hold(conn, http, shopOrder) {
-    const { fos } = await fulfillmentState(conn, http, shopOrder);
+    const fos = await fulfillmentOrders(conn, http, shopOrder);
     const open = fos.filter((f) => (f.status === "OPEN" || f.status === "IN_PROGRESS" || f.status === "ON_HOLD") && !f.fulfillmentHolds.some((h) => h.handle === HOLD_HANDLE));
     const ours = fos.filter((f) => f.fulfillmentHolds.some((h) => h.handle === HOLD_HANDLE)).map((f) => f.id);
     if (open.length === 0) return ours.length ? { outcome: "found", shopIds: ours } : { outcome: "skipped", reason: `Shopify order ${shopOrder.number} has nothing left to fulfill: there is nothing to hold` };
@@ -214,7 +221,7 @@ export const shopify: ShopPlatform<Credentials<"shopify">, Settings<"shopify">> 
   },
 
   async release(conn, http, shopOrder) {
-    const { fos } = await fulfillmentState(conn, http, shopOrder);
+    const fos = await fulfillmentOrders(conn, http, shopOrder);
     const held = fos.flatMap((f) => f.fulfillmentHolds.filter((h) => h.handle === HOLD_HANDLE).map((h) => ({ fo: f.id, hold: h.id })));
     if (held.length === 0) return { outcome: "skipped", reason: `Shopify order ${shopOrder.number} has no hold of ours any more (released in Shopify?): nothing to release` };
     for (const h of held) {
