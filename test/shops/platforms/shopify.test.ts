@@ -231,4 +231,34 @@ describe("back into Shopify", () => {
     expect(o.fulfillmentOrders[0].status).toBe("CLOSED");
     expect(state.operations.every((op) => op.valid)).toBe(true);
   });
+
+  it("a declined line with no re-route left is a line of the staff note and a hold on the fulfillment order; orders/cancelled cancels the rest through the supplier", async () => {
+    const { creds, shop } = await shopWithConnection();
+    const [{ key }] = await supplierChain(creds, [{ channel: "pull" }]);
+    const d = await signedDelivery(shop, "orders/create");
+    const { reference } = (await post(d.uris[0], d.headers, d.body)).json;
+    await awaitingPickup(key!, String(reference));
+    const order = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+    const plate = order.order_lines[1].id as number;
+    const orderId = (await rows<{ id: number }>("SELECT id FROM orders WHERE reference = ?", String(reference)))[0].id;
+    await answered(key!, [{ line_id: plate, action: "decline", reason: "discontinued" }]);
+    const settled = await writeBacksSettled(orderId, 2);
+    expect(settled.map((w) => [w.kind, w.status])).toEqual([
+      ["note", "done"],
+      ["hold", "done"],
+    ]);
+    const state = await held(shop);
+    expect(state.orders[0].note).toMatch(/Red plate/);
+    expect(state.orders[0].fulfillmentOrders.map((f) => [f.status, f.holds.map((h) => h.handle)])).toEqual([["ON_HOLD", ["order-intake"]]]);
+
+    const cancelled = await signedDelivery(shop, "orders/cancelled");
+    const res = await post(cancelled.uris[0], cancelled.headers, cancelled.body);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ message: "Cancellation requested", reference });
+    const again = await post(cancelled.uris[0], cancelled.headers, cancelled.body);
+    expect([again.status, again.json.reference]).toEqual([200, reference]);
+    const list = (await call("GET", `/api/v1/orders/${reference}/cancellations`, { creds })).json.data;
+    expect(list).toHaveLength(1);
+    expect((await held(shop)).operations.every((o) => o.valid)).toBe(true);
+  });
 });
