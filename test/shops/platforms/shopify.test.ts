@@ -248,7 +248,7 @@ describe("back into Shopify", () => {
       ["hold", "done"],
     ]);
     const state = await held(shop);
-    expect(state.orders[0].note).toMatch(/Red plate/);
+    expect(state.orders[0].note).toMatch(/^Red plate \(4402, SKU PLATE-RED\) × 1 was declined, and no other supplier takes it\. Declined by supplier S1-[\w-]+: discontinued$/);
     expect(state.orders[0].fulfillmentOrders.map((f) => [f.status, f.holds.map((h) => h.handle)])).toEqual([["ON_HOLD", ["order-intake"]]]);
 
     const cancelled = await signedDelivery(shop, "orders/cancelled");
