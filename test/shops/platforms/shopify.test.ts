@@ -8,6 +8,8 @@ import { createAccount, rows } from "../../helpers/factories";
 import { call, type Credentials } from "../../helpers/http";
 import { answered, ship, writeBacksSettled } from "../../helpers/shops";
 import { awaitingPickup, supplierChain } from "../../helpers/suppliers";
+import { STOCK_ON } from "../../helpers/stock";
+import { syncedShop } from "../../helpers/stock-platforms";
 import { createStandInShop, injectFault, standInShop, type StandInShopHandle } from "../stand-ins/client";
 import type { ShopifyState } from "../stand-ins/shopify";
 
@@ -260,5 +262,37 @@ describe("back into Shopify", () => {
     const list = (await call("GET", `/api/v1/orders/${reference}/cancellations`, { creds })).json.data;
     expect(list).toHaveLength(1);
     expect((await held(shop)).operations.every((o) => o.valid)).toBe(true);
+  });
+});
+
+describe("stock into Shopify", () => {
+  it("a feed's stock is set with inventorySetQuantities at the primary location, the compare value read first; a stale compare is read again, never overwritten blindly", async () => {
+    const seed = {
+      variants: [
+        { id: 4401, sku: "MUG-1", barcode: null, inventoryItemId: 8801 },
+        { id: 4402, sku: "PLATE", barcode: null, inventoryItemId: 8802 },
+      ],
+      available: { "8801@71000001": 1, "8802@71000001": 0 },
+    };
+    const stale = { data: { inventorySetQuantities: { inventoryAdjustmentGroup: null, userErrors: [{ field: ["input", "quantities", "0", "changeFromQuantity"], message: "The specified compare quantity does not match the current quantity.", code: "CHANGE_FROM_QUANTITY_STALE" }] } } };
+    const { shop, sync } = await syncedShop("shopify", seed, STOCK_ON, [
+      { sku: "MUG-1", stock_quantity: 7 },
+      { sku: "PLATE", stock_quantity: 4 },
+      { sku: "GHOST-1", stock_quantity: 5 },
+    ], (s) => injectFault(s, { path: GRAPHQL, sent: "inventorySetQuantities", status: 200, body: stale }));
+    expect(sync).toMatchObject({ status: "succeeded", total: 3, counts: { updated: 2, unchanged: 0, unknown: 1, skipped: 0, failed: 0 }, error: null });
+    const state = await held(shop);
+    expect(state.available).toEqual({ "8801@71000001": 7, "8802@71000001": 4 });
+    const writes = state.operations.filter((o) => o.query.includes("inventorySetQuantities"));
+    // Sent twice: refused as stale, then again after reading the quantities once more; only the second was taken.
+    expect((await standInShop(shop)).received.filter((r) => r.body.includes("inventorySetQuantities"))).toHaveLength(2);
+    expect(writes.map((w) => w.variables)).toEqual([
+      { input: { name: "available", reason: "correction", referenceDocumentUri: expect.stringMatching(/^gid:\/\/order-intake\/StockSync\/\d+$/), quantities: [
+        { inventoryItemId: "gid://shopify/InventoryItem/8801", locationId: "gid://shopify/Location/71000001", quantity: 7, changeFromQuantity: 1 },
+        { inventoryItemId: "gid://shopify/InventoryItem/8802", locationId: "gid://shopify/Location/71000001", quantity: 4, changeFromQuantity: 0 },
+      ] } },
+    ]);
+    expect(state.operations.filter((o) => o.query.includes("query Levels"))).toHaveLength(2);
+    expect(state.operations.every((o) => o.valid)).toBe(true);
   });
 });

@@ -233,6 +233,13 @@ function rootValue(shop: StandInShop<ShopifyState>) {
   const state = shop.state;
   const findOrder = (id: unknown) => state.orders.find((o) => o.id === idOf(id, "Order")) ?? null;
   const touch = (o: ShopifyOrder) => (o.updatedAt = new Date().toISOString());
+  const inventoryItem = (item: number) => ({
+    id: gid("InventoryItem", item),
+    inventoryLevel: (a: { locationId: string }) => {
+      const key = `${item}@${idOf(a.locationId, "Location")}`;
+      return key in state.available ? { id: gid("InventoryLevel", item), quantities: (q: { names: string[] }) => q.names.map((name) => ({ name, quantity: name === "available" ? state.available[key] : 0 })) } : null;
+    },
+  });
   return {
     shop: { id: gid("Shop", 1), name: "Stand-in Shopify", myshopifyDomain: state.domain, currencyCode: "EUR" },
     currentAppInstallation: { id: gid("AppInstallation", 1), accessScopes: state.scopes.map((handle) => ({ handle, description: handle })) },
@@ -255,6 +262,11 @@ function rootValue(shop: StandInShop<ShopifyState>) {
       const list = state.orders.filter((o) => !m || o.updatedAt > m[1]).sort((a, b) => a.updatedAt.localeCompare(b.updatedAt));
       return connection(list.map((o) => orderObject(state, o)), args.first);
     },
+    nodes: (args: { ids: string[] }) =>
+      args.ids.map((id) => {
+        const item = idOf(id, "InventoryItem");
+        return item !== null && state.variants.some((v) => v.inventoryItemId === item) ? { __typename: "InventoryItem", ...inventoryItem(item) } : null;
+      }),
     productVariants: (args: { first?: number; query?: string }) => {
       const terms = [...(args.query ?? "").matchAll(/(sku|barcode):"?([^" )]+)"?/g)].map((m) => ({ field: m[1], value: m[2] }));
       const list = state.variants.filter((v) => terms.length === 0 || terms.some((t) => (t.field === "sku" ? v.sku : v.barcode) === t.value));
@@ -264,13 +276,7 @@ function rootValue(shop: StandInShop<ShopifyState>) {
           legacyResourceId: String(v.id),
           sku: v.sku,
           barcode: v.barcode,
-          inventoryItem: {
-            id: gid("InventoryItem", v.inventoryItemId),
-            inventoryLevel: (a: { locationId: string }) => {
-              const key = `${v.inventoryItemId}@${idOf(a.locationId, "Location")}`;
-              return key in state.available ? { id: gid("InventoryLevel", v.inventoryItemId), quantities: (q: { names: string[] }) => q.names.map((name) => ({ name, quantity: name === "available" ? state.available[key] : 0 })) } : null;
-            },
-          },
+          inventoryItem: inventoryItem(v.inventoryItemId),
         })),
         args.first,
       );

@@ -19,6 +19,7 @@ import { shippedItems } from "../shipped-items";
 import type { Credentials, Settings } from "../settings";
 import { gql, numericId, refusedBy, toGid, type ShopifyConn, type UserError } from "./client";
 import { SHOPIFY_API_VERSION } from "./settings";
+import { shopifyStock } from "./stock";
 import { callbackUrl, ensureWebhooks, removeWebhooks } from "./webhook-subscriptions";
 
 /** Our fulfillment holds' handle: ours alone to release (shopify.dev: a handle is unique per app and fulfillment order). */
@@ -233,6 +234,8 @@ export const shopify: ShopPlatform<Credentials<"shopify">, Settings<"shopify">> 
     }
     return { outcome: "written", shopIds: held.map((h) => h.fo) };
   },
+
+  stock: shopifyStock,
 
   connected: (conn, http, setup) => ensureWebhooks(conn, http, callbackUrl(setup.origin, conn, setup.accountId)),
   disconnected: async (conn, http) => void (await removeWebhooks(conn, http)),
