@@ -39,8 +39,15 @@ export async function verifyDelivery(db: Db, env: Bindings, d: ShopifyDelivery):
     .where(and(eq(shopConnections.id, d.connectionId), eq(shopConnections.accountId, d.accountId), eq(shopConnections.platform, "shopify"), isNull(shopConnections.deletedAt)))
     .get();
   if (!row) throw unknownConnection(d.connectionId);
-  const conn = await openConnection(connectionKeys(env), row);
-  if (!(await verifyShopifyHmac(conn.credentials.api_secret ?? "", d.body, d.hmac))) {
+  let secret: string;
+  try {
+    secret = (await openConnection(connectionKeys(env), row)).credentials.api_secret ?? "";
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    // Sealed under a key this service no longer holds: nothing can be verified until they are entered again; Shopify retries meanwhile.
+    throw ApiError.conflict(`Shop connection ${row.id}'s credentials cannot be opened: enter them again (edit the connection).`);
+  }
+  if (!(await verifyShopifyHmac(secret, d.body, d.hmac))) {
     throw ApiError.unauthorized("The X-Shopify-Hmac-Sha256 signature does not match the body: it must be the base64 HMAC-SHA256 of the raw body with the app's API secret key.");
   }
   if (!row.active) throw ApiError.conflict(`Shop connection ${row.id} is paused: nothing is taken in until it is resumed.`);
