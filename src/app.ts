@@ -14,6 +14,7 @@ import { publishEventsAfterWrites } from "./events/notify.middleware";
 import { documentEvents } from "./events/events.openapi";
 import { webhooksRouter } from "./events/webhooks.routes";
 import { shopConnectionsRouter } from "./shops/connections.routes";
+import { shopifyWebhooksRouter } from "./shops/shopify-webhooks.routes";
 import { writeBacksRouter } from "./shops/write-backs.routes";
 import { stockSyncsRouter } from "./shops/stock/stock-syncs.routes";
 import { withOutboundPolicy } from "./lib/outbound-address";
@@ -150,6 +151,7 @@ export function createApp() {
   app.route("/api/v1", webhooksRouter);
   app.route("/api/v1", shopConnectionsRouter);
   app.route("/api/v1", stockSyncsRouter);
+  app.route("/", shopifyWebhooksRouter);
   app.route("/admin/v1", adminRouter);
   app.route("/admin/v1", pipelineAdminRouter);
   app.route("/admin/v1", secretsAdminRouter);

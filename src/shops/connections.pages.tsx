@@ -39,6 +39,7 @@ export const PLATFORM_LABELS: Record<ShopPlatformName, string> = {
   shopware: "Shopware 6",
   magento: "Magento 2",
   prestashop: "PrestaShop",
+  shopify: "Shopify",
 };
 
 /** Where the shop owner finds each credential, and what it needs (docs/shops/<platform>.md says more). */
@@ -47,7 +48,11 @@ const CREDENTIALS: Record<string, { label: string; hint: string }> = {
   consumer_secret: { label: "Consumer secret", hint: "Shown by WooCommerce beside the consumer key, once." },
   client_id: { label: "Access key ID", hint: "Shopware: Settings > System > Integrations, the integration's access key ID (client_id)." },
   client_secret: { label: "Secret access key", hint: "Shown by Shopware beside the access key ID, once." },
-  access_token: { label: "Access token", hint: "Magento: System > Extensions > Integrations, the integration's access token (sent as Bearer)." },
+  access_token: {
+    label: "Access token",
+    hint: "Magento: System > Extensions > Integrations, the integration's access token. Shopify: Settings > Apps and sales channels > Develop apps > your app > API credentials, the Admin API access token (tick the scopes read_orders, write_orders, read/write_merchant_managed_fulfillment_orders, and read_products, write_inventory for stock first).",
+  },
+  api_secret: { label: "API secret key", hint: "Shopify: beside the access token under API credentials; it checks the signature of the orders Shopify sends us." },
   webservice_key: { label: "Webservice key", hint: "PrestaShop: Advanced Parameters > Webservice, a key with the order resources allowed." },
 };
 
@@ -87,6 +92,22 @@ const SETTINGS: Record<string, SettingField> = {
   source_code: { label: "MSI source", hint: "The source the stock sync writes to: default unless you keep stock in another one." },
   ean_attribute: { label: "EAN attribute", hint: "The code of the product attribute holding the EAN, for matching by EAN (Magento has none of its own)." },
   shipped_state_id: { label: "Order state after a shipment", hint: "The id of a PrestaShop order state: 4 is PrestaShop's own Shipped.", number: true },
+  api_version: { label: "Admin API version", hint: "Shopify's API version, e.g. 2026-10 (the newest this service is built against, the default)." },
+  location_id: { label: "Stock location", hint: "The numeric id of the Shopify location stock is set at; empty: the shop's primary location.", clearable: true },
+  intake: {
+    label: "Take the shop's orders in",
+    options: [
+      { value: "true", label: "Yes: Shopify sends us its new and cancelled orders" },
+      { value: "false", label: "No: only write back" },
+    ],
+  },
+  notify_customer: {
+    label: "E-mail the customer about a shipment",
+    options: [
+      { value: "true", label: "Yes (Shopify sends its shipping confirmation)" },
+      { value: "false", label: "No" },
+    ],
+  },
   hold_state_id: {
     label: "Order state while a line waits",
     hint: "The id of an order state of your own for orders on hold (Orders > Statuses); leave it empty to leave orders in their state.",
@@ -242,7 +263,7 @@ shopConnectionsPages.post("/shop-connections/new", async (c) => {
     if (text(values, "platform") === "" && errors.platform) errors.platform = [PLATFORM_REQUIRED];
     return renderNew(c, values, errors);
   }
-  const result = await attempt(() => createConnection(c.get("db"), c.env, c.get("account").id, checked.data), LABELS);
+  const result = await attempt(() => createConnection(c.get("db"), c.env, c.get("account").id, checked.data, new URL(c.req.url).origin), LABELS);
   if (!result.ok) {
     c.status(422);
     return renderNew(c, values, withSourcesTogether(result.errors));
@@ -327,13 +348,13 @@ for (const [action, active] of [["pause", false], ["resume", true]] as const) {
 
 shopConnectionsPages.post("/shop-connections/:id/test", async (c) => {
   const id = connectionId(c);
-  const result = await testConnection(c.get("db"), c.env, c.get("account").id, id);
+  const result = await testConnection(c.get("db"), c.env, c.get("account").id, id, new URL(c.req.url).origin);
   keepTestResult(c, id, result);
   return done(c, `${PATH}/${id}`, result.ok ? { kind: "success", text: "Test passed: every check is fine." } : { kind: "error", text: "Test failed: see the checks below." });
 });
 
 shopConnectionsPages.post("/shop-connections/:id/delete", async (c) => {
-  await deleteConnection(c.get("db"), c.get("account").id, connectionId(c));
+  await deleteConnection(c.get("db"), c.get("account").id, connectionId(c), c.env);
   return done(c, PATH, { kind: "success", text: "Shop connection deleted: nothing more is written through it." });
 });
 

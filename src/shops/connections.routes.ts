@@ -86,7 +86,7 @@ shopConnectionsRouter.openapi(
     responses: { 201: responses.json(ConnectionJson, "The connection, with its credentials' hints"), 422: responses.invalid, 503: unavailable, ...errorResponses },
   }),
   async (c) => {
-    const row = await createConnection(c.get("db"), c.env, c.get("account").id, c.req.valid("json"));
+    const row = await createConnection(c.get("db"), c.env, c.get("account").id, c.req.valid("json"), new URL(c.req.url).origin);
     return c.json(presentConnection(row), 201);
   },
 );
@@ -156,7 +156,7 @@ shopConnectionsRouter.openapi(
     responses: { 204: { description: "Deleted" }, 404: responses.notFound, ...errorResponses },
   }),
   async (c) => {
-    await deleteConnection(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id));
+    await deleteConnection(c.get("db"), c.get("account").id, idOf(c.req.valid("param").id), c.env);
     return c.body(null, 204);
   },
 );
@@ -175,5 +175,5 @@ shopConnectionsRouter.openapi(
     request: { params: IdParam },
     responses: { 200: responses.json(TestJson, "The checks, in order; ok is true when all passed"), 404: responses.notFound, 503: unavailable, ...errorResponses },
   }),
-  async (c) => c.json(await testConnection(c.get("db"), c.env, c.get("account").id, idOf(c.req.valid("param").id)), 200),
+  async (c) => c.json(await testConnection(c.get("db"), c.env, c.get("account").id, idOf(c.req.valid("param").id), new URL(c.req.url).origin), 200),
 );

@@ -6,6 +6,7 @@ import { SHOP_PLATFORMS } from "../db/schema/shops";
 import { urlRefusal, addressMessage } from "../lib/outbound-address";
 import { field, HTTP_URL_MESSAGE, isHttpUrl } from "../lib/validation";
 import { MODES } from "./platforms/settings";
+import { shopifyBaseUrlProblem } from "./platforms/shopify/settings";
 import { checkPlatformFields, isPlatform } from "./connection-fields";
 
 /** The limits of a connection's fields (docs/shops.md, "Connections"). */
@@ -90,6 +91,8 @@ export const CreateShopConnection = z
       // A part that is not an object is already named by its own field's check.
       const part = (x: unknown) => (x !== null && typeof x === "object" && !Array.isArray(x) ? x : undefined);
       for (const issue of checkPlatformFields(v.platform, { credentials: part(v.credentials), settings: part(v.settings) }).issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+      const address = v.platform === "shopify" && typeof v.base_url === "string" ? shopifyBaseUrlProblem(v.base_url) : null;
+      if (address) ctx.addIssue({ code: "custom", path: ["base_url"], message: address });
     },
     // Run even when other fields failed (one 422 names every missing field, the platform's credentials included), on an object only (the OpenAPI generator tries null).
     { when: (payload) => typeof payload.value === "object" && payload.value !== null },

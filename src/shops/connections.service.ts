@@ -15,6 +15,7 @@ import { isoMicro } from "../lib/time";
 import { checkPlatformFields, issuesToErrors } from "./connection-fields";
 import { ShopError, ShopHttp } from "./platforms/http";
 import { platformFor, type AnyShopPlatform } from "./platforms/index";
+import { shopifyBaseUrlProblem } from "./platforms/shopify/settings";
 import type { Check, ShopConnection } from "./platforms/platform";
 import { fullSyncAfterSettingsChange } from "./stock/queue";
 import { affectsEveryProduct, syncSettingsOf } from "./stock/sync-settings";
@@ -53,7 +54,25 @@ async function sealCredentials(keys: SealingKeys, accountId: number, platform: S
   return { credentialsSealed: await seal(keys, JSON.stringify(credentials), sealedFor(accountId, platform)), credentialsHint: hint };
 }
 
-export async function createConnection(db: Db, env: Bindings, accountId: number, input: ConnectionCreate): Promise<ShopConnectionRow> {
+/**
+ * The platform's own set-up in the shop (Shopify's webhook subscriptions), with live calls. Its
+ * failure never undoes the connection: /test says what is missing and makes it again.
+ */
+async function setUp(env: Bindings, row: ShopConnectionRow, credentials: Record<string, string>, origin: string | undefined): Promise<Check | null> {
+  const adapter = adapterOf(row.platform);
+  if (!adapter?.connected || !origin) return null;
+  const conn: ShopConnection = { id: row.id, platform: row.platform, baseUrl: row.baseUrl, credentials, settings: row.settings };
+  const http = new ShopHttp({ baseUrl: row.baseUrl, timeoutMs: sendSettings(env).timeoutMs, dryRun: false, secrets: Object.values(credentials) });
+  try {
+    return await adapter.connected(conn, http, { origin, accountId: row.accountId });
+  } catch (error) {
+    if (!(error instanceof ShopError)) throw error;
+    return { name: "Webhooks", ok: false, message: `Could not set up the shop's webhooks: ${error.message}.` };
+  }
+}
+
+/** `origin`: this service's public address, for what the shop calls back (Shopify's webhooks). */
+export async function createConnection(db: Db, env: Bindings, accountId: number, input: ConnectionCreate, origin?: string): Promise<ShopConnectionRow> {
   const checked = checkPlatformFields(input.platform, { credentials: input.credentials, settings: input.settings ?? {} });
   if (checked.issues.length > 0) throw ApiError.validation(issuesToErrors(checked.issues));
   const sealed = await sealCredentials(connectionKeys(env), accountId, input.platform, checked.credentials!);
@@ -73,6 +92,7 @@ export async function createConnection(db: Db, env: Bindings, accountId: number,
       updatedAt: now,
     })
     .returning();
+  if (row.active) await setUp(env, row, checked.credentials!, origin);
   return row;
 }
 
@@ -109,6 +129,8 @@ export async function updateConnection(db: Db, env: Bindings, pipeline: Pipeline
   const settings = input.settings === undefined ? undefined : { ...row.settings, ...input.settings };
   const checked = checkPlatformFields(row.platform, { credentials: input.credentials, settings });
   Object.assign(errors, issuesToErrors(checked.issues));
+  const address = row.platform === "shopify" && typeof input.base_url === "string" ? shopifyBaseUrlProblem(input.base_url) : null;
+  if (address) errors.base_url = [address.replace(":attribute", "base_url")];
   if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
   const sealed = checked.credentials ? await sealCredentials(connectionKeys(env), accountId, row.platform, checked.credentials) : undefined;
   const [updated] = await db
@@ -133,7 +155,19 @@ export async function updateConnection(db: Db, env: Bindings, pipeline: Pipeline
 }
 
 /** Soft delete: the row stays for the write-backs' history that names it; it is gone from reads and writes nothing. */
-export async function deleteConnection(db: Db, accountId: number, id: number): Promise<void> {
+export async function deleteConnection(db: Db, accountId: number, id: number, env?: Bindings): Promise<void> {
+  const row = await getConnection(db, accountId, id);
+  const adapter = adapterOf(row.platform);
+  // What the connection set up in the shop goes with it (Shopify's webhooks); a shop that cannot be
+  // reached does not keep the connection alive: its deliveries meet a deleted connection (404).
+  if (env && adapter?.disconnected) {
+    try {
+      const conn = await openConnection(connectionKeys(env), row);
+      await adapter.disconnected(conn, new ShopHttp({ baseUrl: row.baseUrl, timeoutMs: sendSettings(env).timeoutMs, dryRun: false, secrets: Object.values(conn.credentials) }));
+    } catch (error) {
+      console.warn(JSON.stringify({ level: "warn", message: "shop connection's set-up not removed", connection: id, error: String(error) }));
+    }
+  }
   const now = isoMicro();
   const [deleted] = await db.update(shopConnections).set({ deletedAt: now, updatedAt: now }).where(live(accountId, id)).returning({ id: shopConnections.id });
   if (!deleted) throw notFound(id);
@@ -170,7 +204,7 @@ export function reachedMessage(baseUrl: string, status: number): string {
  * answers at all (DNS, refused, TLS, timeout), then the platform adapter's checks (credentials,
  * permissions, extensions). Writes nothing: every call goes through a dry-run ShopHttp.
  */
-export async function testConnection(db: Db, env: Bindings, accountId: number, id: number): Promise<TestResult> {
+export async function testConnection(db: Db, env: Bindings, accountId: number, id: number, origin?: string): Promise<TestResult> {
   const row = await getConnection(db, accountId, id);
   const keys = connectionKeys(env);
   let conn: ShopConnection;
@@ -198,6 +232,10 @@ export async function testConnection(db: Db, env: Bindings, accountId: number, i
     } catch (error) {
       if (!(error instanceof ShopError)) throw error;
       checks.push({ name: "platform", ok: false, message: error.message });
+    }
+    if (checks.every((c) => c.ok)) {
+      const setUpCheck = await setUp(env, row, conn.credentials, origin);
+      if (setUpCheck) checks.push(setUpCheck);
     }
   }
   return { ok: checks.every((c) => c.ok), checks };

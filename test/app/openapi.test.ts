@@ -70,6 +70,7 @@ describe("GET /openapi.json", () => {
       "/api/v1/supplier/cancellations/{cancellationId}/ack": ["post"],
       "/api/v1/supplier/answers": ["post"],
       "/api/v1/supplier-callbacks/{supplierId}": ["post"],
+      "/shopify/webhooks/{connectionId}": ["post"],
       "/admin/v1/accounts": ["get", "post"],
       "/admin/v1/accounts/{id}/api-keys": ["get", "post"],
       "/admin/v1/accounts/{id}/move": ["post"],

@@ -6,7 +6,7 @@ import { createAccount } from "./factories";
 import { call, type Credentials } from "./http";
 import { pushOffers, supplierFeed, syncsEnded, type Offer } from "./stock";
 
-export async function platformShop(creds: Credentials, platform: "shopware" | "magento" | "prestashop", seed: unknown, settings: Record<string, unknown>) {
+export async function platformShop(creds: Credentials, platform: "shopware" | "magento" | "prestashop" | "shopify", seed: unknown, settings: Record<string, unknown>) {
   const shop = await createStandInShop(platform, seed);
   const res = await call("POST", "/api/v1/shop-connections", {
     creds,
@@ -38,7 +38,7 @@ export async function shopState<State>(shop: StandInShopHandle): Promise<State> 
 }
 
 /** An account with a shop of the platform, a supplier pushing these offers, and the sync that push started, ended. */
-export async function syncedShop(platform: "shopware" | "magento" | "prestashop", seed: unknown, settings: Record<string, unknown>, offers: Offer[], before?: (shop: StandInShopHandle) => Promise<void>) {
+export async function syncedShop(platform: "shopware" | "magento" | "prestashop" | "shopify", seed: unknown, settings: Record<string, unknown>, offers: Offer[], before?: (shop: StandInShopHandle) => Promise<void>) {
   const creds = await createAccount();
   const { shop, connectionId } = await platformShop(creds, platform, seed, settings);
   if (before) await before(shop);

@@ -57,7 +57,7 @@ describe("the shop-connection pages", () => {
     expect(await page.getByLabel("Platform").inputValue()).toBe("");
     expect(await page.locator("#platform-fields").innerText()).toBe("Choose the shop's platform above: its credentials and settings appear here.");
     await page.getByRole("button", { name: "Create shop connection" }).click();
-    await expectRefusedBeside(page, "field-platform", "The Platform field is required: choose WooCommerce, Shopware 6, Magento 2 or PrestaShop.");
+    await expectRefusedBeside(page, "field-platform", "The Platform field is required: choose WooCommerce, Shopware 6, Magento 2, PrestaShop or Shopify.");
     await expectRefusedBeside(page, "field-name", "The Name field is required.");
     await expectRefusedBeside(page, "field-base_url", "The Shop address field is required.");
     expect((await api(shop, "GET", "/api/v1/shop-connections")).json.data).toEqual([]);

@@ -11,7 +11,7 @@ import { createConnection, storedConnections, WOO_BODY, WOO_KEYS } from "./suppo
 
 const HTTP_ONLY_LOOPBACK =
   "must be an https URL; plain http is taken only for a shop on this machine (localhost, 127.0.0.0/8 or [::1]), as in local development.";
-const PLATFORMS = "Allowed values: woocommerce, shopware, magento, prestashop.";
+const PLATFORMS = "Allowed values: woocommerce, shopware, magento, prestashop, shopify.";
 
 describe("shop connections: bad input", () => {
   it("answers 422 naming every failing field of a create, and stores nothing", async () => {
@@ -45,7 +45,7 @@ describe("shop connections: bad input", () => {
           sources: ["The sources field must list at least one source; leave it out (or null) to serve every order of the account."],
         },
       ],
-      [{ ...WOO_BODY, platform: "shopify" }, { platform: [`The selected platform is invalid. ${PLATFORMS}`] }],
+      [{ ...WOO_BODY, platform: "bigcommerce" }, { platform: [`The selected platform is invalid. ${PLATFORMS}`] }],
       [{ ...WOO_BODY, credentials: { consumer_key: "ck" } }, { "credentials.consumer_secret": ["The credentials.consumer_secret field is required."] }],
       [{ ...WOO_BODY, credentials: { ...WOO_KEYS, consumer_secret: "" } }, { "credentials.consumer_secret": ["The credentials.consumer_secret field must be at least 1 characters."] }],
       [{ ...WOO_BODY, credentials: { ...WOO_KEYS, consumer_key: 12 } }, { "credentials.consumer_key": ["The credentials.consumer_key field must be a string."] }],

@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 
-export const SHOP_PLATFORMS = ["woocommerce", "shopware", "magento", "prestashop"] as const;
+export const SHOP_PLATFORMS = ["woocommerce", "shopware", "magento", "prestashop", "shopify"] as const;
 export type ShopPlatformName = (typeof SHOP_PLATFORMS)[number];
 
 export const shopConnections = sqliteTable(

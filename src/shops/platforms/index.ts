@@ -4,6 +4,7 @@ import { magento } from "./magento";
 import type { ShopPlatform } from "./platform";
 import { prestashop } from "./prestashop";
 import { shopware } from "./shopware";
+import { shopify } from "./shopify/adapter";
 import { woocommerce } from "./woocommerce";
 
 /** Adapters are generic in their credentials and settings; the registry sees them as plain records. */
@@ -14,6 +15,7 @@ const PLATFORMS: Record<ShopPlatformName, AnyShopPlatform> = {
   shopware,
   magento,
   prestashop,
+  shopify,
 };
 
 /** The adapter for a platform (every name the schema admits has one). */

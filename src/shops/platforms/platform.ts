@@ -158,6 +158,13 @@ export interface ShopPlatform<Credentials = Record<string, string>, Settings = R
   release(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, shopOrder: ShopOrder, order: OrderRef, options: WriteOptions): Promise<WriteResult>;
   /** Every line of the order is final: set the order's completed status where the platform has one to set. */
   complete(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, shopOrder: ShopOrder, order: OrderRef, options: WriteOptions): Promise<WriteResult>;
+  /**
+   * Set-up in the shop that the connection itself needs (Shopify: its webhook subscriptions), made
+   * on create and on every test with live calls whatever the mode; the check says what is there.
+   * `disconnected` undoes it when the connection is deleted. `origin`: this service's public address.
+   */
+  connected?(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, setup: { origin: string; accountId: number }): Promise<Check>;
+  disconnected?(conn: ShopConnection<Credentials, Settings>, http: ShopHttp): Promise<void>;
   /** Stock and prices into the shop's products; a platform without it syncs nothing (its syncs fail, saying so). */
   stock?: StockPlatform<Credentials, Settings>;
 }

@@ -3,6 +3,7 @@
 // parsed values. Plain zod: the domain knows no HTTP framework.
 import { z } from "zod";
 import type { ShopPlatformName } from "../../db/schema/shops";
+import { SHOPIFY_CREDENTIALS, shopifySettings } from "./shopify/settings";
 
 const secret = z.string().min(1).max(500);
 
@@ -15,6 +16,7 @@ export const CREDENTIALS = {
   magento: z.object({ access_token: secret }).strict(),
   /** A webservice key (Advanced Parameters > Webservice). */
   prestashop: z.object({ webservice_key: secret }).strict(),
+  shopify: SHOPIFY_CREDENTIALS,
 } satisfies Record<ShopPlatformName, z.ZodType>;
 
 export type Credentials<P extends ShopPlatformName> = z.infer<(typeof CREDENTIALS)[P]>;
@@ -142,6 +144,7 @@ export const SETTINGS = {
         ctx.addIssue({ code: "custom", path: ["hold_state_id"], message: "The :attribute field must be another order state than settings.shipped_state_id: an order on hold is not shipped." });
       }
     }),
+  shopify: shopifySettings(mode, sync),
 } satisfies Record<ShopPlatformName, z.ZodType>;
 
 export type Settings<P extends ShopPlatformName> = z.infer<(typeof SETTINGS)[P]>;

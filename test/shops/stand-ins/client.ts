@@ -21,6 +21,8 @@ export type StandInFault = {
   method?: string;
   /** A regular expression over the path after the shop's prefix. */
   path?: string;
+  /** A regular expression over the request's body (Shopify: one mutation among the GraphQL calls to one path). */
+  sent?: string;
   status?: number;
   body?: unknown;
   headers?: Record<string, string>;

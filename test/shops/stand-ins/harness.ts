@@ -7,9 +7,10 @@
 //
 //   POST /__shops                 {platform, seed}  -> {id, base_url, credentials}
 //   GET  /__shops/<id>            -> {platform, state, received: [...requests, oldest first]}
-//   POST /__shops/<id>/faults     {method?, path?, status?, body?, headers?, hang?, hangAfterApplying?, delayMs?, times?}
+//   POST /__shops/<id>/faults     {method?, path?, sent?, status?, body?, headers?, hang?, hangAfterApplying?, delayMs?, times?}
 //                                 the next `times` (default 1) requests matching method and path (a
-//                                 regular expression over the path after the shop's prefix) answer
+//                                 regular expression over the path after the shop's prefix; `sent`, one
+//                                 over the request's body: one GraphQL mutation among its queries) answer
 //                                 `status` with `body`, or never answer (`hang`), or are applied and
 //                                 then never answered (`hangAfterApplying`: the write happened, the
 //                                 client saw a timeout), or applied and answered after `delayMs`
@@ -50,7 +51,7 @@ export type StandInPlatform<State = unknown> = {
   handle(shop: StandInShop<State>, req: StandInRequest): StandInReply | Promise<StandInReply>;
 };
 
-type Fault = { method?: string; path?: string; status?: number; body?: unknown; headers?: Record<string, string>; hang?: boolean; hangAfterApplying?: boolean; hold?: boolean; delayMs?: number; times: number };
+type Fault = { method?: string; path?: string; sent?: string; status?: number; body?: unknown; headers?: Record<string, string>; hang?: boolean; hangAfterApplying?: boolean; hold?: boolean; delayMs?: number; times: number };
 
 /** A request held by a `hold` fault: answered when the test releases it; `abandoned` once the client closed the connection first. */
 type Held = { path: string; abandoned: boolean; answer: () => Promise<void> };
@@ -113,7 +114,7 @@ export async function startStandIns(platforms: StandInPlatform[]): Promise<{ url
         const request: StandInRequest = { method: req.method ?? "GET", path, query: url.searchParams, headers, body };
         const record: RecordedRequest = { ...request, query: Object.fromEntries(url.searchParams.entries()), at: Date.now(), answered: null };
         shop.received.push(record);
-        const fault = shop.faults.find((f) => f.times > 0 && (!f.method || f.method === request.method) && (!f.path || new RegExp(f.path).test(path)));
+        const fault = shop.faults.find((f) => f.times > 0 && (!f.method || f.method === request.method) && (!f.path || new RegExp(f.path).test(path)) && (!f.sent || new RegExp(f.sent).test(body)));
         if (fault) fault.times--;
         if (fault?.hang) return; // never answers: the caller's time box fires
         if (fault?.hold) {

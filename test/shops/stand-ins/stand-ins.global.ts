@@ -4,6 +4,7 @@ import { startStandIns, type StandInPlatform } from "./harness";
 import { magentoStandIn } from "./magento";
 import { prestashopStandIn } from "./prestashop";
 import { shopware } from "./shopware";
+import { shopifyStandIn } from "./shopify";
 import { woocommerceStandIn } from "./woocommerce";
 
 // One import and one entry per platform, added with its stand-in.
@@ -12,6 +13,7 @@ export const platforms: StandInPlatform[] = [
   shopware,
   magentoStandIn as StandInPlatform,
   prestashopStandIn as StandInPlatform,
+  shopifyStandIn as StandInPlatform,
 ];
 
 export default async function setup(project: TestProject) {
