@@ -15,6 +15,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { toStatement, type Db, type Row } from "../db";
 import { expectChanges, runGuarded } from "../db/guards";
 import type { Bindings } from "../env";
+import { sendSettings } from "./outbound";
 import { isoMicro } from "./time";
 
 /** Cloudflare Queues delays a message by at most 12 hours: no cap may be longer. */
@@ -53,20 +54,9 @@ export const OUTBOUND_JOBS: Record<OutboundJobName, JobNumbers> = {
 export type JobSettings = JobNumbers & { job: OutboundJobName; timeoutMs: number; leaseMs: number; baseSeconds: number; maxAttempts: number };
 
 export function jobSettings(env: Bindings, job: OutboundJobName): JobSettings {
-  const num = (raw: string | undefined, fallback: number) => {
-    const n = Number(raw);
-    return raw !== undefined && raw !== "" && Number.isFinite(n) && n >= 0 ? n : fallback;
-  };
   const numbers = OUTBOUND_JOBS[job];
-  const timeoutMs = num(env.OUTBOUND_TIMEOUT_MS, 10_000);
-  return {
-    ...numbers,
-    job,
-    timeoutMs,
-    leaseMs: numbers.leaseCalls * timeoutMs + numbers.leaseMarginMs,
-    baseSeconds: num(env.RETRY_BASE_SECONDS, 30),
-    maxAttempts: Math.max(1, num(env.SEND_MAX_ATTEMPTS, 6)),
-  };
+  const { timeoutMs, retryBaseSeconds, maxAttempts } = sendSettings(env);
+  return { ...numbers, job, timeoutMs, leaseMs: numbers.leaseCalls * timeoutMs + numbers.leaseMarginMs, baseSeconds: retryBaseSeconds, maxAttempts };
 }
 
 // ---- Backoff, cap, park ----------------------------------------------------------------------
@@ -100,6 +90,14 @@ export type NextStep = { retry: true; delaySeconds: number } | { retry: false };
 export function afterFailure(s: JobSettings, attempts: number, failure: { final?: boolean; retryAfterSeconds?: number | null } = {}): NextStep {
   if (failure.final || attempts >= s.maxAttempts) return { retry: false };
   return { retry: true, delaySeconds: backoffSeconds(s, attempts, failure.retryAfterSeconds ?? null) };
+}
+
+/** A Retry-After header in seconds (a number of seconds, or an HTTP date); null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
 /** When a retry `delaySeconds` from now is due. */
@@ -164,8 +162,8 @@ export function heldBy(t: JobTable, id: number | SQL, lease: string): SQL {
  * its lease, then whatever goes with it. When the lease is gone (it ran out and another attempt took
  * over), the batch aborts and nothing of it is written: false.
  */
-export async function underLease(db: Db, t: JobTable, id: number, lease: Lease, set: SQL, then: SQL[] = []): Promise<boolean> {
-  const until = await lease.release();
+export async function underLease(db: Db, t: JobTable, id: number, lease: Lease | string, set: SQL, then: SQL[] = []): Promise<boolean> {
+  const until = typeof lease === "string" ? lease : await lease.release();
   if (until === null) return false;
   return runGuarded(db, [
     sql`UPDATE ${sql.raw(t.table)} SET ${set}${t.touches ? sql`, updated_at = ${isoMicro()}` : sql``} WHERE ${heldBy(t, id, until)}`,
