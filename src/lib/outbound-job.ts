@@ -124,7 +124,9 @@ export type JobTable = {
 export const DUE_TOLERANCE_MS = 1000;
 
 /** The rows of `t` an attempt may take now: waiting and due, or busy past a lease that ran out. */
-function takeable(t: JobTable, now: string, dueBy: string): SQL {
+export function takeable(t: JobTable, at: Date): SQL {
+  const now = isoMicro(at);
+  const dueBy = isoMicro(new Date(at.getTime() + DUE_TOLERANCE_MS));
   const status = sql.raw("status");
   const lease = sql.raw("lease_until");
   const dueWaiting = t.dueIn === "lease_until" ? sql` AND (${lease} IS NULL OR ${lease} <= ${dueBy})` : sql``;
@@ -141,9 +143,8 @@ function takeable(t: JobTable, now: string, dueBy: string): SQL {
 export function claimStatement(t: JobTable, id: number, lease: Lease, opts: { now?: Date; where?: SQL; set?: SQL; returning?: boolean } = {}): SQL {
   const now = opts.now ?? new Date();
   const at = isoMicro(now);
-  const dueBy = isoMicro(new Date(now.getTime() + DUE_TOLERANCE_MS));
   return sql`UPDATE ${sql.raw(t.table)} SET ${opts.set ? sql`${opts.set}, ` : sql``}status = ${t.busy}, attempts = attempts + 1, lease_until = ${lease.until}${t.touches ? sql`, updated_at = ${at}` : sql``}
-    WHERE id = ${id} AND ${takeable(t, at, dueBy)}${opts.where ? sql` AND ${opts.where}` : sql``}${opts.returning === false ? sql`` : sql` RETURNING *`}`;
+    WHERE id = ${id} AND ${takeable(t, now)}${opts.where ? sql` AND ${opts.where}` : sql``}${opts.returning === false ? sql`` : sql` RETURNING *`}`;
 }
 
 /** Claims row `id` for one attempt; its row as stored (snake_case), or undefined. */
@@ -174,12 +175,15 @@ export async function underLease(db: Db, t: JobTable, id: number, lease: Lease |
 
 /**
  * A parked job (`where` picks it, over the job's table) back to waiting with a fresh round of
- * attempts, as one statement returning its id: of two replays at once, one gets through.
+ * attempts, as one statement returning its id: of two replays at once, one gets through. `from`:
+ * the statuses a replay starts from, when a job may be replayed from more than parked (a webhook
+ * delivery is sent again after it was delivered too).
  */
-export function replayStatement(t: JobTable, where: SQL, set?: SQL): SQL {
+export function replayStatement(t: JobTable, where: SQL, opts: { set?: SQL; from?: string[]; at?: string } = {}): SQL {
   const due = typeof t.dueIn === "object" ? sql`, ${sql.raw(t.dueIn.column)} = NULL` : sql``;
-  return sql`UPDATE ${sql.raw(t.table)} SET ${set ? sql`${set}, ` : sql``}status = ${t.waiting}, attempts = 0, lease_until = NULL${due}${t.touches ? sql`, updated_at = ${isoMicro()}` : sql``}
-    WHERE ${where} AND ${sql.raw(t.table)}.status = ${t.parked} RETURNING id`;
+  const from = opts.from ?? [t.parked];
+  return sql`UPDATE ${sql.raw(t.table)} SET ${opts.set ? sql`${opts.set}, ` : sql``}status = ${t.waiting}, attempts = 0, lease_until = NULL${due}${t.touches ? sql`, updated_at = ${opts.at ?? isoMicro()}` : sql``}
+    WHERE ${where} AND ${sql.raw(t.table)}.status IN (${sql.join(from.map((f) => sql`${f}`), sql`, `)}) RETURNING id`;
 }
 
 /**
