@@ -7,7 +7,7 @@ import { sql } from "drizzle-orm";
 import { toStatement, type Db } from "../db";
 import type { EventType } from "../db/schema";
 import type { Bindings } from "../env";
-import { afterFailure, claimStatement, dueAt, jobSettings, Lease, parseRetryAfter, QUEUE_MAX_DELAY_SECONDS, type JobTable } from "../lib/outbound-job";
+import { afterFailure, claimStatement, dueAt, heldBy, jobSettings, secondsUntil, Lease, parseRetryAfter, QUEUE_MAX_DELAY_SECONDS, type JobTable } from "../lib/outbound-job";
 import { isoMicro } from "../lib/time";
 import { SIGNATURE_HEADER, signatureHeader } from "../lib/signature";
 import type { Pipeline, PipelineMessage } from "../lib/queue";
@@ -103,7 +103,7 @@ export async function deliverWebhook(db: Db, env: Bindings, pipeline: Pipeline, 
     // paused subscription: nothing to do.
     const inFuture = row.lease_until !== null && row.lease_until > now;
     if (row.active && inFuture && (row.status === "pending" || row.status === "delivering")) {
-      await sendDelayed(pipeline, { type: "deliver_webhook", deliveryId }, (Date.parse(row.lease_until!) - started.getTime()) / 1000);
+      await sendDelayed(pipeline, { type: "deliver_webhook", deliveryId }, secondsUntil(row.lease_until!, started.getTime()));
     }
     return "skipped";
   }
@@ -135,7 +135,7 @@ export async function deliverWebhook(db: Db, env: Bindings, pipeline: Pipeline, 
           last_error = ${result.error},
           delivered_at = ${ok ? finished : null},
           updated_at = ${finished}
-        WHERE id = ${deliveryId} AND status = 'delivering' AND lease_until = ${held}
+        WHERE ${heldBy(DELIVERY_JOB, deliveryId, held)}
         RETURNING id`,
     ].map((q) => toStatement(db, q)),
   );

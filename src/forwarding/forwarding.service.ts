@@ -38,7 +38,7 @@ import { CHANNELS, type Attempt } from "./channels";
 import { orderMail } from "./channels/email";
 import { ackDeadlineStatements, ackDueAtOf, answeredStatements } from "./deadlines";
 import { buildDocument, type DispatchDocument } from "./document";
-import { afterFailure, appendAttempt as appendTo, claimStatement, jobSettings, Lease, underLease } from "../lib/outbound-job";
+import { afterFailure, appendAttempt as appendTo, claimStatement, heldBy, jobSettings, Lease, underLease } from "../lib/outbound-job";
 import { DISPATCH_JOB } from "./lease";
 import { count } from "../lib/plural";
 
@@ -94,7 +94,7 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
   const started = new Date();
   const claim = Lease.for(jobSettings(env, "dispatch"), started);
   const lease = claim.until;
-  const mine = sql`(SELECT d.id FROM dispatches d WHERE d.id = ${dispatchId} AND d.status = 'sending' AND d.lease_until = ${lease})`;
+  const mine = sql`(SELECT id FROM dispatches WHERE ${heldBy(DISPATCH_JOB, dispatchId, lease)})`;
   const [claimed, orderRows, lineRows, supplierRows] = await runBatch(db, [
     claimStatement(DISPATCH_JOB, dispatchId, claim, { now: started }),
     sql`SELECT * FROM orders WHERE id = (SELECT order_id FROM dispatches WHERE id = ${mine})`,

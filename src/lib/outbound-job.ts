@@ -100,6 +100,9 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
+/** Seconds from `from` until a lease or due time ends (a message to look again then), within the queue's limit. */
+export const secondsUntil = (until: string, from = Date.now()) => Math.max(0, Math.min(QUEUE_MAX_DELAY_SECONDS, Math.ceil((Date.parse(until) - from) / 1000)));
+
 /** When a retry `delaySeconds` from now is due. */
 export const dueAt = (delaySeconds: number, from = Date.now()) => isoMicro(new Date(from + delaySeconds * 1000));
 

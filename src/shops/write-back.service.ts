@@ -13,7 +13,7 @@ import type { AttemptOutcome, ShopPlatformName, WriteBackKind, WriteBackStatus }
 import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
 import { withTimeout } from "../lib/outbound";
-import { afterFailure, claimStatement, dueAt, jobSettings, Lease, OUTBOUND_JOBS, QUEUE_MAX_DELAY_SECONDS, replayStatement, takeable, type JobTable } from "../lib/outbound-job";
+import { afterFailure, claimStatement, dueAt, heldBy, jobSettings, Lease, OUTBOUND_JOBS, replayStatement, secondsUntil, takeable, type JobTable } from "../lib/outbound-job";
 import type { Pipeline } from "../lib/queue";
 import { open, sealingKeys } from "../lib/sealed";
 import { isoMicro } from "../lib/time";
@@ -150,7 +150,7 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
     // when done), for a paused connection (the cron kicks it once resumed), done or failed: nothing.
     const inFuture = row.lease_until !== null && row.lease_until > now;
     if (row.active && !row.deleted_at && inFuture && (row.status === "pending" || row.status === "delivering")) {
-      await pipeline.send(writeBackMessages([writeBackId]), Math.min(QUEUE_MAX_DELAY_SECONDS, Math.ceil((Date.parse(row.lease_until!) - started.getTime()) / 1000)));
+      await pipeline.send(writeBackMessages([writeBackId]), secondsUntil(row.lease_until!, started.getTime()));
       return "skipped";
     }
     return "waiting";
@@ -187,7 +187,7 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
   const attemptOutcome: AttemptOutcome = error ? "failed" : attempt.result!.outcome;
   // The attempts that never reported back first (only while this attempt still holds the lease:
   // should another have taken over, that one records them), then this one.
-  const stillOurs = sql`EXISTS (SELECT 1 FROM shop_write_backs WHERE id = ${writeBackId} AND status = 'delivering' AND lease_until = ${held})`;
+  const stillOurs = sql`EXISTS (SELECT 1 FROM shop_write_backs WHERE ${heldBy(WRITE_BACK_JOB, writeBackId, held)})`;
   const interruptedRows = interruptedOf(row.interrupted).map(
     (i) => sql`SELECT ${writeBackId}, '[]', 0, ${INTERRUPTED_ERROR}, ${Math.max(0, Date.parse(i.given_up_at) - Date.parse(i.started_at))}, 'interrupted', ${i.given_up_at} WHERE ${stillOurs} UNION ALL `,
   );
@@ -209,7 +209,7 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
           last_failure = ${failure ? JSON.stringify(failure) : null},
           done_at = ${settled ? finished : null},
           updated_at = ${finished}
-        WHERE id = ${writeBackId} AND status = 'delivering' AND lease_until = ${held}
+        WHERE ${heldBy(WRITE_BACK_JOB, writeBackId, held)}
         RETURNING id, CASE WHEN status IN ('done', 'skipped') THEN (
           SELECT b.id FROM shop_write_backs b WHERE b.order_id = ${row.order_id} AND b.connection_id = ${row.connection_id}
             AND b.status = 'pending' AND b.id <> ${writeBackId}
