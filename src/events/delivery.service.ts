@@ -7,7 +7,7 @@ import { sql } from "drizzle-orm";
 import { toStatement, type Db } from "../db";
 import type { EventType } from "../db/schema";
 import type { Bindings } from "../env";
-import { leaseUntil, sendSettings, type SendSettings } from "../lib/outbound";
+import { afterFailure, claimStatement, dueAt, heldBy, jobSettings, secondsUntil, Lease, parseRetryAfter, QUEUE_MAX_DELAY_SECONDS, type JobTable } from "../lib/outbound-job";
 import { isoMicro } from "../lib/time";
 import { SIGNATURE_HEADER, signatureHeader } from "../lib/signature";
 import type { Pipeline, PipelineMessage } from "../lib/queue";
@@ -15,15 +15,11 @@ import type { Pipeline, PipelineMessage } from "../lib/queue";
 export const USER_AGENT = "order-intake-webhooks/1";
 /** How much of a failing endpoint's answer is kept in the attempt's error. */
 const ERROR_BODY_CHARS = 500;
-/** Cloudflare Queues delays messages by at most 12 hours. */
-const MAX_DELAY_SECONDS = 12 * 60 * 60;
-/** A retry message may run this much before its due time (clocks, rounding) and still count. */
-const DUE_TOLERANCE_MS = 1000;
-
-/** Seconds before the next attempt, after `attempts` failed ones: base, 2 x base, 4 x base, ... */
-export function retryDelaySeconds(settings: SendSettings, attempts: number): number {
-  return Math.min(MAX_DELAY_SECONDS, Math.round(settings.retryBaseSeconds * 2 ** Math.max(0, attempts - 1)));
-}
+/**
+ * The deliveries' table as the outbound engine (src/lib/outbound-job.ts) sees it: pending (a retry's
+ * due time in lease_until), delivering under a lease, parked as failed.
+ */
+export const DELIVERY_JOB: JobTable = { table: "webhook_deliveries", waiting: "pending", busy: "delivering", parked: "failed", dueIn: "lease_until", touches: true };
 
 /** The document POSTed to the shop; the same bytes on every attempt of an event. */
 export function deliveryBody(event: { id: string; type: string; createdAt: string; data: unknown }): string {
@@ -32,7 +28,7 @@ export function deliveryBody(event: { id: string; type: string; createdAt: strin
 
 /** Through the queue port, deferred by `delaySeconds` (at most what Cloudflare Queues allows). */
 async function sendDelayed(pipeline: Pipeline, body: PipelineMessage, delaySeconds: number): Promise<void> {
-  await pipeline.send([body], Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds))));
+  await pipeline.send([body], Math.max(0, Math.min(QUEUE_MAX_DELAY_SECONDS, Math.ceil(delaySeconds))));
 }
 
 type ClaimedRow = {
@@ -75,19 +71,19 @@ export type DeliveryOutcome = "delivered" | "retrying" | "failed" | "skipped";
 
 /** Handles a deliver_webhook message. Throws only when D1 or the queue fail (the message is retried). */
 export async function deliverWebhook(db: Db, env: Bindings, pipeline: Pipeline, deliveryId: number): Promise<DeliveryOutcome> {
-  const settings = sendSettings(env);
+  const settings = jobSettings(env, "webhook_delivery");
   const started = new Date();
   const now = isoMicro(started);
-  // The lease outlives the request's timeout, so it only runs out when a Worker died mid-send.
-  const lease = isoMicro(leaseUntil(started, settings.timeoutMs));
-  const dueBy = isoMicro(new Date(started.getTime() + DUE_TOLERANCE_MS));
+  // The lease outlives the request's timeout and is renewed while the attempt lives, so it only
+  // runs out when a Worker died mid-send.
+  const lease = Lease.for(settings, started);
   const [claim, read] = await db.$client.batch<ClaimedRow>(
     [
-      sql`UPDATE webhook_deliveries SET status = 'delivering', attempts = attempts + 1, lease_until = ${lease}, updated_at = ${now}
-        WHERE id = ${deliveryId}
-          AND ((status = 'pending' AND (lease_until IS NULL OR lease_until <= ${dueBy}))
-            OR (status = 'delivering' AND lease_until < ${now}))
-          AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = webhook_deliveries.subscription_id AND s.active = 1)`,
+      claimStatement(DELIVERY_JOB, deliveryId, lease, {
+        now: started,
+        where: sql`EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = webhook_deliveries.subscription_id AND s.active = 1)`,
+        returning: false,
+      }),
       sql`SELECT d.id, d.status, d.attempts, d.lease_until, s.active, s.url, s.secret,
           e.id AS event_id, e.type, e.data, e.created_at AS event_created_at
         FROM webhook_deliveries d
@@ -107,19 +103,23 @@ export async function deliverWebhook(db: Db, env: Bindings, pipeline: Pipeline, 
     // paused subscription: nothing to do.
     const inFuture = row.lease_until !== null && row.lease_until > now;
     if (row.active && inFuture && (row.status === "pending" || row.status === "delivering")) {
-      await sendDelayed(pipeline, { type: "deliver_webhook", deliveryId }, (Date.parse(row.lease_until!) - started.getTime()) / 1000);
+      await sendDelayed(pipeline, { type: "deliver_webhook", deliveryId }, secondsUntil(row.lease_until!, started.getTime()));
     }
     return "skipped";
   }
 
   const body = deliveryBody({ id: row.event_id, type: row.type, createdAt: row.event_created_at, data: JSON.parse(row.data) });
-  const result = await post(row.url, row.secret, row.event_id, row.type, body, settings.timeoutMs);
+  lease.on(db, DELIVERY_JOB, deliveryId).hold();
+  const result = await post(row.url, row.secret, row.event_id, row.type, body, settings.timeoutMs).finally(() => lease.release());
+  // Lost (another attempt took over): the guard below writes nothing, as the old lease no longer matches.
+  const held = (await lease.release()) ?? lease.until;
 
   const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-  const outcome: DeliveryOutcome = ok ? "delivered" : result.final || row.attempts >= settings.maxAttempts ? "failed" : "retrying";
-  const delay = retryDelaySeconds(settings, row.attempts);
+  const next = ok ? null : afterFailure(settings, row.attempts, { final: result.final, retryAfterSeconds: result.retryAfterSeconds });
+  const outcome: DeliveryOutcome = ok ? "delivered" : next?.retry ? "retrying" : "failed";
+  const delay = next?.retry ? next.delaySeconds : 0;
   const finished = isoMicro();
-  const nextAttemptAt = outcome === "retrying" ? isoMicro(new Date(Date.now() + delay * 1000)) : null;
+  const nextAttemptAt = outcome === "retrying" ? dueAt(delay) : null;
   const [, updated] = await db.$client.batch<{ id: number }>(
     [
       // Recorded unless the delivery itself was deleted meanwhile (with its subscription).
@@ -135,7 +135,7 @@ export async function deliverWebhook(db: Db, env: Bindings, pipeline: Pipeline, 
           last_error = ${result.error},
           delivered_at = ${ok ? finished : null},
           updated_at = ${finished}
-        WHERE id = ${deliveryId} AND status = 'delivering' AND lease_until = ${lease}
+        WHERE ${heldBy(DELIVERY_JOB, deliveryId, held)}
         RETURNING id`,
     ].map((q) => toStatement(db, q)),
   );
@@ -146,7 +146,7 @@ export async function deliverWebhook(db: Db, env: Bindings, pipeline: Pipeline, 
 }
 
 /** `final`: trying again cannot help (the url points where we never connect). */
-type SendResult = { statusCode: number | null; error: string | null; durationMs: number; final?: boolean };
+type SendResult = { statusCode: number | null; error: string | null; durationMs: number; final?: boolean; retryAfterSeconds?: number | null };
 
 async function post(url: string, secret: string, eventId: string, type: string, body: string, timeoutMs: number): Promise<SendResult> {
   const started = Date.now();
@@ -169,7 +169,8 @@ async function post(url: string, secret: string, eventId: string, type: string, 
     }
     const text = await res.text().catch(() => "");
     const error = `HTTP ${res.status}${text ? `: ${text.slice(0, ERROR_BODY_CHARS)}` : ""}`;
-    return { statusCode: res.status, error, durationMs: Date.now() - started };
+    // A shop that asks us to slow down (429, 503) is not tried again before it said.
+    return { statusCode: res.status, error, durationMs: Date.now() - started, retryAfterSeconds: parseRetryAfter(res.headers.get("retry-after")) };
   } catch (error) {
     const name = error instanceof Error ? error.name : "";
     const message = name === "TimeoutError" || name === "AbortError" ? `Timed out after ${timeoutMs} ms` : `Network error: ${error instanceof Error ? error.message : String(error)}`;

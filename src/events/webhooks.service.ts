@@ -7,6 +7,8 @@ import { offsetOf, type PageRequest } from "../lib/pagination";
 import { newWebhookSecret } from "../lib/signature";
 import { isoMicro } from "../lib/time";
 import type { Pipeline } from "../lib/queue";
+import { replayStatement } from "../lib/outbound-job";
+import { DELIVERY_JOB } from "./delivery.service";
 
 export type WebhookInput = { url?: string; events?: EventType[]; active?: boolean; secret?: string; rotate_secret?: boolean };
 export type DeliveryStatus = (typeof webhookDeliveries.$inferSelect)["status"];
@@ -164,11 +166,12 @@ export async function redeliver(db: Db, pipeline: Pipeline, accountId: number, w
     [
       sql`SELECT d.status, d.attempts, s.active FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
         WHERE d.id = ${deliveryId} AND d.subscription_id = ${webhookId} AND s.account_id = ${accountId}`,
-      sql`UPDATE webhook_deliveries SET status = 'pending', attempts = 0, lease_until = NULL, updated_at = ${now}
-        WHERE id = ${deliveryId} AND subscription_id = ${webhookId} AND account_id = ${accountId}
-          AND status IN ('delivered', 'failed')
-          AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = ${webhookId} AND s.active = 1)
-        RETURNING id`,
+      replayStatement(
+        DELIVERY_JOB,
+        sql`id = ${deliveryId} AND subscription_id = ${webhookId} AND account_id = ${accountId}
+          AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = ${webhookId} AND s.active = 1)`,
+        { from: ["delivered", "failed"], at: now },
+      ),
     ].map((q) => toStatement(db, q)),
   );
   const prior = before.results[0];

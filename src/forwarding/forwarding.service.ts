@@ -24,7 +24,6 @@ import type { Bindings } from "../env";
 import { RETRIED_BY_HAND } from "../events/outbox";
 import { ApiError } from "../lib/errors";
 import type { Pipeline } from "../lib/queue";
-import { leaseUntil, sendSettings } from "../lib/outbound";
 import { isoMicro } from "../lib/time";
 import {
   completionStatements,
@@ -39,7 +38,8 @@ import { CHANNELS, type Attempt } from "./channels";
 import { orderMail } from "./channels/email";
 import { ackDeadlineStatements, ackDueAtOf, answeredStatements } from "./deadlines";
 import { buildDocument, type DispatchDocument } from "./document";
-import { claimStatement, retryDelaySeconds, underLease } from "./lease";
+import { afterFailure, appendAttempt as appendTo, claimStatement, heldBy, jobSettings, Lease, underLease } from "../lib/outbound-job";
+import { DISPATCH_JOB } from "./lease";
 import { count } from "../lib/plural";
 
 /**
@@ -49,10 +49,11 @@ import { count } from "../lib/plural";
  */
 export async function sendHeldDispatches(db: Db, env: Bindings, pipeline: Pipeline, sends: Held[], timeoutMs: number): Promise<FailedSend[]> {
   if (sends.length === 0) return [];
+  const settings = jobSettings(env, "dispatch");
   const attempts = await Promise.all(
     sends.map(async (held) => {
       const doc: DispatchDocument = buildDocument(held.dispatch, held.order, held.supplier, held.lines);
-      return { held, doc, attempt: await attemptSend(env, held, doc, timeoutMs) };
+      return { held, doc, attempt: await whileHeld(db, settings.leaseMs, held, () => attemptSend(env, held, doc, timeoutMs)) };
     }),
   );
   const delivered = attempts.filter((a) => a.attempt.outcome === "delivered");
@@ -90,13 +91,12 @@ const supplierRow = rowMapper(suppliers);
  * trip: the reads run after the claim in the same transaction, so they see exactly what it claimed.
  */
 export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): Promise<SendResult> {
-  const settings = sendSettings(env);
   const started = new Date();
-  const nowIso = isoMicro(started);
-  const lease = isoMicro(leaseUntil(started, settings.timeoutMs));
-  const mine = sql`(SELECT d.id FROM dispatches d WHERE d.id = ${dispatchId} AND d.status = 'sending' AND d.lease_until = ${lease})`;
+  const claim = Lease.for(jobSettings(env, "dispatch"), started);
+  const lease = claim.until;
+  const mine = sql`(SELECT id FROM dispatches WHERE ${heldBy(DISPATCH_JOB, dispatchId, lease)})`;
   const [claimed, orderRows, lineRows, supplierRows] = await runBatch(db, [
-    claimStatement("dispatches", dispatchId, nowIso, lease),
+    claimStatement(DISPATCH_JOB, dispatchId, claim, { now: started }),
     sql`SELECT * FROM orders WHERE id = (SELECT order_id FROM dispatches WHERE id = ${mine})`,
     sql`SELECT * FROM order_lines WHERE dispatch_id = ${mine} AND current_status = 'ruled' ORDER BY position, id`,
     sql`SELECT * FROM suppliers WHERE id = (SELECT supplier_id FROM dispatches WHERE id = ${mine})`,
@@ -123,9 +123,9 @@ export async function sendDispatch(db: Db, env: Bindings, dispatchId: number): P
  * side, the delivered ones finished in one batch. Returns the ones given up on.
  */
 export async function sendHandedOver(db: Db, env: Bindings, pipeline: Pipeline, dispatchIds: number[], lease: string): Promise<FailedSend[]> {
-  const settings = sendSettings(env);
+  const settings = jobSettings(env, "dispatch");
   const started = new Date();
-  const fresh = isoMicro(leaseUntil(started, settings.timeoutMs));
+  const fresh = Lease.for(settings, started).until;
   const [taken] = await runBatch(db, [
     // `+status`: the ids drive the write (the primary key), not every dispatch being sent.
     sql`UPDATE dispatches SET lease_until = ${fresh}, updated_at = ${isoMicro(started)}
@@ -149,8 +149,21 @@ export async function sendHandedOver(db: Db, env: Bindings, pipeline: Pipeline, 
   return sendHeldDispatches(db, env, pipeline, held.filter((h) => !odd.includes(h)), settings.timeoutMs);
 }
 
-/** Every write after the claim, only while this attempt still holds its lease (./lease.ts). */
-const leasedBy = (db: Db, held: Held) => (set: SQL, then: SQL[] = []) => underLease(db, "dispatches", held.dispatch.id, held.lease, set, then);
+/** Every write after the claim, only while this attempt still holds its lease (the engine's guard). */
+const leasedBy = (db: Db, held: Held) => (set: SQL, then: SQL[] = []) => underLease(db, DISPATCH_JOB, held.dispatch.id, held.lease, set, then);
+
+/**
+ * The attempt's call, with its lease renewed while it runs (the engine's heartbeat): a lease that
+ * runs out means the Worker died. `held.lease` is the lease as renewed, for the writes that follow.
+ */
+async function whileHeld<T>(db: Db, leaseMs: number, held: Held, call: () => Promise<T>): Promise<T> {
+  const lease = new Lease(leaseMs, held.started, held.lease).on(db, DISPATCH_JOB, held.dispatch.id).hold();
+  try {
+    return await call();
+  } finally {
+    held.lease = (await lease.release()) ?? held.lease;
+  }
+}
 
 /** What a held dispatch's lines become on its channel, without sending anything: test orders, manual, pull. */
 async function sendHeld(db: Db, env: Bindings, held: Held): Promise<SendResult> {
@@ -196,7 +209,8 @@ async function sendHeld(db: Db, env: Bindings, held: Held): Promise<SendResult> 
     ]);
     return { done: true };
   }
-  const attempt = await attemptSend(env, held, doc, sendSettings(env).timeoutMs);
+  const settings = jobSettings(env, "dispatch");
+  const attempt = await whileHeld(db, settings.leaseMs, held, () => attemptSend(env, held, doc, settings.timeoutMs));
   if (attempt.outcome === "delivered") {
     await runGuarded(db, deliveredStatements([{ held, doc, attempt }], isoMicro()));
     return { done: true };
@@ -243,9 +257,7 @@ function outcomeOf(attempt: Attempt, to: string | null, channel: AttemptRecord["
  * attempt_log with `entry` (an AttemptRecord as JSON text) appended, keeping the last
  * ATTEMPT_LOG_KEPT: part of the UPDATE that records the attempt's outcome, so no statement of its own.
  */
-const appendAttempt = (entry: SQL) =>
-  sql`attempt_log = json_insert(CASE WHEN json_array_length(coalesce(attempt_log, '[]')) >= ${ATTEMPT_LOG_KEPT} THEN json_remove(attempt_log, '$[0]')
-      ELSE coalesce(attempt_log, '[]') END, '$[#]', json(${entry}))`;
+const appendAttempt = (entry: SQL) => appendTo("attempt_log", entry, ATTEMPT_LOG_KEPT);
 
 /**
  * Delivered sends, any number (of any orders) in one batch of six statements: their lines move to
@@ -281,9 +293,9 @@ function deliveredStatements(sent: { held: Held; doc: DispatchDocument; attempt:
  */
 async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: DispatchDocument, attempt: Exclude<SentAttempt, { outcome: "delivered" }>): Promise<SendResult> {
   const { dispatch: claimed, supplier } = held;
-  const settings = sendSettings(env);
+  const next = afterFailure(jobSettings(env, "dispatch"), claimed.attempts, { final: attempt.outcome === "rejected" });
   const payload = JSON.stringify(doc);
-  if (attempt.outcome === "rejected" || claimed.attempts >= settings.maxAttempts) {
+  if (!next.retry) {
     const message =
       attempt.outcome === "rejected"
         ? `Supplier ${supplier.name} rejected the order: ${attempt.detail}`
@@ -294,7 +306,7 @@ async function concludeAttempt(db: Db, env: Bindings, held: Held, doc: DispatchD
   const requeued = await leasedBy(db, held)(sql`status = 'queued', lease_until = NULL, last_error = ${attempt.detail}, payload = ${payload}, ${recorded}`);
   // Not ours any more: whoever took the lease over carries the dispatch on.
   if (!requeued) return { done: true };
-  return { done: false, retryInSeconds: retryDelaySeconds(settings, claimed.attempts) };
+  return { done: false, retryInSeconds: next.delaySeconds };
 }
 
 /**

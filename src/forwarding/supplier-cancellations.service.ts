@@ -2,7 +2,7 @@
 // lease, idempotency key and retry rules as a dispatch (./lease.ts), listed for pull suppliers and
 // the portal, acknowledged. How a request is made and settled: src/orders/cancellations.service.ts.
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../db";
+import { rowMapper, type Db } from "../db";
 import {
   cancellationLines,
   cancellations,
@@ -17,13 +17,13 @@ import {
 } from "../db/schema";
 import type { AuthenticatedSupplier, Bindings } from "../env";
 import { ApiError } from "../lib/errors";
-import { leaseUntil, sendSettings } from "../lib/outbound";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
 import { noteLinesStatements } from "../orders/lifecycle";
 import { buildCancellationDocument, cancellationMailSubject, cancellationMailText, type CancellationLineRow } from "./cancellation-document";
 import { CHANNELS } from "./channels";
-import { claim, retryDelaySeconds, underLease } from "./lease";
+import { afterFailure, claim, jobSettings, Lease, underLease } from "../lib/outbound-job";
+import { CANCELLATION_JOB } from "./lease";
 import type { SendResult } from "./forwarding.service";
 import { count } from "../lib/plural";
 
@@ -43,6 +43,8 @@ const requestLines = (db: Db, cancellationIds: number[]) => {
   ] as const;
 };
 
+const cancellationRow = rowMapper(cancellations);
+
 /** Each order line with its request, in the lines' order. */
 function withLines(requests: CancellationLine[], lines: OrderLine[]): CancellationLineRow[] {
   return lines.flatMap((line) => requests.filter((r) => r.orderLineId === line.id).map((request) => ({ request, line })));
@@ -50,11 +52,23 @@ function withLines(requests: CancellationLine[], lines: OrderLine[]): Cancellati
 
 /** One attempt at sending a cancellation request. Safe to call for one that is done or being sent. */
 export async function sendCancellation(db: Db, env: Bindings, cancellationId: number): Promise<SendResult> {
-  const settings = sendSettings(env);
-  const started = new Date();
-  const lease = isoMicro(leaseUntil(started, settings.timeoutMs));
-  const claimed = await claim(db, "cancellations", cancellationId, isoMicro(started), lease);
-  if (!claimed) return { done: true };
+  const settings = jobSettings(env, "cancellation");
+  const lease = Lease.for(settings);
+  const row = await claim(db, CANCELLATION_JOB, cancellationId, lease);
+  if (!row) return { done: true };
+  const claimed = cancellationRow(row);
+  // Renewed while the attempt lives; the first write after the call stops it (underLease).
+  lease.on(db, CANCELLATION_JOB, claimed.id).hold();
+  try {
+    return await sendClaimed(db, env, claimed, lease);
+  } finally {
+    await lease.release();
+  }
+}
+
+/** The claimed request sent, and what followed written under its lease. */
+async function sendClaimed(db: Db, env: Bindings, claimed: Cancellation, lease: Lease): Promise<SendResult> {
+  const settings = jobSettings(env, "cancellation");
   const [[order], [supplier], requests, orderLineRows] = await db.batch([
     db.select().from(orders).where(eq(orders.id, claimed.orderId)),
     db.select().from(suppliers).where(eq(suppliers.id, claimed.supplierId)),
@@ -63,7 +77,7 @@ export async function sendCancellation(db: Db, env: Bindings, cancellationId: nu
   const lines = withLines(requests, orderLineRows);
   const doc = buildCancellationDocument(claimed, order, supplier, lines);
   const payload = JSON.stringify(doc);
-  const leased = (set: SQL, then: SQL[] = []) => underLease(db, "cancellations", claimed.id, lease, set, then);
+  const leased = (set: SQL, then: SQL[] = []) => underLease(db, CANCELLATION_JOB, claimed.id, lease, set, then);
 
   // Settled before it went out (the shop recorded the supplier's answer): nothing to send.
   if (!lines.some((l) => l.request.status === "requested")) {
@@ -80,7 +94,8 @@ export async function sendCancellation(db: Db, env: Bindings, cancellationId: nu
     await leased(sql`status = 'requested', lease_until = NULL, payload = ${payload}, last_error = NULL, sent_at = ${at}`);
     return { done: true };
   }
-  if (attempt.outcome === "rejected" || claimed.attempts >= settings.maxAttempts) {
+  const next = afterFailure(settings, claimed.attempts, { final: attempt.outcome === "rejected" });
+  if (!next.retry) {
     const detail =
       attempt.outcome === "rejected" ? `supplier ${supplier.name} rejected it: ${attempt.detail}` : `failed after ${count(claimed.attempts, "attempt")}: ${attempt.detail}`;
     const open = lines.filter((l) => l.request.status === "requested");
@@ -95,7 +110,7 @@ export async function sendCancellation(db: Db, env: Bindings, cancellationId: nu
   }
   const requeued = await leased(sql`status = 'queued', lease_until = NULL, last_error = ${attempt.detail}, payload = ${payload}`);
   if (!requeued) return { done: true };
-  return { done: false, retryInSeconds: retryDelaySeconds(settings, claimed.attempts) };
+  return { done: false, retryInSeconds: next.delaySeconds };
 }
 
 /** Statuses of a request the supplier still owes an answer to, whether or not its push went through. */

@@ -1,5 +1,6 @@
 // The pipeline's own settings (wrangler.toml [vars]).
 import type { Bindings } from "../env";
+import { backoffSeconds } from "../lib/outbound-job";
 
 const positive = (raw: string | undefined, fallback: number) => {
   const n = Number(raw);
@@ -9,6 +10,9 @@ const positive = (raw: string | undefined, fallback: number) => {
 /** Routing attempts in a row before an order is parked for an operator. */
 export const maxRoutingAttempts = (env: Bindings) => Math.max(1, positive(env.ROUTING_MAX_ATTEMPTS, 20));
 
-/** Seconds before the queue redelivers a message whose handling failed, after `attempts` deliveries. */
+/** At most this long before a failed pipeline message is tried again. */
+const PIPELINE_RETRY_CAP_SECONDS = 600;
+
+/** Seconds before the queue redelivers a message whose handling failed, after `attempts` deliveries: the engine's one backoff. */
 export const pipelineRetryDelay = (env: Bindings, attempts: number) =>
-  Math.min(600, positive(env.PIPELINE_RETRY_BASE_SECONDS, 5) * 2 ** Math.max(0, attempts - 1));
+  backoffSeconds({ baseSeconds: positive(env.PIPELINE_RETRY_BASE_SECONDS, 5), capSeconds: PIPELINE_RETRY_CAP_SECONDS }, attempts);

@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import { createDb, runBatch } from "../db";
 import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
+import { OUTBOUND_JOBS } from "../lib/outbound-job";
 import { enqueue } from "../lib/queue";
 import { fireDeadlines } from "../forwarding/deadlines";
 
@@ -39,8 +40,9 @@ export async function sweepUnroutedOrders(env: Bindings, now = new Date()): Prom
   return orderIds;
 }
 
-// A queued dispatch untouched this long has lost its message (the longest backoff is an hour).
-const DISPATCH_STALE_MS = 65 * 60 * 1000;
+// A queued send untouched this long has lost its message: past the longest backoff (the job's cap,
+// the same for dispatches and cancellation requests), and five minutes more.
+const DISPATCH_STALE_MS = (OUTBOUND_JOBS.dispatch.capSeconds + 5 * 60) * 1000;
 
 /**
  * Sends (dispatches, cancellation requests: the same lease, src/forwarding/lease.ts) whose message

@@ -12,7 +12,8 @@ import { toStatement, type Db, type Row } from "../db";
 import type { AttemptOutcome, ShopPlatformName, WriteBackKind, WriteBackStatus } from "../db/schema";
 import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
-import { sendSettings, withTimeout, type SendSettings } from "../lib/outbound";
+import { withTimeout } from "../lib/outbound";
+import { afterFailure, claimStatement, dueAt, heldBy, jobSettings, Lease, OUTBOUND_JOBS, replayStatement, secondsUntil, takeable, type JobTable } from "../lib/outbound-job";
 import type { Pipeline } from "../lib/queue";
 import { open, sealingKeys } from "../lib/sealed";
 import { isoMicro } from "../lib/time";
@@ -22,10 +23,11 @@ import { platformFor } from "./platforms/index";
 import type { LineRef, OrderRef, ShopConnection, ShopOrder, WriteResult } from "./platforms/platform";
 import { DELETED_CONNECTION, earlierUnfinished, writeBackMessages } from "./write-backs";
 
-/** Cloudflare Queues delays messages by at most 12 hours. */
-const MAX_DELAY_SECONDS = 12 * 60 * 60;
-/** A retry message may run this much before its due time (clocks, rounding) and still count. */
-const DUE_TOLERANCE_MS = 1000;
+/**
+ * The write-backs' table as the outbound engine (src/lib/outbound-job.ts) sees it: pending (a
+ * retry's due time in lease_until), delivering under a lease, parked as failed.
+ */
+export const WRITE_BACK_JOB: JobTable = { table: "shop_write_backs", waiting: "pending", busy: "delivering", parked: "failed", dueIn: "lease_until", touches: true };
 /**
  * The calls one attempt may make (a lookup of the order, a look after an unclear outcome, the
  * writes): the attempt as a whole is time-boxed at this many calls' time boxes, and its lease
@@ -33,8 +35,8 @@ const DUE_TOLERANCE_MS = 1000;
  */
 export const CALLS_PER_ATTEMPT = 6;
 
-/** What a lease holds beyond the calls' time boxes: the D1 work around a call, clocks a little apart. */
-export const LEASE_SLACK_MS = 5_000;
+/** What a lease holds beyond the calls' time boxes: the D1 work around a call, clocks a little apart (the job's lease margin). */
+export const LEASE_SLACK_MS = OUTBOUND_JOBS.write_back.leaseMarginMs;
 
 /**
  * How long a lease runs from its claim or renewal: the call about to go out and the next one. The
@@ -42,7 +44,7 @@ export const LEASE_SLACK_MS = 5_000;
  * when it cannot), so a lease runs out only when its Worker stopped, and the write-back is taken
  * over about one call's time box after that rather than after the whole attempt's.
  */
-export const writeBackLeaseMs = (timeoutMs: number) => 2 * timeoutMs + LEASE_SLACK_MS;
+export const writeBackLeaseMs = (timeoutMs: number) => OUTBOUND_JOBS.write_back.leaseCalls * timeoutMs + LEASE_SLACK_MS;
 
 /** The words for an attempt that never reported back, once the next one took over. */
 export const INTERRUPTED_ERROR = "No answer: the worker stopped mid-attempt (its lease ran out); the next attempt looked in the shop before writing again.";
@@ -51,17 +53,6 @@ export const INTERRUPTED_WAITING = "No answer: the worker stopped mid-attempt (i
 
 /** The bound string a connection's credentials are sealed to (src/lib/sealed.ts). */
 export const credentialsBinding = (accountId: number, platform: ShopPlatformName) => `shop_connection:${accountId}:${platform}`;
-
-/**
- * Seconds before the next attempt after `attempts` failed ones: base x 2^(n-1), of which a random
- * half is taken off (jitter: write-backs failing together, say a shop down for a minute, do not
- * come back together), and never before a 429's Retry-After.
- */
-export function writeBackRetrySeconds(settings: SendSettings, attempts: number, retryAfterSeconds: number | null = null, random = Math.random()): number {
-  const backoff = settings.retryBaseSeconds * 2 ** Math.max(0, attempts - 1);
-  const jittered = backoff / 2 + (backoff / 2) * random;
-  return Math.min(MAX_DELAY_SECONDS, Math.ceil(Math.max(jittered, retryAfterSeconds ?? 0)));
-}
 
 type DeliveryRow = {
   id: number;
@@ -106,31 +97,31 @@ export type WriteBackOutcome = "done" | "retrying" | "failed" | "skipped" | "wai
  * message is retried).
  */
 export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline, writeBackId: number): Promise<WriteBackOutcome> {
-  const settings = sendSettings(env);
+  const settings = jobSettings(env, "write_back");
   const started = new Date();
   const now = isoMicro(started);
   const attemptBox = settings.timeoutMs * CALLS_PER_ATTEMPT;
   // The lease covers the first calls; the attempt renews it as it goes (renewLease), so it runs out
   // only when this Worker stopped.
-  const leaseMs = writeBackLeaseMs(settings.timeoutMs);
-  let lease = isoMicro(new Date(started.getTime() + leaseMs));
-  const dueBy = isoMicro(new Date(started.getTime() + DUE_TOLERANCE_MS));
+  const lease = Lease.for(settings, started);
   const live = sql`EXISTS (SELECT 1 FROM shop_connections c WHERE c.id = shop_write_backs.connection_id AND c.active = 1 AND c.deleted_at IS NULL)`;
-  const takeable = sql`((status = 'pending' AND (lease_until IS NULL OR lease_until <= ${dueBy})) OR (status = 'delivering' AND lease_until < ${now}))`;
   const [claim, , read] = await db.$client.batch<DeliveryRow>(
     [
       // Taking over from an attempt that never reported back (still delivering, its lease ran out):
       // that attempt may have written, so this one looks first (unclear), and records it (interrupted).
-      sql`UPDATE shop_write_backs SET status = 'delivering', attempts = attempts + 1, lease_until = ${lease}, updated_at = ${now},
-          unclear = CASE WHEN status = 'delivering' THEN 1 ELSE unclear END,
+      claimStatement(WRITE_BACK_JOB, writeBackId, lease, {
+        now: started,
+        set: sql`unclear = CASE WHEN status = 'delivering' THEN 1 ELSE unclear END,
           interrupted = CASE WHEN status = 'delivering'
             THEN json_insert(coalesce(interrupted, '[]'), '$[#]', json_object('started_at', coalesce(attempt_started_at, updated_at), 'given_up_at', ${now}))
             ELSE interrupted END,
-          attempt_started_at = ${now}
-        WHERE id = ${writeBackId} AND ${takeable} AND ${live} AND NOT EXISTS (${earlierUnfinished(sql`shop_write_backs`)})`,
+          attempt_started_at = ${now}`,
+        where: sql`${live} AND NOT EXISTS (${earlierUnfinished(sql`shop_write_backs`)})`,
+        returning: false,
+      }),
       // A deleted connection writes nothing more: what waited for it is skipped.
       sql`UPDATE shop_write_backs SET status = 'skipped', last_error = ${DELETED_CONNECTION}, lease_until = NULL, updated_at = ${now}
-        WHERE id = ${writeBackId} AND ${takeable}
+        WHERE id = ${writeBackId} AND ${takeable(WRITE_BACK_JOB, started)}
           AND EXISTS (SELECT 1 FROM shop_connections c WHERE c.id = shop_write_backs.connection_id AND c.deleted_at IS NOT NULL)`,
       sql`SELECT w.id, w.account_id, w.connection_id, w.order_id, w.kind, w.status, w.attempts, w.lease_until, w.shipped_in_full, w.shop_order, w.unclear,
           w.interrupted,
@@ -159,7 +150,7 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
     // when done), for a paused connection (the cron kicks it once resumed), done or failed: nothing.
     const inFuture = row.lease_until !== null && row.lease_until > now;
     if (row.active && !row.deleted_at && inFuture && (row.status === "pending" || row.status === "delivering")) {
-      await pipeline.send(writeBackMessages([writeBackId]), Math.min(MAX_DELAY_SECONDS, Math.ceil((Date.parse(row.lease_until!) - started.getTime()) / 1000)));
+      await pipeline.send(writeBackMessages([writeBackId]), secondsUntil(row.lease_until!, started.getTime()));
       return "skipped";
     }
     return "waiting";
@@ -168,27 +159,24 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
   const dryRun = parseSettings(row.settings).mode === "dry_run";
   // Before a call that would not end inside the lease: renewed, guarded by the lease this attempt
   // holds. When that fails (another attempt took over), this one stops before its next call.
+  lease.on(db, WRITE_BACK_JOB, writeBackId);
   const renewLease = async () => {
-    if (Date.parse(lease) - Date.now() >= settings.timeoutMs + LEASE_SLACK_MS) return;
-    const next = isoMicro(new Date(Date.now() + leaseMs));
-    const { results } = await toStatement(
-      db,
-      sql`UPDATE shop_write_backs SET lease_until = ${next} WHERE id = ${writeBackId} AND status = 'delivering' AND lease_until = ${lease} RETURNING id`,
-    ).all<{ id: number }>();
-    if (results.length === 0) throw new ShopError("unexpected", "This attempt's lease ran out and could not be renewed (another attempt took over): it stopped before its next call to the shop.");
-    lease = next;
+    if (await lease.renewIfShort(settings.timeoutMs + LEASE_SLACK_MS)) return;
+    throw new ShopError("unexpected", "This attempt's lease ran out and could not be renewed (another attempt took over): it stopped before its next call to the shop.");
   };
   const attempt = await attemptWrite(env, row, settings.timeoutMs, attemptBox, dryRun, renewLease);
+  // Lost (another attempt took over): the guards below write nothing, as the old lease no longer matches.
+  const held = (await lease.release()) ?? lease.until;
   const finished = isoMicro();
   const error = attempt.error;
   let outcome: WriteBackOutcome;
   let delay = 0;
   if (!error) outcome = attempt.result!.outcome === "skipped" ? "skipped" : "done";
-  else if (error instanceof ShopError && !error.retryable) outcome = "failed";
-  else if (row.attempts >= settings.maxAttempts) outcome = "failed";
   else {
-    outcome = "retrying";
-    delay = writeBackRetrySeconds(settings, row.attempts, error instanceof ShopError ? error.retryAfterSeconds : null);
+    const shopError = error instanceof ShopError ? error : null;
+    const next = afterFailure(settings, row.attempts, { final: shopError ? !shopError.retryable : false, retryAfterSeconds: shopError?.retryAfterSeconds });
+    outcome = next.retry ? "retrying" : "failed";
+    if (next.retry) delay = next.delaySeconds;
   }
   const unclear = error ? Boolean(row.unclear) || isUnclear(error) : false;
   const message = error ? errorText(error) : attempt.result!.outcome === "skipped" ? attempt.result!.reason : null;
@@ -199,7 +187,7 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
   const attemptOutcome: AttemptOutcome = error ? "failed" : attempt.result!.outcome;
   // The attempts that never reported back first (only while this attempt still holds the lease:
   // should another have taken over, that one records them), then this one.
-  const stillOurs = sql`EXISTS (SELECT 1 FROM shop_write_backs WHERE id = ${writeBackId} AND status = 'delivering' AND lease_until = ${lease})`;
+  const stillOurs = sql`EXISTS (SELECT 1 FROM shop_write_backs WHERE ${heldBy(WRITE_BACK_JOB, writeBackId, held)})`;
   const interruptedRows = interruptedOf(row.interrupted).map(
     (i) => sql`SELECT ${writeBackId}, '[]', 0, ${INTERRUPTED_ERROR}, ${Math.max(0, Date.parse(i.given_up_at) - Date.parse(i.started_at))}, 'interrupted', ${i.given_up_at} WHERE ${stillOurs} UNION ALL `,
   );
@@ -210,7 +198,7 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
       // Guarded by our lease: should it have run out and another Worker taken over, that one owns the row.
       sql`UPDATE shop_write_backs SET
           status = ${status},
-          lease_until = ${outcome === "retrying" ? isoMicro(new Date(Date.now() + delay * 1000)) : null},
+          lease_until = ${outcome === "retrying" ? dueAt(delay) : null},
           shop_ids = coalesce(${shopIds}, shop_ids),
           shop_order = coalesce(${attempt.shopOrder ? JSON.stringify(attempt.shopOrder) : null}, shop_order),
           unclear = ${unclear ? 1 : 0},
@@ -221,7 +209,7 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
           last_failure = ${failure ? JSON.stringify(failure) : null},
           done_at = ${settled ? finished : null},
           updated_at = ${finished}
-        WHERE id = ${writeBackId} AND status = 'delivering' AND lease_until = ${lease}
+        WHERE ${heldBy(WRITE_BACK_JOB, writeBackId, held)}
         RETURNING id, CASE WHEN status IN ('done', 'skipped') THEN (
           SELECT b.id FROM shop_write_backs b WHERE b.order_id = ${row.order_id} AND b.connection_id = ${row.connection_id}
             AND b.status = 'pending' AND b.id <> ${writeBackId}
@@ -481,10 +469,13 @@ export async function replayWriteBack(db: Db, pipeline: Pipeline, accountId: num
   const [before, updated] = await db.$client.batch<{ status: WriteBackStatus; active: number; deleted_at: string | null }>(
     [
       sql`SELECT w.status, c.active, c.deleted_at FROM shop_write_backs w JOIN shop_connections c ON c.id = w.connection_id WHERE ${mine}`,
-      sql`UPDATE shop_write_backs AS w SET status = 'pending', attempts = 0, lease_until = NULL, last_error = NULL, updated_at = ${now}
-        WHERE ${mine} AND w.status = 'failed'
-          AND EXISTS (SELECT 1 FROM shop_connections c WHERE c.id = w.connection_id AND c.active = 1 AND c.deleted_at IS NULL)
-        RETURNING id`,
+      replayStatement(
+        WRITE_BACK_JOB,
+        sql`shop_write_backs.id = ${writeBackId} AND shop_write_backs.account_id = ${accountId}
+          AND shop_write_backs.order_id = (SELECT id FROM orders WHERE reference = ${reference} AND account_id = ${accountId})
+          AND EXISTS (SELECT 1 FROM shop_connections c WHERE c.id = shop_write_backs.connection_id AND c.active = 1 AND c.deleted_at IS NULL)`,
+        { set: sql`last_error = NULL`, at: now },
+      ),
     ].map((q) => toStatement(db, q)),
   );
   const prior = before.results[0];

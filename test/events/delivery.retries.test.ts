@@ -6,7 +6,7 @@ import { createAccount, createOrder } from "../helpers/factories";
 import { received, remoteUrl } from "../helpers/fake-remote";
 import { call } from "../helpers/http";
 import { waitFor } from "../helpers/wait";
-import { EVENT_ID, ISO, settledDeliveries, shopVerifies, subscribe } from "./support";
+import { deliveries, EVENT_ID, ISO, settledDeliveries, shopVerifies, subscribe } from "./support";
 
 const attempt = (status_code: number | null, error: string | null) => ({ status_code, error, duration_ms: expect.any(Number), created_at: ISO });
 
@@ -30,6 +30,22 @@ describe.concurrent("failing webhook endpoints", () => {
     // One event, one id and the same bytes on every attempt, so the shop can drop duplicates.
     expect(new Set(sent.map((r) => r.headers["x-webhook-id"]))).toEqual(new Set([delivery.event.id]));
     expect(new Set(sent.map((r) => r.body)).size).toBe(1);
+  });
+
+  it("waits as long as a 429's Retry-After asks before the next attempt (the backoff alone would retry at once here)", async ({ expect }) => {
+    const creds = await createAccount();
+    const hook = await subscribe(creds, "retry-after-120", ["order.created"]);
+    await createOrder(creds);
+    const delivery = await waitFor(async () => {
+      const [d] = (await deliveries(creds, hook.id)).data;
+      return d?.status === "pending" && d.attempts.length === 1 ? d : null;
+    });
+    const error = 'HTTP 429: {"error":"slow down"}';
+    expect(delivery).toMatchObject({ status: "pending", last_status_code: 429, last_error: error, attempts: [attempt(429, error)] });
+    const wait = (Date.parse(delivery.next_attempt_at) - Date.parse(delivery.attempts[0].created_at)) / 1000;
+    expect(wait).toBeGreaterThanOrEqual(119);
+    expect(wait).toBeLessThanOrEqual(121);
+    expect(await received(hook.url)).toHaveLength(1);
   });
 
   it("delivers on the third attempt to an endpoint that fails twice", async ({ expect }) => {

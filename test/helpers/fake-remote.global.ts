@@ -79,6 +79,12 @@ export default async function setup(project: TestProject) {
       if (scenario === "slow") return void setTimeout(() => reply(200, { received: "late" }), 30_000).unref();
       const status = /^status-(\d{3})$/.exec(scenario);
       if (status) return reply(Number(status[1]), { error: `status ${status[1]}` });
+      // /retry-after-N/...: a 429 asking the client to wait N seconds (Retry-After, RFC 9110).
+      const slowDown = /^retry-after-(\d+)$/.exec(scenario);
+      if (slowDown) {
+        res.writeHead(429, { "content-type": "application/json", "retry-after": slowDown[1] });
+        return void res.end(JSON.stringify({ error: "slow down" }));
+      }
       const flaky = /^flaky-(\d+)$/.exec(scenario);
       if (flaky) return count <= Number(flaky[1]) ? reply(500, { error: "flaky" }) : reply(200, { received: true });
       reply(404, { error: "unknown scenario" });

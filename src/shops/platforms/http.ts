@@ -3,6 +3,7 @@
 // in dry-run mode, writes are recorded instead of sent (lookups still go out: a dry run shows the
 // exact writes it would make to the order it really found).
 import { urlRefusal } from "../../lib/outbound-address";
+import { parseRetryAfter } from "../../lib/outbound-job";
 import { explainFetchFailure, isTimeout } from "../../lib/fetch-failure";
 
 /** How much of a shop's answer is kept in a call's record and in an error. */
@@ -182,12 +183,4 @@ export function errorFor(method: string, path: string, status: number, headers: 
   if (status >= 500) return new ShopError("server", `The shop failed (${status} on ${call})${said}`, status);
   if (status >= 300 && status < 400) return new ShopError("unexpected", `The shop redirected ${call} (${status} to ${headers.get("location") ?? "nowhere"}): is base_url the shop's address?`, status);
   return new ShopError("invalid", `The shop refused what we sent (${status} on ${call})${said}`, status);
-}
-
-/** Retry-After in seconds (delta-seconds or an HTTP date), or null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
-  if (!value) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }

@@ -12,11 +12,11 @@
 // A 429 puts the page off until Retry-After; other failures of a whole request are retried with
 // backoff, and after the last attempt the page's products fail with the reason.
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
-import { rawBatch, runBatch, type Db, type Row } from "../../db";
+import { rawBatch, rowMapper, runBatch, toStatement, type Db, type Row } from "../../db";
 import { shopConnections, stockSyncItems, stockSyncs, type ShopConnectionRow, type StockSync, type StockSyncItem } from "../../db/schema";
 import type { Bindings } from "../../env";
 import { ApiError } from "../../lib/errors";
-import { sendSettings } from "../../lib/outbound";
+import { afterFailure, claimStatement, dueAt, jobSettings, Lease, retryAfterSeconds, type JobSettings, type JobTable } from "../../lib/outbound-job";
 import { offsetOf, type PageRequest } from "../../lib/pagination";
 import type { Pipeline } from "../../lib/queue";
 import { isoMicro } from "../../lib/time";
@@ -31,8 +31,14 @@ import { count as countOf } from "../../lib/plural";
 
 /** Products per page: one batch request of WooCommerce's (100 items) for a page of simple products. */
 export const STOCK_PAGE = 100;
-/** A page's lease: its requests, each time-boxed, and the work around them. */
-const LEASE_MARGIN_MS = 60_000;
+/**
+ * The syncs' table as the outbound engine (src/lib/outbound-job.ts) sees it: queued, running
+ * (between pages too: held only while lease_until is ahead), a retry's due time in retry_at. A
+ * page's lease covers its requests, each time-boxed, and the work around them (the job's settings),
+ * and is renewed while the page runs.
+ */
+export const STOCK_PAGE_JOB: JobTable = { table: "stock_syncs", waiting: "queued", busy: "running", parked: "failed", dueIn: { column: "retry_at" }, touches: false };
+const syncRow = rowMapper(stockSyncs);
 /** Sweeper: syncs queued or running with no lease for this long get a message again. */
 const RESUME_AFTER_MS = 30_000;
 
@@ -113,19 +119,16 @@ export type PageResult =
  * Takes the sync's lease when free, its retry time has come, and no other sync of the connection
  * runs or waits for confirmation (what that one planned must not be overwritten by a later one).
  */
-async function claim(db: Db, syncId: number, now: Date, leaseMs: number): Promise<StockSync | null> {
-  const at = isoMicro(now);
-  const rows = await db
-    .update(stockSyncs)
-    .set({ status: "running", leaseUntil: isoMicro(new Date(now.getTime() + leaseMs)), startedAt: sql`coalesce(${stockSyncs.startedAt}, ${at})` })
-    .where(
-      sql`${stockSyncs.id} = ${syncId} AND ${stockSyncs.status} IN ('queued', 'running')
-        AND (${stockSyncs.leaseUntil} IS NULL OR ${stockSyncs.leaseUntil} <= ${at})
-        AND (${stockSyncs.retryAt} IS NULL OR ${stockSyncs.retryAt} <= ${at})
-        AND NOT EXISTS (SELECT 1 FROM stock_syncs o WHERE o.connection_id = ${stockSyncs.connectionId} AND o.status IN ('running', 'needs_confirmation') AND o.id <> ${syncId})`,
-    )
-    .returning();
-  return rows[0] ?? null;
+async function claim(db: Db, syncId: number, now: Date, lease: Lease): Promise<StockSync | null> {
+  const { results } = await toStatement(
+    db,
+    claimStatement(STOCK_PAGE_JOB, syncId, lease, {
+      now,
+      set: sql`started_at = coalesce(started_at, ${isoMicro(now)})`,
+      where: sql`NOT EXISTS (SELECT 1 FROM stock_syncs o WHERE o.connection_id = stock_syncs.connection_id AND o.status IN ('running', 'needs_confirmation') AND o.id <> ${syncId})`,
+    }),
+  ).all<Row>();
+  return results[0] ? syncRow(results[0]) : null;
 }
 
 /** Ends the sync; the connection's next waiting sync (if any) is the caller's to start. */
@@ -144,9 +147,21 @@ async function nextWaiting(db: Db, connectionId: number): Promise<number[]> {
  * (the connection's waiting one, once this one has ended).
  */
 export async function runStockSyncPage(db: Db, env: Bindings, syncId: number, now = new Date()): Promise<PageResult & { followUps: number[] }> {
-  const send = sendSettings(env);
-  const sync = await claim(db, syncId, now, send.timeoutMs * 4 + LEASE_MARGIN_MS);
+  const send = jobSettings(env, "stock_page");
+  const lease = Lease.for(send, now);
+  const sync = await claim(db, syncId, now, lease);
   if (!sync) return { next: "none", followUps: [] };
+  // Renewed while the page runs, so a lease that ran out means its Worker died.
+  lease.on(db, STOCK_PAGE_JOB, sync.id).hold();
+  try {
+    return await runClaimedPage(db, env, send, sync);
+  } finally {
+    await lease.release();
+  }
+}
+
+/** One page of a claimed sync (its attempt counted by the claim; a page done starts the count again). */
+async function runClaimedPage(db: Db, env: Bindings, send: JobSettings, sync: StockSync): Promise<PageResult & { followUps: number[] }> {
   const row = await db.select().from(shopConnections).where(eq(shopConnections.id, sync.connectionId)).get();
   const why = row ? notSyncing(row) : "The shop connection is gone; nothing was written.";
   const adapter = row ? platformFor(row.platform).stock : undefined;
@@ -190,25 +205,21 @@ export async function runStockSyncPage(db: Db, env: Bindings, syncId: number, no
 }
 
 /** A request of the page failed as a whole: wait as the shop asks, retry with backoff, or give the page's products up. */
-async function failedPage(db: Db, sync: StockSync, error: ShopError, send: { retryBaseSeconds: number; maxAttempts: number }): Promise<PageResult & { followUps: number[] }> {
+async function failedPage(db: Db, sync: StockSync, error: ShopError, send: JobSettings): Promise<PageResult & { followUps: number[] }> {
   if (error.kind === "rate_limited") {
-    const delaySeconds = Math.max(1, error.retryAfterSeconds ?? 60);
-    const retryAt = isoMicro(new Date(Date.now() + delaySeconds * 1000));
-    await runBatch(db, [sql`UPDATE stock_syncs SET lease_until = NULL, retry_at = ${retryAt} WHERE id = ${sync.id}`]);
+    // The shop asked us to wait: not a failed attempt (the claim's count is given back).
+    const delaySeconds = retryAfterSeconds(send, error.retryAfterSeconds);
+    await runBatch(db, [sql`UPDATE stock_syncs SET lease_until = NULL, attempts = max(0, attempts - 1), retry_at = ${dueAt(delaySeconds)} WHERE id = ${sync.id}`]);
     return { next: "later", delaySeconds, followUps: [] };
   }
   if (error.kind === "auth") {
     await runBatch(db, [finish(sync.id, "failed", error.message)]);
     return { next: "none", followUps: await nextWaiting(db, sync.connectionId) };
   }
-  const attempts = sync.attempts + 1;
-  if (error.retryable && attempts < send.maxAttempts) {
-    // Backoff with jitter: base × 2^(attempt-1), up to half of it again.
-    const base = send.retryBaseSeconds * 2 ** (attempts - 1);
-    const delaySeconds = Math.round(base + Math.random() * base * 0.5);
-    const retryAt = isoMicro(new Date(Date.now() + delaySeconds * 1000));
-    await runBatch(db, [sql`UPDATE stock_syncs SET lease_until = NULL, attempts = ${attempts}, retry_at = ${retryAt} WHERE id = ${sync.id}`]);
-    return { next: "later", delaySeconds, followUps: [] };
+  const next = afterFailure(send, sync.attempts, { final: !error.retryable });
+  if (next.retry) {
+    await runBatch(db, [sql`UPDATE stock_syncs SET lease_until = NULL, retry_at = ${dueAt(next.delaySeconds)} WHERE id = ${sync.id}`]);
+    return { next: "later", delaySeconds: next.delaySeconds, followUps: [] };
   }
   // The last attempt, or a refusal that a retry will not change: the page's products fail with the reason.
   const page = await pageItems(db, sync.id, false);
