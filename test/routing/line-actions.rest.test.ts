@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { accountState, createAccount, createOrder, orderPayload, recordEvents, rows } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
+import { getPage, signIn } from "../helpers/console-http";
 import { getOrder } from "../helpers/routing";
 import { answer, awaitingPickup, supplierChain } from "../helpers/suppliers";
 import { pipelineIdle } from "../helpers/wait";
@@ -15,6 +16,18 @@ const recordedEvents = async (accountId: number, reference: string) =>
     type: r.type,
     data: JSON.parse(r.data),
   }));
+
+/**
+ * Whether Needs attention (the console's landing page) lists the order's line under "Declined or
+ * partly confirmed lines", as a person signed in sees it.
+ */
+async function attentionLists(creds: Credentials, reference: string): Promise<boolean> {
+  const { jar } = await signIn({ account_id: String(creds.accountId), api_key: creds.apiKey });
+  const { status, html } = await getPage("/console", jar);
+  expect(status).toBe(200);
+  const section = /<h2 id="answered-heading">[\s\S]*?<\/section>/.exec(html)?.[0] ?? "";
+  return section.includes(`<a href="/console/orders/${reference}">Order ${reference}</a>`);
+}
 
 const product = { external_id: "knife", name: "Bread knife", reference: "KNIFE-1", quantity: 3, price: 10 };
 type Doc = { order: { reference: string }; lines: { id: number; quantity: number }[] };
@@ -36,8 +49,9 @@ async function partlyConfirmed() {
 }
 
 describe("the rest of a partly confirmed line", () => {
-  it("assign: two at once send the rest once, split off as a new line that the supplier chosen receives alone; then the line is refused, nothing changed", async () => {
+  it("assign: two at once send the rest once, split off as a new line that the supplier chosen receives alone; then the line is refused, nothing changed; Needs attention lists it no more", async () => {
     const { creds, a, c, reference, lineId } = await partlyConfirmed();
+    expect(await attentionLists(creds, reference)).toBe(true);
     const [first, second] = await Promise.all([
       call("POST", `/api/v1/orders/${reference}/lines/${lineId}/assign`, { creds, body: { supplier_id: c.supplier.id } }),
       call("POST", `/api/v1/orders/${reference}/lines/${lineId}/assign`, { creds, body: { supplier_id: c.supplier.id } }),
@@ -66,9 +80,11 @@ describe("the rest of a partly confirmed line", () => {
       json: { message: "Conflict", error: `Order line ${lineId} is partially_completed with no rest left: its supplier confirmed all 2 of it; it cannot be re-routed.` },
     });
     expect(await state()).toBe(before);
+    // Its rest went on: nothing of the line waits for a person any more.
+    expect(await attentionLists(creds, reference)).toBe(false);
   });
 
-  it("reroute: the rest goes to the next eligible supplier (by the rules, never the one that confirmed part), which receives it alone", async () => {
+  it("reroute: the rest goes to the next eligible supplier (by the rules, never the one that confirmed part), which receives it alone; Needs attention lists it no more", async () => {
     const { creds, b, reference, lineId } = await partlyConfirmed();
     const res = await call("POST", `/api/v1/orders/${reference}/lines/${lineId}/reroute`, { creds });
     expect(res.status).toBe(200);
@@ -80,9 +96,10 @@ describe("the rest of a partly confirmed line", () => {
     await pipelineIdle(creds.accountId);
     const docs = await pulled(b.key!, reference);
     expect(docs.map((d) => d.lines.map((l) => [l.id, l.quantity]))).toEqual([[[rest.id, 1]]]);
+    expect(await attentionLists(creds, reference)).toBe(false);
   });
 
-  it("cancel-rest: the rest split off as a skipped line, the reason logged and evented; the line's own 404s, 409 once no rest is left, 422 for a bad body, nothing changed by any refusal", async () => {
+  it("cancel-rest: the rest split off as a skipped line, the reason logged and evented; the line's own 404s, 409 once no rest is left, 422 for a bad body, nothing changed by any refusal; Needs attention lists it no more", async () => {
     const { creds, a, reference, lineId } = await partlyConfirmed();
     const path = `/api/v1/orders/${reference}/lines/${lineId}/cancel-rest`;
     const state = accountState(creds.accountId);
@@ -135,5 +152,6 @@ describe("the rest of a partly confirmed line", () => {
       json: { message: "Conflict", error: `Order line ${rest.id} is skipped; only the rest of a partly confirmed line can be cancelled this way.` },
     });
     expect(await state()).toBe(after);
+    expect(await attentionLists(creds, reference)).toBe(false);
   });
 });
