@@ -11,6 +11,7 @@ import type { AttemptRecord, LineStatus, ShopPlatformName, Supplier } from "../d
 import { explainDeliveryFailure, FAILING_DELIVERY } from "../events/delivery.service";
 import { CHANNELS } from "../forwarding/channels";
 import { isoMicro } from "../lib/time";
+import { restWaits } from "../orders/lifecycle";
 import type { ShopFailure } from "../shops/platforms/explain";
 import type { ShopErrorKind } from "../shops/platforms/http";
 import { platformFor } from "../shops/platforms/index";
@@ -87,11 +88,16 @@ export type Attention = {
 
 const lastLog = sql`(SELECT g.message FROM order_line_logs g WHERE g.order_id = l.order_id AND g.order_line_id = l.id ORDER BY g.id DESC LIMIT 1)`;
 
-/** Lines of live (not test, not blocked) orders in these states, newest change first. */
+/**
+ * Lines of live (not test, not blocked) orders in these states, newest change first. A partly
+ * confirmed line is listed only while its rest waits for a person: once the rest went on (sent to a
+ * supplier, re-routed) or was cancelled, its supplier delivers what it confirmed and nothing waits.
+ */
 const lines = (accountId: number, now: string, statuses: LineStatus[], before?: string) => sql`
   SELECT count(*) OVER () AS total, 'line:' || l.id AS item_key, o.reference, o.external_id, l.id AS line_id, l.name AS line_name, l.current_status AS status, l.matched_supplier_id, l.quantity, l.confirmed_quantity, l.updated_at AS since, ${lastLog} AS reason
     FROM order_lines l JOIN orders o ON o.id = l.order_id
     WHERE l.account_id = ${accountId} AND l.current_status IN (${sql.join(statuses.map((s) => sql`${s}`), sql`, `)})
+      AND (l.current_status <> 'partially_completed' OR ${restWaits("l")})
       AND o.test = 0 AND o.blocked = 0 ${before ? sql`AND l.updated_at < ${before}` : sql``}
       AND ${notSetAside(accountId, now, sql`'line:' || l.id`, sql`l.updated_at`)}
   ORDER BY since DESC, line_id DESC LIMIT ${SHOWN}`;

@@ -24,6 +24,15 @@ export const TRANSITIONS: Record<LineStatus, readonly LineStatus[]> = {
 /** States in which a line still needs work; an order with none of them is complete. */
 export const OPEN_STATES: readonly LineStatus[] = ["pending", "ruled", "failed"];
 
+/**
+ * A partly confirmed line whose rest (what its supplier did not confirm) no other supplier has: a
+ * person can still send the rest on, re-route it or cancel it (src/routing/line-actions.ts restOf), so
+ * the line is neither final nor settled. Once the rest goes on it is split off and the line's quantity
+ * is what was confirmed. `l`: the alias of order_lines in the caller's query.
+ */
+export const restWaits = (l: string): SQL =>
+  sql.raw(`(${l}.current_status = 'partially_completed' AND ${l}.confirmed_quantity IS NOT NULL AND ${l}.confirmed_quantity < ${l}.quantity)`);
+
 export class TransitionError extends Error {}
 
 export function canMove(from: LineStatus, to: LineStatus): boolean {

@@ -231,9 +231,17 @@ async function sendRest(db: Db, read: Read, supplier: { id: number; name: string
 /**
  * Cancels the rest of a partly confirmed line: what its supplier did not confirm is split off as a
  * skipped line (no supplier has it, so none is asked), evented to the shop as a cancellation
- * confirmed at once; the line keeps what its supplier confirmed. 409 as the other actions.
+ * confirmed at once; the line keeps what its supplier confirmed. `reason`, when given, ends the log
+ * entry and the event's reason. 409 as the other actions. The console and the API both call this.
  */
-export async function cancelRest(db: Db, accountId: number, reference: string, lineId: number, by: Actor): Promise<{ orderId: number; lineId: number; quantity: number }> {
+export async function cancelRest(
+  db: Db,
+  accountId: number,
+  reference: string,
+  lineId: number,
+  by: Actor,
+  reason: string | null = null,
+): Promise<{ orderId: number; lineId: number; quantity: number }> {
   return retryLostRaces(async () => {
     const read = await readLine(db, accountId, reference, lineId);
     refuseUnless(read, "cancel_rest");
@@ -241,7 +249,7 @@ export async function cancelRest(db: Db, accountId: number, reference: string, l
     const rest = restOf(line);
     const now = isoMicro();
     const splitToken = newToken();
-    const why = `${partialWords(read)}; the other ${rest} cancelled ${actorWords(by)}`;
+    const why = `${partialWords(read)}; the other ${rest} cancelled ${actorWords(by)}${reason ? `: ${reason}` : ""}`;
     const split: Split = {
       parentId: line.id,
       orderId: order.id,

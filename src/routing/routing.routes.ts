@@ -1,5 +1,5 @@
 // Order actions of the routing engine: block, unblock, match now; and on one stuck line: send it to
-// a supplier by hand, re-route it now.
+// a supplier by hand, re-route it now; of a partly confirmed line's rest: cancel it.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Actor } from "../db/schema";
@@ -10,7 +10,7 @@ import { field } from "../lib/validation";
 import { OrderDetail, referenceParam } from "../orders/orders.schemas";
 import { presentOrderDetail } from "../orders/orders.present";
 import { getOrder } from "../orders/orders.service";
-import { assignLine, rerouteLine } from "./line-actions";
+import { assignLine, cancelRest, rerouteLine } from "./line-actions";
 import { matchNow, setBlocked } from "./routing.service";
 
 export const routingRouter = createRouter();
@@ -162,6 +162,46 @@ routingRouter.openapi(
     const { reference, line_id } = c.req.valid("param");
     const lineId = idOrNotFound(line_id, "Order line");
     await rerouteLine(c.get("db"), c.get("pipeline"), accountId, reference, lineId, apiActor(c));
+    return c.json(presentOrderDetail(await getOrder(c.get("db"), accountId, reference)), 200);
+  },
+);
+
+const CancelRestBody = z
+  .object({
+    reason: field
+      .optionalText(500)
+      .openapi({ description: "Why, in a few words (up to 500 characters); it ends the line's log entry and the cancellation's reason the shop is told." }),
+  })
+  .openapi("CancelRestRequest", { example: { reason: "The customer does not want to wait for the third one" } });
+
+routingRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/orders/{reference}/lines/{line_id}/cancel-rest",
+    tags: ["Orders"],
+    summary: "Cancel the rest of a partly confirmed line",
+    description:
+      "A partially_completed line whose supplier confirmed fewer than its quantity, and whose rest no other supplier took, keeps what its " +
+      "supplier confirmed; the rest is split off as a new line, skipped (cancelled) at once: no supplier has it, so none is asked. " +
+      "Logged on the line with who did it (\"Supplier Keukenhuis confirmed 2 of 3; the other 1 cancelled by hand (API key #3)\", then the " +
+      "reason), evented as order_line.status_changed for the new line and order_line.cancellation_confirmed (supplier null). The body is " +
+      "optional. 409, with nothing changed: a line with no rest (any other state, or the rest already sent on or cancelled), a blocked " +
+      "order, or a cancellation of the line waiting. 422: a reason that is not text or is longer than 500 characters. Answers the order.",
+    security: apiSecurity,
+    request: { params: lineParams, body: { content: { "application/json": { schema: CancelRestBody } }, required: false } },
+    responses: {
+      200: responses.json(OrderDetail, "The order, the line at what its supplier confirmed and its rest skipped"),
+      404: responses.notFound,
+      409: conflict("Order line 901 is partially_completed with no rest left: its supplier confirmed all 2 of it; it cannot be cancelled in part this way."),
+      422: responses.invalid,
+      ...errorResponses,
+    },
+  }),
+  async (c) => {
+    const { id: accountId } = c.get("account");
+    const { reference, line_id } = c.req.valid("param");
+    const lineId = idOrNotFound(line_id, "Order line");
+    await cancelRest(c.get("db"), accountId, reference, lineId, apiActor(c), c.req.valid("json")?.reason ?? null);
     return c.json(presentOrderDetail(await getOrder(c.get("db"), accountId, reference)), 200);
   },
 );

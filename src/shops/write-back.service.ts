@@ -87,6 +87,8 @@ type DeliveryRow = {
   line_quantity: number | null;
   /** The supplier the line is with now: a retry's follow-up names it (its event names none). */
   line_supplier: string | null;
+  /** 1 when the line is the rest of a partly confirmed line, split off it (its cancellation is said so). */
+  line_is_rest: number | null;
 };
 
 export type WriteBackOutcome = "done" | "retrying" | "failed" | "skipped" | "waiting";
@@ -130,7 +132,9 @@ export async function deliverWriteBack(db: Db, env: Bindings, pipeline: Pipeline
           c.platform, c.base_url, c.credentials_sealed, c.settings, c.active, c.deleted_at,
           o.reference, o.external_id AS order_external_id, e.type AS event_type, e.data AS event_data,
           l.id AS line_id, l.external_id AS line_external_id, l.reference AS line_sku, l.name AS line_name, l.quantity AS line_quantity,
-          (SELECT s.name FROM suppliers s WHERE s.id = l.matched_supplier_id) AS line_supplier
+          (SELECT s.name FROM suppliers s WHERE s.id = l.matched_supplier_id) AS line_supplier,
+          (SELECT p.current_status = 'partially_completed' AND p.matched_supplier_id IS l.matched_supplier_id FROM order_lines p
+            WHERE p.id = l.split_from_line_id AND p.order_id = l.order_id) AS line_is_rest
         FROM shop_write_backs w
         JOIN shop_connections c ON c.id = w.connection_id
         JOIN orders o ON o.id = w.order_id
@@ -264,7 +268,7 @@ async function attemptWrite(env: Bindings, row: DeliveryRow, callTimeoutMs: numb
             options,
           );
         }
-        return platform.writeNote(conn, shopHttp, shopOrder, { order, text: noteText(row.event_type, JSON.parse(row.event_data), line, row.line_supplier) }, options);
+        return platform.writeNote(conn, shopHttp, shopOrder, { order, text: noteText(row.event_type, JSON.parse(row.event_data), line, row.line_supplier, Boolean(row.line_is_rest)) }, options);
       })(),
       attemptBox,
     ).finally(() => shopHttp.close());
@@ -319,15 +323,17 @@ type NoteEvent = {
   to_supplier?: { name: string };
 };
 
-/** The private note an event becomes (docs/shops.md, "What is written, and when"). */
-export function noteText(type: string, data: NoteEvent, line: LineRef, supplierNow: string | null = null): string {
+/**
+ * The private note an event becomes (docs/shops.md, "What is written, and when"). `ofRest`: the line
+ * is the rest of a partly confirmed one (its supplier had it and did not confirm it; the reason says so).
+ */
+export function noteText(type: string, data: NoteEvent, line: LineRef, supplierNow: string | null = null, ofRest = false): string {
   const label = `${line.name} (${line.productId}${line.sku ? `, SKU ${line.sku}` : ""}) × ${line.quantity}`;
   const reason = data.reason ? `: ${data.reason}` : "";
   switch (type) {
     case "order_line.cancellation_confirmed":
-      return data.supplier
-        ? `Cancellation of ${data.quantity} of ${label} confirmed by supplier ${data.supplier.name}${reason}.`
-        : `${data.quantity} of ${label} cancelled before any supplier had it${reason}.`;
+      if (data.supplier) return `Cancellation of ${data.quantity} of ${label} confirmed by supplier ${data.supplier.name}${reason}.`;
+      return ofRest ? `${data.quantity} of ${label} cancelled${reason}.` : `${data.quantity} of ${label} cancelled before any supplier had it${reason}.`;
     case "order_line.cancellation_refused":
       return `Cancellation of ${data.quantity} of ${label} refused by supplier ${data.supplier?.name ?? "?"}${reason}.`;
     // Follow-ups of a line given up on: written only while the line is still with that supplier.
@@ -338,6 +344,8 @@ export function noteText(type: string, data: NoteEvent, line: LineRef, supplierN
     default:
       // A failed line retried by hand: back with its supplier (the only status_changed kept that is neither failed nor declined).
       if (data.line?.status === "ruled") return `${label} is now with supplier ${supplierNow ?? "?"} again, sent again by hand.`;
+      // Its supplier confirmed part; the message says how much, and why the rest stayed.
+      if (data.line?.status === "partially_completed") return `${label} was confirmed in part, and no other supplier takes the rest. ${data.message ?? ""}`.trim();
       return data.line?.status === "failed"
         ? `${label} could not be sent to a supplier, and no other supplier takes it. ${data.message ?? ""}`.trim()
         : `${label} was declined, and no other supplier takes it. ${data.message ?? ""}`.trim();

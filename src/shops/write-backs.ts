@@ -5,6 +5,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { RETRIED_BY_HAND } from "../events/outbox";
 import type { PipelineMessage } from "../lib/queue";
+import { restWaits } from "../orders/lifecycle";
 
 /** The queue message that delivers one write-back (src/shops/write-back.service.ts). */
 export const writeBackMessages = (ids: number[]): PipelineMessage[] => ids.map((writeBackId) => ({ type: "write_back", writeBackId }));
@@ -18,14 +19,18 @@ const ACTIONABLE = sql`('pending', 'declined', 'failed')`;
 /**
  * A line is final for the shop: skipped (cancelled), or shipped in full (what it confirms, else its
  * quantity) and not back in a state a person can act on. A declined or failed line is not final: a
- * person can still send it to another supplier. `l` is order_lines; `upTo`: shipments up to then.
+ * person can still send it to another supplier; nor is a partly confirmed one whose rest no supplier
+ * has, however much of what was confirmed shipped. `l` is order_lines; `upTo`: shipments up to then.
  */
-const lineFinal = (upTo?: SQL) => sql`(l.current_status = 'skipped' OR (l.current_status NOT IN ${ACTIONABLE}
+const lineFinal = (upTo?: SQL) => sql`(l.current_status = 'skipped' OR (l.current_status NOT IN ${ACTIONABLE} AND NOT ${restWaits("l")}
   AND (SELECT coalesce(sum(sh.quantity), 0) FROM shipments sh WHERE sh.order_line_id = l.id ${upTo ? sql`AND sh.created_at <= ${upTo}` : sql``})
     >= coalesce(l.confirmed_quantity, l.quantity)))`;
 
-/** A line given up on that waits for a person: declined or failed, no other supplier took it. `l` is order_lines. */
-const lineWaiting = sql`l.current_status IN ('declined', 'failed')`;
+/**
+ * A line given up on that waits for a person: declined or failed, or the rest of a partly confirmed
+ * one, and no other supplier took it. `l` is order_lines.
+ */
+const lineWaiting = sql`(l.current_status IN ('declined', 'failed') OR ${restWaits("l")})`;
 
 /**
  * The connection's last hold or release of the order (`w` the wanted write-back, `c` the
@@ -65,11 +70,13 @@ export function writeBacksFromEvents(page: SQL, now: string): SQL {
         NULL AS told
       FROM ev WHERE ev.type = 'order_line.shipped'
       UNION ALL
-      -- A note: a line given up on (declined or failed, and not re-routed since), a cancellation answered.
+      -- A note: a line given up on (declined or failed, and not re-routed since; or confirmed in part,
+      -- its rest still with no supplier), a cancellation answered.
       SELECT ev.*, 0, 'note', ev.data ->> '$.line.id', NULL, NULL
       FROM ev WHERE ev.type IN ('order_line.cancellation_confirmed', 'order_line.cancellation_refused')
-        OR (ev.type = 'order_line.status_changed' AND ev.data ->> '$.line.status' IN ('declined', 'failed')
-          AND EXISTS (SELECT 1 FROM order_lines l WHERE l.id = ev.data ->> '$.line.id' AND l.current_status = ev.data ->> '$.line.status'))
+        OR (ev.type = 'order_line.status_changed' AND ev.data ->> '$.line.status' IN ('declined', 'failed', 'partially_completed')
+          AND EXISTS (SELECT 1 FROM order_lines l WHERE l.id = ev.data ->> '$.line.id' AND l.current_status = ev.data ->> '$.line.status'
+            AND (l.current_status <> 'partially_completed' OR ${restWaits("l")})))
       UNION ALL
       -- A follow-up note: a line the shop was told was given up on is with a supplier again (sent by
       -- hand, or re-routed), and still is with that one; or a failed line retried by hand (sent again
@@ -105,9 +112,12 @@ export function writeBacksFromEvents(page: SQL, now: string): SQL {
     WHERE CASE w.kind
       WHEN 'hold' THEN coalesce(${lastHold}, 'release') <> 'hold'
       WHEN 'release' THEN ${lastHold} IS 'hold'
-      -- A follow-up only where the shop was told the line was given up on.
+      -- A follow-up only where the shop was told the line was given up on, or (a rest sent on, split
+      -- off as a line of its own) that the line it came from waited for its rest.
       ELSE w.told IS NULL OR EXISTS (SELECT 1 FROM shop_write_backs b JOIN events be ON be.id = b.event_id
-        WHERE b.order_id = w.order_id AND b.connection_id = c.id AND b.line_id = w.line_id AND b.kind = 'note' AND be.type = 'order_line.status_changed')
+        WHERE b.order_id = w.order_id AND b.connection_id = c.id AND b.kind = 'note' AND be.type = 'order_line.status_changed'
+          AND (b.line_id = w.line_id OR (b.line_id = (SELECT r.split_from_line_id FROM order_lines r WHERE r.id = w.line_id)
+            AND be.data ->> '$.line.status' = 'partially_completed')))
     END
     ORDER BY w.rank, w.seq, c.id
     ON CONFLICT DO NOTHING`;

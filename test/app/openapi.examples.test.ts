@@ -144,6 +144,17 @@ describe("every request example of the OpenAPI document", () => {
       ids: () => ({ supplier_id: manual.id }),
     });
     expect(assigned.order_lines[0]).toMatchObject({ id: stuckLine, current_status: "ruled", matched_supplier: { id: manual.id } });
+    // A line its supplier confirmed 2 of 3 of (re-routing off, so the rest waits for a person): its rest cancelled.
+    await call("PATCH", "/api/v1/settings", { creds, body: { reroute_enabled: false } });
+    const partly = await createOrder(creds, { products: [{ external_id: "mug-3", name: "Three mugs", quantity: 3, price: 5 }] });
+    const partLine = (await waitForLineStatus(creds, partly.reference, "ruled")).order_lines[0].id;
+    const partial = await call("POST", "/api/v1/supplier/answers", { headers: { authorization: `Bearer ${key.key}` }, body: { answers: [{ line_id: partLine, action: "partial", quantity: 2 }] } });
+    expect(partial.status, partial.text).toBe(200);
+    const restCancelled = await tryIt("POST", "/api/v1/orders/{reference}/lines/{line_id}/cancel-rest", "application/json", { params: { reference: partly.reference, line_id: partLine } });
+    expect(restCancelled.order_lines.map((l: { current_status: string; quantity: number }) => [l.current_status, l.quantity])).toEqual([
+      ["partially_completed", 2],
+      ["skipped", 1],
+    ]);
     // The example order, and another, blocked at once.
     const bulk = await tryIt("POST", "/api/v1/orders/bulk", "application/json", { ids: (example: any) => ({ ...example, references: [reference, other.reference] }) });
     expect(bulk.results).toEqual([reference, other.reference].map((ref) => ({ reference: ref, outcome: "blocked", message: "Blocked" })));

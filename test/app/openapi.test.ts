@@ -30,6 +30,7 @@ describe("GET /openapi.json", () => {
       "/api/v1/orders/{reference}/cancellations": ["get"],
       "/api/v1/orders/{reference}/cancellations/answers": ["post"],
       "/api/v1/orders/{reference}/lines/{line_id}/assign": ["post"],
+      "/api/v1/orders/{reference}/lines/{line_id}/cancel-rest": ["post"],
       "/api/v1/orders/{reference}/lines/{line_id}/reroute": ["post"],
       "/api/v1/orders/{reference}/shop-sync": ["get"],
       "/api/v1/orders/{reference}/shop-sync/{id}/replay": ["post"],

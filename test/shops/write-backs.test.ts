@@ -343,6 +343,81 @@ describe("write-backs into a WooCommerce shop", () => {
     ]);
   });
 
+  it("a line confirmed in part whose rest no supplier takes: a note and the order on hold, not completed once what was confirmed shipped; the rest sent by hand: a follow-up, off hold, completed once it shipped", async () => {
+    const { creds, shop, key, reference, orderId, mugs, plate } = await setUp();
+    // The only supplier confirms 1 of the 2 mugs; no other supplier takes the other one.
+    await answered(key, [{ line_id: mugs, action: "partial", quantity: 1, reason: "only 1 left" }]);
+    await writeBacksSettled(orderId, 2);
+    expect((await held(shop)).status).toBe("on-hold");
+
+    // All it confirmed ships, and the plate: the order is still not done (the other mug waits for a person).
+    await answered(key, [ship(mugs, 1, "3SMUG1"), ship(plate, 1, "3SPLATE")]);
+    expect((await writeBacksSettled(orderId, 4)).map((w) => [w.kind, w.status])).toEqual([
+      ["note", "done"],
+      ["hold", "done"],
+      ["shipment", "done"],
+      ["shipment", "done"],
+    ]);
+    expect((await held(shop)).status).toBe("on-hold");
+
+    const other = await handPickedSupplier(creds);
+    await sendByHand(creds, reference, mugs, other.id);
+    await writeBacksSettled(orderId, 6);
+    expect((await held(shop)).status).toBe("processing");
+    const rest = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines.find((l: { split_from_line_id: number | null }) => l.split_from_line_id === mugs).id as number;
+    await awaitingPickup(other.key, reference);
+    await answered(other.key, [ship(rest, 1, "JJD000124", "DHL")]);
+    const settled = await writeBacksSettled(orderId, 8);
+    expect(settled.map((w) => w.kind)).toEqual(["note", "hold", "shipment", "shipment", "note", "release", "shipment", "complete"]);
+    const order = await held(shop);
+    expect(order.status).toBe("completed");
+    expect(order.trackings.map((t) => t.tracking_number).sort()).toEqual(["3SMUG1", "3SPLATE", "JJD000124"]);
+    // Every note the shop got, oldest first: each was true when written.
+    expect(order.notes.map((n) => n.note).reverse()).toEqual([
+      expect.stringMatching(/^Blue mug \(31, SKU MUG-BLUE\) × 2 was confirmed in part, and no other supplier takes the rest\. Supplier .* confirmed 1 of 2: only 1 left$/),
+      "Order status changed from Processing to On hold.",
+      `Blue mug (31, SKU MUG-BLUE) × 1 is now with supplier ${other.name}, sent there by hand.`,
+      "Order status changed from On hold to Processing.",
+      "Order status changed from Processing to Completed.",
+    ]);
+    const puts = (await standInShop<WooState>(shop)).received.filter((r) => r.method === "PUT").map((r) => JSON.parse(r.body).status);
+    expect(puts).toEqual(["on-hold", "processing", "completed"]);
+    const sync = (await shopSync(creds, reference)).json.data;
+    expect(sync.map((w: { kind: string; event: { type: string } }) => [w.kind, w.event.type])).toEqual([
+      ["note", "order_line.status_changed"],
+      ["hold", "order_line.status_changed"],
+      ["shipment", "order_line.shipped"],
+      ["shipment", "order_line.shipped"],
+      ["note", "order_line.assigned"],
+      ["release", expect.any(String)],
+      ["shipment", "order_line.shipped"],
+      ["complete", expect.any(String)],
+    ]);
+  });
+
+  it("a line confirmed in part whose rest is cancelled (POST …/cancel-rest): the cancellation noted, off hold, completed once what was confirmed shipped", async () => {
+    const { creds, shop, key, reference, orderId, mugs, plate } = await setUp();
+    await answered(key, [{ line_id: mugs, action: "partial", quantity: 1, reason: "only 1 left" }, ship(plate, 1, "3SPLATE")]);
+    await writeBacksSettled(orderId, 3);
+    expect((await held(shop)).status).toBe("on-hold");
+
+    expect((await call("POST", `/api/v1/orders/${reference}/lines/${mugs}/cancel-rest`, { creds, body: { reason: "the customer takes one" } })).status).toBe(200);
+    await writeBacksSettled(orderId, 5);
+    expect((await held(shop)).status).toBe("processing");
+    await answered(key, [ship(mugs, 1, "3SMUG1")]);
+    const settled = await writeBacksSettled(orderId, 7);
+    expect(settled.map((w) => w.kind)).toEqual(["note", "shipment", "hold", "note", "release", "shipment", "complete"]);
+    const order = await held(shop);
+    expect(order.status).toBe("completed");
+    expect(order.notes.map((n) => n.note).reverse()).toEqual([
+      expect.stringMatching(/^Blue mug \(31, SKU MUG-BLUE\) × 2 was confirmed in part, and no other supplier takes the rest\. /),
+      "Order status changed from Processing to On hold.",
+      expect.stringMatching(/^1 of Blue mug \(31, SKU MUG-BLUE\) × 1 cancelled: Supplier .* confirmed 1 of 2; the other 1 cancelled by hand \(API key #\d+\): the customer takes one\.$/),
+      "Order status changed from On hold to Processing.",
+      "Order status changed from Processing to Completed.",
+    ]);
+  });
+
   it("an order the shop owner moved off hold meanwhile is left as they set it: the release is skipped, saying why", async () => {
     const { creds, shop, key, reference, orderId, plate } = await setUp();
     await answered(key, [{ line_id: plate, action: "decline", reason: "discontinued" }]);
