@@ -4,8 +4,10 @@
 import { z } from "@hono/zod-openapi";
 import { SHOP_PLATFORMS } from "../db/schema/shops";
 import { urlRefusal, addressMessage } from "../lib/outbound-address";
-import { field, HTTP_URL_MESSAGE, isHttpUrl } from "../lib/validation";
+import { allowedValues, field, HTTP_URL_MESSAGE, isHttpUrl } from "../lib/validation";
+import type { ShopPlatformName } from "../db/schema/shops";
 import { MODES } from "./platforms/settings";
+import { platformNames } from "./platforms/index";
 import { checkPlatformFields, isPlatform } from "./connection-fields";
 
 /** The limits of a connection's fields (docs/shops.md, "Connections"). */
@@ -82,7 +84,13 @@ const fields = {
 };
 
 export const CreateShopConnection = z
-  .object({ platform: z.enum(SHOP_PLATFORMS).openapi({ description: DESCRIBE.platform }), ...fields })
+  .object({
+    // Checked against the platforms registered when the request is read (an extension's too); the document lists the built-in ones.
+    platform: z
+      .custom<ShopPlatformName>(isPlatform, { error: () => `The selected :attribute is invalid. ${allowedValues(platformNames())}` })
+      .openapi({ type: "string", enum: [...SHOP_PLATFORMS], description: DESCRIBE.platform }),
+    ...fields,
+  })
   .superRefine(
     (v, ctx) => {
       // Only a known platform's fields can be checked; an unknown one is the platform's own error.
