@@ -2,7 +2,7 @@
 // test/shops/test-only-platform.ts) and registered here, with nothing else changed: the API takes
 // their settings (and names a bad one), the console's forms show their fields, a dispatch is sent
 // through the channel and a write-back written through the platform (docs/adapters.md).
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerChannel } from "../../src/forwarding/channels";
 import { registerPlatform } from "../../src/shops/platforms/index";
 import { createAccount, createOrder, rows, unique } from "../helpers/factories";
@@ -14,9 +14,14 @@ import { awaitingPickup, orderSettled, supplierChain } from "../helpers/supplier
 import { TEST_DROP, testDropChannel } from "../forwarding/test-only-channel";
 import { TEST_SHOP, testShopPlatform } from "../shops/test-only-platform";
 
+// Registered for this file only: the test files share one Worker (vitest.config.ts, isolate: false),
+// and the others' 422s list exactly the built-in names.
+const unregister: (() => void)[] = [];
 beforeAll(() => {
-  registerChannel(testDropChannel);
-  registerPlatform(testShopPlatform);
+  unregister.push(registerChannel(testDropChannel), registerPlatform(testShopPlatform));
+});
+afterAll(() => {
+  for (const undo of unregister) undo();
 });
 
 describe("a channel added in one file", () => {

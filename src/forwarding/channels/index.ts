@@ -58,10 +58,13 @@ export function channelSettingsIssues(name: ChannelName, values: Record<string, 
 
 /**
  * Adds a channel beside the built-in ones (an extension, a test's own channel): from then on the
- * API takes its name and settings, the console offers it and forwarding sends through it.
+ * API takes its name and settings, the console offers it and forwarding sends through it. Returns
+ * what removes it again.
  */
-export function registerChannel(channel: Channel): void {
+export function registerChannel(channel: Channel): () => void {
   registry.set(channel.name, channel);
+  // Undoes it (a test's channel must not outlive its file: test files share one Worker).
+  return () => void (registry.get(channel.name) === channel && registry.delete(channel.name));
 }
 
 /** The channel of a supplier row (its stored name). */

@@ -41,7 +41,11 @@ export const platformNames = (): ShopPlatformName[] => platforms().map((p) => p.
 /**
  * Adds a platform beside the built-in ones (an extension, a test's own platform): from then on the
  * connections' API takes it and its fields, the console offers its form and write-backs go through it.
+ * Returns what removes it again.
  */
-export function registerPlatform<C, S>(platform: ShopPlatform<C, S>): void {
-  registry.set(platform.name, platform as unknown as AnyShopPlatform);
+export function registerPlatform<C, S>(platform: ShopPlatform<C, S>): () => void {
+  const adapter = platform as unknown as AnyShopPlatform;
+  registry.set(platform.name, adapter);
+  // Undoes it (a test's platform must not outlive its file: test files share one Worker).
+  return () => void (registry.get(platform.name) === adapter && registry.delete(platform.name));
 }
