@@ -123,6 +123,8 @@ if (runsWorkersTests()) {
 }
 run(bin("node"), [join(root, "scripts", "docs-assets.mjs")]);
 run(bin("node"), [bin("depcruise"), "src", "--config", ".dependency-cruiser.cjs"]);
+// No code outside the adapters decides by a channel's or a platform's name (docs/adapters.md).
+run(bin("node"), [join(root, "scripts", "check-adapter-names.mjs")]);
 run(bin("node"), [bin("tsc"), "--noEmit", "-p", "tsconfig.json"]);
 run(bin("node"), [bin("tsc"), "--noEmit", "-p", "tsconfig.node.json"]);
 if (args.length > 0) run(bin("node"), [bin("vitest"), "run", ...args]);

@@ -9,7 +9,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { toStatement, type Db, type Row } from "../db";
 import type { AttemptRecord, LineStatus, ShopPlatformName, Supplier } from "../db/schema";
 import { explainDeliveryFailure, FAILING_DELIVERY } from "../events/delivery.service";
-import { CHANNELS } from "../forwarding/channels";
+import { channelFor, channelsStarting, isChannel } from "../forwarding/channels";
 import { isoMicro } from "../lib/time";
 import { restWaits } from "../orders/lifecycle";
 import type { ShopFailure } from "../shops/platforms/explain";
@@ -152,7 +152,7 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
     sql`SELECT count(*) OVER () AS total, 'cancellation:' || c.id AS item_key, o.reference, s.name AS supplier_name, c.id AS cancellation_id, c.purpose, c.status, c.channel, c.last_error, c.created_at,
           (SELECT count(*) FROM cancellation_lines cl WHERE cl.cancellation_id = c.id AND cl.status = 'requested') AS open_lines
         FROM cancellations c JOIN suppliers s ON s.id = c.supplier_id JOIN orders o ON o.id = c.order_id
-        WHERE c.account_id = ${accountId} AND (c.status = 'failed' OR (c.status = 'requested' AND c.channel = 'manual'))
+        WHERE c.account_id = ${accountId} AND (c.status = 'failed' OR (c.status = 'requested' AND c.channel IN (${sql.join(channelsStarting("manual").map((ch) => sql`${ch}`), sql`, `)})))
           AND ${notSetAside(accountId, at, sql`'cancellation:' || c.id`, sql`c.updated_at`)}
         ORDER BY cancellation_id DESC LIMIT ${SHOWN}`,
     // Failing (given up, or waiting for a retry after a failed attempt), by endpoint and what it answered.
@@ -241,7 +241,7 @@ function failedSends(rows: Row[]): FailedSends {
   const first = rows[0]!;
   const record = first.last_attempt ? (JSON.parse(String(first.last_attempt)) as AttemptRecord) : null;
   const supplierName = (first.supplier_name as string | null) ?? null;
-  const explain = first.supplier_channel ? CHANNELS[first.supplier_channel as Supplier["channel"]].explainFailure : undefined;
+  const explain = isChannel(first.supplier_channel) ? channelFor(first.supplier_channel).explainFailure : undefined;
   const words =
     record && supplierName && explain
       ? explain(record, supplierName)

@@ -34,7 +34,7 @@ import {
   type LineChange,
 } from "../orders/lifecycle";
 import { findOrder } from "../orders/orders.service";
-import { CHANNELS, type Attempt } from "./channels";
+import { channelFor, type Attempt } from "./channels";
 import { orderMail } from "./channels/email";
 import { ackDeadlineStatements, ackDueAtOf, answeredStatements } from "./deadlines";
 import { buildDocument, type DispatchDocument } from "./document";
@@ -193,7 +193,7 @@ async function sendHeld(db: Db, env: Bindings, held: Held): Promise<SendResult> 
     ]);
     return { done: true };
   }
-  const channel = CHANNELS[claimed.channel];
+  const channel = channelFor(claimed.channel);
   if (channel.starts === "manual") {
     // Nothing is sent and nothing is logged: the lines wait, ruled, for POST .../complete.
     await leased(sql`status = 'manual', lease_until = NULL, payload = ${payload}`, ackDeadline());
@@ -224,20 +224,21 @@ export const pickupNote = (supplier: Pick<Supplier, "name">) => `Waiting for sup
 /** An attempt at a push send, with its record for the dispatch's attempt_log. */
 export type SentAttempt = Attempt & { record: AttemptRecord };
 
-/** The call itself, on a push channel (webhook, e-mail or file: ./channels/), time-boxed; timed and recorded. */
+/** The call itself, on a push channel (./channels/: the dispatch's own, never a stand-in), time-boxed; timed and recorded. */
 async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, timeoutMs: number): Promise<SentAttempt> {
   const { supplier } = held;
-  const channel = held.dispatch.channel === "webhook" || held.dispatch.channel === "file" ? held.dispatch.channel : "email";
+  const channel = held.dispatch.channel;
+  const adapter = channelFor(channel);
   const at = new Date();
-  const attempt = await CHANNELS[channel].send({ kind: "order", document: doc, mail: orderMail(doc) }, supplier, { env, timeoutMs });
-  const to = attempt.to ?? CHANNELS[channel].address(supplier);
+  const attempt = await adapter.send({ kind: "order", document: doc, mail: orderMail(doc) }, supplier, { env, timeoutMs });
+  const to = attempt.to ?? adapter.address(supplier);
   const record: AttemptRecord = {
     attempt: held.dispatch.attempts,
     at: isoMicro(at),
     channel,
     to,
     lines: doc.lines.length,
-    outcome: outcomeOf(attempt, to, channel),
+    outcome: outcomeOf(attempt, to, adapter.recordOutcome?.(attempt) ?? null),
     http_status: attempt.http ?? null,
     response: attempt.response ?? (to ? null : attempt.detail),
     duration_ms: Date.now() - at.getTime(),
@@ -245,10 +246,10 @@ async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, tim
   return { ...attempt, record };
 }
 
-function outcomeOf(attempt: Attempt, to: string | null, channel: AttemptRecord["channel"]): AttemptRecord["outcome"] {
+function outcomeOf(attempt: Attempt, to: string | null, channelSays: AttemptRecord["outcome"] | null): AttemptRecord["outcome"] {
   if (!to) return "not_sent";
   if (attempt.outcome === "delivered") return "accepted";
-  if (channel === "file") return attempt.failure === "timeout" ? "timeout" : "file_error";
+  if (channelSays) return channelSays;
   if (attempt.http !== undefined) return "http_error";
   return attempt.failure === "timeout" ? "timeout" : attempt.failure === "email" ? "email_error" : "network_error";
 }
@@ -271,7 +272,7 @@ function deliveredStatements(sent: { held: Held; doc: DispatchDocument; attempt:
     sql`EXISTS (SELECT 1 FROM json_each(${held}) AS h JOIN dispatches d ON d.id = h.value ->> '$.d'
         WHERE d.id = ${dispatchId} AND d.status = 'sending' AND d.lease_until = h.value ->> '$.l')`;
   const changes: LineChange[] = sent.flatMap(({ held: h }) => {
-    const message = h.dispatch.channel === "email" ? `Successfully sent to supplier ${h.supplier.name} by e-mail` : "Successfully sent to supplier";
+    const message = channelFor(h.dispatch.channel).delivered(h.supplier.name);
     const ackDueAt = ackDueAtOf(h.supplier, h.started);
     return h.lines.map((l) => ({ kind: "move" as const, lineId: l.id, orderId: h.order.id, from: "ruled" as const, to: "completed" as const, message, ...(ackDueAt ? { ackDueAt } : {}) }));
   });

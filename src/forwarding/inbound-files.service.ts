@@ -3,7 +3,7 @@
 // readAnswers, answers.service.ts applyAnswers): the same validation, race guards and events. Each
 // file is claimed in D1 by name, size and modification time before anything is applied (a unique
 // key: of two overlapping cron runs, one gets it), and each row's result is kept. docs/file-channel.md.
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { parse as csvParse } from "csv-parse/sync";
 import { SaxesParser } from "saxes";
 import { rawBatch, runBatch, type Db, type Row } from "../db";
@@ -16,6 +16,7 @@ import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
 import { readAnswers } from "./answers.schemas";
 import { answerErrors, applyAnswers, type Answer } from "./answers.service";
+import { channelFor, channels, type ChannelName } from "./channels";
 import { inFolder, openSession } from "./channels/file";
 
 /** The largest answer file read (a bigger one is recorded as failed, with that reason). */
@@ -279,12 +280,14 @@ export async function pollSupplierInbound(db: Db, env: Bindings, pipeline: Pipel
   return processed;
 }
 
-/** The cron's sweep: every active file supplier with an inbound folder, side by side; the files processed. */
+/** The cron's sweep: every active supplier whose channel reads answer files and has an inbound folder, side by side; the files processed. */
 export async function pollInboundFiles(db: Db, env: Bindings, pipeline: Pipeline, now: Date): Promise<number> {
-  const list = await db
+  const readers = channels().filter((c) => c.inbound?.kind === "answer_files");
+  const found = await db
     .select()
     .from(suppliers)
-    .where(and(eq(suppliers.channel, "file"), eq(suppliers.active, true), sql`json_extract(${suppliers.fileTransfer}, '$.inbound') IS NOT NULL`));
+    .where(and(inArray(suppliers.channel, readers.map((c) => c.name as ChannelName)), eq(suppliers.active, true), sql`json_extract(${suppliers.fileTransfer}, '$.inbound') IS NOT NULL`));
+  const list = found.filter((s) => channelFor(s.channel).inbound?.configured(s));
   const done = await Promise.allSettled(list.map((s) => pollSupplierInbound(db, env, pipeline, s, now)));
   const failed = done.flatMap((d, i) => (d.status === "rejected" ? [`supplier ${list[i].id}: ${String(d.reason)}`] : []));
   if (failed.length) throw new Error(`inbound files: ${failed.join("; ")}`);

@@ -12,6 +12,7 @@ import { findOrder } from "../orders/orders.service";
 import { actorWords } from "../routing/line-actions";
 import { answerErrors, applyAnswers, leftToShip, offeredAnswers, type AnswerResult, type Answerer } from "./answers.service";
 import { readAnswers } from "./answers.schemas";
+import { channelFor, isChannel } from "./channels";
 
 /** The log entry of completeByHand (forwarding.service.ts). */
 export const COMPLETED_BY_HAND = "Completed by hand";
@@ -21,7 +22,8 @@ export const COMPLETED_BY_HAND = "Completed by hand";
  * reports back), or a person completed it by hand (its supplier was placed outside the system).
  * Its supplier's own answers are the only source otherwise, so the two never report one shipment twice.
  */
-export const shipsByHand = (l: { dispatchChannel: string | null; completedByHand: boolean }) => l.dispatchChannel === "manual" || l.completedByHand;
+export const shipsByHand = (l: { dispatchChannel: string | null; completedByHand: boolean }) =>
+  (isChannel(l.dispatchChannel) && channelFor(l.dispatchChannel).starts === "manual") || l.completedByHand;
 
 /** Whether the order page offers "Add shipment" for the line now: it ships by hand and has something left to ship. */
 export const offersShipmentByHand = (

@@ -21,7 +21,7 @@ import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
 import { noteLinesStatements } from "../orders/lifecycle";
 import { buildCancellationDocument, cancellationMailSubject, cancellationMailText, type CancellationLineRow } from "./cancellation-document";
-import { CHANNELS } from "./channels";
+import { channelFor } from "./channels";
 import { afterFailure, claim, jobSettings, Lease, underLease } from "../lib/outbound-job";
 import { CANCELLATION_JOB } from "./lease";
 import type { SendResult } from "./forwarding.service";
@@ -87,7 +87,7 @@ async function sendClaimed(db: Db, env: Bindings, claimed: Cancellation, lease: 
   // On its channel (./channels/). Pull and manual requests are never queued (the supplier sees them
   // where it looks); one that is, after a supplier changed its channel, waits where it is seen now.
   const mail = { subject: cancellationMailSubject(doc), text: cancellationMailText(doc), headers: { "X-Cancellation-Id": String(claimed.id) } };
-  const attempt = await CHANNELS[claimed.channel].send({ kind: "cancellation", document: doc, mail }, supplier, { env, timeoutMs: settings.timeoutMs });
+  const attempt = await channelFor(claimed.channel).send({ kind: "cancellation", document: doc, mail }, supplier, { env, timeoutMs: settings.timeoutMs });
 
   const at = isoMicro();
   if (attempt.outcome === "delivered") {

@@ -5,6 +5,7 @@
 // withdrawal of a line re-routed away from a silent supplier (src/routing/reroute.ts).
 import { sql, type SQL } from "drizzle-orm";
 import type { CancellationPurpose, Channel } from "../db/schema";
+import { channelsStarting } from "../forwarding/channels";
 
 export type CancellationRequest = {
   accountId: number;
@@ -17,7 +18,7 @@ export type CancellationRequest = {
 };
 
 /** Channels on which a request is sent (and so starts queued); the others show it where the supplier looks. */
-export const SENT_CHANNELS: readonly Channel[] = ["webhook", "email", "file"];
+export const sentChannels = (): readonly Channel[] => channelsStarting("sending");
 
 /**
  * The requests and their lines in two statements. A line that already has an open cancellation
@@ -38,7 +39,7 @@ export function cancellationRequestStatements(requests: CancellationRequest[], n
       l: r.lines.map((l) => ({ i: l.lineId, q: l.quantity })),
     })),
   );
-  const sent = sql.join(SENT_CHANNELS.map((c) => sql`${c}`), sql`, `);
+  const sent = sql.join(sentChannels().map((c) => sql`${c}`), sql`, `);
   return [
     sql`INSERT INTO cancellations (account_id, order_id, supplier_id, channel, purpose, reason, status, idempotency_key, attempts, created_at, updated_at, sent_at)
         SELECT j.value ->> '$.a', j.value ->> '$.o', j.value ->> '$.s', j.value ->> '$.c', j.value ->> '$.p', j.value ->> '$.r',

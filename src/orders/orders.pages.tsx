@@ -9,6 +9,7 @@ import { z } from "@hono/zod-openapi";
 import { Hono, type Context } from "hono";
 import type { Child } from "hono/jsx";
 import { attempt, done, formFields, text, type FormValues } from "../console/forms";
+import { channelFor } from "../forwarding/channels";
 import { completeByHand, retryFailedLines } from "../forwarding/forwarding.service";
 import { COMPLETED_BY_HAND, leftToShip, offersShipmentByHand, recordShipmentByHand } from "../forwarding/shipments-by-hand";
 import { idOrNotFound } from "../lib/params";
@@ -875,7 +876,7 @@ function AttemptLog({ dispatch: d }: { dispatch: OrderDetail["dispatches"][numbe
           {
             header: "Sent",
             cell: (a) =>
-              `${count(a.lines, "line")} ${a.channel === "file" ? "as a file" : a.channel === "webhook" ? "by webhook" : "by e-mail"}${a.to ? ` to ${a.to}` : ": no " + (a.channel === "webhook" ? "webhook URL" : a.channel === "file" ? "file server" : "e-mail address")}`,
+              `${count(a.lines, "line")} ${channelFor(a.channel).sentAs}${a.to ? ` to ${a.to}` : `: no ${channelFor(a.channel).addressName}`}`,
           },
           { header: "Outcome", cell: (a) => <AttemptOutcomeBadge outcome={a.outcome} httpStatus={a.http_status} /> },
           { header: "Supplier's response", cell: (a) => (a.response ? <span class="response">{a.response}</span> : "—") },

@@ -3,6 +3,7 @@
 // one it shipped. The console says which (src/orders/progress-badge.tsx, LineProgressBadge), from what the pages
 // already read: the line, its shipments, and its log or its dispatch's channel.
 import type { Channel, LineStatus } from "../db/schema";
+import { channelFor } from "../forwarding/channels";
 
 export type LineProgress =
   /** Any state that says enough on its own: pending, ruled, failed, declined, skipped. */
@@ -46,7 +47,8 @@ export function lineProgress(line: Line, shipped: number, from: { logs: Log[] } 
     if (run.some((l) => DRY_RUN.test(l.message))) return { kind: "dry_run", status };
     return { kind: "sent", status };
   }
-  return { kind: from.channel === "pull" || from.channel === "manual" ? "accepted" : "sent", status };
+  // A channel that sends nothing (the supplier fetches, or the shop places the order) was answered, not sent to.
+  return { kind: from.channel && channelFor(from.channel).starts !== "sending" ? "accepted" : "sent", status };
 }
 
 export const shippedOf = (shipments: { quantity: number }[]) => shipments.reduce((sum, s) => sum + s.quantity, 0);

@@ -4,7 +4,7 @@
 // is src/forwarding/forwarding.service.ts's.
 import { sql, type SQL } from "drizzle-orm";
 import type { Dispatch, LineStatus, Order, OrderLine, Supplier } from "../db/schema";
-import { CHANNELS } from "../forwarding/channels";
+import { channelFor } from "../forwarding/channels";
 import { ackDueAtOf } from "../forwarding/deadlines";
 import { buildDocument, type DispatchDocument } from "../forwarding/document";
 import { dryRunMessage, pickupNote } from "../forwarding/forwarding.service";
@@ -44,7 +44,7 @@ export function planDispatch(
   let closes = false;
   const key = crypto.randomUUID();
   const channel = supplier?.channel ?? "manual";
-  const status: Dispatch["status"] = order.test ? "dry_run" : CHANNELS[channel].starts;
+  const status: Dispatch["status"] = order.test ? "dry_run" : channelFor(channel).starts;
   const ackDueAt = status === "manual" || status === "awaiting_pickup" ? ackDueAtOf(supplier ?? { ackDeadlineHours: null }, started) : null;
   for (const { line, from, message } of carried) {
     const base = { lineId: line.id, orderId: order.id, version: line.moveToken };

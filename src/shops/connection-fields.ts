@@ -1,24 +1,24 @@
 // What a connection's platform decides about its fields: the credentials it takes (every field, no
-// other) and its settings (defaults applied), checked with the platform's schemas
-// (platforms/settings.ts). The API's schema and the service both use it, so a create names every
-// failing field at once and a PATCH checks against the connection's own platform.
+// other) and its settings (defaults applied), checked with the schemas the platform's adapter
+// describes itself with (platforms/platform.ts). The API's schema and the service both use it, so a
+// create names every failing field at once and a PATCH checks against the connection's own platform.
 import { z } from "zod";
-import { SHOP_PLATFORMS, type ShopPlatformName } from "../db/schema/shops";
+import type { ShopPlatformName } from "../db/schema/shops";
+import { describedFields, type DescribedField } from "../lib/described-fields";
 import type { ValidationErrors } from "../lib/errors";
 import { toValidationErrors } from "../lib/validation";
-import { CREDENTIALS, SETTINGS, SYNC_SETTINGS } from "./platforms/settings";
+import { isPlatform, platformFor } from "./platforms/index";
+
+export { isPlatform };
 
 /** A field's failure; `message` carries ":attribute" for the field's name (or its label in a form). */
 export type FieldIssue = { path: string[]; message: string };
 
-export const isPlatform = (v: unknown): v is ShopPlatformName => typeof v === "string" && (SHOP_PLATFORMS as readonly string[]).includes(v);
+/** The credential fields a platform takes, in the order its schema lists them, each as it describes itself. */
+export const credentialFields = (platform: ShopPlatformName): DescribedField[] => describedFields(platformFor(platform).credentials);
 
-/** The credential fields a platform takes, in the order its schema lists them. */
-export const credentialFields = (platform: ShopPlatformName): string[] => Object.keys(CREDENTIALS[platform].shape);
-
-/** The settings fields a platform takes (mode first); stock_sync and price_sync, objects, are not among these form fields. */
-export const settingFields = (platform: ShopPlatformName): string[] =>
-  Object.keys(SETTINGS[platform].shape).filter((k) => !(SYNC_SETTINGS as readonly string[]).includes(k));
+/** The settings fields the form shows (mode first); stock_sync and price_sync, objects with a form of their own, are not among them. */
+export const settingFields = (platform: ShopPlatformName): DescribedField[] => describedFields(platformFor(platform).settings);
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
@@ -34,8 +34,8 @@ export function checkPlatformFields(
   const issues: FieldIssue[] = [];
   const out: { credentials?: Record<string, string>; settings?: Record<string, unknown> } = {};
   const parts = [
-    ["credentials", CREDENTIALS[platform], input.credentials],
-    ["settings", SETTINGS[platform], input.settings],
+    ["credentials", platformFor(platform).credentials, input.credentials],
+    ["settings", platformFor(platform).settings, input.settings],
   ] as const;
   for (const [part, schema, raw] of parts) {
     if (raw === undefined) continue;

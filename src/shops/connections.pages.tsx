@@ -6,7 +6,7 @@
 import { Hono, type Context } from "hono";
 import { attempt, done, formFields, text, type FormValues } from "../console/forms";
 import { clearCookie, readCookie, writeCookie } from "../console/cookies";
-import { SHOP_PLATFORMS, type ShopConnectionRow, type ShopPlatformName, type StockSync } from "../db/schema";
+import { type ShopConnectionRow, type ShopPlatformName, type StockSync } from "../db/schema";
 import type { AppEnv } from "../env";
 import type { ValidationErrors } from "../lib/errors";
 import { idOrNotFound } from "../lib/params";
@@ -26,6 +26,8 @@ import { recentStockSyncs, StockSyncSection } from "./stock/stock-syncs.pages";
 import { previewStockSync, type StockPreview } from "./stock/preview.service";
 import { STOCK_SETTING_LABELS, StockPreviewSection, StockSettingsFields, stockSettingsInput, stockSettingsValues } from "./stock/stock-settings";
 import { credentialFields, isPlatform, settingFields } from "./connection-fields";
+import { platformFor, platforms } from "./platforms/index";
+import { describedFields } from "../lib/described-fields";
 import { CreateShopConnection, UpdateShopConnection } from "./connections.schemas";
 import { createConnection, deleteConnection, getConnection, listConnections, testConnection, updateConnection, type TestResult } from "./connections.service";
 
@@ -34,89 +36,20 @@ export const shopConnectionsPages = new Hono<AppEnv>();
 const PATH = "/console/shop-connections";
 const PER_PAGE = 50;
 
-export const PLATFORM_LABELS: Record<ShopPlatformName, string> = {
-  woocommerce: "WooCommerce",
-  shopware: "Shopware 6",
-  magento: "Magento 2",
-  prestashop: "PrestaShop",
-  shopify: "Shopify",
-};
+/** A platform's name in the console, as its adapter says it. */
+const platformLabel = (platform: ShopPlatformName) => platformFor(platform).label;
 
-/** Where the shop owner finds each credential, and what it needs (docs/shops/<platform>.md says more). */
-const CREDENTIALS: Record<string, { label: string; hint: string }> = {
-  consumer_key: { label: "Consumer key", hint: "WooCommerce > Settings > Advanced > REST API: a key with Read/Write permission." },
-  consumer_secret: { label: "Consumer secret", hint: "Shown by WooCommerce beside the consumer key, once." },
-  client_id: { label: "Access key ID", hint: "Shopware: Settings > System > Integrations, the integration's access key ID (client_id)." },
-  client_secret: { label: "Secret access key", hint: "Shown by Shopware beside the access key ID, once." },
-  access_token: {
-    label: "Access token",
-    hint: "Magento: System > Extensions > Integrations, the integration's access token. Shopify: Settings > Apps and sales channels > Develop apps > your app > API credentials, the Admin API access token (tick the scopes read_orders, write_orders, read/write_merchant_managed_fulfillment_orders, and read_products, write_inventory for stock first).",
-  },
-  api_secret: { label: "API secret key", hint: "Shopify: beside the access token under API credentials; it checks the signature of the orders Shopify sends us." },
-  webservice_key: { label: "Webservice key", hint: "PrestaShop: Advanced Parameters > Webservice, a key with the order resources allowed." },
-};
+/** Every platform's own fields' labels (their adapters describe them), keyed as the form names them. */
+const fieldLabels = () =>
+  Object.fromEntries(
+    platforms().flatMap((p) => [
+      ...describedFields(p.credentials).map((f) => [`credentials.${f.key}`, f.label]),
+      ...describedFields(p.settings).map((f) => [`settings.${f.key}`, f.label]),
+    ]),
+  ) as Record<string, string>;
 
-/** `clearable`: a setting that may be null, which a blank field sets (else a blank field is left out, keeping what is stored). */
-type SettingField = { label: string; hint?: string; options?: { value: string; label: string }[]; number?: boolean; clearable?: boolean };
-const SETTINGS: Record<string, SettingField> = {
-  mode: {
-    label: "Mode",
-    options: [
-      { value: "live", label: "Live: write into the shop" },
-      { value: "dry_run", label: "Dry run: look up the order, record the writes it would make, send none" },
-    ],
-  },
-  complete_status: { label: "Status of a finished order", hint: "Set once every line of the order is final: completed unless you say otherwise." },
-  tracking: {
-    label: "Where tracking goes",
-    options: [
-      { value: "auto", label: "Shipment Tracking extension when installed, else a customer note" },
-      { value: "extension", label: "Always the Shipment Tracking extension" },
-      { value: "note", label: "Always a customer note" },
-    ],
-  },
-  notify: {
-    label: "E-mail the customer about a shipment",
-    options: [
-      { value: "true", label: "Yes (Magento sends its shipment e-mail)" },
-      { value: "false", label: "No" },
-    ],
-  },
-  inventory: {
-    label: "How stock is written",
-    options: [
-      { value: "msi", label: "MSI source items (Magento 2.3 and later)" },
-      { value: "legacy", label: "Legacy stock items (Magento without MSI)" },
-    ],
-  },
-  source_code: { label: "MSI source", hint: "The source the stock sync writes to: default unless you keep stock in another one." },
-  ean_attribute: { label: "EAN attribute", hint: "The code of the product attribute holding the EAN, for matching by EAN (Magento has none of its own)." },
-  shipped_state_id: { label: "Order state after a shipment", hint: "The id of a PrestaShop order state: 4 is PrestaShop's own Shipped.", number: true },
-  api_version: { label: "Admin API version", hint: "Shopify's API version, e.g. 2026-10 (the newest this service is built against, the default)." },
-  location_id: { label: "Stock location", hint: "The numeric id of the Shopify location stock is set at; empty: the shop's primary location.", clearable: true },
-  intake: {
-    label: "Take the shop's orders in",
-    options: [
-      { value: "true", label: "Yes: Shopify sends us its new and cancelled orders" },
-      { value: "false", label: "No: only write back" },
-    ],
-  },
-  notify_customer: {
-    label: "E-mail the customer about a shipment",
-    options: [
-      { value: "true", label: "Yes (Shopify sends its shipping confirmation)" },
-      { value: "false", label: "No" },
-    ],
-  },
-  hold_state_id: {
-    label: "Order state while a line waits",
-    hint: "The id of an order state of your own for orders on hold (Orders > Statuses); leave it empty to leave orders in their state.",
-    number: true,
-    clearable: true,
-  },
-};
-
-const LABELS: Record<string, string> = {
+// Read when a page is made, so that a platform registered later (an extension) has its fields labelled too.
+const labels = (): Record<string, string> => ({
   platform: "Platform",
   name: "Name",
   base_url: "Shop address",
@@ -124,10 +57,9 @@ const LABELS: Record<string, string> = {
   active: "Active",
   credentials: "Credentials",
   settings: "Settings",
-  ...Object.fromEntries(Object.entries(CREDENTIALS).map(([k, v]) => [`credentials.${k}`, v.label])),
-  ...Object.fromEntries(Object.entries(SETTINGS).map(([k, v]) => [`settings.${k}`, v.label])),
+  ...fieldLabels(),
   ...STOCK_SETTING_LABELS,
-};
+});
 
 const csrfOf = (c: Context<AppEnv>) => c.get("session").csrfToken;
 const connectionId = (c: Context<AppEnv>) => idOrNotFound(c.req.param("id")!, "Shop connection");
@@ -135,26 +67,26 @@ const connectionId = (c: Context<AppEnv>) => idOrNotFound(c.req.param("id")!, "S
 const platformOf = (raw: string | undefined): ShopPlatformName | null => (isPlatform(raw) ? raw : null);
 /** The fragment of the platform's own fields, swapped in when the platform changes. */
 const PLATFORM_FIELDS_ID = "platform-fields";
-const PLATFORM_OPTIONS = [{ value: "", label: "Choose the shop's platform…" }, ...SHOP_PLATFORMS.map((p) => ({ value: p, label: PLATFORM_LABELS[p] }))];
+const platformOptions = () => [{ value: "", label: "Choose the shop's platform…" }, ...platforms().map((p) => ({ value: p.name, label: p.label }))];
 const NEW_DEFAULTS: FormValues = { "settings.mode": "dry_run" };
 
 /** The form's fields in the API's shape. Blank credential fields are left out (a PATCH then keeps the stored ones). */
 function connectionInput(platform: ShopPlatformName | null, values: FormValues) {
   const credentials: Record<string, string> = {};
   if (platform === null) return { name: text(values, "name"), base_url: text(values, "base_url"), credentials, settings: {}, sources: sourcesOf(values) };
-  for (const key of credentialFields(platform)) {
+  for (const { key } of credentialFields(platform)) {
     const v = text(values, `credentials.${key}`);
     if (v !== "") credentials[key] = v;
   }
   const settings: Record<string, unknown> = {};
-  for (const key of settingFields(platform)) {
+  for (const field of settingFields(platform)) {
+    const key = field.key;
     const v = text(values, `settings.${key}`);
-    const field = SETTINGS[key];
     if (v === "") {
-      if (field?.clearable) settings[key] = null;
+      if (field.clearable) settings[key] = null;
       continue;
     }
-    settings[key] = field?.number && /^\d+$/.test(v) ? Number(v) : v === "true" ? true : v === "false" ? false : v;
+    settings[key] = field.kind === "number" && /^\d+$/.test(v) ? Number(v) : v === "true" ? true : v === "false" ? false : v;
   }
   return { name: text(values, "name"), base_url: text(values, "base_url"), credentials, settings, sources: sourcesOf(values) };
 }
@@ -209,7 +141,7 @@ shopConnectionsPages.get("/shop-connections", async (c) => {
             rows={rows}
             columns={[
               { header: "Name", cell: (r) => <a href={`${PATH}/${r.id}`}>{r.name}</a> },
-              { header: "Platform", cell: (r) => PLATFORM_LABELS[r.platform] },
+              { header: "Platform", cell: (r) => platformLabel(r.platform) },
               { header: "Shop address", cell: (r) => r.baseUrl },
               { header: "Mode", cell: (r) => <ModeBadge row={r} /> },
               { header: "State", cell: (r) => <StateBadge row={r} /> },
@@ -242,7 +174,7 @@ function renderNew(c: Context<AppEnv>, values: FormValues, errors: ValidationErr
 // ?platform= (a link to a platform's form) chooses it; otherwise the owner does.
 shopConnectionsPages.get("/shop-connections/new", (c) => renderNew(c, { ...NEW_DEFAULTS, platform: platformOf(c.req.query("platform")) ?? "" }));
 
-const PLATFORM_REQUIRED = `The ${LABELS.platform} field is required: choose ${SHOP_PLATFORMS.map((p) => PLATFORM_LABELS[p]).join(", ").replace(/, ([^,]+)$/, " or $1")}.`;
+const platformRequired = () => `The ${labels().platform} field is required: choose ${platforms().map((p) => p.label).join(", ").replace(/, ([^,]+)$/, " or $1")}.`;
 
 shopConnectionsPages.post("/shop-connections/new", async (c) => {
   const posted = await formFields(c);
@@ -255,15 +187,15 @@ shopConnectionsPages.post("/shop-connections/new", async (c) => {
     return renderNew(c, shown);
   }
   const input = { platform: platform ?? text(values, "platform"), ...connectionInput(platform, values), active: true };
-  const checked = validateForm(CreateShopConnection, input, LABELS);
+  const checked = validateForm(CreateShopConnection, input, labels());
   if (!checked.ok) {
     c.status(422);
     const errors = withSourcesTogether(checked.errors);
     // No platform chosen is a missing field, not an invalid one (the API's enum wording says the latter).
-    if (text(values, "platform") === "" && errors.platform) errors.platform = [PLATFORM_REQUIRED];
+    if (text(values, "platform") === "" && errors.platform) errors.platform = [platformRequired()];
     return renderNew(c, values, errors);
   }
-  const result = await attempt(() => createConnection(c.get("db"), c.env, c.get("account").id, checked.data, new URL(c.req.url).origin), LABELS);
+  const result = await attempt(() => createConnection(c.get("db"), c.env, c.get("account").id, checked.data, new URL(c.req.url).origin), labels());
   if (!result.ok) {
     c.status(422);
     return renderNew(c, values, withSourcesTogether(result.errors));
@@ -313,8 +245,8 @@ shopConnectionsPages.post("/shop-connections/:id", async (c) => {
   const { credentials, ...rest } = connectionInput(row.platform, values);
   // Credentials left blank keep the stored ones; some filled in are a new set, checked whole.
   const input = { ...rest, settings: { ...rest.settings, ...stockSettingsInput(values, row.settings) }, ...(Object.keys(credentials).length > 0 ? { credentials } : {}) };
-  const checked = validateForm(UpdateShopConnection.extend({ name: CreateShopConnection.shape.name, base_url: CreateShopConnection.shape.base_url }), input, LABELS);
-  const result = checked.ok ? await attempt(() => updateConnection(c.get("db"), c.env, c.get("pipeline"), c.get("account").id, id, checked.data), LABELS) : checked;
+  const checked = validateForm(UpdateShopConnection.extend({ name: CreateShopConnection.shape.name, base_url: CreateShopConnection.shape.base_url }), input, labels());
+  const result = checked.ok ? await attempt(() => updateConnection(c.get("db"), c.env, c.get("pipeline"), c.get("account").id, id, checked.data), labels()) : checked;
   if (!result.ok) {
     c.status(422);
     return renderConnection(c, { values, errors: withSourcesTogether(result.errors) });
@@ -327,7 +259,7 @@ shopConnectionsPages.post("/shop-connections/:id/stock-preview", async (c) => {
   const id = connectionId(c);
   const row = await getConnection(c.get("db"), c.get("account").id, id);
   const values = await formFields(c);
-  const result = await attempt(() => previewStockSync(c.get("db"), c.env, c.get("account").id, id, stockSettingsInput(values, row.settings)), LABELS);
+  const result = await attempt(() => previewStockSync(c.get("db"), c.env, c.get("account").id, id, stockSettingsInput(values, row.settings)), labels());
   if (!result.ok) {
     c.status(422);
     return renderConnection(c, { values, errors: result.message ? { "settings.stock_sync": [result.message] } : result.errors });
@@ -384,9 +316,9 @@ function ConnectionForm(props: {
         <>
           <SelectField
             name="platform"
-            label={LABELS.platform}
+            label={labels().platform}
             value={platform ?? ""}
-            options={PLATFORM_OPTIONS}
+            options={platformOptions()}
             errors={errors}
             hint="It decides the credentials and settings below, and cannot be changed afterwards."
             enhance={{ "hx-post": props.action, "hx-trigger": "change", "hx-target": `#${PLATFORM_FIELDS_ID}`, "hx-swap": "outerHTML", "hx-vals": '{"intent":"platform"}' }}
@@ -398,10 +330,10 @@ function ConnectionForm(props: {
           </noscript>
         </>
       )}
-      <Field name="name" label={LABELS.name} value={text(values, "name")} errors={errors} required />
+      <Field name="name" label={labels().name} value={text(values, "name")} errors={errors} required />
       <Field
         name="base_url"
-        label={LABELS.base_url}
+        label={labels().base_url}
         type="url"
         value={text(values, "base_url")}
         errors={errors}
@@ -412,7 +344,7 @@ function ConnectionForm(props: {
       {editing ? <StockSettingsFields values={values} errors={errors} previewAction={`${props.action}/stock-preview`} /> : null}
       <TextArea
         name="sources"
-        label={LABELS.sources}
+        label={labels().sources}
         rows={3}
         value={text(values, "sources")}
         errors={errors}
@@ -438,30 +370,30 @@ function PlatformFields(props: { platform: ShopPlatformName | null; values: Form
     <div id={PLATFORM_FIELDS_ID}>
       <fieldset>
         <legend>
-          {PLATFORM_LABELS[platform]} credentials{editing ? " (leave blank to keep the stored ones)" : ""}
+          {platformLabel(platform)} credentials{editing ? " (leave blank to keep the stored ones)" : ""}
         </legend>
         {errors.credentials ? <p class="field-error">{errors.credentials.join(" ")}</p> : null}
-        {credentialFields(platform).map((key) => (
+        {credentialFields(platform).map(({ key, label, hint, secret }) => (
           <Field
             name={`credentials.${key}`}
             id={`field-credentials-${key}`}
-            label={CREDENTIALS[key]?.label ?? key}
-            type="password"
+            label={label}
+            type={secret ? "password" : "text"}
             autocomplete="off"
             errors={errors}
-            hint={editing ? `Stored: ${props.hints?.[key] ?? "…"}. ${CREDENTIALS[key]?.hint ?? ""}` : CREDENTIALS[key]?.hint}
+            hint={editing ? `Stored: ${props.hints?.[key] ?? "…"}. ${hint ?? ""}` : hint}
           />
         ))}
       </fieldset>
       <fieldset>
         <legend>Settings</legend>
-        {settingFields(platform).map((key) => {
-          const field = SETTINGS[key] ?? { label: key };
+        {settingFields(platform).map((field) => {
+          const key = field.key;
           const name = `settings.${key}`;
           return field.options ? (
             <SelectField name={name} id={`field-settings-${key}`} label={field.label} value={text(values, name)} options={field.options} errors={errors} hint={field.hint} />
           ) : (
-            <Field name={name} id={`field-settings-${key}`} label={field.label} type={field.number ? "number" : "text"} value={text(values, name)} errors={errors} hint={field.hint} />
+            <Field name={name} id={`field-settings-${key}`} label={field.label} type={field.kind === "number" ? "number" : "text"} value={text(values, name)} errors={errors} hint={field.hint} />
           );
         })}
       </fieldset>
@@ -497,14 +429,14 @@ function ConnectionPage(props: {
       <hgroup>
         <h1>{row.name}</h1>
         <p>
-          {PLATFORM_LABELS[row.platform]} at {row.baseUrl} · <ModeBadge row={row} /> <StateBadge row={row} /> · created <LocalTime iso={row.createdAt} />
+          {platformLabel(row.platform)} at {row.baseUrl} · <ModeBadge row={row} /> <StateBadge row={row} /> · created <LocalTime iso={row.createdAt} />
         </p>
       </hgroup>
       <dl class="facts">
         <dt>Credentials</dt>
         <dd>
           {Object.entries(row.credentialsHint)
-            .map(([k, hint]) => `${CREDENTIALS[k]?.label ?? k} ${hint}`)
+            .map(([k, hint]) => `${credentialFields(row.platform).find((f) => f.key === k)?.label ?? k} ${hint}`)
             .join(" · ")}
         </dd>
         <dt>Order sources</dt>

@@ -4,9 +4,10 @@
 import { z } from "@hono/zod-openapi";
 import { SHOP_PLATFORMS } from "../db/schema/shops";
 import { urlRefusal, addressMessage } from "../lib/outbound-address";
-import { field, HTTP_URL_MESSAGE, isHttpUrl } from "../lib/validation";
+import { allowedValues, field, HTTP_URL_MESSAGE, isHttpUrl } from "../lib/validation";
+import type { ShopPlatformName } from "../db/schema/shops";
 import { MODES } from "./platforms/settings";
-import { shopifyBaseUrlProblem } from "./platforms/shopify/settings";
+import { platformFor, platformNames } from "./platforms/index";
 import { checkPlatformFields, isPlatform } from "./connection-fields";
 
 /** The limits of a connection's fields (docs/shops.md, "Connections"). */
@@ -83,7 +84,13 @@ const fields = {
 };
 
 export const CreateShopConnection = z
-  .object({ platform: z.enum(SHOP_PLATFORMS).openapi({ description: DESCRIBE.platform }), ...fields })
+  .object({
+    // Checked against the platforms registered when the request is read (an extension's too); the document lists the built-in ones.
+    platform: z
+      .custom<ShopPlatformName>(isPlatform, { error: () => `The selected :attribute is invalid. ${allowedValues(platformNames())}` })
+      .openapi({ type: "string", enum: [...SHOP_PLATFORMS], description: DESCRIBE.platform }),
+    ...fields,
+  })
   .superRefine(
     (v, ctx) => {
       // Only a known platform's fields can be checked; an unknown one is the platform's own error.
@@ -91,7 +98,7 @@ export const CreateShopConnection = z
       // A part that is not an object is already named by its own field's check.
       const part = (x: unknown) => (x !== null && typeof x === "object" && !Array.isArray(x) ? x : undefined);
       for (const issue of checkPlatformFields(v.platform, { credentials: part(v.credentials), settings: part(v.settings) }).issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
-      const address = v.platform === "shopify" && typeof v.base_url === "string" ? shopifyBaseUrlProblem(v.base_url) : null;
+      const address = typeof v.base_url === "string" ? (platformFor(v.platform).baseUrlProblem?.(v.base_url) ?? null) : null;
       if (address) ctx.addIssue({ code: "custom", path: ["base_url"], message: address });
     },
     // Run even when other fields failed (one 422 names every missing field, the platform's credentials included), on an object only (the OpenAPI generator tries null).

@@ -15,7 +15,6 @@ import { isoMicro } from "../lib/time";
 import { checkPlatformFields, issuesToErrors } from "./connection-fields";
 import { ShopError, ShopHttp } from "./platforms/http";
 import { platformFor, type AnyShopPlatform } from "./platforms/index";
-import { shopifyBaseUrlProblem } from "./platforms/shopify/settings";
 import type { Check, ShopConnection } from "./platforms/platform";
 import { fullSyncAfterSettingsChange } from "./stock/queue";
 import { affectsEveryProduct, syncSettingsOf } from "./stock/sync-settings";
@@ -129,7 +128,7 @@ export async function updateConnection(db: Db, env: Bindings, pipeline: Pipeline
   const settings = input.settings === undefined ? undefined : { ...row.settings, ...input.settings };
   const checked = checkPlatformFields(row.platform, { credentials: input.credentials, settings });
   Object.assign(errors, issuesToErrors(checked.issues));
-  const address = row.platform === "shopify" && typeof input.base_url === "string" ? shopifyBaseUrlProblem(input.base_url) : null;
+  const address = typeof input.base_url === "string" ? (platformFor(row.platform).baseUrlProblem?.(input.base_url) ?? null) : null;
   if (address) errors.base_url = [address.replace(":attribute", "base_url")];
   if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
   const sealed = checked.credentials ? await sealCredentials(connectionKeys(env), accountId, row.platform, checked.credentials) : undefined;

@@ -9,7 +9,7 @@ import { parseId } from "../lib/params";
 import { parseOrThrow } from "../lib/validation";
 import { createRouter, errorResponse, responses } from "../lib/router";
 import { toAccountShard } from "../shards/accounts";
-import { cancelFromShopify, orderRequestFor, takeInOrder, verifyDelivery } from "./shopify-webhooks.service";
+import { cancelFromShopify, orderRequestFor, takeInOrder, verifyDelivery } from "./platforms/shopify/webhooks.service";
 
 export const shopifyWebhooksRouter = createRouter();
 

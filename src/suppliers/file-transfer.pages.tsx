@@ -277,12 +277,21 @@ const OPTIONS = {
 };
 
 /** The file channel's fields; `stored`: the saved setting (its secret kept when the password is left empty). */
-export function FileTransferFieldset(props: { values: FormValues; errors: ValidationErrors; stored: FileTransferConfig | null; action: string; test?: FileTest; accepted?: boolean }) {
+export function FileTransferFieldset(props: {
+  values: FormValues;
+  errors: ValidationErrors;
+  stored: FileTransferConfig | null;
+  action: string;
+  test?: FileTest;
+  accepted?: boolean;
+  /** The channels that use a file server (shown while one of them is chosen). */
+  channels: string[];
+}) {
   const { values, errors, stored } = props;
   const v = (k: string) => text(values, `ft_${k}`);
   const keep = stored ? `A ${stored.authentication === "password" ? "password" : "private key"} is stored (never shown): leave empty to keep it.` : undefined;
   return (
-    <fieldset class="channel-field file-transfer" data-channel="file">
+    <fieldset class="channel-field file-transfer" data-channel={props.channels.join(" ")}>
       <legend>File server</legend>
       <p class="muted">Each order is written as one file in the order folder; answers are read from the answer folder each minute. Passwords and keys are stored encrypted and never shown again.</p>
       <div class="filter-grid">

@@ -4,7 +4,9 @@
 import { Hono, type Context } from "hono";
 import { attempt, done, formFields, text, type FormValues } from "../console/forms";
 import { revealOnce, takeRevealed, type Revealed } from "../console/reveal";
-import { CHANNELS, type Channel, type FileTransferConfig, type Supplier, type SupplierKey } from "../db/schema";
+import type { FileTransferConfig, Supplier, SupplierKey } from "../db/schema";
+import { channelFor, channels } from "../forwarding/channels";
+import { describedFields, type DescribedField } from "../lib/described-fields";
 import { sealingKeys } from "../lib/sealed";
 import { wantsFragment } from "../ui/htmx";
 import {
@@ -44,36 +46,43 @@ export const suppliersPages = new Hono<AppEnv>();
 
 const PATH = "/console/suppliers";
 const PER_PAGE = 50;
-const LABELS: Record<string, string> = {
+/**
+ * The channels' own fields (./channels/ describes each: webhook_url, email, file_transfer …), each
+ * once, with the channels that use it: the form shows a field while one of them is chosen.
+ */
+function channelFields(): { field: DescribedField; channels: string[] }[] {
+  const byKey = new Map<string, { field: DescribedField; channels: string[] }>();
+  for (const channel of channels()) {
+    for (const field of describedFields(channel.settings)) {
+      const seen = byKey.get(field.key);
+      if (seen) seen.channels.push(channel.name);
+      else byKey.set(field.key, { field, channels: [channel.name] });
+    }
+  }
+  return [...byKey.values()];
+}
+
+/** The channels' fields the form reads as text (a nested one, the file server, has a form of its own). */
+const textFields = () => channelFields().filter((f) => f.field.kind !== "nested");
+
+const labels = (): Record<string, string> => ({
   name: "Name",
   code: "Code",
   priority: "Priority",
   channel: "Channel",
-  webhook_url: "Webhook URL",
-  email: "E-mail address",
+  ...Object.fromEntries(channelFields().map(({ field }) => [field.key, field.label])),
   active: "Active",
   acknowledgement_deadline_hours: "Answer within (hours)",
   shipping_deadline_days: "Ship within (days)",
   expire_previous: "Expire the previous secret now",
   ...fileTransferLabels("file_transfer"),
-};
+});
 
-const CHANNEL_TEXT: Record<Channel, { label: string; hint: string }> = {
-  webhook: { label: "Webhook", hint: "Each order is POSTed, signed, to the supplier's URL." },
-  email: { label: "E-mail", hint: "Each order is e-mailed to the supplier with a CSV of its lines." },
-  pull: { label: "Pull", hint: "The supplier fetches its orders in its portal or through the API, with a supplier key." },
-  manual: { label: "Manual", hint: "Nothing is sent: you pass the order on yourself and complete its lines by hand." },
-  file: { label: "File", hint: "Each order is written as a file on the supplier's FTP, FTPS or SFTP server; answers are read from files it leaves there." },
+/** Where the supplier's orders go, as its channel says (a channel without an address: how it works). */
+const destination = (s: Supplier) => {
+  const channel = channelFor(s.channel);
+  return Object.keys(channel.settings.shape).length === 0 ? channel.summary : orDash(channel.destination(s));
 };
-
-const destination = (s: Supplier) =>
-  s.channel === "webhook"
-    ? orDash(s.webhookUrl)
-    : s.channel === "email"
-      ? orDash(s.email)
-      : s.channel === "file" && s.fileTransfer
-        ? `${s.fileTransfer.protocol}://${s.fileTransfer.host}:${s.fileTransfer.port}/${s.fileTransfer.directory}`
-        : CHANNEL_TEXT[s.channel].hint;
 
 // An edit needs a name too (the API's PATCH leaves out what is not sent; a form always sends everything).
 const EditSupplier = UpdateSupplier.extend({ name: CreateSupplier.shape.name });
@@ -81,13 +90,14 @@ const EditSupplier = UpdateSupplier.extend({ name: CreateSupplier.shape.name });
 /** The form's fields in the API's shape: an unticked checkbox is false (a form leaves it out). */
 function supplierInput(values: FormValues) {
   const input: Record<string, unknown> = {};
-  for (const key of ["name", "code", "priority", "channel", "webhook_url", "email", "acknowledgement_deadline_hours", "shipping_deadline_days"]) {
+  for (const key of ["name", "code", "priority", "channel", ...textFields().map((f) => f.field.key), "acknowledgement_deadline_hours", "shipping_deadline_days"]) {
     input[key] = text(values, key);
   }
   input.active = text(values, "active") === "true" ? "true" : "false";
   input.acknowledgement_deadline_reroute = text(values, "acknowledgement_deadline_reroute") === "true" ? "true" : "false";
-  // The file server's fields count only for the file channel (a stored setting stays while another is chosen).
-  if (input.channel === "file") input.file_transfer = fileTransferInput(values);
+  // The file server's fields count only for a channel that uses one (a stored setting stays while another is chosen).
+  const chosen = channels().find((ch) => ch.name === input.channel);
+  if (chosen && "file_transfer" in chosen.settings.shape) input.file_transfer = fileTransferInput(values);
   return input;
 }
 
@@ -158,7 +168,7 @@ suppliersPages.get("/suppliers", async (c) => {
             columns={[
               { header: "Name", cell: (s) => <a href={`${PATH}/${s.id}`}>{s.name}</a> },
               { header: "Code", cell: (s) => orDash(s.code) },
-              { header: "Channel", cell: (s) => CHANNEL_TEXT[s.channel].label },
+              { header: "Channel", cell: (s) => channelFor(s.channel).label },
               { header: "Sends to", cell: (s) => <span class="response">{destination(s)}</span> },
               { header: "Priority", numeric: true, cell: (s) => s.priority },
               { header: "State", cell: (s) => (s.active ? <Badge tone="green">Active</Badge> : <Badge tone="grey">Inactive</Badge>) },
@@ -189,14 +199,25 @@ const renderNew = (c: Context<AppEnv>, values: FormValues = { channel: "manual",
 
 suppliersPages.get("/suppliers/new", (c) => renderNew(c));
 
+/**
+ * A supplier's form shows only the fields its chosen channel needs (all of them where :has() is
+ * unknown; a field with an error stays in sight): one rule per channel, made from the channels.
+ */
+const CHANNEL_FIELDS_CSS = `${PATH}/channel-fields.css`;
+const channelFieldsCss = () =>
+  channels()
+    .map((ch) => `.supplier-form:has(input[name="channel"][value="${ch.name}"]:checked) .channel-field:not([data-channel~="${ch.name}"]):not(:has([aria-invalid])) { display: none; }`)
+    .join("\n") + "\n";
+suppliersPages.get("/suppliers/channel-fields.css", (c) => c.body(channelFieldsCss(), 200, { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" }));
+
 suppliersPages.post("/suppliers/new", async (c) => {
   const values = await formFields(c);
   const file = await fileIntent(c, values, `${PATH}/new`);
   if (file && "fragment" in file) return file.fragment;
   if (file) return renderNew(c, file.page, {}, file.state);
-  const checked = validateForm(CreateSupplier, supplierInput(values), LABELS);
+  const checked = validateForm(CreateSupplier, supplierInput(values), labels());
   const result = checked.ok
-    ? await attempt(() => createSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, checked.data, keysOf(c)), LABELS)
+    ? await attempt(() => createSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, checked.data, keysOf(c)), labels())
     : { ok: false as const, errors: checked.errors };
   if (!result.ok) {
     c.status(422);
@@ -248,9 +269,9 @@ suppliersPages.post("/suppliers/:id", async (c) => {
   const file = await fileIntent(c, values, `${PATH}/${id}`, before);
   if (file && "fragment" in file) return file.fragment;
   if (file) return renderSupplier(c, { values: file.page, file: file.state });
-  const checked = validateForm(EditSupplier, supplierInput(values), LABELS);
+  const checked = validateForm(EditSupplier, supplierInput(values), labels());
   const result = checked.ok
-    ? await attempt(() => updateSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, id, checked.data, keysOf(c)), LABELS)
+    ? await attempt(() => updateSupplier(c.get("db"), c.get("pipeline"), c.get("account").id, id, checked.data, keysOf(c)), labels())
     : { ok: false as const, errors: checked.errors };
   if (!result.ok) {
     c.status(422);
@@ -312,37 +333,53 @@ function SupplierForm(props: { action: string; csrf: string; values: FormValues;
       <CsrfField token={props.csrf} />
       <FormError messages={Object.keys(errors).length ? ["Check the fields marked below."] : undefined} />
       <div class="filter-grid">
-        <Field name="name" label={LABELS.name} value={text(values, "name")} errors={errors} required />
-        <Field name="code" label={LABELS.code} value={text(values, "code")} errors={errors} hint="Optional: matched like the name against a line's supplier field" />
-        <Field name="priority" label={LABELS.priority} type="number" min="0" inputmode="numeric" value={text(values, "priority")} errors={errors} hint="Lower wins catalogue price ties; default 100" />
+        <Field name="name" label={labels().name} value={text(values, "name")} errors={errors} required />
+        <Field name="code" label={labels().code} value={text(values, "code")} errors={errors} hint="Optional: matched like the name against a line's supplier field" />
+        <Field name="priority" label={labels().priority} type="number" min="0" inputmode="numeric" value={text(values, "priority")} errors={errors} hint="Lower wins catalogue price ties; default 100" />
       </div>
       <RadioGroup
         name="channel"
-        label={LABELS.channel}
+        label={labels().channel}
         value={channel}
         errors={errors}
-        options={CHANNELS.map((ch) => ({
-          value: ch,
+        options={channels().map((ch) => ({
+          value: ch.name,
           label: (
             <span>
-              <strong>{CHANNEL_TEXT[ch].label}</strong> <small class="muted">{CHANNEL_TEXT[ch].hint}</small>
+              <strong>{ch.label}</strong> <small class="muted">{ch.summary}</small>
             </span>
           ),
         }))}
       />
-      <div class="channel-field" data-channel="webhook">
-        <Field name="webhook_url" label={LABELS.webhook_url} type="url" value={text(values, "webhook_url")} errors={errors} hint="Needed for the webhook channel: an http(s) URL" />
-      </div>
-      <div class="channel-field" data-channel="email">
-        <Field name="email" label={LABELS.email} type="email" value={text(values, "email")} errors={errors} hint="Needed for the e-mail channel" />
-      </div>
-      <FileTransferFieldset values={values} errors={errors} stored={props.stored} action={props.action} test={props.file?.test} accepted={props.file?.accepted} />
+      {/* Which fields show for the chosen channel: a stylesheet made from the channels (below). */}
+      <link rel="stylesheet" href={CHANNEL_FIELDS_CSS} />
+      {textFields().map(({ field, channels: using }) => (
+        <div class="channel-field" data-channel={using.join(" ")}>
+          <Field
+            name={field.key}
+            label={field.label}
+            type={field.secret ? "password" : field.kind === "url" || field.kind === "email" || field.kind === "number" ? field.kind : "text"}
+            value={field.secret ? "" : text(values, field.key)}
+            errors={errors}
+            hint={field.hint}
+          />
+        </div>
+      ))}
+      <FileTransferFieldset
+        values={values}
+        errors={errors}
+        stored={props.stored}
+        action={props.action}
+        test={props.file?.test}
+        accepted={props.file?.accepted}
+        channels={channels().filter((ch) => "file_transfer" in ch.settings.shape).map((ch) => ch.name)}
+      />
       <fieldset>
         <legend>Deadlines (optional)</legend>
         <div class="filter-grid">
           <Field
             name="acknowledgement_deadline_hours"
-            label={LABELS.acknowledgement_deadline_hours}
+            label={labels().acknowledgement_deadline_hours}
             type="number"
             min="1"
             inputmode="numeric"
@@ -352,7 +389,7 @@ function SupplierForm(props: { action: string; csrf: string; values: FormValues;
           />
           <Field
             name="shipping_deadline_days"
-            label={LABELS.shipping_deadline_days}
+            label={labels().shipping_deadline_days}
             type="number"
             min="1"
             inputmode="numeric"
@@ -403,7 +440,7 @@ function SupplierPage({ view }: { view: SupplierView }) {
       <hgroup>
         <h1>{s.name}</h1>
         <p>
-          {CHANNEL_TEXT[s.channel].label} channel · {s.active ? "active" : "inactive"} · <a href={`/console/orders?supplier_ids=${s.id}`}>orders with lines matched to it</a>
+          {channelFor(s.channel).label} channel · {s.active ? "active" : "inactive"} · <a href={`/console/orders?supplier_ids=${s.id}`}>orders with lines matched to it</a>
         </p>
       </hgroup>
       <SecretOnce revealed={view.revealed} />
@@ -413,14 +450,14 @@ function SupplierPage({ view }: { view: SupplierView }) {
       </section>
 
       {/* A file supplier was handed no signing secret: it gets files and answers with files. */}
-      {s.channel === "file" && !s.webhookSecret ? null : <section aria-labelledby="secret-heading">
+      {!channelFor(s.channel).signs && !s.webhookSecret ? null : <section aria-labelledby="secret-heading">
         <h2 id="secret-heading">Signing secret</h2>
         <p>
           Webhooks to the supplier are signed with it, and its callbacks must be. {s.webhookSecretPrevious ? "The previous secret is still valid beside the current one." : "Only the current secret is valid."}
         </p>
         <form method="post" action={`${base}/rotate-secret`} class="stacked">
           <CsrfField token={view.csrf} />
-          <Checkbox name="expire_previous" label={LABELS.expire_previous} checked={false} />
+          <Checkbox name="expire_previous" label={labels().expire_previous} checked={false} />
           <small class="muted">Otherwise the previous secret stays valid until the next rotation, so the supplier can switch without missing a webhook.</small>
           <p>
             <button type="submit" class="secondary">

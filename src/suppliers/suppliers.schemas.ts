@@ -1,8 +1,9 @@
 // The supplier contract: the request bodies the API and the console both validate with.
 import { z } from "@hono/zod-openapi";
 import { CHANNELS } from "../db/schema";
+import { channelNames, channelSettingsIssues, isChannel, type ChannelName } from "../forwarding/channels";
 import { checkOutboundUrl } from "../lib/outbound-address";
-import { field, HTTP_URL_MESSAGE, isHttpUrl } from "../lib/validation";
+import { allowedValues, field, HTTP_URL_MESSAGE, isHttpUrl } from "../lib/validation";
 import { FileTransferBody } from "./file-transfer.schemas";
 
 // Spelled out as every URL we take (isHttpUrl); one past its length is told only that.
@@ -34,7 +35,14 @@ const fields = {
   priority: field
     .optionalInt({ min: 0, max: 1_000_000 })
     .openapi({ description: "Lower wins a tie on purchase price between catalogue products (0 to 1,000,000)." }),
-  channel: z.enum(CHANNELS).optional().openapi({
+  // Checked against the channels registered when the request is read (an extension's too); the
+  // document lists the built-in ones.
+  channel: z
+    .custom<ChannelName>(isChannel, { error: () => `The selected :attribute is invalid. ${allowedValues(channelNames())}` })
+    .optional()
+    .openapi({
+      type: "string",
+      enum: [...CHANNELS],
     description:
       "How matched lines reach the supplier: webhook (a signed POST of the order document to webhook_url), pull (the supplier " +
       "fetches its orders with a supplier key), email (an e-mail with a CSV to email), file (one file per order on the supplier's FTP, " +
@@ -61,18 +69,13 @@ const fields = {
     `Days (${DEADLINE_LIMITS.shipDays.min} to ${DEADLINE_LIMITS.shipDays.max}) within which the supplier must ship a line it accepted; null: no deadline.`,
   ),
 };
-/** The field each channel cannot work without (the service checks the same on an update). */
-export const CHANNEL_NEEDS = { webhook: "webhook_url", email: "email", file: "file_transfer" } as const;
-
 export const CreateSupplier = z
   .object(fields)
   .superRefine(
     (v, ctx) => {
-      const needs = CHANNEL_NEEDS[v.channel as keyof typeof CHANNEL_NEEDS];
-      const given = needs ? (v as Record<string, unknown>)[needs] : "";
-      if (needs && (given === undefined || given === null || given === "")) {
-        ctx.addIssue({ code: "custom", path: [needs], message: `The :attribute field is required when channel is ${v.channel}.` });
-      }
+      // The fields the chosen channel cannot work without, and its own checks of them (the service checks the same on an update).
+      if (!isChannel(v.channel)) return;
+      for (const issue of channelSettingsIssues(v.channel, v)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
     },
     // Run even when other fields failed (one 422 names every missing field, the channel's own included), on an object only (the OpenAPI generator tries null).
     { when: (payload) => typeof payload.value === "object" && payload.value !== null },

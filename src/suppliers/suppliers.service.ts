@@ -11,6 +11,7 @@ import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
 import { changeAndRematch } from "../routing/rematch";
 import type { SealingKeys } from "../lib/sealed";
+import { channelFor, channelSettingsIssues } from "../forwarding/channels";
 import { fileTransferColumns, type FileTransferInput } from "./file-transfer.service";
 
 export type SupplierInput = {
@@ -28,17 +29,13 @@ export type SupplierInput = {
   file_transfer?: FileTransferInput | null;
 };
 
-/** A channel needs its address: a webhook URL, an e-mail address or a file server. */
+/** A channel needs its settings (a webhook URL, an e-mail address, a file server: the channel says which, ./channels/). */
 function checkChannel(s: { channel: Channel; webhookUrl: string | null; email: string | null; fileTransfer?: unknown }) {
-  if (s.channel === "file" && !s.fileTransfer) {
-    throw ApiError.validation({ file_transfer: ["The file_transfer field is required when channel is file."] });
-  }
-  if (s.channel === "webhook" && !s.webhookUrl) {
-    throw ApiError.validation({ webhook_url: ["The webhook_url field is required when channel is webhook."] });
-  }
-  if (s.channel === "email" && !s.email) {
-    throw ApiError.validation({ email: ["The email field is required when channel is email."] });
-  }
+  const issues = channelSettingsIssues(s.channel, { webhook_url: s.webhookUrl, email: s.email, file_transfer: s.fileTransfer });
+  if (issues.length === 0) return;
+  const errors: Record<string, string[]> = {};
+  for (const { path, message } of issues) (errors[path.join(".")] ??= []).push(message.replace(":attribute", path.join(".")));
+  throw ApiError.validation(errors);
 }
 
 function columns(input: SupplierInput) {
@@ -112,7 +109,7 @@ async function insertSupplier(db: Db, pipeline: Pipeline, accountId: number, inp
         // A signing secret signs webhooks to the supplier and verifies its callbacks; a file supplier
         // gets orders as files and answers with files, so it is handed none (one is minted if it
         // moves to another channel).
-        webhookSecret: channel === "file" ? null : newWebhookSecret(),
+        webhookSecret: channelFor(channel).signs ? newWebhookSecret() : null,
         createdAt: now,
         updatedAt: now,
       })
@@ -144,7 +141,7 @@ export async function updateSupplier(
   if (input.channel !== undefined || input.webhook_url !== undefined || input.email !== undefined || input.file_transfer !== undefined) {
     const current = await getSupplier(db, accountId, id);
     // A supplier leaving the file channel needs the signing secret it was never handed.
-    if (input.channel !== undefined && input.channel !== "file" && !current.webhookSecret) secret = { webhookSecret: newWebhookSecret() };
+    if (input.channel !== undefined && channelFor(input.channel).signs && !current.webhookSecret) secret = { webhookSecret: newWebhookSecret() };
     checkChannel({
       channel: input.channel ?? current.channel,
       webhookUrl: input.webhook_url !== undefined ? input.webhook_url : current.webhookUrl,

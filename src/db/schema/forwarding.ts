@@ -2,7 +2,7 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 import { orderLines, orders } from "./orders";
-import { CHANNELS, suppliers } from "./suppliers";
+import { CHANNELS, suppliers, type Channel } from "./suppliers";
 
 export const DISPATCH_STATUSES = [
   "queued", // waiting for (another) attempt
@@ -57,7 +57,7 @@ export type AttemptRecord = {
   /** The attempt's number: the dispatch's `attempts` once it was claimed (a retry by hand starts it over). */
   attempt: number;
   at: string;
-  channel: "webhook" | "email" | "file";
+  channel: Channel;
   /** The webhook URL, the e-mail address or where the file went (sftp://host:port/path); null when the supplier has none (nothing was sent). */
   to: string | null;
   /** How many lines the document carried. */

@@ -1,7 +1,11 @@
 // What forwarding needs of a supplier's channel, whatever it is: one Channel interface, and each
 // channel an adapter beside it (webhook.ts, email.ts, file.ts, pull.ts, manual.ts; index.ts lists them). A
 // channel sends a document (a dispatch's order, a cancellation request) and says how it went; the
-// forwarding services decide what that means for the lines. A new channel is one new file here.
+// forwarding services decide what that means for the lines. Each adapter is also its own
+// description: its name and label, the supplier settings it needs (with their hints), its batch
+// limit, the words for its outcomes and its form; the API, the console and the wording read these,
+// and never a channel's name (docs/adapters.md). A new channel is one new file here and one line in index.ts.
+import type { z } from "zod";
 import type { AttemptRecord, Supplier } from "../../db/schema";
 import type { Bindings } from "../../env";
 import type { CancellationDocument } from "../cancellation-document";
@@ -34,6 +38,35 @@ export type Mail = { subject: string; text: string; headers: Record<string, stri
 export type Outgoing = { kind: "order"; document: DispatchDocument; mail: Mail } | { kind: "cancellation"; document: CancellationDocument; mail: Mail };
 
 export interface Channel {
+  /** The name suppliers and dispatches store (the API's `channel`). */
+  readonly name: string;
+  /** Its name in the console, and one sentence on how orders reach the supplier (the channel picker). */
+  readonly label: string;
+  readonly summary: string;
+  /**
+   * The supplier's fields the channel works with, as the API names them (webhook_url, email,
+   * file_transfer), each described (src/lib/described-fields.ts): a required one must be set for the
+   * channel to be chosen ("required when channel is …"), and its checks are the channel's own on
+   * top of the field's. The console's form shows these fields while the channel is chosen.
+   */
+  readonly settings: z.ZodObject;
+  /** How a sent document went out, in the attempt log's words ("by webhook"), and what a push lacks without an address ("webhook URL"). */
+  readonly sentAs: string;
+  readonly addressName: string;
+  /** Whether the supplier is handed a signing secret (our webhooks to it, its callbacks to us). */
+  readonly signs: boolean;
+  /** The line's log once its lines were delivered. */
+  delivered(supplierName: string): string;
+  /** Where the supplier's orders go, for the console's list of suppliers (null: the summary is shown). */
+  destination(supplier: Supplier): string | null;
+  /** A failed attempt's outcome in the attempt log, where the channel knows better than its HTTP status and failure kind (a file server's refusal). */
+  recordOutcome?(attempt: Attempt): AttemptRecord["outcome"] | null;
+  /**
+   * Where the channel has one, what it reads back from the supplier (the file channel: answer files
+   * on its server, read by the cron: src/forwarding/inbound-files.service.ts): which suppliers have
+   * it set up.
+   */
+  readonly inbound?: { readonly kind: "answer_files"; configured(supplier: Supplier): boolean };
   /**
    * What a dispatch on the channel starts as: sent by the pipeline now (`sending`: a push channel),
    * left for the supplier to fetch and acknowledge (`awaiting_pickup`), or for the shop to place by

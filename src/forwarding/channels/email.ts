@@ -2,7 +2,9 @@
 // and its lines as a CSV attachment), time-boxed.
 import { EmailMessage } from "cloudflare:email";
 import { createMimeMessage } from "mimetext";
+import { z } from "zod";
 import type { Bindings } from "../../env";
+import { described } from "../../lib/described-fields";
 import { withTimeout } from "../../lib/outbound";
 import { csvRows, emailText, toCsv, type DispatchDocument } from "../document";
 import { timedOut, truncate, type Attempt, type Channel, type Mail } from "./channel";
@@ -48,6 +50,15 @@ export function sendEmail(env: Bindings, to: string, doc: DispatchDocument, time
 }
 
 export const email: Channel = {
+  name: "email",
+  label: "E-mail",
+  summary: "Each order is e-mailed to the supplier with a CSV of its lines.",
+  settings: z.object({ email: described(z.string().min(1), { label: "E-mail address", hint: "Needed for the e-mail channel", input: "email" }) }),
+  sentAs: "by e-mail",
+  addressName: "e-mail address",
+  signs: true,
+  delivered: (supplierName) => `Successfully sent to supplier ${supplierName} by e-mail`,
+  destination: (supplier) => supplier.email,
   starts: "sending",
   explainFailure: (record, supplierName) =>
     record.outcome === "not_sent"

@@ -3,7 +3,9 @@
 // come from the document alone, so a retry after an unclear outcome writes the same name with the
 // same bytes and replaces what may be there: never a second file for one dispatch.
 // docs/file-channel.md has the formats, the names and the errors.
+import { z } from "zod";
 import type { FileFormat, FileTransferConfig, Supplier } from "../../db/schema";
+import { described } from "../../lib/described-fields";
 import type { Bindings } from "../../env";
 import { encodeSingleByte, firstUnwritable, type SingleByteCharset } from "../../lib/charset";
 import { csvCell } from "../../lib/csv";
@@ -238,6 +240,23 @@ export const sendCancellationFile = (env: Bindings, supplier: Supplier, doc: Can
  * SFTP server, time-boxed by its own FILE_TRANSFER_TIMEOUT_MS (within the send's lease).
  */
 export const file: Channel = {
+  name: "file",
+  label: "File",
+  summary: "Each order is written as a file on the supplier's FTP, FTPS or SFTP server; answers are read from files it leaves there.",
+  settings: z.object({
+    // Checked field by field by its own schema (src/suppliers/file-transfer.schemas.ts); its form is the file server's fieldset.
+    file_transfer: described(z.looseObject({}), { label: "File server", hint: "Needed for the file channel: the server, its folder and the files' format" }),
+  }),
+  sentAs: "as a file",
+  addressName: "file server",
+  // A file supplier gets orders as files and answers with files: it is handed no signing secret.
+  signs: false,
+  delivered: () => "Successfully sent to supplier",
+  destination: (supplier) =>
+    supplier.fileTransfer ? `${supplier.fileTransfer.protocol}://${supplier.fileTransfer.host}:${supplier.fileTransfer.port}/${supplier.fileTransfer.directory}` : null,
+  // The file server's refusal is a file error whatever its kind; a time-out is said as one.
+  recordOutcome: (attempt) => (attempt.failure === "timeout" ? "timeout" : "file_error"),
+  inbound: { kind: "answer_files", configured: (supplier) => !!supplier.fileTransfer?.inbound },
   starts: "sending",
   // The file server's refusal is already in words (src/lib/file-transfer): said as it is, with where.
   explainFailure: (record, supplierName) =>

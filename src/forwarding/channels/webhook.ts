@@ -1,5 +1,7 @@
 // The webhook channel: the document POSTed to the supplier's URL, signed with its secret (and the
 // previous one during a rotation), its id as the idempotency key.
+import { z } from "zod";
+import { described } from "../../lib/described-fields";
 import { withTimeout } from "../../lib/outbound";
 import { urlRefusal } from "../../lib/outbound-address";
 import { SIGNATURE_HEADER, signatureHeader } from "../../lib/signature";
@@ -65,6 +67,17 @@ export function explainWebhookFailure(record: AttemptRecord, supplierName: strin
 }
 
 export const webhook: Channel = {
+  name: "webhook",
+  label: "Webhook",
+  summary: "Each order is POSTed, signed, to the supplier's URL.",
+  settings: z.object({
+    webhook_url: described(z.string().min(1), { label: "Webhook URL", hint: "Needed for the webhook channel: an http(s) URL", input: "url" }),
+  }),
+  sentAs: "by webhook",
+  addressName: "webhook URL",
+  signs: true,
+  delivered: () => "Successfully sent to supplier",
+  destination: (supplier) => supplier.webhookUrl,
   starts: "sending",
   explainFailure: explainWebhookFailure,
   address: (supplier) => supplier.webhookUrl,

@@ -8,7 +8,7 @@ import { errorFor, ShopError, type ShopHttp } from "./http";
 import { explainShopFailure, messageIn, type PlatformWords } from "./explain";
 import { numberToUnits, unitsToNumber } from "../../lib/money";
 import type { Check, NoteWrite, OrderRef, ShipmentWrite, ShopConnection, ShopItem, ShopOrder, ShopPlatform, ShopStockProduct, StockMatchBy, StockPlatform, Tracking, WriteOptions, WriteResult } from "./platform";
-import type { Credentials, Settings } from "./settings";
+import { CREDENTIALS, SETTINGS, type Credentials, type Settings } from "./settings";
 import { shippedItems } from "./shipped-items";
 
 type Conn = ShopConnection<Credentials<"magento">, Settings<"magento">>;
@@ -282,6 +282,9 @@ export const magentoWords: PlatformWords = {
 
 export const magento: ShopPlatform<Credentials<"magento">, Settings<"magento">> = {
   name: "magento",
+  label: "Magento 2",
+  credentials: CREDENTIALS.magento,
+  settings: SETTINGS.magento,
   explainFailure: (failure, order) => explainShopFailure(magentoWords, failure, order),
   stock: magentoStock,
 

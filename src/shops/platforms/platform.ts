@@ -6,6 +6,7 @@
 //
 // Adapters make every call through ShopHttp (./http.ts): it time-boxes the call, records it for the
 // write-back's attempt log, and in dry-run mode records writes instead of sending them.
+import type { z } from "zod";
 import type { ShopPlatformName } from "../../db/schema/shops";
 import type { ShopFailure } from "./explain";
 import type { ShopHttp } from "./http";
@@ -129,9 +130,30 @@ export interface StockPlatform<Credentials = Record<string, string>, Settings = 
   writeStock(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, writes: StockWrite[]): Promise<StockWriteResult[]>;
 }
 
-/** An adapter; its credentials and settings are the platform's (./settings.ts). */
+/**
+ * An adapter, and its own description: everything else (the connections' API and checks, the
+ * console's form and labels, Needs attention's words, the stock sync's batches) reads these, never
+ * a platform's name (docs/adapters.md).
+ */
 export interface ShopPlatform<Credentials = Record<string, string>, Settings = Record<string, unknown>> {
+  /** The name connections store (the API's `platform`). */
   name: ShopPlatformName;
+  /** Its name in the console ("Shopware 6"). */
+  label: string;
+  /**
+   * What a connection takes: its credentials (every field a required string, each described with its
+   * label, where the owner finds it and `secret`) and its settings with their defaults (the fields
+   * the console's form shows are the described ones: src/lib/described-fields.ts). Unknown fields
+   * are refused. ./settings.ts holds the built-in platforms' schemas.
+   */
+  credentials: z.ZodObject;
+  settings: z.ZodObject;
+  /**
+   * Where the platform's API answers only at addresses of one form (Shopify: the shop's own
+   * myshopify.com domain): the 422's message (":attribute" for the field) for a base_url of
+   * another form, else null. Platforms without such a rule leave it out.
+   */
+  baseUrlProblem?(baseUrl: string): string | null;
   /**
    * A failed write-back in a shop owner's words (Needs attention): what it means for this platform
    * and what to do, from the failure's facts and the order as the plugin sent it (./explain.ts).

@@ -17,7 +17,7 @@ import { explainShopFailure, messageIn, type PlatformWords } from "./explain";
 import { decimalToUnits } from "../../lib/money";
 import { priceText } from "../stock/compute";
 import type { Check, NoteWrite, OrderRef, ShipmentWrite, ShopConnection, ShopItem, ShopOrder, ShopPlatform, ShopStockProduct, StockMatchBy, StockPlatform, WriteResult } from "./platform";
-import type { Credentials, Settings } from "./settings";
+import { CREDENTIALS, SETTINGS, type Credentials, type Settings } from "./settings";
 import { shippedItems } from "./shipped-items";
 
 type Conn = ShopConnection<Credentials<"prestashop">, Settings<"prestashop">>;
@@ -355,6 +355,9 @@ export const prestashopWords: PlatformWords = {
 
 export const prestashop: ShopPlatform<Credentials<"prestashop">, Settings<"prestashop">> = {
   name: "prestashop",
+  label: "PrestaShop",
+  credentials: CREDENTIALS.prestashop,
+  settings: SETTINGS.prestashop,
   explainFailure: (failure, order) => explainShopFailure(prestashopWords, failure, order),
   stock: prestashopStock,
 

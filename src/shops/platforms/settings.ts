@@ -4,18 +4,38 @@
 import { z } from "zod";
 import type { ShopPlatformName } from "../../db/schema/shops";
 import { SHOPIFY_CREDENTIALS, shopifySettings } from "./shopify/settings";
+import { described } from "../../lib/described-fields";
 
 const secret = z.string().min(1).max(500);
 
 export const CREDENTIALS = {
+  // Each field says where the shop owner finds it (the console's hint); docs/shops/<platform>.md says more.
   /** REST API keys (WooCommerce > Settings > Advanced > REST API) with Read/Write permission. */
-  woocommerce: z.object({ consumer_key: secret, consumer_secret: secret }).strict(),
+  woocommerce: z
+    .object({
+      consumer_key: described(secret, { label: "Consumer key", hint: "WooCommerce > Settings > Advanced > REST API: a key with Read/Write permission.", secret: true }),
+      consumer_secret: described(secret, { label: "Consumer secret", hint: "Shown by WooCommerce beside the consumer key, once.", secret: true }),
+    })
+    .strict(),
   /** An integration (Settings > System > Integrations): OAuth client credentials. */
-  shopware: z.object({ client_id: secret, client_secret: secret }).strict(),
+  shopware: z
+    .object({
+      client_id: described(secret, { label: "Access key ID", hint: "Shopware: Settings > System > Integrations, the integration's access key ID (client_id).", secret: true }),
+      client_secret: described(secret, { label: "Secret access key", hint: "Shown by Shopware beside the access key ID, once.", secret: true }),
+    })
+    .strict(),
   /** An integration's access token (System > Extensions > Integrations), sent as Bearer. */
-  magento: z.object({ access_token: secret }).strict(),
+  magento: z
+    .object({
+      access_token: described(secret, { label: "Access token", hint: "Magento: System > Extensions > Integrations, the integration's access token (sent as Bearer).", secret: true }),
+    })
+    .strict(),
   /** A webservice key (Advanced Parameters > Webservice). */
-  prestashop: z.object({ webservice_key: secret }).strict(),
+  prestashop: z
+    .object({
+      webservice_key: described(secret, { label: "Webservice key", hint: "PrestaShop: Advanced Parameters > Webservice, a key with the order resources allowed.", secret: true }),
+    })
+    .strict(),
   shopify: SHOPIFY_CREDENTIALS,
 } satisfies Record<ShopPlatformName, z.ZodType>;
 
@@ -23,7 +43,10 @@ export type Credentials<P extends ShopPlatformName> = z.infer<(typeof CREDENTIAL
 
 /** Every platform: "live" writes into the shop; "dry_run" looks up what it needs and records the writes it would make. */
 export const MODES = ["live", "dry_run"] as const;
-const mode = z.enum(MODES).default("live");
+export const mode = described(z.enum(MODES).default("live"), {
+  label: "Mode",
+  options: { live: "Live: write into the shop", dry_run: "Dry run: look up the order, record the writes it would make, send none" },
+});
 
 /** Where a buffer or a markup stops: far past any real shop, short of numbers that lose precision. */
 export const STOCK_SYNC_LIMITS = { buffer: 1_000_000, markupPercent: 1000, minPrice: 1_000_000, percent: 100 } as const;
@@ -100,9 +123,15 @@ export const SETTINGS = {
     .object({
       mode,
       /** The status an order gets once every line is final. */
-      complete_status: z.string().min(1).max(50).default("completed"),
+      complete_status: described(z.string().min(1).max(50).default("completed"), {
+        label: "Status of a finished order",
+        hint: "Set once every line of the order is final: completed unless you say otherwise.",
+      }),
       /** Where tracking goes: the Shipment Tracking extension when installed, else a customer note ("auto"); or always one of them. */
-      tracking: z.enum(["auto", "extension", "note"]).default("auto"),
+      tracking: described(z.enum(["auto", "extension", "note"]).default("auto"), {
+        label: "Where tracking goes",
+        options: { auto: "Shipment Tracking extension when installed, else a customer note", extension: "Always the Shipment Tracking extension", note: "Always a customer note" },
+      }),
       ...sync,
     })
     .strict(),
@@ -111,13 +140,25 @@ export const SETTINGS = {
     .object({
       mode,
       /** Whether Magento e-mails the customer about the shipment. */
-      notify: z.boolean().default(true),
+      notify: described(z.boolean().default(true), {
+        label: "E-mail the customer about a shipment",
+        options: { true: "Yes (Magento sends its shipment e-mail)", false: "No" },
+      }),
       /** How stock is written: "msi" (Magento 2.3 on, its Inventory modules enabled) into source_code's source items, or "legacy" stock items. */
-      inventory: z.enum(["msi", "legacy"]).default("msi"),
+      inventory: described(z.enum(["msi", "legacy"]).default("msi"), {
+        label: "How stock is written",
+        options: { msi: "MSI source items (Magento 2.3 and later)", legacy: "Legacy stock items (Magento without MSI)" },
+      }),
       /** The MSI source the stock is written to ("default" is the source every Magento has). */
-      source_code: z.string().min(1).max(255).default("default"),
+      source_code: described(z.string().min(1).max(255).default("default"), {
+        label: "MSI source",
+        hint: "The source the stock sync writes to: default unless you keep stock in another one.",
+      }),
       /** The product attribute holding the EAN (Magento has none of its own): needed for stock_sync.match_by ean13. */
-      ean_attribute: z.string().regex(/^[a-z][a-z0-9_]*$/, "The :attribute field must be an attribute code (a-z, 0-9, _).").max(60).nullable().default(null),
+      ean_attribute: described(z.string().regex(/^[a-z][a-z0-9_]*$/, "The :attribute field must be an attribute code (a-z, 0-9, _).").max(60).nullable().default(null), {
+        label: "EAN attribute",
+        hint: "The code of the product attribute holding the EAN, for matching by EAN (Magento has none of its own).",
+      }),
       ...sync,
     })
     .strict()
@@ -130,12 +171,18 @@ export const SETTINGS = {
     .object({
       mode,
       /** The order state added after a shipment: 4 is PrestaShop's own "Shipped". */
-      shipped_state_id: z.number().int().min(1).max(1_000_000).default(4),
+      shipped_state_id: described(z.number().int().min(1).max(1_000_000).default(4), {
+        label: "Order state after a shipment",
+        hint: "The id of a PrestaShop order state: 4 is PrestaShop's own Shipped.",
+      }),
       /**
        * The order state set while a line waits for a person (PrestaShop has no on-hold state of its
        * own: a state the shop made for it). null: the order is not put on hold.
        */
-      hold_state_id: z.number().int().min(1).max(1_000_000).nullable().default(null),
+      hold_state_id: described(z.number().int().min(1).max(1_000_000).nullable().default(null), {
+        label: "Order state while a line waits",
+        hint: "The id of an order state of your own for orders on hold (Orders > Statuses); leave it empty to leave orders in their state.",
+      }),
       ...sync,
     })
     .strict()

@@ -11,7 +11,7 @@
 // shipped_partially). A private note goes into the order's internalComment (Shopware 6.7 on); the
 // order is completed with the order state machine's `process` and `complete`. docs/shops/shopware.md
 // says all of it for a shop owner.
-import type { Credentials, Settings } from "./settings";
+import { CREDENTIALS, SETTINGS, type Credentials, type Settings } from "./settings";
 import { ShopError, errorFor, type ShopHttp, type ShopRequest, type ShopResponse } from "./http";
 import { explainShopFailure, type PlatformWords } from "./explain";
 import { numberToUnits, unitsToNumber } from "../../lib/money";
@@ -338,6 +338,9 @@ export const shopwareWords: PlatformWords = {
 
 export const shopware: ShopPlatform<Credentials<"shopware">, Settings<"shopware">> = {
   name: "shopware",
+  label: "Shopware 6",
+  credentials: CREDENTIALS.shopware,
+  settings: SETTINGS.shopware,
   explainFailure: (failure, order) => explainShopFailure(shopwareWords, failure, order),
   stock: shopwareStock,
 

@@ -15,7 +15,7 @@ import { explainShopFailure, messageIn, type PlatformWords } from "./explain";
 import { decimalToUnits } from "../../lib/money";
 import { priceText } from "../stock/compute";
 import type { Check, NoteWrite, ShipmentWrite, ShopConnection, ShopOrder, ShopPlatform, ShopStockProduct, ShopStockValue, StockMatchBy, StockPlatform, StockWriteResult, WriteOptions, WriteResult } from "./platform";
-import type { Credentials, Settings } from "./settings";
+import { CREDENTIALS, SETTINGS, type Credentials, type Settings } from "./settings";
 
 type Conn = ShopConnection<Credentials<"woocommerce">, Settings<"woocommerce">>;
 
@@ -461,6 +461,9 @@ function wpErrorCode(answer: string): string | null {
 
 export const woocommerce: ShopPlatform<Credentials<"woocommerce">, Settings<"woocommerce">> = {
   name: "woocommerce",
+  label: "WooCommerce",
+  credentials: CREDENTIALS.woocommerce,
+  settings: SETTINGS.woocommerce,
   explainFailure: (failure, order) => explainShopFailure(woocommerceWords, failure, order),
   test,
 

@@ -23,7 +23,7 @@ import { isoMicro } from "../../lib/time";
 import { connectionKeys, getConnection, openConnection } from "../connections.service";
 import { ShopError, ShopHttp } from "../platforms/http";
 import { platformFor } from "../platforms/index";
-import type { ShopStockProduct, StockMatchBy, StockPlatform, StockWrite } from "../platforms/platform";
+import type { ShopStockProduct, StockMatchBy, StockPlatform, StockWrite, StockWriteResult } from "../platforms/platform";
 import { changesTooMany, priceOf, pricedOffer, priceText, quantityOf, underMinimum, type Offer } from "./compute";
 import { stockSyncMessages } from "./queue";
 import { checksBeforeWriting, syncSettingsOf, type SyncSettings } from "./sync-settings";
@@ -484,7 +484,10 @@ async function runPage(
   await runBatch(db, before);
   if (writes.length === 0) return true;
 
-  const results = new Map((await adapter.writeStock(conn, http, writes)).map((r) => [r.shopId, r]));
+  // The platform's batch write takes at most its batchLimit writes (its adapter says how many).
+  const written: StockWriteResult[] = [];
+  for (let i = 0; i < writes.length; i += adapter.batchLimit) written.push(...(await adapter.writeStock(conn, http, writes.slice(i, i + adapter.batchLimit))));
+  const results = new Map(written.map((r) => [r.shopId, r]));
   const after: Outcome[] = [];
   const gone: string[] = [];
   for (const w of writes) {

@@ -16,9 +16,9 @@ import { explainShopFailure, messageIn, type PlatformWords } from "../explain";
 import { ShopError, type ShopHttp } from "../http";
 import type { Check, ShopItem, ShopOrder, ShopPlatform, WriteOptions, WriteResult } from "../platform";
 import { shippedItems } from "../shipped-items";
-import type { Credentials, Settings } from "../settings";
+import { CREDENTIALS, SETTINGS, type Credentials, type Settings } from "../settings";
 import { gql, numericId, refusedBy, toGid, type ShopifyConn, type UserError } from "./client";
-import { SHOPIFY_API_VERSION } from "./settings";
+import { SHOPIFY_API_VERSION, shopifyBaseUrlProblem } from "./settings";
 import { shopifyStock } from "./stock";
 import { callbackUrl, ensureWebhooks, removeWebhooks } from "./webhook-subscriptions";
 
@@ -130,6 +130,10 @@ export const shopifyWords: PlatformWords = {
 
 export const shopify: ShopPlatform<Credentials<"shopify">, Settings<"shopify">> = {
   name: "shopify",
+  label: "Shopify",
+  credentials: CREDENTIALS.shopify,
+  settings: SETTINGS.shopify,
+  baseUrlProblem: shopifyBaseUrlProblem,
   explainFailure: (failure, order) => explainShopFailure(shopifyWords, failure, order),
 
   async test(conn, http) {

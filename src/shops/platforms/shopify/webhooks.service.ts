@@ -7,17 +7,17 @@
 // cancellation. Nothing waits on routing: the order is stored and queued, and Shopify gets its answer
 // well within its 5 seconds.
 import { and, eq, isNull } from "drizzle-orm";
-import type { Db } from "../db";
-import { orders, shopConnections, type ShopConnectionRow } from "../db/schema";
-import type { Bindings } from "../env";
-import { ApiError } from "../lib/errors";
-import type { Pipeline } from "../lib/queue";
-import { cancelOrder } from "../orders/cancellations.service";
-import { createOrder, type CreateOrderResult } from "../orders/orders.service";
-import type { CreateOrderInput } from "../orders/orders.schemas";
-import { connectionKeys, openConnection } from "./connections.service";
-import { orderRequestOf, shopifyOrderId, type ShopifyOrderJson } from "./platforms/shopify/intake";
-import { verifyShopifyHmac } from "./platforms/shopify/verify";
+import type { Db } from "../../../db";
+import { orders, shopConnections, type ShopConnectionRow } from "../../../db/schema";
+import type { Bindings } from "../../../env";
+import { ApiError } from "../../../lib/errors";
+import type { Pipeline } from "../../../lib/queue";
+import { cancelOrder } from "../../../orders/cancellations.service";
+import { createOrder, type CreateOrderResult } from "../../../orders/orders.service";
+import type { CreateOrderInput } from "../../../orders/orders.schemas";
+import { connectionKeys, openConnection } from "../../connections.service";
+import { orderRequestOf, shopifyOrderId, type ShopifyOrderJson } from "./intake";
+import { verifyShopifyHmac } from "./verify";
 
 export type ShopifyDelivery = { connectionId: number; accountId: number; topic: string | undefined; hmac: string | undefined; body: Uint8Array };
 
