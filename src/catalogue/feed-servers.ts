@@ -27,6 +27,14 @@ export function fileServerUrlProblem(url: URL): string | null {
 /** How a feed logs in to its file server, the secret opened. */
 export type FileServerLogin = { username: string; hostKeyFingerprint: string | null; secret: { password: string } | { privateKey: string } };
 
+/**
+ * The least time a file server's session gets, whatever the feed's time box: a key exchange and a
+ * login (an SSH password check, a TLS handshake) on a busy server or a loaded Worker can take
+ * seconds, and a time box meant for an HTTP answer (FEED_TIMEOUT_MS, 1.5 s in the tests) would
+ * refuse a server that works.
+ */
+export const FILE_SERVER_SESSION_MIN_MS = 10_000;
+
 /** The file at an ftp://, ftps:// or sftp:// URL, whole (at most maxBytes), as a stream for the feed reader. */
 export async function pullFromFileServer(url: URL, login: FileServerLogin, maxBytes: number, timeoutMs: number): Promise<ReadableStream<Uint8Array>> {
   const protocol = fileServerProtocol(url);
@@ -37,7 +45,7 @@ export async function pullFromFileServer(url: URL, login: FileServerLogin, maxBy
     username: login.username,
     ...login.secret,
     ...(protocol === "sftp" && login.hostKeyFingerprint ? { hostKeyFingerprint: login.hostKeyFingerprint } : {}),
-    timeoutMs,
+    timeoutMs: Math.max(timeoutMs, FILE_SERVER_SESSION_MIN_MS),
   };
   // The path as the server sees it: relative to where the session starts (sftp://host/upload/stock.csv is upload/stock.csv).
   const path = decodeURIComponent(url.pathname.replace(/^\//, ""));

@@ -42,9 +42,15 @@ shopifyWebhooksRouter.openapi(
       400: errorResponse(400, "The body is not JSON"),
       401: errorResponse(401, "The signature does not match"),
       404: responses.notFound,
-      409: errorResponse(409, "The connection is paused, or its intake is off: Shopify tries again later"),
+      409: errorResponse(409, "The connection is paused, or its intake is off: Shopify tries again later", {
+        message: "Conflict",
+        error: "Shop connection 12 is paused: nothing is taken in until it is resumed.",
+      }),
       413: responses.tooLarge,
-      422: responses.invalid,
+      422: errorResponse(422, "The Shopify order cannot be taken in as an order (every failing field named); nothing is stored", {
+        message: "Errors",
+        errors: { "shipping.country": ["The shipping.country field is required."] },
+      }),
     },
   }),
   async (c) => {
