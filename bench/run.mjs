@@ -19,6 +19,9 @@ import { addShopConnection, BENCH_SECRETS_KEY, consoleSession, ordersToDecline, 
 import { measureRecovery, recoveryReport } from "./recovery.mjs";
 import { measureWriteBackCrash, writeBackCrashReport } from "./recovery/write-backs.mjs";
 import { hungShopReport, measureHungShop } from "./recovery/hung-shop.mjs";
+import { measureStockSyncCrash, stockSyncCrashReport } from "./recovery/stock-sync.mjs";
+import { answerFileCrashReport, measureAnswerFileCrash } from "./recovery/answer-files.mjs";
+import { fileUploadCrashReport, measureFileUploadCrash } from "./recovery/file-uploads.mjs";
 import { runStockBench, stockReport } from "./stock.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -38,6 +41,9 @@ const { values: opts } = parseArgs({
     stock: { type: "boolean", default: true },
     "crash-write-backs": { type: "boolean", default: false },
     "hung-shop": { type: "boolean", default: false },
+    "crash-stock-sync": { type: "boolean", default: false },
+    "crash-answer-files": { type: "boolean", default: false },
+    "crash-file-uploads": { type: "boolean", default: false },
     "stock-changed": { type: "string", default: "1000" },
     samples: { type: "string", default: "3" },
     help: { type: "boolean", short: "h", default: false },
@@ -60,7 +66,13 @@ if (opts.help) {
               (bench/recovery/write-backs.mjs; about 10 minutes). Alone: node bench/recovery/write-backs.mjs
   --hung-shop  and, once after the sizes, routing latency (create to routed) with no shop hanging and
               while write-backs hang on a shop that never answers (bench/recovery/hung-shop.mjs;
-              about 5 minutes; target routed within 2 s). Alone: node bench/recovery/hung-shop.mjs`);
+              about 5 minutes; target routed within 2 s). Alone: node bench/recovery/hung-shop.mjs
+  --crash-stock-sync  and, once after the sizes, a stock sync of 2,000 products into a slow shop killed
+              mid-page (bench/recovery/stock-sync.mjs). Alone: node bench/recovery/stock-sync.mjs
+  --crash-answer-files  and answer files on a supplier's FTP server killed while being applied
+              (bench/recovery/answer-files.mjs; over 10 minutes: a dead run's claim waits that long)
+  --crash-file-uploads  and order files to a slow FTP server killed mid-upload
+              (bench/recovery/file-uploads.mjs). The FTP phases start vsftpd as the tests do (root)`);
   process.exit(0);
 }
 const sizes = opts.sizes.split(",").map(Number);
@@ -935,6 +947,18 @@ if (opts.stock) texts.push("", stockReport(await runStockBench({ sizes, changed:
 if (opts["crash-write-backs"]) {
   console.log("→ Write-backs into every platform, the server killed mid-write (bench/recovery/write-backs.mjs)…");
   texts.push("", writeBackCrashReport(await measureWriteBackCrash()));
+}
+if (opts["crash-stock-sync"]) {
+  console.log("→ A stock sync killed mid-page (bench/recovery/stock-sync.mjs)…");
+  texts.push("", stockSyncCrashReport(await measureStockSyncCrash()));
+}
+if (opts["crash-file-uploads"]) {
+  console.log("→ Order files killed mid-upload to a slow FTP server (bench/recovery/file-uploads.mjs)…");
+  texts.push("", fileUploadCrashReport(await measureFileUploadCrash()));
+}
+if (opts["crash-answer-files"]) {
+  console.log("→ Answer files killed while being applied (bench/recovery/answer-files.mjs)…");
+  texts.push("", answerFileCrashReport(await measureAnswerFileCrash()));
 }
 if (opts["hung-shop"]) {
   console.log("→ Routing while a shop hangs (bench/recovery/hung-shop.mjs)…");

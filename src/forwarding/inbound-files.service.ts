@@ -209,21 +209,30 @@ async function applyRows(db: Db, pipeline: Pipeline, supplier: AuthenticatedSupp
 
 // ---- Claiming and processing -------------------------------------------------
 
-/** The file claimed for this run (a new claim, or one a dead run left), or null when another run has it or had it. */
-async function claimFile(db: Db, supplier: Supplier, file: RemoteFile, now: Date): Promise<number | null> {
+/**
+ * The file claimed for this run (a new claim, or one a dead run left); or, when another run has it or
+ * had it, null, with `moveTo` set when that run recorded the file but died before moving it to the
+ * archive (the file is moved, never applied again).
+ */
+async function claimFile(db: Db, supplier: Supplier, file: RemoteFile, now: Date): Promise<{ id: number | null; moveTo: string | null }> {
   const at = isoMicro(now);
   const stale = isoMicro(new Date(now.getTime() - INBOUND_CLAIM_MS));
   const modified = file.modifiedAt ?? "";
-  const [inserted, takenOver] = await rawBatch(db, [
+  const [inserted, takenOver, recorded] = await rawBatch(db, [
     sql`INSERT INTO inbound_files (account_id, supplier_id, name, size, modified_at, status, claimed_at)
         VALUES (${supplier.accountId}, ${supplier.id}, ${file.name}, ${file.size}, ${modified}, 'processing', ${at})
         ON CONFLICT (supplier_id, name, size, modified_at) DO NOTHING RETURNING id`,
     sql`UPDATE inbound_files SET claimed_at = ${at}
         WHERE supplier_id = ${supplier.id} AND name = ${file.name} AND size = ${file.size} AND modified_at = ${modified}
           AND status = 'processing' AND claimed_at < ${stale} RETURNING id`,
+    sql`SELECT archived_to FROM inbound_files
+        WHERE supplier_id = ${supplier.id} AND name = ${file.name} AND size = ${file.size} AND modified_at = ${modified}
+          AND status <> 'processing' AND archived_to IS NOT NULL`,
   ]);
   const row = (inserted as Row[])[0] ?? (takenOver as Row[])[0];
-  return row ? Number(row.id) : null;
+  if (row) return { id: Number(row.id), moveTo: null };
+  const done = (recorded as Row[])[0];
+  return { id: null, moveTo: done ? String(done.archived_to) : null };
 }
 
 /** Each row's result, a thousand per statement; a row already recorded (a run that died) keeps its first result. */
@@ -248,9 +257,16 @@ export async function pollSupplierInbound(db: Db, env: Bindings, pipeline: Pipel
   try {
     const files = (await session.list(inbound.directory)).filter((f) => !f.isDirectory && !f.name.startsWith("."));
     for (const file of files) {
-      const fileId = await claimFile(db, supplier, file, now);
-      if (fileId === null) continue;
       const path = inFolder(inbound.directory, file.name);
+      const claim = await claimFile(db, supplier, file, now);
+      if (claim.moveTo !== null) {
+        // Recorded by a run that died before moving it (or whose move failed): moved now, not applied
+        // again. A move that fails again is tried at the next run; it holds up no other file.
+        await session.rename(path, claim.moveTo).catch(() => undefined);
+        continue;
+      }
+      const fileId = claim.id;
+      if (fileId === null) continue;
       let results: RowResult[] = [];
       let error: string | null = null;
       try {
@@ -260,18 +276,18 @@ export async function pollSupplierInbound(db: Db, env: Bindings, pipeline: Pipel
         if (!(e instanceof FileUnreadable)) throw e;
         error = e.message;
       }
-      let archivedTo: string | null = null;
-      if (inbound.archive_directory) {
-        archivedTo = inFolder(inbound.archive_directory, file.name);
-        await session.rename(path, archivedTo);
-      }
+      const archivedTo = inbound.archive_directory ? inFolder(inbound.archive_directory, file.name) : null;
       const at = isoMicro();
       const applied = results.filter((r) => r.result === "applied").length;
+      // Recorded before the move: a run that dies between the two leaves the file where the next
+      // run finds it recorded and only moves it. Moved first, a death in between left the claim
+      // 'processing' for ever, its file gone from the inbound folder where a take-over looks.
       await runBatch(db, [
         ...rowStatements(fileId, results),
         sql`UPDATE inbound_files SET status = ${error ? "failed" : "done"}, error = ${error}, rows_applied = ${applied},
             rows_refused = ${results.length - applied}, archived_to = ${archivedTo}, finished_at = ${at} WHERE id = ${fileId}`,
       ]);
+      if (archivedTo) await session.rename(path, archivedTo);
       processed++;
     }
   } finally {

@@ -192,6 +192,8 @@ export function cancellationFile(doc: CancellationDocument, config: FileTransfer
 /** Failures a retry will not mend (until someone changes the settings or the server): the send is refused. */
 const REFUSED_KINDS = new Set(["auth", "host_key_mismatch", "permission_denied", "not_found", "address"]);
 
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
+
 /** Writes one file atomically on the supplier's server, time-boxed; how it went, in words. */
 export async function putFile(env: Bindings, supplier: Supplier, file: { name: string; bytes: Uint8Array }): Promise<Attempt> {
   const config = supplier.fileTransfer;
@@ -201,6 +203,15 @@ export async function putFile(env: Bindings, supplier: Supplier, file: { name: s
   let session: FileTransferSession | null = null;
   try {
     session = await openSession(env, supplier);
+    // Looked for first: an earlier attempt that never reported back (its Worker killed after the
+    // rename) may have put it there, and a supplier that has read it must not find it written again.
+    // The name holds the dispatch id and the bytes come from the document alone, so the same name
+    // with the same bytes is that attempt's file. One SIZE/STAT per send; the bytes only when the size fits.
+    const there = await session.stat(path);
+    if (there && there.size === file.bytes.length && sameBytes(await session.read(path, file.bytes.length), file.bytes)) {
+      const said = `already on the server, as an earlier attempt wrote it: not written again (${to})`;
+      return { outcome: "delivered", detail: said, to, response: said };
+    }
     await session.writeAtomic(path, file.bytes);
     return { outcome: "delivered", detail: `written to ${to}`, to };
   } catch (error) {
