@@ -189,7 +189,27 @@ export interface ShopPlatform<Credentials = Record<string, string>, Settings = R
   disconnected?(conn: ShopConnection<Credentials, Settings>, http: ShopHttp): Promise<void>;
   /** Stock and prices into the shop's products; a platform without it syncs nothing (its syncs fail, saying so). */
   stock?: StockPlatform<Credentials, Settings>;
+  /**
+   * The reconciliation pull of a platform that pushes its orders to us (Shopify's webhooks): one
+   * page of the shop's orders changed since `cursor` (null: since the connection was made,
+   * `from.since`), oldest first, and the cursor to go on from. Called from the cron; orders already
+   * taken in come back too and are taken in once (by their external_id). `from.name`: the
+   * connection's name (the orders' source, as its webhooks set it).
+   */
+  pullOrders?(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, cursor: PullCursor | null, from: { since: string; name: string }): Promise<PulledPage>;
 }
+
+/** An adapter's own place in the shop's order list (kept as JSON with the connection). */
+export type PullCursor = Record<string, unknown>;
+
+/**
+ * A pulled order: its external_id, the create-order request it makes (unchecked: the orders' schema
+ * checks it), and whether the shop has cancelled it. `skipped`: the adapter cannot take it in, in words.
+ */
+export type PulledOrder = { externalId: string; request: Record<string, unknown>; cancelled: boolean; skipped?: string };
+
+/** `more`: the shop has more changed orders past this page. `off`: the connection takes no orders in. */
+export type PulledPage = { orders: PulledOrder[]; cursor: PullCursor; more: boolean; off?: boolean };
 
 /**
  * Which shop item each of our lines is: the item carrying the line's product id, else the one with
