@@ -30,7 +30,7 @@ export type PullOutcome = { connectionId: number; created: number; cancelled: nu
 
 /** One tick's pull on one shard: what each connection took in. */
 export async function pullMissedOrders(env: Bindings, db: Db, pipeline: Pipeline, shard: number, now: Date): Promise<PullOutcome[]> {
-  const pulling = platforms().filter((p) => p.pullOrders).map((p) => p.name);
+  const pulling = platforms().filter((p) => p.pullOrders && p.pulledOrder).map((p) => p.name);
   if (pulling.length === 0) return [];
   const due = await db
     .select()
@@ -46,14 +46,15 @@ export async function pullMissedOrders(env: Bindings, db: Db, pipeline: Pipeline
 
 async function pullConnection(env: Bindings, db: Db, pipeline: Pipeline, shard: number, row: ShopConnectionRow, now: Date): Promise<PullOutcome> {
   const outcome: PullOutcome = { connectionId: row.id, created: 0, cancelled: 0 };
-  const pull = platformFor(row.platform).pullOrders!;
+  const adapter = platformFor(row.platform);
   let cursor = row.pullCursor ?? null;
   try {
     const conn = await openConnection(connectionKeys(env), row);
     const http = new ShopHttp({ baseUrl: row.baseUrl, timeoutMs: sendSettings(env).timeoutMs, dryRun: false, secrets: Object.values(conn.credentials) });
     for (let page = 0; page < PULL_PAGES; page++) {
-      const got = await pull(conn, http, cursor, { since: row.createdAt, name: row.name });
-      for (const order of got.orders) await takeIn(db, pipeline, shard, row, order, outcome);
+      const got = await adapter.pullOrders!(conn, http, cursor, row.createdAt);
+      const fetch = (externalId: string) => adapter.pulledOrder!(conn, http, externalId, row.name);
+      for (const order of got.orders) await takeIn(db, pipeline, shard, row, order, fetch, outcome);
       // The cursor moves only past orders taken in: a failure above leaves it, and the next tick reads them again.
       cursor = got.cursor;
       await db.update(shopConnections).set({ pullCursor: cursor, pulledAt: isoMicro(now) }).where(eq(shopConnections.id, row.id));
@@ -69,7 +70,7 @@ async function pullConnection(env: Bindings, db: Db, pipeline: Pipeline, shard: 
   return outcome;
 }
 
-async function takeIn(db: Db, pipeline: Pipeline, shard: number, row: ShopConnectionRow, order: PulledOrder, outcome: PullOutcome) {
+async function takeIn(db: Db, pipeline: Pipeline, shard: number, row: ShopConnectionRow, order: PulledOrder, fetch: (externalId: string) => Promise<Record<string, unknown> | null>, outcome: PullOutcome) {
   const found = await db.select({ reference: orders.reference }).from(orders).where(and(eq(orders.accountId, row.accountId), eq(orders.externalId, order.externalId))).get();
   if (order.cancelled) {
     // Cancelled before it ever came in: there is nothing of ours to cancel, and nothing to route.
@@ -84,13 +85,12 @@ async function takeIn(db: Db, pipeline: Pipeline, shard: number, row: ShopConnec
     return;
   }
   if (found) return;
-  if (order.skipped) {
-    console.error(JSON.stringify({ level: "warn", event: "order_pull_skipped", connection: row.id, external_id: order.externalId, reason: order.skipped }));
-    return;
-  }
+  // Read whole only now: most changed orders are ours already.
+  const request = await fetch(order.externalId);
+  if (!request) return;
   let input;
   try {
-    input = parseOrThrow(CreateOrderBody, order.request);
+    input = parseOrThrow(CreateOrderBody, request);
   } catch (error) {
     // What our orders refuse (no shipping address, no lines) is refused here as its webhook is: logged, never half taken in.
     if (!(error instanceof ApiError)) throw error;

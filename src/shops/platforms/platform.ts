@@ -192,21 +192,19 @@ export interface ShopPlatform<Credentials = Record<string, string>, Settings = R
   /**
    * The reconciliation pull of a platform that pushes its orders to us (Shopify's webhooks): one
    * page of the shop's orders changed since `cursor` (null: since the connection was made,
-   * `from.since`), oldest first, and the cursor to go on from. Called from the cron; orders already
-   * taken in come back too and are taken in once (by their external_id). `from.name`: the
-   * connection's name (the orders' source, as its webhooks set it).
+   * `since`), oldest first, each only its id and whether it is cancelled, and the cursor to go on
+   * from. Called from the cron; orders already taken in come back too (then nothing more is read).
    */
-  pullOrders?(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, cursor: PullCursor | null, from: { since: string; name: string }): Promise<PulledPage>;
+  pullOrders?(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, cursor: PullCursor | null, since: string): Promise<PulledPage>;
+  /** The whole order of a pulled id that is not ours yet, as the create-order request its webhook makes (unchecked). `name`: the connection's, the order's source. */
+  pulledOrder?(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, externalId: string, name: string): Promise<Record<string, unknown> | null>;
 }
 
 /** An adapter's own place in the shop's order list (kept as JSON with the connection). */
 export type PullCursor = Record<string, unknown>;
 
-/**
- * A pulled order: its external_id, the create-order request it makes (unchecked: the orders' schema
- * checks it), and whether the shop has cancelled it. `skipped`: the adapter cannot take it in, in words.
- */
-export type PulledOrder = { externalId: string; request: Record<string, unknown>; cancelled: boolean; skipped?: string };
+/** A changed order of the shop: its external_id, and whether the shop has cancelled it. */
+export type PulledOrder = { externalId: string; cancelled: boolean };
 
 /** `more`: the shop has more changed orders past this page. `off`: the connection takes no orders in. */
 export type PulledPage = { orders: PulledOrder[]; cursor: PullCursor; more: boolean; off?: boolean };
