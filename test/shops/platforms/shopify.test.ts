@@ -329,9 +329,11 @@ describe("Shopify's orders the webhooks missed", () => {
     const neverCame = { ...ORDER, id: 7_100_002, updatedAt: later(6), cancelledAt: later(6) };
     // A bucket that holds this test's reads (the waits for a refill are the client's, tested above).
     const { creds, shop, connection } = await shopWithConnection({ orders: [cancelledMissed, ...missed, neverCame], bucket: { maximumAvailable: 20_000 } });
-    // The order whose cancellation was missed came in by its webhook.
+    // The order whose cancellation was missed came in by its webhook, and its supplier has it.
+    const [{ key }] = await supplierChain(creds, [{ channel: "pull" }]);
     const d = await signedDelivery(shop, "orders/create", cancelledMissed.id);
     const { reference } = (await post(d.uris[0], d.headers, d.body)).json;
+    await awaitingPickup(key!, String(reference));
 
     await tickUntilPulled(connection.id);
     // One tick: PULL_PAGES pages of PULL_PAGE changed orders, oldest first; the last missed one waits for the next tick.
@@ -357,8 +359,8 @@ describe("Shopify's orders the webhooks missed", () => {
       ],
     });
     // The missed orders/cancelled: one cancellation, through the same flow its webhook takes, not one a tick.
-    const cancellations = (await call("GET", `/api/v1/orders/${reference}/cancellations`, { creds })).json.data as { reason: string }[];
-    expect(cancellations.map((c) => c.reason)).toEqual(["Cancelled in the shop"]);
+    const cancellations = (await call("GET", `/api/v1/orders/${reference}/cancellations`, { creds })).json.data as unknown[];
+    expect(cancellations).toHaveLength(1);
     const ops = (await held(shop)).operations;
     expect(ops.every((o) => o.valid)).toBe(true);
     // The whole order is read once for each order taken in, never for one that is ours already or cancelled before it came.
