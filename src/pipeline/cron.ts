@@ -11,6 +11,8 @@ import { sweepEvents } from "../events/publish.service";
 import { carrierPipeline, enqueue } from "../lib/queue";
 import { sealingKeys } from "../lib/sealed";
 import { isoMicro } from "../lib/time";
+import { pullMissedOrders } from "../shops/order-pull.service";
+import { shardOfView } from "../shards/shards";
 import { syncsToResume } from "../shops/stock/stock-sync.service";
 import { stockSyncMessages } from "../shops/stock/queue";
 import { pollInboundFiles } from "../forwarding/inbound-files.service";
@@ -33,6 +35,7 @@ export const SWEEPERS = {
   inbound_files: "Supplier answer files processed",
   sessions_ended: "Console sessions cleaned up",
   stock_syncs_resumed: "Stock syncs resumed",
+  orders_pulled: "Orders taken in or cancelled by the shops' reconciliation pull",
 } as const;
 export type SweeperName = keyof typeof SWEEPERS;
 
@@ -78,6 +81,17 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
         const ids = await syncsToResume(db, now);
         await enqueue(env, stockSyncMessages(ids));
         return { stock_syncs_resumed: ids.length };
+      },
+    },
+    {
+      names: ["orders_pulled"],
+      run: async () => {
+        // New orders' routing is queued and awaited here: the tick's promise is all the cron keeps alive.
+        const queued: Promise<void>[] = [];
+        const pipeline = { ...carrierPipeline(env), sendAfterResponse: (m: Parameters<ReturnType<typeof carrierPipeline>["sendAfterResponse"]>[0]) => void queued.push(enqueue(env, m)) };
+        const outcomes = await pullMissedOrders(env, db, pipeline, shardOfView(env), now);
+        await Promise.all(queued);
+        return { orders_pulled: outcomes.reduce((n, o) => n + o.created + o.cancelled, 0) };
       },
     },
   ];

@@ -65,6 +65,14 @@ export function shardEnv(env: Bindings, shard: number): Bindings {
   return view;
 }
 
+/** The shard an env view is of (0 for the Worker's own env): what a new order's reference is drawn in. */
+export function shardOfView(env: Bindings): number {
+  const root = rootOfView.get(env);
+  if (!root) return 0;
+  for (const [shard, view] of views.get(root) ?? []) if (view === env) return shard;
+  return 0;
+}
+
 /** The shard a message belongs to (messages sent before sharding carry none: shard 0). */
 export const shardOf = (body: PipelineMessage): number => body.shard ?? 0;
 

@@ -31,6 +31,13 @@ export const shopConnections = sqliteTable(
     updatedAt: text("updated_at").notNull(),
     /** Deleted connections are kept (their write-backs' history still names them) but write nothing. */
     deletedAt: text("deleted_at"),
+    /**
+     * Where the reconciliation pull of a platform that has one (src/shops/order-pull.service.ts)
+     * goes on from: the adapter's own cursor, null before the first pull. `pulledAt`: when it last
+     * ran, so that each tick takes the connections that waited longest.
+     */
+    pullCursor: text("pull_cursor", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    pulledAt: text("pulled_at"),
   },
   (t) => [index("shop_connections_account_idx").on(t.accountId, t.deletedAt, t.active)],
 );

@@ -189,7 +189,25 @@ export interface ShopPlatform<Credentials = Record<string, string>, Settings = R
   disconnected?(conn: ShopConnection<Credentials, Settings>, http: ShopHttp): Promise<void>;
   /** Stock and prices into the shop's products; a platform without it syncs nothing (its syncs fail, saying so). */
   stock?: StockPlatform<Credentials, Settings>;
+  /**
+   * The reconciliation pull of a platform that pushes its orders to us (Shopify's webhooks): one
+   * page of the shop's orders changed since `cursor` (null: since the connection was made,
+   * `since`), oldest first, each only its id and whether it is cancelled, and the cursor to go on
+   * from. Called from the cron; orders already taken in come back too (then nothing more is read).
+   */
+  pullOrders?(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, cursor: PullCursor | null, since: string): Promise<PulledPage>;
+  /** The whole order of a pulled id that is not ours yet, as the create-order request its webhook makes (unchecked). `name`: the connection's, the order's source. */
+  pulledOrder?(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, externalId: string, name: string): Promise<Record<string, unknown> | null>;
 }
+
+/** An adapter's own place in the shop's order list (kept as JSON with the connection). */
+export type PullCursor = Record<string, unknown>;
+
+/** A changed order of the shop: its external_id, and whether the shop has cancelled it. */
+export type PulledOrder = { externalId: string; cancelled: boolean };
+
+/** `more`: the shop has more changed orders past this page. `off`: the connection takes no orders in. */
+export type PulledPage = { orders: PulledOrder[]; cursor: PullCursor; more: boolean; off?: boolean };
 
 /**
  * Which shop item each of our lines is: the item carrying the line's product id, else the one with

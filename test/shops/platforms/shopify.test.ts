@@ -3,7 +3,12 @@
 // words, its webhook subscriptions made and removed), orders coming in as signed webhooks (and
 // every way a delivery is refused with nothing stored), and shipments going back as fulfillments
 // through THROTTLED and a hang, never twice.
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import worker from "../../../src/index";
+import { PULL_PAGES } from "../../../src/shops/order-pull.service";
+import { PULL_PAGE } from "../../../src/shops/platforms/shopify/pull";
 import { createAccount, rows } from "../../helpers/factories";
 import { call, type Credentials } from "../../helpers/http";
 import { answered, ship, writeBacksSettled } from "../../helpers/shops";
@@ -294,5 +299,71 @@ describe("stock into Shopify", () => {
     ]);
     expect(state.operations.filter((o) => o.query.includes("query Levels"))).toHaveLength(2);
     expect(state.operations.every((o) => o.valid)).toBe(true);
+  });
+});
+
+describe("Shopify's orders the webhooks missed", () => {
+  /** One cron tick, as Cloudflare fires it; a time no other file's cron uses. */
+  async function tick() {
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ cron: "* * * * *", scheduledTime: Date.now() + Math.floor(Math.random() * 1000) }), env, ctx);
+    await waitOnExecutionContext(ctx);
+  }
+  const pulledAt = async (id: number) => (await rows<{ p: string | null }>("SELECT pulled_at AS p FROM shop_connections WHERE id = ?", id))[0].p;
+  /** Ticks until this connection's turn came (other files' connections share the tick's bound), at most a few. */
+  async function tickUntilPulled(id: number) {
+    const before = await pulledAt(id);
+    for (let i = 0; i < 5; i++) {
+      await tick();
+      if ((await pulledAt(id)) !== before) return;
+    }
+    throw new Error(`connection ${id} was not pulled in 5 ticks`);
+  }
+  const externalIds = async (accountId: number) => (await rows<{ e: string }>("SELECT external_id AS e FROM orders WHERE account_id = ? ORDER BY external_id", accountId)).map((r) => r.e);
+
+  it("the cron takes in what no webhook brought, a page bound per tick, once; a cancellation missed cancels; one cancelled before it came in is not taken", async () => {
+    // Changed in Shopify after the connection was made (its pull starts there); no webhook delivered.
+    const later = (s: number) => new Date(Date.now() + 60_000 + s * 1000).toISOString();
+    const missed = Array.from({ length: PULL_PAGE * PULL_PAGES + 1 }, (_, i) => ({ ...ORDER, id: 7_000_001 + i, updatedAt: later(i % 3) }));
+    const cancelledMissed = { ...ORDER, id: 7_100_001, updatedAt: later(5), cancelledAt: later(5) };
+    const neverCame = { ...ORDER, id: 7_100_002, updatedAt: later(6), cancelledAt: later(6) };
+    // A bucket that holds this test's reads (the waits for a refill are the client's, tested above).
+    const { creds, shop, connection } = await shopWithConnection({ orders: [cancelledMissed, ...missed, neverCame], bucket: { maximumAvailable: 20_000 } });
+    // The order whose cancellation was missed came in by its webhook, and its supplier has it.
+    const [{ key }] = await supplierChain(creds, [{ channel: "pull" }]);
+    const d = await signedDelivery(shop, "orders/create", cancelledMissed.id);
+    const { reference } = (await post(d.uris[0], d.headers, d.body)).json;
+    await awaitingPickup(key!, String(reference));
+
+    await tickUntilPulled(connection.id);
+    // One tick: PULL_PAGES pages of PULL_PAGE changed orders, oldest first; the last missed one waits for the next tick.
+    expect((await externalIds(creds.accountId)).length).toBe(1 + PULL_PAGE * PULL_PAGES);
+    await tickUntilPulled(connection.id);
+    const all = [String(cancelledMissed.id), ...missed.map((o) => String(o.id))].sort();
+    expect(await externalIds(creds.accountId)).toEqual(all);
+    await tickUntilPulled(connection.id);
+    expect(await externalIds(creds.accountId)).toEqual(all);
+
+    // Mapped as its webhook maps it, and its webhook arriving late finds it.
+    const late = await signedDelivery(shop, "orders/create", missed[0].id);
+    const again = await post(late.uris[0], late.headers, late.body);
+    expect(again.json).toMatchObject({ message: "Order already exists" });
+    const order = (await call("GET", `/api/v1/orders/${again.json.reference}`, { creds })).json;
+    expect({ source: order.source, custom: order.custom, country: order.shipping_address.country, lines: order.order_lines.map((l: Record<string, unknown>) => [l.external_id, l.reference, l.quantity, l.price]) }).toEqual({
+      source: "My Shopify",
+      custom: { shopify_name: expect.stringMatching(/^#10\d\d$/), shopify_connection_id: connection.id },
+      country: "NL",
+      lines: [
+        ["4401", "MUG-BLUE", 3, 12.5],
+        ["4402", "PLATE-RED", 1, 20],
+      ],
+    });
+    // The missed orders/cancelled: one cancellation, through the same flow its webhook takes, not one a tick.
+    const cancellations = (await call("GET", `/api/v1/orders/${reference}/cancellations`, { creds })).json.data as unknown[];
+    expect(cancellations).toHaveLength(1);
+    const ops = (await held(shop)).operations;
+    expect(ops.every((o) => o.valid)).toBe(true);
+    // The whole order is read once for each order taken in, never for one that is ours already or cancelled before it came.
+    expect(ops.filter((o) => o.query.startsWith("query PulledOrder")).map((o) => o.variables.id).sort()).toEqual(missed.map((o) => `gid://shopify/Order/${o.id}`).sort());
   });
 });

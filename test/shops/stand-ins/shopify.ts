@@ -174,6 +174,8 @@ type UserError = { field: string[] | null; message: string; code?: string };
 const ok = <T extends object>(payload: T) => ({ ...payload, userErrors: [] as UserError[] });
 const refused = (field: string[] | null, message: string, code?: string) => ({ userErrors: [{ field, message, ...(code ? { code } : {}) }] });
 
+const money = (amount: string, currencyCode: string) => ({ shopMoney: { amount, currencyCode }, presentmentMoney: { amount, currencyCode } });
+
 function orderObject(state: ShopifyState, o: ShopifyOrder) {
   const lineItem = (l: ShopifyLineItem) => ({
     id: gid("LineItem", l.id),
@@ -183,13 +185,19 @@ function orderObject(state: ShopifyState, o: ShopifyOrder) {
     quantity: l.quantity,
     currentQuantity: l.quantity,
     variant: l.variantId === null ? null : { id: gid("ProductVariant", l.variantId), legacyResourceId: String(l.variantId), sku: l.sku },
+    originalUnitPriceSet: money(l.price, o.currency),
   });
+  const a = o.shippingAddress;
   return {
     id: gid("Order", o.id),
     legacyResourceId: String(o.id),
     name: o.name,
     email: o.email,
     test: o.test,
+    currencyCode: o.currency,
+    totalPriceSet: money(o.lineItems.reduce((sum, l) => sum + Number(l.price) * l.quantity, 0).toFixed(2), o.currency),
+    shippingAddress: a && { firstName: a.first_name, lastName: a.last_name, company: a.company ?? null, address1: a.address1, address2: a.address2 ?? null, city: a.city, zip: a.zip, province: a.province ?? null, countryCodeV2: a.country_code, phone: a.phone ?? null },
+    shippingLines: (args: { first?: number }) => connection([{ title: "Standard", originalPriceSet: money("0.00", o.currency) }], args.first),
     note: o.note,
     tags: o.tags,
     createdAt: o.createdAt,
@@ -256,11 +264,19 @@ function rootValue(shop: StandInShop<ShopifyState>) {
       const o = findOrder(args.id);
       return o ? orderObject(state, o) : null;
     },
-    orders: (args: { first?: number; query?: string }) => {
-      // The search syntax the adapter uses: updated_at:>'<iso>' (shopify.dev/docs/api/usage/search-syntax).
-      const m = /updated_at:>'?([^' ]+)'?/.exec(args.query ?? "");
-      const list = state.orders.filter((o) => !m || o.updatedAt > m[1]).sort((a, b) => a.updatedAt.localeCompare(b.updatedAt));
-      return connection(list.map((o) => orderObject(state, o)), args.first);
+    orders: (args: { first?: number; after?: string | null; query?: string; sortKey?: string }) => {
+      // The search syntax the adapter uses: updated_at:>'<iso>' or >= (shopify.dev/docs/api/usage/search-syntax),
+      // sorted by UPDATED_AT (ties by id, as Shopify's cursors are stable); `after` is an opaque cursor.
+      const m = /updated_at:(>=?)'?([^' ]+)'?/.exec(args.query ?? "");
+      const list = state.orders
+        .filter((o) => !m || (m[1] === ">=" ? o.updatedAt >= m[2] : o.updatedAt > m[2]))
+        .sort((a, b) => (args.sortKey === "UPDATED_AT" ? a.updatedAt.localeCompare(b.updatedAt) || a.id - b.id : a.id - b.id));
+      const key = (o: ShopifyOrder) => Buffer.from(JSON.stringify([o.updatedAt, o.id])).toString("base64");
+      const from = args.after ? list.findIndex((o) => key(o) === args.after) + 1 : 0;
+      const rest = list.slice(from);
+      const page = connection(rest, args.first);
+      const last = page.nodes[page.nodes.length - 1];
+      return { ...page, nodes: page.nodes.map((o) => orderObject(state, o)), edges: page.nodes.map((o) => ({ node: orderObject(state, o), cursor: key(o) })), pageInfo: { ...page.pageInfo, endCursor: last ? key(last) : null } };
     },
     nodes: (args: { ids: string[] }) =>
       args.ids.map((id) => {

@@ -19,6 +19,7 @@ import { shippedItems } from "../shipped-items";
 import { CREDENTIALS, SETTINGS, type Credentials, type Settings } from "../settings";
 import { gql, numericId, refusedBy, toGid, type ShopifyConn, type UserError } from "./client";
 import { SHOPIFY_API_VERSION, shopifyBaseUrlProblem } from "./settings";
+import { pulledShopifyOrder, pullShopifyOrders } from "./pull";
 import { shopifyStock } from "./stock";
 import { callbackUrl, ensureWebhooks, removeWebhooks } from "./webhook-subscriptions";
 
@@ -134,6 +135,8 @@ export const shopify: ShopPlatform<Credentials<"shopify">, Settings<"shopify">> 
   credentials: CREDENTIALS.shopify,
   settings: SETTINGS.shopify,
   baseUrlProblem: shopifyBaseUrlProblem,
+  pullOrders: pullShopifyOrders,
+  pulledOrder: pulledShopifyOrder,
   explainFailure: (failure, order) => explainShopFailure(shopifyWords, failure, order),
 
   async test(conn, http) {
