@@ -1,7 +1,7 @@
 // The browser face: the shop console (/console), the supplier portal (/supplier) and the operator
 // (/operator), as app.ts is the API's. Each area is its own router with the same middleware:
 // security headers, the flash, the page layout, CSRF checks, sign-in, and a session for the rest.
-// The pages themselves live beside each capability's API routes (src/orders/orders.pages.tsx, ...).
+// The pages themselves live beside each capability's API routes (src/orders/order.pages.tsx, ...).
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { jsxRenderer } from "hono/jsx-renderer";
@@ -16,7 +16,9 @@ import { clearFlash, readFlash } from "./cookies";
 import { originCheck, sessionToken } from "./csrf";
 import { renderError } from "./errors";
 import { signInPages } from "./sign-in.pages";
-import { ordersPages } from "../orders/orders.pages";
+import { orderListPages } from "../orders/order-list.pages";
+import { orderPages } from "../orders/order.pages";
+import { orderActionPages } from "../orders/order-actions.pages";
 import { cancellationPages } from "../orders/cancellations.pages";
 import { supplierPortalPages } from "../forwarding/supplier-portal.pages";
 import { supplierDispatchPages } from "../forwarding/supplier-dispatch.pages";
@@ -110,7 +112,7 @@ function area(a: Area, pages: Hono<AppEnv>[]) {
 }
 
 export function mountConsole(app: Hono<AppEnv>) {
-  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, ordersPages, cancellationPages, lineActionPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, shopConnectionsPages, stockSyncPages, writeBackPages, apiKeysPages, settingsPages]));
+  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, orderListPages, orderPages, orderActionPages, cancellationPages, lineActionPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, shopConnectionsPages, stockSyncPages, writeBackPages, apiKeysPages, settingsPages]));
   app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages, supplierDispatchPages, supplierCancellationPages]));
   app.route(AREAS.operator.path, area(AREAS.operator, [operatorPages, pipelinePages]));
 }

@@ -1,7 +1,7 @@
 // The events recorded about one order (what the shop's webhooks were sent about it), newest first,
 // each with how its deliveries went: one statement, read through events_account_order_idx (whose
 // expression the WHERE repeats exactly) and webhook_deliveries_event_idx. The statement stands
-// alone too, so that a page reads it in the same round trip as the order (src/orders/orders.pages.tsx).
+// alone too, so that a page reads it in the same round trip as the order (src/orders/order.pages.tsx).
 import { sql, type SQL } from "drizzle-orm";
 import { toStatement, type Db, type Row } from "../db";
 import type { EventType, WebhookDelivery } from "../db/schema";

@@ -4,7 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import type { ValidationErrors } from "../lib/errors";
 import { field, toValidationErrors } from "../lib/validation";
-import type { Answer } from "./answers.service";
+import type { Answer } from "./answers.judge";
 
 /** The longest tracking_url taken (as the other URLs we take: webhooks, feeds, a supplier's webhook_url). */
 export const TRACKING_URL_MAX = 2048;

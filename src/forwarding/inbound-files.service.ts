@@ -15,7 +15,8 @@ import { offsetOf, type PageRequest } from "../lib/pagination";
 import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
 import { readAnswers } from "./answers.schemas";
-import { answerErrors, applyAnswers, type Answer } from "./answers.service";
+import { answerErrors, applyAnswers } from "./answers.service";
+import { type Answer } from "./answers.judge";
 import { channelFor, channels, type ChannelName } from "./channels";
 import { inFolder, openSession } from "./channels/file";
 

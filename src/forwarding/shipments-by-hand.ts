@@ -10,7 +10,8 @@ import { ApiError, type ValidationErrors } from "../lib/errors";
 import type { Pipeline } from "../lib/queue";
 import { findOrder } from "../orders/orders.service";
 import { actorWords } from "../routing/line-actions";
-import { answerErrors, applyAnswers, leftToShip, offeredAnswers, type AnswerResult, type Answerer } from "./answers.service";
+import { answerErrors, applyAnswers, type AnswerResult } from "./answers.service";
+import { leftToShip, offeredAnswers, type Answerer } from "./answers.judge";
 import { readAnswers } from "./answers.schemas";
 import { channelFor, isChannel } from "./channels";
 

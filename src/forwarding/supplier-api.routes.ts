@@ -14,7 +14,9 @@ import { createRouter, errorResponse, errorResponses, responses } from "../lib/r
 import { verifySignature } from "../lib/signature";
 import { supplierKeyAuth } from "../middleware/supplier-auth";
 import { toSupplierIdShard } from "../shards/request";
-import { acknowledgeDispatch, answerErrors, applyAnswers, listSupplierDispatches, type Answer } from "./answers.service";
+import { acknowledgeDispatch, listSupplierDispatches } from "./supplier-dispatches.service";
+import { answerErrors, applyAnswers } from "./answers.service";
+import { type Answer } from "./answers.judge";
 import { AnswersBody, readAnswers } from "./answers.schemas";
 import { csvRows, presentSupplierDispatch, toCsv } from "./document";
 import { presentAnswerResults, presentCancellationAcknowledged, presentDispatchAcknowledged } from "./forwarding.present";

@@ -17,7 +17,8 @@ import { EmptyState } from "../ui/notice";
 import { Pagination } from "../ui/pagination";
 import { LocalTime } from "../ui/time";
 import { ShipmentText } from "../ui/tracking";
-import { listSupplierDispatches, type SupplierDispatch } from "./answers.service";
+import { listSupplierDispatches } from "./supplier-dispatches.service";
+import { type SupplierDispatch } from "./document";
 import { csvRows, presentSupplierDispatch, toCsv } from "./document";
 import { count } from "../lib/plural";
 

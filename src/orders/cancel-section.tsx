@@ -1,6 +1,6 @@
 // The order page's Cancel section: cancel lines or quantities of them with a reason, and record a
 // supplier's answer to a cancellation that waits on it. Placed by the order page
-// (orders.pages.tsx); its two forms post to cancellations.pages.tsx, which shows a refused one again here.
+// (order.pages.tsx); its two forms post to cancellations.pages.tsx, which shows a refused one again here.
 import type { ValidationErrors } from "../lib/errors";
 import { text, type FormValues } from "../console/forms";
 import { groupBy } from "../lib/group";

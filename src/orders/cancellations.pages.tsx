@@ -10,7 +10,7 @@ import { attempt, done, formFields, text } from "../console/forms";
 import type { CancelForm } from "./cancel-section";
 import { CancelBody } from "./cancellations.schemas";
 import { cancelOrder, recordCancellationAnswers } from "./cancellations.service";
-import { renderOrder } from "./orders.pages";
+import { renderOrder } from "./order.pages";
 import { count } from "../lib/plural";
 
 export const cancellationPages = new Hono<AppEnv>();

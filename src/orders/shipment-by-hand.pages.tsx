@@ -1,6 +1,6 @@
 // "Add shipment…" on a line of the order page that ships by hand (a manual supplier's, or one
 // completed by hand): quantity, carrier, tracking number and URL, as the supplier portal's form.
-// The handler (orders.pages.tsx) records it through src/forwarding/shipments-by-hand.ts. Each
+// The handler (order-actions.pages.tsx) records it through src/forwarding/shipments-by-hand.ts. Each
 // render carries a fresh token as the shipment's id: the same form sent twice records one shipment.
 import { CsrfField, Field, FormError } from "../ui/field";
 import type { ValidationErrors } from "../lib/errors";

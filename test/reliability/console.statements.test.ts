@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { listApiKeys, ordersPerDay } from "../../src/accounts/accounts.service";
 import { createDb } from "../../src/db";
 import { meteredD1 } from "../../src/db/metrics";
-import { getSupplierDispatch, listSupplierDispatches } from "../../src/forwarding/answers.service";
+import { getSupplierDispatch, listSupplierDispatches } from "../../src/forwarding/supplier-dispatches.service";
 import { lastSweeperRuns } from "../../src/pipeline/cron";
 import { listFailingDeliveries, listFailingWriteBacks, pipelineBacklog } from "../../src/pipeline/health.service";
 import { createAccount, createOrder, orderPayload } from "../helpers/factories";
