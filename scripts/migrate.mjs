@@ -3,9 +3,9 @@
 // database wrangler.toml declares (every shard: DB and SHARD_n from drizzle/; the directory from
 // drizzle-directory/), then gives each shard its id range (scripts/lib/shards.mjs). Safe to run
 // again: wrangler applies only what a database has not had, and the ranges are set once.
-import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { d1Bindings, idRangeStatements, MAX_ACCOUNT_ID, shardDeclarationProblem, shardOfBinding } from "./lib/shards.mjs";
 import { bin, childEnv, root, run } from "./lib/setup.mjs";
 
@@ -40,44 +40,64 @@ if (where === "--remote") {
     }
   }
 } else {
-  // Local databases are files of their own: migrated side by side (wrangler starts a local runtime
-  // per migration, so one after another took minutes), their output printed in order once all are done.
-  const results = await Promise.all(databases.map(({ binding }) => runSteps(stepsOf(binding))));
-  // The local runtimes share the state's metadata database: one opening it while another recovers it
-  // fails with SQLITE_BUSY. Such a database is migrated again, alone (wrangler applies only what it
-  // has not recorded).
-  for (const [i, { binding }] of databases.entries()) {
-    for (let again = 0; again < 3 && results[i].failed && /SQLITE_BUSY|database is locked/.test(results[i].stdout + results[i].stderr); again++) {
-      results[i] = await runSteps(stepsOf(binding));
-    }
-  }
-  for (const result of results) {
-    process.stdout.write(result.stdout);
-    process.stderr.write(result.stderr);
-  }
-  const failed = results.find((r) => r.failed);
-  if (failed) {
-    console.error(`\n✗ ${failed.failed} failed.`);
-    process.exit(1);
-  }
+  await migrateLocally();
+  process.exit(0);
 }
 
-/** Steps one after another, their output kept; stops at the first that fails. */
-async function runSteps(steps) {
-  let stdout = "";
-  let stderr = "";
-  for (const { say, command } of steps) {
-    stdout += `${say}\n`;
-    const [cmd, args, options] = command;
-    const code = await new Promise((resolve) => {
-      const child = spawn(cmd, args, { cwd: root, ...options, stdio: ["ignore", "pipe", "pipe"] });
-      child.stdout.on("data", (d) => (stdout += d));
-      child.stderr.on("data", (d) => (stderr += d));
-      child.on("close", (status, signal) => resolve(status ?? signal));
-    });
-    if (code !== 0) return { stdout, stderr, failed: `${cmd} ${args.join(" ")} (exit ${code})` };
+/**
+ * The local databases, in one local runtime: wrangler's getPlatformProxy on the state `wrangler dev`
+ * uses (--persist-to, default .wrangler/state), applying each migration as `wrangler d1 migrations
+ * apply --local` does (its d1_migrations table, the file's statements and its record in one batch),
+ * so wrangler sees the same migrations applied. `wrangler d1 migrations apply` starts a runtime per
+ * migration: 43 of them on three databases took 71 s, and past 150 s on a busy machine.
+ */
+async function migrateLocally() {
+  const unknown = extra.filter((a, i) => !["--persist-to", "--config", "-c"].includes(a) && !["--persist-to", "--config", "-c"].includes(extra[i - 1]));
+  if (unknown.length > 0) {
+    console.error(`✗ ${unknown.join(" ")}: a local migration takes only --persist-to <dir> and --config <file>.\nNothing was migrated.`);
+    process.exit(1);
   }
-  return { stdout, stderr, failed: null };
+  const persistAt = extra.indexOf("--persist-to");
+  const persistTo = persistAt >= 0 ? extra[persistAt + 1] : join(root, ".wrangler", "state");
+  const { getPlatformProxy, unstable_splitSqlQuery: splitSql } = await import("wrangler");
+  const proxy = await getPlatformProxy({ configPath: config, persist: { path: join(persistTo, "v3") } });
+  try {
+    for (const { binding, migrationsDir } of databases) {
+      console.log(`→ ${binding}: migrations (local)`);
+      const db = proxy.env[binding];
+      await db.prepare(`CREATE TABLE IF NOT EXISTS d1_migrations(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)`).run();
+      const applied = new Set((await db.prepare("SELECT name FROM d1_migrations").all()).results.map((r) => r.name));
+      const dir = join(dirname(config), migrationsDir);
+      const files = readdirSync(dir).filter((f) => f.endsWith(".sql")).sort();
+      for (const file of files.filter((f) => !applied.has(f))) {
+        const statements = splitSql(readFileSync(join(dir, file), "utf8")).map((q) => db.prepare(q));
+        try {
+          await db.batch([...statements, db.prepare("INSERT INTO d1_migrations (name) VALUES (?)").bind(file)]);
+        } catch (e) {
+          console.error(`✗ ${binding}: ${file} failed, and nothing of it was applied: ${e?.cause?.message ?? e?.message ?? e}`);
+          process.exitCode = 1;
+          return;
+        }
+        console.log(`  applied ${file}`);
+      }
+      if (files.every((f) => applied.has(f))) console.log("  up to date");
+      const shard = shardOfBinding(binding);
+      if (shard) {
+        console.log(`→ ${binding}: ids from ${shard} × 2^40`);
+        await db.batch(idRangeStatements(shard).map((q) => db.prepare(q)));
+      }
+    }
+    // As for the remote databases below: the directory mints account ids above shard 0's.
+    const { m: highest } = await proxy.env.DB.prepare("SELECT coalesce(max(id), 0) AS m FROM accounts").first();
+    if (highest >= MAX_ACCOUNT_ID) console.error(`! Shard 0 holds account ids up to ${highest}: account ids end at ${MAX_ACCOUNT_ID}, so no new account can be created (docs/operations.md, "Limits of ids").`);
+    if (highest > 0) {
+      console.log(`→ DIRECTORY: account ids from ${highest + 1}`);
+      await proxy.env.DIRECTORY.batch(directoryRaise(highest).map((q) => proxy.env.DIRECTORY.prepare(q)));
+    }
+  } finally {
+    await proxy.dispose();
+  }
+  if (process.exitCode) process.exit(process.exitCode);
 }
 
 // The directory mints account ids from now on: it starts above the accounts shard 0 had before
@@ -94,9 +114,13 @@ if (highest >= MAX_ACCOUNT_ID) {
 }
 if (highest > 0) {
   console.log(`→ DIRECTORY: account ids from ${highest + 1}`);
-  const raise = [
+  run(bin("wrangler"), ["d1", "execute", "DIRECTORY", where, ...extra, "--command", directoryRaise(highest).join(";\n")], { env: { ...childEnv, CI: "true" } });
+}
+
+/** Raises the directory's account counter to shard 0's highest account id (once; never lowers it). */
+function directoryRaise(highest) {
+  return [
     `INSERT INTO sqlite_sequence (name, seq) SELECT 'directory_accounts', ${highest} WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'directory_accounts')`,
     `UPDATE sqlite_sequence SET seq = ${highest} WHERE name = 'directory_accounts' AND seq < ${highest}`,
   ];
-  run(bin("wrangler"), ["d1", "execute", "DIRECTORY", where, ...extra, "--command", raise.join(";\n")], { env: { ...childEnv, CI: "true" } });
 }

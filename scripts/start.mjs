@@ -97,9 +97,9 @@ if (migrate.status !== 0) {
   console.error(`\n✗ Applying the migrations to the local D1 databases failed (exit ${migrate.status ?? migrate.signal}).`);
   process.exit(migrate.status ?? 1);
 }
-// scripts/migrate.mjs says "→ <binding>: migrations" before each database's; count shard 0's and the directory's.
-const appliedTo = (binding) =>
-  (migrate.stdout.split(/^→ /m).find((part) => part.startsWith(`${binding}: migrations`))?.match(/commands executed successfully/g) ?? []).length;
+// scripts/migrate.mjs says "→ <binding>: migrations" before each database's, then "  applied <file>"
+// per migration; count shard 0's and the directory's.
+const appliedTo = (binding) => (migrate.stdout.split(/^→ /m).find((part) => part.startsWith(`${binding}: migrations`))?.match(/^ {2}applied /gm) ?? []).length;
 console.log(
   appliedTo("DB") + appliedTo("DIRECTORY") > 0
     ? `→ Applied ${appliedTo("DB")} migration(s) to each local D1 shard and ${appliedTo("DIRECTORY")} to the directory (${shown(stateDir)})`
