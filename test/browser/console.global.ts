@@ -1,6 +1,6 @@
 // Global setup of the browser suite: the real Worker (./worker.ts: wrangler's unstable_startWorker,
-// workerd with a local D1 on a fresh temporary directory, the real migrations applied by `wrangler
-// d1 migrations apply`, local Queues, the static assets) and one Chromium (Debian's /usr/bin/chromium through
+// workerd with a local D1 on a fresh temporary directory, the real migrations applied by
+// `npm run db:migrate:local`, local Queues, the static assets) and one Chromium (Debian's /usr/bin/chromium through
 // playwright-core; never a browser download) that every test file connects to.
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
