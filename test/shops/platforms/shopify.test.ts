@@ -15,6 +15,8 @@ import { answered, ship, writeBacksSettled } from "../../helpers/shops";
 import { awaitingPickup, supplierChain } from "../../helpers/suppliers";
 import { STOCK_ON } from "../../helpers/stock";
 import { syncedShop } from "../../helpers/stock-platforms";
+import { shopify } from "../../../src/shops/platforms/shopify/adapter";
+import { adapterAt, failure } from "./adapter-at";
 import { createStandInShop, injectFault, standInShop, type StandInShopHandle } from "../stand-ins/client";
 import type { ShopifyState } from "../stand-ins/shopify";
 
@@ -237,6 +239,44 @@ describe("back into Shopify", () => {
     expect(sync[1].shop_ids).toEqual([expect.stringMatching(/^gid:\/\/shopify\/Fulfillment\/\d+$/)]);
     expect(o.fulfillmentOrders[0].status).toBe("CLOSED");
     expect(state.operations.every((op) => op.valid)).toBe(true);
+  });
+
+  it("several tracking numbers for one shipment are several fulfillments, the units split without inventing any; one made before a failure is found, not made again", async () => {
+    // A bucket that holds this test's reads (the waits for a refill are the client's, tested above).
+    const shop = await createStandInShop("shopify", { orders: [ORDER], bucket: { maximumAvailable: 20_000 } });
+    const { conn, http } = adapterAt("shopify", shop.base_url, shop.credentials);
+    const ref = { externalId: String(ORDER.id), reference: "R-1" };
+    const shopOrder = await shopify.findOrder(conn, http, ref);
+    const line = (i: number) => ({ lineId: i + 1, productId: String(ORDER.lineItems[i].variantId), sku: ORDER.lineItems[i].sku, name: ORDER.lineItems[i].title, quantity: ORDER.lineItems[i].quantity });
+    const tracking = (number: string) => ({ carrier: "DHL", number, url: `https://track.example.com/${number}` });
+    const write = (i: number, quantity: number, numbers: string[]) => ({ order: ref, lines: [{ line: line(i), quantity }], trackings: numbers.map(tracking), orderShippedInFull: false });
+
+    // Three mugs in two parcels: 2 + 1. The second fulfillment meets a 429: the first is made, the write fails.
+    await injectFault(shop, { path: GRAPHQL, sent: "fulfillmentCreate[\\s\\S]*JD02", status: 429, headers: { "retry-after": "1" }, body: { errors: "Exceeded 2 calls per second for api client." } });
+    const first = await shopify.writeShipment(conn, http, shopOrder, write(0, 3, ["JD01", "JD02"]), { look: false }).catch((e: unknown) => e);
+    // A clear failure, so the retry is not asked to look; it looks anyway, finds the first and makes the second.
+    expect(first).toMatchObject({ kind: "rate_limited" });
+    const again = await shopify.writeShipment(conn, http, shopOrder, write(0, 3, ["JD01", "JD02"]), { look: false });
+    const o = (await held(shop)).orders[0];
+    expect(o.fulfillments.map((f) => [f.lines, f.tracking.map((t) => t.number)])).toEqual([
+      [[{ lineItemId: 11, quantity: 2 }], ["JD01"]],
+      [[{ lineItemId: 11, quantity: 1 }], ["JD02"]],
+    ]);
+    expect(again).toEqual({ outcome: "written", shopIds: o.fulfillments.map((f) => `gid://shopify/Fulfillment/${f.id}`) });
+    // Asked again: both found, nothing made.
+    expect(await shopify.writeShipment(conn, http, shopOrder, write(0, 3, ["JD01", "JD02"]), { look: false })).toEqual({ outcome: "found", shopIds: again.outcome === "written" ? again.shopIds : [] });
+
+    // One plate, two numbers: one unit cannot be split, so both numbers go on its one fulfillment.
+    await shopify.writeShipment(conn, http, shopOrder, write(1, 1, ["JD03", "JD04"]), { look: false });
+    const after = (await held(shop)).orders[0];
+    expect(after.fulfillments.slice(2).map((f) => [f.lines, f.tracking])).toEqual([
+      [[{ lineItemId: 12, quantity: 1 }], [tracking("JD03"), tracking("JD04")].map((t) => ({ company: t.carrier, number: t.number, url: t.url }))],
+    ]);
+    // Never more than is left: nothing written.
+    const error = await failure(shopify.writeShipment(conn, http, shopOrder, write(0, 2, ["JD05", "JD06"]), { look: false }));
+    expect(error.message).toBe("Shopify order #1001 has 0 of MUG-BLUE left to fulfill, not 2: nothing was written");
+    expect((await held(shop)).orders[0].fulfillments).toHaveLength(3);
+    expect((await held(shop)).operations.every((op) => op.valid)).toBe(true);
   });
 
   it("a declined line with no re-route left is a line of the staff note and a hold on the fulfillment order; orders/cancelled cancels the rest through the supplier", async () => {
