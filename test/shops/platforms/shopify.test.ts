@@ -10,6 +10,8 @@ import worker from "../../../src/index";
 import { PULL_PAGES } from "../../../src/shops/order-pull.service";
 import { PULL_PAGE } from "../../../src/shops/platforms/shopify/pull";
 import { createAccount, rows } from "../../helpers/factories";
+import { getPage, signIn } from "../../helpers/console-http";
+import { countsDiff } from "../../helpers/counts";
 import { call, type Credentials } from "../../helpers/http";
 import { answered, ship, writeBacksSettled } from "../../helpers/shops";
 import { awaitingPickup, supplierChain } from "../../helpers/suppliers";
@@ -156,6 +158,15 @@ describe("Shopify's orders in", () => {
       ["4401", "MUG-BLUE", "Blue mug", 3, 12.5],
       ["4402", "PLATE-RED", "Red plate", 1, 20],
     ]);
+
+    // Its name in Shopify is found by the list's one search, with or without the '#', and shown on its console page.
+    const found = async (q: string) => ((await call("GET", `/api/v1/orders?q=${encodeURIComponent(q)}`, { creds })).json.data as { reference: string }[]).map((o) => o.reference);
+    expect([await found("#1001"), await found("1001"), await found(" #1001 "), await found("#1002"), await found("#100")]).toEqual([[String(first.json.reference)], [String(first.json.reference)], [String(first.json.reference)], [], []]);
+    // The search's keys are exactly what the base tables say (test/helpers/counts.ts recomputes them).
+    expect(await countsDiff(env.DB, [creds.accountId])).toEqual({ counters: [], facets: [], fts: [] });
+    const { jar } = await signIn({ account_id: String(creds.accountId), api_key: creds.apiKey });
+    const page = await getPage(`/console/orders/${first.json.reference}`, jar);
+    expect(page.html).toContain("External ID <strong>5550001</strong> (Shopify order <strong>#1001</strong>) from My Shopify");
   });
 
   it("refuses a wrong signature, a body changed after signing, an unknown or deleted connection, a paused one, and a huge body: nothing stored", async () => {
