@@ -15,7 +15,7 @@ import { countsDiff } from "../../helpers/counts";
 import { call, type Credentials } from "../../helpers/http";
 import { answered, ship, writeBacksSettled } from "../../helpers/shops";
 import { awaitingPickup, supplierChain } from "../../helpers/suppliers";
-import { STOCK_ON } from "../../helpers/stock";
+import { STOCK_ON, syncWithProducts } from "../../helpers/stock";
 import { syncedShop } from "../../helpers/stock-platforms";
 import { shopify } from "../../../src/shops/platforms/shopify/adapter";
 import { adapterAt, failure } from "./adapter-at";
@@ -349,6 +349,46 @@ describe("stock into Shopify", () => {
       ] } },
     ]);
     expect(state.operations.filter((o) => o.query.includes("query Levels"))).toHaveLength(2);
+    expect(state.operations.every((o) => o.valid)).toBe(true);
+  });
+});
+
+describe("prices into Shopify", () => {
+  it("price sync on: the stock, then one productVariantsBulkUpdate per product with its variants' prices; a refused variant fails in Shopify's words, the rest are written", async () => {
+    const seed = {
+      variants: [
+        { id: 4401, sku: "MUG-1", barcode: null, inventoryItemId: 8801, productId: 601, price: "9.00" },
+        { id: 4402, sku: "MUG-2", barcode: null, inventoryItemId: 8802, productId: 601, price: "9.00" },
+        { id: 4403, sku: "PLATE", barcode: null, inventoryItemId: 8803, productId: 602, price: "5.00" },
+      ],
+      available: { "8801@71000001": 1, "8802@71000001": 1, "8803@71000001": 1 },
+    };
+    const settings = { ...STOCK_ON, price_sync: { enabled: true, markup_percent: 50, round_to: 0.99 } };
+    const refusal = { data: { productVariantsBulkUpdate: { product: null, productVariants: null, userErrors: [{ field: ["variants", "0", "price"], message: "Price must be less than 1000000000000000000", code: "INVALID" }] } } };
+    const { creds, shop, connectionId, sync } = await syncedShop("shopify", seed, settings, [
+      { sku: "MUG-1", stock_quantity: 7, purchase_price: 10 },
+      { sku: "MUG-2", stock_quantity: 3, purchase_price: 12 },
+      { sku: "PLATE", stock_quantity: 4, purchase_price: 2 },
+    ], (s) => injectFault(s, { path: GRAPHQL, sent: "productVariantsBulkUpdate[\\s\\S]*Product/602", status: 200, body: refusal }));
+    expect(sync).toMatchObject({ status: "succeeded", total: 3, counts: { updated: 2, failed: 1 } });
+    const products = (await syncWithProducts(creds, connectionId, sync.id)).products.data;
+    expect(products.map((p: Record<string, unknown>) => [p.key, p.outcome, p.price, p.reason])).toEqual([
+      ["MUG-1", "updated", 15.99, null],
+      ["MUG-2", "updated", 18.99, null],
+      ["PLATE", "failed", 3.99, "Shopify refused the price: Price must be less than 1000000000000000000"],
+    ]);
+    const state = await held(shop);
+    expect(state.available).toEqual({ "8801@71000001": 7, "8802@71000001": 3, "8803@71000001": 4 });
+    expect(state.variants.map((v) => [v.sku, v.price])).toEqual([
+      ["MUG-1", "15.99"],
+      ["MUG-2", "18.99"],
+      ["PLATE", "5.00"],
+    ]);
+    const bulk = (await standInShop(shop)).received.filter((r) => r.body.includes("productVariantsBulkUpdate")).map((r) => JSON.parse(r.body).variables);
+    expect(bulk).toEqual([
+      { productId: "gid://shopify/Product/601", variants: [{ id: "gid://shopify/ProductVariant/4401", price: "15.99" }, { id: "gid://shopify/ProductVariant/4402", price: "18.99" }] },
+      { productId: "gid://shopify/Product/602", variants: [{ id: "gid://shopify/ProductVariant/4403", price: "3.99" }] },
+    ]);
     expect(state.operations.every((o) => o.valid)).toBe(true);
   });
 });

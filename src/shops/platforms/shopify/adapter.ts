@@ -52,6 +52,8 @@ const orderGid = (externalId: string) => {
 async function scopesCheck(conn: ShopifyConn, granted: string[]): Promise<Check> {
   const need = ["read_orders", "read_merchant_managed_fulfillment_orders", "write_merchant_managed_fulfillment_orders", "write_orders"];
   if (conn.settings.stock_sync?.enabled) need.push("read_products", "write_inventory");
+  // Prices go with the stock sync (productVariantsBulkUpdate).
+  if (conn.settings.stock_sync?.enabled && conn.settings.price_sync?.enabled) need.push("write_products");
   // write_x implies read_x (shopify.dev/docs/api/usage/access-scopes).
   const has = (s: string) => granted.includes(s) || (s.startsWith("read_") && granted.includes(`write_${s.slice(5)}`));
   const missing = need.filter((s) => !has(s));
