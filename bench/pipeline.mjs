@@ -18,6 +18,8 @@ import { directoryFile, shardFile } from "./seed.mjs";
 
 export const DECLINE_SOURCE = "BenchDecline";
 export const SHIP_SOURCE = "BenchShip";
+/** The source of the orders shipped into the stand-in Shopify (issue 33: its write-back's D1 cost beside WooCommerce's). */
+export const SHOPIFY_SHIP_SOURCE = "BenchShopify";
 /** The SECRETS_KEY the benchmark's Worker runs with (a --var of wrangler dev): the shop connection is sealed under it. */
 export const BENCH_SECRETS_KEY = randomBytes(32).toString("base64");
 
@@ -80,6 +82,10 @@ export function preparePipelineCopy(persistDir, account, sinkUrl, { directory: i
       `INSERT INTO routing_rules (account_id, name, priority, match, conditions, action, active, created_at, updated_at)
        VALUES (?, 'bench: shipped by the pull supplier', -30, 'all', ?, ?, 1, ?, ?)`,
     ).run(accountId, JSON.stringify([{ variable: "order.source", operator: "is", value: SHIP_SOURCE }]), JSON.stringify({ type: "assign_supplier", supplier_id: declining }), now, now);
+    db.prepare(
+      `INSERT INTO routing_rules (account_id, name, priority, match, conditions, action, active, created_at, updated_at)
+       VALUES (?, 'bench: shipped into Shopify by the pull supplier', -31, 'all', ?, ?, 1, ?, ?)`,
+    ).run(accountId, JSON.stringify([{ variable: "order.source", operator: "is", value: SHOPIFY_SHIP_SOURCE }]), JSON.stringify({ type: "assign_supplier", supplier_id: declining }), now, now);
     const key = `osk_bench_${randomBytes(16).toString("hex")}`;
     const keyHash = createHash("sha256").update(key).digest("hex");
     db.prepare("INSERT INTO supplier_keys (account_id, supplier_id, name, key_hash, prefix, created_at) VALUES (?, ?, 'bench', ?, ?, ?)").run(
@@ -143,16 +149,22 @@ export async function consoleSession(base, account, key = account.apiKeys[0]) {
 }
 
 /**
- * The stand-in WooCommerce shop (test/shops/stand-ins, TypeScript: bundled for Node with esbuild)
- * on loopback, holding orders `firstId`… with the three lines of the benchmark's order body (line
- * item ids 101, 102, 103: what the plugin sends as products[].external_id).
+ * A stand-in shop (test/shops/stand-ins, TypeScript: bundled for Node with esbuild) on loopback,
+ * holding orders `firstId`… with the three lines of the benchmark's order body (line item ids 101,
+ * 102, 103: what the plugin sends as products[].external_id). `platform`: woocommerce, or shopify
+ * (held to Shopify's published schema like the tests' stand-in, with a cost bucket that never runs
+ * dry: the benchmark measures our D1 cost per write-back, not Shopify's cost limit; a Plus shop's
+ * 1,000 points a second carry about one shipment a second, and the client's waits for a refill are
+ * tested in test/shops/platforms/shopify.test.ts).
  */
-export async function startStandInShop(dataDir, firstId, count) {
+export async function startStandInShop(dataDir, firstId, count, platform = "woocommerce") {
   const outfile = join(dataDir, "stand-ins.mjs");
+  const root = join(dataDir, "..", "..");
   await build({
     stdin: {
-      contents: 'export { startStandIns } from "./test/shops/stand-ins/harness.ts"; export { woocommerceStandIn } from "./test/shops/stand-ins/woocommerce.ts";',
-      resolveDir: join(dataDir, "..", ".."),
+      contents:
+        'export { startStandIns } from "./test/shops/stand-ins/harness.ts"; export { woocommerceStandIn } from "./test/shops/stand-ins/woocommerce.ts"; export { shopifyStandIn } from "./test/shops/stand-ins/shopify.ts";',
+      resolveDir: root,
       loader: "ts",
     },
     bundle: true,
@@ -160,33 +172,47 @@ export async function startStandInShop(dataDir, firstId, count) {
     format: "esm",
     outfile,
     logLevel: "error",
+    // The Shopify stand-in finds its cached schema from its own folder, not the bundle's.
+    define: { "import.meta.dirname": JSON.stringify(join(root, "test", "shops", "stand-ins")) },
   });
-  const { startStandIns, woocommerceStandIn } = await import(pathToFileURL(outfile).href);
-  const standIns = await startStandIns([woocommerceStandIn]);
-  const orders = Array.from({ length: count }, (_, i) => ({
-    id: firstId + i,
-    line_items: [
-      { id: 101, product_id: 1, sku: "SKU-1-1", name: "Blue mug", quantity: 2 },
-      { id: 102, product_id: 2, sku: "SKU-1-2", name: "Teapot", quantity: 1 },
-      { id: 103, product_id: 3, name: "Tea towel", quantity: 4 },
-    ],
-  }));
-  const res = await fetch(`${standIns.url}/__shops`, { method: "POST", body: JSON.stringify({ platform: "woocommerce", seed: { orders } }) });
+  const { startStandIns, woocommerceStandIn, shopifyStandIn } = await import(pathToFileURL(outfile).href);
+  const standIns = await startStandIns([woocommerceStandIn, shopifyStandIn]);
+  const lines = [
+    { id: 101, product_id: 1, sku: "SKU-1-1", name: "Blue mug", quantity: 2 },
+    { id: 102, product_id: 2, sku: "SKU-1-2", name: "Teapot", quantity: 1 },
+    { id: 103, product_id: 3, sku: null, name: "Tea towel", quantity: 4 },
+  ];
+  const seed =
+    platform === "shopify"
+      ? {
+          bucket: { maximumAvailable: 10_000_000, restoreRate: 1_000_000 },
+          orders: Array.from({ length: count }, (_, i) => ({
+            id: firstId + i,
+            lineItems: lines.map((l) => ({ id: l.id, sku: l.sku, variantId: 500 + l.product_id, title: l.name, quantity: l.quantity, price: "10.00" })),
+          })),
+        }
+      : { orders: Array.from({ length: count }, (_, i) => ({ id: firstId + i, line_items: lines.map(({ sku, ...l }) => (sku ? { ...l, sku } : l)) })) };
+  const res = await fetch(`${standIns.url}/__shops`, { method: "POST", body: JSON.stringify({ platform, seed }) });
   const shop = await res.json();
   const state = async () => (await (await fetch(`${standIns.url}/__shops/${shop.id}`)).json()).state;
   return { shop, state, close: standIns.close };
 }
 
-/** A live WooCommerce connection of the account to the stand-in shop, serving SHIP_SOURCE: straight into the running Worker's file. */
-export function addShopConnection(persistDir, account, shop) {
+/** A live connection of the account to the stand-in shop, serving its source (SHIP_SOURCE, or SHOPIFY_SHIP_SOURCE): straight into the running Worker's file. */
+export function addShopConnection(persistDir, account, shop, platform = "woocommerce") {
   const db = new DatabaseSync(shardFile(persistDir, account.shard ?? 0), { timeout: 10_000 });
   const now = new Date().toISOString().replace("Z", "000Z");
+  // Shopify's as its settings schema fills them in; intake off: its orders come from the benchmark, not from webhooks or the pull.
+  const settings =
+    platform === "shopify"
+      ? { mode: "live", api_version: "2026-10", location_id: null, intake: false, notify_customer: true }
+      : { mode: "live", complete_status: "completed", tracking: "auto" };
   try {
-    const sealed = sealForWorker(BENCH_SECRETS_KEY, JSON.stringify(shop.credentials), `shop_connection:${account.id}:woocommerce`);
+    const sealed = sealForWorker(BENCH_SECRETS_KEY, JSON.stringify(shop.credentials), `shop_connection:${account.id}:${platform}`);
     db.prepare(
       `INSERT INTO shop_connections (account_id, platform, name, base_url, credentials_sealed, credentials_hint, sources, settings, active, created_at, updated_at)
-       VALUES (?, 'woocommerce', 'Bench stand-in shop', ?, ?, '{}', ?, ?, 1, ?, ?)`,
-    ).run(account.id, shop.base_url, sealed, JSON.stringify([SHIP_SOURCE]), JSON.stringify({ mode: "live", complete_status: "completed", tracking: "auto" }), now, now);
+       VALUES (?, ?, ?, ?, ?, '{}', ?, ?, 1, ?, ?)`,
+    ).run(account.id, platform, `Bench stand-in ${platform}`, shop.base_url, sealed, JSON.stringify([platform === "shopify" ? SHOPIFY_SHIP_SOURCE : SHIP_SOURCE]), JSON.stringify(settings), now, now);
   } finally {
     db.close();
   }

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ensureSeeded, LAYOUTS, runCopy, shardFile } from "./seed.mjs";
 import { orderBody, workloads } from "./workloads.mjs";
-import { addShopConnection, BENCH_SECRETS_KEY, consoleSession, ordersToDecline, preparePipelineCopy, SHIP_SOURCE, startSink, startStandInShop } from "./pipeline.mjs";
+import { addShopConnection, BENCH_SECRETS_KEY, consoleSession, ordersToDecline, preparePipelineCopy, SHIP_SOURCE, SHOPIFY_SHIP_SOURCE, startSink, startStandInShop } from "./pipeline.mjs";
 import { measureRecovery, recoveryReport } from "./recovery.mjs";
 import { measureWriteBackCrash, writeBackCrashReport } from "./recovery/write-backs.mjs";
 import { hungShopReport, measureHungShop } from "./recovery/hung-shop.mjs";
@@ -574,20 +574,39 @@ async function runSize(size, layout = "one") {
       answer: (id) => ({ line_id: id, action: "ship", carrier: "PostNL", tracking_number: `BENCH-${id}` }),
       status: "completed",
     });
+    // The same into a stand-in Shopify (issue 33): three fulfillments a request, the completion
+    // skipped (Shopify marks the order fulfilled itself); its write-back's D1 cost beside WooCommerce's.
+    const firstShopifyOrder = 5_000_000;
+    const shopify = await startStandInShop(join(root, "bench", ".data"), firstShopifyOrder, shipCount, "shopify");
+    const shipShopifyW = supplierAnswers({
+      name: "ship + write-back into Shopify (supplier API)",
+      amount: SHIPS,
+      prepare: (worker) => {
+        addShopConnection(persist, account, shopify.shop, "shopify");
+        console.log(`  (creating ${shipCount} orders for the pull supplier to ship into Shopify…)`);
+        return ordersToDecline(worker.base, headers, supplierKey, shipCount, (i) => orderBody(String(firstShopifyOrder + i)), SHOPIFY_SHIP_SOURCE);
+      },
+      answer: (id) => ({ line_id: id, action: "ship", carrier: "PostNL", tracking_number: `BENCH-${id}` }),
+      status: "completed",
+    });
     try {
       pipelinePhase = await runPhase(
         persist,
         headers,
-        [{ ...floorW, name: "floor (pipeline phase)" }, { ...createW, name: "create order + pipeline in-process", kind: "create" }, declineW, shipW],
+        [{ ...floorW, name: "floor (pipeline phase)" }, { ...createW, name: "create order + pipeline in-process", kind: "create" }, declineW, shipW, shipShopifyW],
         { pipeline: true },
       );
       pipelinePhase.sinkReceived = sink.received();
       const shopOrders = (await standIn.state()).orders;
       pipelinePhase.shopCompleted = shopOrders.filter((o) => o.status === "completed").length;
       pipelinePhase.shopTrackings = shopOrders.reduce((n, o) => n + o.trackings.length, 0);
+      const shopifyState = await shopify.state();
+      pipelinePhase.shopifyFulfillments = shopifyState.orders.reduce((n, o) => n + o.fulfillments.length, 0);
+      pipelinePhase.shopifyInvalid = shopifyState.operations.filter((o) => !o.valid).length;
     } finally {
       await sink.stop();
       await standIn.close();
+      await shopify.close();
     }
   }
 
@@ -633,6 +652,8 @@ async function runSize(size, layout = "one") {
     sinkReceived: pipelinePhase?.sinkReceived ?? 0,
     shopCompleted: pipelinePhase?.shopCompleted ?? 0,
     shopTrackings: pipelinePhase?.shopTrackings ?? 0,
+    shopifyFulfillments: pipelinePhase?.shopifyFulfillments ?? 0,
+    shopifyInvalid: pipelinePhase?.shopifyInvalid ?? 0,
 
     pipeline: pipelinePhase?.pipeline ?? [],
     pipelinePlans: [...pipelinePlans.values()],
@@ -743,6 +764,7 @@ function report(run) {
   }
   if (run.pipelineResults.length) lines.push(`\nThe webhook sink received ${fmt(run.sinkReceived)} dispatch documents during the phase.`);
   if (run.pipelineResults.length) lines.push(`The stand-in shop holds ${fmt(run.shopTrackings)} trackings and ${fmt(run.shopCompleted)} completed orders written back during the phase.`);
+  if (run.pipelineResults.length) lines.push(`The stand-in Shopify holds ${fmt(run.shopifyFulfillments)} fulfillments written back during the phase (${fmt(run.shopifyInvalid)} operations invalid against Shopify's schema).`);
   if (run.recovery) lines.push(`\n${recoveryReport(run.recovery)}`);
   // The console's pages against the API calls they show (issue 12: the same D1 statements, no query per row).
   const pages = results.filter(({ w }) => w.kind === "console");

@@ -20,6 +20,7 @@ import { OrderEvents } from "../events/order-events.pages";
 import { activeWebhookOf, orderEventsOf, orderEventsStatement, type OrderEvent } from "../events/order-events.service";
 import { CancelSection, type CancelForm } from "./cancel-section";
 import { InTheShop } from "../shops/write-backs.pages";
+import { shopOrderNameOf } from "../shops/platforms";
 import { orderWriteBacksStatement, writeBacksOf, type WriteBack } from "../shops/write-back.service";
 import { lineProgress, orderProgress, orderProgressWords, shippedOf, workPending, type OrderProgress } from "./progress";
 import { LineActions } from "../routing/line-actions.pages";
@@ -83,6 +84,7 @@ function OrderPage({
   const { order, logs } = detail;
   const blockReason = order.blocked ? blockReasonOf(logs) : null;
   const logsOf = groupBy(logs, (l) => l.orderLineId);
+  const inShop = shopOrderNameOf(order.custom ?? null);
   return (
     <>
       <nav aria-label="Breadcrumb" class="breadcrumb">
@@ -91,7 +93,7 @@ function OrderPage({
       <hgroup>
         <h1>Order {order.reference}</h1>
         <p>
-          External ID <strong>{order.externalId}</strong> from {order.source} · created <LocalTime iso={order.createdAt} /> ·{" "}
+          External ID <strong>{order.externalId}</strong>{inShop ? <> ({inShop.label} order <strong>{inShop.name}</strong>)</> : null} from {order.source} · created <LocalTime iso={order.createdAt} /> ·{" "}
           <OrderState progress={orderProgress(detail.lines, (l) => ({ logs: logsOf.get(l.id) ?? [] }))} completedAt={order.completedAt} />
         </p>
       </hgroup>

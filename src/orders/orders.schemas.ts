@@ -420,7 +420,7 @@ const sortParam = z
 export const ListOrdersFields = z.object({
   q: searchParam.openapi({
     description:
-      `Orders whose reference, external_id, customer's first name, last name, first and last name, company name, e-mail or postcode is ` +
+      `Orders whose reference, external_id, customer's first name, last name, first and last name, company name, e-mail, postcode, or Shopify order name (#1001 or 1001) is ` +
       `exactly this, ignoring spaces and the case of ASCII letters (e-mail addresses: the whole address). Up to ${SEARCH_MAX} characters.`,
   }),
   sort: sortParam.openapi({

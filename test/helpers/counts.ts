@@ -15,7 +15,7 @@ function add(map: Counted, key: string, n = 1) {
   map.set(key, (map.get(key) ?? 0) + n);
 }
 
-/** The order search's keys of one order, each with how many of its values give it (drizzle/0037). */
+/** The order search's keys of one order, each with how many of its values give it (drizzle/0037, 0043). */
 export function searchKeysOf(order: SearchedOrder, lineNames: string[]): Counted {
   const keys: Counted = new Map();
   const norm = (v: string) => asciiLower(v.replace(/[ \t\n\r]/g, ""));
@@ -26,6 +26,9 @@ export function searchKeysOf(order: SearchedOrder, lineNames: string[]): Counted
   };
   const whole = [order.reference, order.external_id, order.first_name, order.last_name, order.first_name + order.last_name, order.company_name, order.email, order.postcode, order.city, ...lineNames];
   for (const v of whole) if (v !== null) add(keys, norm(v));
+  // A Shopify order's name (custom.shopify_name, text only), whole and without its leading '#' (0043).
+  const shopName = shopNameOf(order.custom);
+  if (shopName !== null) for (const v of [shopName, shopName.replace(/^#+/, "")]) add(keys, norm(v));
   for (const v of [`${order.first_name} ${order.last_name}`, order.company_name, order.city]) {
     if (v === null) continue;
     const chars = Array.from(v);
@@ -40,7 +43,15 @@ export function searchKeysOf(order: SearchedOrder, lineNames: string[]): Counted
   return keys;
 }
 
+function shopNameOf(custom: string | null | undefined): string | null {
+  if (!custom) return null;
+  const value = (JSON.parse(custom) as Record<string, unknown> | null)?.shopify_name;
+  return typeof value === "string" ? value : null;
+}
+
 export type SearchedOrder = {
+  /** The custom column as stored (JSON text). */
+  custom?: string | null;
   reference: string;
   external_id: string;
   first_name: string;
@@ -60,7 +71,7 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
   const lineScope = accountIds ? `WHERE l.account_id IN (SELECT value FROM json_each('${JSON.stringify(accountIds)}'))` : "";
   const [orders, lines, products, counters, facets, fts, searchKeys, shipped] = await db.batch([
     db.prepare(
-      `SELECT id, account_id, test, blocked, source, created_at, completed_at, total, external_id, reference, first_name, last_name, company_name, email, postcode, city FROM orders ${scope}`,
+      `SELECT id, account_id, test, blocked, source, created_at, completed_at, total, external_id, reference, first_name, last_name, company_name, email, postcode, city, custom FROM orders ${scope}`,
     ),
     db.prepare(`SELECT l.id, l.order_id, l.current_status, l.matched_supplier_id, l.name, l.quantity FROM order_lines l ${lineScope}`),
     db.prepare(`SELECT account_id, product_feed_id FROM products ${scope}`),

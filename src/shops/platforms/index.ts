@@ -51,3 +51,12 @@ export function registerPlatform<C, S>(platform: ShopPlatform<C, S>): () => void
   // Undoes it (a test's platform must not outlive its file: test files share one Worker).
   return () => void (registry.get(platform.name) === adapter && registry.delete(platform.name));
 }
+
+/** An order's name in the shop it came from (the console shows it), from the first platform that knows it. */
+export function shopOrderNameOf(custom: Record<string, unknown> | null): { label: string; name: string } | null {
+  for (const p of registry.values()) {
+    const name = p.orderName?.(custom);
+    if (name) return { label: p.label, name };
+  }
+  return null;
+}

@@ -187,6 +187,11 @@ export interface ShopPlatform<Credentials = Record<string, string>, Settings = R
    */
   connected?(conn: ShopConnection<Credentials, Settings>, http: ShopHttp, setup: { origin: string; accountId: number }): Promise<Check>;
   disconnected?(conn: ShopConnection<Credentials, Settings>, http: ShopHttp): Promise<void>;
+  /**
+   * The order's own name in the shop, as its staff say it (Shopify's "#1001"), from what the
+   * platform's intake kept in the order's `custom`; null for an order it did not take in.
+   */
+  orderName?(custom: Record<string, unknown> | null): string | null;
   /** Stock and prices into the shop's products; a platform without it syncs nothing (its syncs fail, saying so). */
   stock?: StockPlatform<Credentials, Settings>;
   /**

@@ -10,11 +10,15 @@ import worker from "../../../src/index";
 import { PULL_PAGES } from "../../../src/shops/order-pull.service";
 import { PULL_PAGE } from "../../../src/shops/platforms/shopify/pull";
 import { createAccount, rows } from "../../helpers/factories";
+import { getPage, signIn } from "../../helpers/console-http";
+import { countsDiff } from "../../helpers/counts";
 import { call, type Credentials } from "../../helpers/http";
 import { answered, ship, writeBacksSettled } from "../../helpers/shops";
 import { awaitingPickup, supplierChain } from "../../helpers/suppliers";
-import { STOCK_ON } from "../../helpers/stock";
+import { STOCK_ON, syncWithProducts } from "../../helpers/stock";
 import { syncedShop } from "../../helpers/stock-platforms";
+import { shopify } from "../../../src/shops/platforms/shopify/adapter";
+import { adapterAt, failure } from "./adapter-at";
 import { createStandInShop, injectFault, standInShop, type StandInShopHandle } from "../stand-ins/client";
 import type { ShopifyState } from "../stand-ins/shopify";
 
@@ -154,6 +158,15 @@ describe("Shopify's orders in", () => {
       ["4401", "MUG-BLUE", "Blue mug", 3, 12.5],
       ["4402", "PLATE-RED", "Red plate", 1, 20],
     ]);
+
+    // Its name in Shopify is found by the list's one search, with or without the '#', and shown on its console page.
+    const found = async (q: string) => ((await call("GET", `/api/v1/orders?q=${encodeURIComponent(q)}`, { creds })).json.data as { reference: string }[]).map((o) => o.reference);
+    expect([await found("#1001"), await found("1001"), await found(" #1001 "), await found("#1002"), await found("#100")]).toEqual([[String(first.json.reference)], [String(first.json.reference)], [String(first.json.reference)], [], []]);
+    // The search's keys are exactly what the base tables say (test/helpers/counts.ts recomputes them).
+    expect(await countsDiff(env.DB, [creds.accountId])).toEqual({ counters: [], facets: [], fts: [] });
+    const { jar } = await signIn({ account_id: String(creds.accountId), api_key: creds.apiKey });
+    const page = await getPage(`/console/orders/${first.json.reference}`, jar);
+    expect(page.html).toContain("External ID <strong>5550001</strong> (Shopify order <strong>#1001</strong>) from My Shopify");
   });
 
   it("refuses a wrong signature, a body changed after signing, an unknown or deleted connection, a paused one, and a huge body: nothing stored", async () => {
@@ -239,6 +252,44 @@ describe("back into Shopify", () => {
     expect(state.operations.every((op) => op.valid)).toBe(true);
   });
 
+  it("several tracking numbers for one shipment are several fulfillments, the units split without inventing any; one made before a failure is found, not made again", async () => {
+    // A bucket that holds this test's reads (the waits for a refill are the client's, tested above).
+    const shop = await createStandInShop("shopify", { orders: [ORDER], bucket: { maximumAvailable: 20_000 } });
+    const { conn, http } = adapterAt("shopify", shop.base_url, shop.credentials);
+    const ref = { externalId: String(ORDER.id), reference: "R-1" };
+    const shopOrder = await shopify.findOrder(conn, http, ref);
+    const line = (i: number) => ({ lineId: i + 1, productId: String(ORDER.lineItems[i].variantId), sku: ORDER.lineItems[i].sku, name: ORDER.lineItems[i].title, quantity: ORDER.lineItems[i].quantity });
+    const tracking = (number: string) => ({ carrier: "DHL", number, url: `https://track.example.com/${number}` });
+    const write = (i: number, quantity: number, numbers: string[]) => ({ order: ref, lines: [{ line: line(i), quantity }], trackings: numbers.map(tracking), orderShippedInFull: false });
+
+    // Three mugs in two parcels: 2 + 1. The second fulfillment meets a 429: the first is made, the write fails.
+    await injectFault(shop, { path: GRAPHQL, sent: "fulfillmentCreate[\\s\\S]*JD02", status: 429, headers: { "retry-after": "1" }, body: { errors: "Exceeded 2 calls per second for api client." } });
+    const first = await shopify.writeShipment(conn, http, shopOrder, write(0, 3, ["JD01", "JD02"]), { look: false }).catch((e: unknown) => e);
+    // A clear failure, so the retry is not asked to look; it looks anyway, finds the first and makes the second.
+    expect(first).toMatchObject({ kind: "rate_limited" });
+    const again = await shopify.writeShipment(conn, http, shopOrder, write(0, 3, ["JD01", "JD02"]), { look: false });
+    const o = (await held(shop)).orders[0];
+    expect(o.fulfillments.map((f) => [f.lines, f.tracking.map((t) => t.number)])).toEqual([
+      [[{ lineItemId: 11, quantity: 2 }], ["JD01"]],
+      [[{ lineItemId: 11, quantity: 1 }], ["JD02"]],
+    ]);
+    expect(again).toEqual({ outcome: "written", shopIds: o.fulfillments.map((f) => `gid://shopify/Fulfillment/${f.id}`) });
+    // Asked again: both found, nothing made.
+    expect(await shopify.writeShipment(conn, http, shopOrder, write(0, 3, ["JD01", "JD02"]), { look: false })).toEqual({ outcome: "found", shopIds: again.outcome === "written" ? again.shopIds : [] });
+
+    // One plate, two numbers: one unit cannot be split, so both numbers go on its one fulfillment.
+    await shopify.writeShipment(conn, http, shopOrder, write(1, 1, ["JD03", "JD04"]), { look: false });
+    const after = (await held(shop)).orders[0];
+    expect(after.fulfillments.slice(2).map((f) => [f.lines, f.tracking])).toEqual([
+      [[{ lineItemId: 12, quantity: 1 }], [tracking("JD03"), tracking("JD04")].map((t) => ({ company: t.carrier, number: t.number, url: t.url }))],
+    ]);
+    // Never more than is left: nothing written.
+    const error = await failure(shopify.writeShipment(conn, http, shopOrder, write(0, 2, ["JD05", "JD06"]), { look: false }));
+    expect(error.message).toBe("Shopify order #1001 has 0 of MUG-BLUE left to fulfill, not 2: nothing was written");
+    expect((await held(shop)).orders[0].fulfillments).toHaveLength(3);
+    expect((await held(shop)).operations.every((op) => op.valid)).toBe(true);
+  });
+
   it("a declined line with no re-route left is a line of the staff note and a hold on the fulfillment order; orders/cancelled cancels the rest through the supplier", async () => {
     const { creds, shop } = await shopWithConnection();
     const [{ key }] = await supplierChain(creds, [{ channel: "pull" }]);
@@ -298,6 +349,46 @@ describe("stock into Shopify", () => {
       ] } },
     ]);
     expect(state.operations.filter((o) => o.query.includes("query Levels"))).toHaveLength(2);
+    expect(state.operations.every((o) => o.valid)).toBe(true);
+  });
+});
+
+describe("prices into Shopify", () => {
+  it("price sync on: the stock, then one productVariantsBulkUpdate per product with its variants' prices; a refused variant fails in Shopify's words, the rest are written", async () => {
+    const seed = {
+      variants: [
+        { id: 4401, sku: "MUG-1", barcode: null, inventoryItemId: 8801, productId: 601, price: "9.00" },
+        { id: 4402, sku: "MUG-2", barcode: null, inventoryItemId: 8802, productId: 601, price: "9.00" },
+        { id: 4403, sku: "PLATE", barcode: null, inventoryItemId: 8803, productId: 602, price: "5.00" },
+      ],
+      available: { "8801@71000001": 1, "8802@71000001": 1, "8803@71000001": 1 },
+    };
+    const settings = { ...STOCK_ON, price_sync: { enabled: true, markup_percent: 50, round_to: 0.99 } };
+    const refusal = { data: { productVariantsBulkUpdate: { product: null, productVariants: null, userErrors: [{ field: ["variants", "0", "price"], message: "Price must be less than 1000000000000000000", code: "INVALID" }] } } };
+    const { creds, shop, connectionId, sync } = await syncedShop("shopify", seed, settings, [
+      { sku: "MUG-1", stock_quantity: 7, purchase_price: 10 },
+      { sku: "MUG-2", stock_quantity: 3, purchase_price: 12 },
+      { sku: "PLATE", stock_quantity: 4, purchase_price: 2 },
+    ], (s) => injectFault(s, { path: GRAPHQL, sent: "productVariantsBulkUpdate[\\s\\S]*Product/602", status: 200, body: refusal }));
+    expect(sync).toMatchObject({ status: "succeeded", total: 3, counts: { updated: 2, failed: 1 } });
+    const products = (await syncWithProducts(creds, connectionId, sync.id)).products.data;
+    expect(products.map((p: Record<string, unknown>) => [p.key, p.outcome, p.price, p.reason])).toEqual([
+      ["MUG-1", "updated", 15.99, null],
+      ["MUG-2", "updated", 18.99, null],
+      ["PLATE", "failed", 3.99, "Shopify refused the price: Price must be less than 1000000000000000000"],
+    ]);
+    const state = await held(shop);
+    expect(state.available).toEqual({ "8801@71000001": 7, "8802@71000001": 3, "8803@71000001": 4 });
+    expect(state.variants.map((v) => [v.sku, v.price])).toEqual([
+      ["MUG-1", "15.99"],
+      ["MUG-2", "18.99"],
+      ["PLATE", "5.00"],
+    ]);
+    const bulk = (await standInShop(shop)).received.filter((r) => r.body.includes("productVariantsBulkUpdate")).map((r) => JSON.parse(r.body).variables);
+    expect(bulk).toEqual([
+      { productId: "gid://shopify/Product/601", variants: [{ id: "gid://shopify/ProductVariant/4401", price: "15.99" }, { id: "gid://shopify/ProductVariant/4402", price: "18.99" }] },
+      { productId: "gid://shopify/Product/602", variants: [{ id: "gid://shopify/ProductVariant/4403", price: "3.99" }] },
+    ]);
     expect(state.operations.every((o) => o.valid)).toBe(true);
   });
 });

@@ -53,7 +53,8 @@ export type ShopifyOrder = {
   fulfillments: Fulfillment[];
 };
 type Webhook = { id: number; topic: string; uri: string; createdAt: string };
-type Variant = { id: number; sku: string | null; barcode: string | null; inventoryItemId: number };
+/** A product variant: `productId` its product (default: one product per variant, 7_000_000 + id), `price` its price as Shopify's decimal text (default "0.00"). */
+type Variant = { id: number; sku: string | null; barcode: string | null; inventoryItemId: number; productId?: number; price?: string };
 
 export type ShopifyState = {
   domain: string;
@@ -79,7 +80,7 @@ export type ShopifySeed = {
 };
 
 /** A custom app with every scope the connection needs (shopify.dev/docs/api/usage/access-scopes). */
-export const ALL_SCOPES = ["read_orders", "write_orders", "read_merchant_managed_fulfillment_orders", "write_merchant_managed_fulfillment_orders", "read_products", "read_inventory", "write_inventory"];
+export const ALL_SCOPES = ["read_orders", "write_orders", "read_merchant_managed_fulfillment_orders", "write_merchant_managed_fulfillment_orders", "read_products", "write_products", "read_inventory", "write_inventory"];
 
 const gid = (type: string, id: number) => `gid://shopify/${type}/${id}`;
 const idOf = (value: unknown, type: string): number | null => {
@@ -241,8 +242,11 @@ function rootValue(shop: StandInShop<ShopifyState>) {
   const state = shop.state;
   const findOrder = (id: unknown) => state.orders.find((o) => o.id === idOf(id, "Order")) ?? null;
   const touch = (o: ShopifyOrder) => (o.updatedAt = new Date().toISOString());
+  const productOf = (v: Variant) => v.productId ?? 7_000_000 + v.id;
+  const variantObject = (v: Variant) => ({ id: gid("ProductVariant", v.id), legacyResourceId: String(v.id), sku: v.sku, barcode: v.barcode, price: v.price ?? "0.00", product: { id: gid("Product", productOf(v)) } });
   const inventoryItem = (item: number) => ({
     id: gid("InventoryItem", item),
+    variant: () => variantObject(state.variants.find((v) => v.inventoryItemId === item)!),
     inventoryLevel: (a: { locationId: string }) => {
       const key = `${item}@${idOf(a.locationId, "Location")}`;
       return key in state.available ? { id: gid("InventoryLevel", item), quantities: (q: { names: string[] }) => q.names.map((name) => ({ name, quantity: name === "available" ? state.available[key] : 0 })) } : null;
@@ -287,13 +291,7 @@ function rootValue(shop: StandInShop<ShopifyState>) {
       const terms = [...(args.query ?? "").matchAll(/(sku|barcode):"?([^" )]+)"?/g)].map((m) => ({ field: m[1], value: m[2] }));
       const list = state.variants.filter((v) => terms.length === 0 || terms.some((t) => (t.field === "sku" ? v.sku : v.barcode) === t.value));
       return connection(
-        list.map((v) => ({
-          id: gid("ProductVariant", v.id),
-          legacyResourceId: String(v.id),
-          sku: v.sku,
-          barcode: v.barcode,
-          inventoryItem: inventoryItem(v.inventoryItemId),
-        })),
+        list.map((v) => ({ ...variantObject(v), inventoryItem: inventoryItem(v.inventoryItemId) })),
         args.first,
       );
     },
@@ -373,6 +371,23 @@ function rootValue(shop: StandInShop<ShopifyState>) {
       fo.holds = fo.holds.filter((h) => ids && !ids.includes(h.id));
       if (fo.holds.length === 0 && fo.status === "ON_HOLD") fo.status = fo.lines.some((l) => l.remainingQuantity < l.totalQuantity) ? "IN_PROGRESS" : "OPEN";
       return ok({ fulfillmentOrder: { id: args.id, status: fo.status } });
+    },
+    // shopify.dev/docs/api/admin-graphql/latest/mutations/productVariantsBulkUpdate: the variants of one product; a variant
+    // of another product, or a price that is no decimal, refuses the call with the variant's index in the field (nothing changed).
+    productVariantsBulkUpdate: (args: { productId: string; variants: { id?: string; price?: string }[] }) => {
+      const product = idOf(args.productId, "Product");
+      if (!state.variants.some((v) => productOf(v) === product)) return { product: null, productVariants: null, ...refused(["productId"], "Product does not exist", "PRODUCT_DOES_NOT_EXIST") };
+      const errors: UserError[] = [];
+      const changes: { v: Variant; price: string | undefined }[] = [];
+      args.variants.forEach((input, i) => {
+        const v = state.variants.find((x) => x.id === idOf(input.id, "ProductVariant") && productOf(x) === product);
+        if (!v) errors.push({ field: ["variants", String(i), "id"], message: "Product variant does not exist", code: "PRODUCT_VARIANT_DOES_NOT_EXIST" });
+        else if (input.price !== undefined && !/^\d+(\.\d{1,2})?$/.test(input.price)) errors.push({ field: ["variants", String(i), "price"], message: "Price must be a number", code: "INVALID" });
+        else changes.push({ v, price: input.price });
+      });
+      if (errors.length) return { product: null, productVariants: null, userErrors: errors };
+      for (const c of changes) if (c.price !== undefined) c.v.price = c.price;
+      return ok({ product: { id: args.productId }, productVariants: changes.map((c) => variantObject(c.v)) });
     },
     inventorySetQuantities: (args: { input: { name: string; reason: string; referenceDocumentUri?: string; quantities: { inventoryItemId: string; locationId: string; quantity: number; changeFromQuantity?: number | null }[] } }) => {
       const input = args.input;

@@ -5,11 +5,13 @@
 // of the `available` quantities at the connection's location, at most 250 per call, each with the
 // compare value Shopify asks for (changeFromQuantity), read just before. A stale compare (someone
 // sold or counted meanwhile) is read again and written again, never overwritten blindly.
-// Prices are not written to Shopify yet: a price is refused in words, the stock still written.
+// Prices, with price_sync on, go with the stock: ./prices.ts.
 import { ShopError, type ShopHttp } from "../http";
 import type { ShopStockProduct, ShopStockValue, StockMatchBy, StockPlatform, StockWriteResult } from "../platform";
 import type { Credentials, Settings } from "../settings";
+import { decimalToUnits } from "../../../lib/money";
 import { gql, toGid, type ShopifyConn, type UserError } from "./client";
+import { writeShopifyPrices } from "./prices";
 
 const PAGE = 100;
 const STALE_RETRIES = 3;
@@ -21,7 +23,7 @@ const VARIANTS = `query Variants($first: Int!, $after: String, $query: String) {
 }`;
 const PRIMARY_LOCATION = `query Location { location { id } }`;
 const LEVELS = `query Levels($ids: [ID!]!, $location: ID!) {
-  nodes(ids: $ids) { ... on InventoryItem { id inventoryLevel(locationId: $location) { quantities(names: ["available"]) { name quantity } } } }
+  nodes(ids: $ids) { ... on InventoryItem { id variant { id price product { id } } inventoryLevel(locationId: $location) { quantities(names: ["available"]) { name quantity } } } }
 }`;
 const SET = `mutation SetStock($input: InventorySetQuantitiesInput!) {
   inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id } userErrors { field message code } }
@@ -49,11 +51,19 @@ async function locationOf(conn: ShopifyConn, http: ShopHttp): Promise<string> {
   return data.location.id;
 }
 
-/** The available quantity of each inventory item at the location; null where the item is not stocked there. */
-async function levels(conn: ShopifyConn, http: ShopHttp, location: string, ids: string[]): Promise<Map<string, number | null>> {
-  const { data } = await gql<{ nodes: ({ id: string; inventoryLevel: { quantities: { name: string; quantity: number }[] } | null } | null)[] }>(conn, http, LEVELS, { ids, location });
-  const out = new Map<string, number | null>();
-  for (const n of data.nodes ?? []) if (n?.id) out.set(n.id, n.inventoryLevel?.quantities.find((q) => q.name === "available")?.quantity ?? null);
+/** What an inventory item holds now: its available quantity at the location (null: not stocked there), its variant's price, variant and product. */
+type Level = { quantity: number | null; price: number | null; variantId: string; productId: string };
+type LevelJson = { id: string; variant: { id: string; price: string; product: { id: string } }; inventoryLevel: { quantities: { name: string; quantity: number }[] } | null };
+
+/** Each inventory item's level; an id Shopify no longer has is not in the map. */
+async function levels(conn: ShopifyConn, http: ShopHttp, location: string, ids: string[]): Promise<Map<string, Level>> {
+  const { data } = await gql<{ nodes: (LevelJson | null)[] }>(conn, http, LEVELS, { ids, location });
+  const out = new Map<string, Level>();
+  for (const n of data.nodes ?? []) {
+    if (!n?.id) continue;
+    const quantity = n.inventoryLevel?.quantities.find((q) => q.name === "available")?.quantity ?? null;
+    out.set(n.id, { quantity, price: decimalToUnits(n.variant.price), variantId: n.variant.id, productId: n.variant.product.id });
+  }
   return out;
 }
 
@@ -73,23 +83,19 @@ export const shopifyStock: StockPlatform<Credentials<"shopify">, Settings<"shopi
   async readStock(conn, http, products) {
     const location = await locationOf(conn, http);
     const now = await levels(conn, http, location, products.map((p) => p.shopId));
-    return products.map((p): ShopStockValue => ({ shopId: p.shopId, quantity: now.get(p.shopId) ?? null, price: null }));
+    return products.map((p): ShopStockValue => ({ shopId: p.shopId, quantity: now.get(p.shopId)?.quantity ?? null, price: now.get(p.shopId)?.price ?? null }));
   },
 
   async writeStock(conn, http, writes) {
     const results = new Map<string, StockWriteResult>();
-    for (const w of writes) {
-      if (w.price !== null) results.set(w.shopId, { shopId: w.shopId, ok: false, missing: false, reason: "Prices are not written into Shopify yet (docs/shops/shopify.md): turn price_sync off for this connection" });
-      else if (w.quantity === null) results.set(w.shopId, { shopId: w.shopId, ok: true });
-    }
-    let pending = writes.filter((w) => !results.has(w.shopId));
-    if (pending.length === 0) return writes.map((w) => results.get(w.shopId)!);
     const location = await locationOf(conn, http);
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      const current = await levels(conn, http, location, pending.map((w) => w.shopId));
-      for (const w of pending.filter((p) => !current.has(p.shopId) || current.get(p.shopId) === null)) {
-        const missing = !current.has(w.shopId);
-        results.set(w.shopId, { shopId: w.shopId, ok: false, missing, reason: missing ? "Shopify has no such inventory item any more" : "The variant is not stocked at the connection's location (Shopify: the product's inventory > locations)" });
+    let pending = writes.filter((w) => w.quantity !== null);
+    let known = new Map<string, Level>();
+    for (let attempt = 0; ; attempt++) {
+      known = await levels(conn, http, location, writes.map((w) => w.shopId));
+      for (const w of writes.filter((p) => !known.has(p.shopId))) results.set(w.shopId, { shopId: w.shopId, ok: false, missing: true, reason: "Shopify has no such inventory item any more" });
+      for (const w of pending.filter((p) => known.get(p.shopId)?.quantity === null)) {
+        results.set(w.shopId, { shopId: w.shopId, ok: false, missing: false, reason: "The variant is not stocked at the connection's location (Shopify: the product's inventory > locations)" });
       }
       pending = pending.filter((w) => !results.has(w.shopId));
       if (pending.length === 0) break;
@@ -97,14 +103,11 @@ export const shopifyStock: StockPlatform<Credentials<"shopify">, Settings<"shopi
         name: "available",
         reason: REASON,
         referenceDocumentUri: `gid://order-intake/StockSync/${conn.id}`,
-        quantities: pending.map((w) => ({ inventoryItemId: w.shopId, locationId: location, quantity: w.quantity!, changeFromQuantity: current.get(w.shopId)! })),
+        quantities: pending.map((w) => ({ inventoryItemId: w.shopId, locationId: location, quantity: w.quantity!, changeFromQuantity: known.get(w.shopId)!.quantity! })),
       };
       const res = await gql<{ inventorySetQuantities: { userErrors: UserError[] } }>(conn, http, SET, { input }, { mutation: true });
       const errors = res.dryRun ? [] : res.data.inventorySetQuantities.userErrors;
-      if (errors.length === 0) {
-        for (const w of pending) results.set(w.shopId, { shopId: w.shopId, ok: true });
-        break;
-      }
+      if (errors.length === 0) break;
       // Shopify applies a call whole or not at all: the refused quantities fail in its words, a stale compare is read again, the rest goes again.
       let stale = false;
       for (const e of errors) {
@@ -118,7 +121,11 @@ export const shopifyStock: StockPlatform<Credentials<"shopify">, Settings<"shopi
       if (stale && attempt >= STALE_RETRIES) {
         throw new ShopError("invalid", `Shopify's stock kept changing while we wrote it (CHANGE_FROM_QUANTITY_STALE ${STALE_RETRIES + 1} times): tried again later`);
       }
+      if (pending.length === 0) break;
     }
+    // Prices after the stock, for those whose stock went (or that carry no stock): a refused price fails the product in Shopify's words.
+    const prices = writes.filter((w) => w.price !== null && !results.has(w.shopId)).map((w) => ({ shopId: w.shopId, variantId: known.get(w.shopId)!.variantId, productId: known.get(w.shopId)!.productId, price: w.price! }));
+    for (const r of prices.length ? await writeShopifyPrices(conn, http, prices) : []) if (!r.ok) results.set(r.shopId, r);
     return writes.map((w) => results.get(w.shopId) ?? { shopId: w.shopId, ok: true });
   },
 };
