@@ -210,7 +210,8 @@ describe("Shopify's orders in", () => {
 
 describe("back into Shopify", () => {
   it("a partial then the full shipment reach Shopify as two fulfillments with their quantities and tracking, through THROTTLED and a hang, never twice", async () => {
-    const { creds, shop } = await shopWithConnection();
+    // A bucket that holds this test's reads: the THROTTLED answers are the injected ones, not the stand-in's own bucket running dry on a loaded machine.
+    const { creds, shop } = await shopWithConnection({ orders: [ORDER], bucket: { maximumAvailable: 20_000 } });
     const [{ key }] = await supplierChain(creds, [{ channel: "pull" }]);
     const d = await signedDelivery(shop, "orders/create");
     const { reference } = (await post(d.uris[0], d.headers, d.body)).json;
