@@ -20,6 +20,9 @@ const SEED = {
     { id: 4402, sku: "PLATE-RED", barcode: null, inventoryItemId: 8802 },
   ],
   available: { "8801@71000001": 1, "8802@71000001": 0 },
+  // A bucket that holds this test's reads: the THROTTLED answers are the injected ones, not the
+  // stand-in's own bucket running dry on a loaded machine (the client's refill waits: shopify.test.ts).
+  bucket: { maximumAvailable: 20_000 },
 };
 
 /** Each request whose body names `operation`, with the status it was answered (null: never answered). */

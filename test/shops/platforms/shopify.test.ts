@@ -105,7 +105,7 @@ describe("a Shopify connection", () => {
   });
 
   it("/test says which scopes are missing and that a version Shopify no longer serves answered as another", async () => {
-    const { creds, connection } = await shopWithConnection({ orders: [], scopes: ["read_orders"] }, { api_version: "2024-07", stock_sync: { enabled: true } });
+    const { creds, connection } = await shopWithConnection({ orders: [], scopes: ["read_orders"] }, { api_version: "2024-07", stock_sync: { enabled: true }, price_sync: { enabled: true } });
     const test = await call("POST", `/api/v1/shop-connections/${connection.id}/test`, { creds });
     expect(test.json.ok).toBe(false);
     expect(test.json.checks.slice(2)).toEqual([
@@ -114,7 +114,7 @@ describe("a Shopify connection", () => {
         name: "Scopes",
         ok: false,
         message:
-          "The app lacks the scopes read_merchant_managed_fulfillment_orders, write_merchant_managed_fulfillment_orders, write_orders, read_products, write_inventory: in Shopify, Settings > Apps and sales channels > Develop apps > the app > Configuration > Admin API integration, tick them, save, and install the app again.",
+          "The app lacks the scopes read_merchant_managed_fulfillment_orders, write_merchant_managed_fulfillment_orders, write_orders, read_products, write_inventory, write_products: in Shopify, Settings > Apps and sales channels > Develop apps > the app > Configuration > Admin API integration, tick them, save, and install the app again.",
       },
     ]);
   });
@@ -210,7 +210,8 @@ describe("Shopify's orders in", () => {
 
 describe("back into Shopify", () => {
   it("a partial then the full shipment reach Shopify as two fulfillments with their quantities and tracking, through THROTTLED and a hang, never twice", async () => {
-    const { creds, shop } = await shopWithConnection();
+    // A bucket that holds this test's reads: the THROTTLED answers are the injected ones, not the stand-in's own bucket running dry on a loaded machine.
+    const { creds, shop } = await shopWithConnection({ orders: [ORDER], bucket: { maximumAvailable: 20_000 } });
     const [{ key }] = await supplierChain(creds, [{ channel: "pull" }]);
     const d = await signedDelivery(shop, "orders/create");
     const { reference } = (await post(d.uris[0], d.headers, d.body)).json;

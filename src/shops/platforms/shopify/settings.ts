@@ -13,7 +13,7 @@ export const SHOPIFY_CREDENTIALS = z
   .object({
     access_token: described(secret, {
       label: "Admin API access token",
-      hint: "Shopify: Settings > Apps and sales channels > Develop apps > your app > API credentials (tick the scopes read_orders, write_orders, read/write_merchant_managed_fulfillment_orders, and read_products, write_inventory for stock first).",
+      hint: "Shopify: Settings > Apps and sales channels > Develop apps > your app > API credentials (tick the scopes read_orders, write_orders, read/write_merchant_managed_fulfillment_orders, and read_products, write_inventory for stock, write_products for prices first).",
       secret: true,
     }),
     api_secret: described(secret, { label: "API secret key", hint: "Shopify: beside the access token under API credentials; it checks the signature of the orders Shopify sends us.", secret: true }),
