@@ -225,7 +225,7 @@ ${rule}
  Console    ${base}/console       shop: Account ID ${account_id} and the API key below
  Supplier   ${base}/supplier      ${supplier_name ?? "the demo supplier"}: the supplier key below
  Operator   ${base}/operator      the admin token below
-${demoShop ? ` Demo shop  ${demoShop.shopUrl}   a stand-in WooCommerce shop; the demo's dry-run\n            shop connection writes back into it (docs/shops.md, "The demo")\n` : ""}
+${demoShop ? ` Demo shop  ${demoShop.shopUrl}   a stand-in WooCommerce shop; the demo's dry-run\n            shop connection writes back into it (docs/shops.md, "The demo")\n Shopify    ${demoShop.shopifyUrl}   a stand-in Shopify shop: its order #1001\n            came in as a signed webhook (docs/shops/shopify.md, "The demo")\n` : ""}
  Demo credentials
    account-id     ${account_id}
    api-key        ${api_key}

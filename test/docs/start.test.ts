@@ -68,9 +68,14 @@ async function expectDemoShop(base: string, credentials: { api_key: string; acco
   expect(shopUrl, banner).toBeDefined();
   const headers = { "api-key": credentials.api_key, "account-id": String(credentials.account_id) };
   const connections = (await (await fetch(`${base}/api/v1/shop-connections`, { headers })).json()) as { data: Record<string, unknown>[] };
+  const shopifyUrl = / Shopify {4}(http:\/\/127\.0\.0\.1:\d+\/s\/[0-9a-f]+) {3}a stand-in Shopify shop: its order #1001/.exec(banner)?.[1];
+  expect(shopifyUrl, banner).toBeDefined();
+  const stockSync = { enabled: true, match_by: "sku", quantity: "sum", buffer: 0, without_offer: "zero" };
   expect(connections.data).toEqual([
-    expect.objectContaining({ platform: "woocommerce", name: "Demo WooCommerce shop", base_url: shopUrl, sources: ["Demo WooCommerce"], active: true, settings: { mode: "dry_run", complete_status: "completed", tracking: "auto", stock_sync: { enabled: true, match_by: "sku", quantity: "sum", buffer: 0, without_offer: "zero" } } }),
+    expect.objectContaining({ platform: "woocommerce", name: "Demo WooCommerce shop", base_url: shopUrl, sources: ["Demo WooCommerce"], active: true, settings: { mode: "dry_run", complete_status: "completed", tracking: "auto", stock_sync: stockSync } }),
+    expect.objectContaining({ platform: "shopify", name: "Demo Shopify shop", base_url: shopifyUrl, active: true, settings: { mode: "dry_run", api_version: "2026-10", location_id: null, intake: true, notify_customer: true, stock_sync: stockSync } }),
   ]);
+  await expectDemoShopify(base, headers, connections.data[1].id as number);
   // Its first stock sync, started by the demo, ran in dry run: the Tuinhout feed's stock, recorded, not sent.
   const syncs = `${base}/api/v1/shop-connections/${connections.data[0].id}/stock-syncs`;
   const listed = await poll(async () => {
@@ -94,6 +99,20 @@ async function expectDemoShop(base: string, credentials: { api_key: string; acco
   expect(orders.data.map((o) => o.source)).toEqual(["Demo WooCommerce"]);
   const order = (await (await fetch(`${base}/api/v1/orders/${orders.data[0].reference}`, { headers })).json()) as { order_lines: { shipments: { tracking_number: string }[] }[] };
   expect(order.order_lines.map((l) => l.shipments.map((s) => s.tracking_number))).toEqual([["3SWOO1201"], ["3SWOO1201"]]);
+}
+
+/** The demo's Shopify order #1001, found by its name, routed by the catalogue to Tuinhout, and the connection's dry-run stock sync of the Tuinhout feed. */
+async function expectDemoShopify(base: string, headers: Record<string, string>, connectionId: number) {
+  const found = (await (await fetch(`${base}/api/v1/orders?q=${encodeURIComponent("#1001")}`, { headers })).json()) as { data: { external_id: string; source: string; reference: string; custom: unknown }[] };
+  expect(found.data.map((o) => [o.external_id, o.source, o.custom])).toEqual([["5500001", "Demo Shopify shop", { shopify_name: "#1001", shopify_connection_id: connectionId }]]);
+  const order = (await (await fetch(`${base}/api/v1/orders/${found.data[0].reference}`, { headers })).json()) as { order_lines: { reference: string; quantity: number; current_status: string }[] };
+  expect(order.order_lines.map((l) => [l.reference, l.quantity, l.current_status])).toEqual([["TH-TABLE", 1, "ruled"]]);
+  const syncs = `${base}/api/v1/shop-connections/${connectionId}/stock-syncs`;
+  const listed = await poll(async () => {
+    const { data } = (await (await fetch(syncs, { headers })).json()) as { data: { id: number; status: string }[] };
+    return data.length > 0 && data.every((s) => s.status === "succeeded" || s.status === "failed") ? data : null;
+  }, "the demo Shopify shop's stock sync to end", 15_000);
+  expect(listed).toEqual([expect.objectContaining({ status: "succeeded", total: 2, done: 2, counts: { updated: 2, unchanged: 0, unknown: 0, skipped: 0, failed: 0 }, error: null })]);
 }
 
 /**

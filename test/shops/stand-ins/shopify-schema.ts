@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { buildClientSchema, type GraphQLSchema, type IntrospectionQuery } from "graphql";
 
@@ -21,7 +21,14 @@ const PACKAGE = "@shopify/dev-mcp@1.16.0";
 const MEMBER = `package/dist/data/admin_${SCHEMA_VERSION}.json.gz`;
 const SHA256 = "f3b522f264556925eada700e795e4a002a9cba83444ebcc6c0d724254a0c6593";
 
-const cacheDir = resolve(import.meta.dirname, "../../../node_modules/.cache/shopify-admin-schema");
+/** The project's node_modules: found upwards, as this file also runs bundled into .wrangler/ by `npm start`'s demo (scripts/lib/demo-shop.mjs). */
+function nodeModules(): string {
+  for (let dir = import.meta.dirname; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "node_modules", "graphql"))) return join(dir, "node_modules");
+    if (dirname(dir) === dir) throw new Error(`no node_modules with graphql above ${import.meta.dirname}`);
+  }
+}
+const cacheDir = join(nodeModules(), ".cache", "shopify-admin-schema");
 const cached = join(cacheDir, `admin_${SCHEMA_VERSION}.json.gz`);
 
 function fetchSchemaFile(): Buffer {
