@@ -48,7 +48,7 @@ export function fileName(template: string, values: Record<string, string | numbe
   return template.replace(/\{(\w+)\}/g, (_, key: string) => String(values[key] ?? "").replace(/[/\\\p{Cc}]/gu, "_"));
 }
 
-const EXT: Record<FileFormat, string> = { csv: "csv", xml: "xml", json: "json" };
+const EXT: Record<FileFormat, string> = { csv: "csv", xml: "xml", json: "json", x12: "x12" };
 
 // ---- The bytes ---------------------------------------------------------------
 
