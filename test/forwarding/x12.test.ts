@@ -4,7 +4,7 @@
 // control number kept across a retry and increasing across dispatches.
 import { env } from "cloudflare:workers";
 import { X12Parser, type X12Interchange } from "node-x12";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Bindings } from "../../src/env";
 import { createDb } from "../../src/db";
 import { carrierPipeline } from "../../src/lib/queue";
@@ -13,26 +13,11 @@ import { createAccount, createOrder, exec } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
 import { orderSettled, supplierWithRule } from "../helpers/suppliers";
 import { onSftpServer } from "../helpers/file-servers";
+import { x12Settings } from "../helpers/x12";
 
-const server = inject("sftp");
 let folders = 0;
 /** A folder of this file's own on the server (upload/edi-N, with in/ and in/done/ in it). */
 const folder = () => `upload/edi-${++folders}`;
-
-export const X12 = { sender_id: "ORDERINTAKE", receiver_id: "TUINHOUT", receiver_qualifier: "01", usage: "T" };
-
-export const x12Settings = (directory: string, overrides: Record<string, unknown> = {}) => ({
-  protocol: "sftp",
-  host: server.host,
-  port: server.port,
-  username: server.username,
-  password: server.password,
-  host_key_fingerprint: server.hostKeyFingerprint,
-  directory,
-  format: "x12",
-  x12: X12,
-  ...overrides,
-});
 
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 const names = (directory: string) => onSftpServer(async (s) => (await s.list(directory)).filter((f) => !f.isDirectory).map((f) => f.name).sort());
