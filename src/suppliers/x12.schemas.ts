@@ -60,7 +60,8 @@ export const X12Settings = z
     for (const [name, value] of seps) {
       if (seps.some(([other, o]) => other !== name && o === value)) ctx.addIssue({ code: "custom", path: [name], message: "The :attribute field must differ from the other separators." });
     }
-    const used = new Set(seps.map(([, s]) => s));
+    // Only separators that are themselves valid: a refused one is said once, on its own field.
+    const used = new Set(seps.map(([, s]) => s).filter((s): s is string => !!s && [...s].length === 1 && (!/[\p{L}\p{N}\s]/u.test(s) || s === "\n")));
     for (const key of ["sender_id", "receiver_id", "gs_sender", "gs_receiver"] as const) {
       const value = v[key];
       const holds = value ? [...value].find((c) => used.has(c)) : undefined;
