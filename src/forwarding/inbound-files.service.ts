@@ -223,6 +223,7 @@ async function applyX12(db: Db, pipeline: Pipeline, supplier: Supplier, session:
   try {
     await applyX12File({
       db,
+      pipeline,
       supplier,
       config: config.x12,
       fileId,

@@ -12,14 +12,17 @@ import { X12Error, type Interchange } from "../../lib/x12/x12";
 import { numberToUnits } from "../../lib/money";
 import { isoMicro } from "../../lib/time";
 import { functionalAck } from "../channels/x12/documents";
+import type { Pipeline } from "../../lib/queue";
 import { controlNumberFor, recordOutgoing } from "./numbers";
-import { READERS, SetUnreadable, type ItemRef, type SetItem } from "./read-sets";
+import { READERS, SetUnreadable, type ItemRef, type SetItem, type Stocked } from "./read-sets";
+import { applyStock } from "./stock";
 
 /** An answer row as the answer files carry it (inbound-files.service.ts applies it). */
 export type AnswerRow = Partial<Record<"line_id" | "action" | "quantity" | "carrier" | "tracking_number" | "shipment_id" | "reason", string>>;
 
 export type X12FileContext = {
   db: Db;
+  pipeline: Pipeline;
   supplier: Supplier;
   config: X12Config;
   fileId: number;
@@ -130,8 +133,12 @@ export async function applyX12File(ctx: X12FileContext): Promise<{ applied: numb
   const rows: AnswerRow[] = [];
   const invoices: { line: Line; invoice: string; quantity: number; unitPrice: number }[] = [];
   const verdicts: { control: number; accepted: boolean; words: string }[] = [];
+  const stock: Stocked[] = [];
   for (const item of all) {
-    if (item.kind === "846") continue;
+    if (item.kind === "846") {
+      stock.push(item);
+      continue;
+    }
     if (item.kind === "997") {
       const out = ours.get(Number(item.group));
       if (!out) throw new X12FileRefused(`The 997 acknowledges group ${item.group}, which we never sent to this supplier.`);
@@ -161,11 +168,13 @@ export async function applyX12File(ctx: X12FileContext): Promise<{ applied: numb
     ),
     sql`SELECT 1`,
   ]);
+  const stocked = await applyStock(ctx.db, ctx.pipeline, ctx.supplier, stock);
   await answerGroups(ctx, read.map((r) => r.interchange));
   const applied = results.filter((r) => r.result === "applied").length;
   const note = [
     rows.length ? `${applied} of ${rows.length} answers applied` : null,
     invoices.length ? `${invoices.length} invoice lines kept` : null,
+    stock.length ? `stock of ${stock.length} items read: ${stocked.changed} products changed${stocked.unknown ? `, ${stocked.unknown} not in the supplier's catalogue` : ""}` : null,
     verdicts.length ? verdicts.map((v) => `our interchange ${v.control} ${v.accepted ? "accepted" : "rejected"}`).join(", ") : null,
   ]
     .filter(Boolean)

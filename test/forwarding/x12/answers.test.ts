@@ -11,6 +11,7 @@ import { call, type Credentials } from "../../helpers/http";
 import { onSftpServer } from "../../helpers/file-servers";
 import { orderSettled, supplierChain } from "../../helpers/suppliers";
 import { supplierFile, x12Settings } from "../../helpers/x12";
+import { feedCatalogue, pushJson } from "../../helpers/catalogue";
 
 let folders = 4;
 /** A folder of this file's own on the server (upload/edi-5 onwards, with in/ and in/done/). */
@@ -155,5 +156,25 @@ describe("an X12 supplier's answers", () => {
     const order = await getOrder(creds, reference);
     expect(order.order_lines[0].logs.map((l: { message: string }) => l.message)).not.toContain(`Accepted by supplier ${x12.name}`);
     expect(order.order_lines[1].logs.map((l: { message: string }) => l.message)).toContain(`Accepted by supplier ${x12.name}`);
+  });
+
+  it("an 846 is the supplier's stock in its catalogue, as if its feed were pushed: by SKU or barcode, an item it does not have said so", async () => {
+    const dir = folder();
+    const { creds, x12 } = await sentToX12(dir);
+    const feed = (await call("POST", "/api/v1/product-feeds", { creds, body: { supplier_id: x12.id, name: "EDI stock", format: "json" } })).json;
+    expect(
+      (await pushJson(creds, feed.id, [
+        { sku: "MUG-BLUE", ean13: "8712345678906", name: "Blue mug", purchase_price: 6.25, stock_quantity: 10 },
+        { sku: "POT-RED", name: "Red pot", purchase_price: 9, stock_quantity: 3 },
+      ])).status,
+    ).toBe(200);
+    await drop(`${dir}/in/846.x12`, supplierFile("846", 846, ["BIA*00*SI*STOCK1*20261129", "LIN**EN*8712345678906", "QTY*33*4*EA", "LIN**VP*POT-RED", "QTY*33*0*EA", "LIN**VP*NOT-OURS", "QTY*33*7*EA"]));
+    await cron();
+    const catalogue = await feedCatalogue(creds, feed.id);
+    expect([catalogue["MUG-BLUE"].stock_quantity, catalogue["POT-RED"].stock_quantity]).toEqual([4, 0]);
+    expect(await rows("SELECT note FROM x12_interchanges WHERE supplier_id = ? AND direction = 'in'", x12.id)).toEqual([
+      { note: "stock of 3 items read: 2 products changed, 1 not in the supplier's catalogue" },
+    ]);
+    expect((await names(dir)).filter((n) => n.startsWith("997-"))).toEqual(["997-000000002.x12"]);
   });
 });
