@@ -101,6 +101,22 @@ describe("an X12 supplier's answers", () => {
       ["997.x12", "done", null],
     ]);
     expect(await names(`${dir}/in/done`)).toEqual(["810.x12", "855.x12", "856-1.x12", "856-2.x12", "997.x12"]);
+    // The files each way with their control numbers, newest first, and their segments (the View).
+    const listed = (await call("GET", `/api/v1/suppliers/${x12.id}/x12-interchanges`, { creds })).json.data;
+    type Listed = { direction: string; control_number: number; sets: string; status: string; segments: string[] };
+    expect(listed.map((i: Listed) => [i.direction, i.control_number, i.sets, i.status]).sort()).toEqual([
+      ["in", 501, "997", "applied"],
+      ["in", 502, "855", "applied"],
+      ["in", 503, "856", "applied"],
+      ["in", 504, "856", "applied"],
+      ["in", 510, "810", "applied"],
+      ["out", 1, "850", "accepted"],
+      ["out", 2, "997", "written"],
+      ["out", 3, "997", "written"],
+      ["out", 4, "997", "written"],
+      ["out", 5, "997", "written"],
+    ]);
+    expect(listed.find((i: Listed) => i.sets === "810").segments.slice(2, 5)).toEqual(["ST*810*0001", `BIG*20261129*INV-77**${reference}`, `IT1*${a}*2*EA*6.5**VP*MUG-BLUE`]);
     // Our 997s: one per group read (none for their 997), each with the next control number; the 850 kept its 1.
     const acks = (await names(dir)).filter((n) => n.startsWith("997-"));
     expect(acks).toEqual(["997-000000002.x12", "997-000000003.x12", "997-000000004.x12", "997-000000005.x12"]);
