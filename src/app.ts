@@ -31,6 +31,7 @@ import { cancellationsRouter } from "./orders/cancellations.routes";
 import { routingRouter } from "./routing/routing.routes";
 import { rulesRouter } from "./routing/rules.routes";
 import { suppliersRouter } from "./suppliers/suppliers.routes";
+import { x12Router } from "./suppliers/x12.routes";
 import { mountConsole } from "./console/app";
 import { areaOfPath } from "./console/areas";
 import { consoleBookmarkCookie } from "./console/cookies";
@@ -141,6 +142,7 @@ export function createApp() {
   app.route("/api/v1", bulkRouter);
   app.route("/api/v1", productsRouter);
   app.route("/api/v1", suppliersRouter);
+  app.route("/api/v1", x12Router);
   app.route("/api/v1", rulesRouter);
   app.route("/api/v1", routingRouter);
   app.route("/api/v1", forwardingRouter);

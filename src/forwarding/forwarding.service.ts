@@ -41,6 +41,7 @@ import { buildDocument, type DispatchDocument } from "./document";
 import { afterFailure, appendAttempt as appendTo, claimStatement, heldBy, jobSettings, Lease, underLease } from "../lib/outbound-job";
 import { DISPATCH_JOB } from "./lease";
 import { count } from "../lib/plural";
+import { sendLedger } from "./x12/numbers";
 
 /**
  * Send them: push sends held under their leases, side by side, each time-boxed below its lease;
@@ -53,7 +54,7 @@ export async function sendHeldDispatches(db: Db, env: Bindings, pipeline: Pipeli
   const attempts = await Promise.all(
     sends.map(async (held) => {
       const doc: DispatchDocument = buildDocument(held.dispatch, held.order, held.supplier, held.lines);
-      return { held, doc, attempt: await whileHeld(db, settings.leaseMs, held, () => attemptSend(env, held, doc, timeoutMs)) };
+      return { held, doc, attempt: await whileHeld(db, settings.leaseMs, held, () => attemptSend(db, env, held, doc, timeoutMs)) };
     }),
   );
   const delivered = attempts.filter((a) => a.attempt.outcome === "delivered");
@@ -210,7 +211,7 @@ async function sendHeld(db: Db, env: Bindings, held: Held): Promise<SendResult> 
     return { done: true };
   }
   const settings = jobSettings(env, "dispatch");
-  const attempt = await whileHeld(db, settings.leaseMs, held, () => attemptSend(env, held, doc, settings.timeoutMs));
+  const attempt = await whileHeld(db, settings.leaseMs, held, () => attemptSend(db, env, held, doc, settings.timeoutMs));
   if (attempt.outcome === "delivered") {
     await runGuarded(db, deliveredStatements([{ held, doc, attempt }], isoMicro()));
     return { done: true };
@@ -225,12 +226,12 @@ export const pickupNote = (supplier: Pick<Supplier, "name">) => `Waiting for sup
 export type SentAttempt = Attempt & { record: AttemptRecord };
 
 /** The call itself, on a push channel (./channels/: the dispatch's own, never a stand-in), time-boxed; timed and recorded. */
-async function attemptSend(env: Bindings, held: Held, doc: DispatchDocument, timeoutMs: number): Promise<SentAttempt> {
+async function attemptSend(db: Db, env: Bindings, held: Held, doc: DispatchDocument, timeoutMs: number): Promise<SentAttempt> {
   const { supplier } = held;
   const channel = held.dispatch.channel;
   const adapter = channelFor(channel);
   const at = new Date();
-  const attempt = await adapter.send({ kind: "order", document: doc, mail: orderMail(doc) }, supplier, { env, timeoutMs });
+  const attempt = await adapter.send({ kind: "order", document: doc, mail: orderMail(doc) }, supplier, { env, timeoutMs, ledger: sendLedger(db, supplier) });
   const to = attempt.to ?? adapter.address(supplier);
   const record: AttemptRecord = {
     attempt: held.dispatch.attempts,

@@ -19,6 +19,8 @@ import { answerErrors, applyAnswers } from "./answers.service";
 import { type Answer } from "./answers.judge";
 import { channelFor, channels, type ChannelName } from "./channels";
 import { inFolder, openSession } from "./channels/file";
+import { applyX12File, X12FileRefused } from "./x12/answers";
+import type { FileTransferSession } from "../lib/file-transfer/transfer";
 
 /** The largest answer file read (a bigger one is recorded as failed, with that reason). */
 export const INBOUND_MAX_BYTES = 20 * 1024 * 1024;
@@ -35,14 +37,18 @@ type RowResult = { row: number; lineId: number | null; action: string | null; re
 
 class FileUnreadable extends Error {}
 
+/** A file's text: UTF-8, else ISO-8859-1. */
+function decodeText(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return new TextDecoder("iso-8859-1").decode(bytes);
+  }
+}
+
 /** Each record's fields by answer field name (the setting's columns, or the fields' own names). */
 export function readRows(bytes: Uint8Array, inbound: NonNullable<FileTransferConfig["inbound"]>): RawRow[] {
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    text = new TextDecoder("iso-8859-1").decode(bytes);
-  }
+  const text = decodeText(bytes);
   const nameOf = new Map<string, (typeof FIELDS)[number]>();
   for (const f of FIELDS) nameOf.set(f, f);
   if (inbound.columns) {
@@ -208,6 +214,31 @@ async function applyRows(db: Db, pipeline: Pipeline, supplier: AuthenticatedSupp
   return results.sort((a, b) => a.row - b.row);
 }
 
+/** An X12 file (docs/edi.md): its answers applied through applyRows, our 997s written to the order folder; refused whole in words. */
+async function applyX12(db: Db, pipeline: Pipeline, supplier: Supplier, session: FileTransferSession, name: string, bytes: Uint8Array, fileId: number): Promise<RowResult[]> {
+  const config = supplier.fileTransfer!;
+  if (!config.x12) throw new FileUnreadable("The supplier has no x12 settings: set file_transfer.x12 to read X12 files.");
+  const who: AuthenticatedSupplier = { id: supplier.id, accountId: supplier.accountId, name: supplier.name };
+  let results: RowResult[] = [];
+  try {
+    await applyX12File({
+      db,
+      pipeline,
+      supplier,
+      config: config.x12,
+      fileId,
+      name,
+      text: decodeText(bytes),
+      applyRows: async (rows) => (results = await applyRows(db, pipeline, who, rows, fileId)),
+      writeFile: (ack, content) => session.writeAtomic(inFolder(config.directory, ack), content),
+    });
+  } catch (error) {
+    if (error instanceof X12FileRefused) throw new FileUnreadable(error.message);
+    throw error;
+  }
+  return results;
+}
+
 // ---- Claiming and processing -------------------------------------------------
 
 /**
@@ -272,7 +303,8 @@ export async function pollSupplierInbound(db: Db, env: Bindings, pipeline: Pipel
       let error: string | null = null;
       try {
         if (file.size > INBOUND_MAX_BYTES) throw new FileUnreadable(`The file is larger than ${INBOUND_MAX_BYTES / 1048576} MiB.`);
-        results = await applyRows(db, pipeline, who, readRows(await session.read(path, INBOUND_MAX_BYTES), inbound), fileId);
+        const bytes = await session.read(path, INBOUND_MAX_BYTES);
+        results = inbound.format === "x12" ? await applyX12(db, pipeline, supplier, session, file.name, bytes, fileId) : await applyRows(db, pipeline, who, readRows(bytes, inbound), fileId);
       } catch (e) {
         if (!(e instanceof FileUnreadable)) throw e;
         error = e.message;

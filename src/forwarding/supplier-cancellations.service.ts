@@ -26,6 +26,7 @@ import { afterFailure, claim, jobSettings, Lease, underLease } from "../lib/outb
 import { CANCELLATION_JOB } from "./lease";
 import type { SendResult } from "./forwarding.service";
 import { count } from "../lib/plural";
+import { sendLedger } from "./x12/numbers";
 
 /**
  * The request lines of these cancellations and their order lines: two statements for the caller's
@@ -87,7 +88,7 @@ async function sendClaimed(db: Db, env: Bindings, claimed: Cancellation, lease: 
   // On its channel (./channels/). Pull and manual requests are never queued (the supplier sees them
   // where it looks); one that is, after a supplier changed its channel, waits where it is seen now.
   const mail = { subject: cancellationMailSubject(doc), text: cancellationMailText(doc), headers: { "X-Cancellation-Id": String(claimed.id) } };
-  const attempt = await channelFor(claimed.channel).send({ kind: "cancellation", document: doc, mail }, supplier, { env, timeoutMs: settings.timeoutMs });
+  const attempt = await channelFor(claimed.channel).send({ kind: "cancellation", document: doc, mail }, supplier, { env, timeoutMs: settings.timeoutMs, ledger: sendLedger(db, supplier) });
 
   const at = isoMicro();
   if (attempt.outcome === "delivered") {

@@ -42,6 +42,7 @@ const FIELD_LABELS: Record<string, string> = {
   "inbound.format": "Answer file format",
   "inbound.columns": "Answer columns",
   "inbound.archive_directory": "Archive folder",
+  x12: "X12 settings",
 };
 
 /** Labels for the schema's messages, under a prefix ("file_transfer" in a supplier, "" alone); a column's error names its line. */
@@ -111,7 +112,18 @@ export function fileTransferInput(values: FormValues) {
     inbound: inbound
       ? { directory: inbound, format: blank(v("inbound_format")), columns: columnsOf(v("inbound_columns")), archive_directory: blank(v("archive_directory")) ?? null }
       : null,
+    // X12's settings are set through the API (docs/edi.md); the form carries the stored ones through a save unchanged.
+    ...(v("format") === "x12" ? { x12: storedX12(v("x12")) } : {}),
   };
+}
+
+/** The stored X12 settings the form carried (its hidden field), or undefined (the API's 422 then says they are required). */
+function storedX12(json: string): unknown {
+  try {
+    return json ? JSON.parse(json) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A stored setting as the form's fields (never its secret). */
@@ -134,6 +146,7 @@ export function fileTransferValues(config: FileTransferConfig | null): FormValue
     ft_inbound_format: config.inbound?.format ?? "csv",
     ft_inbound_columns: columnsText(config.inbound?.columns ?? null),
     ft_archive_directory: config.inbound?.archive_directory ?? "",
+    ft_x12: config.x12 ? JSON.stringify(config.x12) : "",
   };
 }
 
@@ -271,6 +284,7 @@ const OPTIONS = {
     { value: "csv", label: "CSV" },
     { value: "xml", label: "XML" },
     { value: "json", label: "JSON" },
+    { value: "x12", label: "X12 (EDI; its settings through the API)" },
   ],
   delimiter: DELIMITERS.map((d) => ({ value: d === "\t" ? "tab" : d, label: d === "\t" ? "Tab" : d === "," ? ", (comma)" : d === ";" ? "; (semicolon)" : "| (pipe)" })),
   encoding: ENCODINGS.map((e) => ({ value: e, label: e.toUpperCase() })),
@@ -323,6 +337,7 @@ export function FileTransferFieldset(props: {
         <SelectField name="ft_inbound_format" label="Answer file format" value={v("inbound_format") || "csv"} errors={errors} options={OPTIONS.format} />
         <Field name="ft_archive_directory" label="Archive folder" value={v("archive_directory")} errors={errors} hint="Where a read answer file is moved; empty: it stays" />
       </div>
+      <input type="hidden" name="ft_x12" value={v("x12")} />
       <TextArea name="ft_inbound_columns" label="Answer columns" value={v("inbound_columns")} rows={2} errors={errors} hint="One per line, field=Header (tracking_number=Track); empty: each field by its own name" />
       <p>
         <button type="submit" name="intent" value="test_file" class="secondary" hx-post={props.action} hx-target={`#${FILE_TEST_ID}`} hx-swap="outerHTML" hx-vals='{"intent":"test_file"}'>

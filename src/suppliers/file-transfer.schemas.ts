@@ -6,6 +6,7 @@ import { CSV_COLUMNS } from "../forwarding/document";
 import { firstUnwritable } from "../lib/charset";
 import { checkOutboundHost } from "../lib/outbound-address";
 import { field } from "../lib/validation";
+import { X12Json, X12Settings } from "./x12.schemas";
 
 export const FILE_TRANSFER_LIMITS = {
   host: 253,
@@ -90,7 +91,7 @@ const columns = (fields: readonly string[], description: string) =>
 export const InboundSettings = z
   .object({
     directory: directory("The folder the supplier puts its answer files in; the cron reads every file in it."),
-    format: z.enum(FILE_FORMATS).optional().openapi({ description: "csv (the default), xml (<answers><answer>…</answer></answers>) or json (an array of objects)." }),
+    format: z.enum(FILE_FORMATS).optional().openapi({ description: "csv (the default), xml (<answers><answer>…</answer></answers>), json (an array of objects) or x12 (997, 855, 856, 810, 846: docs/edi.md; the default when the order files are x12)." }),
     columns: columns(
       ANSWER_FIELDS,
       `Which of the file's columns (CSV) or fields (XML, JSON) hold each answer field, up to ${FILE_TRANSFER_LIMITS.columns}; by default each field is read by its own name.`,
@@ -157,7 +158,7 @@ export const FileTransferBody = z
       "cancellation_id",
       `A cancellation request's file name: the same placeholders with {cancellation_id}, which it must hold. Default ${DEFAULT_CANCELLATION_FILENAME}.`,
     ),
-    format: z.enum(FILE_FORMATS).optional().openapi({ description: "csv (the default), xml or json." }),
+    format: z.enum(FILE_FORMATS).optional().openapi({ description: "csv (the default), xml, json or x12 (an 850 per order, an 860 per cancellation: docs/edi.md; needs x12)." }),
     columns: columns(CSV_COLUMNS, `CSV: the columns in their order, each a field of the order CSV and its header (up to ${FILE_TRANSFER_LIMITS.columns}); by default every field under its own name.`),
     delimiter: z.enum(DELIMITERS).optional().openapi({ description: "CSV: the separator, \",\" (the default), \";\", a tab or \"|\"." }),
     encoding: z.enum(ENCODINGS).optional().openapi({
@@ -168,8 +169,12 @@ export const FileTransferBody = z
     inbound: InboundSettings.optional()
       .nullable()
       .openapi({ description: "Where the supplier leaves answer files (accept, decline, partial, ship per row), read by the cron each minute; null: none." }),
+    x12: X12Settings.optional().openapi({ description: "Format x12 (required there, and only there): the envelope's ids, the separators and the sets the supplier sends back." }),
   })
   .superRefine((v, ctx) => {
+    if (v.format === "x12" && v.x12 === undefined) ctx.addIssue({ code: "custom", path: ["x12"], message: "The :attribute field is required when format is x12." });
+    if (v.format !== "x12" && v.x12 !== undefined) ctx.addIssue({ code: "custom", path: ["x12"], message: "The :attribute field is only for format x12." });
+    if (v.inbound?.format === "x12" && v.format !== "x12") ctx.addIssue({ code: "custom", path: ["inbound", "format"], message: "The :attribute field may be x12 only when format is x12." });
     for (const [path, message] of loginProblems(v, v.protocol)) ctx.addIssue({ code: "custom", path: [path], message });
     if (v.columns !== undefined && (v.format ?? "csv") !== "csv") {
       ctx.addIssue({ code: "custom", path: ["columns"], message: "The :attribute field is only for format csv." });
@@ -227,5 +232,6 @@ export const FileTransferJson = z
         archive_directory: z.string().nullable(),
       })
       .nullable(),
+    x12: X12Json.optional().openapi({ description: "Format x12 only." }),
   })
   .openapi("FileTransferDetail");

@@ -4,9 +4,11 @@ import type { FileTransferConfig, Supplier } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import type { FileTransferSettings } from "../lib/file-transfer/transfer";
 import { open, seal, type SealingKeys } from "../lib/sealed";
+import { x12ConfigOf } from "./x12.config";
+import type { X12Input } from "./x12.schemas";
 
 /** The setting as the API takes it (file-transfer.schemas.ts checked it). */
-export type FileTransferInput = Omit<FileTransferConfig, "authentication" | "port" | "host_key_fingerprint" | "directory" | "filename" | "cancellation_filename" | "format" | "columns" | "delimiter" | "encoding" | "inbound"> & {
+export type FileTransferInput = Omit<FileTransferConfig, "authentication" | "port" | "host_key_fingerprint" | "directory" | "filename" | "cancellation_filename" | "format" | "columns" | "delimiter" | "encoding" | "inbound" | "x12"> & {
   port?: number;
   password?: string;
   private_key?: string;
@@ -19,6 +21,7 @@ export type FileTransferInput = Omit<FileTransferConfig, "authentication" | "por
   delimiter?: string;
   encoding?: FileTransferConfig["encoding"];
   inbound?: { directory: string; format?: FileTransferConfig["format"]; columns?: { field: string; header: string }[]; archive_directory?: string | null } | null;
+  x12?: X12Input;
 };
 
 type Secret = { password: string } | { private_key: string };
@@ -49,11 +52,13 @@ function configOf(input: FileTransferInput, authentication: FileTransferConfig["
     inbound: input.inbound
       ? {
           directory: input.inbound.directory,
-          format: input.inbound.format ?? "csv",
+          // An X12 supplier answers in X12 unless it says otherwise.
+          format: input.inbound.format ?? (input.format === "x12" ? "x12" : "csv"),
           columns: input.inbound.columns ?? null,
           archive_directory: input.inbound.archive_directory ?? null,
         }
       : null,
+    ...(input.format === "x12" && input.x12 ? { x12: x12ConfigOf(input.x12) } : {}),
   };
 }
 

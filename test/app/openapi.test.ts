@@ -46,6 +46,7 @@ describe("GET /openapi.json", () => {
       "/api/v1/suppliers/{id}/rotate-secret": ["post"],
       "/api/v1/suppliers/{id}/file-transfer/test": ["post"],
       "/api/v1/suppliers/{id}/inbound-files": ["get"],
+      "/api/v1/suppliers/{id}/x12-interchanges": ["get"],
       "/api/v1/suppliers/{id}/keys": ["get", "post"],
       "/api/v1/suppliers/{id}/keys/{keyId}": ["delete"],
       "/api/v1/routing-rules": ["get", "post"],

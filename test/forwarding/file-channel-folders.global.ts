@@ -8,14 +8,17 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 
 export const FILE_CHANNEL_FOLDERS = 30;
+/** upload/edi-N: the X12 tests' (test/forwarding/x12*.test.ts). */
+export const EDI_FOLDERS = 10;
 
 export default function setup(project: TestProject) {
   const { root } = project.getProvidedContext().sftp;
   const upload = join(root, "upload");
   const { uid, gid } = statSync(upload);
-  for (let n = 1; n <= FILE_CHANNEL_FOLDERS; n++) {
+  const folders = [...Array.from({ length: FILE_CHANNEL_FOLDERS }, (_, i) => `fc-${i + 1}`), ...Array.from({ length: EDI_FOLDERS }, (_, i) => `edi-${i + 1}`)];
+  for (const folder of folders) {
     for (const sub of ["", "/in", "/in/done"]) {
-      const dir = join(upload, `fc-${n}${sub}`);
+      const dir = join(upload, `${folder}${sub}`);
       mkdirSync(dir, { recursive: true });
       chownSync(dir, uid, gid);
     }

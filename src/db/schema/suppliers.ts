@@ -46,7 +46,7 @@ export const suppliers = sqliteTable(
 
 export type Supplier = typeof suppliers.$inferSelect;
 
-export const FILE_FORMATS = ["csv", "xml", "json"] as const;
+export const FILE_FORMATS = ["csv", "xml", "json", "x12"] as const;
 export type FileFormat = (typeof FILE_FORMATS)[number];
 
 /** A supplier's file server settings as stored (snake_case, as the API shows them; no secrets). */
@@ -71,6 +71,25 @@ export type FileTransferConfig = {
     columns: { field: string; header: string }[] | null;
     archive_directory: string | null;
   } | null;
+  /** Format x12 only (absent otherwise): the envelope's ids, the separators, the sets the supplier sends back (docs/edi.md). */
+  x12?: X12Config;
+};
+
+/** A supplier's X12 settings as stored, every default filled in. */
+export type X12Config = {
+  version: "004010" | "004010VICS" | "005010" | "005010VICS";
+  sender_qualifier: string;
+  sender_id: string;
+  receiver_qualifier: string;
+  receiver_id: string;
+  gs_sender: string;
+  gs_receiver: string;
+  usage: "P" | "T";
+  element_separator: string;
+  segment_terminator: string;
+  component_separator: string;
+  sends_back: ("997" | "855" | "856" | "810" | "846")[];
+  cancellation: "860" | "none";
 };
 
 /** Answer files read from a file supplier's inbound directory: each claimed once (by name, size and modification time). */

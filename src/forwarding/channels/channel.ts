@@ -75,14 +75,31 @@ export interface Channel {
   readonly starts: "sending" | "awaiting_pickup" | "manual";
   /** Where it sends to (the supplier's webhook URL, its e-mail address); null: nowhere (a push is then refused). */
   address(supplier: Supplier): string | null;
-  /** Sends the document to the supplier, time-boxed to `timeoutMs` as a whole (below the send's lease). */
-  send(outgoing: Outgoing, supplier: Supplier, context: { env: Bindings; timeoutMs: number }): Promise<Attempt>;
+  /**
+   * Sends the document to the supplier, time-boxed to `timeoutMs` as a whole (below the send's lease).
+   * `ledger`: what a send must keep before it goes out (an X12 file's control numbers), kept by the forwarding services.
+   */
+  send(outgoing: Outgoing, supplier: Supplier, context: { env: Bindings; timeoutMs: number; ledger: SendLedger }): Promise<Attempt>;
   /**
    * A failed send (its last attempt's record) in a shop owner's words, naming the supplier: what
    * it means and what to do (Needs attention groups failed lines by this cause). Push channels only.
    */
   explainFailure?(record: AttemptRecord, supplierName: string): string;
 }
+
+/**
+ * What a channel keeps about a document before sending it, where its format numbers its files (X12's
+ * control numbers, src/forwarding/x12/numbers.ts): the forwarding services run the queries, the channel only asks.
+ */
+export interface SendLedger {
+  /** The document's control number (`key`: "dispatch:77"): the one it was given before (a retry), or the supplier's next. */
+  controlNumber(key: string, sets: string, dispatchId: number | null): Promise<number>;
+  /** The file the document became, kept for the console. */
+  record(key: string, fileName: string, content: string): Promise<void>;
+}
+
+/** Every control number a supplier may have is used (ISA13 has nine digits): nothing more can be sent in X12. */
+export class ControlNumbersExhausted extends Error {}
 
 /** The common HTTP statuses' names, for a status said in words ("HTTP 404 Not Found"). */
 const STATUS_NAMES: Record<number, string> = {

@@ -19,6 +19,7 @@ import type { CancellationDocument } from "../cancellation-document";
 import type { Attempt, Channel } from "./channel";
 import { CSV_COLUMNS, csvRows, type DispatchDocument } from "../document";
 import { count } from "../../lib/plural";
+import { sendX12 } from "./x12/send";
 
 const ENTRY = { one: "entry", many: "entries" };
 
@@ -48,7 +49,7 @@ export function fileName(template: string, values: Record<string, string | numbe
   return template.replace(/\{(\w+)\}/g, (_, key: string) => String(values[key] ?? "").replace(/[/\\\p{Cc}]/gu, "_"));
 }
 
-const EXT: Record<FileFormat, string> = { csv: "csv", xml: "xml", json: "json" };
+const EXT: Record<FileFormat, string> = { csv: "csv", xml: "xml", json: "json", x12: "x12" };
 
 // ---- The bytes ---------------------------------------------------------------
 
@@ -277,8 +278,18 @@ export const file: Channel = {
         ? `Supplier ${supplierName}'s file server did not answer in time${record.to ? ` (${record.to})` : ""}: ask the supplier, then send the lines again.`
         : `Supplier ${supplierName}'s file server did not take the order file${record.response ? `: ${record.response}` : ""}. Fix it with the supplier, then send the lines again.`,
   address: (supplier) => (supplier.fileTransfer && supplier.fileTransferSecret ? locationOf(supplier.fileTransfer, supplier.fileTransfer.directory) : null),
-  send: (outgoing, supplier, { env }) =>
-    outgoing.kind === "order" ? sendOrderFile(env, supplier, outgoing.document) : sendCancellationFile(env, supplier, outgoing.document),
+  send: (outgoing, supplier, { env, ledger }) => {
+    const config = supplier.fileTransfer;
+    // X12 (src/forwarding/channels/x12/): the same names and the same atomic write, an 850 or an 860 as the bytes.
+    if (config?.format === "x12" && config.x12) {
+      const name =
+        outgoing.kind === "order"
+          ? documentFileName(config.filename, outgoing.document, { dispatch_id: outgoing.document.dispatch_id }, "x12")
+          : documentFileName(config.cancellation_filename, outgoing.document, { cancellation_id: outgoing.document.cancellation_id }, "x12");
+      return sendX12(ledger, config.x12, outgoing, name, (file) => putFile(env, supplier, file));
+    }
+    return outgoing.kind === "order" ? sendOrderFile(env, supplier, outgoing.document) : sendCancellationFile(env, supplier, outgoing.document);
+  },
 };
 
 // ---- The settings' test ------------------------------------------------------

@@ -1,0 +1,196 @@
+// What an X12 supplier sends back, dropped in its inbound folder on the real sshd and read by the
+// cron: a 997 accepting our 850, an 855 accepting one line and rejecting the other (re-routed), an
+// 856 shipping part of a line and then the rest with tracking, an 810 kept on the line; our 997 for
+// each group read; bad files refused in words with nothing applied; an interchange read twice applied once.
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import worker from "../../../src/index";
+import { createAccount, createOrder, rows } from "../../helpers/factories";
+import { call, type Credentials } from "../../helpers/http";
+import { onSftpServer } from "../../helpers/file-servers";
+import { orderSettled, supplierChain } from "../../helpers/suppliers";
+import { supplierFile, x12Settings } from "../../helpers/x12";
+import { feedCatalogue, pushJson } from "../../helpers/catalogue";
+
+let folders = 4;
+/** A folder of this file's own on the server (upload/edi-5 onwards, with in/ and in/done/). */
+const folder = () => `upload/edi-${++folders}`;
+
+async function cron(at = Date.now()) {
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController({ cron: "* * * * *", scheduledTime: at }), env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+const drop = (path: string, text: string) => onSftpServer((s) => s.writeAtomic(path, new TextEncoder().encode(text)));
+const names = (directory: string) => onSftpServer(async (s) => (await s.list(directory)).filter((f) => !f.isDirectory).map((f) => f.name).sort());
+const read = (path: string) => onSftpServer(async (s) => new TextDecoder().decode(await s.read(path, 1 << 20)));
+const getOrder = async (creds: Credentials, reference: string) => (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+const inboundFiles = async (creds: Credentials, supplierId: number) => (await call("GET", `/api/v1/suppliers/${supplierId}/inbound-files`, { creds })).json.data;
+
+const ORDER = {
+  products: [
+    { external_id: "mug-1", reference: "MUG-BLUE", ean13: "8712345678906", name: "Blue mug", quantity: 2, price: 12.5, purchase_price: 6.25 },
+    { external_id: "pot-1", reference: "POT-RED", name: "Red pot", quantity: 1, price: 20, purchase_price: 9 },
+  ],
+};
+
+/** An X12 supplier first, a pull supplier after it (where a declined line goes), and an order sent to the first as an 850. */
+async function sentToX12(dir: string) {
+  const creds = await createAccount();
+  const [x12, next] = await supplierChain(creds, [
+    { channel: "file", file_transfer: x12Settings(dir, { inbound: { directory: `${dir}/in`, archive_directory: `${dir}/in/done` } }) },
+    { channel: "pull" },
+  ]);
+  const { reference } = await createOrder(creds, ORDER);
+  const order = await orderSettled(creds, reference, ["completed"]);
+  const [a, b] = order.order_lines.map((l: { id: number }) => l.id as number);
+  return { creds, x12: x12.supplier, next: next.supplier, reference, a, b };
+}
+
+describe("an X12 supplier's answers", () => {
+  it("997, 855 (one line accepted, one rejected and re-routed), 856 in part then the rest with tracking, 810: applied, each group answered with our 997", async () => {
+    const dir = folder();
+    const { creds, x12, next, reference, a, b } = await sentToX12(dir);
+    await drop(`${dir}/in/997.x12`, supplierFile("997", 501, ["AK1*PO*1", "AK2*850*0001", "AK5*A", "AK9*A*1*1*1"]));
+    await drop(
+      `${dir}/in/855.x12`,
+      supplierFile("855", 502, [`BAK*00*AC*${reference}*20261129`, `PO1*${a}*2*EA*6.25**VP*MUG-BLUE`, "ACK*IA*2*EA", `PO1*${b}*1*EA*9**VP*POT-RED`, "ACK*IR*0*EA", "CTT*2"]),
+    );
+    await cron();
+    const answered = await getOrder(creds, reference);
+    expect(answered.order_lines.map((l: { id: number; current_status: string }) => [l.id, l.current_status])).toEqual([
+      [a, "completed"],
+      [b, "ruled"],
+    ]);
+    expect(answered.order_lines[1].matched_supplier.id).toBe(next.id);
+    expect(answered.order_lines[1].logs.find((l: { status: string }) => l.status === "declined").message).toBe(
+      `Declined by supplier ${x12.name}: Rejected in the supplier's 855: IR item rejected 0; routed to supplier ${next.name}`,
+    );
+    expect(await rows("SELECT direction, control_number, sets, status, note FROM x12_interchanges WHERE supplier_id = ? ORDER BY direction, control_number", x12.id)).toEqual([
+      { direction: "in", control_number: 501, sets: "997", status: "applied", note: "our interchange 1 accepted" },
+      { direction: "in", control_number: 502, sets: "855", status: "applied", note: "2 of 2 answers applied" },
+      { direction: "out", control_number: 1, sets: "850", status: "accepted", note: "AK9 A: accepted" },
+      { direction: "out", control_number: 2, sets: "997", status: "written", note: null },
+    ]);
+
+    const shipment = (n: number, tracking: string) =>
+      supplierFile("856", 502 + n, [`BSN*00*SHIP${n}*20261129*1200`, "HL*1**S", "TD5*B*2*PNLP**PostNL", `REF*CN*${tracking}`, "HL*2*1*O", `PRF*${reference}`, "HL*3*2*I", `LIN*${a}*VP*MUG-BLUE`, "SN1**1*EA"]);
+    await drop(`${dir}/in/856-1.x12`, shipment(1, "3STRACK1"));
+    await cron();
+    expect((await getOrder(creds, reference)).order_lines[0].shipments.map((s: { quantity: number; carrier: string; tracking_number: string }) => [s.quantity, s.carrier, s.tracking_number])).toEqual([
+      [1, "PostNL", "3STRACK1"],
+    ]);
+    await drop(`${dir}/in/856-2.x12`, shipment(2, "3STRACK2"));
+    await drop(`${dir}/in/810.x12`, supplierFile("810", 510, [`BIG*20261129*INV-77**${reference}`, `IT1*${a}*2*EA*6.5**VP*MUG-BLUE`, "TDS*1300", "CTT*1"]));
+    await cron();
+    const shipped = await getOrder(creds, reference);
+    expect(shipped.order_lines[0].shipments.map((s: { quantity: number; tracking_number: string }) => [s.quantity, s.tracking_number])).toEqual([
+      [1, "3STRACK1"],
+      [1, "3STRACK2"],
+    ]);
+    expect(await rows("SELECT line_id, invoice_number, quantity, unit_price, expected_unit_price FROM supplier_invoice_lines WHERE supplier_id = ?", x12.id)).toEqual([
+      { line_id: a, invoice_number: "INV-77", quantity: 2, unit_price: 65_000, expected_unit_price: 62_500 },
+    ]);
+    expect((await inboundFiles(creds, x12.id)).map((f: { name: string; status: string; error: string | null }) => [f.name, f.status, f.error]).sort()).toEqual([
+      ["810.x12", "done", null],
+      ["855.x12", "done", null],
+      ["856-1.x12", "done", null],
+      ["856-2.x12", "done", null],
+      ["997.x12", "done", null],
+    ]);
+    expect(await names(`${dir}/in/done`)).toEqual(["810.x12", "855.x12", "856-1.x12", "856-2.x12", "997.x12"]);
+    // The files each way with their control numbers, newest first, and their segments (the View).
+    const listed = (await call("GET", `/api/v1/suppliers/${x12.id}/x12-interchanges`, { creds })).json.data;
+    type Listed = { direction: string; control_number: number; sets: string; status: string; segments: string[] };
+    expect(listed.map((i: Listed) => [i.direction, i.control_number, i.sets, i.status]).sort()).toEqual([
+      ["in", 501, "997", "applied"],
+      ["in", 502, "855", "applied"],
+      ["in", 503, "856", "applied"],
+      ["in", 504, "856", "applied"],
+      ["in", 510, "810", "applied"],
+      ["out", 1, "850", "accepted"],
+      ["out", 2, "997", "written"],
+      ["out", 3, "997", "written"],
+      ["out", 4, "997", "written"],
+      ["out", 5, "997", "written"],
+    ]);
+    expect(listed.find((i: Listed) => i.sets === "810").segments.slice(2, 5)).toEqual(["ST*810*0001", `BIG*20261129*INV-77**${reference}`, `IT1*${a}*2*EA*6.5**VP*MUG-BLUE`]);
+    // Our 997s: one per group read (none for their 997), each with the next control number; the 850 kept its 1.
+    const acks = (await names(dir)).filter((n) => n.startsWith("997-"));
+    expect(acks).toEqual(["997-000000002.x12", "997-000000003.x12", "997-000000004.x12", "997-000000005.x12"]);
+    const ack = (await read(`${dir}/997-000000002.x12`)).split("~");
+    expect(ack.slice(1)).toEqual([
+      expect.stringMatching(/^GS\*FA\*ORDERINTAKE\*TUINHOUT\*\d{8}\*\d{4}\*2\*X\*004010$/),
+      "ST*997*0002",
+      "AK1*PR*502",
+      "AK2*855*0001",
+      "AK5*A",
+      "AK9*A*1*1*1",
+      "SE*6*0002",
+      "GE*1*2",
+      "IEA*1*000000002",
+      "",
+    ]);
+  });
+
+  it("a 997 rejecting our 850 declines its lines with the codes in words, and they are re-routed", async () => {
+    const dir = folder();
+    const { creds, x12, next, reference, a } = await sentToX12(dir);
+    await drop(`${dir}/in/997.x12`, supplierFile("997", 77, ["AK1*PO*1", "AK2*850*0001", "AK5*R*5", "AK9*R*1*1*0*5"]));
+    await cron();
+    const order = await getOrder(creds, reference);
+    expect(order.order_lines.map((l: { matched_supplier: { id: number } }) => l.matched_supplier.id)).toEqual([next.id, next.id]);
+    expect(order.order_lines[0].logs.find((l: { status: string }) => l.status === "declined").message).toBe(
+      `Declined by supplier ${x12.name}: The supplier's 997 rejected our 850 (interchange 1): AK9 R: rejected; set 850 0001: rejected (5 one or more segments in error); 5 number of included transaction sets does not match actual count; routed to supplier ${next.name}`,
+    );
+    expect(order.order_lines[0].id).toBe(a);
+  });
+
+  it("bad files are refused with the reason and apply nothing, the rest of the folder goes on; the same interchange twice is applied once", async () => {
+    const dir = folder();
+    const { creds, x12, reference, a, b } = await sentToX12(dir);
+    const accept = (line: number) => [`BAK*00*AC*${reference}*20261129`, `PO1*${line}*1*EA`, "ACK*IA*1*EA"];
+    const good = supplierFile("855", 900, [...accept(b), "CTT*1"]);
+    await drop(`${dir}/in/1-counts.x12`, good.replace("SE*6*0001", "SE*9*0001"));
+    await drop(`${dir}/in/2-unknown.x12`, supplierFile("855", 901, [...accept(a), `PO1*999999*1*EA`, "ACK*IR*0*EA", "CTT*2"]));
+    await drop(`${dir}/in/3-set.x12`, supplierFile("850", 902, ["BEG*00*DS*1*1"]));
+    await drop(`${dir}/in/4-good.x12`, good);
+    await cron();
+    await drop(`${dir}/in/5-again.x12`, good);
+    await cron();
+    const files = await inboundFiles(creds, x12.id);
+    expect(files.map((f: { name: string; status: string; error: string | null }) => [f.name, f.status, f.error]).sort()).toEqual([
+      ["1-counts.x12", "failed", "Transaction set 855 0001 counts 9 segments in its SE, but has 6."],
+      ["2-unknown.x12", "failed", `The 855 names an item of order ${reference} (line 999999) we never sent to this supplier: nothing of the file is applied.`],
+      ["3-set.x12", "failed", "Transaction set 850 (0001) is not one we read: 997, 855, 856, 810 or 846."],
+      ["4-good.x12", "done", null],
+      ["5-again.x12", "failed", "Interchange 000000900 was read before, in file 4-good.x12: nothing of it is applied again."],
+    ]);
+    // Line a was named only in the refused file: no answer of it was applied.
+    const order = await getOrder(creds, reference);
+    expect(order.order_lines[0].logs.map((l: { message: string }) => l.message)).not.toContain(`Accepted by supplier ${x12.name}`);
+    expect(order.order_lines[1].logs.map((l: { message: string }) => l.message)).toContain(`Accepted by supplier ${x12.name}`);
+  });
+
+  it("an 846 is the supplier's stock in its catalogue, as if its feed were pushed: by SKU or barcode, an item it does not have said so", async () => {
+    const dir = folder();
+    const { creds, x12 } = await sentToX12(dir);
+    const feed = (await call("POST", "/api/v1/product-feeds", { creds, body: { supplier_id: x12.id, name: "EDI stock", format: "json" } })).json;
+    expect(
+      (await pushJson(creds, feed.id, [
+        { sku: "MUG-BLUE", ean13: "8712345678906", name: "Blue mug", purchase_price: 6.25, stock_quantity: 10 },
+        { sku: "POT-RED", name: "Red pot", purchase_price: 9, stock_quantity: 3 },
+      ])).status,
+    ).toBe(200);
+    await drop(`${dir}/in/846.x12`, supplierFile("846", 846, ["BIA*00*SI*STOCK1*20261129", "LIN**EN*8712345678906", "QTY*33*4*EA", "LIN**VP*POT-RED", "QTY*33*0*EA", "LIN**VP*NOT-OURS", "QTY*33*7*EA"]));
+    await cron();
+    const catalogue = await feedCatalogue(creds, feed.id);
+    expect([catalogue["MUG-BLUE"].stock_quantity, catalogue["POT-RED"].stock_quantity]).toEqual([4, 0]);
+    expect(await rows("SELECT note FROM x12_interchanges WHERE supplier_id = ? AND direction = 'in'", x12.id)).toEqual([
+      { note: "stock of 3 items read: 2 products changed, 1 not in the supplier's catalogue" },
+    ]);
+    expect((await names(dir)).filter((n) => n.startsWith("997-"))).toEqual(["997-000000002.x12"]);
+  });
+});
