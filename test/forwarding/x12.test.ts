@@ -11,6 +11,7 @@ import { carrierPipeline } from "../../src/lib/queue";
 import { attemptDispatch } from "../../src/routing/failed-sends";
 import { createAccount, createOrder, exec } from "../helpers/factories";
 import { call, type Credentials } from "../helpers/http";
+import { waitFor } from "../helpers/wait";
 import { orderSettled, supplierWithRule } from "../helpers/suppliers";
 import { onSftpServer } from "../helpers/file-servers";
 import { x12Settings } from "../helpers/x12";
@@ -107,5 +108,34 @@ describe("an X12 supplier: the 850", () => {
     expect(before).toContain("*000000001*1*T*>~GS*PO*ORDERINTAKE*TUINHOUT*");
     expect(again).toContain("*000000002*1*T*>~GS*PO*ORDERINTAKE*TUINHOUT*");
     expect(again).toContain("~ST*850*0002~");
+  });
+
+  it("a cancellation of part of a line goes as an 860 of its own (QD, quantity decrease), with the next control number", async () => {
+    const creds = await createAccount();
+    const dir = folder();
+    await supplierWithRule(creds, { channel: "file", file_transfer: x12Settings(dir) });
+    const { reference, payload } = await createOrder(creds, TWO_LINES);
+    const order = await orderSettled(creds, reference, ["completed"]);
+    const [a] = order.order_lines.map((l: { id: number }) => l.id);
+    const res = await call("POST", `/api/v1/orders/${reference}/cancel`, { creds, body: { lines: [{ line_id: a, quantity: 1 }], reason: "wrong colour" } });
+    expect(res.status).toBe(200);
+    const [request] = await waitFor(async () => {
+      const list = (await call("GET", `/api/v1/orders/${reference}/cancellations`, { creds })).json.data;
+      return list[0]?.status === "requested" ? list : null;
+    });
+    const content = await read(`${dir}/cancellation-${reference}-${request.id}.x12`);
+    expect(content.split("~").slice(1)).toEqual([
+      expect.stringMatching(/^GS\*PC\*ORDERINTAKE\*TUINHOUT\*\d{8}\*\d{4}\*2\*X\*004010$/),
+      "ST*860*0002",
+      expect.stringMatching(new RegExp(`^BCH\\*01\\*DS\\*${reference}\\*\\*\\*\\d{8}$`)),
+      `REF*CO*${payload.external_id}`,
+      "NTE*GEN*wrong colour",
+      `POC*${a}*QD*2*1*EA***VP*MUG-BLUE*EN*8712345678906`,
+      "CTT*1",
+      "SE*7*0002",
+      "GE*1*2",
+      "IEA*1*000000002",
+      "",
+    ]);
   });
 });
