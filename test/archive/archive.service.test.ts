@@ -1,0 +1,148 @@
+// Archiving finished orders to R2 (src/archive, docs/archive.md): an order archived is read back by
+// reference exactly as before, creates stay idempotent, a crash or a change between the object's
+// write and the rows' delete loses nothing and archives once, a late change is refused.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { archiveAccount, deleteAccountArchive, olderThan } from "../../src/archive/archive.service";
+import { presentArchived } from "../../src/archive/archive.present";
+import { accountPrefix } from "../../src/archive/objects";
+import { createDb } from "../../src/db";
+import { createAccount, exec, orderPayload, rows } from "../helpers/factories";
+import { ADMIN, call, type Credentials } from "../helpers/http";
+import { answer, awaitingPickup, orderSettled, supplierChain } from "../helpers/suppliers";
+
+const archive = (accountId: number, body: unknown) => call("POST", `/admin/v1/accounts/${accountId}/archive`, { headers: ADMIN, body });
+
+/** An order created and shipped in full by a pull supplier: finished. */
+async function shippedOrder(creds: Credentials, key: string, overrides: Record<string, unknown> = {}) {
+  const payload = orderPayload(overrides);
+  const created = await call("POST", "/api/v1/orders", { creds, body: payload });
+  expect(created.status, created.text).toBe(200);
+  const reference = String(created.json.reference);
+  await awaitingPickup(key, reference);
+  const order = await call("GET", `/api/v1/orders/${reference}`, { creds });
+  const shipped = await answer(
+    key,
+    order.json.order_lines.map((l: { id: number; quantity: number }) => ({ line_id: l.id, action: "ship", quantity: l.quantity, carrier: "PostNL", tracking_number: `3S${l.id}` })),
+  );
+  expect(shipped.status, shipped.text).toBe(200);
+  await orderSettled(creds, reference, ["completed"]);
+  return { payload, reference };
+}
+
+const objectsOf = async (accountId: number) => (await env.ARCHIVE.list({ prefix: accountPrefix(accountId) })).objects.map((o) => o.key);
+
+describe("archiving finished orders", () => {
+  let creds: Credentials;
+  let key: string;
+  beforeAll(async () => {
+    creds = await createAccount();
+    [{ key: key! }] = (await supplierChain(creds, [{ channel: "pull" }])) as { key: string }[];
+  });
+
+  it("archives a finished order and answers it by reference byte for byte, archived: true added, with x-archived", async () => {
+    const { payload, reference } = await shippedOrder(creds, key);
+    const before = await call("GET", `/api/v1/orders/${reference}`, { creds });
+    expect(before.headers.get("x-archived")).toBeNull();
+
+    const run = await archive(creds.accountId, { older_than_days: 0 });
+    expect(run.status, run.text).toBe(200);
+    expect(run.json).toEqual({ archived: 1, bytes_freed: expect.any(Number), done: true });
+    expect(run.json.bytes_freed).toBeGreaterThan(1000);
+
+    const after = await call("GET", `/api/v1/orders/${reference}`, { creds });
+    expect(after.status).toBe(200);
+    expect(after.headers.get("x-archived")).toBe("true");
+    expect(after.text).toBe(`${before.text.slice(0, -1)},"archived":true}`);
+    // Its rows left D1; a stub stayed.
+    expect(await rows("SELECT id FROM orders WHERE reference = ?", reference)).toEqual([]);
+    expect(await rows("SELECT reference, external_id, part IS NOT NULL AS placed FROM archived_orders WHERE reference = ?", reference)).toEqual([
+      { reference, external_id: payload.external_id, placed: 1 },
+    ]);
+
+    // Create stays idempotent: the same external_id is the archived order, nothing new is stored.
+    const again = await call("POST", "/api/v1/orders", { creds, body: payload });
+    expect(again.status).toBe(200);
+    expect(again.json).toEqual({ message: "Order already exists", reference: Number(reference) });
+    expect(await rows("SELECT id FROM orders WHERE account_id = ? AND external_id = ?", creds.accountId, payload.external_id)).toEqual([]);
+
+    // A late change is refused: the order was finished.
+    const cancel = await call("POST", `/api/v1/orders/${reference}/cancel`, { creds, body: {} });
+    expect(cancel.status, cancel.text).toBe(409);
+    expect(cancel.json.error).toContain(`Order ${reference} is archived`);
+
+    // Another account's reference stays unknown.
+    const other = await createAccount();
+    expect((await call("GET", `/api/v1/orders/${reference}`, { creds: other })).status).toBe(404);
+  });
+
+  it("leaves unfinished and younger orders live, and archives nothing twice", async () => {
+    const open = await call("POST", "/api/v1/orders", { creds, body: orderPayload() });
+    const shipped = await shippedOrder(creds, key);
+    await awaitingPickup(key, String(open.json.reference));
+    expect((await archive(creds.accountId, { older_than_days: 1 })).json).toEqual({ archived: 0, bytes_freed: 0, done: true });
+    expect((await archive(creds.accountId, { older_than_days: 0 })).json).toMatchObject({ archived: 1, done: true });
+    expect((await archive(creds.accountId, { older_than_days: 0 })).json).toEqual({ archived: 0, bytes_freed: 0, done: true });
+    const live = await call("GET", `/api/v1/orders/${open.json.reference}`, { creds });
+    expect(live.headers.get("x-archived")).toBeNull();
+    expect((await call("GET", `/api/v1/orders/${shipped.reference}`, { creds })).headers.get("x-archived")).toBe("true");
+  });
+
+  it("a crash after the object's write leaves the order live; the next run archives it once", async () => {
+    const { reference } = await shippedOrder(creds, key);
+    const before = await call("GET", `/api/v1/orders/${reference}`, { creds });
+    const db = createDb(env.DB);
+    const crash = archiveAccount(db, env.ARCHIVE, creds.accountId, olderThan(0), presentArchived, {
+      afterWrite: async () => {
+        throw new Error("the Worker stopped");
+      },
+    });
+    await expect(crash).rejects.toThrow("the Worker stopped");
+    const still = await call("GET", `/api/v1/orders/${reference}`, { creds });
+    expect(still.text).toBe(before.text);
+    expect(still.headers.get("x-archived")).toBeNull();
+    const written = await objectsOf(creds.accountId);
+
+    expect(await archiveAccount(db, env.ARCHIVE, creds.accountId, olderThan(0), presentArchived)).toMatchObject({ archived: 1, done: true });
+    // The same object was written again (its name comes from its orders), not a second one.
+    expect(await objectsOf(creds.accountId)).toEqual(written);
+    expect(await rows("SELECT count(*) AS n FROM archived_orders WHERE reference = ?", reference)).toEqual([{ n: 1 }]);
+    expect((await call("GET", `/api/v1/orders/${reference}`, { creds })).text).toBe(`${before.text.slice(0, -1)},"archived":true}`);
+  });
+
+  it("an order that changes between its read and the delete stays live", async () => {
+    const { reference } = await shippedOrder(creds, key);
+    const db = createDb(env.DB);
+    const run = await archiveAccount(db, env.ARCHIVE, creds.accountId, olderThan(0), presentArchived, {
+      // A change after the read: a block by hand (a real write of the service) in between.
+      afterWrite: async () => {
+        const res = await call("POST", `/api/v1/orders/${reference}/block`, { creds, body: { reason: "checking" } });
+        expect(res.status, res.text).toBe(200);
+      },
+    });
+    expect(run).toEqual({ archived: 0, bytesFreed: 0, done: true });
+    const live = await call("GET", `/api/v1/orders/${reference}`, { creds });
+    expect(live.status).toBe(200);
+    expect(live.json.blocked).toBe(true);
+    expect(live.headers.get("x-archived")).toBeNull();
+  });
+
+  it("refuses an age below 0 or past a century (422) and an unknown account (404)", async () => {
+    expect((await archive(creds.accountId, { older_than_days: -1 })).status).toBe(422);
+    expect((await archive(creds.accountId, { older_than_days: 36_501 })).status).toBe(422);
+    expect((await archive(999_999_999, { older_than_days: 0 })).status).toBe(404);
+  });
+
+  it("deleting an account's archive deletes its objects", async () => {
+    const own = await createAccount();
+    const [{ key: ownKey }] = (await supplierChain(own, [{ channel: "pull" }])) as { key: string }[];
+    await shippedOrder(own, ownKey);
+    expect((await archive(own.accountId, { older_than_days: 0 })).json).toMatchObject({ archived: 1 });
+    expect(await objectsOf(own.accountId)).toHaveLength(1);
+    expect(await deleteAccountArchive(env.ARCHIVE, own.accountId)).toBe(1);
+    expect(await objectsOf(own.accountId)).toEqual([]);
+    // Other accounts' objects are untouched.
+    expect((await objectsOf(creds.accountId)).length).toBeGreaterThan(0);
+    await exec("SELECT 1");
+  });
+});
