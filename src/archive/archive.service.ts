@@ -12,8 +12,6 @@ import { orderWriteBacksStatement, writeBacksOf, type WriteBack } from "../shops
 import { finished, fingerprint } from "./finished";
 import { accountPrefix, deletePrefix, intoParts, objectKey, partName, readLine, writeObject } from "./objects";
 
-/** The smallest archive_after_days an account may set (the operator's command may go lower). */
-export const ARCHIVE_MIN_DAYS = 7;
 /** Orders one run reads and archives: each read is a few statements, well inside D1's 1,000 per invocation. */
 export const ARCHIVE_BATCH = 100;
 /** How many of the oldest orders a run looks at to find its batch of finished ones. */

@@ -134,7 +134,7 @@ describe("every request example of the OpenAPI document", () => {
       ["completed", null],
       ["skipped", lineId],
     ]);
-    expect(await tryIt("PATCH", "/api/v1/settings", "application/json")).toEqual({ reroute_enabled: true, reroute_max_attempts: 3, currency: "EUR" });
+    expect(await tryIt("PATCH", "/api/v1/settings", "application/json")).toEqual({ reroute_enabled: true, reroute_max_attempts: 3, currency: "EUR", archive_after_days: 90 });
     // A line its supplier declined, sent to a supplier by hand (the one that had it: any active one will do).
     const stuck = await createOrder(creds);
     const stuckLine = (await waitForLineStatus(creds, stuck.reference, "ruled")).order_lines[0].id;
