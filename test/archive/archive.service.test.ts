@@ -11,6 +11,7 @@ import { createAccount, orderPayload, rows } from "../helpers/factories";
 import { ADMIN, call, type Credentials } from "../helpers/http";
 import { answer, awaitingPickup, orderSettled, supplierChain } from "../helpers/suppliers";
 import { waitFor } from "../helpers/wait";
+import { move } from "../helpers/moves";
 
 const archive = (accountId: number, body: unknown) => call("POST", `/admin/v1/accounts/${accountId}/archive`, { headers: ADMIN, body });
 
@@ -183,3 +184,26 @@ describe("archive_after_days", () => {
 });
 
 const DAY = 24 * 60 * 60 * 1000;
+
+describe("an account with archived orders moves to another shard", () => {
+  it("carries the stubs (the objects stay): read by reference, idempotent create, the reference retired on the old shard", async () => {
+    const creds = await createAccount();
+    const [{ key }] = (await supplierChain(creds, [{ channel: "pull" }])) as { key: string }[];
+    const { payload, reference } = await shippedOrder(creds, key);
+    const before = await call("GET", `/api/v1/orders/${reference}`, { creds });
+    expect((await archive(creds.accountId, { older_than_days: 0 })).json).toMatchObject({ archived: 1 });
+    const objects = await objectsOf(creds.accountId);
+
+    await move(creds.accountId, { shard: 1 });
+    const stub = "SELECT reference FROM archived_orders WHERE account_id = ?";
+    expect((await env.SHARD_1.prepare(stub).bind(creds.accountId).all()).results).toEqual([{ reference }]);
+    expect(await rows(stub, creds.accountId)).toEqual([]);
+    expect(await rows("SELECT reference FROM retired_references WHERE reference = ?", reference)).toEqual([{ reference }]);
+    expect(await objectsOf(creds.accountId)).toEqual(objects);
+
+    const after = await call("GET", `/api/v1/orders/${reference}`, { creds });
+    expect(after.headers.get("x-archived")).toBe("true");
+    expect(after.text).toBe(`${before.text.slice(0, -1)},"archived":true}`);
+    expect((await call("POST", "/api/v1/orders", { creds, body: payload })).json).toEqual({ message: "Order already exists", reference: Number(reference) });
+  });
+});
