@@ -12,3 +12,13 @@ export function presentArchived(detail: OrderDetail, writeBacks: WriteBack[]): A
 
 /** The API's answer for an archived order: its JSON as it was, and that it comes from the archive. */
 export const presentArchivedOrder = (doc: ArchivedDocument) => ({ ...doc.order, archived: true as const });
+
+/** An archived order in a list: as the list shows a live one (lines without their logs), archived: true added. */
+export function presentArchivedSummary(doc: ArchivedDocument) {
+  const lines = (doc.order.order_lines as Record<string, unknown>[]).map((line) => {
+    // The list's line is the single read's without these two (src/orders/orders.present.ts).
+    const { cancellation: _cancellation, logs: _logs, ...rest } = line;
+    return rest;
+  });
+  return { ...doc.order, order_lines: lines, archived: true as const };
+}

@@ -62,18 +62,19 @@ export async function writeObject(bucket: R2Bucket, key: string, lines: string[]
   return body.byteLength;
 }
 
+/** Lines (0-based) of an object, as written; those missing are left out. */
+export async function readLines(bucket: R2Bucket, key: string, lines: number[]): Promise<Map<number, string>> {
+  const found = new Map<number, string>();
+  const object = await bucket.get(key);
+  if (!object) return found;
+  const all = (await gunzip(object.body)).split("\n");
+  for (const line of lines) if (line < all.length - 1) found.set(line, all[line]);
+  return found;
+}
+
 /** One line (0-based) of an object, as written; null when the object or the line is missing. */
 export async function readLine(bucket: R2Bucket, key: string, line: number): Promise<string | null> {
-  const object = await bucket.get(key);
-  if (!object) return null;
-  const text = await gunzip(object.body);
-  let start = 0;
-  for (let i = 0; i < line; i++) {
-    start = text.indexOf("\n", start) + 1;
-    if (start === 0) return null;
-  }
-  const end = text.indexOf("\n", start);
-  return end < 0 ? null : text.slice(start, end);
+  return (await readLines(bucket, key, [line])).get(line) ?? null;
 }
 
 /** Deletes every object under the prefix, a listing page (up to 1,000 keys) at a time. The count. */

@@ -9,7 +9,8 @@ import { CreateOrderBody, CreateOrderResponse, ExportOrdersQuery, ListOrdersQuer
 import { createOrder, exportOrders, getOrder, listOrders } from "./orders.service";
 import { ApiError } from "../lib/errors";
 import { findArchived } from "../archive/archive.service";
-import { presentArchivedOrder } from "../archive/archive.present";
+import { presentArchivedOrder, presentArchivedSummary } from "../archive/archive.present";
+import { listArchived } from "../archive/list";
 
 export const ordersRouter = createRouter();
 
@@ -77,6 +78,10 @@ const listOrdersRoute = createRoute({
 ordersRouter.openapi(listOrdersRoute, async (c) => {
   const filters = c.req.valid("query");
   const page = { page: pageParam(filters.page), perPage: filters.per_page };
+  if (filters.archived === "only") {
+    const archived = await listArchived(c.get("db"), c.env.ARCHIVE, c.get("account").id, filters, page);
+    return c.json(resourcePage(c.req.url, page, archived.total, archived.orders.map(presentArchivedSummary)) as never, 200);
+  }
   const result = await listOrders(c.get("db"), c.get("account").id, filters, page);
   return c.json(resourcePage(c.req.url, page, result.total, presentOrderSummaries(result.orders, result.lines)), 200);
 });

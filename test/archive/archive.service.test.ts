@@ -62,6 +62,10 @@ describe("archiving finished orders", () => {
       { reference, external_id: payload.external_id, placed: 1 },
     ]);
 
+    // Nothing of it is left in the list's counters, facets or search keys (their triggers followed the delete).
+    const [{ id }] = await rows<{ id: number }>("SELECT id FROM archived_orders WHERE reference = ?", reference);
+    expect(await rows("SELECT (SELECT count(*) FROM order_facets WHERE order_id = ?1) + (SELECT count(*) FROM order_search_keys WHERE order_id = ?1) AS n", id)).toEqual([{ n: 0 }]);
+
     // Create stays idempotent: the same external_id is the archived order, nothing new is stored.
     const again = await call("POST", "/api/v1/orders", { creds, body: payload });
     expect(again.status).toBe(200);
@@ -205,5 +209,52 @@ describe("an account with archived orders moves to another shard", () => {
     expect(after.headers.get("x-archived")).toBe("true");
     expect(after.text).toBe(`${before.text.slice(0, -1)},"archived":true}`);
     expect((await call("POST", "/api/v1/orders", { creds, body: payload })).json).toEqual({ message: "Order already exists", reference: Number(reference) });
+  });
+});
+
+describe("GET /api/v1/orders with archived orders", () => {
+  it("lists live orders by default; archived=only lists the archived ones as the list showed them, archived: true added, with q and pages", async () => {
+    const creds = await createAccount();
+    const [{ key }] = (await supplierChain(creds, [{ channel: "pull" }])) as { key: string }[];
+    const a = await shippedOrder(creds, key);
+    const b = await shippedOrder(creds, key, { email: "Piet@Voorbeeld.nl" });
+    const c = await shippedOrder(creds, key);
+    const listed = (await call("GET", "/api/v1/orders", { creds })).json.data as { reference: string }[];
+    expect(listed.map((o) => o.reference)).toEqual([c.reference, b.reference, a.reference]);
+    expect((await archive(creds.accountId, { older_than_days: 0 })).json).toMatchObject({ archived: 3 });
+    const open = String((await call("POST", "/api/v1/orders", { creds, body: orderPayload() })).json.reference);
+
+    const live = await call("GET", "/api/v1/orders", { creds });
+    expect(live.json.data.map((o: { reference: string }) => o.reference)).toEqual([open]);
+    expect(live.json.meta.total).toBe(1);
+
+    const only = await call("GET", "/api/v1/orders?archived=only", { creds });
+    expect(only.status, only.text).toBe(200);
+    expect(only.json.meta.total).toBe(3);
+    expect(only.json.data).toEqual(listed.map((o) => ({ ...o, archived: true })));
+
+    const refs = async (query: string) => {
+      const res = await call("GET", `/api/v1/orders?archived=only&${query}`, { creds });
+      expect(res.status, res.text).toBe(200);
+      return { total: res.json.meta.total, refs: res.json.data.map((o: { reference: string }) => o.reference) };
+    };
+    expect(await refs(`q=${a.reference}`)).toEqual({ total: 1, refs: [a.reference] });
+    expect(await refs(`q=${encodeURIComponent(b.payload.external_id.toUpperCase())}`)).toEqual({ total: 1, refs: [b.reference] });
+    expect(await refs("q=piet%40voorbeeld.nl")).toEqual({ total: 1, refs: [b.reference] });
+    expect(await refs("per_page=2&page=2")).toEqual({ total: 3, refs: [a.reference] });
+    expect(await refs("sort=created_at&per_page=1")).toEqual({ total: 3, refs: [a.reference] });
+    expect(await refs("statuses=completed")).toEqual({ total: 3, refs: [c.reference, b.reference, a.reference] });
+    expect(await refs("statuses=declined,pending")).toEqual({ total: 0, refs: [] });
+    expect(await refs("blocked=true")).toEqual({ total: 0, refs: [] });
+
+    // What the stubs cannot answer is a 422 naming it, never an answer quietly wider or narrower.
+    const refused = await call("GET", "/api/v1/orders?archived=only&supplier_ids=1&shipping=not_shipped", { creds });
+    expect(refused.status).toBe(422);
+    expect(Object.keys(refused.json.errors).sort()).toEqual(["shipping", "supplier_ids"]);
+    for (const value of ["include", "all"]) {
+      const res = await call("GET", `/api/v1/orders?archived=${value}`, { creds });
+      expect(res.status).toBe(422);
+      expect(Object.keys(res.json.errors)).toEqual(["archived"]);
+    }
   });
 });
