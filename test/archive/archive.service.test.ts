@@ -77,6 +77,13 @@ describe("archiving finished orders", () => {
     expect(cancel.status, cancel.text).toBe(409);
     expect(cancel.json.error).toContain(`Order ${reference} is archived`);
 
+    // A supplier's late answer names a line the stubs do not keep: the 404 of an unknown line, nothing changes.
+    const line = (before.json.order_lines as { id: number }[])[0].id;
+    const late = await answer(key, [{ line_id: line, action: "ship", quantity: 1, carrier: "DHL", tracking_number: "LATE1" }]);
+    expect(late.status, late.text).toBe(404);
+    expect(late.json.error).toBe(`Order line with id '${line}' not found`);
+    expect((await call("GET", `/api/v1/orders/${reference}`, { creds })).text).toBe(after.text);
+
     // Another account's reference stays unknown.
     const other = await createAccount();
     expect((await call("GET", `/api/v1/orders/${reference}`, { creds: other })).status).toBe(404);
