@@ -5,6 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { accountRouter } from "./accounts/accounts.routes";
 import { apiKeysRouter } from "./accounts/api-keys.routes";
 import { adminRouter } from "./admin/admin.routes";
+import { archiveAdminRouter } from "./archive/archive.routes";
 import { pipelineAdminRouter } from "./admin/pipeline.routes";
 import { secretsAdminRouter } from "./admin/secrets.routes";
 import { feedsRouter, isFeedUpload } from "./catalogue/feeds.routes";
@@ -157,6 +158,7 @@ export function createApp() {
   app.route("/admin/v1", adminRouter);
   app.route("/admin/v1", pipelineAdminRouter);
   app.route("/admin/v1", secretsAdminRouter);
+  app.route("/admin/v1", archiveAdminRouter);
 
   // The events the shop's webhook subscriptions receive, and the messages webhook suppliers receive, as the document's webhooks.
   documentEvents(app);

@@ -5,7 +5,7 @@ import { apiSecurity, createRouter, errorResponses, jsonBody, responses } from "
 import { field } from "../lib/validation";
 import { MAX_ATTEMPTS_RANGE } from "../routing/context";
 import { currencyCode } from "../lib/currency";
-import { getSettings, updateSettings, type AccountSettings } from "./accounts.service";
+import { ARCHIVE_DAYS_RANGE, getSettings, updateSettings, type AccountSettings } from "./accounts.service";
 
 export const accountRouter = createRouter();
 
@@ -41,6 +41,7 @@ const SettingsJson = z
       description: "ISO 4217: the currency of the catalogue's prices and of every order created without one (default EUR). Amounts are never converted.",
       example: "EUR",
     }),
+    archive_after_days: z.number().int().openapi({ description: "Finished orders older than this many days are archived to R2, still read by reference (docs/archive.md; default 90)" }),
   })
   .openapi("AccountSettings");
 
@@ -55,10 +56,18 @@ const UpdateSettings = z
         "An ISO 4217 code (any case, kept in capitals). It relabels, never converts: orders created without a currency are shown in it from then on.",
       example: "EUR",
     }),
+    archive_after_days: field
+      .optionalInt(ARCHIVE_DAYS_RANGE)
+      .openapi({ description: `Archive finished orders after this many days: ${ARCHIVE_DAYS_RANGE.min} to ${ARCHIVE_DAYS_RANGE.max}`, example: 90 }),
   })
   .openapi("UpdateAccountSettingsRequest", { example: { reroute_enabled: true, reroute_max_attempts: 3, currency: "EUR" } });
 
-const presentSettings = (s: AccountSettings) => ({ reroute_enabled: s.rerouteEnabled, reroute_max_attempts: s.rerouteMaxAttempts, currency: s.currency });
+const presentSettings = (s: AccountSettings) => ({
+  reroute_enabled: s.rerouteEnabled,
+  reroute_max_attempts: s.rerouteMaxAttempts,
+  currency: s.currency,
+  archive_after_days: s.archiveAfterDays,
+});
 
 accountRouter.openapi(
   createRoute({
@@ -90,6 +99,7 @@ accountRouter.openapi(
       rerouteEnabled: input.reroute_enabled,
       rerouteMaxAttempts: input.reroute_max_attempts,
       currency: input.currency,
+      archiveAfterDays: input.archive_after_days,
     });
     return c.json(presentSettings(settings), 200);
   },

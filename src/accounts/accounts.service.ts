@@ -235,9 +235,17 @@ export async function authenticate(db: Db, apiKey: string, accountIdHeader: stri
 
 // ---- The account's own settings (GET/PATCH /api/v1/settings) -------------------------
 
-export type AccountSettings = { rerouteEnabled: boolean; rerouteMaxAttempts: number; currency: string };
+export type AccountSettings = { rerouteEnabled: boolean; rerouteMaxAttempts: number; currency: string; archiveAfterDays: number };
 
-const settingsColumns = { rerouteEnabled: accounts.rerouteEnabled, rerouteMaxAttempts: accounts.rerouteMaxAttempts, currency: accounts.currency };
+/** archive_after_days (docs/archive.md): a week at least, so a late question finds the order live; ten years at most. */
+export const ARCHIVE_DAYS_RANGE = { min: 7, max: 3650 };
+
+const settingsColumns = {
+  rerouteEnabled: accounts.rerouteEnabled,
+  rerouteMaxAttempts: accounts.rerouteMaxAttempts,
+  currency: accounts.currency,
+  archiveAfterDays: accounts.archiveAfterDays,
+};
 
 export async function getSettings(db: Db, accountId: number): Promise<AccountSettings> {
   const [row] = await db.select(settingsColumns).from(accounts).where(eq(accounts.id, accountId));

@@ -7,6 +7,10 @@ import { pageParam, resourcePage } from "../lib/pagination";
 import { orderCsvStream, presentOrderDetail, presentOrderSummaries } from "./orders.present";
 import { CreateOrderBody, CreateOrderResponse, ExportOrdersQuery, ListOrdersQuery, OrderDetail, OrderPage, referenceParam } from "./orders.schemas";
 import { createOrder, exportOrders, getOrder, listOrders } from "./orders.service";
+import { ApiError } from "../lib/errors";
+import { findArchived } from "../archive/archive.service";
+import { presentArchivedOrder, presentArchivedSummary } from "../archive/archive.present";
+import { listArchived } from "../archive/list";
 
 export const ordersRouter = createRouter();
 
@@ -74,6 +78,10 @@ const listOrdersRoute = createRoute({
 ordersRouter.openapi(listOrdersRoute, async (c) => {
   const filters = c.req.valid("query");
   const page = { page: pageParam(filters.page), perPage: filters.per_page };
+  if (filters.archived === "only") {
+    const archived = await listArchived(c.get("db"), c.env.ARCHIVE, c.get("account").id, filters, page);
+    return c.json(resourcePage(c.req.url, page, archived.total, archived.orders.map(presentArchivedSummary)) as never, 200);
+  }
   const result = await listOrders(c.get("db"), c.get("account").id, filters, page);
   return c.json(resourcePage(c.req.url, page, result.total, presentOrderSummaries(result.orders, result.lines)), 200);
 });
@@ -108,7 +116,8 @@ const showOrderRoute = createRoute({
   summary: "Fetch one order with every line's status log",
   description:
     "The order with every line, its status, matched supplier, shipments and status log (oldest first). Another account's " +
-    "reference is not found, exactly like an unknown one.",
+    "reference is not found, exactly like an unknown one. An archived order (docs/archive.md) answers its JSON exactly as before it " +
+    "was archived with \"archived\": true added, and the header x-archived: true.",
   security: apiSecurity,
   request: { params: z.object({ reference: referenceParam }) },
   responses: {
@@ -119,5 +128,15 @@ const showOrderRoute = createRoute({
 });
 
 ordersRouter.openapi(showOrderRoute, async (c) => {
-  return c.json(presentOrderDetail(await getOrder(c.get("db"), c.get("account").id, c.req.valid("param").reference)), 200);
+  const { reference } = c.req.valid("param");
+  try {
+    return c.json(presentOrderDetail(await getOrder(c.get("db"), c.get("account").id, reference)), 200);
+  } catch (error) {
+    // Not live: perhaps archived (docs/archive.md). Its JSON as it was, archived: true added, and a header saying so.
+    if (!(error instanceof ApiError) || error.status !== 404) throw error;
+    const archived = await findArchived(c.get("db"), c.env.ARCHIVE, c.get("account").id, reference);
+    if (!archived) throw error;
+    c.header("x-archived", "true");
+    return c.json(presentArchivedOrder(archived) as never, 200);
+  }
 });

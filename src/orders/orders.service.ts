@@ -133,10 +133,9 @@ async function insertOrderBatch(db: Db, accountId: number, input: CreateOrderInp
     WHERE o.reference = ${reference}
     ORDER BY l.position`;
 
-  const winner = db
-    .select({ id: orders.id, reference: orders.reference })
-    .from(orders)
-    .where(and(eq(orders.accountId, accountId), eq(orders.externalId, input.external_id)));
+  // The live order, or the archived one (src/archive: a trigger skips the insert when there is one).
+  const winner = sql`SELECT id, reference FROM orders WHERE account_id = ${accountId} AND external_id = ${input.external_id}
+    UNION ALL SELECT id, reference FROM archived_orders WHERE account_id = ${accountId} AND external_id = ${input.external_id}`;
 
   // Raw D1 batch: Drizzle's batch() cannot carry raw INSERT ... SELECT statements.
   const results = await db.$client.batch<{ id: number; reference: string }>(
@@ -148,10 +147,22 @@ async function insertOrderBatch(db: Db, accountId: number, input: CreateOrderInp
 
 // ---- Reads ----------------------------------------------------------------
 
-/** The order with this reference in this account; another account's answers exactly like an unknown one. */
+/** The 409 of a change to an archived order (docs/archive.md, "Late answers"). */
+export const archivedConflict = (reference: string) =>
+  ApiError.conflict(`Order ${reference} is archived: it was finished (every line final), so it cannot change any more. GET /api/v1/orders/${reference} still reads it.`);
+
+/**
+ * The order with this reference in this account; another account's answers exactly like an unknown
+ * one; an archived one is a 409 (the callers change the order).
+ */
 export async function findOrder(db: Db, accountId: number, reference: string): Promise<Order> {
   const order = await db.query.orders.findFirst({ where: and(eq(orders.reference, reference), eq(orders.accountId, accountId)) });
-  if (!order) throw ApiError.notFound(`Order with reference '${reference}' not found`);
+  if (!order) {
+    // An archived order (src/archive) was finished: every change to it is refused, as to a final line.
+    const [archived] = await rawBatch(db, [sql`SELECT 1 AS one FROM archived_orders WHERE reference = ${reference} AND account_id = ${accountId}`]);
+    if (archived.length > 0) throw archivedConflict(reference);
+    throw ApiError.notFound(`Order with reference '${reference}' not found`);
+  }
   return order;
 }
 

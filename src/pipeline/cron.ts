@@ -12,6 +12,8 @@ import { carrierPipeline, enqueue } from "../lib/queue";
 import { sealingKeys } from "../lib/sealed";
 import { isoMicro } from "../lib/time";
 import { pullMissedOrders } from "../shops/order-pull.service";
+import { archiveDue } from "../archive/archive.service";
+import { presentArchived } from "../archive/archive.present";
 import { shardOfView } from "../shards/shards";
 import { syncsToResume } from "../shops/stock/stock-sync.service";
 import { stockSyncMessages } from "../shops/stock/queue";
@@ -36,6 +38,7 @@ export const SWEEPERS = {
   sessions_ended: "Console sessions cleaned up",
   stock_syncs_resumed: "Stock syncs resumed",
   orders_pulled: "Orders taken in or cancelled by the shops' reconciliation pull",
+  orders_archived: "Finished orders archived to R2",
 } as const;
 export type SweeperName = keyof typeof SWEEPERS;
 
@@ -94,6 +97,8 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
         return { orders_pulled: outcomes.reduce((n, o) => n + o.created + o.cancelled, 0) };
       },
     },
+    // Finished orders past their account's archive_after_days, a bounded batch per tick (src/archive).
+    { names: ["orders_archived"], run: async () => ({ orders_archived: await archiveDue(db, env.ARCHIVE, now, presentArchived) }) },
   ];
 }
 

@@ -35,6 +35,8 @@ export const MOVED_TABLES: { table: string; scope: string }[] = [
   { table: "product_imports", scope: "account_id = ?1" },
   { table: "product_import_rows", scope: "import_id IN (SELECT id FROM product_imports WHERE account_id = ?1)" },
   { table: "orders", scope: "account_id = ?1" },
+  // Archived orders' stubs (src/archive): their objects in R2 are per account and stay where they are.
+  { table: "archived_orders", scope: "account_id = ?1" },
   { table: "order_lines", scope: "account_id = ?1" },
   { table: "order_line_logs", scope: "order_id IN (SELECT id FROM orders WHERE account_id = ?1)" },
   { table: "dispatches", scope: "account_id = ?1" },
@@ -173,7 +175,7 @@ async function step(env: Bindings, move: MoveRow): Promise<MoveRow> {
         .prepare(`INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(", ")}) SELECT ${select} FROM json_each(?1) WHERE true ON CONFLICT ${KEYED_OTHERWISE.has(table) ? "" : "(id) "}DO NOTHING`)
         .bind(rowsJson);
       // An order coming back to the shard that minted its reference takes it out of retirement.
-      if (table === "orders") {
+      if (table === "orders" || table === "archived_orders") {
         await target.batch([target.prepare("DELETE FROM retired_references WHERE reference IN (SELECT value ->> '$.reference' FROM json_each(?1))").bind(rowsJson), insert]);
       } else await insert.run();
       return save({ cursor: Number(rows[rows.length - 1].__rowid), rowsCopied: move.rowsCopied + rows.length });
@@ -213,9 +215,9 @@ async function step(env: Bindings, move: MoveRow): Promise<MoveRow> {
       const remove = source.prepare(`DELETE FROM ${table} WHERE rowid IN (${chunk})`).bind(id);
       // References this shard minted (its two digits after the first) are never minted here again.
       const retire = source
-        .prepare(`INSERT OR IGNORE INTO retired_references (reference) SELECT reference FROM orders WHERE rowid IN (${chunk}) AND substr(reference, 2, 2) = ?2`)
+        .prepare(`INSERT OR IGNORE INTO retired_references (reference) SELECT reference FROM ${table} WHERE rowid IN (${chunk}) AND substr(reference, 2, 2) = ?2`)
         .bind(id, String(move.fromShard).padStart(2, "0"));
-      const [result] = table === "orders" ? (await source.batch([retire, remove])).slice(1) : [await remove.run()];
+      const [result] = table === "orders" || table === "archived_orders" ? (await source.batch([retire, remove])).slice(1) : [await remove.run()];
       const deleted = result.meta.changes ?? 0;
       if (deleted === 0) return save({ tableIndex: move.tableIndex - 1 });
       return save({ rowsDeleted: move.rowsDeleted + deleted });

@@ -68,6 +68,8 @@ describe("every request example of the OpenAPI document", () => {
     // The operator's API: a new account and its key.
     const account = await tryIt("POST", "/admin/v1/accounts", "application/json", { headers: ADMIN });
     await tryIt("POST", "/admin/v1/accounts/{id}/api-keys", "application/json", { headers: ADMIN, params: { id: account.id } });
+    // Archiving its finished orders older than 90 days (it has none yet).
+    expect(await tryIt("POST", "/admin/v1/accounts/{id}/archive", "application/json", { headers: ADMIN, params: { id: account.id } })).toEqual({ archived: 0, bytes_freed: 0, done: true });
     // Moving an account to the example's shard (1): an account pinned to shard 0 first.
     const mover = await call("POST", "/admin/v1/accounts", { headers: ADMIN, body: { name: unique("mover"), shard: 0 } });
     await tryIt("POST", "/admin/v1/accounts/{id}/move", "application/json", { headers: ADMIN, params: { id: mover.json.id } });
@@ -134,7 +136,7 @@ describe("every request example of the OpenAPI document", () => {
       ["completed", null],
       ["skipped", lineId],
     ]);
-    expect(await tryIt("PATCH", "/api/v1/settings", "application/json")).toEqual({ reroute_enabled: true, reroute_max_attempts: 3, currency: "EUR" });
+    expect(await tryIt("PATCH", "/api/v1/settings", "application/json")).toEqual({ reroute_enabled: true, reroute_max_attempts: 3, currency: "EUR", archive_after_days: 90 });
     // A line its supplier declined, sent to a supplier by hand (the one that had it: any active one will do).
     const stuck = await createOrder(creds);
     const stuckLine = (await waitForLineStatus(creds, stuck.reference, "ruled")).order_lines[0].id;

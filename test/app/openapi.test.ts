@@ -76,6 +76,7 @@ describe("GET /openapi.json", () => {
       "/admin/v1/accounts": ["get", "post"],
       "/admin/v1/accounts/{id}/api-keys": ["get", "post"],
       "/admin/v1/accounts/{id}/move": ["post"],
+      "/admin/v1/accounts/{id}/archive": ["post"],
       "/admin/v1/secrets/reseal": ["post"],
       "/admin/v1/api-keys/{id}": ["delete"],
       "/admin/v1/supplier-keys/{id}": ["delete"],
@@ -106,7 +107,7 @@ describe("GET /openapi.json", () => {
     });
     const listParams = doc.paths["/api/v1/orders"].get.parameters.map((p: any) => p.name).sort();
     expect(listParams).toEqual(
-      ["blocked", "completed_since", "date_from", "date_to", "external_id", "include_test", "page", "per_page", "q", "shipping", "sort", "source", "statuses", "supplier_ids", "total_max", "total_min"],
+      ["archived", "blocked", "completed_since", "date_from", "date_to", "external_id", "include_test", "page", "per_page", "q", "shipping", "sort", "source", "statuses", "supplier_ids", "total_max", "total_min"],
     );
     const request = doc.components.schemas.CreateOrderRequest;
     expect(request.required).toEqual(expect.arrayContaining(["external_id", "source", "total", "shipping_address", "products"]));

@@ -176,8 +176,8 @@ describe("settings and supplier deadlines at their limits", () => {
   it("reroute_max_attempts 1 to 10; deadlines 1 to 720 hours and 1 to 365 days; null clears", async () => {
     const creds = await createAccount();
     const patch = (body: unknown) => call("PATCH", "/api/v1/settings", { creds, body });
-    expect((await patch({ reroute_max_attempts: 10 })).json).toEqual({ reroute_enabled: true, reroute_max_attempts: 10, currency: "EUR" });
-    expect((await patch({ reroute_max_attempts: 1 })).json).toEqual({ reroute_enabled: true, reroute_max_attempts: 1, currency: "EUR" });
+    expect((await patch({ reroute_max_attempts: 10 })).json).toEqual({ reroute_enabled: true, reroute_max_attempts: 10, currency: "EUR", archive_after_days: 90 });
+    expect((await patch({ reroute_max_attempts: 1 })).json).toEqual({ reroute_enabled: true, reroute_max_attempts: 1, currency: "EUR", archive_after_days: 90 });
     expect(await refused(creds, () => patch({ reroute_max_attempts: 11 }))).toEqual(invalid({ reroute_max_attempts: ["The reroute_max_attempts field must not be greater than 10."] }));
     expect(await refused(creds, () => patch({ reroute_max_attempts: 0 }))).toEqual(invalid({ reroute_max_attempts: ["The reroute_max_attempts field must be at least 1."] }));
     expect(await refused(creds, () => patch({ reroute_enabled: "perhaps" }))).toEqual(invalid({ reroute_enabled: ["The reroute_enabled field must be true or false."] }));

@@ -72,12 +72,12 @@ describe.concurrent("an order's currency", () => {
 describe.concurrent("the account's currency (GET/PATCH /api/v1/settings)", () => {
   it("is EUR until set; set in any case, kept in capitals; a bad code is a 422 and changes nothing", async () => {
     const creds = await createAccount();
-    expect((await call("GET", "/api/v1/settings", { creds })).json).toEqual({ reroute_enabled: true, reroute_max_attempts: 3, currency: "EUR" });
+    expect((await call("GET", "/api/v1/settings", { creds })).json).toEqual({ reroute_enabled: true, reroute_max_attempts: 3, currency: "EUR", archive_after_days: 90 });
     const set = await call("PATCH", "/api/v1/settings", { creds, body: { currency: "gbp" } });
-    expect(set).toMatchObject({ status: 200, json: { reroute_enabled: true, reroute_max_attempts: 3, currency: "GBP" } });
+    expect(set).toMatchObject({ status: 200, json: { reroute_enabled: true, reroute_max_attempts: 3, currency: "GBP", archive_after_days: 90 } });
     const bad = await call("PATCH", "/api/v1/settings", { creds, body: { currency: "XYZ", reroute_max_attempts: 2 } });
     expect(bad).toMatchObject({ status: 422, json: { message: "Errors", errors: { currency: [MESSAGE] } } });
-    expect((await call("GET", "/api/v1/settings", { creds })).json).toEqual({ reroute_enabled: true, reroute_max_attempts: 3, currency: "GBP" });
+    expect((await call("GET", "/api/v1/settings", { creds })).json).toEqual({ reroute_enabled: true, reroute_max_attempts: 3, currency: "GBP", archive_after_days: 90 });
     // It relabels, never converts: an order without a currency still reads back without one.
     const { reference } = await createOrder(creds);
     expect(Object.keys((await show(creds, reference)).json)).toEqual(CONTRACT_KEYS);

@@ -223,7 +223,7 @@ describe("the Settings page", () => {
     expect(refused.status()).toBe(422);
     expect(await page.locator("#field-reroute_max_attempts-error").innerText()).toBe("The Suppliers per line, at most field must not be greater than 10.");
     expect(await page.getByLabel("Suppliers per line, at most").inputValue()).toBe("11");
-    expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: true, reroute_max_attempts: 3, currency: "EUR" });
+    expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: true, reroute_max_attempts: 3, currency: "EUR", archive_after_days: 90 });
     await expectAccessible(page);
 
     await page.getByLabel("Suppliers per line, at most").fill("10");
@@ -231,7 +231,7 @@ describe("the Settings page", () => {
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.waitForURL("**/console/settings");
     expect(await flash()).toBe("Settings saved: re-routing is off; a declined line stays declined until you act on it. Amounts are in EUR.");
-    expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 10, currency: "EUR" });
+    expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 10, currency: "EUR", archive_after_days: 90 });
     expect(await page.getByLabel("Suppliers per line, at most").inputValue()).toBe("10");
     await screenshot(page, "settings");
   });
@@ -250,7 +250,7 @@ describe("the Settings page", () => {
       expect(await page.locator("#field-currency-error").innerText()).toBe(message);
       expect(await currency.inputValue()).toBe(typed);
       expect(await page.locator(".flash").count()).toBe(0);
-      expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 10, currency: "EUR" });
+      expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 10, currency: "EUR", archive_after_days: 90 });
     }
     await expectAccessible(page);
 
@@ -258,7 +258,7 @@ describe("the Settings page", () => {
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.waitForURL("**/console/settings");
     expect(await flash()).toBe("Settings saved: re-routing is off; a declined line stays declined until you act on it. Amounts are in USD.");
-    expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 10, currency: "USD" });
+    expect((await api(shop, "GET", "/api/v1/settings")).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 10, currency: "USD", archive_after_days: 90 });
     expect(await currency.inputValue()).toBe("USD");
     // Every amount of the console now carries it: the order list's totals.
     await page.goto("/console/orders");

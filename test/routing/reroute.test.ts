@@ -119,8 +119,8 @@ describe("a declined line goes to the next supplier", () => {
 
   it("switched off for the account, or by the rule's no_reroute: today's behaviour", async () => {
     const off = await createAccount();
-    expect((await call("PATCH", "/api/v1/settings", { creds: off, body: { reroute_enabled: false } })).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 3, currency: "EUR" });
-    expect((await call("GET", "/api/v1/settings", { creds: off })).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 3, currency: "EUR" });
+    expect((await call("PATCH", "/api/v1/settings", { creds: off, body: { reroute_enabled: false } })).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 3, currency: "EUR", archive_after_days: 90 });
+    expect((await call("GET", "/api/v1/settings", { creds: off })).json).toEqual({ reroute_enabled: false, reroute_max_attempts: 3, currency: "EUR", archive_after_days: 90 });
     const [a] = await supplierChain(off, [{ channel: "pull" }, { channel: "pull" }]);
     const first = await pulledOrder(off, a.key!);
     await answer(a.key!, [{ line_id: first.lineId, action: "decline", reason: "out of stock" }]);

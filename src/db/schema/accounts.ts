@@ -19,6 +19,9 @@ export const accounts = sqliteTable(
     // The ISO 4217 code of the account's amounts (src/lib/currency.ts): of its catalogue, and of
     // every order that came without a currency of its own.
     currency: text("currency").notNull().default("EUR"),
+    // Finished orders older than this many days are archived to R2 by the cron (src/archive,
+    // docs/archive.md): at least 7, so a late question still finds the order live for a week.
+    archiveAfterDays: integer("archive_after_days").notNull().default(90),
     // A move to another shard (src/shards/move.ts): 'frozen' while its rows are copied (the
     // triggers of drizzle/0015 refuse every write of the account), 'leaving' once the directory
     // points elsewhere (only the move's deletes pass), 'arriving' on the target until the switch.

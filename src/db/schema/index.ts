@@ -13,3 +13,4 @@ export * from "./shops";
 export * from "./stock";
 export * from "./attention";
 export * from "./x12";
+export * from "./archive";

@@ -1,0 +1,45 @@
+// What D1 keeps of an archived order (src/archive, docs/archive.md): a stub that finds it by reference,
+// keeps create idempotent (account, external_id) and lists it; the order itself is a line of a gzip
+// NDJSON object in R2. Small on purpose: the bench holds it to 400 bytes an order, indexes included.
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { money } from "./columns";
+
+export const archivedOrders = sqliteTable(
+  "archived_orders",
+  {
+    // The order's own id (ids are unique across shards by construction): the API's `id` and the
+    // move's copy key, and the rowid, so it costs no index of its own.
+    id: integer("id").primaryKey(),
+    accountId: integer("account_id").notNull(),
+    reference: text("reference").notNull(),
+    externalId: text("external_id").notNull(),
+    source: text("source").notNull(),
+    test: integer("test", { mode: "boolean" }).notNull(),
+    createdAt: text("created_at").notNull(),
+    // The line statuses the order ended with, one bit each in LINE_STATUSES' order (the list's
+    // `statuses` filter); every line of an archived order is final.
+    statuses: integer("statuses").notNull(),
+    total: money("total").notNull(),
+    currency: text("currency"),
+    email: text("email"),
+    firstName: text("first_name").notNull(),
+    lastName: text("last_name").notNull(),
+    companyName: text("company_name"),
+    postcode: text("postcode").notNull(),
+    city: text("city").notNull(),
+    country: text("country").notNull(),
+    // Where the order is: the object <account>/<day of created_at>/<part>.ndjson.gz, and its line
+    // (0-based) in it (src/archive/objects.ts).
+    part: text("part").notNull(),
+    line: integer("line").notNull(),
+  },
+  (t) => [
+    uniqueIndex("archived_orders_reference_uq").on(t.reference),
+    // Idempotent create: one order per (account, external_id), live or archived (orders.service.ts).
+    uniqueIndex("archived_orders_account_external_uq").on(t.accountId, t.externalId),
+    // The list's archived orders, newest first (the rowid, the id, is in every index entry).
+    index("archived_orders_account_test_created_idx").on(t.accountId, t.test, t.createdAt),
+  ],
+);
+
+export type ArchivedOrder = typeof archivedOrders.$inferSelect;
