@@ -29,6 +29,8 @@ import { ordersRouter } from "./orders/orders.routes";
 import { bulkRouter } from "./orders/bulk.routes";
 import { cancellationsRouter } from "./orders/cancellations.routes";
 import { routingRouter } from "./routing/routing.routes";
+import { returnsRouter } from "./returns/returns.routes";
+import { supplierReturnsRouter } from "./returns/supplier-returns.routes";
 import { rulesRouter } from "./routing/rules.routes";
 import { suppliersRouter } from "./suppliers/suppliers.routes";
 import { mountConsole } from "./console/app";
@@ -147,6 +149,8 @@ export function createApp() {
   app.route("/api/v1", cancellationsRouter);
   app.route("/api/v1", writeBacksRouter);
   app.route("/api/v1", supplierApiRouter);
+  app.route("/api/v1", returnsRouter);
+  app.route("/api/v1", supplierReturnsRouter);
   app.route("/api/v1", feedsRouter);
   app.route("/api/v1", webhooksRouter);
   app.route("/api/v1", shopConnectionsRouter);

@@ -12,3 +12,4 @@ export * from "./counts";
 export * from "./shops";
 export * from "./stock";
 export * from "./attention";
+export * from "./returns";

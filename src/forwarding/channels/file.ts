@@ -15,6 +15,7 @@ import { FileTransferError, type FileTransferConnector, type FileTransferSession
 import { LEASE_MARGIN_MS, sendSettings } from "../../lib/outbound";
 import { sealingKeys } from "../../lib/sealed";
 import { connectionSettings } from "../../suppliers/file-transfer.service";
+import type { ReturnDocument } from "../return-document";
 import type { CancellationDocument } from "../cancellation-document";
 import type { Attempt, Channel } from "./channel";
 import { CSV_COLUMNS, csvRows, type DispatchDocument } from "../document";
@@ -246,6 +247,10 @@ export const sendOrderFile = (env: Bindings, supplier: Supplier, doc: DispatchDo
 /** A cancellation request's file, put on the supplier's server. */
 export const sendCancellationFile = (env: Bindings, supplier: Supplier, doc: CancellationDocument) => putMade(env, supplier, (config) => cancellationFile(doc, config));
 
+/** A return's notice as a JSON file beside the orders (the document as the webhook sends it), whatever the orders' format. */
+export const sendReturnFile = (env: Bindings, supplier: Supplier, doc: ReturnDocument) =>
+  putMade(env, supplier, () => ({ name: `return-${doc.return_id}-${doc.type === "return.cancelled" ? "cancelled" : "requested"}.json`, bytes: new TextEncoder().encode(JSON.stringify(doc, null, 2)) }));
+
 /**
  * The file channel: a dispatch or a cancellation request as one file on the supplier's FTP, FTPS or
  * SFTP server, time-boxed by its own FILE_TRANSFER_TIMEOUT_MS (within the send's lease).
@@ -278,7 +283,11 @@ export const file: Channel = {
         : `Supplier ${supplierName}'s file server did not take the order file${record.response ? `: ${record.response}` : ""}. Fix it with the supplier, then send the lines again.`,
   address: (supplier) => (supplier.fileTransfer && supplier.fileTransferSecret ? locationOf(supplier.fileTransfer, supplier.fileTransfer.directory) : null),
   send: (outgoing, supplier, { env }) =>
-    outgoing.kind === "order" ? sendOrderFile(env, supplier, outgoing.document) : sendCancellationFile(env, supplier, outgoing.document),
+    outgoing.kind === "order"
+      ? sendOrderFile(env, supplier, outgoing.document)
+      : outgoing.kind === "return"
+        ? sendReturnFile(env, supplier, outgoing.document)
+        : sendCancellationFile(env, supplier, outgoing.document),
 };
 
 // ---- The settings' test ------------------------------------------------------
