@@ -6,7 +6,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
 import { expectChanges } from "../db/guards";
-import { returnLines, returns, supplierReturnSettings, suppliers, type Return, type ReturnLine, type ReturnStatus } from "../db/schema";
+import { returnLines, returns, supplierReturnSettings, suppliers, type Return, type ReturnLine, type ReturnStatus, type Channel } from "../db/schema";
 import { returnEvent } from "../events/outbox";
 import { ApiError, type ValidationErrors } from "../lib/errors";
 import { numberToUnits } from "../lib/money";
@@ -56,7 +56,8 @@ async function readReturn(db: Db, mover: Mover, id: number) {
   const scope = and(eq(returns.id, id), eq(returns.accountId, mover.accountId), mover.supplierId !== undefined ? eq(returns.supplierId, mover.supplierId) : undefined);
   const [rows, lines] = await db.batch([
     db
-      .select({ ret: returns, supplierName: suppliers.name, channel: suppliers.channel, address: supplierReturnSettings.returnAddress })
+      // The settings' address under a name of its own: D1 keys a row's columns by name, and returns has return_address too.
+      .select({ ret: returns, supplierName: sql<string>`${suppliers.name}`.as("supplier_name"), channel: sql<Channel>`${suppliers.channel}`.as("supplier_channel"), address: sql<string | null>`${supplierReturnSettings.returnAddress}`.as("settings_address") })
       .from(returns)
       .innerJoin(suppliers, eq(suppliers.id, returns.supplierId))
       .leftJoin(supplierReturnSettings, eq(supplierReturnSettings.supplierId, returns.supplierId))
@@ -107,13 +108,13 @@ export async function planReturnMove(db: Db, mover: Mover, id: number, move: Ret
       });
       const received = lines.map((l) => {
         const got = move.lines!.find((g) => g.line_id === l.orderLineId);
-        return { id: l.id, q: got?.quantity ?? 0, c: got?.condition ?? null };
+        return { i: l.id, q: got?.quantity ?? 0, c: got?.condition ?? null };
       });
       lineUpdate = sql`UPDATE return_lines SET received_quantity = j.value ->> '$.q', condition = j.value ->> '$.c'
         FROM json_each(${JSON.stringify(received)}) AS j WHERE return_lines.id = j.value ->> '$.i' AND return_lines.return_id = ${ret.id}`;
       for (const r of received) {
-        const line = lines.find((l) => l.id === r.id)!;
-        lineLogs.push({ lineId: r.id, message: `Received ${r.q} of ${line.quantity}${r.c ? `, ${r.c}` : ""}` });
+        const line = lines.find((l) => l.id === r.i)!;
+        lineLogs.push({ lineId: r.i, message: `Received ${r.q} of ${line.quantity}${r.c ? `, ${r.c}` : ""}` });
       }
       const total = received.reduce((n, r) => n + r.q, 0);
       message += ` by supplier ${supplierName}: ${total} of ${lines.reduce((n, l) => n + l.quantity, 0)} arrived`;

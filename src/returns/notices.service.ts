@@ -17,17 +17,16 @@ const noticeRow = rowMapper(returnNotices);
 
 /** The document of a return as its supplier receives it. Two round trips at most (one batch). */
 export async function returnDocument(db: Db, returnId: number, kind: "requested" | "cancelled", key: string): Promise<ReturnDocument> {
-  const [[ret], [order], [supplier], lines] = await db.batch([
+  const [[ret], [order], [supplier], returnRows, lineRows] = await db.batch([
     db.select().from(returns).where(eq(returns.id, returnId)),
     db.select().from(orders).where(sql`${orders.id} = (SELECT order_id FROM returns WHERE id = ${returnId})`),
     db.select().from(suppliers).where(sql`${suppliers.id} = (SELECT supplier_id FROM returns WHERE id = ${returnId})`),
-    db
-      .select({ rl: returnLines, l: orderLines })
-      .from(returnLines)
-      .innerJoin(orderLines, eq(orderLines.id, returnLines.orderLineId))
-      .where(eq(returnLines.returnId, returnId))
-      .orderBy(returnLines.id),
+    // Two statements, not a join: D1 keys a row's columns by name, and both tables have id and quantity.
+    db.select().from(returnLines).where(eq(returnLines.returnId, returnId)).orderBy(returnLines.id),
+    db.select().from(orderLines).where(sql`${orderLines.id} IN (SELECT order_line_id FROM return_lines WHERE return_id = ${returnId})`),
   ]);
+  const linesById = new Map(lineRows.map((l) => [l.id, l]));
+  const lines = returnRows.map((rl) => ({ rl, l: linesById.get(rl.orderLineId)! }));
   return {
     id: key,
     type: kind === "cancelled" ? "return.cancelled" : "return.requested",
