@@ -30,6 +30,7 @@ import { bulkRouter } from "./orders/bulk.routes";
 import { cancellationsRouter } from "./orders/cancellations.routes";
 import { routingRouter } from "./routing/routing.routes";
 import { returnsRouter } from "./returns/returns.routes";
+import { returnSettingsRouter } from "./returns/settings.routes";
 import { supplierReturnsRouter } from "./returns/supplier-returns.routes";
 import { rulesRouter } from "./routing/rules.routes";
 import { suppliersRouter } from "./suppliers/suppliers.routes";
@@ -150,6 +151,7 @@ export function createApp() {
   app.route("/api/v1", writeBacksRouter);
   app.route("/api/v1", supplierApiRouter);
   app.route("/api/v1", returnsRouter);
+  app.route("/api/v1", returnSettingsRouter);
   app.route("/api/v1", supplierReturnsRouter);
   app.route("/api/v1", feedsRouter);
   app.route("/api/v1", webhooksRouter);

@@ -1,7 +1,7 @@
 // HTTP contract of returns, the shop's side: request a return of shipped lines (one per supplier),
 // read an order's and the account's returns, one return with its log, give the customer's tracking,
-// cancel one that has not arrived; and a supplier's return settings. The supplier's side is
-// ./supplier-returns.routes.ts.
+// cancel one that has not arrived. The supplier's side is ./supplier-returns.routes.ts, a supplier's
+// return terms ./settings.routes.ts.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { RETURN_STATUSES } from "../db/schema";
@@ -14,9 +14,8 @@ import { field } from "../lib/validation";
 import { moveReturn } from "./answers.service";
 import { requestReturn } from "./request.service";
 import { presentReturn } from "./returns.present";
-import { CancelReturnBody, ReturnRequestBody, ReturnSettingsBody, TrackingBody } from "./returns.schemas";
+import { CancelReturnBody, ReturnRequestBody, TrackingBody } from "./returns.schemas";
 import { getReturn, listOrderReturns, listReturns } from "./returns.service";
-import { getReturnSettings, saveReturnSettings } from "./settings.service";
 
 export const returnsRouter = createRouter();
 
@@ -166,36 +165,3 @@ returnsRouter.openapi(
     return c.json(presentReturn(await getReturn(c.get("db"), accountId, id)), 200);
   },
 );
-
-const SettingsJson = z.object({ auto_authorise: z.boolean(), return_address: z.string().nullable(), window_days: z.number().int(), answer_within_hours: z.number().int().nullable() }).openapi("SupplierReturnSettingsResult");
-const supplierParams = z.object({ id: z.string().openapi({ description: "The supplier's id", example: "4" }) });
-
-returnsRouter.openapi(
-  createRoute({
-    method: "get",
-    path: "/suppliers/{id}/returns-settings",
-    tags,
-    summary: "A supplier's return terms: auto_authorise (with its return_address), window_days (default 30), answer_within_hours",
-    security: apiSecurity,
-    request: { params: supplierParams },
-    responses: { 200: responses.json(SettingsJson, "The settings"), 404: responses.notFound, ...errorResponses },
-  }),
-  async (c) => c.json(await getReturnSettings(c.get("db"), c.get("account").id, idOrNotFound(c.req.valid("param").id, "Supplier")), 200),
-);
-
-returnsRouter.openapi(
-  createRoute({
-    method: "put",
-    path: "/suppliers/{id}/returns-settings",
-    tags,
-    summary: "Change a supplier's return terms (fields left out keep their value)",
-    security: apiSecurity,
-    request: { params: supplierParams, body: { content: { "application/json": { schema: ReturnSettingsBody } }, required: true } },
-    responses: { 200: responses.json(SettingsJson, "The settings"), 404: responses.notFound, 422: responses.invalid, ...errorResponses },
-  }),
-  async (c) => {
-    const body = c.req.valid("json");
-    return c.json(await saveReturnSettings(c.get("db"), c.get("account").id, idOrNotFound(c.req.valid("param").id, "Supplier"), body), 200);
-  },
-);
-
