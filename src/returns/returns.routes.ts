@@ -63,6 +63,7 @@ returnsRouter.openapi(
     path: "/orders/{reference}/returns",
     tags,
     summary: "The order's returns, oldest first, each with its lines and log",
+    description: "Every return of the order (one per supplier per request), with its lines (asked back, received, condition), its log and its notices to the supplier.",
     security: apiSecurity,
     request: { params: orderParams },
     responses: { 200: responses.json(z.object({ data: z.array(ReturnJson) }), "The order's returns"), 404: responses.notFound, ...errorResponses },
@@ -93,7 +94,7 @@ const ListQuery = PageQuery.extend({
       if (bad !== undefined) ctx.addIssue({ code: "custom", message: `The selected :attribute is invalid. Allowed: ${RETURN_STATUSES.join(", ")}.` });
       return list as (typeof RETURN_STATUSES)[number][];
     })
-    .openapi({ type: "string", description: "One or more states, comma-separated", example: "requested,in_transit" }),
+    .openapi({ type: "string", description: "One or more states, comma-separated (requested,in_transit)" }),
   supplier_id: field.optionalInt({ min: 1, max: 1e15 }).openapi({ type: "integer", description: "Only this supplier's returns" }),
   created_from: dateFilter("Created at or after (YYYY-MM-DD or ISO 8601)", false),
   created_to: dateFilter("Created at or before (YYYY-MM-DD: the whole day)", true),
@@ -105,6 +106,7 @@ returnsRouter.openapi(
     path: "/returns",
     tags,
     summary: "The account's returns, newest first, filtered by status, supplier and date, paginated like the orders list",
+    description: "One count, one page and one batch for the page's lines, logs and notices; filters combine (AND).",
     security: apiSecurity,
     request: { query: ListQuery },
     responses: { 200: responses.json(z.looseObject({ data: z.array(ReturnJson) }), "A page of returns"), 422: responses.invalid, ...errorResponses },
@@ -123,6 +125,7 @@ returnsRouter.openapi(
     path: "/returns/{id}",
     tags,
     summary: "One return, with its lines, its log (who did what, when) and its notices to the supplier",
+    description: "Another account's return is not found, exactly like an unknown id.",
     security: apiSecurity,
     request: { params: idParams },
     responses: { 200: responses.json(ReturnJson, "The return"), 404: responses.notFound, ...errorResponses },
@@ -136,6 +139,7 @@ returnsRouter.openapi(
     path: "/returns/{id}/tracking",
     tags,
     summary: "The customer's parcel tracking: an authorised return goes in transit",
+    description: "Taken while the return is authorised (it moves to in_transit) or in transit (the tracking is replaced); otherwise a 409 naming its state.",
     security: apiSecurity,
     request: { params: idParams, body: { content: { "application/json": { schema: TrackingBody } }, required: true } },
     responses: { 200: responses.json(ReturnJson, "The return"), 404: responses.notFound, 409: conflict, 422: responses.invalid, ...errorResponses },
@@ -154,6 +158,7 @@ returnsRouter.openapi(
     path: "/returns/{id}/cancel",
     tags,
     summary: "Withdraw a return that has not arrived (requested, authorised or in transit); the supplier is told",
+    description: "A supplier told of the return on a push channel is told it was withdrawn the same way; what it asked back can be returned again.",
     security: apiSecurity,
     request: { params: idParams, body: { content: { "application/json": { schema: CancelReturnBody } }, required: false } },
     responses: { 200: responses.json(ReturnJson, "The return"), 404: responses.notFound, 409: conflict, 422: responses.invalid, ...errorResponses },

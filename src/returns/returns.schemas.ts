@@ -36,9 +36,9 @@ export const TrackingBody = z
     tracking_number: field.text(200).pipe(z.string().min(1)).openapi({ description: "The customer's parcel tracking number", example: "3SRET0001" }),
     carrier: field.optionalText(100).openapi({ description: "The carrier", example: "PostNL" }),
   })
-  .openapi("ReturnTracking");
+  .openapi("ReturnTracking", { example: { tracking_number: "3SRET0001", carrier: "PostNL" } });
 
-export const CancelReturnBody = z.object({ reason: field.optionalText(500).openapi({ description: "Why (logged, and told to the supplier)" }) }).openapi("ReturnCancel");
+export const CancelReturnBody = z.object({ reason: field.optionalText(500).openapi({ description: "Why (logged, and told to the supplier)" }) }).openapi("ReturnCancel", { example: { reason: "The customer kept the goods" } });
 
 export const RETURN_ACTIONS = ["authorise", "decline", "receive", "credit", "close"] as const;
 export type ReturnAction = (typeof RETURN_ACTIONS)[number];
@@ -86,4 +86,4 @@ export const ReturnSettingsBody = z
     window_days: field.optionalInt({ min: 0, max: 3650 }).openapi({ description: "Days after the last shipment within which a return may be requested (default 30)" }),
     answer_within_hours: field.optionalInt({ min: 1, max: 8760 }).openapi({ description: "Needs attention lists its returns unanswered longer than this" }),
   })
-  .openapi("SupplierReturnSettings");
+  .openapi("SupplierReturnSettings", { example: { window_days: 30, answer_within_hours: 48 } });

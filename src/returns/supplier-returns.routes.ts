@@ -54,6 +54,7 @@ supplierReturnsRouter.openapi(
     path: "/supplier/returns/{id}",
     tags,
     summary: "One of this supplier's returns",
+    description: "Another supplier's return is not found, exactly like an unknown id.",
     security,
     request: { params: idParams },
     responses: { 200: responses.json(SupplierReturnJson, "The return"), 404: responses.notFound, ...errorResponses },
