@@ -101,14 +101,14 @@ module.exports = {
       comment:
         "A supplier's channel (src/forwarding/channels/) sends a document and says how it went: it runs " +
         "no query, queues nothing and knows no other capability; the forwarding services decide what " +
-        "its outcome means. It may read the documents' shapes (src/forwarding/document.ts, cancellation-document.ts) " +
+        "its outcome means. It may read the documents' shapes (src/forwarding/document.ts, cancellation-document.ts, return-document.ts) " +
         "and the schema's types; the file channel opens the supplier's sealed file-server settings through the " +
         "suppliers' one function for it (src/suppliers/file-transfer.service.ts).",
       severity: "error",
       from: { path: "^src/forwarding/channels/" },
       to: {
         path: [CAPABILITY, "^src/pipeline/", "^src/db/(index|guards|sessions)\\.ts$", "^src/lib/queue\\.ts$"],
-        pathNot: ["^src/forwarding/channels/", "^src/forwarding/(document|cancellation-document)\\.ts$", "^src/suppliers/file-transfer\\.service\\.ts$"],
+        pathNot: ["^src/forwarding/channels/", "^src/forwarding/(document|cancellation-document|return-document)\\.ts$", "^src/suppliers/file-transfer\\.service\\.ts$"],
       },
     },
     {

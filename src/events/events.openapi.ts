@@ -26,7 +26,44 @@ const CancellationData = {
   purpose: z.enum(["cancel", "withdraw"]).optional().openapi({ description: "withdraw: the line was taken from a silent supplier (re-routed), which answered" }),
 };
 
+const ReturnData = z.object({
+  order: OrderRef,
+  return: z.object({
+    id: z.number().int().openapi({ example: 12 }),
+    status: z.string().openapi({ description: "As the change left it", example: "authorised" }),
+    supplier: SupplierRef,
+    rma: z.string().nullable().openapi({ example: "RMA-2231" }),
+    return_address: z.string().nullable(),
+    label_url: z.string().nullable(),
+    decline_reason: z.string().nullable(),
+    customer_tracking: z.string().nullable(),
+    credit: z.object({ amount: z.number().openapi({ example: 24.95 }), currency: z.string().openapi({ example: "EUR" }) }).nullable(),
+    close_reason: z.string().nullable(),
+    cancel_reason: z.string().nullable(),
+    lines: z.array(
+      z.object({
+        line_id: z.number().int(),
+        external_id: z.string(),
+        name: z.string(),
+        quantity: z.number().int().openapi({ description: "How much the return asks back" }),
+        reason: z.string().nullable(),
+        received_quantity: z.number().int().nullable(),
+        condition: z.enum(["new", "opened", "damaged"]).nullable(),
+      }),
+    ),
+  }),
+});
+const returnEventDoc = (summary: string) => ({ summary, data: ReturnData });
+
 const DATA: Record<EventType, { summary: string; data: z.ZodType }> = {
+  "return.requested": returnEventDoc("A return was requested of a supplier (one per supplier of the lines sent back)"),
+  "return.authorised": returnEventDoc("The supplier authorised a return: its RMA and where the goods go"),
+  "return.declined": returnEventDoc("The supplier declined a return, with its reason"),
+  "return.in_transit": returnEventDoc("The customer's parcel is on its way back (its tracking)"),
+  "return.received": returnEventDoc("The supplier received the goods: per line how much and in what condition"),
+  "return.credited": returnEventDoc("The supplier credited the shop for a return (amount and currency)"),
+  "return.closed": returnEventDoc("The supplier closed a received return without a credit, with its reason"),
+  "return.cancelled": returnEventDoc("The shop withdrew a return before the goods arrived"),
   "order.created": {
     summary: "An order was created (not on an idempotent repeat)",
     data: z.object({

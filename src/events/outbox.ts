@@ -241,3 +241,23 @@ export function shipmentStatements(shipments: ShipmentRecord[], now: string): SQ
       ORDER BY sh.id`,
   ];
 }
+
+/**
+ * return.<status>: a return (src/returns/) as the batch that changed it left it, with its order, its
+ * supplier and its lines (what was asked back, what arrived and in what condition). `returnId`
+ * selects the return (an id, or a subquery on its request key within the same batch).
+ */
+export function returnEvent(type: EventType & `return.${string}`, returnId: SQL, now: string): SQL {
+  return sql`INSERT INTO events (id, account_id, type, data, created_at)
+    SELECT ${newEventId}, r.account_id, ${type},
+      json_object('order', ${orderRef}, 'return', json_object('id', r.id, 'status', r.status,
+        'supplier', json_object('id', s.id, 'name', s.name), 'rma', r.rma, 'return_address', r.return_address, 'label_url', r.label_url,
+        'decline_reason', r.decline_reason, 'customer_tracking', r.customer_tracking,
+        'credit', json(CASE WHEN r.credit_amount IS NULL THEN NULL ELSE json_object('amount', r.credit_amount / 10000.0, 'currency', r.credit_currency) END),
+        'close_reason', r.close_reason, 'cancel_reason', r.cancel_reason,
+        'lines', json((SELECT json_group_array(json_object('line_id', rl.order_line_id, 'external_id', l.external_id, 'name', l.name, 'quantity', rl.quantity,
+            'reason', rl.reason, 'received_quantity', rl.received_quantity, 'condition', rl.condition))
+          FROM return_lines rl JOIN order_lines l ON l.id = rl.order_line_id WHERE rl.return_id = r.id)))), ${now}
+    FROM returns r JOIN orders o ON o.id = r.order_id JOIN suppliers s ON s.id = r.supplier_id
+    WHERE r.id = (${returnId}) AND ${hasSubscribers(sql`r.account_id`)}`;
+}

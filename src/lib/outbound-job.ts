@@ -22,7 +22,7 @@ import { isoMicro } from "./time";
 export const QUEUE_MAX_DELAY_SECONDS = 12 * 60 * 60;
 
 /** The outbound jobs. */
-export type OutboundJobName = "webhook_delivery" | "dispatch" | "cancellation" | "write_back" | "stock_page";
+export type OutboundJobName = "webhook_delivery" | "dispatch" | "cancellation" | "return_notice" | "write_back" | "stock_page";
 
 /**
  * A job's numbers. `leaseCalls` x the call time box + `leaseMarginMs` is a lease's length: the
@@ -43,6 +43,8 @@ export const OUTBOUND_JOBS: Record<OutboundJobName, JobNumbers> = {
   // A queued dispatch untouched past its cap has lost its message: the sweeper hands it on.
   dispatch: { leaseCalls: 1, leaseMarginMs: 60_000, capSeconds: 60 * 60, retryAfterDefaultSeconds: 0 },
   cancellation: { leaseCalls: 1, leaseMarginMs: 60_000, capSeconds: 60 * 60, retryAfterDefaultSeconds: 0 },
+  // A return's notice to its supplier (src/returns/notices.service.ts): one send, as a cancellation.
+  return_notice: { leaseCalls: 1, leaseMarginMs: 60_000, capSeconds: 60 * 60, retryAfterDefaultSeconds: 0 },
   // Up to six calls (the lookup, a look after an unclear outcome, the writes), renewed before each.
   write_back: { leaseCalls: 2, leaseMarginMs: 5_000, capSeconds: QUEUE_MAX_DELAY_SECONDS, retryAfterDefaultSeconds: 0 },
   // A page's requests (its listing, the batch write, the look after an unclear one); a 429 without

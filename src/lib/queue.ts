@@ -28,6 +28,8 @@ export type PipelineMessage = (
   | { type: "send_dispatches"; dispatchIds: number[]; lease: string }
   /** Send one cancellation request (or withdrawal) to its supplier, on the supplier's channel. */
   | { type: "send_cancellation"; cancellationId: number }
+  /** Tell a supplier of a return (a new one, or one the shop withdrew) on its channel (src/returns/notices.service.ts). */
+  | { type: "send_return_notice"; noticeId: number }
   /** Turn unpublished events into webhook deliveries (src/events/publish.service.ts). */
   | { type: "publish_events" }
   /** Send (or re-send) one webhook delivery to the shop (src/events/delivery.service.ts). */
@@ -48,7 +50,7 @@ export type PipelineMessage = (
  * D1 and goes on the order pipeline queue (order-pipeline), whose batches therefore never wait on a
  * time box. Either consumer still handles every type: a message sent before this split is not lost.
  */
-export const OUTBOUND_TYPES: ReadonlySet<PipelineMessage["type"]> = new Set(["send_dispatch", "send_dispatches", "send_cancellation", "deliver_webhook", "write_back", "stock_sync"]);
+export const OUTBOUND_TYPES: ReadonlySet<PipelineMessage["type"]> = new Set(["send_dispatch", "send_dispatches", "send_cancellation", "send_return_notice", "deliver_webhook", "write_back", "stock_sync"]);
 
 /** Which queue a message travels on. */
 export const queueOf = (message: Pick<PipelineMessage, "type">): "OUTBOUND" | "PIPELINE" => (OUTBOUND_TYPES.has(message.type) ? "OUTBOUND" : "PIPELINE");

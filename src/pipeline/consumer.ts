@@ -2,6 +2,7 @@
 // and, past the queue's max_retries, land in the dead-letter queue (./dead-letters.ts). It only
 // carries: a message, one domain call per message type, then the batch, the sends and the
 // follow-ups the domain returns (the route step's decisions are made in src/routing/journey.ts).
+import { sendReturnNotice } from "../returns/notices.service";
 import { sql } from "drizzle-orm";
 import { createDb, runBatch, type Db } from "../db";
 import { meteredD1, meteredWork } from "../db/metrics";
@@ -111,8 +112,14 @@ export async function handle(db: Db, env: Bindings, body: PipelineMessage, redel
       await runRouteStep(db, env, [{ orderId: body.orderId, redelivered }]);
       return;
     case "send_dispatch":
-    case "send_cancellation": {
-      const result = body.type === "send_dispatch" ? await attemptDispatch(db, env, pipeline, body.dispatchId) : await sendCancellation(db, env, body.cancellationId);
+    case "send_cancellation":
+    case "send_return_notice": {
+      const result =
+        body.type === "send_dispatch"
+          ? await attemptDispatch(db, env, pipeline, body.dispatchId)
+          : body.type === "send_cancellation"
+            ? await sendCancellation(db, env, body.cancellationId)
+            : await sendReturnNotice(db, env, body.noticeId);
       // Backoff through the queue: a new delayed message, so supplier outages do not use up the
       // queue's own retries (those are kept for failures of our code).
       if (!result.done) await pipeline.send([body], result.retryInSeconds);

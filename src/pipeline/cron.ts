@@ -18,7 +18,7 @@ import { shardOfView } from "../shards/shards";
 import { syncsToResume } from "../shops/stock/stock-sync.service";
 import { stockSyncMessages } from "../shops/stock/queue";
 import { pollInboundFiles } from "../forwarding/inbound-files.service";
-import { sweepDeadlines, sweepRematches, sweepStuckCancellations, sweepStuckDispatches, sweepUnroutedOrders } from "./sweeper";
+import { sweepDeadlines, sweepRematches, sweepStuckCancellations, sweepStuckDispatches, sweepStuckReturnNotices, sweepUnroutedOrders } from "./sweeper";
 
 /** Runs are kept this long: a weekend's incidents are still there on Monday. */
 export const SWEEPER_RUNS_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
@@ -28,6 +28,7 @@ export const SWEEPERS = {
   unrouted_orders: "Orders re-queued for routing",
   stuck_dispatches: "Sends re-queued",
   stuck_cancellations: "Cancellation requests re-queued",
+  stuck_return_notices: "Return notices re-queued",
   deadlines_fired: "Supplier deadlines fired",
   rematches: "Re-matches re-queued",
   events_published: "Events published",
@@ -50,6 +51,7 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
     { names: ["unrouted_orders"], run: async () => ({ unrouted_orders: (await sweepUnroutedOrders(env, now)).length }) },
     { names: ["stuck_dispatches"], run: async () => ({ stuck_dispatches: (await sweepStuckDispatches(env, now)).length }) },
     { names: ["stuck_cancellations"], run: async () => ({ stuck_cancellations: (await sweepStuckCancellations(env, now)).length }) },
+    { names: ["stuck_return_notices"], run: async () => ({ stuck_return_notices: (await sweepStuckReturnNotices(env, now)).length }) },
     {
       names: ["deadlines_fired"],
       run: async () => {

@@ -33,6 +33,12 @@ function subjectOf(body: PipelineMessage): { account: SQL; order: SQL; dispatch:
         order: sql`(SELECT order_id FROM cancellations WHERE id = ${body.cancellationId})`,
         dispatch: none,
       };
+    case "send_return_notice":
+      return {
+        account: sql`(SELECT account_id FROM return_notices WHERE id = ${body.noticeId})`,
+        order: sql`(SELECT order_id FROM return_notices WHERE id = ${body.noticeId})`,
+        dispatch: none,
+      };
     case "rematch_account":
       return { account: sql`${body.accountId}`, order: none, dispatch: none };
     case "deliver_webhook":

@@ -49,7 +49,7 @@ const DISPATCH_STALE_MS = (OUTBOUND_JOBS.dispatch.capSeconds + 5 * 60) * 1000;
  * was lost (queued and untouched too long) or whose Worker died mid-attempt (lease ran out): two
  * index ranges of the table ((status, updated_at) and (status, lease_until)), never the table.
  */
-async function stuckSends(env: Bindings, table: "dispatches" | "cancellations", now: Date): Promise<number[]> {
+async function stuckSends(env: Bindings, table: "dispatches" | "cancellations" | "return_notices", now: Date): Promise<number[]> {
   const name = sql.raw(table);
   const [stuck] = await runBatch(createDb(env.DB), [
     sql`SELECT id FROM ${name} WHERE status = 'queued' AND updated_at < ${isoMicro(new Date(now.getTime() - DISPATCH_STALE_MS))}
@@ -72,6 +72,13 @@ export async function sweepStuckCancellations(env: Bindings, now = new Date()): 
   const cancellationIds = await stuckSends(env, "cancellations", now);
   await enqueue(env, cancellationIds.map((cancellationId) => ({ type: "send_cancellation" as const, cancellationId })));
   return cancellationIds;
+}
+
+/** The same for returns' notices to their suppliers (src/returns/notices.service.ts: the same lease and cap). */
+export async function sweepStuckReturnNotices(env: Bindings, now = new Date()): Promise<number[]> {
+  const noticeIds = await stuckSends(env, "return_notices", now);
+  await enqueue(env, noticeIds.map((noticeId) => ({ type: "send_return_notice" as const, noticeId })));
+  return noticeIds;
 }
 
 /**

@@ -58,9 +58,14 @@ export const MOVED_TABLES: { table: string; scope: string }[] = [
   { table: "shop_stock_items", scope: "connection_id IN (SELECT id FROM shop_connections WHERE account_id = ?1)" },
   { table: "stock_syncs", scope: "account_id = ?1" },
   { table: "stock_sync_items", scope: "sync_id IN (SELECT id FROM stock_syncs WHERE account_id = ?1)" },
+  { table: "supplier_return_settings", scope: "account_id = ?1" },
+  { table: "returns", scope: "account_id = ?1" },
+  { table: "return_lines", scope: "account_id = ?1" },
+  { table: "return_logs", scope: "return_id IN (SELECT id FROM returns WHERE account_id = ?1)" },
+  { table: "return_notices", scope: "account_id = ?1" },
 ];
 /** Tables keyed by other columns than an id (a copy repeated after a crash skips their rows all the same). */
-const KEYED_OTHERWISE = new Set(["catalogue_sequences", "shop_stock_cursors", "shop_stock_items", "stock_sync_items"]);
+const KEYED_OTHERWISE = new Set(["catalogue_sequences", "shop_stock_cursors", "shop_stock_items", "stock_sync_items", "supplier_return_settings"]);
 /** Tables whose rows have no numeric id of the shard's id range (events' ids are random). */
 const WITHOUT_IDS = new Set(["events", ...KEYED_OTHERWISE]);
 // counters and order_facets are not copied: the target's triggers build them from the rows copied

@@ -26,6 +26,8 @@ function rowOf(body: PipelineMessage): [string, number] | null {
       return ["dispatches", body.dispatchIds[0]];
     case "send_cancellation":
       return ["cancellations", body.cancellationId];
+    case "send_return_notice":
+      return ["return_notices", body.noticeId];
     case "deliver_webhook":
       return ["webhook_deliveries", body.deliveryId];
     case "write_back":

@@ -7,6 +7,7 @@
 // recorded, and after an unclear outcome the adapter looks before it writes again. An attempt that
 // never reported back (its Worker stopped mid-attempt) is the most unclear of all: the attempt that
 // takes over once its lease ran out looks first, and records it among the attempts as interrupted.
+import { isReturnNote, returnNoteText } from "../returns/return-note";
 import { sql, type SQL } from "drizzle-orm";
 import { toStatement, type Db, type Row } from "../db";
 import type { AttemptOutcome, ShopPlatformName, WriteBackKind, WriteBackStatus } from "../db/schema";
@@ -328,6 +329,7 @@ type NoteEvent = {
  * is the rest of a partly confirmed one (its supplier had it and did not confirm it; the reason says so).
  */
 export function noteText(type: string, data: NoteEvent, line: LineRef, supplierNow: string | null = null, ofRest = false): string {
+  if (isReturnNote(data)) return returnNoteText(type, data);
   const label = `${line.name} (${line.productId}${line.sku ? `, SKU ${line.sku}` : ""}) × ${line.quantity}`;
   const reason = data.reason ? `: ${data.reason}` : "";
   switch (type) {

@@ -2,6 +2,7 @@
 // credentials and the ids it names replaced by ones created through the API first, and gets its
 // operation's documented success status. And the order list, with every query parameter at its
 // documented default, finds the orders just created.
+import { shippedOrder } from "../returns/support";
 import { describe, expect, it } from "vitest";
 import { createAccount, createOrder, unique } from "../helpers/factories";
 import { ADMIN, authHeaders, call, type Credentials } from "../helpers/http";
@@ -180,6 +181,21 @@ describe("every request example of the OpenAPI document", () => {
     await call("PATCH", `/api/v1/shop-connections/${connection.id}`, { creds, body: { settings: { stock_sync: { enabled: true } } } });
     expect(await tryIt("POST", "/api/v1/shop-connections/{id}/stock-syncs", "application/json", { params: { id: connection.id } })).toMatchObject({ trigger: "settings", full: true });
     expect(await tryIt("POST", "/api/v1/shop-connections/{id}/stock-syncs/preview", "application/json", { params: { id: connection.id } })).toMatchObject({ full: true });
+
+    // Returns (docs/returns.md): a shipped mug back to its supplier, through every body of the flow.
+    const r = await shippedOrder();
+    const shop = authHeaders(r.creds);
+    await tryIt("PUT", "/api/v1/suppliers/{id}/returns-settings", "application/json", { headers: shop, params: { id: r.plates.id } });
+    const [ret] = (
+      await tryIt("POST", "/api/v1/orders/{reference}/returns", "application/json", {
+        headers: shop,
+        params: { reference: r.reference },
+        ids: (example: any) => ({ ...example, lines: [{ ...example.lines[0], line_id: r.mugs }] }),
+      })
+    ).data;
+    expect((await tryIt("POST", "/api/v1/supplier/returns/{id}/answer", "application/json", { headers: { authorization: `Bearer ${r.cups.key}` }, params: { id: ret.id } })).status).toBe("authorised");
+    expect((await tryIt("POST", "/api/v1/returns/{id}/tracking", "application/json", { headers: shop, params: { id: ret.id } })).status).toBe("in_transit");
+    expect((await tryIt("POST", "/api/v1/returns/{id}/cancel", "application/json", { headers: shop, params: { id: ret.id } })).status).toBe("cancelled");
 
     // Every body the document describes was tried: a new endpoint with a body joins this list.
     expect([...tried].sort()).toEqual(bodiesOf(doc).sort());

@@ -17,6 +17,15 @@ export const EVENT_TYPES = [
   "order_line.rerouted",
   "order_line.overdue",
   "order_line.assigned",
+  // Returns (src/returns/): each change of a return, per supplier.
+  "return.requested",
+  "return.authorised",
+  "return.declined",
+  "return.in_transit",
+  "return.received",
+  "return.credited",
+  "return.closed",
+  "return.cancelled",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

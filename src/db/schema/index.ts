@@ -14,3 +14,4 @@ export * from "./stock";
 export * from "./attention";
 export * from "./x12";
 export * from "./archive";
+export * from "./returns";

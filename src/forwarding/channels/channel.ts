@@ -10,6 +10,7 @@ import type { AttemptRecord, Supplier } from "../../db/schema";
 import type { Bindings } from "../../env";
 import type { CancellationDocument } from "../cancellation-document";
 import type { DispatchDocument } from "../document";
+import type { ReturnDocument } from "../return-document";
 
 /**
  * What came back, for the attempt's record: the HTTP status and the answer's body, or how the call
@@ -35,7 +36,10 @@ export type Mail = { subject: string; text: string; headers: Record<string, stri
  * What a channel sends: a dispatch's order or a cancellation request (POSTed as JSON, its `id` the
  * idempotency key; written as a file), and the same as an e-mail.
  */
-export type Outgoing = { kind: "order"; document: DispatchDocument; mail: Mail } | { kind: "cancellation"; document: CancellationDocument; mail: Mail };
+export type Outgoing =
+  | { kind: "order"; document: DispatchDocument; mail: Mail }
+  | { kind: "cancellation"; document: CancellationDocument; mail: Mail }
+  | { kind: "return"; document: ReturnDocument; mail: Mail };
 
 export interface Channel {
   /** The name suppliers and dispatches store (the API's `channel`). */

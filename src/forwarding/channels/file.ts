@@ -15,6 +15,7 @@ import { FileTransferError, type FileTransferConnector, type FileTransferSession
 import { LEASE_MARGIN_MS, sendSettings } from "../../lib/outbound";
 import { sealingKeys } from "../../lib/sealed";
 import { connectionSettings } from "../../suppliers/file-transfer.service";
+import type { ReturnDocument } from "../return-document";
 import type { CancellationDocument } from "../cancellation-document";
 import type { Attempt, Channel } from "./channel";
 import { CSV_COLUMNS, csvRows, type DispatchDocument } from "../document";
@@ -247,6 +248,10 @@ export const sendOrderFile = (env: Bindings, supplier: Supplier, doc: DispatchDo
 /** A cancellation request's file, put on the supplier's server. */
 export const sendCancellationFile = (env: Bindings, supplier: Supplier, doc: CancellationDocument) => putMade(env, supplier, (config) => cancellationFile(doc, config));
 
+/** A return's notice as a JSON file beside the orders (the document as the webhook sends it), whatever the orders' format. */
+export const sendReturnFile = (env: Bindings, supplier: Supplier, doc: ReturnDocument) =>
+  putMade(env, supplier, () => ({ name: `return-${doc.return_id}-${doc.type === "return.cancelled" ? "cancelled" : "requested"}.json`, bytes: new TextEncoder().encode(JSON.stringify(doc, null, 2)) }));
+
 /**
  * The file channel: a dispatch or a cancellation request as one file on the supplier's FTP, FTPS or
  * SFTP server, time-boxed by its own FILE_TRANSFER_TIMEOUT_MS (within the send's lease).
@@ -280,6 +285,9 @@ export const file: Channel = {
   address: (supplier) => (supplier.fileTransfer && supplier.fileTransferSecret ? locationOf(supplier.fileTransfer, supplier.fileTransfer.directory) : null),
   send: (outgoing, supplier, { env, ledger }) => {
     const config = supplier.fileTransfer;
+    // A return notice is the channel's JSON return file whatever the format: X12's return
+    // authorisation (180) is not built (docs/edi.md).
+    if (outgoing.kind === "return") return sendReturnFile(env, supplier, outgoing.document);
     // X12 (src/forwarding/channels/x12/): the same names and the same atomic write, an 850 or an 860 as the bytes.
     if (config?.format === "x12" && config.x12) {
       const name =

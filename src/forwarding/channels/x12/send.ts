@@ -13,7 +13,7 @@ export type PutFile = (file: { name: string; bytes: Uint8Array }) => Promise<Att
  * cancellation request as an 860, or, with cancellation "none", shown in the portal only (as on the
  * manual channel). Its control number is taken (or found, on a retry) and the text recorded before the file is written.
  */
-export async function sendX12(ledger: SendLedger, config: X12Config, outgoing: Outgoing, name: string, put: PutFile): Promise<Attempt> {
+export async function sendX12(ledger: SendLedger, config: X12Config, outgoing: Exclude<Outgoing, { kind: "return" }>, name: string, put: PutFile): Promise<Attempt> {
   if (outgoing.kind === "cancellation" && config.cancellation === "none") {
     return { outcome: "delivered", detail: "not sent: the supplier takes no 860; shown to it in its portal (manual)" };
   }
