@@ -93,6 +93,10 @@ describe("an X12 supplier's answers", () => {
     expect(await rows("SELECT line_id, invoice_number, quantity, unit_price, expected_unit_price FROM supplier_invoice_lines WHERE supplier_id = ?", x12.id)).toEqual([
       { line_id: a, invoice_number: "INV-77", quantity: 2, unit_price: 65_000, expected_unit_price: 62_500 },
     ]);
+    // The order's answer: the invoice on the invoiced line only (the other keeps its JSON as it was).
+    const [{ created_at: invoicedAt }] = await rows("SELECT created_at FROM supplier_invoice_lines WHERE line_id = ?", a);
+    expect(shipped.order_lines[0].supplier_invoice).toEqual({ invoice_number: "INV-77", quantity: 2, unit_price: 6.5, expected_unit_price: 6.25, difference: 0.25, invoiced_at: invoicedAt });
+    expect("supplier_invoice" in shipped.order_lines[1]).toBe(false);
     expect((await inboundFiles(creds, x12.id)).map((f: { name: string; status: string; error: string | null }) => [f.name, f.status, f.error]).sort()).toEqual([
       ["810.x12", "done", null],
       ["855.x12", "done", null],
