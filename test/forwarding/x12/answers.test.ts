@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../../src/index";
 import { createAccount, createOrder, rows } from "../../helpers/factories";
 import { call, type Credentials } from "../../helpers/http";
+import { getPage, signIn } from "../../helpers/console-http";
 import { onSftpServer } from "../../helpers/file-servers";
 import { orderSettled, supplierChain } from "../../helpers/suppliers";
 import { supplierFile, x12Settings } from "../../helpers/x12";
@@ -97,6 +98,13 @@ describe("an X12 supplier's answers", () => {
     const [{ created_at: invoicedAt }] = await rows("SELECT created_at FROM supplier_invoice_lines WHERE line_id = ?", a);
     expect(shipped.order_lines[0].supplier_invoice).toEqual({ invoice_number: "INV-77", quantity: 2, unit_price: 6.5, expected_unit_price: 6.25, difference: 0.25, invoiced_at: invoicedAt });
     expect("supplier_invoice" in shipped.order_lines[1]).toBe(false);
+    // The console's order page: the invoiced cost beside the line, the difference in words; none on the other line.
+    const { jar } = await signIn({ account_id: String(creds.accountId), api_key: creds.apiKey });
+    const { html: page } = await getPage(`/console/orders/${reference}`, jar);
+    const invoiced = [...page.matchAll(/<dd class="invoiced">([\s\S]*?)<\/dd>/g)].map((m) => m[1].replace(/<[^>]+>/g, "").replace(/\s+/g, " "));
+    expect(invoiced).toEqual(["6.50 EUR × 2 (invoice INV-77): 0.25 EUR more per unit than the purchase price we expected (6.25 EUR)"]);
+    expect(page.indexOf('class="invoiced"')).toBeGreaterThan(page.indexOf(`id="line-${a}"`));
+    expect(page.indexOf('class="invoiced"')).toBeLessThan(page.indexOf(`id="line-${b}"`));
     expect((await inboundFiles(creds, x12.id)).map((f: { name: string; status: string; error: string | null }) => [f.name, f.status, f.error]).sort()).toEqual([
       ["810.x12", "done", null],
       ["855.x12", "done", null],
