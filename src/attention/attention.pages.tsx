@@ -11,14 +11,16 @@ import { LineActions } from "../routing/line-actions.pages";
 import { needsAttention, PENDING_AFTER_MS, PICKUP_OVERDUE_MS, type Cause, type Group, type LineItem, type RawAnswer } from "./attention.service";
 import { setAside } from "./set-aside";
 import { count, type Noun } from "../lib/plural";
+import { money } from "../ui/format";
 
 export const attentionPages = new Hono<AppEnv>();
 
 attentionPages.get("/", async (c) => {
   const a = await needsAttention(c.get("db"), c.get("account").id);
   const csrf = c.get("session").csrfToken;
+  const account = c.get("account");
   const total =
-    a.blocked.count + a.pending.count + a.failed.count + a.answered.count + a.overduePickups.count + a.overdue.count + a.cancellations.count + a.webhooks.count + a.shops.count + a.imports.count;
+    a.blocked.count + a.pending.count + a.failed.count + a.answered.count + a.overduePickups.count + a.overdue.count + a.cancellations.count + a.webhooks.count + a.shops.count + a.imports.count + a.invoices.count;
   return c.render(
     <>
       <hgroup>
@@ -152,6 +154,28 @@ attentionPages.get("/", async (c) => {
             <small>{i.error ?? ""}</small>
           </>
         )}
+      </Section>
+      <Section
+        id="invoices"
+        csrf={csrf}
+        title="Invoiced at another price"
+        group={a.invoices}
+        explain="The supplier's invoice (an EDI 810) asks another unit price than the purchase price we expected: check it with the supplier or correct the purchase price."
+      >
+        {(i) => {
+          const currency = i.currency ?? account.currency;
+          const more = i.unitPrice > i.expectedUnitPrice;
+          return (
+            <>
+              <a href={`/console/orders/${i.reference}#line-${i.lineId}`}>Order {i.reference}</a> · {i.lineName} · <LocalTime iso={i.createdAt} />
+              <br />
+              <small>
+                {i.supplierName} invoiced {money(i.unitPrice, currency)} per unit (invoice {i.invoiceNumber}); we expected {money(i.expectedUnitPrice, currency)}:{" "}
+                {money(Math.abs(i.unitPrice - i.expectedUnitPrice), currency)} {more ? "more" : "less"} per unit.
+              </small>
+            </>
+          );
+        }}
       </Section>
     </>,
     { title: "Needs attention" },

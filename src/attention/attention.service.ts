@@ -1,6 +1,6 @@
 // "Needs attention": everything of an account that waits for a person, newest first, with counts.
 // A read model across capabilities (orders, forwarding, events, shops, catalogue), answered in one
-// round trip of ten statements, each a count (a window over the matches) and its five newest items.
+// round trip of eleven statements, each a count (a window over the matches) and its five newest items.
 // Failures with a cause outside (a supplier's webhook, the shop's endpoint, the shop's API) are one
 // item per cause, not per order: the cause said in words by the adapter that met it, the orders it
 // affects counted and the newest five listed. An item set aside (dismissed or snoozed, ./set-aside.ts)
@@ -84,6 +84,19 @@ export type Attention = {
   /** Write-backs into the shop parked after their last attempt, or waiting for a retry: one item per connection and cause. */
   shops: Group<FailingWriteBacks>;
   imports: Group<{ key: string; feedId: number; feedName: string; importId: number; status: string; rejected: number; error: string | null; startedAt: string }>;
+  /** Lines a supplier invoiced (an X12 810) at another unit price than the purchase price we expected. */
+  invoices: Group<{
+    key: string;
+    reference: string;
+    lineId: number;
+    lineName: string;
+    supplierName: string;
+    invoiceNumber: string;
+    unitPrice: number;
+    expectedUnitPrice: number;
+    currency: string | null;
+    createdAt: string;
+  }>;
 };
 
 const lastLog = sql`(SELECT g.message FROM order_line_logs g WHERE g.order_id = l.order_id AND g.order_line_id = l.id ORDER BY g.id DESC LIMIT 1)`;
@@ -179,9 +192,16 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
         WHERE f.account_id = ${accountId} AND (i.status = 'failed' OR i.rows_rejected > 0)
           AND ${notSetAside(accountId, at, sql`'feed:' || f.id`, sql`i.started_at`)}
         ORDER BY import_id DESC LIMIT ${SHOWN}`,
+    // Money columns are ten-thousandths (src/db/schema/columns.ts): read as amounts here.
+    sql`SELECT count(*) OVER () AS total, 'invoice:' || i.id AS item_key, o.reference, l.id AS line_id, l.name AS line_name, s.name AS supplier_name, i.invoice_number,
+          i.unit_price / 10000.0 AS unit_price, i.expected_unit_price / 10000.0 AS expected_unit_price, o.currency, i.created_at
+        FROM supplier_invoice_lines i JOIN order_lines l ON l.id = i.line_id JOIN orders o ON o.id = l.order_id JOIN suppliers s ON s.id = i.supplier_id
+        WHERE i.account_id = ${accountId} AND i.expected_unit_price IS NOT NULL AND i.unit_price <> i.expected_unit_price AND o.test = 0
+          AND ${notSetAside(accountId, at, sql`'invoice:' || i.id`, sql`i.created_at`)}
+        ORDER BY i.id DESC LIMIT ${SHOWN}`,
   ];
   const results = await db.$client.batch<Row>(statements.map((s) => toStatement(db, s)));
-  const [blocked, pending, failed, answered, pickups, overdue, cancellations, webhooks, shops, imports] = results.map((r) => r.results);
+  const [blocked, pending, failed, answered, pickups, overdue, cancellations, webhooks, shops, imports, invoices] = results.map((r) => r.results);
   return {
     blocked: group(blocked),
     pending: group(pending),
@@ -193,6 +213,7 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
     webhooks: causeGroup(webhooks, failingDeliveries),
     shops: causeGroup(shops, failingWriteBacks),
     imports: group(imports),
+    invoices: group(invoices),
   };
 }
 

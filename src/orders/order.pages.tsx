@@ -24,10 +24,11 @@ import { shopOrderNameOf } from "../shops/platforms";
 import { orderWriteBacksStatement, writeBacksOf, type WriteBack } from "../shops/write-back.service";
 import { lineProgress, orderProgress, orderProgressWords, shippedOf, workPending, type OrderProgress } from "./progress";
 import { LineActions } from "../routing/line-actions.pages";
-import { blockReasonOf, getOrder, shippingAddressOf, type LineWithSupplier, type OrderDetail } from "./orders.service";
+import { blockReasonOf, getOrder, shippingAddressOf, type OrderDetail } from "./orders.service";
 import { count } from "../lib/plural";
 import { OrderActions, type ActionForm } from "./order-actions";
 import { DispatchesSection } from "./order-dispatches";
+import { InvoicedFact } from "./invoice-fact";
 
 export const orderPages = new Hono<AppEnv>();
 
@@ -229,7 +230,7 @@ function LiveParts({ detail, csrf, currency }: { detail: OrderDetail; csrf: stri
   );
 }
 
-function LineCard({ line, logs, currency, actions }: { line: LineWithSupplier; logs: OrderDetail["logs"]; currency: string; actions?: Child }) {
+function LineCard({ line, logs, currency, actions }: { line: OrderDetail["lines"][number]; logs: OrderDetail["logs"]; currency: string; actions?: Child }) {
   return (
     <article class="line" aria-labelledby={`line-${line.id}`}>
       <header>
@@ -250,6 +251,7 @@ function LineCard({ line, logs, currency, actions }: { line: LineWithSupplier; l
         <dd>
           {money(line.price, currency)} (purchase {money(line.purchasePrice, currency)})
         </dd>
+        <InvoicedFact invoice={line.supplierInvoice} currency={currency} />
         <dt>Supplier</dt>
         <dd>{line.supplierName ?? <span class="muted">{line.currentStatus === "skipped" ? "none: skipped" : "not matched yet"}</span>}</dd>
         {line.splitFromLineId !== null ? (

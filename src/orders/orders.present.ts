@@ -3,6 +3,7 @@ import { LINE_STATUSES, type Order, type OrderLineLog } from "../db/schema";
 import { csvLines } from "../lib/csv";
 import { groupBy } from "../lib/group";
 import { shippingAddressOf, type LineWithSupplier, type PendingCancellation } from "./orders.service";
+import type { SupplierInvoice } from "./supplier-invoice";
 import { orderProgress, orderProgressWords } from "./progress";
 
 /** The spec's shipping_address (also what suppliers and routing rules see of it). */
@@ -87,12 +88,17 @@ export function presentOrderSummaries(orderRows: Order[], lines: LineWithSupplie
 }
 
 /** A single order: every line with its logs, oldest first. */
-export function presentOrderDetail({ order, lines, logs }: { order: Order; lines: (LineWithSupplier & { pendingCancellation: PendingCancellation | null })[]; logs: OrderLineLog[] }) {
+type DetailLine = LineWithSupplier & { pendingCancellation: PendingCancellation | null; supplierInvoice: SupplierInvoice | null };
+export function presentOrderDetail({ order, lines, logs }: { order: Order; lines: DetailLine[]; logs: OrderLineLog[] }) {
   const logsByLine = groupBy(logs, (log) => log.orderLineId);
   return presentOrder(
     order,
     lines,
-    lines.map((line) => ({ ...presentLine(line, { cancellation: line.pendingCancellation }), logs: (logsByLine.get(line.id) ?? []).map(presentLog) })),
+    lines.map((line) => ({
+      // supplier_invoice only on an invoiced line: the other lines keep their JSON as it was.
+      ...presentLine(line, { cancellation: line.pendingCancellation, ...(line.supplierInvoice ? { supplier_invoice: line.supplierInvoice } : {}) }),
+      logs: (logsByLine.get(line.id) ?? []).map(presentLog),
+    })),
   );
 }
 

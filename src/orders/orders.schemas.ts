@@ -268,6 +268,17 @@ export const OrderLineWithLogs = z
       .object({ id: z.number().int(), quantity: z.number().int(), supplier_id: z.number().int(), requested_at: z.string() })
       .nullable()
       .openapi({ description: "A cancellation of the line that waits for its supplier's answer (GET /orders/{reference}/cancellations has them all)" }),
+    supplier_invoice: z
+      .object({
+        invoice_number: z.string(),
+        quantity: z.number().int(),
+        unit_price: z.number(),
+        expected_unit_price: z.number().nullable().openapi({ description: "The line's purchase_price when the invoice came (null: none was known)" }),
+        difference: z.number().nullable().openapi({ description: "unit_price minus expected_unit_price (null without an expected price)" }),
+        invoiced_at: z.string(),
+      })
+      .optional()
+      .openapi({ description: "Only on a line the supplier invoiced (an X12 810, docs/edi.md): its newest invoice of the line, beside the price we expected" }),
     logs: z.array(LogEntry),
   })
   .openapi("OrderLineWithLogs");

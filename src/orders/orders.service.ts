@@ -17,6 +17,7 @@ import { newOrderReference } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import type { Pipeline } from "../lib/queue";
 import { numberToUnits } from "../lib/money";
+import { toSupplierInvoice, type SupplierInvoiceRow } from "./supplier-invoice";
 import { offsetOf, type PageRequest } from "../lib/pagination";
 import { isoMicro } from "../lib/time";
 import { listQuery, NEWEST_FIRST, plan, sortOrder, type Window } from "./list.query";
@@ -399,6 +400,10 @@ export async function getOrder(db: Db, accountId: number, reference: string, opt
       cancellationJson: sql<string | null>`(SELECT json_object('id', c.cancellation_id, 'quantity', c.quantity, 'supplier_id', c.supplier_id,
           'requested_at', c.created_at) FROM cancellation_lines c
         WHERE c.order_line_id = ${orderLines.id} AND c.status = 'requested' AND c.purpose = 'cancel' LIMIT 1)`.as("cancellation_json"),
+      // The supplier's newest invoice of the line (an 810: src/forwarding/x12/answers.ts), if any.
+      invoiceJson: sql<string | null>`(SELECT json_object('invoice_number', i.invoice_number, 'quantity', i.quantity, 'unit_price', i.unit_price,
+          'expected_unit_price', i.expected_unit_price, 'invoiced_at', i.created_at) FROM supplier_invoice_lines i
+        WHERE i.line_id = ${orderLines.id} ORDER BY i.id DESC LIMIT 1)`.as("invoice_json"),
     })
       .where(eq(orderLines.orderId, orderId))
       .orderBy(asc(orderLines.position), asc(orderLines.id)),
@@ -422,6 +427,7 @@ export async function getOrder(db: Db, accountId: number, reference: string, opt
   const lines = lineRows.map((row) => ({
     ...toLine(row),
     pendingCancellation: row.cancellation_json ? (JSON.parse(row.cancellation_json as string) as PendingCancellation) : null,
+    supplierInvoice: row.invoice_json ? toSupplierInvoice(JSON.parse(row.invoice_json as string) as SupplierInvoiceRow) : null,
   }));
   const logs: OrderLineLog[] = [];
   lineRows.forEach((row, i) => {

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../../src/index";
 import { createAccount, createOrder, rows } from "../../helpers/factories";
 import { call, type Credentials } from "../../helpers/http";
+import { csrfOf, getPage, postForm, signIn } from "../../helpers/console-http";
 import { onSftpServer } from "../../helpers/file-servers";
 import { orderSettled, supplierChain } from "../../helpers/suppliers";
 import { supplierFile, x12Settings } from "../../helpers/x12";
@@ -93,6 +94,24 @@ describe("an X12 supplier's answers", () => {
     expect(await rows("SELECT line_id, invoice_number, quantity, unit_price, expected_unit_price FROM supplier_invoice_lines WHERE supplier_id = ?", x12.id)).toEqual([
       { line_id: a, invoice_number: "INV-77", quantity: 2, unit_price: 65_000, expected_unit_price: 62_500 },
     ]);
+    // The order's answer: the invoice on the invoiced line only (the other keeps its JSON as it was).
+    const [{ created_at: invoicedAt }] = await rows("SELECT created_at FROM supplier_invoice_lines WHERE line_id = ?", a);
+    expect(shipped.order_lines[0].supplier_invoice).toEqual({ invoice_number: "INV-77", quantity: 2, unit_price: 6.5, expected_unit_price: 6.25, difference: 0.25, invoiced_at: invoicedAt });
+    expect("supplier_invoice" in shipped.order_lines[1]).toBe(false);
+    // The console's order page: the invoiced cost beside the line, the difference in words; none on the other line.
+    const { jar } = await signIn({ account_id: String(creds.accountId), api_key: creds.apiKey });
+    const { html: page } = await getPage(`/console/orders/${reference}`, jar);
+    const invoiced = [...page.matchAll(/<dd class="invoiced">([\s\S]*?)<\/dd>/g)].map((m) => m[1].replace(/<[^>]+>/g, "").replace(/\s+/g, " "));
+    expect(invoiced).toEqual(["6.50 EUR × 2 (invoice INV-77): 0.25 EUR more per unit than the purchase price we expected (6.25 EUR)"]);
+    expect(page.indexOf('class="invoiced"')).toBeGreaterThan(page.indexOf(`id="line-${a}"`));
+    expect(page.indexOf('class="invoiced"')).toBeLessThan(page.indexOf(`id="line-${b}"`));
+    // Needs attention lists the line with both prices in words, until it is dismissed.
+    const invoicesSection = (html: string) => /<section[^>]*aria-labelledby="invoices-heading"[\s\S]*?<\/section>/.exec(html)?.[0].replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+    const attention = (await getPage("/console", jar)).html;
+    expect(invoicesSection(attention)).toContain(`Order ${reference} · Blue mug ·`);
+    expect(invoicesSection(attention)).toContain(`${x12.name} invoiced 6.50 EUR per unit (invoice INV-77); we expected 6.25 EUR: 0.25 EUR more per unit.`);
+    expect((await postForm("/console/attention/set-aside", jar, { _csrf: csrfOf(attention), item: /name="item" value="(invoice:\d+)"/.exec(attention)![1], choice: "dismiss" })).status).toBe(303);
+    expect(invoicesSection((await getPage("/console", jar)).html)).toBeUndefined();
     expect((await inboundFiles(creds, x12.id)).map((f: { name: string; status: string; error: string | null }) => [f.name, f.status, f.error]).sort()).toEqual([
       ["810.x12", "done", null],
       ["855.x12", "done", null],
