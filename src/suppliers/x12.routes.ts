@@ -47,6 +47,10 @@ x12Router.openapi(
     path: "/suppliers/{id}/x12-interchanges",
     tags: ["Suppliers"],
     summary: "An X12 supplier's files each way, newest first, with their control numbers and segments",
+    description:
+      "Every X12 interchange of a file supplier with `format: \"x12\"`: what we wrote (850, 860, our 997) and what we read from its inbound folder " +
+      "(997, 855, 856, 810, 846), each with its control number, its status, what it did in words and its segments one per line. " +
+      "Paginated like the other lists. Another account's supplier is a 404 (docs/edi.md).",
     security: apiSecurity,
     request: { params: IdParam, query: PageQuery },
     responses: {

@@ -33,6 +33,8 @@ describe.concurrent("file_transfer.x12 settings", () => {
     });
     expect(res.json.file_transfer).toMatchObject({ format: "x12", inbound: { directory: "out", format: "x12" } });
     expect((await call("GET", `/api/v1/suppliers/${res.json.id}`, { creds })).json.file_transfer.x12.sender_id).toBe("A".repeat(15));
+    // Its server does not exist: paused, so no later cron run of the suite polls its inbound folder.
+    expect((await call("PATCH", `/api/v1/suppliers/${res.json.id}`, { creds, body: { active: false } })).status).toBe(200);
   });
 
   it("422s naming the field, nothing stored: an ID one past 15, a separator that is a letter, a digit or repeated, x12 missing or out of place", async () => {
