@@ -130,6 +130,23 @@ describe("a Shopify connection", () => {
   });
 });
 
+describe("the stand-in's cost bucket, as Shopify's", () => {
+  it("takes a query's requested cost before it runs and refunds what the nodes really returned did not use", async () => {
+    const shop = await createStandInShop("shopify", { orders: [ORDER] });
+    const res = await fetch(`${shop.base_url}/admin/api/2026-10/graphql.json`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-shopify-access-token": shop.credentials.access_token },
+      body: JSON.stringify({ query: "{ orders(first: 50) { nodes { id } } }" }),
+    });
+    const body = (await res.json()) as { data: { orders: { nodes: unknown[] } }; extensions: { cost: { requestedQueryCost: number; actualQueryCost: number; throttleStatus: { currentlyAvailable: number } } } };
+    expect(body.data.orders.nodes).toHaveLength(1);
+    // 2 for the connection plus 50 nodes of 1 asked; 2 plus the one node returned used.
+    expect([body.extensions.cost.requestedQueryCost, body.extensions.cost.actualQueryCost]).toEqual([52, 3]);
+    // A full bucket of 2,000 less the actual 3: without the refund it would hold 1,948 (plus a few ms of refill).
+    expect(body.extensions.cost.throttleStatus.currentlyAvailable).toBeGreaterThanOrEqual(1997);
+  });
+});
+
 describe("Shopify's orders in", () => {
   it("a signed orders/create is an order, mapped like a plugin's; the same delivery again makes no second", async () => {
     const { creds, shop } = await shopWithConnection();

@@ -16,7 +16,9 @@
 //   carries extensions.cost {requestedQueryCost, actualQueryCost, throttleStatus}; a query that
 //   costs more than is available answers 200 {errors: [{message: "Throttled", extensions: {code:
 //   "THROTTLED"}}]} and is not run. Costs as documented: an object 1, a scalar or enum 0, a
-//   connection 2 plus `first` times its nodes' cost, a mutation 10.
+//   connection 2 plus `first` times its nodes' cost, a mutation 10. That requested cost is taken
+//   before the query runs; the actual cost counts the top-level connections' nodes really returned,
+//   and the difference goes back into the bucket.
 // - Webhooks (shopify.dev/docs/apps/build/webhooks): a delivery is a POST of the REST-format
 //   resource with X-Shopify-Topic, X-Shopify-Hmac-Sha256 (base64 HMAC-SHA256 of the raw body with
 //   the app's API secret key), X-Shopify-Shop-Domain, X-Shopify-API-Version, X-Shopify-Webhook-Id,
@@ -133,22 +135,44 @@ function create(seed: unknown): { credentials: Record<string, string>; state: Sh
 
 // --- Cost (shopify.dev/docs/api/usage/limits, "Calculating query costs") --------------------------
 
-function selectionCost(set: SelectionSetNode | undefined, variables: Record<string, unknown>): number {
+// The requested cost counts every connection at its `first`; the actual cost (given the answer's
+// data) counts the nodes it really returned, and Shopify refunds the difference to the bucket.
+function selectionCost(set: SelectionSetNode | undefined, variables: Record<string, unknown>, data?: unknown): number {
   if (!set) return 0;
   let cost = 0;
   for (const sel of set.selections) {
-    if (sel.kind === Kind.FIELD) cost += fieldCost(sel, variables);
-    else if (sel.kind === Kind.INLINE_FRAGMENT) cost += selectionCost(sel.selectionSet, variables);
+    if (sel.kind === Kind.FIELD) cost += fieldCost(sel, variables, data);
+    else if (sel.kind === Kind.INLINE_FRAGMENT) cost += selectionCost(sel.selectionSet, variables, data);
   }
   return cost;
 }
 
-function fieldCost(field: FieldNode, variables: Record<string, unknown>): number {
+function fieldCost(field: FieldNode, variables: Record<string, unknown>, parent?: unknown): number {
   if (!field.selectionSet) return 0;
   const firstArg = field.arguments?.find((a) => a.name.value === "first");
   const first = !firstArg ? null : firstArg.value.kind === Kind.INT ? Number(firstArg.value.value) : firstArg.value.kind === Kind.VARIABLE ? Number(variables[firstArg.value.name.value] ?? 0) : 0;
   const inner = selectionCost(field.selectionSet, variables);
-  return first === null ? 1 + inner : 2 + first * Math.max(1, inner - 1);
+  if (first === null) return 1 + inner;
+  return 2 + (parent === undefined ? first : returnedNodes(parent, field)) * Math.max(1, inner - 1);
+}
+
+/** How many nodes a connection field really returned (its `nodes` or `edges`), where the answer has it. */
+function returnedNodes(parent: unknown, field: FieldNode): number {
+  const value = parent && typeof parent === "object" ? (parent as Record<string, unknown>)[field.alias?.value ?? field.name.value] : undefined;
+  if (!value || typeof value !== "object") return 0;
+  const list = (value as { nodes?: unknown; edges?: unknown }).nodes ?? (value as { edges?: unknown }).edges;
+  return Array.isArray(list) ? list.length : 0;
+}
+
+/** The actual cost of a query that ran: top-level connections at the nodes returned; a mutation costs what it requested. */
+function actualCost(doc: DocumentNode, variables: Record<string, unknown>, data: unknown): number {
+  let cost = 0;
+  for (const def of doc.definitions) {
+    if (def.kind !== Kind.OPERATION_DEFINITION) continue;
+    if (def.operation === "mutation") cost += 10 * def.selectionSet.selections.length;
+    else cost += selectionCost(def.selectionSet, variables, data ?? {});
+  }
+  return Math.max(1, cost);
 }
 
 function requestedCost(doc: DocumentNode, variables: Record<string, unknown>): number {
@@ -499,7 +523,10 @@ export const shopifyStandIn: StandInPlatform<ShopifyState> = {
     }
     shop.state.bucket.available -= cost;
     const result = execute({ schema, document: doc, rootValue: rootValue(shop), variableValues: variables }) as { data?: unknown; errors?: readonly GraphQLError[] };
-    const body: Record<string, unknown> = { data: result.data ?? null, extensions: { cost: { requestedQueryCost: cost, actualQueryCost: cost, throttleStatus: throttleStatus(shop.state) } } };
+    // Shopify takes the requested cost first and refunds what the query did not use.
+    const actual = Math.min(cost, actualCost(doc, variables, result.data));
+    shop.state.bucket.available += cost - actual;
+    const body: Record<string, unknown> = { data: result.data ?? null, extensions: { cost: { requestedQueryCost: cost, actualQueryCost: actual, throttleStatus: throttleStatus(shop.state) } } };
     if (result.errors?.length) body.errors = result.errors.map((e) => shapeError(e, "INTERNAL_SERVER_ERROR"));
     return { status: 200, headers, body };
   },
