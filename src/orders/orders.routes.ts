@@ -10,7 +10,7 @@ import { createOrder, exportOrders, getOrder, listOrders } from "./orders.servic
 import { ApiError } from "../lib/errors";
 import { findArchived } from "../archive/archive.service";
 import { presentArchivedOrder, presentArchivedSummary } from "../archive/archive.present";
-import { listArchived } from "../archive/list";
+import { listArchived, listIncluding } from "../archive/list";
 
 export const ordersRouter = createRouter();
 
@@ -81,6 +81,11 @@ ordersRouter.openapi(listOrdersRoute, async (c) => {
   if (filters.archived === "only") {
     const archived = await listArchived(c.get("db"), c.env.ARCHIVE, c.get("account").id, filters, page);
     return c.json(resourcePage(c.req.url, page, archived.total, archived.orders.map(presentArchivedSummary)) as never, 200);
+  }
+  if (filters.archived === "include") {
+    const both = await listIncluding(c.get("db"), c.env.ARCHIVE, c.get("account").id, filters, page);
+    const data = both.orders.map((o) => (o.archived ? presentArchivedSummary(o.doc) : presentOrderSummaries([o.order], o.lines)[0]));
+    return c.json(resourcePage(c.req.url, page, both.total, data) as never, 200);
   }
   const result = await listOrders(c.get("db"), c.get("account").id, filters, page);
   return c.json(resourcePage(c.req.url, page, result.total, presentOrderSummaries(result.orders, result.lines)), 200);

@@ -12,6 +12,7 @@ import { ADMIN, call, type Credentials } from "../helpers/http";
 import { answer, awaitingPickup, orderSettled, supplierChain } from "../helpers/suppliers";
 import { waitFor } from "../helpers/wait";
 import { move } from "../helpers/moves";
+import { countsDiff } from "../helpers/counts";
 
 const archive = (accountId: number, body: unknown) => call("POST", `/admin/v1/accounts/${accountId}/archive`, { headers: ADMIN, body });
 
@@ -270,10 +271,58 @@ describe("GET /api/v1/orders with archived orders", () => {
     const refused = await call("GET", "/api/v1/orders?archived=only&supplier_ids=1&shipping=not_shipped", { creds });
     expect(refused.status).toBe(422);
     expect(Object.keys(refused.json.errors).sort()).toEqual(["shipping", "supplier_ids"]);
-    for (const value of ["include", "all"]) {
-      const res = await call("GET", `/api/v1/orders?archived=${value}`, { creds });
-      expect(res.status).toBe(422);
-      expect(Object.keys(res.json.errors)).toEqual(["archived"]);
-    }
+    const unknown = await call("GET", "/api/v1/orders?archived=all", { creds });
+    expect(unknown.status).toBe(422);
+    expect(Object.keys(unknown.json.errors)).toEqual(["archived"]);
+  });
+
+  it("archived=include lists live and archived orders in one list: merged in the sort, counted together, with q, filters and pages", async () => {
+    const creds = await createAccount();
+    const [{ key }] = (await supplierChain(creds, [{ channel: "pull" }])) as { key: string }[];
+    // A live order older than the archived ones (never finished: awaiting pickup), and one newer.
+    const x = String((await call("POST", "/api/v1/orders", { creds, body: orderPayload({ total: 30 }) })).json.reference);
+    const a = await shippedOrder(creds, key, { total: 50 });
+    const b = await shippedOrder(creds, key, { total: 10, email: "Piet@Voorbeeld.nl", source: "Shopify" });
+    const c = await shippedOrder(creds, key, { total: 40 });
+    expect((await archive(creds.accountId, { older_than_days: 0 })).json).toMatchObject({ archived: 3 });
+    const d = String((await call("POST", "/api/v1/orders", { creds, body: orderPayload({ total: 20 }) })).json.reference);
+
+    const live = (await call("GET", "/api/v1/orders", { creds })).json.data as { reference: string }[];
+    const only = (await call("GET", "/api/v1/orders?archived=only", { creds })).json.data as { reference: string }[];
+    const shown = new Map([...live, ...only].map((o) => [o.reference, o]));
+    expect(only.every((o) => (o as { archived?: boolean }).archived === true)).toBe(true);
+
+    const list = async (query: string) => {
+      const res = await call("GET", `/api/v1/orders?archived=include&${query}`, { creds });
+      expect(res.status, res.text).toBe(200);
+      return { total: res.json.meta.total, refs: res.json.data.map((o: { reference: string }) => o.reference), data: res.json.data };
+    };
+    // Each order exactly as its own list shows it (archived ones with archived: true), newest first.
+    const all = await list("");
+    expect(all.total).toBe(5);
+    expect(all.data).toEqual([d, c.reference, b.reference, a.reference, x].map((r) => shown.get(r)));
+    expect(await list("per_page=2&page=2")).toMatchObject({ total: 5, refs: [b.reference, a.reference] });
+    expect(await list("per_page=2&page=3")).toMatchObject({ total: 5, refs: [x] });
+    expect(await list("per_page=2&page=4")).toMatchObject({ total: 5, refs: [] });
+    expect(await list("sort=created_at&per_page=3")).toMatchObject({ total: 5, refs: [x, a.reference, b.reference] });
+    expect(await list("sort=-total")).toMatchObject({ total: 5, refs: [a.reference, c.reference, x, d, b.reference] });
+    expect(await list("sort=total&per_page=2&page=2")).toMatchObject({ total: 5, refs: [x, c.reference] });
+    // Filters apply to both sides; the counts of the archived side come from its counters.
+    expect(await list("statuses=completed")).toMatchObject({ total: 3, refs: [c.reference, b.reference, a.reference] });
+    expect(await list("source=shopify")).toMatchObject({ total: 1, refs: [b.reference] });
+    expect(await list("total_min=25&total_max=45")).toMatchObject({ total: 2, refs: [c.reference, x] });
+    expect(await list(`q=${encodeURIComponent(c.payload.external_id.toUpperCase())}`)).toMatchObject({ total: 1, refs: [c.reference] });
+    expect(await list(`q=${d}`)).toMatchObject({ total: 1, refs: [d] });
+    // The start of an archived order's e-mail address (3 to 24 characters), as the live list's prefixes; two characters are not a prefix.
+    expect(await list("q=PIET%40voor")).toMatchObject({ total: 1, refs: [b.reference] });
+    expect((await call("GET", "/api/v1/orders?archived=only&q=pi", { creds })).json.meta.total).toBe(0);
+    // The live orders' e-mail prefix finds both sides.
+    expect(await list("q=jan%40exa")).toMatchObject({ total: 4, refs: [d, c.reference, a.reference, x] });
+
+    const refused = await call("GET", "/api/v1/orders?archived=include&completed_since=2026-01-01", { creds });
+    expect(refused.status).toBe(422);
+    expect(Object.keys(refused.json.errors)).toEqual(["completed_since"]);
+    // The counters of the archived side are exact (drizzle/0047).
+    expect(await countsDiff(env.DB, [creds.accountId])).toEqual({ counters: [], facets: [], fts: [] });
   });
 });
