@@ -8,6 +8,7 @@ import { offsetOf, type PageRequest } from "../lib/pagination";
 import type { ListOrdersFilters } from "../orders/orders.schemas";
 import { liveListParts, ordersWithLines, ordersWithLinesOf, type LineWithSupplier } from "../orders/orders.service";
 import type { ArchivedDocument } from "./archive.service";
+import { archivedDetail } from "./archived-detail";
 import { objectKey, readLines } from "./objects";
 
 /** The live list's prefix search takes starts of 3 to 24 characters (drizzle/0037); the stubs' e-mail the same. */
@@ -59,9 +60,9 @@ function sortBy(f: ListOrdersFilters, prefix = sql``): SQL {
  * flag, a walk of the (account, test, created_at) index (newest or oldest first: about n entries
  * when the filters match most stubs); with q, its matches read and sorted.
  */
-function stubIds(accountId: number, f: ListOrdersFilters, n: number): SQL {
+export function stubIds(accountId: number, f: ListOrdersFilters, n: number, extra: SQL[] = []): SQL {
   const tests = testsOf(f);
-  const where = (more: SQL[]) => sql.join([...more, ...conditions(f)], sql` AND `);
+  const where = (more: SQL[]) => sql.join([...more, ...conditions(f), ...extra], sql` AND `);
   if (f.q !== undefined) {
     return sql`SELECT s.total, s.created_at, s.id FROM (${searchIds(accountId, f.q)}) m CROSS JOIN archived_orders s ON s.id = m.id
       WHERE ${where([sql`s.account_id = ${accountId}`, sql`s.test IN (${sql.join(tests.map((t) => sql`${t}`), sql`, `)})`])} ${sortBy(f, sql`s.`)} LIMIT ${n}`;
@@ -136,8 +137,26 @@ export async function listIncluding(db: Db, bucket: R2Bucket, accountId: number,
   return { total: Number(counted.total), orders: entries };
 }
 
+/**
+ * archived=only or include with each archived order read back into the domain's shapes (the console's
+ * table shows both kinds alike): the page's orders and lines, and which of them are archived.
+ */
+export async function listWithArchived(db: Db, bucket: R2Bucket, accountId: number, f: ListOrdersFilters & { archived: "only" | "include" }, page: PageRequest) {
+  const listed =
+    f.archived === "only"
+      ? await listArchived(db, bucket, accountId, f, page).then((r) => ({ total: r.total, orders: r.orders.map((doc): IncludedOrder => ({ archived: true, doc })) }))
+      : await listIncluding(db, bucket, accountId, f, page);
+  const rows = listed.orders.map((o) => (o.archived ? { ...archivedDetail(o.doc).detail, archived: true } : { order: o.order, lines: o.lines, archived: false }));
+  return {
+    total: listed.total,
+    orders: rows.map((r) => r.order),
+    lines: rows.flatMap((r) => r.lines),
+    archived: new Set(rows.filter((r) => r.archived).map((r) => r.order.id)),
+  };
+}
+
 /** The page's documents, each object read once, in the page's order. */
-async function documentsOf(bucket: R2Bucket, accountId: number, stubs: Row[]): Promise<ArchivedDocument[]> {
+export async function documentsOf(bucket: R2Bucket, accountId: number, stubs: Row[]): Promise<ArchivedDocument[]> {
   const byKey = new Map<string, number[]>();
   for (const s of stubs) {
     const key = objectKey(accountId, String(s.created_at), String(s.part));

@@ -13,6 +13,8 @@ import { answer, awaitingPickup, orderSettled, supplierChain } from "../helpers/
 import { waitFor } from "../helpers/wait";
 import { move } from "../helpers/moves";
 import { countsDiff } from "../helpers/counts";
+import { exportArchived } from "../../src/archive/export";
+import { ExportOrdersQuery } from "../../src/orders/orders.schemas";
 
 const archive = (accountId: number, body: unknown) => call("POST", `/admin/v1/accounts/${accountId}/archive`, { headers: ADMIN, body });
 
@@ -31,6 +33,13 @@ async function shippedOrder(creds: Credentials, key: string, overrides: Record<s
   expect(shipped.status, shipped.text).toBe(200);
   await orderSettled(creds, reference, ["completed"]);
   return { payload, reference };
+}
+
+/** The export's CSV rows (the header first). */
+async function exportCsv(creds: Credentials, query: string) {
+  const res = await call("GET", `/api/v1/orders/export?${query}`, { creds });
+  expect(res.status, res.text).toBe(200);
+  return res.text.split("\r\n").filter(Boolean);
 }
 
 const objectsOf = async (accountId: number) => (await env.ARCHIVE.list({ prefix: accountPrefix(accountId) })).objects.map((o) => o.key);
@@ -284,6 +293,7 @@ describe("GET /api/v1/orders with archived orders", () => {
     const a = await shippedOrder(creds, key, { total: 50 });
     const b = await shippedOrder(creds, key, { total: 10, email: "Piet@Voorbeeld.nl", source: "Shopify" });
     const c = await shippedOrder(creds, key, { total: 40 });
+    const csvBefore = await exportCsv(creds, "");
     expect((await archive(creds.accountId, { older_than_days: 0 })).json).toMatchObject({ archived: 3 });
     const d = String((await call("POST", "/api/v1/orders", { creds, body: orderPayload({ total: 20 }) })).json.reference);
 
@@ -322,6 +332,23 @@ describe("GET /api/v1/orders with archived orders", () => {
     const refused = await call("GET", "/api/v1/orders?archived=include&completed_since=2026-01-01", { creds });
     expect(refused.status).toBe(422);
     expect(Object.keys(refused.json.errors)).toEqual(["completed_since"]);
+
+    // The export: archived orders as their CSV rows were before the archive, merged newest first.
+    const rowOf = new Map(csvBefore.slice(1).map((row) => [row.split(",")[0], row]));
+    expect((await exportCsv(creds, "")).slice(1)).toEqual([d, x].map((r) => expect.stringMatching(new RegExp(`^${r},`))));
+    const included = await exportCsv(creds, "archived=include");
+    expect(included[0]).toBe(csvBefore[0]);
+    expect(included.slice(1).map((row) => row.split(",")[0])).toEqual([d, c.reference, b.reference, a.reference, x]);
+    for (const ref of [a.reference, b.reference, c.reference]) expect(included).toContain(rowOf.get(ref));
+    expect((await exportCsv(creds, "archived=only&source=shopify")).slice(1)).toEqual([rowOf.get(b.reference)]);
+    // Read in bounded pages: a keyset page of stubs and their objects at a time, none twice.
+    const pages: string[][] = [];
+    for await (const chunk of exportArchived(createDb(env.DB), env.ARCHIVE, creds.accountId, ExportOrdersQuery.parse({ archived: "only" }), 2)) pages.push(chunk.orders.map((o) => o.reference));
+    expect(pages).toEqual([[c.reference, b.reference], [a.reference]]);
+    const badExport = await call("GET", "/api/v1/orders/export?archived=only&shipping=not_shipped", { creds });
+    expect(badExport.status).toBe(422);
+    expect(Object.keys(badExport.json.errors)).toEqual(["shipping"]);
+
     // The counters of the archived side are exact (drizzle/0047).
     expect(await countsDiff(env.DB, [creds.accountId])).toEqual({ counters: [], facets: [], fts: [] });
   });
