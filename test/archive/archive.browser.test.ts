@@ -36,7 +36,7 @@ describe("archived orders in the console", () => {
 
     // The list: live ones by default; with "Live and archived", both, the archived one marked and not selectable.
     await page.goto("/console/orders?archived=include");
-    expect(await page.locator("#archived").inputValue()).toBe("include");
+    expect(await page.locator("#field-archived").inputValue()).toBe("include");
     const row = (reference: string) => page.locator("tbody tr", { has: page.getByRole("link", { name: reference, exact: true }) });
     expect(await page.locator("tbody tr").count()).toBe(2);
     expect(await row(finished.reference).locator(".badge", { hasText: "Archived" }).count()).toBe(1);
