@@ -120,7 +120,7 @@ export async function listIncluding(db: Db, bucket: R2Bucket, accountId: number,
   const merged = sql`SELECT archived, total, created_at, id FROM (${liveIds} UNION ALL SELECT 1, total, created_at, id FROM (${stubIds(accountId, f, n)}))
     ${sortBy(f)} LIMIT ${page.perPage} OFFSET ${offset}`;
   const [[counted], ids, liveRows] = await rawBatch(db, [
-    sql`SELECT ${live ? live.count : sql`0`} + ${stubCount(accountId, f)} AS total`,
+    sql`SELECT live + archived AS total, live FROM (SELECT ${live ? live.count : sql`0`} AS live, ${stubCount(accountId, f)} AS archived)`,
     sql`SELECT m.archived, m.total, m.created_at, m.id, s.reference, s.part, s.line FROM (${merged}) m LEFT JOIN archived_orders s ON m.archived = 1 AND s.id = m.id ${sortBy(f, sql`m.`)}`,
     ordersWithLines(sql`SELECT id FROM (${merged}) WHERE archived = 0`, sql`ORDER BY o.id`),
   ]);
@@ -134,7 +134,7 @@ export async function listIncluding(db: Db, bucket: R2Bucket, accountId: number,
     if (!order) throw new Error(`archived=include: order ${String(r.id)} left the page's read`);
     return { archived: false, order, lines: lines.filter((l) => l.orderId === order.id) };
   });
-  return { total: Number(counted.total), orders: entries };
+  return { total: Number(counted.total), liveTotal: Number(counted.live), orders: entries };
 }
 
 /**
@@ -144,11 +144,13 @@ export async function listIncluding(db: Db, bucket: R2Bucket, accountId: number,
 export async function listWithArchived(db: Db, bucket: R2Bucket, accountId: number, f: ListOrdersFilters & { archived: "only" | "include" }, page: PageRequest) {
   const listed =
     f.archived === "only"
-      ? await listArchived(db, bucket, accountId, f, page).then((r) => ({ total: r.total, orders: r.orders.map((doc): IncludedOrder => ({ archived: true, doc })) }))
+      ? await listArchived(db, bucket, accountId, f, page).then((r) => ({ total: r.total, liveTotal: 0, orders: r.orders.map((doc): IncludedOrder => ({ archived: true, doc })) }))
       : await listIncluding(db, bucket, accountId, f, page);
   const rows = listed.orders.map((o) => (o.archived ? { ...archivedDetail(o.doc).detail, archived: true } : { order: o.order, lines: o.lines, archived: false }));
   return {
     total: listed.total,
+    /** Of the total, the live orders (what a bulk action over the filters would act on). */
+    liveTotal: listed.liveTotal,
     orders: rows.map((r) => r.order),
     lines: rows.flatMap((r) => r.lines),
     archived: new Set(rows.filter((r) => r.archived).map((r) => r.order.id)),

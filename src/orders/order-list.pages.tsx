@@ -82,7 +82,7 @@ type ListView = {
   csrf: string;
   /** A refused bulk action, shown again above the table. */
   bulk?: BulkFormState;
-  result?: { total: number; orders: Order[]; lines: LineWithSupplier[]; page: number; perPage: number; archived: Set<number> };
+  result?: { total: number; liveTotal: number; orders: Order[]; lines: LineWithSupplier[]; page: number; perPage: number; archived: Set<number> };
 };
 
 orderListPages.get("/orders", (c) => renderOrders(c));
@@ -105,7 +105,7 @@ async function renderOrders(c: Context<AppEnv>, bulk?: BulkFormState) {
     } else {
       const result = await listOrders(db, accountId, filters, page, supplierChoicesValue(accountId));
       view.suppliers = supplierChoicesOf(result.alongside);
-      view.result = { ...result, ...page, archived: new Set() };
+      view.result = { ...result, ...page, liveTotal: result.total, archived: new Set() };
     }
   } else {
     view.suppliers = await supplierChoices(db, accountId);
@@ -297,7 +297,8 @@ function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNu
   const sort = view.raw.sort && view.raw.sort in SORT_CAPTIONS ? view.raw.sort : "-created_at";
   return (
     <section aria-label="Results">
-      <BulkForm query={bulkQuery(view.raw)} references={live.map((o) => o.reference)} total={result.total} csrf={view.csrf} form={view.bulk} />
+      {/* Bulk actions act on live orders: with archived ones only, there is nothing to act on. */}
+      {view.raw.archived === "only" ? null : <BulkForm query={bulkQuery(view.raw)} references={live.map((o) => o.reference)} total={result.liveTotal} csrf={view.csrf} form={view.bulk} />}
       <DataTable<Row>
         caption={`Orders, ${SORT_CAPTIONS[sort]}`}
         rows={rows}

@@ -43,6 +43,8 @@ describe("archived orders in the console", () => {
     expect(await row(finished.reference).locator("input[type=checkbox]").count()).toBe(0);
     expect(await row(open.reference).locator(".badge", { hasText: "Archived" }).count()).toBe(0);
     expect(await row(open.reference).locator("input[type=checkbox]").count()).toBe(1);
+    // A bulk action over the filters would act on the live order alone, and says so by its count.
+    expect(await page.getByText("Every order matching the filters (1)").count()).toBe(1);
     await expectAccessible(page);
 
     // The archived order's page: read-only, saying so, with its line and sends as the live page showed them.
