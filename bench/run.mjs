@@ -23,6 +23,7 @@ import { measureStockSyncCrash, stockSyncCrashReport } from "./recovery/stock-sy
 import { answerFileCrashReport, measureAnswerFileCrash } from "./recovery/answer-files.mjs";
 import { fileUploadCrashReport, measureFileUploadCrash } from "./recovery/file-uploads.mjs";
 import { runStockBench, stockReport } from "./stock.mjs";
+import { archiveReport, runArchiveBench } from "./archive-rate.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -39,6 +40,8 @@ const { values: opts } = parseArgs({
     recovery: { type: "boolean", default: true },
     sharded: { type: "boolean", default: false },
     stock: { type: "boolean", default: true },
+    archive: { type: "boolean", default: true },
+    "archive-orders": { type: "string", default: "2000" },
     "crash-write-backs": { type: "boolean", default: false },
     "hung-shop": { type: "boolean", default: false },
     "crash-stock-sync": { type: "boolean", default: false },
@@ -62,6 +65,9 @@ if (opts.help) {
   --no-stock  skip the stock sync at each size (bench/stock.mjs): a catalogue of that many products
               synced into a stand-in shop, then an import changing --stock-changed (1000) of them.
               Alone: node bench/stock.mjs --sizes 10000,100000 --changed 1000
+  --no-archive  skip the archive at work (bench/archive-rate.mjs): --archive-orders (2000) finished
+              orders archived by one cron tick and the operator's command (orders/s, D1 work per call), then
+              an archived order's read against a live one's and the floor. Alone: node bench/archive-rate.mjs
   --crash-write-backs  and, once after the sizes, write-backs into every platform killed mid-write
               (bench/recovery/write-backs.mjs; about 10 minutes). Alone: node bench/recovery/write-backs.mjs
   --hung-shop  and, once after the sizes, routing latency (create to routed) with no shop hanging and
@@ -966,6 +972,10 @@ for (const run of runs) {
 }
 const summary = `Machine: ${m.cpus} CPUs, ${m.memory}, Node ${m.node}, load average now ${m.loadavg}.`;
 if (opts.stock) texts.push("", stockReport(await runStockBench({ sizes, changed: Number(opts["stock-changed"]) })));
+if (opts.archive) {
+  console.log("→ The archive at work (bench/archive-rate.mjs)…");
+  texts.push("", archiveReport(await runArchiveBench({ orders: Number(opts["archive-orders"]), reads: 200 })));
+}
 if (opts["crash-write-backs"]) {
   console.log("→ Write-backs into every platform, the server killed mid-write (bench/recovery/write-backs.mjs)…");
   texts.push("", writeBackCrashReport(await measureWriteBackCrash()));

@@ -190,7 +190,7 @@ async function demoCredentials() {
   const key = await admin(`/accounts/${account.id}/api-keys`, { name: "demo" });
   // Orders in every state, suppliers on three channels, rules: through the public API, as a shop would.
   console.log("→ Creating the demo account's data (suppliers, routing rules, orders in every state)…");
-  const demo = await seedDemo(base, { accountId: account.id, apiKey: key.api_key });
+  const demo = await seedDemo(base, { accountId: account.id, apiKey: key.api_key }, { archive: () => admin(`/accounts/${account.id}/archive`, { older_than_days: 0 }) });
   const saved = { account_id: account.id, api_key: key.api_key, supplier_key: demo.supplierKey, supplier_name: demo.supplierName };
   writeFileSync(credentialsFile, JSON.stringify(saved, null, 2) + "\n", { mode: 0o600 });
   // A first cron run at once, so the operator's pipeline page has one to show.

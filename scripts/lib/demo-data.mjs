@@ -4,7 +4,8 @@
 // catalogue feed whose import rejected a row, a webhook whose endpoint refuses its delivery, a
 // second API key, a pull supplier with one order to answer and one acknowledged (its portal's
 // open list and history), a cancellation request for each of the pull and the manual supplier,
-// and a manual supplier with an answer deadline (its line is overdue a day later).
+// and a manual supplier with an answer deadline (its line is overdue a day later). With `archive`
+// (npm start passes the operator's archive command), two orders shipped in full are archived first.
 // Used by `npm start` on first run and by the browser tests, so both show the same console.
 
 const ORDER_STATES_TIMEOUT_MS = 30_000;
@@ -12,8 +13,9 @@ const ORDER_STATES_TIMEOUT_MS = 30_000;
 /**
  * @param {string} base the Worker's URL, e.g. http://localhost:8787
  * @param {{ accountId: number, apiKey: string }} creds
+ * @param {{ archive?: () => Promise<{ archived: number }> }} [options] archive: archives the account's finished orders now
  */
-export async function seedDemo(base, creds) {
+export async function seedDemo(base, creds, options = {}) {
   const headers = { "api-key": creds.apiKey, "account-id": String(creds.accountId), "content-type": "application/json", accept: "application/json" };
   async function api(method, path, body, extraHeaders = {}) {
     const res = await fetch(`${base}${path}`, { method, headers: { ...headers, ...extraHeaders }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -48,6 +50,7 @@ export async function seedDemo(base, creds) {
   await rule("Lamps from Lampenlab", [{ variable: "line.category", operator: "is", value: "lamps" }], { type: "assign_supplier", supplier_id: broken.id });
 
   const create = async (payload) => String((await api("POST", "/api/v1/orders", payload)).reference);
+  if (options.archive) await archivedOrders(api, create, order, line, supplierKey, options.archive);
   const refs = {
     ruled: await create(order("DEMO-1001", [line("CHAIR-1", "Garden chair", "garden", 79.5, 2), line("GIFT-WRAP", "Gift wrap", "service", 2.5)])),
     completed: await create(order("DEMO-1002", [line("TABLE-1", "Garden table", "garden", 349)])),
@@ -130,4 +133,35 @@ export async function seedDemo(base, creds) {
   await api("POST", "/api/v1/api-keys", { name: "webshop plugin" });
 
   return { supplierKey, supplierName: kitchen.name, references: refs, feedId: feed.id, webhookId: webhook.id };
+}
+
+/** Polls `check` every 250 ms until it answers something truthy (or throws after the timeout). */
+async function waitFor(what, check) {
+  const deadline = Date.now() + ORDER_STATES_TIMEOUT_MS;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`the demo: ${what} did not happen`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * Two orders of an earlier season, shipped in full by the pull supplier and archived (docs/archive.md):
+ * the console lists them with "Live and archived", marked, and opens them read-only. Made before every
+ * other demo order, so the archive run (every finished order, whatever its age) takes these two only.
+ */
+async function archivedOrders(api, create, order, line, supplierKey, archive) {
+  const refs = [];
+  for (const [id, name, price] of [["DEMO-0901", "Espresso cups", 24], ["DEMO-0902", "Teapot", 34.5]]) refs.push(await create(order(id, [line(`${id}-1`, name, "kitchen", price, 2)])));
+  for (const ref of refs) {
+    await waitFor(`order ${ref} awaiting pickup`, async () => (await api("GET", `/api/v1/orders/${ref}/dispatches`)).data[0]?.status === "awaiting_pickup");
+    const lines = (await api("GET", `/api/v1/orders/${ref}`)).order_lines;
+    const answers = lines.map((l) => ({ line_id: l.id, action: "ship", quantity: l.quantity, carrier: "PostNL", tracking_number: `3SARCHIVE${l.id}` }));
+    await api("POST", "/api/v1/supplier/answers", { answers }, { authorization: `Bearer ${supplierKey}` });
+  }
+  // An order is finished once its events are published too (they follow the answer): archive until both are in.
+  let archived = 0;
+  await waitFor("the archive of DEMO-0901 and DEMO-0902", async () => (archived += (await archive()).archived) >= refs.length);
+  return refs;
 }

@@ -7,7 +7,9 @@ import type { WriteBack } from "../shops/write-back.service";
 import type { ArchivedDocument } from "./archive.service";
 
 export function presentArchived(detail: OrderDetail, writeBacks: WriteBack[]): ArchivedDocument {
-  return { order: presentOrderDetail(detail), console: { dispatches: detail.dispatches, write_backs: writeBacks } };
+  // lines: which dispatch each line went in (the API's JSON does not say; the console's page does).
+  const lines = detail.lines.map((l) => ({ id: l.id, dispatch_id: l.dispatchId }));
+  return { order: presentOrderDetail(detail), console: { dispatches: detail.dispatches, write_backs: writeBacks, lines } };
 }
 
 /** The API's answer for an archived order: its JSON as it was, and that it comes from the archive. */

@@ -17,6 +17,7 @@ import { originCheck, sessionToken } from "./csrf";
 import { renderError } from "./errors";
 import { signInPages } from "./sign-in.pages";
 import { orderListPages } from "../orders/order-list.pages";
+import { archivedOrderPages } from "../archive/archived-order.pages";
 import { orderPages } from "../orders/order.pages";
 import { orderActionPages } from "../orders/order-actions.pages";
 import { cancellationPages } from "../orders/cancellations.pages";
@@ -112,7 +113,7 @@ function area(a: Area, pages: Hono<AppEnv>[]) {
 }
 
 export function mountConsole(app: Hono<AppEnv>) {
-  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, orderListPages, orderPages, orderActionPages, cancellationPages, lineActionPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, shopConnectionsPages, stockSyncPages, writeBackPages, apiKeysPages, settingsPages]));
+  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, orderListPages, archivedOrderPages, orderPages, orderActionPages, cancellationPages, lineActionPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, shopConnectionsPages, stockSyncPages, writeBackPages, apiKeysPages, settingsPages]));
   app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages, supplierDispatchPages, supplierCancellationPages]));
   app.route(AREAS.operator.path, area(AREAS.operator, [operatorPages, pipelinePages]));
 }

@@ -10,6 +10,7 @@ import type { AppEnv } from "../env";
 import type { ValidationErrors } from "../lib/errors";
 import { groupBy } from "../lib/group";
 import { pageParam } from "../lib/pagination";
+import { listWithArchived } from "../archive/list";
 import { validateForm } from "../lib/validation";
 import { supplierChoices, supplierChoicesOf, supplierChoicesValue, type SupplierChoice } from "../suppliers/suppliers.service";
 import { Badge, LineStatusBadge } from "../ui/badge";
@@ -27,14 +28,15 @@ import { BulkBody } from "./bulk.schemas";
 import { bulkAction } from "./bulk.service";
 import { orderCsvStream } from "./orders.present";
 import { ExportOrdersQuery, ListOrdersQuery, type ListOrdersFilters } from "./orders.schemas";
-import { exportOrders, listOrders, type LineWithSupplier, type Order } from "./orders.service";
+import { listOrders, type LineWithSupplier, type Order } from "./orders.service";
+import { exportWithArchive } from "../archive/export";
 
 export const orderListPages = new Hono<AppEnv>();
 
 // ---- The list -------------------------------------------------------------------
 
 const LIST_KEYS = ["statuses", "supplier_ids"] as const;
-const SINGLE_KEYS = ["q", "sort", "external_id", "source", "date_from", "date_to", "completed_since", "total_min", "total_max", "blocked", "shipping", "include_test", "per_page", "page"] as const;
+const SINGLE_KEYS = ["archived", "q", "sort", "external_id", "source", "date_from", "date_to", "completed_since", "total_min", "total_max", "blocked", "shipping", "include_test", "per_page", "page"] as const;
 
 const LABELS: Record<string, string> = {
   q: "Search",
@@ -52,6 +54,7 @@ const LABELS: Record<string, string> = {
   blocked: "Blocked",
   shipping: "Shipping",
   include_test: "Test orders",
+  archived: "Archived orders",
   per_page: "Orders per page",
 };
 
@@ -79,7 +82,7 @@ type ListView = {
   csrf: string;
   /** A refused bulk action, shown again above the table. */
   bulk?: BulkFormState;
-  result?: { total: number; orders: Order[]; lines: LineWithSupplier[]; page: number; perPage: number };
+  result?: { total: number; liveTotal: number; orders: Order[]; lines: LineWithSupplier[]; page: number; perPage: number; archived: Set<number> };
 };
 
 orderListPages.get("/orders", (c) => renderOrders(c));
@@ -93,11 +96,17 @@ async function renderOrders(c: Context<AppEnv>, bulk?: BulkFormState) {
   const checked = validateForm(ListOrdersQuery, raw, LABELS);
   const view: ListView = { raw, query: url.searchParams, errors: checked.ok ? {} : checked.errors, suppliers: [], currency: c.get("account").currency, csrf: c.get("session").csrfToken, bulk };
   if (checked.ok) {
-    const filters: ListOrdersFilters = checked.data;
+    const filters = checked.data;
     const page = { page: pageParam(filters.page), perPage: filters.per_page };
-    const result = await listOrders(db, accountId, filters, page, supplierChoicesValue(accountId));
-    view.suppliers = supplierChoicesOf(result.alongside);
-    view.result = { ...result, ...page };
+    if (filters.archived) {
+      const result = await listWithArchived(db, c.env.ARCHIVE, accountId, { ...filters, archived: filters.archived }, page);
+      view.suppliers = await supplierChoices(db, accountId);
+      view.result = { ...result, ...page };
+    } else {
+      const result = await listOrders(db, accountId, filters, page, supplierChoicesValue(accountId));
+      view.suppliers = supplierChoicesOf(result.alongside);
+      view.result = { ...result, ...page, liveTotal: result.total, archived: new Set() };
+    }
   } else {
     view.suppliers = await supplierChoices(db, accountId);
     c.status(422);
@@ -157,6 +166,18 @@ function Filters({ raw, errors, suppliers }: ListView) {
             ]}
           />
           <Field name="source" label={LABELS.source} value={raw.source} errors={errors} hint="Exactly, ignoring case" />
+          <SelectField
+            name="archived"
+            label={LABELS.archived}
+            value={raw.archived}
+            errors={errors}
+            hint="Finished orders move to the archive after the account's archive days; they are read-only"
+            options={[
+              { value: "", label: "Live orders only" },
+              { value: "include", label: "Live and archived" },
+              { value: "only", label: "Archived only" },
+            ]}
+          />
           <SelectField
             name="per_page"
             label={LABELS.per_page}
@@ -269,17 +290,20 @@ function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNu
     );
   }
   const linesOf = groupBy(result.lines, (l) => l.orderId);
-  type Row = { order: Order; lines: LineWithSupplier[] };
-  const rows: Row[] = result.orders.map((order) => ({ order, lines: linesOf.get(order.id) ?? [] }));
+  type Row = { order: Order; lines: LineWithSupplier[]; archived: boolean };
+  const rows: Row[] = result.orders.map((order) => ({ order, lines: linesOf.get(order.id) ?? [], archived: result.archived.has(order.id) }));
+  // Archived orders take no action: bulk actions are for the live ones on the page.
+  const live = result.orders.filter((o) => !result.archived.has(o.id));
   const sort = view.raw.sort && view.raw.sort in SORT_CAPTIONS ? view.raw.sort : "-created_at";
   return (
     <section aria-label="Results">
-      <BulkForm query={bulkQuery(view.raw)} references={result.orders.map((o) => o.reference)} total={result.total} csrf={view.csrf} form={view.bulk} />
+      {/* Bulk actions act on live orders: with archived ones only, there is nothing to act on. */}
+      {view.raw.archived === "only" ? null : <BulkForm query={bulkQuery(view.raw)} references={live.map((o) => o.reference)} total={result.liveTotal} csrf={view.csrf} form={view.bulk} />}
       <DataTable<Row>
         caption={`Orders, ${SORT_CAPTIONS[sort]}`}
         rows={rows}
         columns={[
-          { header: "Select", cell: ({ order }) => <BulkCheckbox reference={order.reference} form={view.bulk} /> },
+          { header: "Select", cell: ({ order, archived }) => (archived ? null : <BulkCheckbox reference={order.reference} form={view.bulk} />) },
           { header: "Reference", cell: ({ order }) => <a href={`/console/orders/${order.reference}`}>{order.reference}</a> },
           { header: "External ID", cell: ({ order }) => order.externalId },
           { header: "Created", cell: ({ order }) => <LocalTime iso={order.createdAt} />, sort: sortColumn(view.query, sort, "created_at") },
@@ -299,8 +323,9 @@ function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNu
           { header: "Suppliers", cell: ({ lines }) => orDash([...new Set(lines.map((l) => l.supplierName).filter(Boolean))].join(", ")) },
           {
             header: "Flags",
-            cell: ({ order }) => (
+            cell: ({ order, archived }) => (
               <span class="badges">
+                {archived ? <Badge tone="purple">Archived</Badge> : null}
                 {order.blocked ? <Badge tone="red">Blocked</Badge> : null}
                 {order.test ? <Badge tone="grey">Test</Badge> : null}
               </span>
@@ -322,7 +347,7 @@ function OrdersTable({ view, result, filtered }: { view: ListView; result: NonNu
 // ---- Bulk actions on the list: POST /api/v1/orders/bulk's service -------------------
 
 /** The list's filters, as the bulk form posts them back (its page is no filter). */
-const bulkQuery = (raw: Record<string, string>) => new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "page" && k !== "per_page")).toString();
+const bulkQuery = (raw: Record<string, string>) => new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "page" && k !== "per_page" && k !== "archived")).toString();
 
 orderListPages.post("/orders/bulk", async (c) => {
   const values = await formFields(c, ["references", "page_references"]);
@@ -358,6 +383,6 @@ orderListPages.get("/orders/export", async (c) => {
   const url = new URL(c.req.url);
   const checked = validateForm(ExportOrdersQuery, filtersOf(url), LABELS);
   if (!checked.ok) return c.redirect(listHref(url.searchParams, "/console/orders", {}), 303);
-  const stream = orderCsvStream(exportOrders(c.get("db"), c.get("account").id, checked.data), c.get("account").currency);
+  const stream = orderCsvStream(exportWithArchive(c.get("db"), c.env.ARCHIVE, c.get("account").id, checked.data), c.get("account").currency);
   return c.body(stream, 200, { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="orders.csv"' });
 });

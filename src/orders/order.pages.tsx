@@ -158,7 +158,7 @@ function OrderPage({
  * How far the order has got, in the header: with the latest shipment's time once shipped, and with
  * completed_at (when its last line was handed over) once every line is sent or accepted.
  */
-function OrderState({ progress, completedAt }: { progress: OrderProgress; completedAt: string | null }) {
+export function OrderState({ progress, completedAt }: { progress: OrderProgress; completedAt: string | null }) {
   const at = progress.kind === "shipped" ? progress.lastAt : (progress.kind === "sent" || progress.kind === "accepted") && progress.lines === progress.of ? completedAt : null;
   return (
     <>
@@ -230,7 +230,7 @@ function LiveParts({ detail, csrf, currency }: { detail: OrderDetail; csrf: stri
   );
 }
 
-function LineCard({ line, logs, currency, actions }: { line: OrderDetail["lines"][number]; logs: OrderDetail["logs"]; currency: string; actions?: Child }) {
+export function LineCard({ line, logs, currency, actions }: { line: OrderDetail["lines"][number]; logs: OrderDetail["logs"]; currency: string; actions?: Child }) {
   return (
     <article class="line" aria-labelledby={`line-${line.id}`}>
       <header>

@@ -6,11 +6,12 @@ import { parseOrThrow } from "../lib/validation";
 import { pageParam, resourcePage } from "../lib/pagination";
 import { orderCsvStream, presentOrderDetail, presentOrderSummaries } from "./orders.present";
 import { CreateOrderBody, CreateOrderResponse, ExportOrdersQuery, ListOrdersQuery, OrderDetail, OrderPage, referenceParam } from "./orders.schemas";
-import { createOrder, exportOrders, getOrder, listOrders } from "./orders.service";
+import { createOrder, getOrder, listOrders } from "./orders.service";
+import { exportWithArchive } from "../archive/export";
 import { ApiError } from "../lib/errors";
 import { findArchived } from "../archive/archive.service";
 import { presentArchivedOrder, presentArchivedSummary } from "../archive/archive.present";
-import { listArchived } from "../archive/list";
+import { listArchived, listIncluding } from "../archive/list";
 
 export const ordersRouter = createRouter();
 
@@ -82,6 +83,11 @@ ordersRouter.openapi(listOrdersRoute, async (c) => {
     const archived = await listArchived(c.get("db"), c.env.ARCHIVE, c.get("account").id, filters, page);
     return c.json(resourcePage(c.req.url, page, archived.total, archived.orders.map(presentArchivedSummary)) as never, 200);
   }
+  if (filters.archived === "include") {
+    const both = await listIncluding(c.get("db"), c.env.ARCHIVE, c.get("account").id, filters, page);
+    const data = both.orders.map((o) => (o.archived ? presentArchivedSummary(o.doc) : presentOrderSummaries([o.order], o.lines)[0]));
+    return c.json(resourcePage(c.req.url, page, both.total, data) as never, 200);
+  }
   const result = await listOrders(c.get("db"), c.get("account").id, filters, page);
   return c.json(resourcePage(c.req.url, page, result.total, presentOrderSummaries(result.orders, result.lines)), 200);
 });
@@ -93,7 +99,7 @@ const exportOrdersRoute = createRoute({
   summary: "Export the filtered list as CSV, newest first",
   description:
     "Every order the list's filters match (the same parameters as GET /orders, q included; page, per_page and sort do not apply), " +
-    "newest first, one row per order, as text/csv (RFC 4180, UTF-8, CRLF). Streamed: the rows are read in chunks of 100 as the client " +
+    "newest first, one row per order, as text/csv (RFC 4180, UTF-8, CRLF); archived=include or only adds or exports the archived orders too (docs/archive.md). Streamed: the rows are read in chunks of 100 as the client " +
     "reads them, so any number of orders works. An invalid filter is the same 422 as the list's, before anything is sent.",
   security: apiSecurity,
   request: { query: ExportOrdersQuery },
@@ -105,7 +111,7 @@ const exportOrdersRoute = createRoute({
 });
 
 ordersRouter.openapi(exportOrdersRoute, async (c) => {
-  const stream = orderCsvStream(exportOrders(c.get("db"), c.get("account").id, c.req.valid("query")), c.get("account").currency);
+  const stream = orderCsvStream(exportWithArchive(c.get("db"), c.env.ARCHIVE, c.get("account").id, c.req.valid("query")), c.get("account").currency);
   return c.body(stream, 200, { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="orders.csv"' }) as never;
 });
 

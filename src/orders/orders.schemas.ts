@@ -473,44 +473,45 @@ export const ListOrdersFields = z.object({
 
 export const ARCHIVED_CHOICES = ["exclude", "include", "only"] as const;
 
-/** Filters the archive's stubs cannot answer (docs/archive.md, "Lists"): with archived=only they are a 422. */
+/** Filters the archive's stubs cannot answer (docs/archive.md, "Lists"): with archived=only or include they are a 422. */
 export const NOT_IN_ARCHIVE = ["supplier_ids", "shipping", "completed_since"] as const;
 
-export const ListOrdersQuery = ListOrdersFields.extend({
-  archived: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === "" || v === "exclude") return undefined;
-      if (v === "only") return v;
-      ctx.addIssue({
-        code: "custom",
-        message:
-          v === "include"
-            ? "The archived field may be exclude or only; include (live and archived orders in one list) is not supported yet."
-            : `The selected :attribute is invalid. ${allowedValues(ARCHIVED_CHOICES)}`,
-      });
-      return z.NEVER;
-    })
-    .openapi({
-      description:
-        "exclude (the default): live orders only; only: archived orders only (docs/archive.md), read from their stubs and shown as they were, " +
-        "with archived: true. With only, q matches a reference, external_id or e-mail address whole, and supplier_ids, shipping and completed_since are a 422.",
-    }),
-})
-  .superRefine(createdRangeInOrder)
-  .superRefine((f, ctx) => {
-    if (f.archived !== "only") return;
-    for (const name of NOT_IN_ARCHIVE) {
-      if (f[name] !== undefined) ctx.addIssue({ code: "custom", path: [name], message: `The :attribute field cannot filter archived orders (archived=only).` });
-    }
+/** archived: exclude (absent), include or only (docs/archive.md, "Lists"). */
+const archivedParam = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v === "" || v === "exclude") return undefined;
+    if (v === "only" || v === "include") return v;
+    ctx.addIssue({ code: "custom", message: `The selected :attribute is invalid. ${allowedValues(ARCHIVED_CHOICES)}` });
+    return z.NEVER;
+  })
+  .openapi({
+    description:
+      "exclude (the default): live orders only; include: live and archived orders in one list; only: archived orders only (docs/archive.md). " +
+      "Archived orders are read from their stubs and shown as the list showed them, with archived: true. With include or only, q matches an " +
+      "archived order by its reference, external_id or e-mail address whole, or the start of its e-mail address, and supplier_ids, shipping " +
+      "and completed_since are a 422.",
   });
 
-/** The list's filters (archived=only is answered by src/archive/list.ts from the stubs). */
+/** With archived orders asked for, the filters the stubs cannot answer are a 422 naming each. */
+function archivedFiltersOnly(f: { archived?: "only" | "include" } & Partial<Record<(typeof NOT_IN_ARCHIVE)[number], unknown>>, ctx: z.RefinementCtx) {
+  if (f.archived === undefined) return;
+  for (const name of NOT_IN_ARCHIVE) {
+    if (f[name] !== undefined) ctx.addIssue({ code: "custom", path: [name], message: `The :attribute field cannot filter archived orders (archived=${f.archived}).` });
+  }
+}
+
+export const ListOrdersQuery = ListOrdersFields.extend({ archived: archivedParam }).superRefine(createdRangeInOrder).superRefine(archivedFiltersOnly);
+
+/** The list's filters (archived=only and include are answered by src/archive/list.ts). */
 export type ListOrdersFilters = Omit<z.output<typeof ListOrdersQuery>, "archived">;
 
 /** The export's parameters: the list's filters (it sends every matching order, newest first). */
-export const ExportOrdersQuery = ListOrdersFields.omit({ sort: true, per_page: true, page: true }).superRefine(createdRangeInOrder);
+export const ExportOrdersQuery = ListOrdersFields.omit({ sort: true, per_page: true, page: true })
+  .extend({ archived: archivedParam })
+  .superRefine(createdRangeInOrder)
+  .superRefine(archivedFiltersOnly);
 export type ExportOrdersFilters = z.output<typeof ExportOrdersQuery>;
 
 export const OrderPage = resourcePageOf(OrderSummary, "OrderPage");

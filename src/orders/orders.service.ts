@@ -314,6 +314,25 @@ export async function listOrders(db: Db, accountId: number, filters: ListOrdersF
   return { total: Number(counted?.total ?? 0), ...ordersOf(results[results.length - 1]), alongside: besides(counted) };
 }
 
+/**
+ * The live list's parts as SQL, for a caller that merges them with another source in one statement
+ * (archived=include: src/archive/list.ts): the count, and the ids (created_at, id) of a window in
+ * the sort. One round trip when several filters combine (their counts pick the index); null when
+ * the filters can match nothing.
+ */
+export async function liveListParts(db: Db, accountId: number, filters: ListOrdersFilters): Promise<{ count: SQL; page: (w: Window) => SQL } | null> {
+  const chosen = plan(listQuery(accountId, filters));
+  if (chosen.kind === "empty") return null;
+  if (chosen.kind === "direct") return chosen;
+  const [[row]] = await rawBatch(db, [chosen.counts]);
+  return chosen.choose(Object.values(row).map(Number));
+}
+
+/** The orders with these ids (a statement selecting `id`), each with its lines, in `order` (sortOrder over `o.`). */
+export const ordersWithLines = (ids: SQL, order: SQL) => pageWithLines(ids, order);
+/** The rows of ordersWithLines as orders and their lines. */
+export const ordersWithLinesOf = (rows: Row[]) => ordersOf(rows);
+
 /** A page's orders (its ids from `page`) with their lines as one JSON array each, in `order`. */
 const pageWithLines = (page: SQL, order: SQL) =>
   sql`WITH page AS (${page}) SELECT o.*, ${linesJson} AS lines_json FROM page CROSS JOIN orders o ON o.id = page.id ${order}`;

@@ -105,7 +105,8 @@ function ReplayButton({ w, csrf }: { w: WriteBack; csrf: string }) {
 }
 
 /** The order page's section: what was written into the shop for the order, oldest first. */
-export function InTheShop({ writeBacks, csrf }: { writeBacks: WriteBack[]; csrf: string }) {
+/** readOnly: no "Try again" (an archived order's page: src/archive/archived-order.pages.tsx). */
+export function InTheShop({ writeBacks, csrf, readOnly = false }: { writeBacks: WriteBack[]; csrf: string; readOnly?: boolean }) {
   return (
     <section aria-labelledby="in-the-shop-heading" id="in-the-shop">
       <h2 id="in-the-shop-heading">In the shop</h2>
@@ -122,7 +123,7 @@ export function InTheShop({ writeBacks, csrf }: { writeBacks: WriteBack[]; csrf:
             { header: "Status", cell: (w) => <StatusCell w={w} /> },
             { header: "Shop ids", cell: (w) => (w.shopIds.length ? w.shopIds.join(", ") : "—") },
             { header: "Attempts", cell: (w) => <Attempts w={w} /> },
-            { header: "", cell: (w) => <ReplayButton w={w} csrf={csrf} /> },
+            ...(readOnly ? [] : [{ header: "", cell: (w: WriteBack) => <ReplayButton w={w} csrf={csrf} /> }]),
           ]}
         />
       )}

@@ -12,6 +12,9 @@ import { ADMIN, call, type Credentials } from "../helpers/http";
 import { answer, awaitingPickup, orderSettled, supplierChain } from "../helpers/suppliers";
 import { waitFor } from "../helpers/wait";
 import { move } from "../helpers/moves";
+import { countsDiff } from "../helpers/counts";
+import { exportArchived } from "../../src/archive/export";
+import { ExportOrdersQuery } from "../../src/orders/orders.schemas";
 
 const archive = (accountId: number, body: unknown) => call("POST", `/admin/v1/accounts/${accountId}/archive`, { headers: ADMIN, body });
 
@@ -30,6 +33,13 @@ async function shippedOrder(creds: Credentials, key: string, overrides: Record<s
   expect(shipped.status, shipped.text).toBe(200);
   await orderSettled(creds, reference, ["completed"]);
   return { payload, reference };
+}
+
+/** The export's CSV rows (the header first). */
+async function exportCsv(creds: Credentials, query: string) {
+  const res = await call("GET", `/api/v1/orders/export?${query}`, { creds });
+  expect(res.status, res.text).toBe(200);
+  return res.text.split("\r\n").filter(Boolean);
 }
 
 const objectsOf = async (accountId: number) => (await env.ARCHIVE.list({ prefix: accountPrefix(accountId) })).objects.map((o) => o.key);
@@ -270,10 +280,79 @@ describe("GET /api/v1/orders with archived orders", () => {
     const refused = await call("GET", "/api/v1/orders?archived=only&supplier_ids=1&shipping=not_shipped", { creds });
     expect(refused.status).toBe(422);
     expect(Object.keys(refused.json.errors).sort()).toEqual(["shipping", "supplier_ids"]);
-    for (const value of ["include", "all"]) {
-      const res = await call("GET", `/api/v1/orders?archived=${value}`, { creds });
-      expect(res.status).toBe(422);
-      expect(Object.keys(res.json.errors)).toEqual(["archived"]);
-    }
+    const unknown = await call("GET", "/api/v1/orders?archived=all", { creds });
+    expect(unknown.status).toBe(422);
+    expect(Object.keys(unknown.json.errors)).toEqual(["archived"]);
+  });
+
+  it("archived=include lists live and archived orders in one list: merged in the sort, counted together, with q, filters and pages", async () => {
+    const creds = await createAccount();
+    const [{ key }] = (await supplierChain(creds, [{ channel: "pull" }])) as { key: string }[];
+    // A live order older than the archived ones (never finished: awaiting pickup), and one newer.
+    const x = String((await call("POST", "/api/v1/orders", { creds, body: orderPayload({ total: 30 }) })).json.reference);
+    const a = await shippedOrder(creds, key, { total: 50 });
+    const b = await shippedOrder(creds, key, { total: 10, email: "Piet.de.Vries-Jansen@Voorbeeld.nl", source: "Shopify" });
+    const c = await shippedOrder(creds, key, { total: 40 });
+    const csvBefore = await exportCsv(creds, "");
+    expect((await archive(creds.accountId, { older_than_days: 0 })).json).toMatchObject({ archived: 3 });
+    const d = String((await call("POST", "/api/v1/orders", { creds, body: orderPayload({ total: 20 }) })).json.reference);
+
+    const live = (await call("GET", "/api/v1/orders", { creds })).json.data as { reference: string }[];
+    const only = (await call("GET", "/api/v1/orders?archived=only", { creds })).json.data as { reference: string }[];
+    const shown = new Map([...live, ...only].map((o) => [o.reference, o]));
+    expect(only.every((o) => (o as { archived?: boolean }).archived === true)).toBe(true);
+
+    const list = async (query: string) => {
+      const res = await call("GET", `/api/v1/orders?archived=include&${query}`, { creds });
+      expect(res.status, res.text).toBe(200);
+      return { total: res.json.meta.total, refs: res.json.data.map((o: { reference: string }) => o.reference), data: res.json.data };
+    };
+    // Each order exactly as its own list shows it (archived ones with archived: true), newest first.
+    const all = await list("");
+    expect(all.total).toBe(5);
+    expect(all.data).toEqual([d, c.reference, b.reference, a.reference, x].map((r) => shown.get(r)));
+    expect(await list("per_page=2&page=2")).toMatchObject({ total: 5, refs: [b.reference, a.reference] });
+    expect(await list("per_page=2&page=3")).toMatchObject({ total: 5, refs: [x] });
+    expect(await list("per_page=2&page=4")).toMatchObject({ total: 5, refs: [] });
+    expect(await list("sort=created_at&per_page=3")).toMatchObject({ total: 5, refs: [x, a.reference, b.reference] });
+    expect(await list("sort=-total")).toMatchObject({ total: 5, refs: [a.reference, c.reference, x, d, b.reference] });
+    expect(await list("sort=total&per_page=2&page=2")).toMatchObject({ total: 5, refs: [x, c.reference] });
+    // Filters apply to both sides; the counts of the archived side come from its counters.
+    expect(await list("statuses=completed")).toMatchObject({ total: 3, refs: [c.reference, b.reference, a.reference] });
+    expect(await list("source=shopify")).toMatchObject({ total: 1, refs: [b.reference] });
+    expect(await list("total_min=25&total_max=45")).toMatchObject({ total: 2, refs: [c.reference, x] });
+    expect(await list(`q=${encodeURIComponent(c.payload.external_id.toUpperCase())}`)).toMatchObject({ total: 1, refs: [c.reference] });
+    expect(await list(`q=${d}`)).toMatchObject({ total: 1, refs: [d] });
+    // The start of an archived order's e-mail address (3 to 24 characters), as the live list's prefixes; 2 or 25 characters are not a prefix, the whole address is.
+    expect(await list("q=PIET.de")).toMatchObject({ total: 1, refs: [b.reference] });
+    expect(await list(`q=${encodeURIComponent("piet.de.vries-jansen@voo")}`)).toMatchObject({ total: 1, refs: [b.reference] });
+    expect(await list(`q=${encodeURIComponent("piet.de.vries-jansen@voor")}`)).toMatchObject({ total: 0, refs: [] });
+    expect(await list(`q=${encodeURIComponent("Piet.de.Vries-Jansen@Voorbeeld.nl")}`)).toMatchObject({ total: 1, refs: [b.reference] });
+    expect((await call("GET", "/api/v1/orders?archived=only&q=pi", { creds })).json.meta.total).toBe(0);
+    // The live orders' e-mail prefix finds both sides.
+    expect(await list("q=jan%40exa")).toMatchObject({ total: 4, refs: [d, c.reference, a.reference, x] });
+
+    const refused = await call("GET", "/api/v1/orders?archived=include&completed_since=2026-01-01", { creds });
+    expect(refused.status).toBe(422);
+    expect(Object.keys(refused.json.errors)).toEqual(["completed_since"]);
+
+    // The export: archived orders as their CSV rows were before the archive, merged newest first.
+    const rowOf = new Map(csvBefore.slice(1).map((row) => [row.split(",")[0], row]));
+    expect((await exportCsv(creds, "")).slice(1)).toEqual([d, x].map((r) => expect.stringMatching(new RegExp(`^${r},`))));
+    const included = await exportCsv(creds, "archived=include");
+    expect(included[0]).toBe(csvBefore[0]);
+    expect(included.slice(1).map((row) => row.split(",")[0])).toEqual([d, c.reference, b.reference, a.reference, x]);
+    for (const ref of [a.reference, b.reference, c.reference]) expect(included).toContain(rowOf.get(ref));
+    expect((await exportCsv(creds, "archived=only&source=shopify")).slice(1)).toEqual([rowOf.get(b.reference)]);
+    // Read in bounded pages: a keyset page of stubs and their objects at a time, none twice.
+    const pages: string[][] = [];
+    for await (const chunk of exportArchived(createDb(env.DB), env.ARCHIVE, creds.accountId, ExportOrdersQuery.parse({ archived: "only" }), 2)) pages.push(chunk.orders.map((o) => o.reference));
+    expect(pages).toEqual([[c.reference, b.reference], [a.reference]]);
+    const badExport = await call("GET", "/api/v1/orders/export?archived=only&shipping=not_shipped", { creds });
+    expect(badExport.status).toBe(422);
+    expect(Object.keys(badExport.json.errors)).toEqual(["shipping"]);
+
+    // The counters of the archived side are exact (drizzle/0047).
+    expect(await countsDiff(env.DB, [creds.accountId])).toEqual({ counters: [], facets: [], fts: [] });
   });
 });

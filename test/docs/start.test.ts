@@ -300,6 +300,12 @@ describe("npm start", () => {
       const orders = await fetch(`${base}/api/v1/orders`, { headers: { "api-key": credentials.api_key, "account-id": String(credentials.account_id) } });
       expect(orders.status).toBe(200);
       expect(((await orders.json()) as { meta: { total: number } }).meta.total).toBeGreaterThan(0);
+      // Two of the demo's orders are archived (the console lists them with "Live and archived").
+      const archived = await fetch(`${base}/api/v1/orders?archived=only`, { headers: { "api-key": credentials.api_key, "account-id": String(credentials.account_id) } });
+      expect(((await archived.json()) as { data: { external_id: string; archived: boolean }[] }).data.map((o) => [o.external_id, o.archived])).toEqual([
+        ["DEMO-0902", true],
+        ["DEMO-0901", true],
+      ]);
       const accounts = await fetch(`${base}/admin/v1/accounts`, { headers: { authorization: `Bearer ${adminToken}` } });
       expect(accounts.status).toBe(200);
       const console = await fetch(`${base}/console/sign-in`);

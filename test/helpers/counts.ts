@@ -69,7 +69,7 @@ export type CountsDiff = { counters: string[]; facets: string[]; fts: string[] }
 export async function countsDiff(db: D1Database, accountIds?: number[]): Promise<CountsDiff> {
   const scope = accountIds ? `WHERE account_id IN (SELECT value FROM json_each('${JSON.stringify(accountIds)}'))` : "";
   const lineScope = accountIds ? `WHERE l.account_id IN (SELECT value FROM json_each('${JSON.stringify(accountIds)}'))` : "";
-  const [orders, lines, products, counters, facets, fts, searchKeys, shipped] = await db.batch([
+  const [orders, lines, products, counters, facets, fts, searchKeys, shipped, stubs] = await db.batch([
     db.prepare(
       `SELECT id, account_id, test, blocked, source, created_at, completed_at, total, external_id, reference, first_name, last_name, company_name, email, postcode, city, custom FROM orders ${scope}`,
     ),
@@ -84,6 +84,7 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
     ),
     db.prepare(`SELECT account_id, test, key, created_at, order_id, n FROM order_search_keys ${scope}`),
     db.prepare(`SELECT order_line_id, sum(quantity) AS quantity FROM shipments ${scope} GROUP BY order_line_id`),
+    db.prepare(`SELECT account_id, test, source, statuses FROM archived_orders ${scope}`),
   ]);
   type O = SearchedOrder & { id: number; account_id: number; test: number; blocked: number; source: string; created_at: string; completed_at: string | null; total: number };
   type L = { id: number; order_id: number; current_status: string; matched_supplier_id: number | null; name: string; quantity: number };
@@ -143,6 +144,10 @@ export async function countsDiff(db: D1Database, accountIds?: number[]): Promise
       c("orders.search", key);
       expectedFts.add(`search|${o.account_id}|${o.test}|${key}|${o.created_at}|${o.id}|${n}`);
     }
+  }
+  // The archived orders' counters (drizzle/0047): per stub, all, by source and by its statuses' bits.
+  for (const a of stubs.results as { account_id: number; test: number; source: string; statuses: number }[]) {
+    for (const [kind, key] of [["archived", ""], ["archived.source", asciiLower(a.source)], ["archived.mask", String(a.statuses)]]) add(expectedCounters, `${a.account_id}|${a.test}|${kind}|${key}`);
   }
   for (const p of products.results as { account_id: number; product_feed_id: number }[]) {
     add(expectedCounters, `${p.account_id}|0|products|`);

@@ -1,8 +1,17 @@
 // What D1 keeps of an archived order (src/archive, docs/archive.md): a stub that finds it by reference,
 // keeps create idempotent (account, external_id) and lists it; the order itself is a line of a gzip
 // NDJSON object in R2. Small on purpose: the bench holds it to 400 bytes an order, indexes included.
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sql, type SQL } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { money } from "./columns";
+
+/**
+ * A value as the list's `q` keys it (searchKey in src/orders/search-key.ts, drizzle/0023): spaces,
+ * tabs and line breaks dropped, ASCII lower-cased. The stubs' search indexes are on this expression,
+ * and src/archive/list.ts queries it written the same way so SQLite uses them.
+ */
+export const stubSearchKey = (column: AnySQLiteColumn | SQL) =>
+  sql`lower(replace(replace(replace(replace(${column}, ' ', ''), char(9), ''), char(10), ''), char(13), ''))`;
 
 export const archivedOrders = sqliteTable(
   "archived_orders",
@@ -39,6 +48,10 @@ export const archivedOrders = sqliteTable(
     uniqueIndex("archived_orders_account_external_uq").on(t.accountId, t.externalId),
     // The list's archived orders, newest first (the rowid, the id, is in every index entry).
     index("archived_orders_account_test_created_idx").on(t.accountId, t.test, t.createdAt),
+    // q: an external_id whole, and an e-mail address whole or by its start (an index range), at a
+    // cost bounded by the matches, not the account's stubs (docs/archive.md, "Lists").
+    index("archived_orders_account_external_key_idx").on(t.accountId, stubSearchKey(t.externalId)),
+    index("archived_orders_account_email_key_idx").on(t.accountId, stubSearchKey(t.email)),
   ],
 );
 
