@@ -40,6 +40,8 @@ import { LocalTime } from "../ui/time";
 import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.schemas";
 import { registerSupplier, registerSupplierKey } from "../shards/directory";
 import { listInboundFiles, type InboundFileWithRows } from "../forwarding/inbound-files.service";
+import { supplierCredits, type MonthlyCredit } from "../returns/credits.service";
+import { SupplierCredits } from "../returns/supplier-credits";
 import { createSupplier, createSupplierKey, getSupplier, getSupplierWithKeys, listSuppliers, revokeSupplierKey, rotateSecret, updateSupplier } from "./suppliers.service";
 
 export const suppliersPages = new Hono<AppEnv>();
@@ -242,6 +244,7 @@ type SupplierView = {
   supplier: Supplier;
   keys: SupplierKey[];
   inbound: InboundFileWithRows[];
+  credits: MonthlyCredit[];
   csrf: string;
   values?: FormValues;
   errors?: ValidationErrors;
@@ -254,7 +257,8 @@ async function renderSupplier(c: Context<AppEnv>, form: Pick<SupplierView, "valu
   const { supplier, keys } = await getSupplierWithKeys(c.get("db"), c.get("account").id, idOrNotFound(c.req.param("id")!, "Supplier"));
   // A file supplier's latest answer files (the rest through GET /api/v1/suppliers/{id}/inbound-files).
   const inbound = supplier.fileTransfer?.inbound ? (await listInboundFiles(c.get("db"), supplier.accountId, supplier.id, { page: 1, perPage: 10 })).files : [];
-  const view: SupplierView = { supplier, keys, inbound, csrf: csrfOf(c), ...form, revealed: await takeRevealed(c) };
+  const credits = await supplierCredits(c.get("db"), supplier.accountId, supplier.id);
+  const view: SupplierView = { supplier, keys, inbound, credits, csrf: csrfOf(c), ...form, revealed: await takeRevealed(c) };
   return c.render(<SupplierPage view={view} />, { title: `Supplier ${supplier.name}` });
 }
 
@@ -500,6 +504,7 @@ function SupplierPage({ view }: { view: SupplierView }) {
           <button type="submit">Issue a supplier key</button>
         </form>
       </section>
+      <SupplierCredits supplierId={s.id} name={s.name} credits={view.credits} />
       {s.fileTransfer?.inbound ? <AnswerFiles files={view.inbound} folder={s.fileTransfer.inbound.directory} name={s.name} /> : null}
       <FormError messages={view.formError ? [view.formError] : undefined} />
     </>
