@@ -8,10 +8,13 @@ import { attempt, done, formFields, text, type FormValues } from "../console/for
 import { idOrNotFound } from "../lib/params";
 import { validateForm } from "../lib/validation";
 import { renderOrder } from "../orders/order.pages";
+import { renderSupplier } from "../suppliers/suppliers.pages";
+import { RETURN_SETTINGS_LABELS } from "./return-settings-form";
+import { saveReturnSettings } from "./settings.service";
 import { moveReturn } from "./answers.service";
 import { requestReturn } from "./request.service";
 import type { ReturnForm } from "./return-items-form";
-import { CancelReturnBody, ReturnRequestBody, TrackingBody } from "./returns.schemas";
+import { CancelReturnBody, ReturnRequestBody, ReturnSettingsBody, TrackingBody } from "./returns.schemas";
 import { getReturn, returnNotFound } from "./returns.service";
 
 export const returnPages = new Hono<AppEnv>();
@@ -88,4 +91,26 @@ returnPages.post("/orders/:reference/returns/:id/cancel", async (c) => {
   const result = await attempt(() => moveReturn(c.get("db"), c.get("pipeline"), { accountId: c.get("account").id, who: consoleActor(c) }, id, { action: "cancel", reason: checked.data.reason }));
   if (!result.ok) return refused(c, form(result.errors, result.message));
   return back(c, reference, `return-${id}`, `Return #${id} cancelled.`);
+});
+
+// A supplier's return terms, from its page: an emptied address or answer time is cleared (null).
+returnPages.post("/suppliers/:id/returns-settings", async (c) => {
+  const id = idOrNotFound(c.req.param("id")!, "Supplier");
+  const values = await formFields(c);
+  const raw = {
+    auto_authorise: text(values, "auto_authorise") === "true",
+    return_address: text(values, "return_address"),
+    window_days: text(values, "window_days"),
+    answer_within_hours: text(values, "answer_within_hours"),
+  };
+  const refusedSettings = (errors: ReturnForm["errors"], message?: string) => {
+    c.status(422);
+    return renderSupplier(c, { returnSettingsForm: { values, errors, message } });
+  };
+  const checked = validateForm(ReturnSettingsBody, raw, RETURN_SETTINGS_LABELS);
+  if (!checked.ok) return refusedSettings(checked.errors);
+  const input = { ...checked.data, return_address: checked.data.return_address ?? null, answer_within_hours: checked.data.answer_within_hours ?? null };
+  const result = await attempt(() => saveReturnSettings(c.get("db"), c.get("account").id, id, input), RETURN_SETTINGS_LABELS);
+  if (!result.ok) return refusedSettings(result.errors, result.message);
+  return done(c, `/console/suppliers/${id}#returns-settings`, { kind: "success", text: "Return terms saved." });
 });

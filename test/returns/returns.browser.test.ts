@@ -2,7 +2,7 @@
 // "Return items…" past what shipped is refused beside the line with nothing written; a good request
 // makes one return per supplier on the order page; the customer's tracking is added there; the
 // Returns page lists them by state; a credit given through the supplier API is summed on the
-// supplier's page. axe on each page.
+// supplier's page, where its return terms are set. axe on each page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, closeBrowser, columnTexts, createShop, expectAccessible, expectRefusedBeside, newPage, penOrder, pullSupplier, screenshot, signInShop, supplierApi, unique, until, type Shop } from "../browser/console";
 
@@ -43,7 +43,7 @@ beforeAll(async () => {
 afterAll(closeBrowser);
 
 describe("returns in the console", () => {
-  it("Return items… refused past what shipped, then one return per supplier; tracking; the Returns page by state; the credit on the supplier's page", async () => {
+  it("Return items… refused past what shipped, then one return per supplier; tracking; the Returns page by state; the credit and the return terms on the supplier's page", async () => {
     const page = await newPage();
     await signInShop(page, shop);
     await page.goto(`/console/orders/${reference}`);
@@ -116,5 +116,19 @@ describe("returns in the console", () => {
     const month = new Intl.DateTimeFormat("en", { month: "long", year: "numeric", timeZone: "UTC" }).format(new Date());
     expect(await page.locator("#credits tbody tr").allInnerTexts()).toEqual([`${month}\t1 return\t12.50 EUR`]);
     await expectAccessible(page);
+
+    // Its return terms, there too: a window past the most is refused beside it, nothing saved; then saved.
+    await page.getByLabel("Return window in days").fill("5000");
+    await page.getByLabel("Answer within (hours)").fill("48");
+    await page.getByRole("button", { name: "Save return terms" }).click();
+    await page.waitForLoadState("domcontentloaded");
+    await expectRefusedBeside(page, "field-window_days", "The Return window in days field must not be greater than 3650.");
+    expect((await api(shop, "GET", `/api/v1/suppliers/${kitchen.id}/returns-settings`)).json).toEqual({ auto_authorise: false, return_address: null, window_days: 30, answer_within_hours: null });
+    await page.getByLabel("Return window in days").fill("14");
+    await page.getByRole("button", { name: "Save return terms" }).click();
+    await page.waitForURL(`**/console/suppliers/${kitchen.id}#returns-settings`);
+    expect(await page.locator(".flash").innerText()).toBe("Return terms saved.");
+    expect(await page.getByLabel("Answer within (hours)").inputValue()).toBe("48");
+    expect((await api(shop, "GET", `/api/v1/suppliers/${kitchen.id}/returns-settings`)).json).toEqual({ auto_authorise: false, return_address: null, window_days: 14, answer_within_hours: 48 });
   });
 });
