@@ -91,6 +91,8 @@ function ReturnCard({ reference, ret: r, csrf, form }: { reference: string; ret:
           </tbody>
         </table>
       </div>
+      {/* A refusal is said here, not in the forms: the return may have moved on to a state that offers none. */}
+      {form?.message ? <FormError messages={[form.message]} /> : null}
       <ReturnMoves reference={reference} ret={r} csrf={csrf} form={form} />
       <details class="timeline" open={r.logs.length <= 6}>
         <summary>Log ({count(r.logs.length, { one: "entry", many: "entries" })})</summary>
@@ -116,7 +118,6 @@ function ReturnMoves({ reference, ret: r, csrf, form }: { reference: string; ret
   const mine = (kind: ReturnForm["kind"]) => (form?.kind === kind ? form : undefined);
   return (
     <div class="grid two return-moves">
-      {form?.message ? <FormError messages={[form.message]} /> : null}
       {tracking ? (
         <form method="post" action={`${base}/tracking`} novalidate class="stacked">
           <CsrfField token={csrf} />

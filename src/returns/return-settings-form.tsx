@@ -12,7 +12,7 @@ export type ReturnSettingsForm = { values: FormValues; errors: ValidationErrors;
 export const RETURN_SETTINGS_LABELS: Record<string, string> = {
   return_address: "Return address",
   window_days: "Return window in days",
-  answer_within_hours: "Answer within (hours)",
+  answer_within_hours: "Answer returns within (hours)",
 };
 
 export function ReturnSettingsFormSection({ supplierId, settings, csrf, form }: { supplierId: number; settings: ReturnSettings; csrf: string; form?: ReturnSettingsForm }) {

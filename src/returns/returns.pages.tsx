@@ -72,7 +72,7 @@ returnPages.post("/orders/:reference/returns/:id/tracking", async (c) => {
   const reference = c.req.param("reference");
   const id = await returnOfOrder(c);
   const values: FormValues = await formFields(c);
-  const labels = { tracking_number: "The customer's tracking", carrier: "Carrier" };
+  const labels = { tracking_number: "customer's tracking number", carrier: "Carrier" };
   const form = (errors: ReturnForm["errors"], message?: string): ReturnForm => ({ kind: "tracking", returnId: id, values, errors, message });
   const checked = validateForm(TrackingBody, { tracking_number: text(values, "tracking_number"), carrier: text(values, "carrier") || undefined }, labels);
   if (!checked.ok) return refused(c, form(checked.errors));

@@ -119,7 +119,7 @@ describe("returns in the console", () => {
 
     // Its return terms, there too: a window past the most is refused beside it, nothing saved; then saved.
     await page.getByLabel("Return window in days").fill("5000");
-    await page.getByLabel("Answer within (hours)").fill("48");
+    await page.getByLabel("Answer returns within (hours)").fill("48");
     await page.getByRole("button", { name: "Save return terms" }).click();
     await page.waitForLoadState("domcontentloaded");
     await expectRefusedBeside(page, "field-window_days", "The Return window in days field must not be greater than 3650.");
@@ -128,7 +128,7 @@ describe("returns in the console", () => {
     await page.getByRole("button", { name: "Save return terms" }).click();
     await page.waitForURL(`**/console/suppliers/${kitchen.id}#returns-settings`);
     expect(await page.locator(".flash").innerText()).toBe("Return terms saved.");
-    expect(await page.getByLabel("Answer within (hours)").inputValue()).toBe("48");
+    expect(await page.getByLabel("Answer returns within (hours)").inputValue()).toBe("48");
     expect((await api(shop, "GET", `/api/v1/suppliers/${kitchen.id}/returns-settings`)).json).toEqual({ auto_authorise: false, return_address: null, window_days: 14, answer_within_hours: 48 });
   });
 });
