@@ -44,7 +44,7 @@ returnPages.post("/orders/:reference/returns", async (c) => {
     .filter((m): m is RegExpExecArray => m !== null && !/^0*$/.test(text(values, m[0]).trim()))
     .map((m) => Number(m[1]));
   const form = (errors: ReturnForm["errors"], message?: string): ReturnForm => ({ kind: "request", lineIds, values, errors, message });
-  if (lineIds.length === 0) return refused(c, form({}, "Fill in the quantity to return of at least one line."));
+  if (lineIds.length === 0) return refused(c, form({ lines: ["Fill in the quantity to return of at least one line."] }));
   const raw = {
     lines: lineIds.map((id) => ({ line_id: id, quantity: text(values, `quantity_${id}`), reason: text(values, `reason_${id}`) || undefined })),
     note: text(values, "note") || undefined,
