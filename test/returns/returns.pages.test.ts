@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { csrfOf, postForm, send, signIn } from "../helpers/console-http";
 import { rows } from "../helpers/factories";
+import { call } from "../helpers/http";
 import { answerReturn, requestReturn, shippedOrder } from "./support";
 
 const page = async (path: string, jar: Map<string, string>) => {
@@ -68,5 +69,29 @@ describe("the order page's return forms", () => {
     const bad = await page("/console/returns?status=lost", jar);
     expect(bad.status).toBe(422);
     expect(bad.html).toContain("The selected status &#39;lost&#39; is invalid. Allowed: requested, authorised, declined, in_transit, received, credited, closed, cancelled, all.");
+  });
+
+  it("force is offered only past a supplier's return window, said beside the line; without it the request is refused there, with it the return is forced", async () => {
+    const s = await shippedOrder();
+    const { jar } = await signIn({ account_id: String(s.creds.accountId), api_key: s.creds.apiKey });
+    const within = await page(`/console/orders/${s.reference}`, jar);
+    expect(within.html).not.toContain('name="force"');
+    expect((await call("PUT", `/api/v1/suppliers/${s.plates.id}/returns-settings`, { creds: s.creds, body: { window_days: 0 } })).status).toBe(200);
+    const past = await page(`/console/orders/${s.reference}`, jar);
+    const shippedOn = (await rows<{ d: string }>("SELECT substr(max(created_at), 1, 10) AS d FROM shipments WHERE order_line_id = ?", s.plate))[0].d;
+    expect(past.html).toContain(`Shipped on ${shippedOn}: past ${s.plates.name}&#39;s return window of 0 days.`);
+    expect(past.html).toContain('<input type="checkbox" name="force" value="true"/>');
+    const fields = { _csrf: csrfOf(past.html), [`quantity_${s.mugs}`]: "", [`quantity_${s.plate}`]: "1", [`reason_${s.plate}`]: "Too late" };
+
+    const refused = await postForm(`/console/orders/${s.reference}/returns`, jar, fields);
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain(
+      `<small id="return-quantity-${s.plate}-error" class="field-error">Order line ${s.plate} shipped on ${shippedOn}, past supplier ${s.plates.name}&#39;s return window of 0 days; send force: true to request it all the same.</small>`,
+    );
+    expect(await rows("SELECT id FROM returns WHERE order_id = ?", s.orderId)).toEqual([]);
+
+    const forced = await postForm(`/console/orders/${s.reference}/returns`, jar, { ...fields, force: "true" });
+    expect(forced.status).toBe(303);
+    expect(await rows("SELECT supplier_id, status, forced FROM returns WHERE order_id = ?", s.orderId)).toEqual([{ supplier_id: s.plates.id, status: "requested", forced: 1 }]);
   });
 });
