@@ -5,6 +5,8 @@
 // One statement for src/attention/attention.service.ts's batch: driven by the account's suppliers
 // that have the setting, each one's overdue returns read from returns_supplier_waiting_idx
 // (supplier, status, waiting_since) as a range, so its cost follows what is listed, not the history.
+// CROSS JOIN fixes that order (SQLite keeps it): left to itself, without statistics, the planner
+// starts from the account's open returns instead (returns_account_status_idx).
 import { sql, type SQL } from "drizzle-orm";
 import type { ReturnStatus } from "../db/schema";
 
@@ -31,10 +33,9 @@ export function waitingReturnsStatement(accountId: number, now: string, shown: n
   const cutoff = sql`strftime('%Y-%m-%dT%H:%M:%f', ${now}, '-' || rs.answer_within_hours || ' hours') || '000Z'`;
   return sql`SELECT count(*) OVER () AS total, 'return:' || r.id AS item_key, r.id AS return_id, o.reference, sp.name AS supplier_name, r.status,
       r.waiting_since AS since, rs.answer_within_hours
-    FROM suppliers sp JOIN supplier_return_settings rs ON rs.supplier_id = sp.id
-    JOIN returns r ON r.supplier_id = sp.id AND r.status IN (${sql.join(ANSWER_OWED.map((s) => sql`${s}`), sql`, `)}) AND r.waiting_since < ${cutoff}
-    JOIN orders o ON o.id = r.order_id
-    WHERE sp.account_id = ${accountId} AND rs.answer_within_hours IS NOT NULL AND r.account_id = ${accountId}
+    FROM suppliers sp CROSS JOIN supplier_return_settings rs CROSS JOIN returns r JOIN orders o ON o.id = r.order_id
+    WHERE sp.account_id = ${accountId} AND rs.supplier_id = sp.id AND rs.answer_within_hours IS NOT NULL
+      AND r.supplier_id = sp.id AND r.status IN (${sql.join(ANSWER_OWED.map((s) => sql`${s}`), sql`, `)}) AND r.waiting_since < ${cutoff} AND r.account_id = ${accountId}
       AND ${notSetAside(sql`'return:' || r.id`, sql`r.waiting_since`)}
     ORDER BY r.waiting_since ASC, r.id ASC LIMIT ${shown}`;
 }
