@@ -37,8 +37,9 @@ describe("credits per supplier and month", () => {
     expect(await supplierCredits(db, s.creds.accountId, s.cups.id, now)).toEqual([{ month: month(now), currency: "EUR", amount: 12.5, returns: 2 }]);
     expect(await supplierCredits(db, s.creds.accountId, s.plates.id, now)).toEqual([{ month: month(now), currency: "USD", amount: 7, returns: 1 }]);
 
-    const since = creditsSince(now);
-    expect(since).toMatch(/^\d{4}-\d{2}-01T00:00:00\.000000Z$/);
+    // This month and the 11 before it: the 12th month back begins the range.
+    const since = `${new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11, 1)).toISOString().slice(0, 10)}T00:00:00.000000Z`;
+    expect(creditsSince(now)).toBe(since);
     await exec("UPDATE returns SET updated_at = ? WHERE id = ?", since, first);
     expect(await supplierCredits(db, s.creds.accountId, s.cups.id, now)).toEqual([
       { month: month(now), currency: "EUR", amount: 2.5, returns: 1 },
