@@ -97,7 +97,7 @@ export function workloads(marker, runId, session = { cookies: [], turn: 0 }) {
     page({
       name: "console order page",
       shows: "single order",
-      more: ["the order's dispatches", "the events sent to the shop", "what was written into the shop (GET /api/v1/orders/{reference}/shop-sync)"],
+      more: ["the order's dispatches", "the events sent to the shop", "what was written into the shop (GET /api/v1/orders/{reference}/shop-sync)", "its returns (GET /api/v1/orders/{reference}/returns)"],
       request: () => ({ method: "GET", path: `/console/orders/${sample.references[shown++ % sample.references.length]}` }),
     }),
     { name: "products page 1", kind: "products", path: "/api/v1/products?page=1", check: (s, j) => s === 200 && j?.data?.length === 100 },

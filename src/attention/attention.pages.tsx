@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { AppEnv } from "../env";
 import { attempt, done, formFields, text } from "../console/forms";
-import { Badge, LineStatusBadge } from "../ui/badge";
+import { Badge, LineStatusBadge, ReturnStatusBadge } from "../ui/badge";
 import { CsrfField } from "../ui/field";
 import { LocalTime } from "../ui/time";
 import { LineActions } from "../routing/line-actions.pages";
@@ -20,7 +20,7 @@ attentionPages.get("/", async (c) => {
   const csrf = c.get("session").csrfToken;
   const account = c.get("account");
   const total =
-    a.blocked.count + a.pending.count + a.failed.count + a.answered.count + a.overduePickups.count + a.overdue.count + a.cancellations.count + a.webhooks.count + a.shops.count + a.imports.count + a.invoices.count;
+    a.blocked.count + a.pending.count + a.failed.count + a.answered.count + a.overduePickups.count + a.overdue.count + a.cancellations.count + a.webhooks.count + a.shops.count + a.imports.count + a.invoices.count + a.returns.count;
   return c.render(
     <>
       <hgroup>
@@ -176,6 +176,24 @@ attentionPages.get("/", async (c) => {
             </>
           );
         }}
+      </Section>
+      <Section
+        id="returns"
+        csrf={csrf}
+        title="Returns waiting on the supplier"
+        group={a.returns}
+        explain="The supplier has not answered within the hours its return settings give it (authorise or decline a request, credit or close what it received): the longest waiting first. Remind it, or cancel the return."
+      >
+        {(r) => (
+          <>
+            <a href={`/console/orders/${r.reference}#return-${r.returnId}`}>Return #{r.returnId}</a> of order {r.reference} · {r.supplierName} · <ReturnStatusBadge status={r.status} /> · waiting since{" "}
+            <LocalTime iso={r.since} />
+            <br />
+            <small>
+              {r.status === "received" ? "Received, neither credited nor closed" : "Neither authorised nor declined"} after more than {count(r.answerWithinHours, "hour")}.
+            </small>
+          </>
+        )}
       </Section>
     </>,
     { title: "Needs attention" },

@@ -1,6 +1,6 @@
 // "Needs attention": everything of an account that waits for a person, newest first, with counts.
 // A read model across capabilities (orders, forwarding, events, shops, catalogue), answered in one
-// round trip of eleven statements, each a count (a window over the matches) and its five newest items.
+// round trip of twelve statements, each a count (a window over the matches) and its five newest items.
 // Failures with a cause outside (a supplier's webhook, the shop's endpoint, the shop's API) are one
 // item per cause, not per order: the cause said in words by the adapter that met it, the orders it
 // affects counted and the newest five listed. An item set aside (dismissed or snoozed, ./set-aside.ts)
@@ -16,6 +16,7 @@ import type { ShopFailure } from "../shops/platforms/explain";
 import type { ShopErrorKind } from "../shops/platforms/http";
 import { platformFor } from "../shops/platforms/index";
 import { FAILING_WRITE_BACK } from "../shops/write-backs";
+import { waitingReturnsStatement, type WaitingReturn } from "../returns/waiting";
 import { notSetAside } from "./set-aside";
 
 /** A line still pending this long after it became pending did not match: someone must look. */
@@ -97,6 +98,8 @@ export type Attention = {
     currency: string | null;
     createdAt: string;
   }>;
+  /** Returns whose supplier owes an answer longer than its returns.answer_within_hours (src/returns/waiting.ts). */
+  returns: Group<WaitingReturn>;
 };
 
 const lastLog = sql`(SELECT g.message FROM order_line_logs g WHERE g.order_id = l.order_id AND g.order_line_id = l.id ORDER BY g.id DESC LIMIT 1)`;
@@ -199,9 +202,10 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
         WHERE i.account_id = ${accountId} AND i.expected_unit_price IS NOT NULL AND i.unit_price <> i.expected_unit_price AND o.test = 0
           AND ${notSetAside(accountId, at, sql`'invoice:' || i.id`, sql`i.created_at`)}
         ORDER BY i.id DESC LIMIT ${SHOWN}`,
+    waitingReturnsStatement(accountId, at, SHOWN, (key, latest) => notSetAside(accountId, at, key, latest)),
   ];
   const results = await db.$client.batch<Row>(statements.map((s) => toStatement(db, s)));
-  const [blocked, pending, failed, answered, pickups, overdue, cancellations, webhooks, shops, imports, invoices] = results.map((r) => r.results);
+  const [blocked, pending, failed, answered, pickups, overdue, cancellations, webhooks, shops, imports, invoices, returns] = results.map((r) => r.results);
   return {
     blocked: group(blocked),
     pending: group(pending),
@@ -214,6 +218,7 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
     shops: causeGroup(shops, failingWriteBacks),
     imports: group(imports),
     invoices: group(invoices),
+    returns: group(returns),
   };
 }
 

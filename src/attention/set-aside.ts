@@ -12,7 +12,7 @@ export type SetAsideChoice = (typeof SET_ASIDE_CHOICES)[number];
 const SNOOZE_MS: Record<Exclude<SetAsideChoice, "dismiss">, number> = { snooze_day: 24 * 60 * 60 * 1000, snooze_week: 7 * 24 * 60 * 60 * 1000 };
 
 /** The keys the page builds (attention.service.ts): a section's name, then ids and the cause's words, all short. */
-const ITEM_KEY = /^(blocked|line|send|pickup|overdue|cancellation|webhook|shop|feed|invoice):[A-Za-z0-9_:.-]{1,150}$/;
+const ITEM_KEY = /^(blocked|line|send|pickup|overdue|cancellation|webhook|shop|feed|invoice|return):[A-Za-z0-9_:.-]{1,150}$/;
 
 /**
  * A condition over an item (its key and the time of its newest failure, as SQL over the item's

@@ -38,6 +38,8 @@ import { stockSyncPages } from "../shops/stock/stock-syncs.pages";
 import { writeBackPages } from "../shops/write-backs.pages";
 import { rulesPages } from "../routing/rules.pages";
 import { cataloguePages } from "../catalogue/catalogue.pages";
+import { returnPages } from "../returns/returns.pages";
+import { returnListPages } from "../returns/returns-list.pages";
 
 declare module "hono" {
   interface ContextRenderer {
@@ -113,7 +115,7 @@ function area(a: Area, pages: Hono<AppEnv>[]) {
 }
 
 export function mountConsole(app: Hono<AppEnv>) {
-  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, orderListPages, archivedOrderPages, orderPages, orderActionPages, cancellationPages, lineActionPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, shopConnectionsPages, stockSyncPages, writeBackPages, apiKeysPages, settingsPages]));
+  app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, orderListPages, archivedOrderPages, orderPages, orderActionPages, cancellationPages, returnPages, returnListPages, lineActionPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, shopConnectionsPages, stockSyncPages, writeBackPages, apiKeysPages, settingsPages]));
   app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages, supplierDispatchPages, supplierCancellationPages]));
   app.route(AREAS.operator.path, area(AREAS.operator, [operatorPages, pipelinePages]));
 }

@@ -13,6 +13,7 @@ export const AREAS: Record<ConsoleRole, Area> = {
     nav: [
       { href: "/console", label: "Needs attention" },
       { href: "/console/orders", label: "Orders" },
+      { href: "/console/returns", label: "Returns" },
       { href: "/console/suppliers", label: "Suppliers" },
       { href: "/console/rules", label: "Routing rules" },
       { href: "/console/catalogue", label: "Catalogue" },

@@ -29,6 +29,9 @@ import { count } from "../lib/plural";
 import { OrderActions, type ActionForm } from "./order-actions";
 import { DispatchesSection } from "./order-dispatches";
 import { InvoicedFact } from "./invoice-fact";
+import { OrderReturnsSection } from "../returns/order-returns";
+import { orderReturnsOf, orderReturnsStatement, type OrderReturns } from "../returns/order-returns.query";
+import type { ReturnForm } from "../returns/return-items-form";
 
 export const orderPages = new Hono<AppEnv>();
 
@@ -37,16 +40,17 @@ export const orderPages = new Hono<AppEnv>();
 orderPages.get("/orders/:reference", (c) => renderOrder(c));
 
 /** The order's page; after a refused action, with the messages beside the action's fields and what was typed. */
-export async function renderOrder(c: Context<AppEnv>, form?: ActionForm, cancelForm?: CancelForm, shipmentForm?: ShipmentFormState) {
+export async function renderOrder(c: Context<AppEnv>, form?: ActionForm, cancelForm?: CancelForm, shipmentForm?: ShipmentFormState, returnForm?: ReturnForm) {
   const reference = c.req.param("reference")!;
   const db = c.get("db");
   const accountId = c.get("account").id;
   const detail = await getOrder(db, accountId, reference, {
     dispatches: true,
-    alongside: [orderEventsStatement(accountId, reference), orderWriteBacksStatement(accountId, reference)],
+    alongside: [orderEventsStatement(accountId, reference), orderWriteBacksStatement(accountId, reference), orderReturnsStatement(accountId, reference)],
   });
   const events = { ...orderEventsOf(detail.alongside[0]), activeWebhook: activeWebhookOf(detail.alongside[0]) };
   const writeBacks = writeBacksOf(detail.alongside[1]);
+  const returns = orderReturnsOf(detail.alongside[2]);
   const currency = detail.order.currency ?? c.get("account").currency;
   if (wantsFragment(c, "order-lines")) return c.html(<LiveParts detail={detail} csrf={c.get("session").csrfToken} currency={currency} />);
   return c.render(
@@ -58,6 +62,8 @@ export async function renderOrder(c: Context<AppEnv>, form?: ActionForm, cancelF
       form={form}
       cancelForm={cancelForm}
       shipmentForm={shipmentForm}
+      returns={returns}
+      returnForm={returnForm}
       currency={currency}
     />,
     { title: `Order ${reference}` },
@@ -71,6 +77,8 @@ function OrderPage({
   form,
   cancelForm,
   shipmentForm,
+  returns,
+  returnForm,
   currency,
 }: {
   detail: OrderDetail;
@@ -80,6 +88,8 @@ function OrderPage({
   form?: ActionForm;
   cancelForm?: CancelForm;
   shipmentForm?: ShipmentFormState;
+  returns: OrderReturns;
+  returnForm?: ReturnForm;
   currency: string;
 }) {
   const { order, logs } = detail;
@@ -132,6 +142,8 @@ function OrderPage({
       <LinesSection detail={detail} csrf={csrf} currency={currency} shipmentForm={shipmentForm} />
 
       <CancelSection detail={detail} csrfToken={csrf} form={cancelForm} />
+
+      <OrderReturnsSection detail={detail} returns={returns} csrf={csrf} form={returnForm} />
 
       <DispatchesSection detail={detail} />
 

@@ -118,3 +118,12 @@ export async function hasOpenReturns(db: Db, orderId: number): Promise<boolean> 
 /** The same as SQL, for a query over orders (`o`: orders): true while one of its returns is open. */
 export const openReturnOf = (orderAlias: string) =>
   sql.raw(`EXISTS (SELECT 1 FROM returns r WHERE r.order_id = ${orderAlias}.id AND r.status IN (${OPEN_RETURN_STATUSES.map((s) => `'${s}'`).join(", ")}))`);
+
+/** The Returns page's tabs and filter: how many of the account's returns are in each state, and the account's suppliers by name. One batch. */
+export async function returnsOverview(db: Db, accountId: number): Promise<{ counts: Partial<Record<ReturnStatus, number>>; suppliers: { id: number; name: string }[] }> {
+  const [countRows, supplierRows] = await db.batch([
+    db.select({ status: returns.status, n: sql<number>`count(*)` }).from(returns).where(eq(returns.accountId, accountId)).groupBy(returns.status),
+    db.select({ id: suppliers.id, name: suppliers.name }).from(suppliers).where(eq(suppliers.accountId, accountId)).orderBy(asc(suppliers.name)),
+  ]);
+  return { counts: Object.fromEntries(countRows.map((r) => [r.status, Number(r.n)])), suppliers: supplierRows };
+}

@@ -8,7 +8,8 @@ import { ApiError } from "../lib/errors";
 import { isoMicro } from "../lib/time";
 
 export type ReturnSettings = { auto_authorise: boolean; return_address: string | null; window_days: number; answer_within_hours: number | null };
-export type ReturnSettingsInput = Partial<{ auto_authorise: boolean; return_address: string; window_days: number; answer_within_hours: number }>;
+/** Fields left out (undefined) keep their value; null clears one (the console's form: an emptied field). */
+export type ReturnSettingsInput = Partial<{ auto_authorise: boolean; return_address: string | null; window_days: number; answer_within_hours: number | null }>;
 
 export async function getReturnSettings(db: Db, accountId: number, supplierId: number): Promise<ReturnSettings> {
   const [row] = await db

@@ -40,6 +40,10 @@ import { LocalTime } from "../ui/time";
 import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.schemas";
 import { registerSupplier, registerSupplierKey } from "../shards/directory";
 import { listInboundFiles, type InboundFileWithRows } from "../forwarding/inbound-files.service";
+import { supplierCredits, type MonthlyCredit } from "../returns/credits.service";
+import { SupplierCredits } from "../returns/supplier-credits";
+import { getReturnSettings, type ReturnSettings } from "../returns/settings.service";
+import { ReturnSettingsFormSection, type ReturnSettingsForm } from "../returns/return-settings-form";
 import { createSupplier, createSupplierKey, getSupplier, getSupplierWithKeys, listSuppliers, revokeSupplierKey, rotateSecret, updateSupplier } from "./suppliers.service";
 
 export const suppliersPages = new Hono<AppEnv>();
@@ -242,6 +246,8 @@ type SupplierView = {
   supplier: Supplier;
   keys: SupplierKey[];
   inbound: InboundFileWithRows[];
+  returns: { settings: ReturnSettings; credits: MonthlyCredit[] };
+  returnSettingsForm?: ReturnSettingsForm;
   csrf: string;
   values?: FormValues;
   errors?: ValidationErrors;
@@ -250,11 +256,13 @@ type SupplierView = {
   file?: FileFormState;
 };
 
-async function renderSupplier(c: Context<AppEnv>, form: Pick<SupplierView, "values" | "errors" | "formError" | "file"> = {}) {
+/** The supplier's page; after a refused form, with its messages beside its fields (the return terms' too: src/returns/returns.pages.tsx). */
+export async function renderSupplier(c: Context<AppEnv>, form: Pick<SupplierView, "values" | "errors" | "formError" | "file" | "returnSettingsForm"> = {}) {
   const { supplier, keys } = await getSupplierWithKeys(c.get("db"), c.get("account").id, idOrNotFound(c.req.param("id")!, "Supplier"));
   // A file supplier's latest answer files (the rest through GET /api/v1/suppliers/{id}/inbound-files).
   const inbound = supplier.fileTransfer?.inbound ? (await listInboundFiles(c.get("db"), supplier.accountId, supplier.id, { page: 1, perPage: 10 })).files : [];
-  const view: SupplierView = { supplier, keys, inbound, csrf: csrfOf(c), ...form, revealed: await takeRevealed(c) };
+  const [settings, credits] = await Promise.all([getReturnSettings(c.get("db"), supplier.accountId, supplier.id), supplierCredits(c.get("db"), supplier.accountId, supplier.id)]);
+  const view: SupplierView = { supplier, keys, inbound, returns: { settings, credits }, csrf: csrfOf(c), ...form, revealed: await takeRevealed(c) };
   return c.render(<SupplierPage view={view} />, { title: `Supplier ${supplier.name}` });
 }
 
@@ -500,6 +508,8 @@ function SupplierPage({ view }: { view: SupplierView }) {
           <button type="submit">Issue a supplier key</button>
         </form>
       </section>
+      <ReturnSettingsFormSection supplierId={s.id} settings={view.returns.settings} csrf={view.csrf} form={view.returnSettingsForm} />
+      <SupplierCredits supplierId={s.id} name={s.name} credits={view.returns.credits} />
       {s.fileTransfer?.inbound ? <AnswerFiles files={view.inbound} folder={s.fileTransfer.inbound.directory} name={s.name} /> : null}
       <FormError messages={view.formError ? [view.formError] : undefined} />
     </>

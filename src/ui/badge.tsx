@@ -1,7 +1,7 @@
 // The one place that decides how a status looks: each line state and each dispatch state has one
 // label and one colour, the same on every page (the colours are the tone-* classes of console.css).
 import type { Child } from "hono/jsx";
-import type { AttemptRecord, DispatchStatus, LineStatus } from "../db/schema";
+import type { AttemptRecord, DispatchStatus, LineStatus, ReturnStatus } from "../db/schema";
 
 export type Tone = "amber" | "blue" | "teal" | "green" | "orange" | "red" | "purple" | "grey";
 
@@ -28,6 +28,29 @@ const DISPATCH_STATES: Record<DispatchStatus, { label: string; tone: Tone }> = {
   dry_run: { label: "Dry run", tone: "grey" },
   failed: { label: "Failed", tone: "red" },
 };
+
+const RETURN_STATES: Record<ReturnStatus, { label: string; tone: Tone }> = {
+  requested: { label: "Requested", tone: "amber" },
+  authorised: { label: "Authorised", tone: "blue" },
+  declined: { label: "Declined", tone: "purple" },
+  in_transit: { label: "In transit", tone: "teal" },
+  received: { label: "Received", tone: "orange" },
+  credited: { label: "Credited", tone: "green" },
+  closed: { label: "Closed, no credit", tone: "grey" },
+  cancelled: { label: "Cancelled", tone: "grey" },
+};
+
+export const returnStatusLabel = (status: ReturnStatus) => RETURN_STATES[status].label;
+
+/** A return's state (src/returns/), the API's word in its title. */
+export function ReturnStatusBadge({ status }: { status: ReturnStatus }) {
+  const { label, tone } = RETURN_STATES[status];
+  return (
+    <span class={`badge tone-${tone}`} data-status={status} title={`API status: ${status}`}>
+      {label}
+    </span>
+  );
+}
 
 export const lineStatusLabel = (status: LineStatus) => LINE_STATES[status].label;
 /** A line state's label and colour, for a badge that says more than the state (LineProgressBadge). */

@@ -37,6 +37,7 @@ function nameOf(sql: string): string {
   if (/^select [^()]* from "orders" where/.test(s)) return "order";
   if (/^SELECT e\.id, .* FROM events e /.test(s)) return "events sent to the shop";
   if (/^SELECT w\.id, w\.kind, .* FROM shop_write_backs w /.test(s)) return "written into the shop";
+  if (/^SELECT \(SELECT json_group_array\(json\(x\.r\)\) FROM \(SELECT json_object\( 'id', r\.id, .* AS windows_json$/.test(s)) return "returns of the order";
   return `unnamed: ${s.slice(0, 120)}`;
 }
 
@@ -114,7 +115,7 @@ describe("a console page costs the D1 statements of the API call it shows", () =
     expect(nonePage.text).toContain("Zeta Wholesale (inactive)");
   });
 
-  it("the order page: the API single order's 3 statements in 2 round trips, plus its dispatches, the events sent to the shop and what was written into it in the same round trip", async () => {
+  it("the order page: the API single order's 3 statements in 2 round trips, plus its dispatches, the events sent to the shop, what was written into it and its returns in the same round trip", async () => {
     const { creds, references, cookie } = await shopWithOrders();
     const [reference] = references;
 
@@ -122,9 +123,9 @@ describe("a console page costs the D1 statements of the API call it shows", () =
     const page = await measured(`/console/orders/${reference}`, { cookie });
     expect([single.status, page.status]).toEqual([200, 200]);
     expect(single.statements).toEqual(["API key", "order", "lines with supplier, shipments, logs"]);
-    expect(page.statements).toEqual(["session (with its API key)", "order", "lines with supplier, shipments, logs", "dispatches", "events sent to the shop", "written into the shop"]);
+    expect(page.statements).toEqual(["session (with its API key)", "order", "lines with supplier, shipments, logs", "dispatches", "events sent to the shop", "written into the shop", "returns of the order"]);
     expect([single.queries, single.roundTrips]).toEqual([3, 2]);
-    expect([page.queries, page.roundTrips]).toEqual([6, 2]);
+    expect([page.queries, page.roundTrips]).toEqual([7, 2]);
     // The two statements the API call does not make are shown on the page.
     expect(page.text).toContain("Acme Webhooks");
     expect(page.text).toContain("order.created");

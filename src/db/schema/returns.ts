@@ -56,6 +56,10 @@ export const returns = sqliteTable(
     index("returns_account_created_idx").on(t.accountId, t.createdAt),
     index("returns_order_idx").on(t.orderId),
     index("returns_supplier_status_idx").on(t.supplierId, t.status, t.id),
+    // Needs attention: per supplier, only its returns waiting past its answer time (src/returns/waiting.ts).
+    index("returns_supplier_waiting_idx").on(t.supplierId, t.status, t.waitingSince),
+    // The supplier page's credits of the last 12 months: a credited return is not changed after its credit.
+    index("returns_supplier_updated_idx").on(t.supplierId, t.status, t.updatedAt),
   ],
 );
 

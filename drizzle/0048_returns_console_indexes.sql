@@ -1,0 +1,2 @@
+CREATE INDEX `returns_supplier_waiting_idx` ON `returns` (`supplier_id`,`status`,`waiting_since`);--> statement-breakpoint
+CREATE INDEX `returns_supplier_updated_idx` ON `returns` (`supplier_id`,`status`,`updated_at`);
