@@ -25,6 +25,12 @@ export type ReturnRowResult = { row: number; lineId: number | null; action: stri
 /** One answer of the file: the rows it came from, its return, its body as the API would take it. */
 type FileAnswer = { rows: number[]; lineIds: (number | null)[]; returnId: unknown; body: Record<string, unknown> };
 
+/**
+ * Answers one file may hold: each is a move of its own (about 8 statements in 2 round trips), and the
+ * cron's invocation shares D1's 1,000 queries among every sweeper; more is refused whole, unapplied.
+ */
+export const MAX_RETURN_FILE_ANSWERS = 50;
+
 export class ReturnFileUnreadable extends Error {}
 
 const blank = (v: unknown) => v === undefined || v === null || (typeof v === "string" && v.trim() === "");
@@ -81,6 +87,9 @@ const said = (errors: ValidationErrors) => Object.values(errors).flat().join(" "
 export async function applyReturnAnswerFile(db: Db, pipeline: Pipeline, supplier: AuthenticatedSupplier, name: string, text: string): Promise<ReturnRowResult[]> {
   const answers = /\.json$/i.test(name) ? fromJson(text) : /\.csv$/i.test(name) || /\.txt$/i.test(name) ? fromCsv(text) : null;
   if (!answers) throw new ReturnFileUnreadable("A return answer file is read as CSV (.csv) or JSON (.json): name it so.");
+  if (answers.length > MAX_RETURN_FILE_ANSWERS) {
+    throw new ReturnFileUnreadable(`The file holds ${answers.length} answers; a return answer file holds at most ${MAX_RETURN_FILE_ANSWERS} (a receipt's rows count as one): split it, nothing of it was applied.`);
+  }
   const results: ReturnRowResult[] = [];
   const mover = { accountId: supplier.accountId, supplierId: supplier.id, who: `supplier ${supplier.name} (answer file)` };
   for (const a of answers) {

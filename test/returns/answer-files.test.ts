@@ -9,7 +9,7 @@ import { describe, expect, inject, it } from "vitest";
 import worker from "../../src/index";
 import { createAccount, createOrder, rows } from "../helpers/factories";
 import { onSftpServer } from "../helpers/file-servers";
-import { call } from "../helpers/http";
+import { call, type Credentials } from "../helpers/http";
 import { answered, ship } from "../helpers/shops";
 import { orderSettled, supplierWithRule } from "../helpers/suppliers";
 import { requestReturn } from "./support";
@@ -25,6 +25,53 @@ const drop = (path: string, body: string) => onSftpServer((s) => s.writeAtomic(p
 const names = (directory: string) => onSftpServer(async (s) => (await s.list(directory)).filter((f) => !f.isDirectory).map((f) => f.name).sort());
 
 describe("return answer files read back by the cron", () => {
+  /** A file supplier on SFTP (upload/<dir>) with an order of two lines it shipped, returned whole: one return. */
+  async function returnedOrder(dir: string) {
+    const creds = await createAccount();
+    const { supplier } = await supplierWithRule(creds, {
+      channel: "file",
+      file_transfer: {
+        protocol: "sftp", host: server.host, port: server.port, username: server.username, password: server.password,
+        host_key_fingerprint: server.hostKeyFingerprint, directory: dir,
+        inbound: { directory: `${dir}/in`, archive_directory: `${dir}/in/done` },
+      },
+    });
+    const key = (await call("POST", `/api/v1/suppliers/${supplier.id}/keys`, { creds, body: {} })).json.key as string;
+    const { reference } = await createOrder(creds, { products: [
+      { external_id: "m", name: "Blue mug", quantity: 2, price: 12.5 },
+      { external_id: "p", name: "Red plate", quantity: 1, price: 20 },
+    ] });
+    const [mug, plate] = (await orderSettled(creds, reference, ["completed"])).order_lines.map((l: { id: number }) => l.id) as number[];
+    await answered(key, [ship(mug, 2, "3SM"), ship(plate, 1, "3SP")]);
+    const created = await requestReturn(creds, reference, { lines: [{ line_id: mug, quantity: 2 }, { line_id: plate, quantity: 1 }] });
+    expect(created.status, created.text).toBe(201);
+    const id = created.json.data[0].id as number;
+    return { creds, supplier, mug, plate, id, view: async () => (await call("GET", `/api/v1/returns/${id}`, { creds })).json };
+  }
+  const HEADER = "return_id,action,rma,return_address,label_url,reason,line_id,quantity,condition,amount,currency\r\n";
+  const filesOf = async (creds: Credentials, supplierId: number) => (await call("GET", `/api/v1/suppliers/${supplierId}/inbound-files`, { creds })).json.data;
+
+  it("50 answers in a file are read, 51 refuse the file whole with the reason, nothing of it applied", async () => {
+    const dir = "upload/ret-2";
+    const { creds, supplier, id, view } = await returnedOrder(dir);
+    const unknown = (n: number) => Array.from({ length: n }, (_, i) => `${999_000_000 + i},decline,,,,Not ours,,,,,\r\n`).join("");
+    const good = `${id},authorise,RMA-51,Dock 1,,,,,,,\r\n`;
+    await drop(`${dir}/in/return-answers-51.csv`, HEADER + good + unknown(50));
+    await cron();
+    const [refused] = await filesOf(creds, supplier.id);
+    expect(refused).toMatchObject({ name: "return-answers-51.csv", status: "failed", rows_applied: 0, rows_refused: 0, rows: [],
+      error: "The file holds 51 answers; a return answer file holds at most 50 (a receipt's rows count as one): split it, nothing of it was applied." });
+    expect((await view()).status).toBe("requested");
+
+    await drop(`${dir}/in/return-answers-50.csv`, HEADER + good + unknown(49));
+    await cron();
+    const [read] = await filesOf(creds, supplier.id);
+    expect(read).toMatchObject({ name: "return-answers-50.csv", status: "done", rows_applied: 1, rows_refused: 49 });
+    expect(read.rows[0]).toEqual({ row: 1, line_id: null, action: "authorise", result: "applied", message: `Return ${id}: authorised` });
+    expect((await view()).status).toBe("authorised");
+    await call("PATCH", `/api/v1/suppliers/${supplier.id}`, { creds, body: { active: false } });
+  });
+
   it("a CSV and a JSON file: good answers applied, bad ones refused with the reason and nothing of them applied; each file claimed once", async () => {
     const creds = await createAccount();
     const dir = "upload/ret-1";
