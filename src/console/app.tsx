@@ -24,6 +24,7 @@ import { cancellationPages } from "../orders/cancellations.pages";
 import { supplierPortalPages } from "../forwarding/supplier-portal.pages";
 import { supplierDispatchPages } from "../forwarding/supplier-dispatch.pages";
 import { supplierCancellationPages } from "../forwarding/supplier-cancellations.pages";
+import { supplierReturnPages } from "../returns/portal.pages";
 import { operatorPages } from "../admin/admin.pages";
 import { pipelinePages } from "../admin/pipeline.pages";
 import { attentionPages } from "../attention/attention.pages";
@@ -116,6 +117,6 @@ function area(a: Area, pages: Hono<AppEnv>[]) {
 
 export function mountConsole(app: Hono<AppEnv>) {
   app.route(AREAS.shop.path, area(AREAS.shop, [attentionPages, orderListPages, archivedOrderPages, orderPages, orderActionPages, cancellationPages, returnPages, returnListPages, lineActionPages, routingPages, rulesPages, suppliersPages, cataloguePages, webhooksPages, shopConnectionsPages, stockSyncPages, writeBackPages, apiKeysPages, settingsPages]));
-  app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages, supplierDispatchPages, supplierCancellationPages]));
+  app.route(AREAS.supplier.path, area(AREAS.supplier, [supplierPortalPages, supplierDispatchPages, supplierCancellationPages, supplierReturnPages]));
   app.route(AREAS.operator.path, area(AREAS.operator, [operatorPages, pipelinePages]));
 }

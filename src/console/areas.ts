@@ -31,6 +31,7 @@ export const AREAS: Record<ConsoleRole, Area> = {
     nav: [
       { href: "/supplier", label: "Open dispatches" },
       { href: "/supplier/cancellations", label: "Cancellation requests" },
+      { href: "/supplier/returns", label: "Returns" },
       { href: "/supplier/history", label: "History" },
     ],
   },

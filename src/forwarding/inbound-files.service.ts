@@ -20,6 +20,7 @@ import { type Answer } from "./answers.judge";
 import { channelFor, channels, type ChannelName } from "./channels";
 import { inFolder, openSession } from "./channels/file";
 import { applyX12File, X12FileRefused } from "./x12/answers";
+import { applyReturnAnswerFile, isReturnAnswerFile, ReturnFileUnreadable } from "../returns/answer-files";
 import type { FileTransferSession } from "../lib/file-transfer/transfer";
 
 /** The largest answer file read (a bigger one is recorded as failed, with that reason). */
@@ -304,9 +305,11 @@ export async function pollSupplierInbound(db: Db, env: Bindings, pipeline: Pipel
       try {
         if (file.size > INBOUND_MAX_BYTES) throw new FileUnreadable(`The file is larger than ${INBOUND_MAX_BYTES / 1048576} MiB.`);
         const bytes = await session.read(path, INBOUND_MAX_BYTES);
-        results = inbound.format === "x12" ? await applyX12(db, pipeline, supplier, session, file.name, bytes, fileId) : await applyRows(db, pipeline, who, readRows(bytes, inbound), fileId);
+        // Return answers come in files of their own name, whatever the dispatch answers' format (docs/returns.md).
+        if (isReturnAnswerFile(file.name)) results = await applyReturnAnswerFile(db, pipeline, who, file.name, decodeText(bytes));
+        else results = inbound.format === "x12" ? await applyX12(db, pipeline, supplier, session, file.name, bytes, fileId) : await applyRows(db, pipeline, who, readRows(bytes, inbound), fileId);
       } catch (e) {
-        if (!(e instanceof FileUnreadable)) throw e;
+        if (!(e instanceof FileUnreadable) && !(e instanceof ReturnFileUnreadable)) throw e;
         error = e.message;
       }
       const archivedTo = inbound.archive_directory ? inFolder(inbound.archive_directory, file.name) : null;

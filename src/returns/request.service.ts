@@ -39,8 +39,10 @@ type ReturnableLine = {
   windowDays: number;
 };
 
-async function readLines(db: Db, accountId: number, ids: number[]): Promise<ReturnableLine[]> {
-  const [rows] = await rawBatch(db, [
+/** The order's id (null: none of the account by that reference) and the lines asked for, in one round trip. */
+async function readLines(db: Db, accountId: number, reference: string, ids: number[]): Promise<{ orderId: number | null; lines: ReturnableLine[] }> {
+  const [orderRows, rows] = await rawBatch(db, [
+    sql`SELECT id FROM orders WHERE account_id = ${accountId} AND reference = ${reference}`,
     sql`SELECT l.id, l.order_id, l.name, l.matched_supplier_id AS supplier_id, s.name AS supplier_name, s.channel,
           ${shippedOf("l")} AS shipped, ${returnedOf("l")} AS returned,
           (SELECT max(sh.created_at) FROM shipments sh WHERE sh.order_line_id = l.id) AS last_shipped_at,
@@ -48,7 +50,7 @@ async function readLines(db: Db, accountId: number, ids: number[]): Promise<Retu
         FROM json_each(${JSON.stringify(ids)}) AS j JOIN order_lines l ON l.id = j.value AND l.account_id = ${accountId}
         LEFT JOIN suppliers s ON s.id = l.matched_supplier_id LEFT JOIN supplier_return_settings rs ON rs.supplier_id = l.matched_supplier_id`,
   ]);
-  return rows.map((r: Row) => ({
+  const lines = rows.map((r: Row) => ({
     id: Number(r.id),
     orderId: Number(r.order_id),
     name: String(r.name),
@@ -62,6 +64,7 @@ async function readLines(db: Db, accountId: number, ids: number[]): Promise<Retu
     returnAddress: (r.return_address as string | null) ?? null,
     windowDays: Number(r.window_days),
   }));
+  return { orderId: orderRows.length ? Number((orderRows[0] as Row).id) : null, lines };
 }
 
 const DAY_MS = 86_400_000;
@@ -74,8 +77,10 @@ export type RequestedReturns = { returnIds: number[] };
  * supplier (its lines, its log, its event, its notice to the supplier), guarded on the quantities.
  */
 export async function planReturnRequest(db: Db, accountId: number, reference: string, input: ReturnRequest, actor: string, now = isoMicro()): Promise<Plan<RequestedReturns>> {
-  const order = await findOrder(db, accountId, reference);
-  const lines = await readLines(db, accountId, input.lines.map((l) => l.line_id));
+  const read = await readLines(db, accountId, reference, input.lines.map((l) => l.line_id));
+  // No such order: findOrder says why (not found, or archived and so finished).
+  const order = { id: read.orderId ?? (await findOrder(db, accountId, reference)).id };
+  const lines = read.lines;
   const byId = new Map(lines.map((l) => [l.id, l]));
   const errors: ValidationErrors = {};
   input.lines.forEach((asked, i) => {
@@ -113,18 +118,18 @@ export async function planReturnRequest(db: Db, accountId: number, reference: st
     groups.set(line.supplierId!, group);
   }
   const statements: SQL[] = [];
-  const keys: string[] = [];
   const noticeAt: number[] = [];
+  const insertAt: number[] = [];
   for (const [supplierId, group] of groups) {
     const key = `ret_${crypto.randomUUID().replaceAll("-", "")}`;
-    keys.push(key);
     const first = group[0].line;
     const auto = first.autoAuthorise && first.returnAddress !== null;
     const id = sql`SELECT id FROM returns WHERE request_key = ${key}`;
+    insertAt.push(statements.length);
     statements.push(
       sql`INSERT INTO returns (account_id, order_id, supplier_id, status, request_key, note, forced, customer_tracking, return_address, created_at, updated_at, waiting_since)
           VALUES (${accountId}, ${order.id}, ${supplierId}, ${auto ? "authorised" : "requested"}, ${key}, ${input.note ?? null}, ${input.force ? 1 : 0},
-            ${input.customer_tracking ?? null}, ${auto ? first.returnAddress : null}, ${now}, ${now}, ${auto ? null : now})`,
+            ${input.customer_tracking ?? null}, ${auto ? first.returnAddress : null}, ${now}, ${now}, ${auto ? null : now}) RETURNING id`,
       sql`INSERT INTO return_lines (return_id, account_id, order_id, order_line_id, quantity, reason, created_at)
           SELECT (${id}), ${accountId}, ${order.id}, j.value ->> '$.i', j.value ->> '$.q', j.value ->> '$.r', ${now}
           FROM json_each(${JSON.stringify(group.map((g) => ({ i: g.line.id, q: g.asked.quantity, r: g.asked.reason ?? null })))}) AS j ORDER BY j.key`,
@@ -157,13 +162,11 @@ export async function planReturnRequest(db: Db, accountId: number, reference: st
       input.lines.length,
     ),
   );
-  const idsAt = statements.length;
-  statements.push(sql`SELECT id FROM returns WHERE request_key IN (SELECT value FROM json_each(${JSON.stringify(keys)})) ORDER BY id`);
   return {
     statements,
     settle: (results) => {
       const followUps: PipelineMessage[] = noticeMessages(noticeAt.flatMap((i) => (results[i].results as { id: number }[]).map((r) => r.id)));
-      return { result: { returnIds: (results[idsAt].results as { id: number }[]).map((r) => r.id) }, followUps };
+      return { result: { returnIds: insertAt.map((i) => (results[i].results as { id: number }[])[0].id) }, followUps };
     },
   };
 }

@@ -24,55 +24,73 @@ export type ReturnView = {
   notices: ReturnNotice[];
 };
 
-/** The children of these returns (lines, log, notices) and their orders and suppliers: one batch. */
-async function withChildren(db: Db, rows: Return[]): Promise<ReturnView[]> {
-  if (rows.length === 0) return [];
-  const ids = JSON.stringify(rows.map((r) => r.id));
-  const inIds = (col: SQL | AnySQLiteColumn) => sql`${col} IN (SELECT value FROM json_each(${ids}))`;
-  const [lineRows, logRows, noticeRows, orderRows, supplierRows] = await db.batch([
+/**
+ * The returns a scope names (SQL that selects their ids), each with its order's and supplier's names
+ * and its children (lines, log, notices): one batch, one round trip, whatever the number of returns.
+ */
+async function viewsOf(db: Db, scope: SQL, order: "asc" | "desc" = "asc"): Promise<ReturnView[]> {
+  const inScope = (col: SQL | AnySQLiteColumn) => sql`${col} IN (${scope})`;
+  const [parents, lineRows, logRows, noticeRows] = await db.batch([
+    db
+      // The order's and supplier's columns under names of their own: D1 keys a batch's row columns by name.
+      .select({
+        ret: returns,
+        orderReference: sql<string>`${orders.reference}`.as("order_reference"),
+        orderExternalId: sql<string>`${orders.externalId}`.as("order_external_id"),
+        supplierName: sql<string>`${suppliers.name}`.as("supplier_name"),
+      })
+      .from(returns)
+      .innerJoin(orders, eq(orders.id, returns.orderId))
+      .innerJoin(suppliers, eq(suppliers.id, returns.supplierId))
+      .where(inScope(returns.id))
+      .orderBy(order === "asc" ? asc(returns.id) : desc(returns.id)),
     db
       .select({ rl: returnLines, name: orderLines.name, externalId: orderLines.externalId, reference: orderLines.reference })
       .from(returnLines)
       .innerJoin(orderLines, eq(orderLines.id, returnLines.orderLineId))
-      .where(inIds(returnLines.returnId))
+      .where(inScope(returnLines.returnId))
       .orderBy(asc(returnLines.id)),
-    db.select().from(returnLogs).where(inIds(returnLogs.returnId)).orderBy(asc(returnLogs.id)),
-    db.select().from(returnNotices).where(inIds(returnNotices.returnId)).orderBy(asc(returnNotices.id)),
-    db.select({ id: orders.id, reference: orders.reference, externalId: orders.externalId }).from(orders).where(sql`${orders.id} IN (SELECT order_id FROM returns WHERE id IN (SELECT value FROM json_each(${ids})))`),
-    db.select({ id: suppliers.id, name: suppliers.name }).from(suppliers).where(sql`${suppliers.id} IN (SELECT supplier_id FROM returns WHERE id IN (SELECT value FROM json_each(${ids})))`),
+    db.select().from(returnLogs).where(inScope(returnLogs.returnId)).orderBy(asc(returnLogs.id)),
+    db.select().from(returnNotices).where(inScope(returnNotices.returnId)).orderBy(asc(returnNotices.id)),
   ]);
-  const ordersById = new Map(orderRows.map((o) => [o.id, o]));
-  const suppliersById = new Map(supplierRows.map((s) => [s.id, s]));
-  return rows.map((ret) => ({
-    ret,
-    order: ordersById.get(ret.orderId)!,
-    supplier: suppliersById.get(ret.supplierId)!,
-    lines: lineRows.filter((l) => l.rl.returnId === ret.id).map((l) => ({ ...l.rl, name: l.name, externalId: l.externalId, reference: l.reference })),
-    logs: logRows.filter((l) => l.returnId === ret.id),
-    notices: noticeRows.filter((n) => n.returnId === ret.id),
+  return parents.map((p) => ({
+    ret: p.ret,
+    order: { reference: p.orderReference, externalId: p.orderExternalId },
+    supplier: { id: p.ret.supplierId, name: p.supplierName },
+    lines: lineRows
+      .filter((l) => l.rl.returnId === p.ret.id)
+      .map((l) => ({ ...l.rl, name: l.name, externalId: l.externalId, reference: l.reference })),
+    logs: logRows.filter((l) => l.returnId === p.ret.id),
+    notices: noticeRows.filter((n) => n.returnId === p.ret.id),
   }));
 }
+
+/** A page of returns (their ids, in the page's order) with their children: one round trip. */
+const withChildren = async (db: Db, rows: Return[], order: "asc" | "desc"): Promise<ReturnView[]> =>
+  rows.length === 0 ? [] : viewsOf(db, sql`SELECT value FROM json_each(${JSON.stringify(rows.map((r) => r.id))})`, order);
 
 export const returnNotFound = (id: number) => ApiError.notFound(`Return with id '${id}' not found`);
 
 /** One return of the account (404 otherwise). */
 export async function getReturn(db: Db, accountId: number, id: number): Promise<ReturnView> {
-  const rows = await db.select().from(returns).where(and(eq(returns.id, id), eq(returns.accountId, accountId)));
-  if (rows.length === 0) throw returnNotFound(id);
-  return (await withChildren(db, rows))[0];
+  const [view] = await viewsOf(db, sql`SELECT id FROM returns WHERE id = ${id} AND account_id = ${accountId}`);
+  if (!view) throw returnNotFound(id);
+  return view;
 }
 
 /** One return of this supplier (another supplier's, or none: 404). */
 export async function getSupplierReturn(db: Db, supplier: { id: number; accountId: number }, id: number): Promise<ReturnView> {
-  const rows = await db.select().from(returns).where(and(eq(returns.id, id), eq(returns.supplierId, supplier.id), eq(returns.accountId, supplier.accountId)));
-  if (rows.length === 0) throw returnNotFound(id);
-  return (await withChildren(db, rows))[0];
+  const [view] = await viewsOf(db, sql`SELECT id FROM returns WHERE id = ${id} AND supplier_id = ${supplier.id} AND account_id = ${supplier.accountId}`);
+  if (!view) throw returnNotFound(id);
+  return view;
 }
 
 /** The order's returns, oldest first (404: no such order of the account). */
 export async function listOrderReturns(db: Db, accountId: number, reference: string): Promise<ReturnView[]> {
-  const order = await findOrder(db, accountId, reference);
-  return withChildren(db, await db.select().from(returns).where(eq(returns.orderId, order.id)).orderBy(asc(returns.id)));
+  const views = await viewsOf(db, sql`SELECT id FROM returns WHERE order_id = (SELECT id FROM orders WHERE account_id = ${accountId} AND reference = ${reference})`);
+  // None: the order may have none, or not be found (findOrder says which: not found, or archived).
+  if (views.length === 0) await findOrder(db, accountId, reference);
+  return views;
 }
 
 export type ReturnFilters = { status?: ReturnStatus[]; supplierId?: number; createdFrom?: string; createdTo?: string };
@@ -90,7 +108,7 @@ export async function listReturns(db: Db, accountId: number, filters: ReturnFilt
     db.select({ total: sql<number>`count(*)` }).from(returns).where(where),
     db.select().from(returns).where(where).orderBy(desc(returns.id)).limit(page.perPage).offset(offsetOf(page)),
   ]);
-  return { total: countRows[0]?.total ?? 0, data: await withChildren(db, rows) };
+  return { total: countRows[0]?.total ?? 0, data: await withChildren(db, rows, "desc") };
 }
 
 /** The supplier's returns in these states, oldest first (the pull API, the portal). */
@@ -100,7 +118,7 @@ export async function listSupplierReturns(db: Db, supplier: { id: number }, stat
     db.select({ total: sql<number>`count(*)` }).from(returns).where(where),
     db.select().from(returns).where(where).orderBy(asc(returns.id)).limit(page.perPage).offset(offsetOf(page)),
   ]);
-  return { total: countRows[0]?.total ?? 0, data: await withChildren(db, rows) };
+  return { total: countRows[0]?.total ?? 0, data: await withChildren(db, rows, "asc") };
 }
 
 /**

@@ -1,14 +1,22 @@
 // HTTP contract of returns, the supplier's side (a supplier key): its open returns (the pull
 // channel's way to hear of them; the others are also told on their channel), one of them, and its
-// answer: authorise, decline, receive, credit, close. Another supplier's return is a 404.
+// answer: authorise, decline, receive, credit, close. Another supplier's return is a 404. The same
+// answer may come as a callback signed with the supplier's secret, as dispatch answers' callbacks are.
 import { createRoute, z } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
-import type { ReturnStatus } from "../db/schema";
+import { suppliers, type ReturnStatus } from "../db/schema";
 import type { AppEnv } from "../env";
+import { decodeBody } from "../lib/charset";
+import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
-import { idOrNotFound, PageQuery, pageRequest } from "../lib/params";
+import { idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
+import { MALFORMED_JSON, parseUnicodeJson } from "../lib/request-body";
 import { createRouter, errorResponse, errorResponses, responses } from "../lib/router";
+import { verifySignature } from "../lib/signature";
+import { parseOrThrow } from "../lib/validation";
 import { supplierKeyAuth } from "../middleware/supplier-auth";
+import { toSupplierIdShard } from "../shards/request";
 import { moveReturn } from "./answers.service";
 import { presentSupplierReturn } from "./returns.present";
 import { ReturnAnswerBody } from "./returns.schemas";
@@ -26,6 +34,11 @@ supplierReturnsRouter.use("/supplier/returns/*", authenticated);
 
 const SupplierReturnJson = z.looseObject({ id: z.number().int(), status: z.string() }).openapi("SupplierReturn");
 const idParams = z.object({ id: z.string().openapi({ description: "The return's id", example: "12" }) });
+
+const answerConflict = errorResponse(409, "The return is in a state that does not take this answer; nothing was written", {
+  message: "Conflict",
+  error: "Return 12 is authorised; it cannot be given the answer 'credit' (only when received).",
+});
 
 const FILTERS: Record<string, ReturnStatus[]> = { open: OPEN_RETURN_STATUSES, all: ["requested", "authorised", "declined", "in_transit", "received", "credited", "closed", "cancelled"] };
 
@@ -76,10 +89,7 @@ supplierReturnsRouter.openapi(
     responses: {
       200: responses.json(SupplierReturnJson, "The return as the answer left it"),
       404: responses.notFound,
-      409: errorResponse(409, "The return is in a state that does not take this answer; nothing was written", {
-        message: "Conflict",
-        error: "Return 12 is authorised; it cannot be given the answer 'credit' (only when received).",
-      }),
+      409: answerConflict,
       422: responses.invalid,
       ...errorResponses,
     },
@@ -89,5 +99,46 @@ supplierReturnsRouter.openapi(
     const id = idOrNotFound(c.req.valid("param").id, "Return");
     await moveReturn(c.get("db"), c.get("pipeline"), { accountId: supplier.accountId, supplierId: supplier.id, who: `supplier ${supplier.name} (API)` }, id, c.req.valid("json"));
     return c.json(presentSupplierReturn(await getSupplierReturn(c.get("db"), supplier, id)), 200);
+  },
+);
+
+supplierReturnsRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/supplier-callbacks/{supplierId}/returns/{id}/answer",
+    tags,
+    summary: "The same answer to a return, as a call signed with the supplier's secret (X-Webhook-Signature)",
+    description:
+      "The body of POST /api/v1/supplier/returns/{id}/answer, signed instead of authenticated by a key, as dispatch answers' callbacks are: " +
+      "X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<raw body>\" with the supplier's secret>, at most 5 minutes old; the previous " +
+      "secret is accepted until the next rotation. An unknown supplier and a bad signature answer the same 401. A replayed call finds the return moved " +
+      "on by the first: a 409 naming its state, nothing written.",
+    request: { params: z.object({ supplierId: z.string().openapi({ description: "The supplier's id (its webhook_secret signs the call)." }), id: idParams.shape.id }) },
+    responses: {
+      200: responses.json(SupplierReturnJson, "The return as the answer left it"),
+      401: errorResponse(401, "Bad or stale signature, or an unknown supplier"),
+      404: responses.notFound,
+      409: answerConflict,
+      422: responses.invalid,
+    },
+  }),
+  async (c) => {
+    const params = c.req.valid("param");
+    const supplierId = parseId(params.supplierId);
+    if (supplierId !== null) await toSupplierIdShard(c, supplierId);
+    const supplier = supplierId === null ? undefined : await c.get("db").query.suppliers.findFirst({ where: and(eq(suppliers.id, supplierId), eq(suppliers.active, true)) });
+    // An unknown supplier and a bad signature look the same (nothing to probe); the signature covers
+    // the bytes as sent, read afterwards in the charset the Content-Type declares, strictly.
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    const secrets = [supplier?.webhookSecret, supplier?.webhookSecretPrevious].filter((s): s is string => !!s);
+    const verdict = await verifySignature(c.req.header("x-webhook-signature"), secrets.length ? secrets : ["-"], bytes);
+    if (!supplier || !verdict.ok) throw ApiError.unauthorized(verdict.ok ? "The signature does not match." : verdict.reason);
+    const parsed = parseUnicodeJson(decodeBody(bytes, c.req.header("content-type")));
+    if (!parsed) throw ApiError.badRequest(MALFORMED_JSON);
+    const answer = parseOrThrow(ReturnAnswerBody, parsed.value);
+    const id = idOrNotFound(params.id, "Return");
+    const who = { id: supplier.id, accountId: supplier.accountId };
+    await moveReturn(c.get("db"), c.get("pipeline"), { ...who, supplierId: supplier.id, who: `supplier ${supplier.name} (callback)` }, id, answer);
+    return c.json(presentSupplierReturn(await getSupplierReturn(c.get("db"), who, id)), 200);
   },
 );

@@ -81,6 +81,7 @@ describe("GET /openapi.json", () => {
       "/api/v1/supplier/cancellations/{cancellationId}/ack": ["post"],
       "/api/v1/supplier/answers": ["post"],
       "/api/v1/supplier-callbacks/{supplierId}": ["post"],
+      "/api/v1/supplier-callbacks/{supplierId}/returns/{id}/answer": ["post"],
       "/shopify/webhooks/{connectionId}": ["post"],
       "/admin/v1/accounts": ["get", "post"],
       "/admin/v1/accounts/{id}/api-keys": ["get", "post"],

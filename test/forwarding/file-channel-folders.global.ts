@@ -10,12 +10,14 @@ import type { TestProject } from "vitest/node";
 export const FILE_CHANNEL_FOLDERS = 30;
 /** upload/edi-N: the X12 tests' (test/forwarding/x12*.test.ts). */
 export const EDI_FOLDERS = 10;
+/** upload/ret-N: the return answer files' tests (test/returns/answer-files.test.ts). */
+export const RETURN_FOLDERS = 3;
 
 export default function setup(project: TestProject) {
   const { root } = project.getProvidedContext().sftp;
   const upload = join(root, "upload");
   const { uid, gid } = statSync(upload);
-  const folders = [...Array.from({ length: FILE_CHANNEL_FOLDERS }, (_, i) => `fc-${i + 1}`), ...Array.from({ length: EDI_FOLDERS }, (_, i) => `edi-${i + 1}`)];
+  const folders = [...Array.from({ length: FILE_CHANNEL_FOLDERS }, (_, i) => `fc-${i + 1}`), ...Array.from({ length: EDI_FOLDERS }, (_, i) => `edi-${i + 1}`), ...Array.from({ length: RETURN_FOLDERS }, (_, i) => `ret-${i + 1}`)];
   for (const folder of folders) {
     for (const sub of ["", "/in", "/in/done"]) {
       const dir = join(upload, `${folder}${sub}`);
