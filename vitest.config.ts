@@ -113,6 +113,8 @@ export default defineConfig(async () => {
               "./test/lib/file-transfer/ssh-hostile.global.ts",
               // Folders of their own for the file channel's tests on that sshd (after it).
               "./test/forwarding/file-channel-folders.global.ts",
+              // The second independent X12 reader, Debian's X12::Parser, beside node-x12 (docs/edi.md).
+              "./test/lib/x12/x12-parser-perl.global.ts",
             ],
             // Property-based tests (test/helpers/fuzz.ts): a fixed seed, so a run is reproducible;
             // FUZZ_SEED explores other inputs and FUZZ_SCALE multiplies the number of runs.

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: from a fresh clone with nothing done before it. Installs what is missing (the
 // dependencies; Debian's Chromium for the browser tests, vsftpd for the FTP tests and openssh-server for the SFTP tests, where it can,
-// and Pure-FTPd and ProFTPD unpacked beside them for the FTP and SFTP tests' second servers), then checks the layering
+// Debian's X12::Parser as the X12 tests' second independent reader, and Pure-FTPd and ProFTPD unpacked beside them
+// for the FTP and SFTP tests' second servers), then checks the layering
 // (dependency-cruiser, the rules in .dependency-cruiser.cjs), type-checks and runs
 // the three test projects, the Workers suite, the browser suite and the docs suite (extra arguments go to vitest:
 // `npm test -- test/orders`, `npm test -- --project workers`).
@@ -112,6 +113,8 @@ if (runsBrowserTests()) ensureChromium();
 // The workers project's setup starts a real vsftpd and a real sshd (test/lib/file-transfer/*-server.global.ts).
 if (runsWorkersTests()) ensureDebianPackage("/usr/sbin/vsftpd", "vsftpd", "The FTP tests");
 if (runsWorkersTests()) ensureDebianPackage("/usr/sbin/sshd", "openssh-server", "The SFTP tests");
+// Our X12 files are read again by a second independent reader, Debian's X12::Parser (test/lib/x12/x12-parser-perl.global.ts).
+if (runsWorkersTests()) ensureDebianPackage("/usr/share/perl5/X12/Parser.pm", "libx12-parser-perl", "The X12 tests");
 // Two more FTP servers beside vsftpd (docs/file-transfer.md): Pure-FTPd, and ProFTPD with mod_tls; ProFTPD's mod_sftp is the
 // SFTP tests' second SSH implementation (test/lib/file-transfer/proftpd-sftp.global.ts). Both modules are in proftpd-mod-crypto.
 if (runsWorkersTests()) {

@@ -1,6 +1,8 @@
 // Values vitest's globalSetup provides to tests (read with inject()).
 declare module "vitest" {
   export interface ProvidedContext {
+    /** Debian's X12::Parser served on loopback (test/lib/x12/x12-parser-perl.global.ts): POST /read?cf=850|997. */
+    x12PerlUrl: string;
     /** Base URL of the fake remote server (test/helpers/fake-remote.global.ts). */
     fakeRemoteUrl: string;
     /** The stand-in shops (test/shops/stand-ins/harness.ts): create one with POST /__shops. */

@@ -1,10 +1,11 @@
 // A supplier that speaks X12 over SFTP, end to end against the real sshd of the suite
 // (sftp-server.global.ts), each test in a folder of its own (upload/edi-N, file-channel-folders.global.ts):
-// the order out as an 850 (its exact text, read again by an independent X12 reader, node-x12), its
+// the order out as an 850 (its exact text, read again by two independent X12 readers, node-x12 from npm
+// and Debian's X12::Parser), its
 // control number kept across a retry and increasing across dispatches.
 import { env } from "cloudflare:workers";
 import { X12Parser, type X12Interchange } from "node-x12";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import type { Bindings } from "../../src/env";
 import { createDb } from "../../src/db";
 import { carrierPipeline } from "../../src/lib/queue";
@@ -36,7 +37,7 @@ const TWO_LINES = {
 const x12Date = (iso: string) => ({ d8: iso.slice(0, 10).replace(/-/g, ""), d6: iso.slice(2, 10).replace(/-/g, ""), t: iso.slice(11, 16).replace(":", "") });
 
 describe("an X12 supplier: the 850", () => {
-  it("an order goes out as an 850 in the supplier's folder: its exact segments, its envelope counts, and an independent X12 reader takes it", async () => {
+  it("an order goes out as an 850 in the supplier's folder: its exact segments, its envelope counts, and two independent X12 readers take it", async () => {
     const creds = await createAccount();
     const dir = folder();
     await supplierWithRule(creds, { channel: "file", file_transfer: x12Settings(dir) });
@@ -84,6 +85,37 @@ describe("an X12 supplier: the 850", () => {
       [String(b), "1", "EA", "9"],
     ]);
     expect(set.trailer.elements[0].value).toBe("16");
+
+    // A second independent reader (Debian's X12::Parser, test/lib/x12/x12-parser-perl.global.ts): it takes the
+    // separators from the ISA's fixed positions, so a wrongly padded ISA would be misread, and splits the set
+    // into the 850's loops (test/lib/x12/cf/850.cf).
+    const perl = await fetch(`${inject("x12PerlUrl")}/read?cf=850`, { method: "POST", body: content });
+    expect(perl.status, await perl.clone().text()).toBe(200);
+    const read2 = (await perl.json()) as { element: string; segment: string; component: string; loops: { loop: string; segments: string[][] }[] };
+    expect([read2.element, read2.segment, read2.component]).toEqual(["*", "~", ">"]);
+    expect(read2.loops.map((l) => [l.loop, l.segments.map((seg) => seg[0])])).toEqual([
+      ["ISA", ["ISA"]],
+      ["GS", ["GS"]],
+      ["ST", ["ST", "BEG", "REF", "REF", "DTM"]],
+      ["N1", ["N1", "N2", "N3", "N4", "PER"]],
+      ["PO1", ["PO1", "PID"]],
+      ["PO1", ["PO1", "PID"]],
+      ["CTT", ["CTT"]],
+      ["SE", ["SE"]],
+      ["GE", ["GE"]],
+      ["IEA", ["IEA"]],
+    ]);
+    const perlSegments = read2.loops.flatMap((l) => l.segments);
+    // Its ISA: the sender and receiver padded to 15, the control number and the usage where ISA keeps them.
+    expect(perlSegments[0].slice(5, 9)).toEqual(["ZZ", "ORDERINTAKE    ", "01", "TUINHOUT       "]);
+    expect(perlSegments[0].slice(13, 16)).toEqual(["000000001", "1", "T"]);
+    // SE01 counts the set's segments, ST and SE included, as this reader split them.
+    const inSet = perlSegments.slice(perlSegments.findIndex((seg) => seg[0] === "ST"), perlSegments.findIndex((seg) => seg[0] === "SE") + 1);
+    expect(inSet.at(-1)?.[1]).toBe(String(inSet.length));
+    expect(perlSegments.filter((seg) => seg[0] === "PO1").map((seg) => seg.slice(1, 5))).toEqual([
+      [String(a), "2", "EA", "6.25"],
+      [String(b), "1", "EA", "9"],
+    ]);
   });
 
   it("a retry of the same dispatch writes the same file with the same control number; the next dispatch takes the next number", async () => {
