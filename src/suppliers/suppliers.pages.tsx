@@ -40,6 +40,7 @@ import { LocalTime } from "../ui/time";
 import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.schemas";
 import { registerSupplier, registerSupplierKey } from "../shards/directory";
 import { listInboundFiles, type InboundFileWithRows } from "../forwarding/inbound-files.service";
+import { X12_LISTS } from "./x12.pages";
 import { createSupplier, createSupplierKey, getSupplier, getSupplierWithKeys, listSuppliers, revokeSupplierKey, rotateSecret, updateSupplier } from "./suppliers.service";
 
 export const suppliersPages = new Hono<AppEnv>();
@@ -185,7 +186,7 @@ suppliersPages.get("/suppliers", async (c) => {
 
 // ---- A new supplier -----------------------------------------------------------------
 
-const renderNew = (c: Context<AppEnv>, values: FormValues = { channel: "manual", active: "true", ft_protocol: "sftp" }, errors: ValidationErrors = {}, file: FileFormState = {}) =>
+const renderNew = (c: Context<AppEnv>, values: FormValues = { channel: "manual", active: "true", ...fileTransferValues(null) }, errors: ValidationErrors = {}, file: FileFormState = {}) =>
   c.render(
     <>
       <nav aria-label="Breadcrumb" class="breadcrumb">
@@ -207,11 +208,13 @@ const CHANNEL_FIELDS_CSS = `${PATH}/channel-fields.css`;
 const channelFieldsCss = () =>
   channels()
     .map((ch) => `.supplier-form:has(input[name="channel"][value="${ch.name}"]:checked) .channel-field:not([data-channel~="${ch.name}"]):not(:has([aria-invalid])) { display: none; }`)
-    .join("\n") + "\n";
+    .join("\n") +
+  // The X12 settings while the file format is X12 (or one of them is refused).
+  `\n.supplier-form:not(:has(select[name="ft_format"] option[value="x12"]:checked)) .x12-settings:not(:has([aria-invalid])) { display: none; }\n`;
 suppliersPages.get("/suppliers/channel-fields.css", (c) => c.body(channelFieldsCss(), 200, { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" }));
 
 suppliersPages.post("/suppliers/new", async (c) => {
-  const values = await formFields(c);
+  const values = await formFields(c, X12_LISTS);
   const file = await fileIntent(c, values, `${PATH}/new`);
   if (file && "fragment" in file) return file.fragment;
   if (file) return renderNew(c, file.page, {}, file.state);
@@ -264,7 +267,7 @@ suppliersPages.get("/suppliers/:id", (c) => renderSupplier(c));
 
 suppliersPages.post("/suppliers/:id", async (c) => {
   const id = supplierId(c);
-  const values = await formFields(c);
+  const values = await formFields(c, X12_LISTS);
   const before = text(values, "intent") ? await getSupplier(c.get("db"), c.get("account").id, id) : undefined;
   const file = await fileIntent(c, values, `${PATH}/${id}`, before);
   if (file && "fragment" in file) return file.fragment;
