@@ -167,7 +167,7 @@ describe("an X12 supplier's answers", () => {
     expect(order.order_lines[0].id).toBe(a);
   });
 
-  it("bad files are refused with the reason and apply nothing, the rest of the folder goes on; the same interchange twice is applied once", async () => {
+  it("bad files are refused with the reason and apply nothing, each answered with our 997 rejecting it when its ISA can be read; the rest of the folder goes on; the same interchange twice is applied once", async () => {
     const dir = folder();
     const { creds, x12, reference, a, b } = await sentToX12(dir);
     const accept = (line: number) => [`BAK*00*AC*${reference}*20261129`, `PO1*${line}*1*EA`, "ACK*IA*1*EA"];
@@ -176,6 +176,8 @@ describe("an X12 supplier's answers", () => {
     await drop(`${dir}/in/2-unknown.x12`, supplierFile("855", 901, [...accept(a), `PO1*999999*1*EA`, "ACK*IR*0*EA", "CTT*2"]));
     await drop(`${dir}/in/3-set.x12`, supplierFile("850", 902, ["BEG*00*DS*1*1"]));
     await drop(`${dir}/in/4-good.x12`, good);
+    await drop(`${dir}/in/6-not-x12.x12`, "ISA*00*short~");
+    await drop(`${dir}/in/7-group.x12`, supplierFile("855", 903, [...accept(b), "CTT*1"]).replace("GE*1*903", "GE*2*903"));
     await cron();
     await drop(`${dir}/in/5-again.x12`, good);
     await cron();
@@ -186,6 +188,25 @@ describe("an X12 supplier's answers", () => {
       ["3-set.x12", "failed", "Transaction set 850 (0001) is not one we read: 997, 855, 856, 810 or 846."],
       ["4-good.x12", "done", null],
       ["5-again.x12", "failed", "Interchange 000000900 was read before, in file 4-good.x12: nothing of it is applied again."],
+      ["6-not-x12.x12", "failed", "The ISA segment is cut short: it must be 106 characters long."],
+      ["7-group.x12", "failed", "Functional group 903 counts 2 transaction sets in its GE, but has 1."],
+    ]);
+    // Our 997s in the supplier's order folder: each refused file whose ISA can be read is rejected (AK9 R)
+    // with the set's AK5 code (4 counts, 5 a line we never sent, 1 a set we do not take) or the group's
+    // (AK9 5 its GE's count); the good file accepted; none for the copy read before nor for what is not X12.
+    const acks = await Promise.all((await names(dir)).filter((n) => n.startsWith("997-")).map((n) => read(`${dir}/${n}`)));
+    const body = (text: string) => text.split("~").slice(3, -4).join("~");
+    expect(acks.map(body).sort()).toEqual([
+      "AK1*PO*902~AK2*850*0001~AK5*R*1~AK9*R*1*1*0",
+      "AK1*PR*900~AK2*855*0001~AK5*A~AK9*A*1*1*1",
+      "AK1*PR*900~AK2*855*0001~AK5*R*4~AK9*R*1*1*0",
+      "AK1*PR*901~AK2*855*0001~AK5*R*5~AK9*R*1*1*0",
+      "AK1*PR*903~AK2*855*0001~AK5*R~AK9*R*1*1*0*5",
+    ]);
+    // Each a whole interchange of its own (the envelope's counts right), its reason kept with it for the console.
+    for (const text of acks) expect(text).toMatch(/^ISA\*.*~GS\*FA\*ORDERINTAKE\*TUINHOUT\*.*~ST\*997\*(\d{4})~.*~SE\*\d+\*\1~GE\*1\*\d+~IEA\*1\*\d{9}~$/);
+    expect(await rows("SELECT note FROM x12_interchanges WHERE supplier_id = ? AND direction = 'out' AND note LIKE 'rejects%2-unknown%'", x12.id)).toEqual([
+      { note: `rejects group 901 of interchange 000000901 (file 2-unknown.x12): The 855 names an item of order ${reference} (line 999999) we never sent to this supplier: nothing of the file is applied.` },
     ]);
     // Line a was named only in the refused file: no answer of it was applied.
     const order = await getOrder(creds, reference);
