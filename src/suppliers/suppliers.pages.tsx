@@ -41,6 +41,8 @@ import { CreateSupplier, CreateSupplierKey, UpdateSupplier } from "./suppliers.s
 import { registerSupplier, registerSupplierKey } from "../shards/directory";
 import { listInboundFiles, type InboundFileWithRows } from "../forwarding/inbound-files.service";
 import { X12_LISTS } from "./x12.pages";
+import { EDI_FILES_SHOWN, EdiFiles, incomingEdi } from "./x12-files.pages";
+import { listX12Interchanges } from "../forwarding/x12/interchanges.service";
 import { createSupplier, createSupplierKey, getSupplier, getSupplierWithKeys, listSuppliers, revokeSupplierKey, rotateSecret, updateSupplier } from "./suppliers.service";
 
 export const suppliersPages = new Hono<AppEnv>();
@@ -245,6 +247,8 @@ type SupplierView = {
   supplier: Supplier;
   keys: SupplierKey[];
   inbound: InboundFileWithRows[];
+  /** An X12 supplier's latest files each way. */
+  edi: Pick<Parameters<typeof EdiFiles>[0], "sent" | "received"> | null;
   csrf: string;
   values?: FormValues;
   errors?: ValidationErrors;
@@ -257,8 +261,16 @@ async function renderSupplier(c: Context<AppEnv>, form: Pick<SupplierView, "valu
   const { supplier, keys } = await getSupplierWithKeys(c.get("db"), c.get("account").id, idOrNotFound(c.req.param("id")!, "Supplier"));
   // A file supplier's latest answer files (the rest through GET /api/v1/suppliers/{id}/inbound-files).
   const inbound = supplier.fileTransfer?.inbound ? (await listInboundFiles(c.get("db"), supplier.accountId, supplier.id, { page: 1, perPage: 10 })).files : [];
-  const view: SupplierView = { supplier, keys, inbound, csrf: csrfOf(c), ...form, revealed: await takeRevealed(c) };
+  const edi = supplier.fileTransfer?.format === "x12" ? await ediFiles(c, supplier, inbound) : null;
+  const view: SupplierView = { supplier, keys, inbound, edi, csrf: csrfOf(c), ...form, revealed: await takeRevealed(c) };
   return c.render(<SupplierPage view={view} />, { title: `Supplier ${supplier.name}` });
+}
+
+/** The latest X12 files each way, from the service the API's list uses. */
+async function ediFiles(c: Context<AppEnv>, supplier: Supplier, inbound: InboundFileWithRows[]) {
+  const page = { page: 1, perPage: EDI_FILES_SHOWN };
+  const [sent, read] = await Promise.all(["out", "in"].map((d) => listX12Interchanges(c.get("db"), supplier.accountId, supplier.id, page, d as "out" | "in")));
+  return { sent: sent.interchanges, received: incomingEdi(read.interchanges, inbound.map((f) => f.file)) };
 }
 
 const supplierId = (c: Context<AppEnv>) => idOrNotFound(c.req.param("id")!, "Supplier");
@@ -503,6 +515,7 @@ function SupplierPage({ view }: { view: SupplierView }) {
           <button type="submit">Issue a supplier key</button>
         </form>
       </section>
+      {view.edi ? <EdiFiles name={s.name} {...view.edi} /> : null}
       {s.fileTransfer?.inbound ? <AnswerFiles files={view.inbound} folder={s.fileTransfer.inbound.directory} name={s.name} /> : null}
       <FormError messages={view.formError ? [view.formError] : undefined} />
     </>

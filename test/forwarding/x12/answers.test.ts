@@ -30,6 +30,16 @@ const read = (path: string) => onSftpServer(async (s) => new TextDecoder().decod
 const getOrder = async (creds: Credentials, reference: string) => (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
 const inboundFiles = async (creds: Credentials, supplierId: number) => (await call("GET", `/api/v1/suppliers/${supplierId}/inbound-files`, { creds })).json.data;
 
+/** A console table's rows (its caption given), each cell's text; a View (the segments) as the word "View". */
+function tableRows(html: string, caption: string): string[][] {
+  const table = html.slice(html.indexOf(`aria-label="${caption}"`), html.indexOf("</table>", html.indexOf(`aria-label="${caption}"`)));
+  return [...table.matchAll(/<tr>([\s\S]*?)<\/tr>/g)]
+    .slice(1)
+    .map((row) => [...row[1].matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((c) => c[1].replace(/<details[\s\S]*?<\/details>/, "View").replace(/<[^>]+>/g, "").replace(/\s+/g, " ").trim()));
+}
+/** The rows without their time column (the 4th). */
+const withoutTime = (rows: string[][]) => rows.map((r) => r.filter((_, i) => i !== 3));
+
 const ORDER = {
   products: [
     { external_id: "mug-1", reference: "MUG-BLUE", ean13: "8712345678906", name: "Blue mug", quantity: 2, price: 12.5, purchase_price: 6.25 },
@@ -136,6 +146,21 @@ describe("an X12 supplier's answers", () => {
       ["out", 5, "997", "written"],
     ]);
     expect(listed.find((i: Listed) => i.sets === "810").segments.slice(2, 5)).toEqual(["ST*810*0001", `BIG*20261129*INV-77**${reference}`, `IT1*${a}*2*EA*6.5**VP*MUG-BLUE`]);
+    // The supplier's console page: the same files each way, what each did, a View of the segments one per line.
+    const supplierPage = (await getPage(`/console/suppliers/${x12.id}`, jar)).html;
+    expect(withoutTime(tableRows(supplierPage, `X12 files sent to ${x12.name}, newest first`))).toEqual([
+      ...[5, 4, 3, 2].map((n) => [String(n), "997 acknowledgement", `997-00000000${n}.x12`, "Written —", "View"]),
+      ["1", "850 purchase order", expect.stringMatching(new RegExp(`^${reference}-\\d+\\.x12$`)), "Accepted AK9 A: accepted", "View"],
+    ]);
+    expect(withoutTime(tableRows(supplierPage, `X12 files received from ${x12.name}, newest first`)).sort((p, q) => Number(q[0]) - Number(p[0]))).toEqual([
+      ["510", "810 invoice", "810.x12", "Applied 1 invoice lines kept", "View"],
+      ["504", "856 ship notice", "856-2.x12", "Applied 1 of 1 answers applied", "View"],
+      ["503", "856 ship notice", "856-1.x12", "Applied 1 of 1 answers applied", "View"],
+      ["502", "855 order acknowledgement", "855.x12", "Applied 2 of 2 answers applied", "View"],
+      ["501", "997 acknowledgement", "997.x12", "Applied our interchange 1 accepted", "View"],
+    ]);
+    expect(supplierPage).toContain(`the segments of 810.x12</span></summary><pre><code>ISA*00*`);
+    expect(supplierPage).toContain(`\nST*810*0001\nBIG*20261129*INV-77**${reference}\nIT1*${a}*2*EA*6.5**VP*MUG-BLUE\nTDS*1300\n`);
     // Our 997s: one per group read (none for their 997), each with the next control number; the 850 kept its 1.
     const acks = (await names(dir)).filter((n) => n.startsWith("997-"));
     expect(acks).toEqual(["997-000000002.x12", "997-000000003.x12", "997-000000004.x12", "997-000000005.x12"]);
@@ -207,6 +232,27 @@ describe("an X12 supplier's answers", () => {
     for (const text of acks) expect(text).toMatch(/^ISA\*.*~GS\*FA\*ORDERINTAKE\*TUINHOUT\*.*~ST\*997\*(\d{4})~.*~SE\*\d+\*\1~GE\*1\*\d+~IEA\*1\*\d{9}~$/);
     expect(await rows("SELECT note FROM x12_interchanges WHERE supplier_id = ? AND direction = 'out' AND note LIKE 'rejects%2-unknown%'", x12.id)).toEqual([
       { note: `rejects group 901 of interchange 000000901 (file 2-unknown.x12): The 855 names an item of order ${reference} (line 999999) we never sent to this supplier: nothing of the file is applied.` },
+    ]);
+    // The console's EDI files: the refused files with their reasons beside the one read, our 997 rejecting each with its reason.
+    const { jar } = await signIn({ account_id: String(creds.accountId), api_key: creds.apiKey });
+    const supplierPage = (await getPage(`/console/suppliers/${x12.id}`, jar)).html;
+    const received = withoutTime(tableRows(supplierPage, `X12 files received from ${x12.name}, newest first`));
+    expect(received.find((r) => r[2] === "4-good.x12")).toEqual(["900", "855 order acknowledgement", "4-good.x12", "Applied 1 of 1 answers applied", "View"]);
+    expect(received.find((r) => r[2] === "2-unknown.x12")).toEqual([
+      "—",
+      "—",
+      "2-unknown.x12",
+      `Failed The 855 names an item of order ${reference} (line 999999) we never sent to this supplier: nothing of the file is applied.`,
+      "not kept: nothing of it was applied",
+    ]);
+    expect(received).toHaveLength(7);
+    const sent = withoutTime(tableRows(supplierPage, `X12 files sent to ${x12.name}, newest first`));
+    expect(sent.find((r) => r[3].includes("(file 7-group.x12)"))).toEqual([
+      expect.any(String),
+      "997 acknowledgement",
+      expect.stringMatching(/^997-\d{9}\.x12$/),
+      "Written rejects group 903 of interchange 000000903 (file 7-group.x12): Functional group 903 counts 2 transaction sets in its GE, but has 1.",
+      "View",
     ]);
     // Line a was named only in the refused file: no answer of it was applied.
     const order = await getOrder(creds, reference);
