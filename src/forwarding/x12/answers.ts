@@ -14,7 +14,7 @@ import { isoMicro } from "../../lib/time";
 import { functionalAck } from "../channels/x12/documents";
 import type { Pipeline } from "../../lib/queue";
 import { controlNumberFor, recordOutgoing } from "./numbers";
-import { READERS, SetUnreadable, type ItemRef, type SetItem, type Stocked } from "./read-sets";
+import { READERS, SetUnreadable, type Invoiced, type ItemRef, type SetItem, type Stocked } from "./read-sets";
 import { applyStock } from "./stock";
 import { AK5, refusedGroups, X12FileRefused, type SetFault } from "./refusals";
 
@@ -154,7 +154,7 @@ async function applyWhole(ctx: X12FileContext): Promise<{ applied: number; refus
   const ours = await ourInterchanges(ctx.db, ctx.supplier, all.flatMap((i) => (i.kind === "997" ? [Number(i.group)] : [])));
   // Everything checked before anything is applied.
   const rows: AnswerRow[] = [];
-  const invoices: { line: Line; invoice: string; quantity: number; unitPrice: number }[] = [];
+  const invoices: { line: Line; item: Invoiced }[] = [];
   const verdicts: { control: number; accepted: boolean; words: string }[] = [];
   const stock: Stocked[] = [];
   for (const item of all) {
@@ -180,7 +180,7 @@ async function applyWhole(ctx: X12FileContext): Promise<{ applied: number; refus
     if (item.kind === "855") rows.push({ line_id: String(line.id), action: item.action, ...(item.quantity !== null ? { quantity: String(item.quantity) } : {}), ...(item.reason ? { reason: item.reason } : {}) });
     else if (item.kind === "856") {
       rows.push({ line_id: String(line.id), action: "ship", quantity: String(item.quantity), ...(item.carrier ? { carrier: item.carrier } : {}), ...(item.tracking ? { tracking_number: item.tracking } : {}), ...(item.shipment ? { shipment_id: `x12-856-${item.shipment}-${line.id}` } : {}) });
-    } else invoices.push({ line, invoice: item.invoice, quantity: item.quantity, unitPrice: item.unitPrice });
+    } else invoices.push({ line, item });
   }
   for (const { interchange } of read) await takeInterchange(ctx, interchange);
   const results = rows.length ? await ctx.applyRows(rows) : [];
@@ -188,8 +188,9 @@ async function applyWhole(ctx: X12FileContext): Promise<{ applied: number; refus
   await rawBatch(ctx.db, [
     ...verdicts.map((v) => sql`UPDATE x12_interchanges SET status = ${v.accepted ? "accepted" : "rejected"}, note = ${v.words} WHERE supplier_id = ${ctx.supplier.id} AND direction = 'out' AND control_number = ${v.control}`),
     ...invoices.map(
-      (i) => sql`INSERT INTO supplier_invoice_lines (account_id, line_id, supplier_id, invoice_number, quantity, unit_price, expected_unit_price, created_at)
-        VALUES (${ctx.supplier.accountId}, ${i.line.id}, ${ctx.supplier.id}, ${i.invoice}, ${i.quantity}, ${numberToUnits(i.unitPrice)}, ${i.line.purchasePrice === null ? null : numberToUnits(i.line.purchasePrice)}, ${at})
+      ({ line, item: i }) => sql`INSERT INTO supplier_invoice_lines (account_id, line_id, supplier_id, invoice_number, quantity, unit_price, expected_unit_price, currency, charges, invoice_charges, created_at)
+        VALUES (${ctx.supplier.accountId}, ${line.id}, ${ctx.supplier.id}, ${i.invoice}, ${i.quantity}, ${numberToUnits(i.unitPrice)}, ${line.purchasePrice === null ? null : numberToUnits(line.purchasePrice)},
+          ${i.currency}, ${i.charges.length ? JSON.stringify(i.charges) : null}, ${i.invoiceCharges.length ? JSON.stringify(i.invoiceCharges) : null}, ${at})
         ON CONFLICT (line_id, invoice_number) DO NOTHING`,
     ),
     sql`SELECT 1`,

@@ -260,6 +260,55 @@ describe("an X12 supplier's answers", () => {
     expect(order.order_lines[1].logs.map((l: { message: string }) => l.message)).toContain(`Accepted by supplier ${x12.name}`);
   });
 
+  it("an 810's currency (CUR) and allowances and charges (SAC) are kept and shown; an invoice in another currency than the order's is flagged, not compared", async () => {
+    const dir = folder();
+    const { creds, x12, reference, a, b } = await sentToX12(dir);
+    await drop(
+      `${dir}/in/810-eur.x12`,
+      supplierFile("810", 811, [`BIG*20261129*INV-EUR**${reference}`, "CUR*SE*EUR", `IT1*${a}*2*EA*6.25**VP*MUG-BLUE`, "SAC*C*H090***250**********Handling", "TDS*1500", "CTT*1"]),
+    );
+    await drop(
+      `${dir}/in/810-usd.x12`,
+      supplierFile("810", 812, [`BIG*20261129*INV-USD**${reference}`, "CUR*SE*USD", `IT1*${b}*1*EA*9**VP*POT-RED`, "TDS*2200", "SAC*C*D240***1500**********Freight", "SAC*A*C310***200", "CTT*1"]),
+    );
+    await cron();
+    const order = await getOrder(creds, reference);
+    const at = async (line: number) => (await rows("SELECT created_at FROM supplier_invoice_lines WHERE line_id = ?", line))[0].created_at;
+    expect(order.order_lines[0].supplier_invoice).toEqual({
+      invoice_number: "INV-EUR",
+      quantity: 2,
+      unit_price: 6.25,
+      expected_unit_price: 6.25,
+      difference: 0,
+      invoiced_at: await at(a),
+      currency: "EUR",
+      charges: [{ type: "charge", code: "H090", amount: 2.5, description: "Handling" }],
+    });
+    expect(order.order_lines[1].supplier_invoice).toEqual({
+      invoice_number: "INV-USD",
+      quantity: 1,
+      unit_price: 9,
+      expected_unit_price: 9,
+      difference: null,
+      invoiced_at: await at(b),
+      currency: "USD",
+      invoice_charges: [
+        { type: "charge", code: "D240", amount: 15, description: "Freight" },
+        { type: "allowance", code: "C310", amount: 2, description: null },
+      ],
+    });
+    const { jar } = await signIn({ account_id: String(creds.accountId), api_key: creds.apiKey });
+    const page = (await getPage(`/console/orders/${reference}`, jar)).html;
+    expect([...page.matchAll(/<dd class="invoiced">([\s\S]*?)<\/dd>/g)].map((m) => m[1].replace(/<[^>]+>/g, "").replace(/\s+/g, " "))).toEqual([
+      "6.25 EUR × 2 (invoice INV-EUR): the purchase price we expected (6.25 EUR) · on the line: charge H090 (Handling) 2.50 EUR",
+      "9.00 USD × 1 (invoice INV-USD): invoiced in USD, the order is in EUR: not compared with the purchase price we expected (9.00 EUR) · on the whole invoice: charge D240 (Freight) 15.00 USD; allowance C310 2.00 USD",
+    ]);
+    // Needs attention: the USD invoice with its reason; the EUR one at the expected price is not listed.
+    const attention = /<section[^>]*aria-labelledby="invoices-heading"[\s\S]*?<\/section>/.exec((await getPage("/console", jar)).html)?.[0].replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+    expect(attention).toContain(`${x12.name} invoiced 9.00 USD per unit (invoice INV-USD) in USD; the order is in EUR: not compared, amounts are never converted (we expected 9.00 EUR).`);
+    expect(attention).not.toContain("INV-EUR");
+  });
+
   it("an 846 is the supplier's stock in its catalogue, as if its feed were pushed: by SKU or barcode, an item it does not have said so", async () => {
     const dir = folder();
     const { creds, x12 } = await sentToX12(dir);
