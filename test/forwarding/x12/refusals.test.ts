@@ -7,7 +7,7 @@ import { supplierFile } from "../../helpers/x12";
 
 const file855 = (control: number) => supplierFile("855", control, ["BAK*00*AC*1042*20261129", "PO1*1*1*EA", "ACK*IA*1*EA", "CTT*1"]);
 const sets = (text: string, fault?: Parameters<typeof refusedGroups>[1]) =>
-  refusedGroups(text, fault)?.map((i) => [i.interchange, i.groups.map((g) => [g.functionalId, g.control, g.errors ?? [], g.sets.map((s) => [s.id, s.control, s.accepted, s.codes])])]);
+  refusedGroups(text, fault)?.map((i) => [i.interchange, i.groups.map((g) => [g.functionalId, g.control, g.errors ?? [], g.sets.map((s) => [s.id, s.control, s.accepted, s.codes])])]) ?? null;
 
 describe("the groups of a refused file, for our 997", () => {
   it("codes each envelope problem where it lies: 2 no SE, 3 SE's number, 4 SE's count; AK9 3 no GE, 4 GE's number, 5 GE's count", () => {
