@@ -12,10 +12,10 @@ export const X12_LABELS: Record<string, string> = {
   version: "X12 version",
   sender_qualifier: "Our ID qualifier",
   sender_id: "Our EDI ID",
-  receiver_qualifier: "Supplier's ID qualifier",
-  receiver_id: "Supplier's EDI ID",
-  gs_sender: "Our application code",
-  gs_receiver: "Supplier's application code",
+  receiver_qualifier: "Partner's ID qualifier",
+  receiver_id: "Partner's EDI ID",
+  gs_sender: "Our GS sender ID",
+  gs_receiver: "Partner's GS receiver ID",
   usage: "Usage",
   element_separator: "Element separator",
   segment_terminator: "Segment terminator",
@@ -102,7 +102,7 @@ export function X12Fieldset({ values, errors }: { values: FormValues; errors: Va
     <fieldset class="x12-settings">
       <legend>X12 (EDI) settings</legend>
       <p class="muted">
-        Who we are and who the supplier is in each file's envelope, as agreed with the supplier's EDI team. IDs are up to 15 printable characters, padded with spaces as ISA requires.
+        Who we are and who the supplier (our trading partner) is in each file's envelope, as agreed with its EDI team. IDs are up to 15 printable characters, padded with spaces as ISA requires.
       </p>
       <div class="filter-grid">
         {f("sender_qualifier", "ISA05: two capital letters or digits (ZZ mutually defined, 01 DUNS, 12 phone); empty: ZZ")}

@@ -81,7 +81,7 @@ describe("an X12 supplier's page", () => {
     await page.goto(`/console/suppliers/${id}`);
     // The X12 fields, with the stored settings and what each fills.
     expect(await page.getByLabel("Our EDI ID", { exact: true }).inputValue()).toBe("ORDERINTAKE");
-    expect(await page.getByLabel("Supplier's ID qualifier", { exact: true }).inputValue()).toBe("01");
+    expect(await page.getByLabel("Partner's ID qualifier", { exact: true }).inputValue()).toBe("01");
     expect(await page.getByLabel("Usage", { exact: true }).inputValue()).toBe("T");
     expect(await page.locator("#field-ft_x12_sender_id-hint").innerText()).toBe("ISA06: our ID in the supplier's EDI (required)");
     expect(await page.locator('input[name="ft_x12_sends_back"]:checked').count()).toBe(5);
@@ -108,21 +108,21 @@ describe("an X12 supplier's page", () => {
     await expectAccessible(page);
 
     // An ID one past ISA's 15 characters: the API's 422 beside the field, nothing stored.
-    await page.getByLabel("Supplier's EDI ID", { exact: true }).fill("T".repeat(16));
+    await page.getByLabel("Partner's EDI ID", { exact: true }).fill("T".repeat(16));
     await page.getByLabel("Usage", { exact: true }).selectOption("P");
     await page.getByRole("button", { name: "Save supplier" }).click();
     await page.waitForLoadState();
-    expect(await page.locator("#field-ft_x12_receiver_id-error").innerText()).toBe("The Supplier's EDI ID field must not be greater than 15 characters.");
-    expect(await page.getByLabel("Supplier's EDI ID", { exact: true }).inputValue()).toBe("T".repeat(16));
+    expect(await page.locator("#field-ft_x12_receiver_id-error").innerText()).toBe("The Partner's EDI ID field must not be greater than 15 characters.");
+    expect(await page.getByLabel("Partner's EDI ID", { exact: true }).inputValue()).toBe("T".repeat(16));
     await expectAccessible(page);
     expect((await api(shop, "GET", `/api/v1/suppliers/${id}`)).json.file_transfer.x12).toMatchObject({ receiver_id: "TUINHOUT", usage: "T" });
 
     // 15 is taken: saved through the supplier's service, kept, shown back.
-    await page.getByLabel("Supplier's EDI ID", { exact: true }).fill("T".repeat(15));
+    await page.getByLabel("Partner's EDI ID", { exact: true }).fill("T".repeat(15));
     await page.getByRole("button", { name: "Save supplier" }).click();
     await page.waitForURL(new RegExp(`/console/suppliers/${id}$`));
     expect(await page.locator(".flash").innerText()).toBe("Supplier Tuinhout EDI saved.");
     expect((await api(shop, "GET", `/api/v1/suppliers/${id}`)).json.file_transfer.x12).toMatchObject({ receiver_id: "T".repeat(15), receiver_qualifier: "01", usage: "P", sends_back: ["997", "855", "856", "810", "846"] });
-    expect(await page.getByLabel("Supplier's EDI ID", { exact: true }).inputValue()).toBe("T".repeat(15));
+    expect(await page.getByLabel("Partner's EDI ID", { exact: true }).inputValue()).toBe("T".repeat(15));
   });
 });

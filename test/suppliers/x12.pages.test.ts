@@ -88,7 +88,7 @@ describe("the supplier form with an X12 supplier", () => {
     };
     const refused = await postSupplier(jar, path, form);
     expect(refused.status).toBe(422);
-    expect(errorOf(refused.html, "ft_x12_receiver_id")).toBe("The Supplier&#39;s EDI ID field must not be greater than 15 characters.");
+    expect(errorOf(refused.html, "ft_x12_receiver_id")).toBe("The Partner&#39;s EDI ID field must not be greater than 15 characters.");
     expect(errorOf(refused.html, "ft_x12_element_separator")).toBe("The Element separator field must differ from the other separators.");
     expect(errorOf(refused.html, "ft_x12_component_separator")).toBe("The Sub-element separator field must differ from the other separators.");
     const unchanged = (await call("GET", `/api/v1/suppliers/${created.json.id}`, { creds })).json.file_transfer.x12;
