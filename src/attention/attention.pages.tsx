@@ -160,19 +160,27 @@ attentionPages.get("/", async (c) => {
         csrf={csrf}
         title="Invoiced at another price"
         group={a.invoices}
-        explain="The supplier's invoice (an EDI 810) asks another unit price than the purchase price we expected: check it with the supplier or correct the purchase price."
+        explain="The supplier's invoice (an EDI 810) asks another unit price than the purchase price we expected, or is in another currency than the order: check it with the supplier or correct the purchase price."
       >
         {(i) => {
           const currency = i.currency ?? account.currency;
-          const more = i.unitPrice > i.expectedUnitPrice;
+          const more = i.unitPrice > (i.expectedUnitPrice ?? 0);
+          const other = i.invoiceCurrency !== null && i.invoiceCurrency !== currency;
           return (
             <>
               <a href={`/console/orders/${i.reference}#line-${i.lineId}`}>Order {i.reference}</a> · {i.lineName} · <LocalTime iso={i.createdAt} />
               <br />
-              <small>
-                {i.supplierName} invoiced {money(i.unitPrice, currency)} per unit (invoice {i.invoiceNumber}); we expected {money(i.expectedUnitPrice, currency)}:{" "}
-                {money(Math.abs(i.unitPrice - i.expectedUnitPrice), currency)} {more ? "more" : "less"} per unit.
-              </small>
+              {other ? (
+                <small>
+                  {i.supplierName} invoiced {money(i.unitPrice, i.invoiceCurrency!)} per unit (invoice {i.invoiceNumber}) in {i.invoiceCurrency}; the order is in {currency}: not compared,
+                  amounts are never converted{i.expectedUnitPrice === null ? "" : ` (we expected ${money(i.expectedUnitPrice, currency)})`}.
+                </small>
+              ) : (
+                <small>
+                  {i.supplierName} invoiced {money(i.unitPrice, currency)} per unit (invoice {i.invoiceNumber}); we expected {money(i.expectedUnitPrice, currency)}:{" "}
+                  {money(Math.abs(i.unitPrice - (i.expectedUnitPrice ?? 0)), currency)} {more ? "more" : "less"} per unit.
+                </small>
+              )}
             </>
           );
         }}

@@ -85,7 +85,7 @@ export type Attention = {
   /** Write-backs into the shop parked after their last attempt, or waiting for a retry: one item per connection and cause. */
   shops: Group<FailingWriteBacks>;
   imports: Group<{ key: string; feedId: number; feedName: string; importId: number; status: string; rejected: number; error: string | null; startedAt: string }>;
-  /** Lines a supplier invoiced (an X12 810) at another unit price than the purchase price we expected. */
+  /** Lines a supplier invoiced (an X12 810) at another unit price than the purchase price we expected, or in another currency than the order's. */
   invoices: Group<{
     key: string;
     reference: string;
@@ -94,8 +94,11 @@ export type Attention = {
     supplierName: string;
     invoiceNumber: string;
     unitPrice: number;
-    expectedUnitPrice: number;
+    /** Null: none was known (listed for its currency only). */
+    expectedUnitPrice: number | null;
     currency: string | null;
+    /** The invoice's own (CUR02), null when it names none. */
+    invoiceCurrency: string | null;
     createdAt: string;
   }>;
   /** Returns whose supplier owes an answer longer than its returns.answer_within_hours (src/returns/waiting.ts). */
@@ -197,9 +200,11 @@ export async function needsAttention(db: Db, accountId: number, now = new Date()
         ORDER BY import_id DESC LIMIT ${SHOWN}`,
     // Money columns are ten-thousandths (src/db/schema/columns.ts): read as amounts here.
     sql`SELECT count(*) OVER () AS total, 'invoice:' || i.id AS item_key, o.reference, l.id AS line_id, l.name AS line_name, s.name AS supplier_name, i.invoice_number,
-          i.unit_price / 10000.0 AS unit_price, i.expected_unit_price / 10000.0 AS expected_unit_price, o.currency, i.created_at
+          i.unit_price / 10000.0 AS unit_price, i.expected_unit_price / 10000.0 AS expected_unit_price, o.currency, i.currency AS invoice_currency, i.created_at
         FROM supplier_invoice_lines i JOIN order_lines l ON l.id = i.line_id JOIN orders o ON o.id = l.order_id JOIN suppliers s ON s.id = i.supplier_id
-        WHERE i.account_id = ${accountId} AND i.expected_unit_price IS NOT NULL AND i.unit_price <> i.expected_unit_price AND o.test = 0
+          JOIN accounts a ON a.id = o.account_id
+        WHERE i.account_id = ${accountId} AND o.test = 0
+          AND ((i.expected_unit_price IS NOT NULL AND i.unit_price <> i.expected_unit_price) OR (i.currency IS NOT NULL AND i.currency <> coalesce(o.currency, a.currency)))
           AND ${notSetAside(accountId, at, sql`'invoice:' || i.id`, sql`i.created_at`)}
         ORDER BY i.id DESC LIMIT ${SHOWN}`,
     waitingReturnsStatement(accountId, at, SHOWN, (key, latest) => notSetAside(accountId, at, key, latest)),

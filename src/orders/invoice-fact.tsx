@@ -1,4 +1,5 @@
 // The supplier's invoiced cost of a line (an 810: docs/edi.md) on the order page, beside its price.
+import type { InvoiceCharge } from "../db/schema";
 import { money } from "../ui/format";
 import type { SupplierInvoice } from "./supplier-invoice";
 
@@ -10,16 +11,27 @@ export function invoiceDifferenceWords(invoice: Pick<SupplierInvoice, "differenc
   return `${money(Math.abs(invoice.difference), currency)} ${more ? "more" : "less"} per unit than the purchase price we expected (${money(invoice.expected_unit_price, currency)})`;
 }
 
+/** "charge D240 (Freight) 15.00 USD; allowance C310 2.00 USD" */
+export const chargesInWords = (charges: InvoiceCharge[], currency: string) =>
+  charges.map((c) => `${c.type} ${c.code}${c.description ? ` (${c.description})` : ""} ${money(c.amount, currency)}`).join("; ");
+
 /** The "Invoiced" fact of a line: only on a line its supplier invoiced. */
 export function InvoicedFact({ invoice, currency }: { invoice: SupplierInvoice | null; currency: string }) {
   if (!invoice) return null;
-  const differs = invoice.difference !== null && invoice.difference !== 0;
+  // Amounts are never converted: an invoice in another currency is not compared, and says so.
+  const invoiced = invoice.currency ?? currency;
+  const other = invoiced !== currency;
+  const differs = other || (invoice.difference !== null && invoice.difference !== 0);
+  const words = other
+    ? `invoiced in ${invoiced}, the order is in ${currency}: not compared with the purchase price we expected (${invoice.expected_unit_price === null ? "none known" : money(invoice.expected_unit_price, currency)})`
+    : invoiceDifferenceWords(invoice, currency);
   return (
     <>
       <dt>Invoiced</dt>
       <dd class="invoiced">
-        {money(invoice.unit_price, currency)} × {invoice.quantity} (invoice {invoice.invoice_number}):{" "}
-        {differs ? <strong class="differs">{invoiceDifferenceWords(invoice, currency)}</strong> : invoiceDifferenceWords(invoice, currency)}
+        {money(invoice.unit_price, invoiced)} × {invoice.quantity} (invoice {invoice.invoice_number}): {differs ? <strong class="differs">{words}</strong> : words}
+        {invoice.charges ? <> · on the line: {chargesInWords(invoice.charges, invoiced)}</> : null}
+        {invoice.invoice_charges ? <> · on the whole invoice: {chargesInWords(invoice.invoice_charges, invoiced)}</> : null}
       </dd>
     </>
   );

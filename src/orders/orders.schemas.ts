@@ -261,6 +261,15 @@ const orderLineFields = {
 };
 
 export const OrderLine = z.object(orderLineFields).openapi("OrderLine");
+const InvoiceChargeJson = z
+  .object({
+    type: z.enum(["allowance", "charge"]).openapi({ description: "SAC01: A allowance (taken off) or C charge (added)" }),
+    code: z.string().openapi({ description: "SAC02, e.g. D240 freight, C310 discount" }),
+    amount: z.number().openapi({ description: "SAC05, in the invoice's currency" }),
+    description: z.string().nullable().openapi({ description: "SAC15" }),
+  })
+  .openapi("SupplierInvoiceCharge");
+
 export const OrderLineWithLogs = z
   .object({
     ...orderLineFields,
@@ -274,8 +283,11 @@ export const OrderLineWithLogs = z
         quantity: z.number().int(),
         unit_price: z.number(),
         expected_unit_price: z.number().nullable().openapi({ description: "The line's purchase_price when the invoice came (null: none was known)" }),
-        difference: z.number().nullable().openapi({ description: "unit_price minus expected_unit_price (null without an expected price)" }),
+        difference: z.number().nullable().openapi({ description: "unit_price minus expected_unit_price (null without an expected price, or when the invoice is in another currency than the order)" }),
         invoiced_at: z.string(),
+        currency: z.string().optional().openapi({ description: "The invoice's currency (its CUR02), only when it names one" }),
+        charges: z.array(InvoiceChargeJson).optional().openapi({ description: "The line's allowances and charges (SAC within its IT1), only when there are any" }),
+        invoice_charges: z.array(InvoiceChargeJson).optional().openapi({ description: "The whole invoice's allowances and charges (SAC in its summary: freight, …), only when there are any" }),
       })
       .optional()
       .openapi({ description: "Only on a line the supplier invoiced (an X12 810, docs/edi.md): its newest invoice of the line, beside the price we expected" }),

@@ -421,7 +421,9 @@ export async function getOrder(db: Db, accountId: number, reference: string, opt
         WHERE c.order_line_id = ${orderLines.id} AND c.status = 'requested' AND c.purpose = 'cancel' LIMIT 1)`.as("cancellation_json"),
       // The supplier's newest invoice of the line (an 810: src/forwarding/x12/answers.ts), if any.
       invoiceJson: sql<string | null>`(SELECT json_object('invoice_number', i.invoice_number, 'quantity', i.quantity, 'unit_price', i.unit_price,
-          'expected_unit_price', i.expected_unit_price, 'invoiced_at', i.created_at) FROM supplier_invoice_lines i
+          'expected_unit_price', i.expected_unit_price, 'invoiced_at', i.created_at, 'currency', i.currency, 'charges', json(i.charges),
+          'invoice_charges', json(i.invoice_charges), 'order_currency', (SELECT coalesce(o.currency, a.currency) FROM orders o JOIN accounts a ON a.id = o.account_id
+          WHERE o.id = ${orderLines.orderId})) FROM supplier_invoice_lines i
         WHERE i.line_id = ${orderLines.id} ORDER BY i.id DESC LIMIT 1)`.as("invoice_json"),
     })
       .where(eq(orderLines.orderId, orderId))

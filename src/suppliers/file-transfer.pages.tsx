@@ -15,6 +15,7 @@ import { fileTimeoutMs, testFileSettings, type FileServerTest } from "../forward
 import { Field, SelectField, TextArea } from "../ui/field";
 import { DEFAULT_CANCELLATION_FILENAME, DEFAULT_FILENAME, DELIMITERS, ENCODINGS, FILE_TRANSFER_LIMITS, FileTransferBody } from "./file-transfer.schemas";
 import { connectionSettings } from "./file-transfer.service";
+import { X12_LABELS, x12ErrorKey, X12Fieldset, x12Input, x12Values } from "./x12.pages";
 import { validateForm } from "../lib/validation";
 
 export const FILE_TEST_ID = "file-test";
@@ -50,6 +51,7 @@ export function fileTransferLabels(prefix: string): Record<string, string> {
   const at = (k: string) => (prefix ? `${prefix}.${k}` : k);
   const labels: Record<string, string> = { [prefix || "file_transfer"]: "File server" };
   for (const [k, label] of Object.entries(FIELD_LABELS)) labels[at(k)] = label;
+  for (const [k, label] of Object.entries(X12_LABELS)) labels[at(`x12.${k}`)] = label;
   for (let i = 0; i < FILE_TRANSFER_LIMITS.columns + 1; i++) {
     for (const part of ["field", "header"]) {
       labels[at(`columns.${i}.${part}`)] = `Columns (line ${i + 1}, ${part})`;
@@ -68,6 +70,7 @@ export function fileTransferErrorKey(key: string): string | null {
   if (path.startsWith("columns")) return "ft_columns";
   if (path === "inbound.archive_directory") return "ft_archive_directory";
   if (path === "inbound") return "ft_inbound_directory";
+  if (path.startsWith("x12.")) return x12ErrorKey(path);
   return `ft_${path.replace(/\./g, "_")}`;
 }
 
@@ -112,23 +115,14 @@ export function fileTransferInput(values: FormValues) {
     inbound: inbound
       ? { directory: inbound, format: blank(v("inbound_format")), columns: columnsOf(v("inbound_columns")), archive_directory: blank(v("archive_directory")) ?? null }
       : null,
-    // X12's settings are set through the API (docs/edi.md); the form carries the stored ones through a save unchanged.
-    ...(v("format") === "x12" ? { x12: storedX12(v("x12")) } : {}),
+    // The X12 fields count only for format x12 (the API refuses x12 settings with another format).
+    ...(v("format") === "x12" ? { x12: x12Input(values) } : {}),
   };
-}
-
-/** The stored X12 settings the form carried (its hidden field), or undefined (the API's 422 then says they are required). */
-function storedX12(json: string): unknown {
-  try {
-    return json ? JSON.parse(json) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A stored setting as the form's fields (never its secret). */
 export function fileTransferValues(config: FileTransferConfig | null): FormValues {
-  if (!config) return { ft_protocol: "sftp" };
+  if (!config) return { ft_protocol: "sftp", ...x12Values(null) };
   return {
     ft_protocol: config.protocol,
     ft_host: config.host,
@@ -146,7 +140,7 @@ export function fileTransferValues(config: FileTransferConfig | null): FormValue
     ft_inbound_format: config.inbound?.format ?? "csv",
     ft_inbound_columns: columnsText(config.inbound?.columns ?? null),
     ft_archive_directory: config.inbound?.archive_directory ?? "",
-    ft_x12: config.x12 ? JSON.stringify(config.x12) : "",
+    ...x12Values(config.x12),
   };
 }
 
@@ -284,7 +278,7 @@ const OPTIONS = {
     { value: "csv", label: "CSV" },
     { value: "xml", label: "XML" },
     { value: "json", label: "JSON" },
-    { value: "x12", label: "X12 (EDI; its settings through the API)" },
+    { value: "x12", label: "X12 (EDI)" },
   ],
   delimiter: DELIMITERS.map((d) => ({ value: d === "\t" ? "tab" : d, label: d === "\t" ? "Tab" : d === "," ? ", (comma)" : d === ";" ? "; (semicolon)" : "| (pipe)" })),
   encoding: ENCODINGS.map((e) => ({ value: e, label: e.toUpperCase() })),
@@ -337,8 +331,8 @@ export function FileTransferFieldset(props: {
         <SelectField name="ft_inbound_format" label="Answer file format" value={v("inbound_format") || "csv"} errors={errors} options={OPTIONS.format} />
         <Field name="ft_archive_directory" label="Archive folder" value={v("archive_directory")} errors={errors} hint="Where a read answer file is moved; empty: it stays" />
       </div>
-      <input type="hidden" name="ft_x12" value={v("x12")} />
       <TextArea name="ft_inbound_columns" label="Answer columns" value={v("inbound_columns")} rows={2} errors={errors} hint="One per line, field=Header (tracking_number=Track); empty: each field by its own name" />
+      <X12Fieldset values={values} errors={errors} />
       <p>
         <button type="submit" name="intent" value="test_file" class="secondary" hx-post={props.action} hx-target={`#${FILE_TEST_ID}`} hx-swap="outerHTML" hx-vals='{"intent":"test_file"}'>
           Test the connection

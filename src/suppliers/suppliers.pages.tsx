@@ -44,6 +44,9 @@ import { supplierCredits, type MonthlyCredit } from "../returns/credits.service"
 import { SupplierCredits } from "../returns/supplier-credits";
 import { getReturnSettings, type ReturnSettings } from "../returns/settings.service";
 import { ReturnSettingsFormSection, type ReturnSettingsForm } from "../returns/return-settings-form";
+import { X12_LISTS } from "./x12.pages";
+import { EDI_FILES_SHOWN, EdiFiles, incomingEdi } from "./x12-files.pages";
+import { listX12Interchanges } from "../forwarding/x12/interchanges.service";
 import { createSupplier, createSupplierKey, getSupplier, getSupplierWithKeys, listSuppliers, revokeSupplierKey, rotateSecret, updateSupplier } from "./suppliers.service";
 
 export const suppliersPages = new Hono<AppEnv>();
@@ -189,7 +192,7 @@ suppliersPages.get("/suppliers", async (c) => {
 
 // ---- A new supplier -----------------------------------------------------------------
 
-const renderNew = (c: Context<AppEnv>, values: FormValues = { channel: "manual", active: "true", ft_protocol: "sftp" }, errors: ValidationErrors = {}, file: FileFormState = {}) =>
+const renderNew = (c: Context<AppEnv>, values: FormValues = { channel: "manual", active: "true", ...fileTransferValues(null) }, errors: ValidationErrors = {}, file: FileFormState = {}) =>
   c.render(
     <>
       <nav aria-label="Breadcrumb" class="breadcrumb">
@@ -211,11 +214,13 @@ const CHANNEL_FIELDS_CSS = `${PATH}/channel-fields.css`;
 const channelFieldsCss = () =>
   channels()
     .map((ch) => `.supplier-form:has(input[name="channel"][value="${ch.name}"]:checked) .channel-field:not([data-channel~="${ch.name}"]):not(:has([aria-invalid])) { display: none; }`)
-    .join("\n") + "\n";
+    .join("\n") +
+  // The X12 settings while the file format is X12 (or one of them is refused).
+  `\n.supplier-form:not(:has(select[name="ft_format"] option[value="x12"]:checked)) .x12-settings:not(:has([aria-invalid])) { display: none; }\n`;
 suppliersPages.get("/suppliers/channel-fields.css", (c) => c.body(channelFieldsCss(), 200, { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" }));
 
 suppliersPages.post("/suppliers/new", async (c) => {
-  const values = await formFields(c);
+  const values = await formFields(c, X12_LISTS);
   const file = await fileIntent(c, values, `${PATH}/new`);
   if (file && "fragment" in file) return file.fragment;
   if (file) return renderNew(c, file.page, {}, file.state);
@@ -248,6 +253,8 @@ type SupplierView = {
   inbound: InboundFileWithRows[];
   returns: { settings: ReturnSettings; credits: MonthlyCredit[] };
   returnSettingsForm?: ReturnSettingsForm;
+  /** An X12 supplier's latest files each way. */
+  edi: Pick<Parameters<typeof EdiFiles>[0], "sent" | "received"> | null;
   csrf: string;
   values?: FormValues;
   errors?: ValidationErrors;
@@ -262,8 +269,16 @@ export async function renderSupplier(c: Context<AppEnv>, form: Pick<SupplierView
   // A file supplier's latest answer files (the rest through GET /api/v1/suppliers/{id}/inbound-files).
   const inbound = supplier.fileTransfer?.inbound ? (await listInboundFiles(c.get("db"), supplier.accountId, supplier.id, { page: 1, perPage: 10 })).files : [];
   const [settings, credits] = await Promise.all([getReturnSettings(c.get("db"), supplier.accountId, supplier.id), supplierCredits(c.get("db"), supplier.accountId, supplier.id)]);
-  const view: SupplierView = { supplier, keys, inbound, returns: { settings, credits }, csrf: csrfOf(c), ...form, revealed: await takeRevealed(c) };
+  const edi = supplier.fileTransfer?.format === "x12" ? await ediFiles(c, supplier, inbound) : null;
+  const view: SupplierView = { supplier, keys, inbound, edi, returns: { settings, credits }, csrf: csrfOf(c), ...form, revealed: await takeRevealed(c) };
   return c.render(<SupplierPage view={view} />, { title: `Supplier ${supplier.name}` });
+}
+
+/** The latest X12 files each way, from the service the API's list uses. */
+async function ediFiles(c: Context<AppEnv>, supplier: Supplier, inbound: InboundFileWithRows[]) {
+  const page = { page: 1, perPage: EDI_FILES_SHOWN };
+  const [sent, read] = await Promise.all(["out", "in"].map((d) => listX12Interchanges(c.get("db"), supplier.accountId, supplier.id, page, d as "out" | "in")));
+  return { sent: sent.interchanges, received: incomingEdi(read.interchanges, inbound.map((f) => f.file)) };
 }
 
 const supplierId = (c: Context<AppEnv>) => idOrNotFound(c.req.param("id")!, "Supplier");
@@ -272,7 +287,7 @@ suppliersPages.get("/suppliers/:id", (c) => renderSupplier(c));
 
 suppliersPages.post("/suppliers/:id", async (c) => {
   const id = supplierId(c);
-  const values = await formFields(c);
+  const values = await formFields(c, X12_LISTS);
   const before = text(values, "intent") ? await getSupplier(c.get("db"), c.get("account").id, id) : undefined;
   const file = await fileIntent(c, values, `${PATH}/${id}`, before);
   if (file && "fragment" in file) return file.fragment;
@@ -508,6 +523,7 @@ function SupplierPage({ view }: { view: SupplierView }) {
           <button type="submit">Issue a supplier key</button>
         </form>
       </section>
+      {view.edi ? <EdiFiles name={s.name} {...view.edi} /> : null}
       <ReturnSettingsFormSection supplierId={s.id} settings={view.returns.settings} csrf={view.csrf} form={view.returnSettingsForm} />
       <SupplierCredits supplierId={s.id} name={s.name} credits={view.returns.credits} />
       {s.fileTransfer?.inbound ? <AnswerFiles files={view.inbound} folder={s.fileTransfer.inbound.directory} name={s.name} /> : null}

@@ -45,6 +45,9 @@ export const x12Interchanges = sqliteTable(
 );
 export type X12Interchange = typeof x12Interchanges.$inferSelect;
 
+/** An 810's SAC: an allowance (taken off) or a charge (added), its code (D240 freight, …), amount and words. */
+export type InvoiceCharge = { type: "allowance" | "charge"; code: string; amount: number; description: string | null };
+
 /** The supplier's invoiced cost of a line (its 810), with what we expected to pay. */
 export const supplierInvoiceLines = sqliteTable(
   "supplier_invoice_lines",
@@ -64,6 +67,12 @@ export const supplierInvoiceLines = sqliteTable(
     unitPrice: money("unit_price").notNull(),
     // The purchase price the line carried when the invoice came (null: none was known).
     expectedUnitPrice: money("expected_unit_price"),
+    // The invoice's currency (its CUR02), null when it names none (then the order's is assumed).
+    currency: text("currency"),
+    // The line's allowances and charges (SAC within its IT1), and the whole invoice's (SAC after TDS,
+    // the same on each of its lines): JSON, null when none.
+    charges: text("charges", { mode: "json" }).$type<InvoiceCharge[]>(),
+    invoiceCharges: text("invoice_charges", { mode: "json" }).$type<InvoiceCharge[]>(),
     createdAt: text("created_at").notNull(),
   },
   (t) => [uniqueIndex("supplier_invoice_lines_uq").on(t.lineId, t.invoiceNumber)],

@@ -14,8 +14,9 @@ import { isoMicro } from "../../lib/time";
 import { functionalAck } from "../channels/x12/documents";
 import type { Pipeline } from "../../lib/queue";
 import { controlNumberFor, recordOutgoing } from "./numbers";
-import { READERS, SetUnreadable, type ItemRef, type SetItem, type Stocked } from "./read-sets";
+import { READERS, SetUnreadable, type Invoiced, type ItemRef, type SetItem, type Stocked } from "./read-sets";
 import { applyStock } from "./stock";
+import { AK5, refusedGroups, X12FileRefused, type SetFault } from "./refusals";
 
 /** An answer row as the answer files carry it (inbound-files.service.ts applies it). */
 export type AnswerRow = Partial<Record<"line_id" | "action" | "quantity" | "carrier" | "tracking_number" | "shipment_id" | "reason", string>>;
@@ -34,8 +35,7 @@ export type X12FileContext = {
   writeFile: (name: string, bytes: Uint8Array) => Promise<void>;
 };
 
-/** A file that cannot be applied, the reason in words: nothing of it is. */
-export class X12FileRefused extends Error {}
+export { X12FileRefused };
 
 type Line = { id: number; order: string; sku: string | null; ean13: string | null; purchasePrice: number | null; dispatchId: number | null };
 
@@ -76,8 +76,11 @@ async function ourInterchanges(db: Db, supplier: Supplier, numbers: number[]): P
   return new Map((found as Row[]).map((r) => [Number(r.control_number), { dispatchId: r.dispatch_id === null ? null : Number(r.dispatch_id) }]));
 }
 
+/** Where each item was read (its set), for the 997 that refuses a file over it. */
+type Where = WeakMap<SetItem, Omit<SetFault, "code">>;
+
 /** Every interchange read and every set checked, or the file refused in words. */
-function readAll(ctx: X12FileContext): { interchange: Interchange; items: SetItem[] }[] {
+function readAll(ctx: X12FileContext, where: Where): { interchange: Interchange; items: SetItem[] }[] {
   let interchanges: Interchange[];
   try {
     interchanges = readInterchanges(ctx.text);
@@ -89,15 +92,21 @@ function readAll(ctx: X12FileContext): { interchange: Interchange; items: SetIte
     const items: SetItem[] = [];
     for (const group of interchange.groups) {
       for (const set of group.sets) {
+        const at = { interchange: interchange.header.control, group: group.control, set: set.control };
         const reader = READERS[set.id];
-        if (!reader) throw new X12FileRefused(`Transaction set ${set.id} (${set.control}) is not one we read: 997, 855, 856, 810 or 846.`);
+        if (!reader) throw new X12FileRefused(`Transaction set ${set.id} (${set.control}) is not one we read: 997, 855, 856, 810 or 846.`, { ...at, code: AK5.notSupported });
         if (!(ctx.config.sends_back as string[]).includes(set.id)) {
-          throw new X12FileRefused(`Transaction set ${set.id} (${set.control}) is not one this supplier sends back (its x12.sends_back: ${ctx.config.sends_back.join(", ") || "none"}).`);
+          throw new X12FileRefused(`Transaction set ${set.id} (${set.control}) is not one this supplier sends back (its x12.sends_back: ${ctx.config.sends_back.join(", ") || "none"}).`, {
+            ...at,
+            code: AK5.notSupported,
+          });
         }
         try {
-          items.push(...reader(set));
+          const read = reader(set);
+          for (const item of read) where.set(item, at);
+          items.push(...read);
         } catch (error) {
-          if (error instanceof SetUnreadable) throw new X12FileRefused(`Transaction set ${set.id} (${set.control}): ${error.message}`);
+          if (error instanceof SetUnreadable) throw new X12FileRefused(`Transaction set ${set.id} (${set.control}): ${error.message}`, { ...at, code: AK5.segmentsInError });
           throw error;
         }
       }
@@ -119,19 +128,33 @@ async function takeInterchange(ctx: X12FileContext, interchange: Interchange): P
   const first = (before as Row[])[0];
   // Taken now, or by this same file in a run that died (its claim taken over): applied (again, harmlessly).
   if ((taken as Row[]).length || Number(first?.inbound_file_id) === ctx.fileId) return;
-  throw new X12FileRefused(`Interchange ${interchange.header.control} was read before, in file ${String(first?.file_name)}: nothing of it is applied again.`);
+  // No 997 for it: the first copy was answered.
+  throw new X12FileRefused(`Interchange ${interchange.header.control} was read before, in file ${String(first?.file_name)}: nothing of it is applied again.`, undefined, false);
 }
 
-/** The file applied; the number of answers applied and refused, and what it did in words. */
+/**
+ * The file applied; the number of answers applied and refused, and what it did in words. A refused
+ * file (X12FileRefused) is answered with our 997s rejecting its groups when its envelope can be read.
+ */
 export async function applyX12File(ctx: X12FileContext): Promise<{ applied: number; refused: number; note: string }> {
-  const read = readAll(ctx);
+  try {
+    return await applyWhole(ctx);
+  } catch (error) {
+    if (error instanceof X12FileRefused && error.answer) await rejectGroups(ctx, error);
+    throw error;
+  }
+}
+
+async function applyWhole(ctx: X12FileContext): Promise<{ applied: number; refused: number; note: string }> {
+  const where: Where = new WeakMap();
+  const read = readAll(ctx, where);
   const all = read.flatMap((r) => r.items);
   const orders = [...new Set(all.flatMap((i) => (i.kind === "997" || i.kind === "846" ? [] : [i.order])))];
   const lines = await linesOf(ctx.db, ctx.supplier, orders);
   const ours = await ourInterchanges(ctx.db, ctx.supplier, all.flatMap((i) => (i.kind === "997" ? [Number(i.group)] : [])));
   // Everything checked before anything is applied.
   const rows: AnswerRow[] = [];
-  const invoices: { line: Line; invoice: string; quantity: number; unitPrice: number }[] = [];
+  const invoices: { line: Line; item: Invoiced }[] = [];
   const verdicts: { control: number; accepted: boolean; words: string }[] = [];
   const stock: Stocked[] = [];
   for (const item of all) {
@@ -150,11 +173,14 @@ export async function applyX12File(ctx: X12FileContext): Promise<{ applied: numb
       continue;
     }
     const line = lineFor(lines, item.order, item.item);
-    if (typeof line === "string") throw new X12FileRefused(`The ${item.kind} names ${line}: nothing of the file is applied.`);
+    if (typeof line === "string") {
+      const at = where.get(item);
+      throw new X12FileRefused(`The ${item.kind} names ${line}: nothing of the file is applied.`, at && { ...at, code: AK5.segmentsInError });
+    }
     if (item.kind === "855") rows.push({ line_id: String(line.id), action: item.action, ...(item.quantity !== null ? { quantity: String(item.quantity) } : {}), ...(item.reason ? { reason: item.reason } : {}) });
     else if (item.kind === "856") {
       rows.push({ line_id: String(line.id), action: "ship", quantity: String(item.quantity), ...(item.carrier ? { carrier: item.carrier } : {}), ...(item.tracking ? { tracking_number: item.tracking } : {}), ...(item.shipment ? { shipment_id: `x12-856-${item.shipment}-${line.id}` } : {}) });
-    } else invoices.push({ line, invoice: item.invoice, quantity: item.quantity, unitPrice: item.unitPrice });
+    } else invoices.push({ line, item });
   }
   for (const { interchange } of read) await takeInterchange(ctx, interchange);
   const results = rows.length ? await ctx.applyRows(rows) : [];
@@ -162,8 +188,9 @@ export async function applyX12File(ctx: X12FileContext): Promise<{ applied: numb
   await rawBatch(ctx.db, [
     ...verdicts.map((v) => sql`UPDATE x12_interchanges SET status = ${v.accepted ? "accepted" : "rejected"}, note = ${v.words} WHERE supplier_id = ${ctx.supplier.id} AND direction = 'out' AND control_number = ${v.control}`),
     ...invoices.map(
-      (i) => sql`INSERT INTO supplier_invoice_lines (account_id, line_id, supplier_id, invoice_number, quantity, unit_price, expected_unit_price, created_at)
-        VALUES (${ctx.supplier.accountId}, ${i.line.id}, ${ctx.supplier.id}, ${i.invoice}, ${i.quantity}, ${numberToUnits(i.unitPrice)}, ${i.line.purchasePrice === null ? null : numberToUnits(i.line.purchasePrice)}, ${at})
+      ({ line, item: i }) => sql`INSERT INTO supplier_invoice_lines (account_id, line_id, supplier_id, invoice_number, quantity, unit_price, expected_unit_price, currency, charges, invoice_charges, created_at)
+        VALUES (${ctx.supplier.accountId}, ${line.id}, ${ctx.supplier.id}, ${i.invoice}, ${i.quantity}, ${numberToUnits(i.unitPrice)}, ${line.purchasePrice === null ? null : numberToUnits(line.purchasePrice)},
+          ${i.currency}, ${i.charges.length ? JSON.stringify(i.charges) : null}, ${i.invoiceCharges.length ? JSON.stringify(i.invoiceCharges) : null}, ${at})
         ON CONFLICT (line_id, invoice_number) DO NOTHING`,
     ),
     sql`SELECT 1`,
@@ -187,6 +214,22 @@ export async function applyX12File(ctx: X12FileContext): Promise<{ applied: numb
 async function dispatchLines(db: Db, dispatchId: number): Promise<number[]> {
   const [found] = await rawBatch(db, [sql`SELECT id FROM order_lines WHERE dispatch_id = ${dispatchId} AND current_status IN ('ruled', 'completed') ORDER BY id`]);
   return (found as Row[]).map((r) => Number(r.id));
+}
+
+/** Our 997 rejecting each functional group of a refused file (./refusals.ts), the reason kept as its note. */
+async function rejectGroups(ctx: X12FileContext, refusal: X12FileRefused): Promise<void> {
+  for (const { interchange, groups } of refusedGroups(ctx.text, refusal.fault) ?? []) {
+    for (const [n, group] of groups.entries()) {
+      const key = `reject:${ctx.fileId}:${interchange}:${n}`;
+      const control = await controlNumberFor(ctx.db, ctx.supplier, key, "997", null);
+      const text = functionalAck(group, ctx.config, control, isoMicro());
+      const name = `997-${String(control).padStart(9, "0")}.x12`;
+      await recordOutgoing(ctx.db, ctx.supplier.id, key, name, text);
+      const note = `rejects group ${group.control} of interchange ${interchange} (file ${ctx.name}): ${refusal.message}`;
+      await rawBatch(ctx.db, [sql`UPDATE x12_interchanges SET note = ${note.slice(0, 2000)} WHERE supplier_id = ${ctx.supplier.id} AND document_key = ${key}`]);
+      await ctx.writeFile(name, new TextEncoder().encode(text));
+    }
+  }
 }
 
 /** Our 997 for each functional group read (never for a 997: acknowledgements are not acknowledged), each its own interchange. */

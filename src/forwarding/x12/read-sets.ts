@@ -2,6 +2,8 @@
 // on one of our interchanges, an 855's answer per PO1 line, an 856's shipped quantities with carrier
 // and tracking, an 810's invoiced price per line, an 846's stock per item. Items name a line by our
 // line id (PO101 we wrote, echoed as PO101, LIN01 or IT101) or by the product (VP, UP, EN, UK).
+import type { InvoiceCharge } from "../../db/schema";
+import { toCurrencyCode } from "../../lib/currency";
 import { el, type Segment, type TransactionSet } from "../../lib/x12/x12";
 
 /** How an item names its line: our line id when given, the product's ids otherwise. */
@@ -10,7 +12,19 @@ export type ItemRef = { lineId: string | null; sku: string | null; barcode: stri
 export type AckVerdict = { kind: "997"; group: string; functionalId: string; code: string; words: string };
 export type LineAnswer = { kind: "855"; order: string; item: ItemRef; action: "accept" | "decline" | "partial"; quantity: number | null; reason: string | null };
 export type Shipped = { kind: "856"; order: string; item: ItemRef; quantity: number; carrier: string | null; tracking: string | null; shipment: string | null };
-export type Invoiced = { kind: "810"; order: string; invoice: string; item: ItemRef; quantity: number; unitPrice: number };
+export type Invoiced = {
+  kind: "810";
+  order: string;
+  invoice: string;
+  item: ItemRef;
+  quantity: number;
+  unitPrice: number;
+  /** CUR02, null when the invoice names no currency. */
+  currency: string | null;
+  /** The SACs within this IT1, and those of the whole invoice (after TDS): the same on each of its lines. */
+  charges: InvoiceCharge[];
+  invoiceCharges: InvoiceCharge[];
+};
 export type Stocked = { kind: "846"; item: ItemRef; quantity: number };
 export type SetItem = AckVerdict | LineAnswer | Shipped | Invoiced | Stocked;
 
@@ -147,13 +161,38 @@ function read856(set: TransactionSet): Shipped[] {
   return out;
 }
 
-/** An 810: BIG02 the invoice number, BIG04 our order reference; per IT1 the quantity and unit price. */
+/** A SAC: A allowance or C charge (N, neither, is left out), SAC02 its code, SAC05 its amount in cents (N2), SAC15 its words. */
+function charge(s: Segment): InvoiceCharge | null {
+  const type = el(s, 1) === "A" ? "allowance" : el(s, 1) === "C" ? "charge" : null;
+  if (!type) return null;
+  const cents = el(s, 5);
+  if (!/^\d{1,15}$/.test(cents)) throw new SetUnreadable(`SAC05 "${cents}" is not an amount in cents: an allowance or charge must say its amount.`);
+  return { type, code: el(s, 2), amount: Number(cents) / 100, description: el(s, 15) || null };
+}
+
+/**
+ * An 810: BIG02 the invoice number, BIG04 our order reference, CUR02 its currency; per IT1 the
+ * quantity and unit price and the SACs after it; the SACs after TDS are the whole invoice's.
+ */
 function read810(set: TransactionSet): Invoiced[] {
   const big = set.segments.find((s) => s.id === "BIG");
   if (!big || !el(big, 2) || !el(big, 4)) throw new SetUnreadable("The 810 has no BIG segment with its invoice number (BIG02) and our order reference (BIG04).");
-  return set.segments
-    .filter((s) => s.id === "IT1")
-    .map((s) => ({ kind: "810" as const, order: el(big, 4), invoice: el(big, 2), item: itemRef(s, 6, el(s, 1)), quantity: number(el(s, 2), "IT102"), unitPrice: number(el(s, 4), "IT104") }));
+  const cur = set.segments.find((s) => s.id === "CUR");
+  const currency = cur ? toCurrencyCode(el(cur, 2)) : null;
+  if (cur && currency === null) throw new SetUnreadable(`CUR02 "${el(cur, 2)}" is not an ISO 4217 currency code.`);
+  const lines: Invoiced[] = [];
+  const invoiceCharges: InvoiceCharge[] = [];
+  let summary = false;
+  for (const s of set.segments) {
+    if (s.id === "IT1") {
+      lines.push({ kind: "810", order: el(big, 4), invoice: el(big, 2), item: itemRef(s, 6, el(s, 1)), quantity: number(el(s, 2), "IT102"), unitPrice: number(el(s, 4), "IT104"), currency, charges: [], invoiceCharges });
+    } else if (s.id === "TDS") summary = true;
+    else if (s.id === "SAC") {
+      const c = charge(s);
+      if (c) (summary || !lines.length ? invoiceCharges : lines[lines.length - 1].charges).push(c);
+    }
+  }
+  return lines;
 }
 
 /** An 846: per LIN its QTY (33 available for sale, or 17 on hand). */

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { READERS } from "../../../src/forwarding/x12/read-sets";
 import { readInterchanges } from "../../../src/lib/x12/reader";
+import { supplierFile } from "../../helpers/x12";
 import sample855 from "../../lib/x12/samples/855.edi?raw";
 import sample856 from "../../lib/x12/samples/856.edi?raw";
 
@@ -41,5 +42,16 @@ describe("reading the supplier's sets", () => {
       { kind: "846", item: { lineId: null, sku: "MUG-BLUE", barcode: null }, quantity: 12 },
       { kind: "846", item: { lineId: null, sku: null, barcode: "012345678905" }, quantity: 0 },
     ]);
+  });
+
+  it("an 810: CUR's currency, the SACs after an IT1 the line's and after TDS the whole invoice's; a currency not in ISO 4217 or a SAC without its amount refuses it in words", () => {
+    const read = (extra: string[]) => READERS["810"](setOf(supplierFile("810", 1, ["BIG*20261129*INV-1**1042", ...extra])));
+    expect(read(["CUR*SE*usd", "IT1*7*1*EA*9", "SAC*C*H090***250", "IT1*8*1*EA*4", "TDS*1550", "SAC*A*C310***200**********Early payment", "SAC*N*D240***0"])).toMatchObject([
+      { item: { lineId: "7" }, currency: "USD", charges: [{ type: "charge", code: "H090", amount: 2.5, description: null }], invoiceCharges: [{ type: "allowance", code: "C310", amount: 2, description: "Early payment" }] },
+      { item: { lineId: "8" }, currency: "USD", charges: [], invoiceCharges: [{ type: "allowance", code: "C310", amount: 2, description: "Early payment" }] },
+    ]);
+    expect(read(["IT1*7*1*EA*9"])).toMatchObject([{ currency: null, charges: [], invoiceCharges: [] }]);
+    expect(() => read(["CUR*SE*XYZ", "IT1*7*1*EA*9"])).toThrow('CUR02 "XYZ" is not an ISO 4217 currency code.');
+    expect(() => read(["IT1*7*1*EA*9", "SAC*C*D240****3"])).toThrow('SAC05 "" is not an amount in cents: an allowance or charge must say its amount.');
   });
 });

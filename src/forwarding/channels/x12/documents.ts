@@ -108,16 +108,20 @@ export function purchaseOrderChange(doc: CancellationDocument, config: X12Config
   return writeInterchange(envelope(config, "860", control, doc.created_at, segments, "1"));
 }
 
-/** What a 997 acknowledges of one functional group we read: its sets, each accepted or rejected (with its AK5 code). */
-export type GroupAck = { functionalId: string; control: string; sets: { id: string; control: string; accepted: boolean }[] };
+/**
+ * What a 997 acknowledges of one functional group we read: its sets, each accepted or rejected with
+ * its AK5 codes (none given: 5, segments in error), and the group's own errors (AK9 05 onwards).
+ */
+export type GroupAck = { functionalId: string; control: string; sets: { id: string; control: string; accepted: boolean; codes?: string[] }[]; errors?: string[] };
 
 /** Our 997 for one functional group we read (one interchange each, so its number is ISA13, GS06 and ST02 alike): AK1, AK2/AK5 per set, AK9. */
 export function functionalAck(group: GroupAck, config: X12Config, control: number, at: string): string {
   const accepted = group.sets.filter((s) => s.accepted).length;
+  const verdict = accepted === group.sets.length && !group.errors?.length ? "A" : accepted === 0 ? "R" : "P";
   const segments = [
     seg("AK1", group.functionalId, group.control),
-    ...group.sets.flatMap((s) => [seg("AK2", s.id, s.control), seg("AK5", s.accepted ? "A" : "R", s.accepted ? "" : "5")]),
-    seg("AK9", accepted === group.sets.length ? "A" : accepted === 0 ? "R" : "P", group.sets.length, group.sets.length, accepted),
+    ...group.sets.flatMap((s) => [seg("AK2", s.id, s.control), seg("AK5", s.accepted ? "A" : "R", ...(s.accepted ? [] : (s.codes ?? ["5"]).slice(0, 5)))]),
+    seg("AK9", verdict, group.sets.length, group.sets.length, accepted, ...(group.errors ?? []).slice(0, 5)),
   ];
   return writeInterchange(envelope(config, "997", control, at, segments));
 }
