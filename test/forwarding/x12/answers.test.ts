@@ -1,10 +1,10 @@
 // What an X12 supplier sends back, dropped in its inbound folder on the real sshd and read by the
 // cron: a 997 accepting our 850, an 855 accepting one line and rejecting the other (re-routed), an
 // 856 shipping part of a line and then the rest with tracking, an 810 kept on the line; our 997 for
-// each group read; bad files refused in words with nothing applied; an interchange read twice applied once.
+// each group read (read again by Debian's X12::Parser); bad files refused in words with nothing applied; an interchange read twice applied once.
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import worker from "../../../src/index";
 import { createAccount, createOrder, rows } from "../../helpers/factories";
 import { call, type Credentials } from "../../helpers/http";
@@ -176,6 +176,22 @@ describe("an X12 supplier's answers", () => {
       "GE*1*2",
       "IEA*1*000000002",
       "",
+    ]);
+    // Our 997 as a second independent reader takes it: Debian's X12::Parser with the 997 configuration it ships.
+    const perl = await fetch(`${inject("x12PerlUrl")}/read?cf=997`, { method: "POST", body: ack.join("~") });
+    expect(perl.status, await perl.clone().text()).toBe(200);
+    const { loops } = (await perl.json()) as { loops: { loop: string; segments: string[][] }[] };
+    expect(loops.map((l) => [l.loop, l.segments.map((seg) => seg.join("*"))])).toEqual([
+      ["ISA", [ack[0]]],
+      ["GS", [ack[1]]],
+      ["ST", ["ST*997*0002"]],
+      ["AK1", ["AK1*PR*502"]],
+      ["AK2", ["AK2*855*0001"]],
+      ["AK5", ["AK5*A"]],
+      ["AK9", ["AK9*A*1*1*1"]],
+      ["SE", ["SE*6*0002"]],
+      ["GE", ["GE*1*2"]],
+      ["IEA", ["IEA*1*000000002"]],
     ]);
   });
 
