@@ -3,7 +3,7 @@
 // archive calls not finished (src/archive/finished.ts: something can still happen to the order).
 import { sql } from "drizzle-orm";
 import { rawBatch, type Db } from "../db";
-import { finished } from "../archive/finished";
+import { FINAL_LINE, finished } from "../archive/finished";
 
 /** Counts stop here: the answer says "at least" past it, and the count stays one bounded read. */
 export const OPEN_COUNT_CAP = 1000;
@@ -11,7 +11,7 @@ export const OPEN_COUNT_CAP = 1000;
 export type OpenWork = {
   orders: number;
   returns: number;
-  /** Sends a supplier took (or is about to) for orders still open: they wait for its answer. */
+  /** Sends a supplier took (or is about to) with lines still open: they wait for its answer. */
   sends: { supplier_id: number; supplier_name: string; dispatches: number }[];
 };
 
@@ -22,7 +22,7 @@ export async function openWorkOf(db: Db, accountId: number): Promise<OpenWork> {
       AND status NOT IN ('declined', 'credited', 'closed', 'cancelled') LIMIT ${OPEN_COUNT_CAP})`,
     sql`SELECT d.supplier_id, s.name AS supplier_name, count(*) AS dispatches FROM dispatches d JOIN suppliers s ON s.id = d.supplier_id
       WHERE d.account_id = ${accountId} AND d.status IN ('queued', 'sending', 'sent', 'awaiting_pickup', 'acknowledged')
-        AND EXISTS (SELECT 1 FROM orders o WHERE o.id = d.order_id AND NOT ${finished})
+        AND EXISTS (SELECT 1 FROM order_lines l WHERE l.dispatch_id = d.id AND NOT ${FINAL_LINE})
       GROUP BY d.supplier_id ORDER BY d.supplier_id LIMIT 100`,
   ]);
   return {
