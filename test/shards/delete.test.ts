@@ -2,7 +2,10 @@
 // first answer (keys 401), then its rows go from every table the move knows, its archived objects
 // from R2, its directory entries; another account on the shard is untouched; a deletion stopped in
 // the middle continues on the next call; a moving account is not deleted (409), nor moved while deleted.
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import worker from "../../src/index";
+import type { PipelineMessage } from "../../src/lib/queue";
 import { describe, expect, it } from "vitest";
 import { describeOpenWork, openWorkOf } from "../../src/accounts/deletion.service";
 import { deleteAccountArchive } from "../../src/archive/archive.service";
@@ -47,6 +50,14 @@ async function deleteAll(accountId: number, force = false) {
     if (res.json.done) return answers;
   }
   throw new Error("The deletion did not finish in 20 calls");
+}
+
+/** One message through the Worker's queue handler, as the queue delivers it; what became of it. */
+async function deliver(body: PipelineMessage) {
+  const batch = createMessageBatch<PipelineMessage>("order-pipeline", [{ id: "deleted-1", timestamp: new Date(), attempts: 1, body }]);
+  const ctx = createExecutionContext();
+  await worker.queue!(batch, env);
+  return getQueueResult(batch, ctx);
 }
 
 const ordersOf = (creds: Credentials) => call("GET", "/api/v1/orders", { creds });
@@ -142,6 +153,12 @@ describe("a deletion stopped in the middle, and moves", () => {
     expect(stopped).toMatchObject({ phase: "rows", shard: 1 });
     expect((await ordersOf(creds)).status).toBe(401);
     expect((await rowsOf(1, creds.accountId)).orders).toBe(2);
+    // A message about one of its orders (routing owed again, say) is dropped: acked, not retried, not run.
+    const { id: orderId } = (await env.SHARD_1.prepare("SELECT id FROM orders WHERE account_id = ? LIMIT 1").bind(creds.accountId).first<{ id: number }>())!;
+    const before = await env.SHARD_1.prepare("SELECT routed_at, routing_attempts FROM orders WHERE id = ?").bind(orderId).first();
+    const dropped = await deliver({ type: "route_order", orderId, shard: 1 });
+    expect([dropped.explicitAcks, dropped.retryMessages]).toEqual([["deleted-1"], []]);
+    expect(await env.SHARD_1.prepare("SELECT routed_at, routing_attempts FROM orders WHERE id = ?").bind(orderId).first()).toEqual(before);
     // Moving an account being deleted is refused.
     const moving = await call("POST", `/admin/v1/accounts/${creds.accountId}/move`, { headers: ADMIN, body: { shard: 0 } });
     expect([moving.status, moving.json.error]).toEqual([409, `Account ${creds.accountId} is being deleted (rows); it cannot move.`]);
