@@ -7,6 +7,7 @@
 //   keys:revoke <key-id>
 //   supplier-keys:revoke <supplier-key-id>
 //   accounts:move <account-id> <shard>   (calls until the move is done; run it again after a crash)
+//   accounts:delete <account-id> [--force]  (calls until the account is deleted; run it again after a crash)
 //   reseal                               (after a SECRETS_KEY rotation: every shop connection's credentials sealed under the new key)
 // Talks to ADMIN_URL (default http://localhost:8787) with ADMIN_TOKEN (default: from .dev.vars).
 import { existsSync, readFileSync } from "node:fs";
@@ -63,6 +64,18 @@ switch (command) {
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
         body: JSON.stringify({ shard: Number(rest[1]) }),
       });
+      const text = await res.text();
+      console.log(res.status, text);
+      if (!res.ok) process.exit(1);
+      if (JSON.parse(text).done) process.exit(0);
+    }
+  }
+  case "accounts:delete": {
+    // Each call does a bounded part of the deletion (src/shards/delete.ts) and says where it stands;
+    // without --force an account with open work is refused (409, saying what is open).
+    const force = rest.includes("--force") ? "?force=true" : "";
+    for (;;) {
+      const res = await fetch(`${base}/admin/v1/accounts/${rest[0]}${force}`, { method: "DELETE", headers: { authorization: `Bearer ${token}` } });
       const text = await res.text();
       console.log(res.status, text);
       if (!res.ok) process.exit(1);

@@ -5,7 +5,11 @@ import { presentNewAccount, presentNewApiKey } from "../accounts/api-keys.presen
 import { revokeSupplierKey } from "../suppliers/suppliers.service";
 import { listAccountsEverywhere, openAccount, revokeApiKeyAnywhere, revokeSupplierKeyAnywhere, toAccountShard } from "../shards/accounts";
 import { moveAccount } from "../shards/move";
+import { deleteAccount } from "../shards/delete";
+import { describeOpenWork, openWorkOf } from "../accounts/deletion.service";
+import { deleteAccountArchive } from "../archive/archive.service";
 import { presentMove } from "./moves.present";
+import { presentDeletion } from "./deletions.present";
 import type { ApiKey } from "../db/schema";
 import { resourcePage } from "../lib/pagination";
 import { PageQuery, pageRequest, resourcePageOf } from "../lib/params";
@@ -169,6 +173,65 @@ adminRouter.openapi(
   async (c) => {
     const body = c.req.valid("json");
     return c.json(presentMove(await moveAccount(c.env, Number(c.req.valid("param").id), body.shard, body.pause_after)), 200);
+  },
+);
+
+const DeleteQuery = z.object({
+  force: z
+    .enum(["true", "false"])
+    .optional()
+    .openapi({ description: "true: delete even though orders, returns or supplier sends are still open (the answer's open_work records them)." }),
+});
+const OpenWorkSchema = z
+  .object({
+    orders: z.number().int().openapi({ description: "Orders not finished (counted up to 1,000)." }),
+    returns: z.number().int().openapi({ description: "Returns not ended (counted up to 1,000)." }),
+    sends: z.array(z.object({ supplier_id: z.number().int(), supplier_name: z.string(), dispatches: z.number().int() })).openapi({
+      description: "Per supplier, sends of open orders still waiting for its answer: the operator tells these suppliers.",
+    }),
+  })
+  .openapi("OpenWork");
+const DeletionResponse = z
+  .object({
+    account_id: z.number().int(),
+    shard: z.number().int(),
+    phase: z.enum(["stop", "rows", "archive", "directory", "done"]),
+    done: z.boolean().openapi({ description: "false: call again (the same way) to go on." }),
+    rows_deleted: z.number().int(),
+    objects_deleted: z.number().int().openapi({ description: "Archived orders' objects deleted from R2." }),
+    open_work: OpenWorkSchema.openapi({ description: "What was still open when the deletion started." }),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+  })
+  .openapi("DeletionState");
+
+adminRouter.openapi(
+  createRoute({
+    method: "delete",
+    path: "/accounts/{id}",
+    tags: ["Admin"],
+    summary: "Delete an account with everything it holds (call again until done)",
+    description:
+      "The account stops with the first call: its API keys and supplier keys answer 401, its console sessions end, and nothing more is " +
+      "sent to its suppliers, its shop or its webhooks. Then its rows are deleted from its shard, its archived orders from R2, and its " +
+      "directory entries. Each call does a bounded part and answers where the deletion stands; calling again after a crash continues " +
+      "it, and once done answers the finished deletion. Refused while orders, returns or supplier sends are open, unless force=true.",
+    security: adminSecurity,
+    request: { params: idParam("id", "The account's id."), query: DeleteQuery },
+    responses: {
+      200: responses.json(DeletionResponse, "Where the deletion stands"),
+      404: responses.notFound,
+      409: errorResponse(409, "The account is moving between shards, or has open work and force=true was not given (nothing is changed)", {
+        message: "Conflict",
+        error: "Account 7 still has work under way: 2 open orders, 1 send awaiting an answer from supplier 12 (Acme). Nothing was deleted; delete it with force to give that work up.",
+      }),
+      ...adminErrors,
+    },
+  }),
+  async (c) => {
+    const force = c.req.valid("query").force === "true";
+    const hooks = { openWork: openWorkOf, describe: describeOpenWork, deleteObjects: (id: number) => deleteAccountArchive(c.env.ARCHIVE, id, 1) };
+    return c.json(presentDeletion(await deleteAccount(c.env, Number(c.req.valid("param").id), force, hooks)), 200);
   },
 );
 

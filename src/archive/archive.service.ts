@@ -154,8 +154,8 @@ export async function findArchived(db: Db, bucket: R2Bucket, accountId: number, 
   return JSON.parse(line) as ArchivedDocument;
 }
 
-/** Deletes every archived object of the account (its stubs go with its rows). The objects deleted. */
-export const deleteAccountArchive = (bucket: R2Bucket, accountId: number) => deletePrefix(bucket, accountPrefix(accountId));
+/** Deletes the archived objects of the account, every one or `pages` listing pages (its stubs go with its rows). The objects deleted. */
+export const deleteAccountArchive = (bucket: R2Bucket, accountId: number, pages?: number) => deletePrefix(bucket, accountPrefix(accountId), pages);
 
 // ---- The cron ----------------------------------------------------------------------------------
 

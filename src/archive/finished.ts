@@ -4,7 +4,7 @@
 import { sql, type SQL } from "drizzle-orm";
 
 /** The line states that can still change: a line in one of them keeps its order live. */
-const FINAL_LINE = sql`(l.current_status IN ('completed', 'skipped') OR (l.current_status IN ('declined', 'failed') AND l.reroute_reason IS NULL))`;
+export const FINAL_LINE = sql`(l.current_status IN ('completed', 'skipped') OR (l.current_status IN ('declined', 'failed') AND l.reroute_reason IS NULL))`;
 
 /**
  * No return at all, open or ended: an order with a return stays live. Its returns (src/returns)

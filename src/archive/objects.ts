@@ -77,15 +77,18 @@ export async function readLine(bucket: R2Bucket, key: string, line: number): Pro
   return (await readLines(bucket, key, [line])).get(line) ?? null;
 }
 
-/** Deletes every object under the prefix, a listing page (up to 1,000 keys) at a time. The count. */
-export async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<number> {
+/**
+ * Deletes every object under the prefix, a listing page (up to 1,000 keys) at a time, at most
+ * `pages` pages (a bounded call: an account's deletion, src/shards/delete.ts). The count.
+ */
+export async function deletePrefix(bucket: R2Bucket, prefix: string, pages = Number.POSITIVE_INFINITY): Promise<number> {
   let deleted = 0;
   let cursor: string | undefined;
-  for (;;) {
+  for (let page_ = 1; ; page_++) {
     const page = await bucket.list({ prefix, cursor, limit: 1000 });
     if (page.objects.length > 0) await bucket.delete(page.objects.map((o) => o.key));
     deleted += page.objects.length;
-    if (!page.truncated) return deleted;
+    if (!page.truncated || page_ >= pages) return deleted;
     cursor = page.cursor;
   }
 }

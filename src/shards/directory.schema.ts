@@ -75,3 +75,31 @@ export const directoryMoves = sqliteTable(
   },
   (t) => [uniqueIndex("directory_moves_open_idx").on(t.accountId).where(sql`${t.phase} <> 'done'`)],
 );
+
+export const DELETION_PHASES = ["stop", "rows", "archive", "directory", "done"] as const;
+export type DeletionPhase = (typeof DELETION_PHASES)[number];
+
+// Deletions of accounts (src/shards/delete.ts): like a move, the phase and the cursor live here so
+// that running the delete again continues where a crash left it. The row outlives the account (no
+// foreign key): a second delete answers where the first stands, or that it is done.
+export const directoryDeletions = sqliteTable("directory_deletions", {
+  accountId: integer("account_id").primaryKey(),
+  shard: integer("shard").notNull(),
+  phase: text("phase", { enum: DELETION_PHASES }).notNull(),
+  // Rows: the table being emptied (an index into the move's table list, counting down: children first).
+  tableIndex: integer("table_index").notNull().default(0),
+  rowsDeleted: integer("rows_deleted").notNull().default(0),
+  objectsDeleted: integer("objects_deleted").notNull().default(0),
+  // What was still open when the delete started (given up with `force`): the operator's record.
+  openWork: text("open_work", { mode: "json" }).$type<OpenWork>().notNull(),
+  startedAt: text("started_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+  finishedAt: text("finished_at"),
+});
+
+/** An account's work still under way when its deletion started (src/shards/delete.ts). */
+export type OpenWork = {
+  orders: number;
+  returns: number;
+  sends: { supplier_id: number; supplier_name: string; dispatches: number }[];
+};

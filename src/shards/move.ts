@@ -19,7 +19,7 @@ import { enqueue } from "../lib/queue";
 import { ApiError } from "../lib/errors";
 import { isoMicro } from "../lib/time";
 import { forgetAccount } from "./directory";
-import { directoryAccounts, directoryMoves, type MovePhase } from "./directory.schema";
+import { directoryAccounts, directoryDeletions, directoryMoves, type MovePhase } from "./directory.schema";
 import { shardBinding, shardEnv, shardNumbers } from "./shards";
 
 /** Every table holding an account's rows, parents first (the copy's order; the delete's reversed). */
@@ -75,7 +75,7 @@ const CHUNK_ROWS = 100;
 // A chunk travels as one JSON parameter; D1 takes up to 2 MB in one value.
 const CHUNK_BYTES = 1_000_000;
 /** Chunks (and phase steps) one call works through: well inside D1's 1,000 statements per invocation. */
-const STEPS_PER_CALL = 60;
+export const STEPS_PER_CALL = 60;
 
 /** A move as the directory records it (src/admin/moves.present.ts shows it). */
 export type MoveRow = typeof directoryMoves.$inferSelect;
@@ -98,6 +98,9 @@ export async function moveAccount(env: Bindings, accountId: number, toShard: num
     throw ApiError.conflict(`Account ${accountId} is being moved to shard ${move.toShard}; run that move to its end first.`);
   }
   if (!move) {
+    // An account being deleted (src/shards/delete.ts) goes nowhere.
+    const deleting = await dir.select({ phase: directoryDeletions.phase }).from(directoryDeletions).where(eq(directoryDeletions.accountId, accountId)).get();
+    if (deleting) throw ApiError.conflict(`Account ${accountId} is being deleted (${deleting.phase}); it cannot move.`);
     const entry = await dir.select().from(directoryAccounts).where(eq(directoryAccounts.id, accountId)).get();
     const fromShard = entry?.shard ?? 0;
     const exists = await shardBinding(env, fromShard).prepare("SELECT 1 FROM accounts WHERE id = ?").bind(accountId).first();
@@ -209,27 +212,42 @@ async function step(env: Bindings, move: MoveRow): Promise<MoveRow> {
     }
     case "delete": {
       if (move.tableIndex < 0) {
-        // What the triggers kept for the account's rows (empty by now) goes with it.
-        await source.batch([source.prepare("DELETE FROM counters WHERE account_id = ?").bind(id), source.prepare("DELETE FROM order_facets WHERE account_id = ?").bind(id)]);
+        await deleteDerived(env, move.fromShard, id);
         // Unpublished events moved with the account: the target publishes them now, not at the next cron.
         await enqueue(shardEnv(env, move.toShard), [{ type: "publish_events" }]);
         return save({ phase: "done", finishedAt: isoMicro() });
       }
-      const { table, scope } = MOVED_TABLES[move.tableIndex];
-      const chunk = `SELECT rowid FROM ${table} WHERE ${scope} LIMIT ${CHUNK_ROWS}`;
-      const remove = source.prepare(`DELETE FROM ${table} WHERE rowid IN (${chunk})`).bind(id);
-      // References this shard minted (its two digits after the first) are never minted here again.
-      const retire = source
-        .prepare(`INSERT OR IGNORE INTO retired_references (reference) SELECT reference FROM ${table} WHERE rowid IN (${chunk}) AND substr(reference, 2, 2) = ?2`)
-        .bind(id, String(move.fromShard).padStart(2, "0"));
-      const [result] = table === "orders" || table === "archived_orders" ? (await source.batch([retire, remove])).slice(1) : [await remove.run()];
-      const deleted = result.meta.changes ?? 0;
+      const deleted = await deleteChunk(env, move.fromShard, id, move.tableIndex);
       if (deleted === 0) return save({ tableIndex: move.tableIndex - 1 });
       return save({ rowsDeleted: move.rowsDeleted + deleted });
     }
     case "done":
       return move;
   }
+}
+
+/**
+ * Deletes one chunk of the account's rows of MOVED_TABLES[tableIndex] on the shard (a move's last
+ * phase, an account's deletion: src/shards/delete.ts); the rows deleted, 0 once none is left there.
+ * References the shard minted are retired with their orders: never minted there again.
+ */
+export async function deleteChunk(env: Bindings, shard: number, accountId: number, tableIndex: number): Promise<number> {
+  const source = shardBinding(env, shard);
+  const { table, scope } = MOVED_TABLES[tableIndex];
+  const chunk = `SELECT rowid FROM ${table} WHERE ${scope} LIMIT ${CHUNK_ROWS}`;
+  const remove = source.prepare(`DELETE FROM ${table} WHERE rowid IN (${chunk})`).bind(accountId);
+  // References this shard minted (its two digits after the first) are never minted here again.
+  const retire = source
+    .prepare(`INSERT OR IGNORE INTO retired_references (reference) SELECT reference FROM ${table} WHERE rowid IN (${chunk}) AND substr(reference, 2, 2) = ?2`)
+    .bind(accountId, String(shard).padStart(2, "0"));
+  const [result] = table === "orders" || table === "archived_orders" ? (await source.batch([retire, remove])).slice(1) : [await remove.run()];
+  return result.meta.changes ?? 0;
+}
+
+/** What the triggers kept for the account's rows (empty by now: counters, order_facets) goes with them. */
+export async function deleteDerived(env: Bindings, shard: number, accountId: number): Promise<void> {
+  const source = shardBinding(env, shard);
+  await source.batch([source.prepare("DELETE FROM counters WHERE account_id = ?").bind(accountId), source.prepare("DELETE FROM order_facets WHERE account_id = ?").bind(accountId)]);
 }
 
 /**

@@ -2,9 +2,10 @@
 // may have moved since. Before a shard's part of a batch runs, one statement finds the account of
 // each message's row there and whether it is moving; a message whose account has left (or whose
 // row is not on this shard but on another) is sent on to that shard once and acked here; one whose
-// account is frozen mid-move waits (retried). So no message runs on a shard that lost its rows,
+// account is frozen mid-move waits (retried); one of an account being deleted is dropped. So no message runs on a shard that lost its rows,
 // and none runs twice.
 import { meteredD1 } from "../db/metrics";
+import { isDeleted } from "./delete";
 import { forgetAccount, shardOfAccount } from "./directory";
 import { shardBinding, shardNumbers } from "./shards";
 import type { Bindings } from "../env";
@@ -79,8 +80,12 @@ export async function keepOnShard(root: Bindings, shard: number, messages: reado
     else if (f.moving === "leaving") {
       forgetAccount(f.account_id);
       const to = (await shardOfAccount(root, f.account_id)) ?? shard;
-      if (to === shard) m.retry({ delaySeconds: MOVING_RETRY_SECONDS });
-      else sendOn.push({ m, to });
+      // Leaving with nowhere to go: the account is being deleted (src/shards/delete.ts); its work is
+      // dropped, not retried until its rows are gone.
+      if (to === shard) {
+        if (await isDeleted(root, f.account_id)) m.ack();
+        else m.retry({ delaySeconds: MOVING_RETRY_SECONDS });
+      } else sendOn.push({ m, to });
     } else stay.add(m);
   }
   // Not here at all: ids are unique across shards, so the shard that has the row is its shard.

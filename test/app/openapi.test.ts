@@ -84,6 +84,7 @@ describe("GET /openapi.json", () => {
       "/api/v1/supplier-callbacks/{supplierId}/returns/{id}/answer": ["post"],
       "/shopify/webhooks/{connectionId}": ["post"],
       "/admin/v1/accounts": ["get", "post"],
+      "/admin/v1/accounts/{id}": ["delete"],
       "/admin/v1/accounts/{id}/api-keys": ["get", "post"],
       "/admin/v1/accounts/{id}/move": ["post"],
       "/admin/v1/accounts/{id}/archive": ["post"],
