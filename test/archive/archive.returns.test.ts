@@ -103,6 +103,11 @@ describe("archiving an order with ended returns", () => {
     expect((await archive(s.creds.accountId)).json).toMatchObject({ archived: 1, done: true });
     const after = await oneReturn(s.creds, id);
     expect(after.json).toMatchObject({ id, status: "cancelled", archived: true });
+    // An archived return cannot change: the shop's cancel and the supplier's answer find no live return.
+    const cancel = await call("POST", `/api/v1/returns/${id}/cancel`, { creds: s.creds, body: {} });
+    expect([cancel.status, cancel.json]).toEqual([404, { message: "Not Found", error: `Return with id '${id}' not found` }]);
+    expect((await answerReturn(s.plates.key, id, { action: "decline", reason: "late" })).status).toBe(404);
+    expect((await oneReturn(s.creds, id)).text).toBe(after.text);
   });
 
   it("an order whose returns change between the archive's read and its delete stays live", async () => {

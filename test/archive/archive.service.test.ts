@@ -66,6 +66,9 @@ describe("archiving finished orders", () => {
     expect(after.status).toBe(200);
     expect(after.headers.get("x-archived")).toBe("true");
     expect(after.text).toBe(`${before.text.slice(0, -1)},"archived":true}`);
+    // It had no returns: its returns are none, from the archive.
+    const returns = await call("GET", `/api/v1/orders/${reference}/returns`, { creds });
+    expect([returns.status, returns.text, returns.headers.get("x-archived")]).toEqual([200, `{"data":[]}`, "true"]);
     // Its rows left D1; a stub stayed.
     expect(await rows("SELECT id FROM orders WHERE reference = ?", reference)).toEqual([]);
     expect(await rows("SELECT reference, external_id, part IS NOT NULL AS placed FROM archived_orders WHERE reference = ?", reference)).toEqual([
