@@ -8,6 +8,7 @@ import { rawBatch, toStatement, type Db, type Row } from "../db";
 import { LINE_STATUSES, type LineStatus } from "../db/schema";
 import { isoMicro } from "../lib/time";
 import { getOrder, type OrderDetail } from "../orders/orders.service";
+import { returnsOfOrder, type ReturnView } from "../returns/returns.service";
 import { orderWriteBacksStatement, writeBacksOf, type WriteBack } from "../shops/write-back.service";
 import { finished, fingerprint } from "./finished";
 import { accountPrefix, deletePrefix, intoParts, objectKey, partName, readLine, writeObject } from "./objects";
@@ -22,14 +23,18 @@ export const ARCHIVE_CRON_BATCH = 50;
 /** How many of the oldest orders a run looks at to find its batch of finished ones. */
 const SCAN_WINDOW = 2000;
 
-/** What one line of an object holds: the API's JSON of the order, and the console's order page data. */
-export type ArchivedDocument = { order: Record<string, unknown>; console: Record<string, unknown> };
+/**
+ * What one line of an object holds: the API's JSON of the order, the console's order page data, and
+ * its returns as GET /api/v1/orders/{reference}/returns answered them (only when it had any; every
+ * one ended: docs/archive.md, "Returns").
+ */
+export type ArchivedDocument = { order: Record<string, unknown>; console: Record<string, unknown>; returns?: Record<string, unknown>[] };
 /** Turns an order's domain data into its line (the faces' presenters: src/archive/archive.present.ts). */
-export type PresentArchived = (detail: OrderDetail, writeBacks: WriteBack[]) => ArchivedDocument;
+export type PresentArchived = (detail: OrderDetail, writeBacks: WriteBack[], returns: ReturnView[]) => ArchivedDocument;
 
 export type ArchiveRun = { archived: number; bytesFreed: number; done: boolean };
 
-type Candidate = { id: number; reference: string; createdAt: string; fp: string };
+type Candidate = { id: number; reference: string; createdAt: string; fp: string; hasReturns: boolean };
 
 /** A test's seam between writing the objects and the guarded delete: a crash, or a change meanwhile. */
 export type AfterWrite = (written: { key: string; references: string[] }) => Promise<void>;
@@ -56,8 +61,11 @@ export async function archiveAccount(
   const docs = await Promise.all(
     batch.map(async (c) => {
       const detail = await getOrder(db, accountId, c.reference, { dispatches: true, alongside: [orderWriteBacksStatement(accountId, c.reference)] });
-      const doc = present(detail, writeBacksOf(detail.alongside[0]));
-      const text = `{"order":${JSON.stringify(doc.order)},"console":${JSON.stringify(doc.console)}}`;
+      // Its ended returns (one more round trip, only for an order that has any).
+      const returns = c.hasReturns ? await returnsOfOrder(db, c.id) : [];
+      const doc = present(detail, writeBacksOf(detail.alongside[0]), returns);
+      const withReturns = doc.returns?.length ? `,"returns":${JSON.stringify(doc.returns)}` : "";
+      const text = `{"order":${JSON.stringify(doc.order)},"console":${JSON.stringify(doc.console)}${withReturns}}`;
       return { doc: { candidate: c, statuses: statusBits(detail.lines.map((l) => l.currentStatus)) }, text };
     }),
   );
@@ -90,31 +98,41 @@ async function finishedOrders(db: Db, accountId: number, before: string, limit: 
   const oldest = (test: number) => sql`SELECT * FROM (SELECT id FROM orders WHERE account_id = ${accountId} AND test = ${test} AND created_at < ${before}
     ORDER BY created_at, id LIMIT ${SCAN_WINDOW})`;
   const [rows] = await rawBatch(db, [
-    sql`SELECT o.id, o.reference, o.created_at, ${fingerprint} AS fp
+    sql`SELECT o.id, o.reference, o.created_at, ${fingerprint} AS fp, EXISTS (SELECT 1 FROM returns r WHERE r.order_id = o.id) AS has_returns
       FROM orders o WHERE o.id IN (${oldest(0)} UNION ALL ${oldest(1)}) AND ${finished}
         AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = o.account_id AND a.moving IS NOT NULL)
       ORDER BY o.created_at, o.id LIMIT ${limit}`,
   ]);
-  return rows.map((r) => ({ id: Number(r.id), reference: String(r.reference), createdAt: String(r.created_at), fp: String(r.fp) }));
+  return rows.map((r) => ({ id: Number(r.id), reference: String(r.reference), createdAt: String(r.created_at), fp: String(r.fp), hasReturns: Number(r.has_returns) === 1 }));
 }
 
 /**
  * The guarded batch of one object: a stub for each order still there, still finished and unchanged
- * since it was read (its fingerprint), then every row of the orders that now have a stub, children
- * first. One transaction: an order is either live or archived, never both, never neither. The ids
+ * since it was read (its fingerprint), what D1 keeps of their ended returns, then every row of the
+ * orders that now have a stub, children first (returns before the lines they refer to). One transaction: an order is either live or archived, never both, never neither. The ids
  * archived by this batch.
  */
 async function commitPart(db: Db, accountId: number, part: string, stubs: { id: number; fp: string; statuses: number; line: number }[]): Promise<Set<number>> {
   const json = JSON.stringify(stubs);
-  const ids = sql`(SELECT s.id FROM archived_orders s WHERE s.id IN (SELECT j.value ->> 'id' FROM json_each(${json}) j) AND s.account_id = ${accountId})`;
+  // By the stubs' rowid: the unary + keeps SQLite off the (account_id, …) indexes, which it otherwise
+  // chose, walking every stub of the account once per statement (bench/RESULTS.md, "The archive").
+  const ids = sql`(SELECT s.id FROM archived_orders s WHERE s.id IN (SELECT j.value ->> 'id' FROM json_each(${json}) j) AND +s.account_id = ${accountId})`;
   const statements = [
+    // The orders by id from the list (CROSS JOIN keeps json_each outer): joined the other way SQLite
+    // walked the account's orders index, reading rows in proportion to the account, not the batch.
     sql`INSERT INTO archived_orders (id, account_id, reference, external_id, source, test, created_at, statuses, total, currency, email,
         first_name, last_name, company_name, postcode, city, country, part, line)
       SELECT o.id, o.account_id, o.reference, o.external_id, o.source, o.test, o.created_at, j.value ->> 'statuses', o.total, o.currency, o.email,
         o.first_name, o.last_name, o.company_name, o.postcode, o.city, o.country, ${part}, j.value ->> 'line'
-      FROM json_each(${json}) j JOIN orders o ON o.id = j.value ->> 'id'
-      WHERE o.account_id = ${accountId} AND ${fingerprint} = j.value ->> 'fp' AND ${finished}
+      FROM json_each(${json}) j CROSS JOIN orders o ON o.id = j.value ->> 'id'
+      WHERE +o.account_id = ${accountId} AND ${fingerprint} = j.value ->> 'fp' AND ${finished}
       ON CONFLICT DO NOTHING RETURNING id`,
+    sql`INSERT INTO archived_returns (id, account_id, order_id, supplier_id, status, credit_amount, credit_currency, updated_at)
+      SELECT r.id, r.account_id, r.order_id, r.supplier_id, r.status, r.credit_amount, r.credit_currency, r.updated_at FROM returns r WHERE r.order_id IN ${ids}`,
+    sql`DELETE FROM return_notices WHERE return_id IN (SELECT id FROM returns WHERE order_id IN ${ids})`,
+    sql`DELETE FROM return_logs WHERE return_id IN (SELECT id FROM returns WHERE order_id IN ${ids})`,
+    sql`DELETE FROM return_lines WHERE return_id IN (SELECT id FROM returns WHERE order_id IN ${ids})`,
+    sql`DELETE FROM returns WHERE order_id IN ${ids}`,
     sql`DELETE FROM shop_write_back_attempts WHERE write_back_id IN (SELECT id FROM shop_write_backs WHERE order_id IN ${ids})`,
     sql`DELETE FROM shop_write_backs WHERE order_id IN ${ids}`,
     sql`DELETE FROM cancellation_lines WHERE cancellation_id IN (SELECT id FROM cancellations WHERE order_id IN ${ids})`,
@@ -152,6 +170,21 @@ export async function findArchived(db: Db, bucket: R2Bucket, accountId: number, 
   const line = await readLine(bucket, key, Number(stub.line));
   if (line === null) throw new Error(`archive: order ${reference} is missing from ${key} line ${String(stub.line)}`);
   return JSON.parse(line) as ArchivedDocument;
+}
+
+/**
+ * An archived order's return as GET /api/v1/returns/{id} answered it (its JSON in the order's object);
+ * null when the account has no archived return of that id.
+ */
+export async function findArchivedReturn(db: Db, bucket: R2Bucket, accountId: number, id: number): Promise<Record<string, unknown> | null> {
+  const [rows] = await rawBatch(db, [
+    sql`SELECT s.reference FROM archived_returns r JOIN archived_orders s ON s.id = r.order_id WHERE r.id = ${id} AND r.account_id = ${accountId}`,
+  ]);
+  if (!rows[0]) return null;
+  const doc = await findArchived(db, bucket, accountId, String(rows[0].reference));
+  const found = doc?.returns?.find((r) => r.id === id);
+  if (!found) throw new Error(`archive: return ${id} is missing from its order ${String(rows[0].reference)}`);
+  return found;
 }
 
 /** Deletes the archived objects of the account, every one or `pages` listing pages (its stubs go with its rows). The objects deleted. */

@@ -7,11 +7,13 @@ import { sql, type SQL } from "drizzle-orm";
 export const FINAL_LINE = sql`(l.current_status IN ('completed', 'skipped') OR (l.current_status IN ('declined', 'failed') AND l.reroute_reason IS NULL))`;
 
 /**
- * No return at all, open or ended: an order with a return stays live. Its returns (src/returns)
- * are not part of the archived object yet, and their rows refer to the order's and its lines' rows,
- * so those rows cannot go (docs/archive.md). Read through returns_order_idx.
+ * No return still open: every return of the order has ended (declined, cancelled, credited, closed:
+ * src/returns' states with nothing left to happen), and no notice of one is still on its way to the
+ * supplier. An ended return goes into the archived object with its order (docs/archive.md, "Returns").
+ * Read through returns_order_idx and return_notices_return_idx.
  */
-const NO_RETURN = sql`NOT EXISTS (SELECT 1 FROM returns r WHERE r.order_id = o.id)`;
+const NO_OPEN_RETURN = sql`NOT EXISTS (SELECT 1 FROM returns r WHERE r.order_id = o.id AND r.status NOT IN ('declined', 'cancelled', 'credited', 'closed'))
+  AND NOT EXISTS (SELECT 1 FROM returns r JOIN return_notices n ON n.return_id = r.id WHERE r.order_id = o.id AND n.status IN ('queued', 'sending'))`;
 
 /**
  * An order (alias o) is finished when it has lines and every one is final (shipped in full, skipped:
@@ -27,12 +29,13 @@ export const finished: SQL = sql`(o.blocked = 0 AND o.parked_at IS NULL AND o.ro
   AND NOT EXISTS (SELECT 1 FROM cancellations c WHERE c.order_id = o.id AND c.status IN ('queued', 'sending', 'requested'))
   AND NOT EXISTS (SELECT 1 FROM shop_write_backs w WHERE w.order_id = o.id AND w.status IN ('pending', 'delivering'))
   AND NOT EXISTS (SELECT 1 FROM events e WHERE e.account_id = o.account_id AND json_extract(e.data, '$.order.reference') = o.reference AND e.published_at IS NULL)
-  AND ${NO_RETURN})`;
+  AND ${NO_OPEN_RETURN})`;
 
 /**
  * Everything about an order (alias o) that a change would touch, as one string: the order's own
  * updated_at, its lines' latest, its newest log entry and shipment, its sends', cancellations' and
- * write-backs' latest. Every status change writes a log entry (src/orders/lifecycle.ts), so a late
+ * write-backs' latest, and its returns' (how many, their latest change, newest log entry and notice).
+ * Every status change writes a log entry (src/orders/lifecycle.ts), so a late
  * answer always changes it. Each part is read through the table's order_id index.
  */
 export const fingerprint: SQL = sql`(o.updated_at
@@ -41,4 +44,7 @@ export const fingerprint: SQL = sql`(o.updated_at
   || '|' || coalesce((SELECT max(s.id) FROM shipments s WHERE s.order_id = o.id), 0)
   || '|' || coalesce((SELECT max(d.updated_at) FROM dispatches d WHERE d.order_id = o.id), '')
   || '|' || coalesce((SELECT max(c.updated_at) FROM cancellations c WHERE c.order_id = o.id), '')
-  || '|' || coalesce((SELECT max(w.id) || ':' || max(w.updated_at) FROM shop_write_backs w WHERE w.order_id = o.id), ''))`;
+  || '|' || coalesce((SELECT max(w.id) || ':' || max(w.updated_at) FROM shop_write_backs w WHERE w.order_id = o.id), '')
+  || '|' || coalesce((SELECT count(*) || ':' || max(r.updated_at) FROM returns r WHERE r.order_id = o.id), '')
+  || '|' || coalesce((SELECT max(g.id) FROM returns r JOIN return_logs g ON g.return_id = r.id WHERE r.order_id = o.id), 0)
+  || '|' || coalesce((SELECT max(n.updated_at) FROM returns r JOIN return_notices n ON n.return_id = r.id WHERE r.order_id = o.id), ''))`;

@@ -4,8 +4,11 @@
 // return terms ./settings.routes.ts.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { findArchived, findArchivedReturn } from "../archive/archive.service";
+import { presentArchivedReturn } from "../archive/archive.present";
 import { RETURN_STATUSES } from "../db/schema";
 import type { AppEnv } from "../env";
+import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
 import { idOrNotFound, PageQuery, pageRequest } from "../lib/params";
 import { apiSecurity, createRouter, errorResponse, errorResponses, responses } from "../lib/router";
@@ -63,12 +66,26 @@ returnsRouter.openapi(
     path: "/orders/{reference}/returns",
     tags,
     summary: "The order's returns, oldest first, each with its lines and log",
-    description: "Every return of the order (one per supplier per request), with its lines (asked back, received, condition), its log and its notices to the supplier.",
+    description:
+      "Every return of the order (one per supplier per request), with its lines (asked back, received, condition), its log and its notices to the supplier. " +
+      "An archived order's returns (all ended) answer as they were, each with \"archived\": true added, and the header x-archived: true.",
     security: apiSecurity,
     request: { params: orderParams },
     responses: { 200: responses.json(z.object({ data: z.array(ReturnJson) }), "The order's returns"), 404: responses.notFound, ...errorResponses },
   }),
-  async (c) => c.json({ data: (await listOrderReturns(c.get("db"), c.get("account").id, c.req.valid("param").reference)).map(presentReturn) }, 200),
+  async (c) => {
+    const { reference } = c.req.valid("param");
+    try {
+      return c.json({ data: (await listOrderReturns(c.get("db"), c.get("account").id, reference)).map(presentReturn) }, 200);
+    } catch (error) {
+      // The order is archived (a 409 to changes): its returns as they were, each marked, and a header saying so.
+      if (!(error instanceof ApiError) || error.status !== 409) throw error;
+      const archived = await findArchived(c.get("db"), c.env.ARCHIVE, c.get("account").id, reference);
+      if (!archived) throw error;
+      c.header("x-archived", "true");
+      return c.json({ data: (archived.returns ?? []).map(presentArchivedReturn) } as never, 200);
+    }
+  },
 );
 
 const dateFilter = (name: string, endOfDay: boolean) =>
@@ -125,12 +142,26 @@ returnsRouter.openapi(
     path: "/returns/{id}",
     tags,
     summary: "One return, with its lines, its log (who did what, when) and its notices to the supplier",
-    description: "Another account's return is not found, exactly like an unknown id.",
+    description:
+      "Another account's return is not found, exactly like an unknown id. A return of an archived order (docs/archive.md) answers its JSON " +
+      "exactly as before the archive with \"archived\": true added, and the header x-archived: true.",
     security: apiSecurity,
     request: { params: idParams },
     responses: { 200: responses.json(ReturnJson, "The return"), 404: responses.notFound, ...errorResponses },
   }),
-  async (c) => c.json(presentReturn(await getReturn(c.get("db"), c.get("account").id, idOrNotFound(c.req.valid("param").id, "Return"))), 200),
+  async (c) => {
+    const id = idOrNotFound(c.req.valid("param").id, "Return");
+    try {
+      return c.json(presentReturn(await getReturn(c.get("db"), c.get("account").id, id)), 200);
+    } catch (error) {
+      // Not live: perhaps its order was archived, with the return in its object.
+      if (!(error instanceof ApiError) || error.status !== 404) throw error;
+      const archived = await findArchivedReturn(c.get("db"), c.env.ARCHIVE, c.get("account").id, id);
+      if (!archived) throw error;
+      c.header("x-archived", "true");
+      return c.json(presentArchivedReturn(archived) as never, 200);
+    }
+  },
 );
 
 returnsRouter.openapi(

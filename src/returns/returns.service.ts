@@ -93,6 +93,9 @@ export async function listOrderReturns(db: Db, accountId: number, reference: str
   return views;
 }
 
+/** The returns of the order with this id, oldest first (the archive reads them to keep them with it). */
+export const returnsOfOrder = (db: Db, orderId: number): Promise<ReturnView[]> => viewsOf(db, sql`SELECT id FROM returns WHERE order_id = ${orderId}`);
+
 export type ReturnFilters = { status?: ReturnStatus[]; supplierId?: number; createdFrom?: string; createdTo?: string };
 
 /** The account's returns, newest first, one page of them. */

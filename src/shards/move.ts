@@ -37,6 +37,8 @@ export const MOVED_TABLES: { table: string; scope: string }[] = [
   { table: "orders", scope: "account_id = ?1" },
   // Archived orders' stubs (src/archive): their objects in R2 are per account and stay where they are.
   { table: "archived_orders", scope: "account_id = ?1" },
+  // And what D1 keeps of their returns (their ids, and the credits the supplier page sums).
+  { table: "archived_returns", scope: "account_id = ?1" },
   { table: "order_lines", scope: "account_id = ?1" },
   { table: "order_line_logs", scope: "order_id IN (SELECT id FROM orders WHERE account_id = ?1)" },
   { table: "dispatches", scope: "account_id = ?1" },

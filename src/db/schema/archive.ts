@@ -56,3 +56,28 @@ export const archivedOrders = sqliteTable(
 );
 
 export type ArchivedOrder = typeof archivedOrders.$inferSelect;
+
+/**
+ * What D1 keeps of an archived order's returns (docs/archive.md, "Returns"): the return itself is in
+ * the order's line of its object. The row finds it by id (GET /api/v1/returns/{id}: which order) and
+ * keeps the supplier page's credits per month whole (a credited return's amount, currency and when).
+ */
+export const archivedReturns = sqliteTable(
+  "archived_returns",
+  {
+    // The return's own id (the rowid: no index of its own), as the API showed it.
+    id: integer("id").primaryKey(),
+    accountId: integer("account_id").notNull(),
+    // The archived order's id (its stub's).
+    orderId: integer("order_id").notNull(),
+    supplierId: integer("supplier_id").notNull(),
+    status: text("status").notNull(),
+    creditAmount: money("credit_amount"),
+    creditCurrency: text("credit_currency"),
+    updatedAt: text("updated_at").notNull(),
+  },
+  // The credits per month: one range per supplier, as the live returns' returns_supplier_updated_idx.
+  (t) => [index("archived_returns_supplier_status_updated_idx").on(t.supplierId, t.status, t.updatedAt)],
+);
+
+export type ArchivedReturn = typeof archivedReturns.$inferSelect;

@@ -117,6 +117,8 @@ export const returnNotices = sqliteTable(
   },
   (t) => [
     index("return_notices_return_idx").on(t.returnId),
+    // The foreign key to orders: deleting an order (the archive) checks no notice refers to it.
+    index("return_notices_order_idx").on(t.orderId),
     index("return_notices_status_updated_idx").on(t.status, t.updatedAt),
     uniqueIndex("return_notices_return_kind_uq").on(t.returnId, t.kind),
   ],
