@@ -10,14 +10,11 @@ import { rawBatch } from "../db";
 import { groupBy } from "../lib/group";
 import { ApiError } from "../lib/errors";
 import { DispatchesSection } from "../orders/order-dispatches";
-import { LineCard, OrderState } from "../orders/order.pages";
-import { shippingAddressOf } from "../orders/orders.service";
+import { LineCard, OrderState, ShippingSection } from "../orders/order.pages";
 import { orderProgress } from "../orders/progress";
 import { InTheShop } from "../shops/write-backs.pages";
 import { shopOrderNameOf } from "../shops/platforms";
-import { ShippingAddress } from "../ui/address";
 import { Badge } from "../ui/badge";
-import { money, orDash } from "../ui/format";
 import { LocalTime } from "../ui/time";
 import { archivedDetail } from "./archived-detail";
 import { findArchived } from "./archive.service";
@@ -81,24 +78,7 @@ async function renderArchivedOrder(c: Context<AppEnv>, reference: string) {
         nothing here can be cancelled, retried or matched again.
       </p>
 
-      <section aria-labelledby="shipping-heading">
-        <h2 id="shipping-heading">Shipping</h2>
-        <div class="grid two">
-          <ShippingAddress address={shippingAddressOf(order)} />
-          <dl class="facts">
-            <dt>Method</dt>
-            <dd>{orDash([order.shippingName, order.shippingDescription].filter(Boolean).join(" · "))}</dd>
-            <dt>Shipping cost</dt>
-            <dd>{money(order.shippingCost, currency)}</dd>
-            <dt>Delivery date</dt>
-            <dd>{orDash(order.shippingDeliveryDate)}</dd>
-            <dt>Note</dt>
-            <dd>{orDash(order.shippingNote)}</dd>
-            <dt>Order total</dt>
-            <dd>{money(order.total, currency)}</dd>
-          </dl>
-        </div>
-      </section>
+      <ShippingSection order={order} currency={currency} />
 
       <section aria-labelledby="lines-heading" id="order-lines">
         <h2 id="lines-heading">Lines</h2>

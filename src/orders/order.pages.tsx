@@ -120,24 +120,7 @@ function OrderPage({
 
       <OrderActions detail={detail} csrf={csrf} form={form} />
 
-      <section aria-labelledby="shipping-heading">
-        <h2 id="shipping-heading">Shipping</h2>
-        <div class="grid two">
-          <ShippingAddress address={shippingAddressOf(order)} />
-          <dl class="facts">
-            <dt>Method</dt>
-            <dd>{orDash([order.shippingName, order.shippingDescription].filter(Boolean).join(" · "))}</dd>
-            <dt>Shipping cost</dt>
-            <dd>{money(order.shippingCost, currency)}</dd>
-            <dt>Delivery date</dt>
-            <dd>{orDash(order.shippingDeliveryDate)}</dd>
-            <dt>Note</dt>
-            <dd>{orDash(order.shippingNote)}</dd>
-            <dt>Order total</dt>
-            <dd>{money(order.total, currency)}</dd>
-          </dl>
-        </div>
-      </section>
+      <ShippingSection order={order} currency={currency} />
 
       <LinesSection detail={detail} csrf={csrf} currency={currency} shipmentForm={shipmentForm} />
 
@@ -170,6 +153,30 @@ function OrderPage({
  * How far the order has got, in the header: with the latest shipment's time once shipped, and with
  * completed_at (when its last line was handed over) once every line is sent or accepted.
  */
+/** The order's shipping: its address, method, cost, date, note and total (the live page's and the archived one's). */
+export function ShippingSection({ order, currency }: { order: OrderDetail["order"]; currency: string }) {
+  return (
+    <section aria-labelledby="shipping-heading">
+      <h2 id="shipping-heading">Shipping</h2>
+      <div class="grid two">
+        <ShippingAddress address={shippingAddressOf(order)} />
+        <dl class="facts">
+          <dt>Method</dt>
+          <dd>{orDash([order.shippingName, order.shippingDescription].filter(Boolean).join(" · "))}</dd>
+          <dt>Shipping cost</dt>
+          <dd>{money(order.shippingCost, currency)}</dd>
+          <dt>Delivery date</dt>
+          <dd>{orDash(order.shippingDeliveryDate)}</dd>
+          <dt>Note</dt>
+          <dd>{orDash(order.shippingNote)}</dd>
+          <dt>Order total</dt>
+          <dd>{money(order.total, currency)}</dd>
+        </dl>
+      </div>
+    </section>
+  );
+}
+
 export function OrderState({ progress, completedAt }: { progress: OrderProgress; completedAt: string | null }) {
   const at = progress.kind === "shipped" ? progress.lastAt : (progress.kind === "sent" || progress.kind === "accepted") && progress.lines === progress.of ? completedAt : null;
   return (
