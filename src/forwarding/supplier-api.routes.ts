@@ -1,19 +1,15 @@
 // The supplier's side of the API: fetch work (pull channel), acknowledge it, and answer per line.
 // Authenticated by a supplier key, or (callbacks) by an HMAC signature with the supplier's secret.
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
 import { suppliers, type CancellationStatus, type DispatchStatus } from "../db/schema";
 import type { Db } from "../db";
 import type { AppEnv, AuthenticatedSupplier } from "../env";
-import { decodeBody } from "../lib/charset";
 import { ApiError } from "../lib/errors";
-import { MALFORMED_JSON, parseUnicodeJson } from "../lib/request-body";
 import { resourcePage } from "../lib/pagination";
 import { idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
 import { createRouter, errorResponse, errorResponses, responses } from "../lib/router";
-import { verifySignature } from "../lib/signature";
+import { signedCallback } from "./signed-callback";
 import { supplierKeyAuth } from "../middleware/supplier-auth";
-import { toSupplierIdShard } from "../shards/request";
 import { acknowledgeDispatch, listSupplierDispatches } from "./supplier-dispatches.service";
 import { answerErrors, applyAnswers } from "./answers.service";
 import { type Answer } from "./answers.judge";
@@ -297,21 +293,8 @@ supplierApiRouter.openapi(
     },
   }),
   async (c) => {
-    const raw = c.req.valid("param").supplierId;
-    const id = parseId(raw);
-    if (id !== null) await toSupplierIdShard(c, id);
-    const supplier = id === null ? undefined : await c.get("db").query.suppliers.findFirst({ where: and(eq(suppliers.id, id), eq(suppliers.active, true)) });
-    // An unknown supplier and a bad signature look the same: nothing to probe.
-    // The signature covers the bytes as sent (a body in another charset than UTF-8 too); verified, they
-    // are read in the charset the Content-Type declares (UTF-8 without one), strictly, as every body is.
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    const secrets = [supplier?.webhookSecret, supplier?.webhookSecretPrevious].filter((s): s is string => !!s);
-    const verdict = await verifySignature(c.req.header("x-webhook-signature"), secrets.length ? secrets : ["-"], bytes);
-    if (!supplier || !verdict.ok) throw ApiError.unauthorized(verdict.ok ? "The signature does not match." : verdict.reason);
-    // With or without a Content-Type, half a surrogate pair is the 422 of every JSON body.
-    const parsed = parseUnicodeJson(decodeBody(bytes, c.req.header("content-type")));
-    if (!parsed) throw ApiError.badRequest(MALFORMED_JSON);
-    const answers = await answersOf(c.get("db"), { id: supplier.id, accountId: supplier.accountId, name: supplier.name }, parsed.value);
+    const { supplier, body } = await signedCallback(c, c.req.valid("param").supplierId);
+    const answers = await answersOf(c.get("db"), { id: supplier.id, accountId: supplier.accountId, name: supplier.name }, body);
     const results = await applyAnswers(c.get("db"), c.get("pipeline"), { id: supplier.id, accountId: supplier.accountId, name: supplier.name }, answers);
     return c.json(presentAnswerResults(results), 200);
   },

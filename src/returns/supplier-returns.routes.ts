@@ -3,20 +3,15 @@
 // answer: authorise, decline, receive, credit, close. Another supplier's return is a 404. The same
 // answer may come as a callback signed with the supplier's secret, as dispatch answers' callbacks are.
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
-import { suppliers, type ReturnStatus } from "../db/schema";
+import type { ReturnStatus } from "../db/schema";
 import type { AppEnv } from "../env";
-import { decodeBody } from "../lib/charset";
-import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
-import { idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
-import { MALFORMED_JSON, parseUnicodeJson } from "../lib/request-body";
+import { idOrNotFound, PageQuery, pageRequest } from "../lib/params";
 import { createRouter, errorResponse, errorResponses, responses } from "../lib/router";
-import { verifySignature } from "../lib/signature";
+import { signedCallback } from "../forwarding/signed-callback";
 import { parseOrThrow } from "../lib/validation";
 import { supplierKeyAuth } from "../middleware/supplier-auth";
-import { toSupplierIdShard } from "../shards/request";
 import { moveReturn } from "./answers.service";
 import { presentSupplierReturn } from "./returns.present";
 import { ReturnAnswerBody } from "./returns.schemas";
@@ -124,18 +119,8 @@ supplierReturnsRouter.openapi(
   }),
   async (c) => {
     const params = c.req.valid("param");
-    const supplierId = parseId(params.supplierId);
-    if (supplierId !== null) await toSupplierIdShard(c, supplierId);
-    const supplier = supplierId === null ? undefined : await c.get("db").query.suppliers.findFirst({ where: and(eq(suppliers.id, supplierId), eq(suppliers.active, true)) });
-    // An unknown supplier and a bad signature look the same (nothing to probe); the signature covers
-    // the bytes as sent, read afterwards in the charset the Content-Type declares, strictly.
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    const secrets = [supplier?.webhookSecret, supplier?.webhookSecretPrevious].filter((s): s is string => !!s);
-    const verdict = await verifySignature(c.req.header("x-webhook-signature"), secrets.length ? secrets : ["-"], bytes);
-    if (!supplier || !verdict.ok) throw ApiError.unauthorized(verdict.ok ? "The signature does not match." : verdict.reason);
-    const parsed = parseUnicodeJson(decodeBody(bytes, c.req.header("content-type")));
-    if (!parsed) throw ApiError.badRequest(MALFORMED_JSON);
-    const answer = parseOrThrow(ReturnAnswerBody, parsed.value);
+    const { supplier, body } = await signedCallback(c, params.supplierId);
+    const answer = parseOrThrow(ReturnAnswerBody, body);
     const id = idOrNotFound(params.id, "Return");
     const who = { id: supplier.id, accountId: supplier.accountId };
     await moveReturn(c.get("db"), c.get("pipeline"), { ...who, supplierId: supplier.id, who: `supplier ${supplier.name} (callback)` }, id, answer);

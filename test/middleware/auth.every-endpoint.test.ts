@@ -42,7 +42,8 @@ let all: Endpoint[];
 let keys: { expired: string; revoked: string; supplier: string; revokedSupplier: string; deactivatedSupplier: string };
 
 beforeAll(async () => {
-  [a, b] = await Promise.all([createAccount(), createAccount()]);
+  let doomed: Credentials;
+  [a, b, doomed] = await Promise.all([createAccount(), createAccount(), createAccount()]);
   const issue = async (body: Record<string, unknown>) =>
     (await call("POST", `/admin/v1/accounts/${a.accountId}/api-keys`, { headers: ADMIN, body })).json as { id: number; api_key: string };
   const expired = await issue({ expires_at: "2020-01-01T00:00:00Z" });
@@ -73,8 +74,9 @@ beforeAll(async () => {
     "routing-rules.id": String(rule.id),
     dispatchId: String(dispatch.id),
     supplierId: String(supplier.id),
-    // Admin paths: account a, and a's revoked key (revoking it again changes nothing).
-    "accounts.id": String(a.accountId),
+    // Admin paths: an account of their own (DELETE /admin/v1/accounts/{id} with the admin token deletes it
+    // once it has no open work), and a's revoked key (revoking it again changes nothing).
+    "accounts.id": String(doomed.accountId),
     "api-keys.id": String(revoked.id),
   });
   keys = { expired: expired.api_key, revoked: revoked.api_key, supplier: supplierKey.key, revokedSupplier: revokedSupplierKey.key, deactivatedSupplier: retiredKey.key };
