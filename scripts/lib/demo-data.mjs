@@ -98,6 +98,13 @@ export async function seedDemo(base, creds, options = {}) {
     { authorization: `Bearer ${supplierKey}` },
   );
 
+  // Returns of the four mugs the kitchen supplier shipped, one mug each, through the shop's and the
+  // supplier's APIs: one credited, one authorised and waiting for the parcel, one just requested
+  // (the console's Returns page, the order's Returns section, Keukenhuis's credits this month).
+  // Before the webhook: with no subscriber their events are not recorded, so the order's page still
+  // shows no events about it (test/orders/orders.browser.test.ts).
+  refs.returns = await demoReturns(api, refs.answered, answered[0].id, supplierKey);
+
   // A webhook of the shop whose endpoint refuses: the next order's event is a failing delivery.
   const webhook = await api("POST", "/api/v1/webhooks", { url: `${base}/demo-shop-endpoint-that-refuses`, events: ["order.created"] });
 
@@ -120,11 +127,6 @@ export async function seedDemo(base, creds, options = {}) {
   await api("POST", `/api/v1/orders/${refs.ruled}/cancel`, { lines: [{ line_id: ruledLines[0].id, quantity: 1 }], reason: "customer wants one chair" });
   const pickupLines = await lines(refs.awaitingPickup);
   await api("POST", `/api/v1/orders/${refs.awaitingPickup}/cancel`, { lines: [{ line_id: pickupLines[0].id, quantity: 1 }], reason: "customer wants one board" });
-
-  // Returns of the four mugs the kitchen supplier shipped, one mug each, through the shop's and the
-  // supplier's APIs: one credited, one authorised and waiting for the parcel, one just requested
-  // (the console's Returns page, the order's Returns section, Keukenhuis's credits this month).
-  refs.returns = await demoReturns(api, refs.answered, answered[0].id, supplierKey);
 
   // The garden supplier's stock feed: a pushed file with one row that is rejected (no SKU).
   const feed = await api("POST", "/api/v1/product-feeds", { supplier_id: garden.id, name: "Tuinhout stock", format: "csv" });
