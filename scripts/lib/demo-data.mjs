@@ -4,7 +4,8 @@
 // catalogue feed whose import rejected a row, a webhook whose endpoint refuses its delivery, a
 // second API key, a pull supplier with one order to answer and one acknowledged (its portal's
 // open list and history), a cancellation request for each of the pull and the manual supplier,
-// and a manual supplier with an answer deadline (its line is overdue a day later). With `archive`
+// and a manual supplier with an answer deadline (its line is overdue a day later), and three returns
+// of the shipped mugs (credited, authorised, requested). With `archive`
 // (npm start passes the operator's archive command), two orders shipped in full are archived first.
 // Used by `npm start` on first run and by the browser tests, so both show the same console.
 
@@ -97,6 +98,13 @@ export async function seedDemo(base, creds, options = {}) {
     { authorization: `Bearer ${supplierKey}` },
   );
 
+  // Returns of the four mugs the kitchen supplier shipped, one mug each, through the shop's and the
+  // supplier's APIs: one credited, one authorised and waiting for the parcel, one just requested
+  // (the console's Returns page, the order's Returns section, Keukenhuis's credits this month).
+  // Before the webhook: with no subscriber their events are not recorded, so the order's page still
+  // shows no events about it (test/orders/orders.browser.test.ts).
+  refs.returns = await demoReturns(api, refs.answered, answered[0].id, supplierKey);
+
   // A webhook of the shop whose endpoint refuses: the next order's event is a failing delivery.
   const webhook = await api("POST", "/api/v1/webhooks", { url: `${base}/demo-shop-endpoint-that-refuses`, events: ["order.created"] });
 
@@ -133,6 +141,22 @@ export async function seedDemo(base, creds, options = {}) {
   await api("POST", "/api/v1/api-keys", { name: "webshop plugin" });
 
   return { supplierKey, supplierName: kitchen.name, references: refs, feedId: feed.id, webhookId: webhook.id };
+}
+
+/** Three returns of one mug each of `lineId` (shipped by the pull supplier): credited, authorised, requested; their ids. */
+async function demoReturns(api, reference, lineId, supplierKey) {
+  const supplier = { authorization: `Bearer ${supplierKey}` };
+  const request = async (reason, note) => (await api("POST", `/api/v1/orders/${reference}/returns`, { lines: [{ line_id: lineId, quantity: 1, reason }], note })).data[0].id;
+  const answer = (id, body) => api("POST", `/api/v1/supplier/returns/${id}/answer`, body, supplier);
+  const credited = await request("Arrived chipped", "Customer sent a photo of the chip");
+  await answer(credited, { action: "authorise", rma: "KH-RMA-1001", return_address: "Keukenhuis, Retouren, Industrieweg 4, 3542 AD Utrecht" });
+  await api("POST", `/api/v1/returns/${credited}/tracking`, { tracking_number: "3SDEMORET01", carrier: "PostNL" });
+  await answer(credited, { action: "receive", lines: [{ line_id: lineId, quantity: 1, condition: "damaged" }] });
+  await answer(credited, { action: "credit", amount: 12.5, currency: "EUR" });
+  const authorised = await request("Wrong colour", "Customer ordered blue, wants green");
+  await answer(authorised, { action: "authorise", rma: "KH-RMA-1002", return_address: "Keukenhuis, Retouren, Industrieweg 4, 3542 AD Utrecht", label_url: "https://labels.example.com/KH-RMA-1002.pdf" });
+  const requested = await request("No longer needed", "Within the return window");
+  return { credited, authorised, requested };
 }
 
 /** Polls `check` every 250 ms until it answers something truthy (or throws after the timeout). */

@@ -22,11 +22,19 @@ import { inFolder, openSession } from "./channels/file";
 import { applyX12File, X12FileRefused } from "./x12/answers";
 import { applyReturnAnswerFile, isReturnAnswerFile, ReturnFileUnreadable } from "../returns/answer-files";
 import type { FileTransferSession } from "../lib/file-transfer/transfer";
+import { heldBy, Lease, type JobTable } from "../lib/outbound-job";
 
 /** The largest answer file read (a bigger one is recorded as failed, with that reason). */
 export const INBOUND_MAX_BYTES = 20 * 1024 * 1024;
-/** A claim a cron run holds this long before another run may take the file over (the first died). */
-export const INBOUND_CLAIM_MS = 10 * 60 * 1000;
+/** A run's lease on a file it claimed, renewed while the run lives: past it, the next run takes the file over. */
+export const INBOUND_LEASE_MS = 60 * 1000;
+/**
+ * Files one cron run reads, all suppliers together: a file costs about 25 D1 statements, so 20 stay
+ * near half of the 1,000 queries an invocation may make (counted in docs/file-channel.md).
+ */
+export const INBOUND_FILES_PER_RUN = 20;
+/** The engine's table shape for the lease's renewals (src/lib/outbound-job.ts): a claim is 'processing' under `lease_until`. */
+const INBOUND_LEASES: JobTable = { table: "inbound_files", waiting: "processing", busy: "processing", parked: "failed", dueIn: "none", touches: false };
 /** Rows applied per call of applyAnswers (its limit); a chunk refused whole is applied row by row. */
 const CHUNK = 500;
 
@@ -158,7 +166,7 @@ function answerOf(row: RawRow, lineId: number | string | undefined): Record<stri
 /**
  * The id a shipment row is recorded under when it names none (no shipment_id, no tracking number):
  * its file's and row's. A run that died after applying rows and before recording them is taken
- * over (INBOUND_CLAIM_MS) and applies the file again: the supplier API records a shipment reported
+ * over (its lease, INBOUND_LEASE_MS, ran out) and applies the file again: the supplier API records a shipment reported
  * again under the same id once, so a partial shipment is never shipped twice.
  */
 export const rowShipmentId = (fileId: number, row: number) => `answer-file-${fileId}-row-${row}`;
@@ -247,17 +255,17 @@ async function applyX12(db: Db, pipeline: Pipeline, supplier: Supplier, session:
  * had it, null, with `moveTo` set when that run recorded the file but died before moving it to the
  * archive (the file is moved, never applied again).
  */
-async function claimFile(db: Db, supplier: Supplier, file: RemoteFile, now: Date): Promise<{ id: number | null; moveTo: string | null }> {
+async function claimFile(db: Db, supplier: Supplier, file: RemoteFile, now: Date, lease: Lease): Promise<{ id: number | null; moveTo: string | null }> {
   const at = isoMicro(now);
-  const stale = isoMicro(new Date(now.getTime() - INBOUND_CLAIM_MS));
   const modified = file.modifiedAt ?? "";
+  // A claim's lease ran out: its run died (a live run renews it). Taken over with a lease of this run's.
   const [inserted, takenOver, recorded] = await rawBatch(db, [
-    sql`INSERT INTO inbound_files (account_id, supplier_id, name, size, modified_at, status, claimed_at)
-        VALUES (${supplier.accountId}, ${supplier.id}, ${file.name}, ${file.size}, ${modified}, 'processing', ${at})
+    sql`INSERT INTO inbound_files (account_id, supplier_id, name, size, modified_at, status, claimed_at, lease_until)
+        VALUES (${supplier.accountId}, ${supplier.id}, ${file.name}, ${file.size}, ${modified}, 'processing', ${at}, ${lease.until})
         ON CONFLICT (supplier_id, name, size, modified_at) DO NOTHING RETURNING id`,
-    sql`UPDATE inbound_files SET claimed_at = ${at}
+    sql`UPDATE inbound_files SET claimed_at = ${at}, lease_until = ${lease.until}
         WHERE supplier_id = ${supplier.id} AND name = ${file.name} AND size = ${file.size} AND modified_at = ${modified}
-          AND status = 'processing' AND claimed_at < ${stale} RETURNING id`,
+          AND status = 'processing' AND coalesce(lease_until, '') < ${at} RETURNING id`,
     sql`SELECT archived_to FROM inbound_files
         WHERE supplier_id = ${supplier.id} AND name = ${file.name} AND size = ${file.size} AND modified_at = ${modified}
           AND status <> 'processing' AND archived_to IS NOT NULL`,
@@ -280,18 +288,29 @@ function rowStatements(fileId: number, results: RowResult[]) {
   return out;
 }
 
-/** One supplier's inbound folder: every file not seen before, claimed, applied row by row, its results kept, archived. */
-export async function pollSupplierInbound(db: Db, env: Bindings, pipeline: Pipeline, supplier: Supplier, now: Date): Promise<number> {
+/** The files a cron run may still read (INBOUND_FILES_PER_RUN), shared by the suppliers it polls side by side. */
+export type FileAllowance = { left: number };
+
+/**
+ * One supplier's inbound folder: each file not seen before, claimed, applied row by row, its results
+ * kept, archived; as many as `allowance` still allows (a file claimed takes one), the rest next run.
+ */
+export async function pollSupplierInbound(db: Db, env: Bindings, pipeline: Pipeline, supplier: Supplier, now: Date, allowance: FileAllowance = { left: INBOUND_FILES_PER_RUN }): Promise<number> {
   const inbound = supplier.fileTransfer?.inbound;
   if (!inbound) return 0;
   const who: AuthenticatedSupplier = { id: supplier.id, accountId: supplier.accountId, name: supplier.name };
   const session = await openSession(env, supplier);
   let processed = 0;
   try {
-    const files = (await session.list(inbound.directory)).filter((f) => !f.isDirectory && !f.name.startsWith("."));
+    // Oldest first (then by name): past the run's allowance the newest wait, and none waits for ever.
+    const files = (await session.list(inbound.directory))
+      .filter((f) => !f.isDirectory && !f.name.startsWith("."))
+      .sort((a, b) => (a.modifiedAt ?? "").localeCompare(b.modifiedAt ?? "") || a.name.localeCompare(b.name));
     for (const file of files) {
+      if (allowance.left <= 0) break;
       const path = inFolder(inbound.directory, file.name);
-      const claim = await claimFile(db, supplier, file, now);
+      const lease = new Lease(INBOUND_LEASE_MS, now);
+      const claim = await claimFile(db, supplier, file, now, lease);
       if (claim.moveTo !== null) {
         // Recorded by a run that died before moving it (or whose move failed): moved now, not applied
         // again. A move that fails again is tried at the next run; it holds up no other file.
@@ -300,6 +319,8 @@ export async function pollSupplierInbound(db: Db, env: Bindings, pipeline: Pipel
       }
       const fileId = claim.id;
       if (fileId === null) continue;
+      allowance.left--;
+      lease.on(db, INBOUND_LEASES, fileId).hold();
       let results: RowResult[] = [];
       let error: string | null = null;
       try {
@@ -309,9 +330,15 @@ export async function pollSupplierInbound(db: Db, env: Bindings, pipeline: Pipel
         if (isReturnAnswerFile(file.name)) results = await applyReturnAnswerFile(db, pipeline, who, file.name, decodeText(bytes));
         else results = inbound.format === "x12" ? await applyX12(db, pipeline, supplier, session, file.name, bytes, fileId) : await applyRows(db, pipeline, who, readRows(bytes, inbound), fileId);
       } catch (e) {
-        if (!(e instanceof FileUnreadable) && !(e instanceof ReturnFileUnreadable)) throw e;
+        if (!(e instanceof FileUnreadable) && !(e instanceof ReturnFileUnreadable)) {
+          await lease.release();
+          throw e;
+        }
         error = e.message;
       }
+      // Lost: the run stalled past its lease and another took the file over; that run records it.
+      const until = await lease.release();
+      if (until === null) continue;
       const archivedTo = inbound.archive_directory ? inFolder(inbound.archive_directory, file.name) : null;
       const at = isoMicro();
       const applied = results.filter((r) => r.result === "applied").length;
@@ -321,7 +348,7 @@ export async function pollSupplierInbound(db: Db, env: Bindings, pipeline: Pipel
       await runBatch(db, [
         ...rowStatements(fileId, results),
         sql`UPDATE inbound_files SET status = ${error ? "failed" : "done"}, error = ${error}, rows_applied = ${applied},
-            rows_refused = ${results.length - applied}, archived_to = ${archivedTo}, finished_at = ${at} WHERE id = ${fileId}`,
+            rows_refused = ${results.length - applied}, archived_to = ${archivedTo}, finished_at = ${at}, lease_until = NULL WHERE ${heldBy(INBOUND_LEASES, fileId, until)}`,
       ]);
       if (archivedTo) await session.rename(path, archivedTo);
       processed++;
@@ -340,7 +367,8 @@ export async function pollInboundFiles(db: Db, env: Bindings, pipeline: Pipeline
     .from(suppliers)
     .where(and(inArray(suppliers.channel, readers.map((c) => c.name as ChannelName)), eq(suppliers.active, true), sql`json_extract(${suppliers.fileTransfer}, '$.inbound') IS NOT NULL`));
   const list = found.filter((s) => channelFor(s.channel).inbound?.configured(s));
-  const done = await Promise.allSettled(list.map((s) => pollSupplierInbound(db, env, pipeline, s, now)));
+  const allowance: FileAllowance = { left: INBOUND_FILES_PER_RUN };
+  const done = await Promise.allSettled(list.map((s) => pollSupplierInbound(db, env, pipeline, s, now, allowance)));
   const failed = done.flatMap((d, i) => (d.status === "rejected" ? [`supplier ${list[i].id}: ${String(d.reason)}`] : []));
   if (failed.length) throw new Error(`inbound files: ${failed.join("; ")}`);
   return done.reduce((n, d) => n + (d.status === "fulfilled" ? d.value : 0), 0);

@@ -64,7 +64,8 @@ function ReturnCard({ reference, ret: r, csrf, form }: { reference: string; ret:
           </>
         ) : null}
       </dl>
-      <div class="table-wrap">
+      {/* Focusable like every scrolling table (src/ui/table.tsx): on a narrow screen it scrolls by keyboard too. */}
+      <div class="table-wrap" role="region" aria-label={`Lines of return #${r.id}`} tabindex={0}>
         <table>
           <caption class="visually-hidden">{`Lines of return #${r.id}`}</caption>
           <thead>

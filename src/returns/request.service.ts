@@ -47,7 +47,8 @@ async function readLines(db: Db, accountId: number, reference: string, ids: numb
           ${shippedOf("l")} AS shipped, ${returnedOf("l")} AS returned,
           (SELECT max(sh.created_at) FROM shipments sh WHERE sh.order_line_id = l.id) AS last_shipped_at,
           coalesce(rs.auto_authorise, 0) AS auto_authorise, rs.return_address, coalesce(rs.window_days, ${DEFAULT_RETURN_WINDOW_DAYS}) AS window_days
-        FROM json_each(${JSON.stringify(ids)}) AS j JOIN order_lines l ON l.id = j.value AND l.account_id = ${accountId}
+        -- CROSS JOIN: the lines asked for by id; a plain JOIN let the planner walk every line of the account (bench, issue 35).
+        FROM json_each(${JSON.stringify(ids)}) AS j CROSS JOIN order_lines l ON l.id = j.value AND l.account_id = ${accountId}
         LEFT JOIN suppliers s ON s.id = l.matched_supplier_id LEFT JOIN supplier_return_settings rs ON rs.supplier_id = l.matched_supplier_id`,
   ]);
   const lines = rows.map((r: Row) => ({

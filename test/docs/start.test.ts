@@ -306,6 +306,13 @@ describe("npm start", () => {
         ["DEMO-0902", true],
         ["DEMO-0901", true],
       ]);
+      // Three returns of the shipped mugs (the console's Returns page, the order's Returns section, the supplier's credits).
+      const returns = await fetch(`${base}/api/v1/returns`, { headers: { "api-key": credentials.api_key, "account-id": String(credentials.account_id) } });
+      expect(((await returns.json()) as { data: { status: string; order: { external_id: string }; supplier: { name: string } }[] }).data.map((r) => [r.status, r.order.external_id, r.supplier.name])).toEqual([
+        ["requested", "DEMO-1003", "Keukenhuis"],
+        ["authorised", "DEMO-1003", "Keukenhuis"],
+        ["credited", "DEMO-1003", "Keukenhuis"],
+      ]);
       const accounts = await fetch(`${base}/admin/v1/accounts`, { headers: { authorization: `Bearer ${adminToken}` } });
       expect(accounts.status).toBe(200);
       const console = await fetch(`${base}/console/sign-in`);

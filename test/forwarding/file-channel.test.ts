@@ -17,6 +17,8 @@ import { call, type Credentials } from "../helpers/http";
 import { orderSettled, supplierWithRule } from "../helpers/suppliers";
 import { waitFor } from "../helpers/wait";
 import { onSftpServer } from "../helpers/file-servers";
+import { INBOUND_FILES_PER_RUN, INBOUND_LEASE_MS } from "../../src/forwarding/inbound-files.service";
+import { isoMicro } from "../../src/lib/time";
 
 const server = inject("sftp");
 const refusedPort = Number(new URL(inject("closedPortUrl")).port);
@@ -413,12 +415,14 @@ describe("answer files read back by the cron", () => {
     await cron();
     const shipped = async () => (await call("GET", `/api/v1/orders/${reference}`, { creds })).json.order_lines[0].shipments.map((s: { quantity: number }) => s.quantity);
     expect(await shipped()).toEqual([1]);
-    // As the run that died leaves it: claimed, the rows applied, nothing recorded; the claim past INBOUND_CLAIM_MS.
+    // As the run that died leaves it: claimed, the rows applied, nothing recorded; its lease (INBOUND_LEASE_MS) run out.
     const [file] = await rows<{ id: number }>("SELECT id FROM inbound_files WHERE supplier_id = ?", supplier.id);
     await exec("DELETE FROM inbound_file_rows WHERE file_id = ?", file.id);
+    const stale = new Date(Date.now() - 11 * 60_000).toISOString().replace("Z", "000Z");
     await exec(
-      "UPDATE inbound_files SET status = 'processing', rows_applied = 0, rows_refused = 0, finished_at = NULL, claimed_at = ? WHERE id = ?",
-      new Date(Date.now() - 11 * 60_000).toISOString().replace("Z", "000Z"),
+      "UPDATE inbound_files SET status = 'processing', rows_applied = 0, rows_refused = 0, finished_at = NULL, claimed_at = ?, lease_until = ? WHERE id = ?",
+      stale,
+      stale,
       file.id,
     );
     await cron();
@@ -447,6 +451,42 @@ describe("answer files read back by the cron", () => {
     expect(await names(`${dir}/in`)).toEqual([]);
     expect(await shipped()).toEqual([1]);
     expect(await recorded()).toEqual([["done", `${dir}/in/later/ship.csv`, ["applied"]]]);
+    await call("PATCH", `/api/v1/suppliers/${supplier.id}`, { creds, body: { active: false } });
+  });
+
+  it(`at most ${INBOUND_FILES_PER_RUN} files a cron run (D1's queries per invocation): ${INBOUND_FILES_PER_RUN} read in one run, the one past them (the newest) in the next`, async () => {
+    const { creds, dir, supplier, lineIds } = await sentOrder();
+    const all = Array.from({ length: INBOUND_FILES_PER_RUN + 1 }, (_, i) => `a-${String(i + 1).padStart(2, "0")}.csv`);
+    for (const name of all) await drop(`${dir}/in/${name}`, `line_id,action\n${lineIds[0]},accept\n`);
+    await cron();
+    expect(await names(`${dir}/in`)).toEqual([all.at(-1)]);
+    expect(await names(`${dir}/in/done`)).toEqual(all.slice(0, -1));
+    expect((await inboundFiles(creds, supplier.id, "?per_page=100")).data.map((f: { name: string; status: string }) => [f.name, f.status])).toEqual(all.slice(0, -1).reverse().map((n) => [n, "done"]));
+    await cron();
+    expect(await names(`${dir}/in`)).toEqual([]);
+    expect(await names(`${dir}/in/done`)).toEqual(all);
+    const recorded = (await inboundFiles(creds, supplier.id, "?per_page=100")).data;
+    expect(recorded.map((f: { name: string; rows_applied: number }) => [f.name, f.rows_applied])).toEqual([...all].reverse().map((n) => [n, 1]));
+    await call("PATCH", `/api/v1/suppliers/${supplier.id}`, { creds, body: { active: false } });
+  });
+
+  it("a dead run's file is taken over once its lease has run out: not by a run at the lease's last instant, by the run one millisecond past it", async () => {
+    const { creds, dir, supplier, reference, lineIds } = await sentOrder({ archive_directory: null });
+    await drop(`${dir}/in/ship.csv`, `line_id,action,quantity,tracking_number\n${lineIds[0]},ship,1,L-1\n`);
+    await cron();
+    // As a run that died leaves it: claimed under a lease it no longer renews, nothing recorded.
+    const [file] = await rows<{ id: number }>("SELECT id FROM inbound_files WHERE supplier_id = ?", supplier.id);
+    const end = Date.now() + INBOUND_LEASE_MS;
+    await exec("DELETE FROM inbound_file_rows WHERE file_id = ?", file.id);
+    await exec("UPDATE inbound_files SET status = 'processing', rows_applied = 0, finished_at = NULL, lease_until = ? WHERE id = ?", isoMicro(new Date(end)), file.id);
+    const state = async () => (await inboundFiles(creds, supplier.id)).data.map((f: { status: string; rows: { result: string }[] }) => [f.status, f.rows.map((r) => r.result)]);
+    await cron(end);
+    expect(await state()).toEqual([["processing", []]]);
+    await cron(end + 1);
+    expect(await state()).toEqual([["done", ["applied"]]]);
+    // Applied again by the run that took it over, the shipment is still one (its tracking number).
+    const order = (await call("GET", `/api/v1/orders/${reference}`, { creds })).json;
+    expect(order.order_lines[0].shipments.map((s: { tracking_number: string }) => s.tracking_number)).toEqual(["L-1"]);
     await call("PATCH", `/api/v1/suppliers/${supplier.id}`, { creds, body: { active: false } });
   });
 

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { authHeaders, call } from "../helpers/http";
 import { benchEnv, request } from "../helpers/metered-app";
+import { createOrder } from "../helpers/factories";
 import { shippedOrder } from "./support";
 
 /** The supplier answer's budget: the decline request's statements and round trips. */
@@ -14,6 +15,8 @@ const BUDGET = { queries: 15, roundTrips: 4 };
 describe("a return's D1 budget", () => {
   it("each answer and a one-supplier request: within the supplier answer's 15 statements in 4 round trips; a two-supplier request in the same 4 round trips", async () => {
     const s = await shippedOrder();
+    // Another order of 400 lines in the account: a request reads in proportion to its own lines, not the account's.
+    await createOrder(s.creds, { external_id: "other", products: Array.from({ length: 400 }, (_, i) => ({ external_id: `o-${i}`, name: `Other ${i}`, quantity: 1, price: 1 })) });
     await call("GET", "/api/v1", { creds: s.creds }); // the key's first use writes last_used_at
     const { env: view } = benchEnv();
     const supplier = (key: string) => ({ authorization: `Bearer ${key}` });
@@ -54,6 +57,9 @@ describe("a return's D1 budget", () => {
       credit: [11, 4, n],
       close: [11, 4, n],
     });
+    // The request's rows: its order and lines, not the account's other 400 (the bench found it walking them all).
+    expect(cost.request[2], "request: rows read").toBeLessThanOrEqual(300);
+    expect(cost["request (one supplier)"][2], "request (one supplier): rows read").toBeLessThanOrEqual(300);
     for (const [name, [queries, roundTrips]] of Object.entries(cost)) {
       if (name !== "request") expect(queries, `${name}: statements`).toBeLessThanOrEqual(BUDGET.queries);
       expect(roundTrips, `${name}: round trips`).toBeLessThanOrEqual(BUDGET.roundTrips);

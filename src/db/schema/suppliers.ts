@@ -114,6 +114,8 @@ export const inboundFiles = sqliteTable(
     error: text("error"),
     archivedTo: text("archived_to"),
     claimedAt: text("claimed_at").notNull(),
+    // While 'processing': the claiming run's lease, renewed while it lives; past it, another run takes the file over.
+    leaseUntil: text("lease_until"),
     finishedAt: text("finished_at"),
   },
   (t) => [

@@ -1,0 +1,1 @@
+ALTER TABLE `inbound_files` ADD `lease_until` text;
