@@ -8,7 +8,7 @@ import { ApiError } from "../lib/errors";
 import { resourcePage } from "../lib/pagination";
 import { idOrNotFound, PageQuery, pageRequest, parseId } from "../lib/params";
 import { createRouter, errorResponse, errorResponses, responses } from "../lib/router";
-import { signedCallback } from "./signed-callback";
+import { signedCallback } from "./signed-callback.routes";
 import { supplierKeyAuth } from "../middleware/supplier-auth";
 import { acknowledgeDispatch, listSupplierDispatches } from "./supplier-dispatches.service";
 import { answerErrors, applyAnswers } from "./answers.service";

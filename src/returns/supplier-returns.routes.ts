@@ -9,7 +9,7 @@ import type { AppEnv } from "../env";
 import { resourcePage } from "../lib/pagination";
 import { idOrNotFound, PageQuery, pageRequest } from "../lib/params";
 import { createRouter, errorResponse, errorResponses, responses } from "../lib/router";
-import { signedCallback } from "../forwarding/signed-callback";
+import { signedCallback } from "../forwarding/signed-callback.routes";
 import { parseOrThrow } from "../lib/validation";
 import { supplierKeyAuth } from "../middleware/supplier-auth";
 import { moveReturn } from "./answers.service";

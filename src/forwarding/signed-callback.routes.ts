@@ -1,4 +1,4 @@
-// A supplier's signed callback (docs/forwarding.md, "Signed callbacks"): the supplier named in the
+// A supplier's signed callback, read for the routes that take one (docs/forwarding.md, "Signed callbacks"): the supplier named in the
 // path, on its shard, and the body signed with its webhook secret (or the previous one during a
 // rotation). Dispatch answers and return answers arrive this way and are read the same.
 import { and, eq } from "drizzle-orm";
