@@ -69,7 +69,7 @@ describe("npm run admin", () => {
   });
 
   it("prints its usage for an unknown command, exit 2", () => {
-    const result = admin("accounts:delete");
+    const result = admin("accounts:rename");
     expect(result.exit).toBe(2);
     expect(result.stderr).toContain("accounts:list [--page N]");
   });
