@@ -24,12 +24,12 @@ if (problem) {
 }
 const databases = bindings.filter((d) => d.migrationsDir);
 const wrangler = (args) => [bin("wrangler"), args, { env: { ...childEnv, CI: "true" } }];
-/** One database's migrations, then its id range when it is a shard: the steps, each a wrangler command. */
+/** One database's migrations, then its id range when it is a shard (shard 0 too: its counters exist from the start): the steps, each a wrangler command. */
 const stepsOf = (binding) => {
   const shard = shardOfBinding(binding);
   return [
     { say: `→ ${binding}: migrations (${where.slice(2)})`, command: wrangler(["d1", "migrations", "apply", binding, where, ...extra]) },
-    ...(shard ? [{ say: `→ ${binding}: ids from ${shard} × 2^40`, command: wrangler(["d1", "execute", binding, where, ...extra, "--command", idRangeStatements(shard).join(";\n")]) }] : []),
+    ...(shard !== null ? [{ say: `→ ${binding}: ids from ${shard} × 2^40`, command: wrangler(["d1", "execute", binding, where, ...extra, "--command", idRangeStatements(shard).join(";\n")]) }] : []),
   ];
 };
 if (where === "--remote") {
@@ -82,7 +82,7 @@ async function migrateLocally() {
       }
       if (files.every((f) => applied.has(f))) console.log("  up to date");
       const shard = shardOfBinding(binding);
-      if (shard) {
+      if (shard !== null) {
         console.log(`→ ${binding}: ids from ${shard} × 2^40`);
         await db.batch(idRangeStatements(shard).map((q) => db.prepare(q)));
       }

@@ -44,7 +44,9 @@ export function shardDeclarationProblem(bindings) {
  * past it is left alone, so running this again changes nothing). Shard n starts in block n; a
  * shard that takes in an account holding higher ids moves on to a later block (src/shards/move.ts).
  * SQLite keeps the counters in the plain table sqlite_sequence; a table without a row there yet
- * gets one. Block 0 is 0.
+ * gets one. Block 0 is 0, and shard 0 runs this too: every AUTOINCREMENT insert scans
+ * sqlite_sequence for its table's row, so with every table's row there from the start (in the
+ * tables' order) a write reads the same rows on every shard, whatever was written first.
  */
 export function idRangeStatements(block) {
   const base = block * ID_RANGE;

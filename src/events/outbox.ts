@@ -244,10 +244,10 @@ export function shipmentStatements(shipments: ShipmentRecord[], now: string): SQ
 
 /**
  * return.<status>: a return (src/returns/) as the batch that changed it left it, with its order, its
- * supplier and its lines (what was asked back, what arrived and in what condition). `returnId`
- * selects the return (an id, or a subquery on its request key within the same batch).
+ * supplier and its lines (what was asked back, what arrived and in what condition). `returnIds`
+ * selects the returns (an id, or a subquery on the request keys within the same batch), one event each.
  */
-export function returnEvent(type: EventType & `return.${string}`, returnId: SQL, now: string): SQL {
+export function returnEvent(type: EventType & `return.${string}`, returnIds: SQL, now: string): SQL {
   return sql`INSERT INTO events (id, account_id, type, data, created_at)
     SELECT ${newEventId}, r.account_id, ${type},
       json_object('order', ${orderRef}, 'return', json_object('id', r.id, 'status', r.status,
@@ -259,5 +259,6 @@ export function returnEvent(type: EventType & `return.${string}`, returnId: SQL,
             'reason', rl.reason, 'received_quantity', rl.received_quantity, 'condition', rl.condition))
           FROM return_lines rl JOIN order_lines l ON l.id = rl.order_line_id WHERE rl.return_id = r.id)))), ${now}
     FROM returns r JOIN orders o ON o.id = r.order_id JOIN suppliers s ON s.id = r.supplier_id
-    WHERE r.id = (${returnId}) AND ${hasSubscribers(sql`r.account_id`)}`;
+    WHERE r.id IN (${returnIds}) AND ${hasSubscribers(sql`r.account_id`)}
+    ORDER BY r.id`;
 }

@@ -12,12 +12,15 @@ export const RETURN_NOTICE_JOB: JobTable = { table: "return_notices", waiting: "
 /** Whether the channel pushes documents to the supplier (it asks the adapter, never its name). */
 export const tellsByPush = (channel: ChannelName) => channelFor(channel).starts === "sending";
 
-/** A notice of the return with this request key (or id), queued on its supplier's channel as it is now; returns its id. Once per return and kind. */
-export function noticeStatement(returnKey: string | number, kind: "requested" | "cancelled", now: string): SQL {
-  const where = typeof returnKey === "number" ? sql`r.id = ${returnKey}` : sql`r.request_key = ${returnKey}`;
+/**
+ * A notice of each return given (its id, or the request keys of the returns one request wrote),
+ * queued on its supplier's channel as it is now; returns their ids. Once per return and kind.
+ */
+export function noticeStatement(returns: number | string[], kind: "requested" | "cancelled", now: string): SQL {
+  const where = typeof returns === "number" ? sql`r.id = ${returns}` : sql`r.request_key IN (SELECT value FROM json_each(${JSON.stringify(returns)}))`;
   return sql`INSERT INTO return_notices (account_id, order_id, supplier_id, channel, status, idempotency_key, attempts, created_at, updated_at, return_id, kind)
     SELECT r.account_id, r.order_id, r.supplier_id, s.channel, 'queued', r.request_key || '-' || ${kind}, 0, ${now}, ${now}, r.id, ${kind}
-    FROM returns r JOIN suppliers s ON s.id = r.supplier_id WHERE ${where}
+    FROM returns r JOIN suppliers s ON s.id = r.supplier_id WHERE ${where} ORDER BY r.id
     ON CONFLICT DO NOTHING RETURNING id`;
 }
 

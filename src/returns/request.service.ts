@@ -118,43 +118,58 @@ export async function planReturnRequest(db: Db, accountId: number, reference: st
     group.push({ line, asked });
     groups.set(line.supplierId!, group);
   }
-  const statements: SQL[] = [];
-  const noticeAt: number[] = [];
-  const insertAt: number[] = [];
-  for (const [supplierId, group] of groups) {
-    const key = `ret_${crypto.randomUUID().replaceAll("-", "")}`;
+  const planned = [...groups].map(([supplierId, group]) => {
     const first = group[0].line;
     const auto = first.autoAuthorise && first.returnAddress !== null;
-    const id = sql`SELECT id FROM returns WHERE request_key = ${key}`;
-    insertAt.push(statements.length);
-    statements.push(
-      sql`INSERT INTO returns (account_id, order_id, supplier_id, status, request_key, note, forced, customer_tracking, return_address, created_at, updated_at, waiting_since)
-          VALUES (${accountId}, ${order.id}, ${supplierId}, ${auto ? "authorised" : "requested"}, ${key}, ${input.note ?? null}, ${input.force ? 1 : 0},
-            ${input.customer_tracking ?? null}, ${auto ? first.returnAddress : null}, ${now}, ${now}, ${auto ? null : now}) RETURNING id`,
-      sql`INSERT INTO return_lines (return_id, account_id, order_id, order_line_id, quantity, reason, created_at)
-          SELECT (${id}), ${accountId}, ${order.id}, j.value ->> '$.i', j.value ->> '$.q', j.value ->> '$.r', ${now}
-          FROM json_each(${JSON.stringify(group.map((g) => ({ i: g.line.id, q: g.asked.quantity, r: g.asked.reason ?? null })))}) AS j ORDER BY j.key`,
-      sql`INSERT INTO return_logs (return_id, return_line_id, status, message, actor, created_at)
-          SELECT (${id}), NULL, 'requested', ${`Return requested of ${group.length === 1 ? "1 line" : `${group.length} lines`} from supplier ${first.supplierName}${input.force ? ", past its return window (forced)" : ""}${input.note ? `: ${input.note}` : ""}`}, ${actor}, ${now}
+    return { key: `ret_${crypto.randomUUID().replaceAll("-", "")}`, supplierId, group, first, auto };
+  });
+  // One statement per table for every supplier's return (each AUTOINCREMENT insert also scans
+  // sqlite_sequence, so a statement per return would cost a scan more per supplier).
+  const keys = planned.map((p) => p.key);
+  const ofRequest = sql`SELECT id FROM returns WHERE request_key IN (SELECT value FROM json_each(${JSON.stringify(keys)}))`;
+  const returnsJson = planned.map((p) => ({
+    k: p.key,
+    s: p.supplierId,
+    st: p.auto ? "authorised" : "requested",
+    a: p.auto ? p.first.returnAddress : null,
+    w: p.auto ? null : now,
+    m: `Return requested of ${p.group.length === 1 ? "1 line" : `${p.group.length} lines`} from supplier ${p.first.supplierName}${input.force ? ", past its return window (forced)" : ""}${input.note ? `: ${input.note}` : ""}`,
+    am: p.auto ? `Authorised at once: supplier ${p.first.supplierName} authorises its returns in advance` : null,
+  }));
+  const linesJson = planned.flatMap((p) => p.group.map((g) => ({ k: p.key, i: g.line.id, q: g.asked.quantity, r: g.asked.reason ?? null })));
+  const statements: SQL[] = [
+    sql`INSERT INTO returns (account_id, order_id, supplier_id, status, request_key, note, forced, customer_tracking, return_address, created_at, updated_at, waiting_since)
+        SELECT ${accountId}, ${order.id}, j.value ->> '$.s', j.value ->> '$.st', j.value ->> '$.k', ${input.note ?? null}, ${input.force ? 1 : 0},
+          ${input.customer_tracking ?? null}, j.value ->> '$.a', ${now}, ${now}, j.value ->> '$.w'
+        FROM json_each(${JSON.stringify(returnsJson)}) AS j ORDER BY j.key RETURNING id, request_key`,
+    sql`INSERT INTO return_lines (return_id, account_id, order_id, order_line_id, quantity, reason, created_at)
+        SELECT r.id, ${accountId}, ${order.id}, j.value ->> '$.i', j.value ->> '$.q', j.value ->> '$.r', ${now}
+        FROM json_each(${JSON.stringify(linesJson)}) AS j CROSS JOIN returns r ON r.request_key = j.value ->> '$.k' ORDER BY j.key`,
+    // Per return: what was asked (then, for a supplier that authorises in advance, that it did), and per line.
+    sql`INSERT INTO return_logs (return_id, return_line_id, status, message, actor, created_at)
+        SELECT return_id, line_id, status, message, actor, ${now} FROM (
+          SELECT r.id AS return_id, NULL AS line_id, 'requested' AS status, j.value ->> '$.m' AS message, ${actor} AS actor, 0 AS o
+          FROM json_each(${JSON.stringify(returnsJson)}) AS j CROSS JOIN returns r ON r.request_key = j.value ->> '$.k'
           UNION ALL
-          SELECT (${id}), rl.id, 'requested', 'Return requested of ' || rl.quantity || coalesce(': ' || rl.reason, ''), ${actor}, ${now}
-          FROM return_lines rl WHERE rl.return_id = (${id})`,
-      returnEvent("return.requested", id, now),
+          SELECT rl.return_id, rl.id, 'requested', 'Return requested of ' || rl.quantity || coalesce(': ' || rl.reason, ''), ${actor}, 1
+          FROM return_lines rl WHERE rl.return_id IN (${ofRequest})
+          UNION ALL
+          SELECT r.id, NULL, 'authorised', j.value ->> '$.am', 'automatic', 2
+          FROM json_each(${JSON.stringify(returnsJson)}) AS j CROSS JOIN returns r ON r.request_key = j.value ->> '$.k' WHERE j.value ->> '$.am' IS NOT NULL
+        ) ORDER BY return_id, o, line_id`,
+    returnEvent("return.requested", ofRequest, now),
+  ];
+  const autoKeys = planned.filter((p) => p.auto).map((p) => p.key);
+  if (autoKeys.length) {
+    const ofAuto = sql`SELECT id FROM returns WHERE request_key IN (SELECT value FROM json_each(${JSON.stringify(autoKeys)}))`;
+    statements.push(
+      // Its RMA is ours, by the return's id: the supplier authorises every return in advance.
+      sql`UPDATE returns SET rma = 'RMA-' || id WHERE id IN (${ofAuto})`,
+      returnEvent("return.authorised", ofAuto, now),
     );
-    if (auto) {
-      statements.push(
-        // Its RMA is ours, by the return's id: the supplier authorises every return in advance.
-        sql`UPDATE returns SET rma = 'RMA-' || id WHERE request_key = ${key}`,
-        sql`INSERT INTO return_logs (return_id, return_line_id, status, message, actor, created_at)
-            VALUES ((${id}), NULL, 'authorised', ${`Authorised at once: supplier ${first.supplierName} authorises its returns in advance`}, 'automatic', ${now})`,
-        returnEvent("return.authorised", id, now),
-      );
-    }
-    if (first.channel && tellsByPush(first.channel)) {
-      noticeAt.push(statements.length);
-      statements.push(noticeStatement(key, "requested", now));
-    }
   }
+  const pushKeys = planned.filter((p) => p.first.channel && tellsByPush(p.first.channel)).map((p) => p.key);
+  const noticeAt = pushKeys.length ? statements.push(noticeStatement(pushKeys, "requested", now)) - 1 : -1;
   // Written, no line asks back more than shipped over all its live returns (a racing request's too).
   const ids = JSON.stringify(input.lines.map((l) => l.line_id));
   statements.push(
@@ -166,8 +181,9 @@ export async function planReturnRequest(db: Db, accountId: number, reference: st
   return {
     statements,
     settle: (results) => {
-      const followUps: PipelineMessage[] = noticeMessages(noticeAt.flatMap((i) => (results[i].results as { id: number }[]).map((r) => r.id)));
-      return { result: { returnIds: insertAt.map((i) => (results[i].results as { id: number }[])[0].id) }, followUps };
+      const followUps: PipelineMessage[] = noticeAt < 0 ? [] : noticeMessages((results[noticeAt].results as { id: number }[]).map((r) => r.id));
+      const idOf = new Map((results[0].results as { id: number; request_key: string }[]).map((r) => [r.request_key, r.id]));
+      return { result: { returnIds: keys.map((k) => idOf.get(k)!) }, followUps };
     },
   };
 }
