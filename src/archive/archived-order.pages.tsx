@@ -1,7 +1,7 @@
 // The console's page of an archived order: read-only, from its document in R2 (docs/archive.md, "The
 // console"). The same parts as the live page as far as the document holds them (lines with their
-// timelines and shipments, the sends with their attempts, the write-backs into the shop) and the
-// events sent about it (they stay in D1), with no action: an archived order cannot change any more.
+// timelines and shipments, the sends with their attempts, the write-backs into the shop, its ended
+// returns) and the events sent about it (they stay in D1), with no action: an archived order cannot change any more.
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../env";
 import { OrderEvents } from "../events/order-events.pages";
@@ -16,7 +16,9 @@ import { InTheShop } from "../shops/write-backs.pages";
 import { shopOrderNameOf } from "../shops/platforms";
 import { Badge } from "../ui/badge";
 import { LocalTime } from "../ui/time";
+import { ReturnCard } from "../returns/order-returns";
 import { archivedDetail } from "./archived-detail";
+import { archivedReturns } from "./archived-returns";
 import { findArchived } from "./archive.service";
 
 export const archivedOrderPages = new Hono<AppEnv>();
@@ -88,6 +90,16 @@ async function renderArchivedOrder(c: Context<AppEnv>, reference: string) {
       </section>
 
       <DispatchesSection detail={detail} />
+
+      {doc.returns?.length ? (
+        // Every one had ended when the order was archived: no move is offered, nothing more can be returned.
+        <section aria-labelledby="returns-heading" id="returns">
+          <h2 id="returns-heading">Returns</h2>
+          {archivedReturns(doc).map((r) => (
+            <ReturnCard reference={order.reference} ret={r} csrf="" />
+          ))}
+        </section>
+      ) : null}
 
       <OrderEvents {...orderEventsOf(events)} activeWebhook={activeWebhookOf(events)} />
 

@@ -23,7 +23,8 @@ export function OrderReturnsSection({ detail, returns, csrf, form }: { detail: O
   );
 }
 
-function ReturnCard({ reference, ret: r, csrf, form }: { reference: string; ret: OrderReturn; csrf: string; form?: ReturnForm }) {
+/** One return: its facts, lines, the shop's moves in the states that take them, and its log. */
+export function ReturnCard({ reference, ret: r, csrf, form }: { reference: string; ret: OrderReturn; csrf: string; form?: ReturnForm }) {
   const reason = r.declineReason ?? r.closeReason ?? r.cancelReason;
   const told = r.notices.find((n) => n.kind === "requested");
   return (

@@ -8,6 +8,7 @@ import { archiveAccount, olderThan } from "../../src/archive/archive.service";
 import { presentArchived } from "../../src/archive/archive.present";
 import { createDb } from "../../src/db";
 import { supplierCredits } from "../../src/returns/credits.service";
+import { send, signIn } from "../helpers/console-http";
 import { rows } from "../helpers/factories";
 import { ADMIN, call, type Credentials } from "../helpers/http";
 import { waitFor } from "../helpers/wait";
@@ -26,6 +27,19 @@ const returnRows = async (orderId: number) =>
       orderId,
     )
   )[0].n;
+
+/** The console's order page, signed in with the account's key. */
+async function orderPage(creds: Credentials, reference: string) {
+  const { jar } = await signIn({ account_id: String(creds.accountId), api_key: creds.apiKey });
+  const res = await send(`/console/orders/${reference}`, { jar });
+  return { status: res.status, html: await res.text() };
+}
+
+/** A return's card on an order page (empty when the page has none). */
+function cardOf(html: string, id: number): string {
+  const start = html.indexOf(`<article class="return" id="return-${id}"`);
+  return start < 0 ? "" : html.slice(start, html.indexOf("</article>", start) + "</article>".length);
+}
 
 async function answered(key: string, id: number, answers: Record<string, unknown>[]) {
   for (const body of answers) {
@@ -58,6 +72,9 @@ describe("archiving an order with ended returns", () => {
     const credits = await supplierCredits(createDb(env.DB), s.creds.accountId, s.cups.id);
     expect(credits).toEqual([{ month: new Date().toISOString().slice(0, 7), currency: "EUR", amount: 6.25, returns: 1 }]);
 
+    const livePage = await orderPage(s.creds, s.reference);
+    expect(livePage.status).toBe(200);
+
     const run = await archive(s.creds.accountId);
     expect(run.json).toMatchObject({ archived: 1, done: true });
     expect((await call("GET", `/api/v1/orders/${s.reference}`, { creds: s.creds })).headers.get("x-archived")).toBe("true");
@@ -87,6 +104,17 @@ describe("archiving an order with ended returns", () => {
 
     // The credit still counts on the supplier's page.
     expect(await supplierCredits(createDb(env.DB), s.creds.accountId, s.cups.id)).toEqual(credits);
+
+    // The console's archived order page shows both returns as the live page showed them, from the object, with no move.
+    const afterArchive = await orderPage(s.creds, s.reference);
+    expect(afterArchive.status).toBe(200);
+    expect(afterArchive.html).toContain('<h2 id="returns-heading">Returns</h2>');
+    for (const id of [creditedId, declinedId]) expect(cardOf(afterArchive.html, id)).toBe(cardOf(livePage.html, id));
+    expect(cardOf(afterArchive.html, creditedId)).toContain("<dt>RMA</dt><dd>RMA-1</dd><dt>Return address</dt><dd>Returns, Dock 1</dd>");
+    expect(cardOf(afterArchive.html, creditedId)).toContain("<dt>Credit</dt><dd>6.25 EUR</dd>");
+    expect(cardOf(afterArchive.html, declinedId)).toContain("<dt>Declined because</dt><dd>used</dd>");
+    expect(livePage.html).toContain(`action="/console/orders/${s.reference}/returns"`);
+    expect(afterArchive.html).not.toContain(`action="/console/orders/${s.reference}/returns"`);
   });
 
   it("leaves an order with an open return live, and archives it once the return has ended", async () => {
