@@ -265,8 +265,10 @@ const InvoiceChargeJson = z
   .object({
     type: z.enum(["allowance", "charge"]).openapi({ description: "SAC01: A allowance (taken off) or C charge (added)" }),
     code: z.string().openapi({ description: "SAC02, e.g. D240 freight, C310 discount" }),
-    amount: z.number().openapi({ description: "SAC05, in the invoice's currency" }),
+    amount: z.number().openapi({ description: "SAC05, in the invoice's currency; reckoned from `percent` or `rate` when the supplier gave only those" }),
     description: z.string().nullable().openapi({ description: "SAC15" }),
+    percent: z.number().optional().openapi({ description: "SAC07, only when the supplier gave the charge as a percent (of its line's amount, or of all lines' for the whole invoice) and no SAC05" }),
+    rate: z.number().optional().openapi({ description: "SAC08, only when the supplier gave the charge as a rate per unit (times its line's quantity, or all lines') and neither SAC05 nor SAC07" }),
   })
   .openapi("SupplierInvoiceCharge");
 

@@ -46,7 +46,8 @@ export const x12Interchanges = sqliteTable(
 export type X12Interchange = typeof x12Interchanges.$inferSelect;
 
 /** An 810's SAC: an allowance (taken off) or a charge (added), its code (D240 freight, …), amount and words. */
-export type InvoiceCharge = { type: "allowance" | "charge"; code: string; amount: number; description: string | null };
+/** A SAC of an 810; `percent` or `rate` only when the supplier gave the amount so (SAC07, SAC08), the amount then reckoned from it. */
+export type InvoiceCharge = { type: "allowance" | "charge"; code: string; amount: number; description: string | null; percent?: number; rate?: number };
 
 /** The supplier's invoiced cost of a line (its 810), with what we expected to pay. */
 export const supplierInvoiceLines = sqliteTable(

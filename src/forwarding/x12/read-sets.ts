@@ -161,18 +161,39 @@ function read856(set: TransactionSet): Shipped[] {
   return out;
 }
 
-/** A SAC: A allowance or C charge (N, neither, is left out), SAC02 its code, SAC05 its amount in cents (N2), SAC15 its words. */
-function charge(s: Segment): InvoiceCharge | null {
-  const type = el(s, 1) === "A" ? "allowance" : el(s, 1) === "C" ? "charge" : null;
+/**
+ * A SAC: A allowance or C charge (N, neither, is left out), SAC02 its code, SAC15 its words, and its
+ * amount: SAC05 in cents (N2) when given (it takes precedence, as X12 says), else SAC07 percent of
+ * `base` (what it applies to: its line's amount, or for the whole invoice the lines' sum), else SAC08 a
+ * rate per unit times `units` (its line's quantity, or every line's). Rounded to the cent.
+ */
+function charge(s: Segment, base: () => { amount: number; units: number }): InvoiceCharge | null {
+  const type: InvoiceCharge["type"] | null = el(s, 1) === "A" ? "allowance" : el(s, 1) === "C" ? "charge" : null;
   if (!type) return null;
+  const of = { type, code: el(s, 2), description: el(s, 15) || null };
   const cents = el(s, 5);
-  if (!/^\d{1,15}$/.test(cents)) throw new SetUnreadable(`SAC05 "${cents}" is not an amount in cents: an allowance or charge must say its amount.`);
-  return { type, code: el(s, 2), amount: Number(cents) / 100, description: el(s, 15) || null };
+  if (cents !== "") {
+    if (!/^\d{1,15}$/.test(cents)) throw new SetUnreadable(`SAC05 "${cents}" is not an amount in cents.`);
+    return { ...of, amount: Number(cents) / 100 };
+  }
+  if (el(s, 7) !== "") {
+    const percent = number(el(s, 7), "SAC07");
+    return { ...of, amount: Math.round(base().amount * percent) / 100, percent };
+  }
+  if (el(s, 8) !== "") {
+    const rate = number(el(s, 8), "SAC08");
+    return { ...of, amount: Math.round(base().units * rate * 100) / 100, rate };
+  }
+  throw new SetUnreadable(`The ${type} ${of.code || "without a code"} (SAC) says neither its amount (SAC05), its percent (SAC07) nor its rate (SAC08).`);
 }
+
+const cents = (amount: number) => Math.round(amount * 100);
 
 /**
  * An 810: BIG02 the invoice number, BIG04 our order reference, CUR02 its currency; per IT1 the
- * quantity and unit price and the SACs after it; the SACs after TDS are the whole invoice's.
+ * quantity and unit price and the SACs after it; the SACs after TDS are the whole invoice's. TDS01,
+ * when given, must be what the lines, their charges and the invoice's make, to the cent per line
+ * (each line's amount may have been rounded): an invoice that does not add up is refused in words.
  */
 function read810(set: TransactionSet): Invoiced[] {
   const big = set.segments.find((s) => s.id === "BIG");
@@ -182,14 +203,37 @@ function read810(set: TransactionSet): Invoiced[] {
   if (cur && currency === null) throw new SetUnreadable(`CUR02 "${el(cur, 2)}" is not an ISO 4217 currency code.`);
   const lines: Invoiced[] = [];
   const invoiceCharges: InvoiceCharge[] = [];
-  let summary = false;
+  // The whole invoice's SACs apply to all its lines: read once every line is.
+  const invoiceSacs: Segment[] = [];
+  let tds: Segment | null = null;
   for (const s of set.segments) {
     if (s.id === "IT1") {
       lines.push({ kind: "810", order: el(big, 4), invoice: el(big, 2), item: itemRef(s, 6, el(s, 1)), quantity: number(el(s, 2), "IT102"), unitPrice: number(el(s, 4), "IT104"), currency, charges: [], invoiceCharges });
-    } else if (s.id === "TDS") summary = true;
+    } else if (s.id === "TDS") tds = s;
     else if (s.id === "SAC") {
-      const c = charge(s);
-      if (c) (summary || !lines.length ? invoiceCharges : lines[lines.length - 1].charges).push(c);
+      const line = tds || !lines.length ? null : lines[lines.length - 1];
+      if (!line) invoiceSacs.push(s);
+      else {
+        const c = charge(s, () => ({ amount: line.quantity * line.unitPrice, units: line.quantity }));
+        if (c) line.charges.push(c);
+      }
+    }
+  }
+  const merchandise = () => ({ amount: lines.reduce((sum, l) => sum + l.quantity * l.unitPrice, 0), units: lines.reduce((sum, l) => sum + l.quantity, 0) });
+  for (const s of invoiceSacs) {
+    const c = charge(s, merchandise);
+    if (c) invoiceCharges.push(c);
+  }
+  if (tds) {
+    const stated = el(tds, 1);
+    if (!/^-?\d{1,15}$/.test(stated)) throw new SetUnreadable(`TDS01 "${stated}" is not an amount in cents.`);
+    const signed = (c: InvoiceCharge) => (c.type === "charge" ? cents(c.amount) : -cents(c.amount));
+    const made =
+      lines.reduce((sum, l) => sum + cents(l.quantity * l.unitPrice) + l.charges.reduce((x, c) => x + signed(c), 0), 0) + invoiceCharges.reduce((x, c) => x + signed(c), 0);
+    if (Math.abs(made - Number(stated)) > Math.max(1, lines.length)) {
+      throw new SetUnreadable(
+        `The 810's total (TDS01) is ${(Number(stated) / 100).toFixed(2)}, but its lines with their allowances and charges make ${(made / 100).toFixed(2)}.`,
+      );
     }
   }
   return lines;

@@ -46,12 +46,52 @@ describe("reading the supplier's sets", () => {
 
   it("an 810: CUR's currency, the SACs after an IT1 the line's and after TDS the whole invoice's; a currency not in ISO 4217 or a SAC without its amount refuses it in words", () => {
     const read = (extra: string[]) => READERS["810"](setOf(supplierFile("810", 1, ["BIG*20261129*INV-1**1042", ...extra])));
-    expect(read(["CUR*SE*usd", "IT1*7*1*EA*9", "SAC*C*H090***250", "IT1*8*1*EA*4", "TDS*1550", "SAC*A*C310***200**********Early payment", "SAC*N*D240***0"])).toMatchObject([
+    // 9 + 2.50 handling + 4 - 2.00 early payment = 13.50.
+    expect(read(["CUR*SE*usd", "IT1*7*1*EA*9", "SAC*C*H090***250", "IT1*8*1*EA*4", "TDS*1350", "SAC*A*C310***200**********Early payment", "SAC*N*D240***0"])).toMatchObject([
       { item: { lineId: "7" }, currency: "USD", charges: [{ type: "charge", code: "H090", amount: 2.5, description: null }], invoiceCharges: [{ type: "allowance", code: "C310", amount: 2, description: "Early payment" }] },
       { item: { lineId: "8" }, currency: "USD", charges: [], invoiceCharges: [{ type: "allowance", code: "C310", amount: 2, description: "Early payment" }] },
     ]);
     expect(read(["IT1*7*1*EA*9"])).toMatchObject([{ currency: null, charges: [], invoiceCharges: [] }]);
     expect(() => read(["CUR*SE*XYZ", "IT1*7*1*EA*9"])).toThrow('CUR02 "XYZ" is not an ISO 4217 currency code.');
-    expect(() => read(["IT1*7*1*EA*9", "SAC*C*D240****3"])).toThrow('SAC05 "" is not an amount in cents: an allowance or charge must say its amount.');
+    expect(() => read(["IT1*7*1*EA*9", "SAC*C*D240****3"])).toThrow("The charge D240 (SAC) says neither its amount (SAC05), its percent (SAC07) nor its rate (SAC08).");
+    expect(() => read(["IT1*7*1*EA*9", "SAC*C*D240***2.5"])).toThrow('SAC05 "2.5" is not an amount in cents.');
+  });
+
+  it("an 810's SAC given as a percent (SAC07) or a rate per unit (SAC08): the amount reckoned from its line or from all lines, kept with what was given; SAC05 takes precedence", () => {
+    const read = (extra: string[]) => READERS["810"](setOf(supplierFile("810", 1, ["BIG*20261129*INV-1**1042", ...extra])));
+    const [first, second] = read([
+      "IT1*7*3*EA*10", // 30.00
+      "SAC*A*C310****3*10", // SAC07 10 % of its line: 3.00 off
+      "IT1*8*2*EA*2.5", // 5.00
+      "SAC*C*H090******0.35", // SAC08 0.35 a unit: 0.70
+      "SAC*C*H000***125*3*50", // SAC05 given: 1.25, its percent ignored
+      "TDS*3245", // 30 - 3.00 + 5 + 0.70 + 1.25, then + 1.75 - 3.50 + 0.25: 32.45
+      "SAC*C*D240****3*5", // 5 % of the lines' 35.00: 1.75
+      "SAC*A*C000******0.7", // SAC08 0.70 a unit of 5 units: 3.50 off
+      "SAC*C*H850***25",
+    ]);
+    expect(first.charges).toEqual([{ type: "allowance", code: "C310", amount: 3, description: null, percent: 10 }]);
+    expect(second.charges).toEqual([
+      { type: "charge", code: "H090", amount: 0.7, description: null, rate: 0.35 },
+      { type: "charge", code: "H000", amount: 1.25, description: null },
+    ]);
+    expect(first.invoiceCharges).toEqual([
+      { type: "charge", code: "D240", amount: 1.75, description: null, percent: 5 },
+      { type: "allowance", code: "C000", amount: 3.5, description: null, rate: 0.7 },
+      { type: "charge", code: "H850", amount: 0.25, description: null },
+    ]);
+  });
+
+  it("an 810 whose total (TDS01) is not what its lines and charges make is refused in words; a cent a line of rounding is not a difference", () => {
+    const read = (extra: string[]) => READERS["810"](setOf(supplierFile("810", 1, ["BIG*20261129*INV-9**1042", ...extra])));
+    expect(() => read(["IT1*7*2*EA*6.5", "TDS*1400"])).toThrow("The 810's total (TDS01) is 14.00, but its lines with their allowances and charges make 13.00.");
+    expect(() => read(["IT1*7*2*EA*6.5", "SAC*C*H090***250", "TDS*1300"])).toThrow("The 810's total (TDS01) is 13.00, but its lines with their allowances and charges make 15.50.");
+    expect(() => read(["IT1*7*1*EA*9", "TDS*ABC"])).toThrow('TDS01 "ABC" is not an amount in cents.');
+    expect(read(["IT1*7*2*EA*6.5", "TDS*1300"])).toHaveLength(1);
+    // 3 × 3.333 = 9.999 and 3 × 1.111 = 3.333: 13.33 to the cent, 13.34 within a cent a line, 13.36 not.
+    expect(read(["IT1*7*3*EA*3.333", "IT1*8*3*EA*1.111", "TDS*1334"])).toHaveLength(2);
+    expect(() => read(["IT1*7*3*EA*3.333", "IT1*8*3*EA*1.111", "TDS*1336"])).toThrow("The 810's total (TDS01) is 13.36, but its lines with their allowances and charges make 13.33.");
+    // A credit invoice's negative total.
+    expect(read(["IT1*7*1*EA*5", "SAC*A*C310***700", "TDS*-200"])).toHaveLength(1);
   });
 });
