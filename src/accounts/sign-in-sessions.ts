@@ -3,7 +3,8 @@
 // absolute expiry. Every request looks its session up together with the credential it was opened
 // with, in one statement (like API authentication), so revoking the API key or the supplier key,
 // deactivating the supplier, or changing ADMIN_TOKEN ends the session on the very next request.
-import { and, eq, lte, or } from "drizzle-orm";
+import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
+import { notMoving } from "../db/moving";
 import type { Db } from "../db";
 import type { AuthenticatedAccount } from "../env";
 import { CONSOLE_ROLES, consoleSessions, type ConsoleRole } from "../db/schema";
@@ -158,9 +159,13 @@ export async function deleteEndedSessions(db: Db, now = new Date()): Promise<num
   const result = await db
     .delete(consoleSessions)
     .where(
-      or(
-        lte(consoleSessions.expiresAt, isoMicro(now)),
-        ...CONSOLE_ROLES.map((role) => and(eq(consoleSessions.role, role), lte(consoleSessions.lastSeenAt, idleBefore(role)))),
+      and(
+        or(
+          lte(consoleSessions.expiresAt, isoMicro(now)),
+          ...CONSOLE_ROLES.map((role) => and(eq(consoleSessions.role, role), lte(consoleSessions.lastSeenAt, idleBefore(role)))),
+        ),
+        // A moving account's sessions refuse deletes (src/db/moving.ts); an operator's has no account.
+        or(isNull(consoleSessions.accountId), notMoving(sql`${consoleSessions.accountId}`)),
       ),
     )
     .run();

@@ -3,6 +3,7 @@
 // unique (subscription_id, event_id) index keeps one delivery per pair, and only the run that
 // created a delivery announces it. The cron re-announces deliveries whose message got lost.
 import { sql } from "drizzle-orm";
+import { notMoving } from "../db/moving";
 import { createDb, toStatement, type Db } from "../db";
 import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
@@ -36,7 +37,8 @@ export async function publishEvents(db: Db, pipeline: Pipeline): Promise<{ event
   const now = isoMicro();
   // The same page in both statements: a D1 batch is one transaction, and inserting deliveries
   // does not change which events are unpublished.
-  const page = sql`SELECT id FROM events WHERE published_at IS NULL ORDER BY created_at, id LIMIT ${PUBLISH_PAGE}`;
+  // A moving account's events wait: its rows refuse writes (src/db/moving.ts); published where it lands.
+  const page = sql`SELECT id FROM events WHERE published_at IS NULL AND ${notMoving("account_id")} ORDER BY created_at, id LIMIT ${PUBLISH_PAGE}`;
   const [created, , writeBacks, marked] = await db.$client.batch<{ id: number }>(
     [
       sql`INSERT INTO webhook_deliveries (account_id, subscription_id, event_id, status, attempts, created_at, updated_at)

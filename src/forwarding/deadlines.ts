@@ -4,6 +4,7 @@
 // sweeper fires what is due from an index range (never a scan), once: the statement that fires a
 // deadline clears it, and a sweep that overlaps or repeats finds nothing left to fire.
 import { sql, type SQL } from "drizzle-orm";
+import { notMoving } from "../db/moving";
 import { runBatch, toStatement, type Db, type Row } from "../db";
 import type { Supplier } from "../db/schema";
 import { lineOverdueEvents, type Overdue } from "../events/outbox";
@@ -66,7 +67,7 @@ const dueLines = (column: "ack_due_at" | "ship_due_at", at: string) =>
         s.ack_deadline_reroute AND NOT EXISTS (SELECT 1 FROM cancellation_lines c
           WHERE c.order_line_id = l.id AND c.status = 'requested' AND c.purpose = 'cancel') AS reroute
       FROM order_lines l JOIN suppliers s ON s.id = l.matched_supplier_id
-      WHERE l.${sql.raw(column)} <= ${at} ORDER BY l.${sql.raw(column)} LIMIT ${FIRE_LIMIT}`;
+      WHERE l.${sql.raw(column)} <= ${at} AND ${notMoving("l.account_id")} ORDER BY l.${sql.raw(column)} LIMIT ${FIRE_LIMIT}`;
 
 const toDue = (r: Row): Due => ({
   id: r.id as number,

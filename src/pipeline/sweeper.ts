@@ -2,6 +2,7 @@
 // piece of work the pipeline owes is a durable mark in D1 (an order with routed_at null, a queued
 // or leased dispatch, an account's rematch request); the sweeper re-queues what has waited too long.
 import { sql } from "drizzle-orm";
+import { notMoving } from "../db/moving";
 import { createDb, runBatch } from "../db";
 import type { Bindings } from "../env";
 import { isoMicro } from "../lib/time";
@@ -32,6 +33,7 @@ export async function sweepUnroutedOrders(env: Bindings, now = new Date()): Prom
   const [swept] = await runBatch(db, [
     sql`UPDATE orders SET route_requested_at = ${isoMicro(now)}, routing_attempts = routing_attempts + 1
         WHERE id IN (SELECT id FROM orders WHERE routed_at IS NULL AND route_requested_at < ${isoMicro(new Date(now.getTime() - GRACE_MS))}
+                       AND ${notMoving("account_id")}
                      ORDER BY route_requested_at LIMIT ${SWEEP_LIMIT})
         RETURNING id`,
   ]);
@@ -101,7 +103,7 @@ export async function sweepRematches(env: Bindings, now = new Date()): Promise<n
   const requestedAt = isoMicro(now);
   const [swept] = await runBatch(db, [
     sql`UPDATE accounts SET rematch_requested_at = ${requestedAt}
-        WHERE rematch_requested_at < ${isoMicro(new Date(now.getTime() - GRACE_MS))}
+        WHERE rematch_requested_at < ${isoMicro(new Date(now.getTime() - GRACE_MS))} AND moving IS NULL
         RETURNING id`,
   ]);
   const accountIds = ids(swept.results);
