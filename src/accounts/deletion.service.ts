@@ -4,6 +4,7 @@
 import { sql } from "drizzle-orm";
 import { rawBatch, type Db } from "../db";
 import { FINAL_LINE, finished } from "../archive/finished";
+import { deleteAccountArchive } from "../archive/archive.service";
 
 /** Counts stop here: the answer says "at least" past it, and the count stays one bounded read. */
 export const OPEN_COUNT_CAP = 1000;
@@ -44,3 +45,14 @@ export function describeOpenWork(open: OpenWork): string {
 
 /** Nothing is open: the account can go without `force`. */
 export const nothingOpen = (open: OpenWork) => open.orders === 0 && open.returns === 0 && open.sends.length === 0;
+
+/**
+ * What a deletion asks of the account's domain (src/shards/delete.ts's hooks), the same for the
+ * operator's command and the cron that carries a deletion on: the open work, and its archive's
+ * objects a listing page at a time.
+ */
+export const deletionHooks = (archive: R2Bucket) => ({
+  openWork: openWorkOf,
+  describe: describeOpenWork,
+  deleteObjects: (accountId: number) => deleteAccountArchive(archive, accountId, 1),
+});

@@ -6,8 +6,7 @@ import { revokeSupplierKey } from "../suppliers/suppliers.service";
 import { listAccountsEverywhere, openAccount, revokeApiKeyAnywhere, revokeSupplierKeyAnywhere, toAccountShard } from "../shards/accounts";
 import { moveAccount } from "../shards/move";
 import { deleteAccount } from "../shards/delete";
-import { describeOpenWork, openWorkOf } from "../accounts/deletion.service";
-import { deleteAccountArchive } from "../archive/archive.service";
+import { deletionHooks } from "../accounts/deletion.service";
 import { presentMove } from "./moves.present";
 import { presentDeletion } from "./deletions.present";
 import type { ApiKey } from "../db/schema";
@@ -230,8 +229,7 @@ adminRouter.openapi(
   }),
   async (c) => {
     const force = c.req.valid("query").force === "true";
-    const hooks = { openWork: openWorkOf, describe: describeOpenWork, deleteObjects: (id: number) => deleteAccountArchive(c.env.ARCHIVE, id, 1) };
-    return c.json(presentDeletion(await deleteAccount(c.env, Number(c.req.valid("param").id), force, hooks)), 200);
+    return c.json(presentDeletion(await deleteAccount(c.env, Number(c.req.valid("param").id), force, deletionHooks(c.env.ARCHIVE))), 200);
   },
 );
 

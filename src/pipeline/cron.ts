@@ -15,6 +15,8 @@ import { pullMissedOrders } from "../shops/order-pull.service";
 import { archiveDue } from "../archive/archive.service";
 import { presentArchived } from "../archive/archive.present";
 import { shardOfView } from "../shards/shards";
+import { continueDeletions } from "../shards/delete";
+import { deletionHooks } from "../accounts/deletion.service";
 import { syncsToResume } from "../shops/stock/stock-sync.service";
 import { stockSyncMessages } from "../shops/stock/queue";
 import { pollInboundFiles } from "../forwarding/inbound-files.service";
@@ -40,6 +42,7 @@ export const SWEEPERS = {
   stock_syncs_resumed: "Stock syncs resumed",
   orders_pulled: "Orders taken in or cancelled by the shops' reconciliation pull",
   orders_archived: "Finished orders archived to R2",
+  deletions_continued: "Account deletions carried on",
 } as const;
 export type SweeperName = keyof typeof SWEEPERS;
 
@@ -101,6 +104,8 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
     },
     // Finished orders past their account's archive_after_days, a bounded batch per tick (src/archive).
     { names: ["orders_archived"], run: async () => ({ orders_archived: await archiveDue(db, env.ARCHIVE, now, presentArchived) }) },
+    // An account deletion left half-way (its CLI stopped) goes on (src/shards/delete.ts).
+    { names: ["deletions_continued"], run: async () => ({ deletions_continued: await continueDeletions(env, deletionHooks(env.ARCHIVE), now) }) },
   ];
 }
 

@@ -12,8 +12,11 @@
 //   archive    its archived orders' objects in R2, a listing page at a time.
 //   directory  its directory entries: credentials, suppliers, moves, the account; done.
 // Each call does a bounded amount of work and answers where it stands; the CLI calls again until
-// done. What is deleted is the shard's; what it is (the open work, the archive) the caller passes in.
-import { and, eq, ne } from "drizzle-orm";
+// done, and the cron carries on a deletion nobody has advanced for a minute (continueDeletions), so
+// one left half-way by a crashed CLI still ends. Each step saves its progress only over the state it
+// started from: two runners at once (the CLI and the cron) never undo each other's progress.
+// What is deleted is the shard's; what it is (the open work, the archive) the caller passes in.
+import { and, asc, eq, lt, ne } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { createDb, type Db } from "../db";
 import type { Bindings } from "../env";
@@ -79,13 +82,15 @@ export async function deleteAccount(env: Bindings, accountId: number, force: boo
 async function step(env: Bindings, deletion: DeletionRow, hooks: DeletionHooks): Promise<DeletionRow> {
   const id = deletion.accountId;
   const shard = shardBinding(env, deletion.shard);
+  // Over the state this step started from only; another runner's newer state wins, and is read back.
   const save = async (change: Partial<DeletionRow>) => {
-    const [row] = await drizzle(env.DIRECTORY)
+    const dir = drizzle(env.DIRECTORY);
+    const [row] = await dir
       .update(directoryDeletions)
       .set({ ...change, updatedAt: isoMicro() })
-      .where(eq(directoryDeletions.accountId, id))
+      .where(and(eq(directoryDeletions.accountId, id), eq(directoryDeletions.updatedAt, deletion.updatedAt)))
       .returning();
-    return row;
+    return row ?? (await dir.select().from(directoryDeletions).where(eq(directoryDeletions.accountId, id)).get())!;
   };
   switch (deletion.phase) {
     case "stop": {
@@ -128,6 +133,27 @@ async function step(env: Bindings, deletion: DeletionRow, hooks: DeletionHooks):
     case "done":
       return deletion;
   }
+}
+
+/** A deletion nobody has advanced for this long is carried on by the cron. */
+export const DELETION_IDLE_MS = 60_000;
+/** Steps the cron gives a deletion per tick: a share of the tick's budget, beside the sweepers. */
+export const DELETION_STEPS_PER_TICK = 20;
+
+/**
+ * The cron's part: the deletion under way that was advanced least recently, if nobody has for
+ * DELETION_IDLE_MS, goes on for DELETION_STEPS_PER_TICK steps. How many deletions it carried on (0 or 1).
+ */
+export async function continueDeletions(env: Bindings, hooks: DeletionHooks, now: Date): Promise<number> {
+  const idle = await drizzle(env.DIRECTORY)
+    .select({ accountId: directoryDeletions.accountId })
+    .from(directoryDeletions)
+    .where(and(ne(directoryDeletions.phase, "done"), lt(directoryDeletions.updatedAt, isoMicro(new Date(now.getTime() - DELETION_IDLE_MS)))))
+    .orderBy(asc(directoryDeletions.updatedAt))
+    .get();
+  if (!idle) return 0;
+  await deleteAccount(env, idle.accountId, true, hooks, DELETION_STEPS_PER_TICK);
+  return 1;
 }
 
 /** Whether the account is being deleted or was: its queue messages are dropped, not retried. */

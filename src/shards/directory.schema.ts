@@ -95,7 +95,10 @@ export const directoryDeletions = sqliteTable("directory_deletions", {
   startedAt: text("started_at").notNull(),
   updatedAt: text("updated_at").notNull(),
   finishedAt: text("finished_at"),
-});
+},
+  // The cron's look for a deletion left half-way (src/shards/delete.ts continueDeletions): the ones under way only.
+  (t) => [index("directory_deletions_under_way_idx").on(t.updatedAt).where(sql`${t.phase} <> 'done'`)],
+);
 
 /** An account's work still under way when its deletion started (src/shards/delete.ts). */
 export type OpenWork = {

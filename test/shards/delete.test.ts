@@ -2,7 +2,7 @@
 // first answer (keys 401), then its rows go from every table the move knows, its archived objects
 // from R2, its directory entries; another account on the shard is untouched; a deletion stopped in
 // the middle continues on the next call; a moving account is not deleted (409), nor moved while deleted.
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 import type { PipelineMessage } from "../../src/lib/queue";
@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { describeOpenWork, openWorkOf } from "../../src/accounts/deletion.service";
 import { deleteAccountArchive } from "../../src/archive/archive.service";
 import { accountPrefix } from "../../src/archive/objects";
-import { deleteAccount } from "../../src/shards/delete";
+import { DELETION_IDLE_MS, deleteAccount } from "../../src/shards/delete";
 import { MOVED_TABLES } from "../../src/shards/move";
 import { createAccount, createOrder } from "../helpers/factories";
 import { ADMIN, call, type Credentials } from "../helpers/http";
@@ -169,6 +169,35 @@ describe("a deletion stopped in the middle, and moves", () => {
     expect(await rowsOf(0, creds.accountId)).toEqual(none);
     expect(await objectsOf(creds.accountId)).toEqual([]);
     expect(await directoryRows(creds.accountId)).toEqual({ accounts: 0, credentials: 0, suppliers: 0 });
+  });
+
+  it("a deletion its CLI left half-way is carried on by the cron once nobody has advanced it for a minute, to its end", async () => {
+    const creds = await accountOn(0);
+    for (const id of ["left-1", "left-2"]) await createOrder(creds, { external_id: id });
+    await env.ARCHIVE.put(`${accountPrefix(creds.accountId)}2026-01-03/a.ndjson.gz`, "x");
+    const left = await deleteAccount(env, creds.accountId, true, hooks, 3);
+    expect(left.phase).toBe("rows");
+    const state = () => env.DIRECTORY.prepare("SELECT phase, updated_at FROM directory_deletions WHERE account_id = ?").bind(creds.accountId).first<{ phase: string; updated_at: string }>();
+    const tick = async (at: number) => {
+      const ctx = createExecutionContext();
+      await worker.scheduled!(createScheduledController({ cron: "* * * * *", scheduledTime: at }), env, ctx);
+      await waitOnExecutionContext(ctx);
+    };
+    // Advanced just now: a tick leaves it to whoever runs it.
+    const before = await state();
+    await tick(Date.now());
+    expect(await state()).toEqual(before);
+    expect((await rowsOf(0, creds.accountId)).orders).toBe(2);
+    // A minute later nobody has: the ticks carry it on (the oldest idle deletion each; another
+    // test's may come first) until it is done.
+    for (let n = 1; n <= 10 && (await state())!.phase !== "done"; n++) await tick(Date.now() + DELETION_IDLE_MS + n * 60_000);
+    expect((await state())!.phase).toBe("done");
+    expect(await rowsOf(0, creds.accountId)).toEqual(none);
+    expect(await objectsOf(creds.accountId)).toEqual([]);
+    expect(await directoryRows(creds.accountId)).toEqual({ accounts: 0, credentials: 0, suppliers: 0 });
+    // The operator's next call answers the finished deletion.
+    const [answer] = await deleteAll(creds.accountId);
+    expect(answer).toMatchObject({ phase: "done", done: true, objects_deleted: 1 });
   });
 
   it("refuses to delete an account in the middle of a move (409, nothing changed); once moved, deletes it on its new shard", async () => {

@@ -1,7 +1,7 @@
 // What the supplier's sets say, read without I/O: the public sample 855 and 856 of another project
 // (node-x12's test data, MIT: test/lib/x12/samples/) as answers, and the 997's codes in words.
 import { describe, expect, it } from "vitest";
-import { READERS } from "../../../src/forwarding/x12/read-sets";
+import { READERS, type Invoiced } from "../../../src/forwarding/x12/read-sets";
 import { readInterchanges } from "../../../src/lib/x12/reader";
 import { supplierFile } from "../../helpers/x12";
 import sample855 from "../../lib/x12/samples/855.edi?raw";
@@ -69,7 +69,7 @@ describe("reading the supplier's sets", () => {
       "SAC*C*D240****3*5", // 5 % of the lines' 35.00: 1.75
       "SAC*A*C000******0.7", // SAC08 0.70 a unit of 5 units: 3.50 off
       "SAC*C*H850***25",
-    ]);
+    ]) as Invoiced[];
     expect(first.charges).toEqual([{ type: "allowance", code: "C310", amount: 3, description: null, percent: 10 }]);
     expect(second.charges).toEqual([
       { type: "charge", code: "H090", amount: 0.7, description: null, rate: 0.35 },

@@ -1,0 +1,1 @@
+CREATE INDEX `directory_deletions_under_way_idx` ON `directory_deletions` (`updated_at`) WHERE "directory_deletions"."phase" <> 'done';
