@@ -3,6 +3,7 @@
 // applied to products, in one D1 batch (one transaction). So a file that cannot be fetched or
 // parsed changes no product, and every run leaves a product_imports record.
 import { urlRefusal } from "../lib/outbound-address";
+import { notMoving } from "../db/moving";
 import { and, asc, desc, eq, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import { toStatement, type Db } from "../db";
 import { productFeeds, productImports, type ImportRejection, type ImportTrigger, type ProductFeed, type ProductImport } from "../db/schema";
@@ -512,7 +513,7 @@ async function failImport(db: Db, importId: number, stats: Stats, message: strin
 /** Imports whose Worker died are closed as failed, and their staged rows dropped. */
 export async function sweepStaleImports(db: Db, now: Date) {
   const staleBefore = isoMicro(new Date(now.getTime() - STALE_IMPORT_MS));
-  const stale = sql`SELECT id FROM product_imports WHERE status = 'running' AND started_at <= ${staleBefore}`;
+  const stale = sql`SELECT id FROM product_imports WHERE status = 'running' AND started_at <= ${staleBefore} AND ${notMoving("account_id")}`;
   await db.$client.batch([
     toStatement(db, sql`DELETE FROM product_import_rows WHERE import_id IN (${stale})`),
     toStatement(
@@ -539,6 +540,8 @@ export async function runScheduledImports(db: Db, keys: () => SealingKeys, now =
         isNotNull(productFeeds.url),
         isNotNull(productFeeds.schedule),
         lte(productFeeds.nextImportAt, isoMicro(now)),
+        // A moving account's feeds wait (their rows refuse writes: src/db/moving.ts).
+        notMoving(sql`${productFeeds.accountId}`),
       ),
     )
     .orderBy(asc(productFeeds.nextImportAt), asc(productFeeds.id))

@@ -131,7 +131,9 @@ export async function fireDeadlines(db: Db, now: Date): Promise<FiredDeadlines> 
           deadline_token = CASE WHEN ${waiting} THEN ${token} ELSE deadline_token END
         FROM json_each(${json}) AS j
         WHERE order_lines.id = j.value ->> '$.i' AND order_lines.order_id = j.value ->> '$.o'
-          AND (CASE j.value ->> '$.k' WHEN 'acknowledgement' THEN order_lines.ack_due_at ELSE order_lines.ship_due_at END) <= ${at}`,
+          AND (CASE j.value ->> '$.k' WHEN 'acknowledgement' THEN order_lines.ack_due_at ELSE order_lines.ship_due_at END) <= ${at}
+          -- Read before its write: an account frozen in between is left for later, not failing the batch.
+          AND ${notMoving("order_lines.account_id")}`,
     sql`INSERT INTO order_line_logs (order_line_id, order_id, status, message, created_at)
         SELECT l.id, l.order_id, l.current_status, j.value ->> '$.m', ${at}
         FROM json_each(${json}) AS j JOIN order_lines l ON l.id = j.value ->> '$.i' AND l.order_id = j.value ->> '$.o'

@@ -7,6 +7,7 @@
 // Bounded per tick: at most PULL_CONNECTIONS connections (those that waited longest first) and
 // PULL_PAGES pages of each; a connection with more waiting goes on at the next tick (a minute later).
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { notMoving } from "../db/moving";
 import type { Db } from "../db";
 import { orders, shopConnections, type ShopConnectionRow } from "../db/schema";
 import type { Bindings } from "../env";
@@ -35,7 +36,8 @@ export async function pullMissedOrders(env: Bindings, db: Db, pipeline: Pipeline
   const due = await db
     .select()
     .from(shopConnections)
-    .where(and(inArray(shopConnections.platform, pulling), eq(shopConnections.active, true), isNull(shopConnections.deletedAt)))
+    // A moving (or deleted) account's connections wait: their rows refuse writes (src/db/moving.ts).
+    .where(and(inArray(shopConnections.platform, pulling), eq(shopConnections.active, true), isNull(shopConnections.deletedAt), notMoving(sql`${shopConnections.accountId}`)))
     .orderBy(sql`${shopConnections.pulledAt} IS NOT NULL`, asc(shopConnections.pulledAt), asc(shopConnections.id))
     .limit(PULL_CONNECTIONS);
   const outcomes: PullOutcome[] = [];

@@ -1,13 +1,14 @@
 // The cron of a shard where one account is frozen (a move paused after its freeze, or a deletion
 // under way): that account's rows refuse every write (drizzle/0015's triggers), so every sweeper
 // leaves them alone, and the shard's other accounts are served as ever: their lost routing
-// re-queued, their events published and delivered, their ended sessions cleaned up, with no sweeper
-// failing (before, one frozen account's rows failed those sweepers for the whole shard). Once the move is done, the account's own work goes on where
+// re-queued, their events published and delivered, their ended sessions cleaned up, their feeds
+// pulled, with no sweeper failing (before, one frozen account's rows failed those sweepers for the whole shard). Once the move is done, the account's own work goes on where
 // it now lives.
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { createFeed } from "../helpers/catalogue";
 import { createOrder, rows } from "../helpers/factories";
 import { received } from "../helpers/fake-remote";
 import { type Credentials } from "../helpers/http";
@@ -26,8 +27,8 @@ async function lostRouting(creds: Credentials, shard: number, externalId: string
   await shards[shard].prepare("UPDATE orders SET routed_at = NULL, route_requested_at = ? WHERE account_id = ? AND reference = ?").bind(TEN_MINUTES_AGO(), creds.accountId, reference).run();
   return reference;
 }
-const attemptsOf = async (shard: number, accountId: number, reference: string) =>
-  (await shards[shard].prepare("SELECT routing_attempts AS n FROM orders WHERE account_id = ? AND reference = ?").bind(accountId, reference).first<{ n: number }>())!.n;
+const routingOf = async (shard: number, accountId: number, reference: string) =>
+  (await shards[shard].prepare("SELECT routed_at, route_requested_at FROM orders WHERE account_id = ? AND reference = ?").bind(accountId, reference).first<{ routed_at: string | null; route_requested_at: string }>())!;
 /** An ended console session (expired ten minutes ago). */
 async function endedSession(shard: number, accountId: number) {
   const row = await shards[shard]
@@ -49,6 +50,10 @@ describe("the cron beside a frozen account", () => {
   it("serves the shard's other accounts and leaves the frozen one's rows alone; the frozen one's work goes on once it has moved", async () => {
     const frozen = await accountOn(0);
     const frozenOrder = await lostRouting(frozen, 0, "frozen-1");
+    // A feed due now (its first pull is due when made): claiming it would be a write of the frozen account.
+    const { feed: frozenFeed } = await createFeed(frozen, { url: "https://feeds.supplier.test/frozen.csv", schedule: "hourly" });
+    const feedDue = async () => (await shards[0].prepare("SELECT next_import_at AS at FROM product_feeds WHERE id = ?").bind(frozenFeed.id).first<{ at: string }>())!.at;
+    const frozenFeedDue = await feedDue();
     const frozenHook = await subscribe(frozen, "ok", ["order.created"]);
     const frozenEvent = await seedEvent(frozen.accountId, { published: false });
     const frozenSession = await endedSession(0, frozen.accountId);
@@ -59,19 +64,20 @@ describe("the cron beside a frozen account", () => {
     const otherHook = await subscribe(other, "ok", ["order.created"]);
     const otherEvent = await seedEvent(other.accountId, { published: false });
     const otherSession = await endedSession(0, other.accountId);
-    const before = { frozen: await attemptsOf(0, frozen.accountId, frozenOrder), other: await attemptsOf(0, other.accountId, otherOrder) };
+    const frozenRouting = await routingOf(0, frozen.accountId, frozenOrder);
 
     const run = await tick();
     expect(run.errors).toBeNull();
     // The other account: its routing asked again, its event delivered, its ended session gone.
-    expect(await attemptsOf(0, other.accountId, otherOrder), "the other's routing").toBe(before.other + 1);
+    await waitFor(async () => (await routingOf(0, other.accountId, otherOrder)).routed_at !== null);
     await waitFor(async () => (await received(otherHook.url)).length === 1);
     expect((await received(otherHook.url))[0].headers["x-webhook-id"]).toBe(otherEvent);
     expect(await sessionLeft(0, otherSession)).toBe(0);
     // The frozen one: untouched.
-    expect(await attemptsOf(0, frozen.accountId, frozenOrder)).toBe(before.frozen);
+    expect(await routingOf(0, frozen.accountId, frozenOrder)).toEqual(frozenRouting);
     expect(await rows("SELECT published_at FROM events WHERE id = ?", frozenEvent)).toEqual([{ published_at: null }]);
     expect(await sessionLeft(0, frozenSession), "the frozen one's session").toBe(1);
+    expect(await feedDue(), "the frozen one's feed").toBe(frozenFeedDue);
 
     // Moved: its event is published and delivered from its new shard, its routing goes on there.
     await move(frozen.accountId, { shard: 1 });
@@ -80,6 +86,6 @@ describe("the cron beside a frozen account", () => {
     await waitFor(async () => (await received(frozenHook.url)).length === 1);
     expect((await received(frozenHook.url))[0].headers["x-webhook-id"]).toBe(frozenEvent);
     // Its lost routing taken up on its new shard.
-    await waitFor(async () => (await shards[1].prepare("SELECT routed_at FROM orders WHERE account_id = ? AND reference = ?").bind(frozen.accountId, frozenOrder).first<{ routed_at: string | null }>())?.routed_at != null);
+    await waitFor(async () => (await routingOf(1, frozen.accountId, frozenOrder)).routed_at !== null);
   });
 });
