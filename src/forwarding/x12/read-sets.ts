@@ -178,22 +178,26 @@ function charge(s: Segment, base: () => { amount: number; units: number }): Invo
   }
   if (el(s, 7) !== "") {
     const percent = number(el(s, 7), "SAC07");
-    return { ...of, amount: Math.round(base().amount * percent) / 100, percent };
+    return { ...of, amount: toCents((base().amount * percent) / 100) / 100, percent };
   }
   if (el(s, 8) !== "") {
     const rate = number(el(s, 8), "SAC08");
-    return { ...of, amount: Math.round(base().units * rate * 100) / 100, rate };
+    return { ...of, amount: toCents(base().units * rate) / 100, rate };
   }
   throw new SetUnreadable(`The ${type} ${of.code || "without a code"} (SAC) says neither its amount (SAC05), its percent (SAC07) nor its rate (SAC08).`);
 }
 
-const cents = (amount: number) => Math.round(amount * 100);
+/** An amount in cents, rounded half up from its decimal value (1.15 × 50 % is 0.575, so 0.58, not binary's 0.57). */
+const toCents = (amount: number) => Math.round(Number((amount * 100).toPrecision(12)));
+/** SAC12 ways of handling a charge that are part of the invoice's total: 02 off invoice, 06 paid by the customer (none given: part of it). */
+const IN_TOTAL = new Set(["", "02", "06"]);
 
 /**
  * An 810: BIG02 the invoice number, BIG04 our order reference, CUR02 its currency; per IT1 the
  * quantity and unit price and the SACs after it; the SACs after TDS are the whole invoice's. TDS01,
- * when given, must be what the lines, their charges and the invoice's make, to the cent per line
- * (each line's amount may have been rounded): an invoice that does not add up is refused in words.
+ * when given, must be what the lines, their charges and the invoice's (those handled on the invoice:
+ * SAC12 none, 02 or 06) and the taxes (TXI02) make, to a cent per line and per reckoned charge:
+ * an invoice that does not add up is refused in words.
  */
 function read810(set: TransactionSet): Invoiced[] {
   const big = set.segments.find((s) => s.id === "BIG");
@@ -205,34 +209,45 @@ function read810(set: TransactionSet): Invoiced[] {
   const invoiceCharges: InvoiceCharge[] = [];
   // The whole invoice's SACs apply to all its lines: read once every line is.
   const invoiceSacs: Segment[] = [];
+  // What TDS01 sums besides the lines: the charges handled on the invoice (SAC12), and the taxes (TXI02).
+  const outsideTotal = new Set<InvoiceCharge>();
+  let taxCents = 0;
   let tds: Segment | null = null;
+  const read = (s: Segment, base: () => { amount: number; units: number }) => {
+    const c = charge(s, base);
+    if (c && !IN_TOTAL.has(el(s, 12))) outsideTotal.add(c);
+    return c;
+  };
   for (const s of set.segments) {
     if (s.id === "IT1") {
       lines.push({ kind: "810", order: el(big, 4), invoice: el(big, 2), item: itemRef(s, 6, el(s, 1)), quantity: number(el(s, 2), "IT102"), unitPrice: number(el(s, 4), "IT104"), currency, charges: [], invoiceCharges });
     } else if (s.id === "TDS") tds = s;
+    else if (s.id === "TXI" && el(s, 2) !== "") taxCents += toCents(number(el(s, 2), "TXI02"));
     else if (s.id === "SAC") {
       const line = tds || !lines.length ? null : lines[lines.length - 1];
       if (!line) invoiceSacs.push(s);
       else {
-        const c = charge(s, () => ({ amount: line.quantity * line.unitPrice, units: line.quantity }));
+        const c = read(s, () => ({ amount: line.quantity * line.unitPrice, units: line.quantity }));
         if (c) line.charges.push(c);
       }
     }
   }
   const merchandise = () => ({ amount: lines.reduce((sum, l) => sum + l.quantity * l.unitPrice, 0), units: lines.reduce((sum, l) => sum + l.quantity, 0) });
   for (const s of invoiceSacs) {
-    const c = charge(s, merchandise);
+    const c = read(s, merchandise);
     if (c) invoiceCharges.push(c);
   }
   if (tds) {
     const stated = el(tds, 1);
     if (!/^-?\d{1,15}$/.test(stated)) throw new SetUnreadable(`TDS01 "${stated}" is not an amount in cents.`);
-    const signed = (c: InvoiceCharge) => (c.type === "charge" ? cents(c.amount) : -cents(c.amount));
-    const made =
-      lines.reduce((sum, l) => sum + cents(l.quantity * l.unitPrice) + l.charges.reduce((x, c) => x + signed(c), 0), 0) + invoiceCharges.reduce((x, c) => x + signed(c), 0);
-    if (Math.abs(made - Number(stated)) > Math.max(1, lines.length)) {
+    const signed = (c: InvoiceCharge) => (outsideTotal.has(c) ? 0 : c.type === "charge" ? toCents(c.amount) : -toCents(c.amount));
+    const all = [...lines.flatMap((l) => l.charges), ...invoiceCharges];
+    const made = lines.reduce((sum, l) => sum + toCents(l.quantity * l.unitPrice), 0) + all.reduce((x, c) => x + signed(c), 0) + taxCents;
+    // A cent of rounding for each line and each charge reckoned from a percent or a rate.
+    const slack = Math.max(1, lines.length + all.filter((c) => c.percent !== undefined || c.rate !== undefined).length);
+    if (Math.abs(made - Number(stated)) > slack) {
       throw new SetUnreadable(
-        `The 810's total (TDS01) is ${(Number(stated) / 100).toFixed(2)}, but its lines with their allowances and charges make ${(made / 100).toFixed(2)}.`,
+        `The 810's total (TDS01) is ${(Number(stated) / 100).toFixed(2)}, but its lines with their allowances, charges and taxes make ${(made / 100).toFixed(2)}.`,
       );
     }
   }

@@ -84,14 +84,30 @@ describe("reading the supplier's sets", () => {
 
   it("an 810 whose total (TDS01) is not what its lines and charges make is refused in words; a cent a line of rounding is not a difference", () => {
     const read = (extra: string[]) => READERS["810"](setOf(supplierFile("810", 1, ["BIG*20261129*INV-9**1042", ...extra])));
-    expect(() => read(["IT1*7*2*EA*6.5", "TDS*1400"])).toThrow("The 810's total (TDS01) is 14.00, but its lines with their allowances and charges make 13.00.");
-    expect(() => read(["IT1*7*2*EA*6.5", "SAC*C*H090***250", "TDS*1300"])).toThrow("The 810's total (TDS01) is 13.00, but its lines with their allowances and charges make 15.50.");
+    expect(() => read(["IT1*7*2*EA*6.5", "TDS*1400"])).toThrow("The 810's total (TDS01) is 14.00, but its lines with their allowances, charges and taxes make 13.00.");
+    expect(() => read(["IT1*7*2*EA*6.5", "SAC*C*H090***250", "TDS*1300"])).toThrow("The 810's total (TDS01) is 13.00, but its lines with their allowances, charges and taxes make 15.50.");
     expect(() => read(["IT1*7*1*EA*9", "TDS*ABC"])).toThrow('TDS01 "ABC" is not an amount in cents.');
     expect(read(["IT1*7*2*EA*6.5", "TDS*1300"])).toHaveLength(1);
     // 3 × 3.333 = 9.999 and 3 × 1.111 = 3.333: 13.33 to the cent, 13.34 within a cent a line, 13.36 not.
     expect(read(["IT1*7*3*EA*3.333", "IT1*8*3*EA*1.111", "TDS*1334"])).toHaveLength(2);
-    expect(() => read(["IT1*7*3*EA*3.333", "IT1*8*3*EA*1.111", "TDS*1336"])).toThrow("The 810's total (TDS01) is 13.36, but its lines with their allowances and charges make 13.33.");
+    expect(() => read(["IT1*7*3*EA*3.333", "IT1*8*3*EA*1.111", "TDS*1336"])).toThrow("The 810's total (TDS01) is 13.36, but its lines with their allowances, charges and taxes make 13.33.");
     // A credit invoice's negative total.
     expect(read(["IT1*7*1*EA*5", "SAC*A*C310***700", "TDS*-200"])).toHaveLength(1);
+    // Taxes (TXI02, on the line or the whole invoice) are in the total.
+    expect(read(["IT1*7*2*EA*6.5", "TXI*ST*1.30", "TDS*1450", "TXI*LS*0.20"])).toHaveLength(1);
+    expect(() => read(["IT1*7*2*EA*6.5", "TXI*ST*1.30", "TDS*1300"])).toThrow("make 14.30.");
+    // A charge the invoice does not carry (SAC12 13: information only; 04: credited to the account) is kept, not summed.
+    const [kept] = read(["IT1*7*2*EA*6.5", "SAC*A*C310***300*******13", "SAC*C*H090***100*******04", "SAC*C*D240***50*******06", "TDS*1350"]) as Invoiced[];
+    expect(kept.charges.map((c) => c.code)).toEqual(["C310", "H090", "D240"]);
+  });
+
+  it("a charge reckoned from a percent rounds half up from its decimal value, and each reckoned charge may be a cent off in the total", () => {
+    const read = (extra: string[]) => READERS["810"](setOf(supplierFile("810", 1, ["BIG*20261129*INV-1**1042", ...extra]))) as Invoiced[];
+    // 1 × 1.15 at 50 %: 0.575, so 0.58 (binary floating point would make it 0.57).
+    const [line] = read(["IT1*7*1*EA*1.15", "SAC*A*C310****3*50", "TDS*57"]);
+    expect(line.charges).toEqual([{ type: "allowance", code: "C310", amount: 0.58, description: null, percent: 50 }]);
+    // The supplier rounded the other way: one line and one reckoned charge, two cents of slack.
+    expect(read(["IT1*7*1*EA*1.15", "SAC*A*C310****3*50", "TDS*59"])).toHaveLength(1);
+    expect(() => read(["IT1*7*1*EA*1.15", "SAC*A*C310****3*50", "TDS*60"])).toThrow("The 810's total (TDS01) is 0.60, but its lines with their allowances, charges and taxes make 0.57.");
   });
 });
