@@ -105,7 +105,7 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
     // Finished orders past their account's archive_after_days, a bounded batch per tick (src/archive).
     { names: ["orders_archived"], run: async () => ({ orders_archived: await archiveDue(db, env.ARCHIVE, now, presentArchived) }) },
     // An account deletion left half-way (its CLI stopped) goes on (src/shards/delete.ts).
-    { names: ["deletions_continued"], run: async () => ({ deletions_continued: await continueDeletions(env, deletionHooks(env.ARCHIVE), now) }) },
+    { names: ["deletions_continued"], run: async () => ({ deletions_continued: await continueDeletions(env, shardOfView(env), deletionHooks(env.ARCHIVE), now) }) },
   ];
 }
 

@@ -16,7 +16,7 @@
 // one left half-way by a crashed CLI still ends. Each step saves its progress only over the state it
 // started from: two runners at once (the CLI and the cron) never undo each other's progress.
 // What is deleted is the shard's; what it is (the open work, the archive) the caller passes in.
-import { and, asc, eq, lt, ne } from "drizzle-orm";
+import { and, asc, eq, lt, ne, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { createDb, type Db } from "../db";
 import type { Bindings } from "../env";
@@ -82,15 +82,25 @@ export async function deleteAccount(env: Bindings, accountId: number, force: boo
 async function step(env: Bindings, deletion: DeletionRow, hooks: DeletionHooks): Promise<DeletionRow> {
   const id = deletion.accountId;
   const shard = shardBinding(env, deletion.shard);
-  // Over the state this step started from only; another runner's newer state wins, and is read back.
+  const dir = drizzle(env.DIRECTORY);
+  // A change of phase or table: over the phase and table this step started from only (every step
+  // changes one of them); another runner's newer state wins, and is read back (this one goes on from there).
   const save = async (change: Partial<DeletionRow>) => {
-    const dir = drizzle(env.DIRECTORY);
     const [row] = await dir
       .update(directoryDeletions)
       .set({ ...change, updatedAt: isoMicro() })
-      .where(and(eq(directoryDeletions.accountId, id), eq(directoryDeletions.updatedAt, deletion.updatedAt)))
+      .where(and(eq(directoryDeletions.accountId, id), eq(directoryDeletions.phase, deletion.phase), eq(directoryDeletions.tableIndex, deletion.tableIndex)))
       .returning();
     return row ?? (await dir.select().from(directoryDeletions).where(eq(directoryDeletions.accountId, id)).get())!;
+  };
+  // What a step deleted is added whatever another runner did meanwhile (each counts its own).
+  const count = async (column: "rowsDeleted" | "objectsDeleted", deleted: number) => {
+    const [row] = await dir
+      .update(directoryDeletions)
+      .set({ [column]: sql`${directoryDeletions[column]} + ${deleted}`, updatedAt: isoMicro() })
+      .where(eq(directoryDeletions.accountId, id))
+      .returning();
+    return row;
   };
   switch (deletion.phase) {
     case "stop": {
@@ -111,13 +121,14 @@ async function step(env: Bindings, deletion: DeletionRow, hooks: DeletionHooks):
         return save({ phase: "archive" });
       }
       const deleted = await deleteChunk(env, deletion.shard, id, deletion.tableIndex);
+      // None left (a leaving account's rows take no inserts): on to the table before it.
       if (deleted === 0) return save({ tableIndex: deletion.tableIndex - 1 });
-      return save({ rowsDeleted: deletion.rowsDeleted + deleted });
+      return count("rowsDeleted", deleted);
     }
     case "archive": {
       const deleted = await hooks.deleteObjects(id);
       if (deleted === 0) return save({ phase: "directory" });
-      return save({ objectsDeleted: deletion.objectsDeleted + deleted });
+      return count("objectsDeleted", deleted);
     }
     case "directory": {
       // Children first (their foreign keys name the account); the deletion's own row stays, as the record.
@@ -141,18 +152,27 @@ export const DELETION_IDLE_MS = 60_000;
 export const DELETION_STEPS_PER_TICK = 20;
 
 /**
- * The cron's part: the deletion under way that was advanced least recently, if nobody has for
- * DELETION_IDLE_MS, goes on for DELETION_STEPS_PER_TICK steps. How many deletions it carried on (0 or 1).
+ * The cron's part, in the cron of the deletion's shard (each shard's cron runs at once: one runner
+ * per deletion): the deletion under way there that was advanced least recently, if nobody has for
+ * DELETION_IDLE_MS, goes on for DELETION_STEPS_PER_TICK steps. One that fails is set behind the
+ * others (its time moved on), so it never holds them up, and the sweeper's error says why. How many
+ * deletions it carried on (0 or 1).
  */
-export async function continueDeletions(env: Bindings, hooks: DeletionHooks, now: Date): Promise<number> {
-  const idle = await drizzle(env.DIRECTORY)
+export async function continueDeletions(env: Bindings, shard: number, hooks: DeletionHooks, now: Date): Promise<number> {
+  const dir = drizzle(env.DIRECTORY);
+  const idle = await dir
     .select({ accountId: directoryDeletions.accountId })
     .from(directoryDeletions)
-    .where(and(ne(directoryDeletions.phase, "done"), lt(directoryDeletions.updatedAt, isoMicro(new Date(now.getTime() - DELETION_IDLE_MS)))))
+    .where(and(ne(directoryDeletions.phase, "done"), lt(directoryDeletions.updatedAt, isoMicro(new Date(now.getTime() - DELETION_IDLE_MS))), eq(directoryDeletions.shard, shard)))
     .orderBy(asc(directoryDeletions.updatedAt))
     .get();
   if (!idle) return 0;
-  await deleteAccount(env, idle.accountId, true, hooks, DELETION_STEPS_PER_TICK);
+  try {
+    await deleteAccount(env, idle.accountId, true, hooks, DELETION_STEPS_PER_TICK);
+  } catch (error) {
+    await dir.update(directoryDeletions).set({ updatedAt: isoMicro() }).where(eq(directoryDeletions.accountId, idle.accountId));
+    throw error;
+  }
   return 1;
 }
 

@@ -47,7 +47,7 @@ describe("moving an account to another shard", () => {
     const done = await move(creds.accountId, { shard: 1 });
     expect(done).toEqual({
       account_id: creds.accountId, from_shard: 0, to_shard: 1, phase: "done", done: true,
-      rows_copied: Object.values(rowsBefore).reduce((a, b) => a + b, 0), rows_deleted: expect.any(Number),
+      rows_copied: Object.values(rowsBefore).reduce((a, b) => a + b, 0), rows_deleted: Object.values(rowsBefore).reduce((a, b) => a + b, 0),
       started_at: expect.any(String), finished_at: expect.any(String),
     });
     expect(await rowsOf(0, creds.accountId)).toEqual(none);
