@@ -99,6 +99,9 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
         const pipeline = { ...carrierPipeline(env), sendAfterResponse: (m: Parameters<ReturnType<typeof carrierPipeline>["sendAfterResponse"]>[0]) => void queued.push(enqueue(env, m)) };
         const outcomes = await pullMissedOrders(env, db, pipeline, shardOfView(env), now);
         await Promise.all(queued);
+        // A fault of ours with a connection (the others were pulled): recorded as this sweeper's error.
+        const faults = outcomes.filter((o) => o.unexpected);
+        if (faults.length) throw new Error(faults.map((o) => `Connection ${o.connectionId}: ${o.error}`).join("; "));
         return { orders_pulled: outcomes.reduce((n, o) => n + o.created + o.cancelled, 0) };
       },
     },

@@ -27,7 +27,8 @@ import type { PulledOrder } from "./platforms/platform";
 export const PULL_CONNECTIONS = 10;
 export const PULL_PAGES = 2;
 
-export type PullOutcome = { connectionId: number; created: number; cancelled: number; error?: string };
+/** `unexpected`: the error was not the shop's answer (a fault of ours: credentials that cannot be opened, D1). */
+export type PullOutcome = { connectionId: number; created: number; cancelled: number; error?: string; unexpected?: boolean };
 
 /** One tick's pull on one shard: what each connection took in. */
 export async function pullMissedOrders(env: Bindings, db: Db, pipeline: Pipeline, shard: number, now: Date): Promise<PullOutcome[]> {
@@ -63,11 +64,13 @@ async function pullConnection(env: Bindings, db: Db, pipeline: Pipeline, shard: 
       if (!got.more) break;
     }
   } catch (error) {
-    if (!(error instanceof ShopError) && !(error instanceof ApiError)) throw error;
-    outcome.error = error.message;
-    // Tried: it goes to the back of the queue, so one unreachable shop never starves the others.
+    // Tried: it goes to the back of the queue, so one unreachable shop never starves the others, nor
+    // does a fault of ours with one connection (the cron's run records it: src/pipeline/cron.ts).
+    const ours = !(error instanceof ShopError) && !(error instanceof ApiError);
+    outcome.error = error instanceof Error ? error.message : String(error);
+    if (ours) outcome.unexpected = true;
     await db.update(shopConnections).set({ pulledAt: isoMicro(now) }).where(eq(shopConnections.id, row.id));
-    console.error(JSON.stringify({ level: "warn", event: "order_pull_failed", connection: row.id, error: error.message }));
+    console.error(JSON.stringify({ level: ours ? "error" : "warn", event: "order_pull_failed", connection: row.id, error: outcome.error }));
   }
   return outcome;
 }

@@ -430,6 +430,18 @@ describe("Shopify's orders the webhooks missed", () => {
   }
   const externalIds = async (accountId: number) => (await rows<{ e: string }>("SELECT external_id AS e FROM orders WHERE account_id = ? ORDER BY external_id", accountId)).map((r) => r.e);
 
+  it("a connection whose pull fails on our side (its credentials cannot be opened) goes to the back of the queue, recorded on the run; the others are still pulled", async () => {
+    const broken = await shopWithConnection({ orders: [] });
+    // First in the queue (never pulled), and its sealed credentials unreadable, as after a botched key rotation.
+    await env.DB.prepare("UPDATE shop_connections SET credentials_sealed = 'not sealed', pulled_at = NULL WHERE id = ?").bind(broken.connection.id).run();
+    const { creds, connection } = await shopWithConnection({ orders: [{ ...ORDER, id: 7_200_001, updatedAt: new Date(Date.now() + 60_000).toISOString() }] });
+    await tickUntilPulled(connection.id);
+    expect(await externalIds(creds.accountId)).toEqual(["7200001"]);
+    expect(await pulledAt(broken.connection.id)).not.toBeNull();
+    const [run] = await rows<{ errors: string }>("SELECT errors FROM sweeper_runs WHERE errors LIKE ? ORDER BY id DESC LIMIT 1", `%Connection ${broken.connection.id}: %`);
+    expect(JSON.parse(run.errors).orders_pulled).toMatch(new RegExp(`^Error: (.*; )?Connection ${broken.connection.id}: not a sealed value`));
+  });
+
   it("the cron takes in what no webhook brought, a page bound per tick, once; a cancellation missed cancels; one cancelled before it came in is not taken", async () => {
     // Changed in Shopify after the connection was made (its pull starts there); no webhook delivered.
     const later = (s: number) => new Date(Date.now() + 60_000 + s * 1000).toISOString();
