@@ -5,6 +5,10 @@
 // lives once it has moved. Reads accounts_moving_idx, empty while no account moves.
 import { sql, type SQL } from "drizzle-orm";
 
-/** The account (a column or expression naming its id) is not moving or being deleted. */
+/**
+ * The account (a column or expression naming its id, of the outer table: accounts has no account_id)
+ * is not moving or being deleted: a probe of the partial index per row, as the freeze triggers do
+ * (a search, never a scan, and no row read while no account moves).
+ */
 export const notMoving = (accountId: string | SQL) =>
-  sql`${typeof accountId === "string" ? sql.raw(accountId) : accountId} NOT IN (SELECT id FROM accounts INDEXED BY accounts_moving_idx WHERE moving IS NOT NULL)`;
+  sql`NOT EXISTS (SELECT 1 FROM accounts INDEXED BY accounts_moving_idx WHERE accounts.id = ${typeof accountId === "string" ? sql.raw(accountId) : accountId} AND accounts.moving IS NOT NULL)`;

@@ -11,7 +11,7 @@ import worker from "../../src/index";
 import { createFeed } from "../helpers/catalogue";
 import { createOrder, rows } from "../helpers/factories";
 import { received } from "../helpers/fake-remote";
-import { type Credentials } from "../helpers/http";
+import { call, type Credentials } from "../helpers/http";
 import { accountOn, move } from "../helpers/moves";
 import { waitFor } from "../helpers/wait";
 import { seedEvent, subscribe } from "../events/support";
@@ -87,5 +87,7 @@ describe("the cron beside a frozen account", () => {
     expect((await received(frozenHook.url))[0].headers["x-webhook-id"]).toBe(frozenEvent);
     // Its lost routing taken up on its new shard.
     await waitFor(async () => (await routingOf(1, frozen.accountId, frozenOrder)).routed_at !== null);
+    // Its feed (whose address answers nothing here) is not left for other files' ticks to pull.
+    expect((await call("DELETE", `/api/v1/product-feeds/${frozenFeed.id}`, { creds: frozen })).status).toBe(204);
   });
 });
