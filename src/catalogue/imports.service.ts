@@ -553,7 +553,7 @@ export async function runScheduledImports(db: Db, keys: () => SealingKeys, now =
       return toStatement(
         db,
         sql`UPDATE product_feeds SET next_import_at = ${isoMicro(next)}
-            WHERE id = ${feed.id} AND next_import_at = ${feed.nextImportAt} RETURNING id`,
+            WHERE id = ${feed.id} AND next_import_at = ${feed.nextImportAt} AND ${notMoving("account_id")} RETURNING id`,
       );
     }),
   );

@@ -14,7 +14,7 @@ export function invoiceDifferenceWords(invoice: Pick<SupplierInvoice, "differenc
 /** "charge D240 (Freight) 15.00 USD; allowance C310 2.00 USD" */
 export const chargesInWords = (charges: InvoiceCharge[], currency: string) =>
   charges
-    .map((c) => `${c.type} ${c.code}${c.description ? ` (${c.description})` : ""} ${money(c.amount, currency)}${c.percent !== undefined ? ` (${c.percent} %)` : c.rate !== undefined ? ` (${c.rate} a unit)` : ""}`)
+    .map((c) => `${c.type} ${c.code}${c.description ? ` (${c.description})` : ""} ${money(c.amount, currency)}${c.percent !== undefined ? ` (${c.percent} %)` : c.rate !== undefined ? ` (${c.rate} a unit)` : ""}${c.handling ? ` (not in the total: handling ${c.handling})` : ""}`)
     .join("; ");
 
 /** The "Invoiced" fact of a line: only on a line its supplier invoiced. */

@@ -269,6 +269,7 @@ const InvoiceChargeJson = z
     description: z.string().nullable().openapi({ description: "SAC15" }),
     percent: z.number().optional().openapi({ description: "SAC07, only when the supplier gave the charge as a percent (of its line's amount, or of all lines' for the whole invoice) and no SAC05" }),
     rate: z.number().optional().openapi({ description: "SAC08, only when the supplier gave the charge as a rate per unit (times its line's quantity, or all lines') and neither SAC05 nor SAC07" }),
+    handling: z.string().optional().openapi({ description: "SAC12, only when the charge is not part of the invoice's total (e.g. 13 information only, 04 credited to the account)" }),
   })
   .openapi("SupplierInvoiceCharge");
 

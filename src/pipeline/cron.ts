@@ -97,8 +97,13 @@ function jobs(env: Bindings, db: Db, now: Date): Job[] {
         // New orders' routing is queued and awaited here: the tick's promise is all the cron keeps alive.
         const queued: Promise<void>[] = [];
         const pipeline = { ...carrierPipeline(env), sendAfterResponse: (m: Parameters<ReturnType<typeof carrierPipeline>["sendAfterResponse"]>[0]) => void queued.push(enqueue(env, m)) };
-        const outcomes = await pullMissedOrders(env, db, pipeline, shardOfView(env), now);
-        await Promise.all(queued);
+        let outcomes: Awaited<ReturnType<typeof pullMissedOrders>>;
+        try {
+          outcomes = await pullMissedOrders(env, db, pipeline, shardOfView(env), now);
+        } finally {
+          // Sent whatever happened after (the unrouted-orders sweeper is the net behind a failed send).
+          await Promise.allSettled(queued);
+        }
         // A fault of ours with a connection (the others were pulled): recorded as this sweeper's error.
         const faults = outcomes.filter((o) => o.unexpected);
         if (faults.length) throw new Error(faults.map((o) => `Connection ${o.connectionId}: ${o.error}`).join("; "));

@@ -11,7 +11,7 @@ import { notMoving } from "../db/moving";
 import type { Db } from "../db";
 import { orders, shopConnections, type ShopConnectionRow } from "../db/schema";
 import type { Bindings } from "../env";
-import { ApiError } from "../lib/errors";
+import { ApiError, isAccountMoving } from "../lib/errors";
 import { sendSettings } from "../lib/outbound";
 import type { Pipeline } from "../lib/queue";
 import { isoMicro } from "../lib/time";
@@ -66,11 +66,17 @@ async function pullConnection(env: Bindings, db: Db, pipeline: Pipeline, shard: 
   } catch (error) {
     // Tried: it goes to the back of the queue, so one unreachable shop never starves the others, nor
     // does a fault of ours with one connection (the cron's run records it: src/pipeline/cron.ts).
+    // Frozen since the connection was picked (a move began): its turn comes again where it lands.
+    if (isAccountMoving(error)) return outcome;
     const ours = !(error instanceof ShopError) && !(error instanceof ApiError);
     outcome.error = error instanceof Error ? error.message : String(error);
     if (ours) outcome.unexpected = true;
-    await db.update(shopConnections).set({ pulledAt: isoMicro(now) }).where(eq(shopConnections.id, row.id));
     console.error(JSON.stringify({ level: ours ? "error" : "warn", event: "order_pull_failed", connection: row.id, error: outcome.error }));
+    try {
+      await db.update(shopConnections).set({ pulledAt: isoMicro(now) }).where(eq(shopConnections.id, row.id));
+    } catch (bump) {
+      console.error(JSON.stringify({ level: "error", event: "order_pull_requeue_failed", connection: row.id, error: String(bump) }));
+    }
   }
   return outcome;
 }

@@ -88,13 +88,13 @@ describe("the cron beside a frozen account", () => {
 
     // Moved: its event is published and delivered from its new shard, its routing goes on there.
     await move(frozen.accountId, { shard: 1 });
+    // Its feed (whose address answers nothing here) is not left for this or other files' ticks to pull.
+    expect((await call("DELETE", `/api/v1/product-feeds/${frozenFeed.id}`, { creds: frozen })).status).toBe(204);
     const after = await tick(Date.now() + 1000);
     expect(shardWideErrors(after.errors)).toEqual({});
     await waitFor(async () => (await received(frozenHook.url)).length === 1);
     expect((await received(frozenHook.url))[0].headers["x-webhook-id"]).toBe(frozenEvent);
     // Its lost routing taken up on its new shard.
     await waitFor(async () => (await routingOf(1, frozen.accountId, frozenOrder)).routed_at !== null);
-    // Its feed (whose address answers nothing here) is not left for other files' ticks to pull.
-    expect((await call("DELETE", `/api/v1/product-feeds/${frozenFeed.id}`, { creds: frozen })).status).toBe(204);
   });
 });

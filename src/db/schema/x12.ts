@@ -46,8 +46,12 @@ export const x12Interchanges = sqliteTable(
 export type X12Interchange = typeof x12Interchanges.$inferSelect;
 
 /** An 810's SAC: an allowance (taken off) or a charge (added), its code (D240 freight, …), amount and words. */
-/** A SAC of an 810; `percent` or `rate` only when the supplier gave the amount so (SAC07, SAC08), the amount then reckoned from it. */
-export type InvoiceCharge = { type: "allowance" | "charge"; code: string; amount: number; description: string | null; percent?: number; rate?: number };
+/**
+ * A SAC of an 810; `percent` or `rate` only when the supplier gave the amount so (SAC07, SAC08), the
+ * amount then reckoned from it; `handling` (SAC12) only when the charge is not part of the invoice's
+ * total (e.g. 13, information only; 04, credited to the account).
+ */
+export type InvoiceCharge = { type: "allowance" | "charge"; code: string; amount: number; description: string | null; percent?: number; rate?: number; handling?: string };
 
 /** The supplier's invoiced cost of a line (its 810), with what we expected to pay. */
 export const supplierInvoiceLines = sqliteTable(

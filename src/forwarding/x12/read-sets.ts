@@ -211,18 +211,28 @@ function read810(set: TransactionSet): Invoiced[] {
   const invoiceSacs: Segment[] = [];
   // What TDS01 sums besides the lines: the charges handled on the invoice (SAC12), and the taxes (TXI02).
   const outsideTotal = new Set<InvoiceCharge>();
-  let taxCents = 0;
+  // Taxes: the summary's TXIs (after TDS) when it has any, as they total the invoice's; else the lines'.
+  let lineTaxCents = 0;
+  let summaryTaxCents: number | null = null;
   let tds: Segment | null = null;
   const read = (s: Segment, base: () => { amount: number; units: number }) => {
     const c = charge(s, base);
-    if (c && !IN_TOTAL.has(el(s, 12))) outsideTotal.add(c);
+    // Kept and shown with how it is handled, so nobody adds it into what the invoice asks.
+    if (c && !IN_TOTAL.has(el(s, 12))) {
+      c.handling = el(s, 12);
+      outsideTotal.add(c);
+    }
     return c;
   };
   for (const s of set.segments) {
     if (s.id === "IT1") {
       lines.push({ kind: "810", order: el(big, 4), invoice: el(big, 2), item: itemRef(s, 6, el(s, 1)), quantity: number(el(s, 2), "IT102"), unitPrice: number(el(s, 4), "IT104"), currency, charges: [], invoiceCharges });
     } else if (s.id === "TDS") tds = s;
-    else if (s.id === "TXI" && el(s, 2) !== "") taxCents += toCents(number(el(s, 2), "TXI02"));
+    else if (s.id === "TXI" && el(s, 2) !== "") {
+      const tax = toCents(number(el(s, 2), "TXI02"));
+      if (tds) summaryTaxCents = (summaryTaxCents ?? 0) + tax;
+      else lineTaxCents += tax;
+    }
     else if (s.id === "SAC") {
       const line = tds || !lines.length ? null : lines[lines.length - 1];
       if (!line) invoiceSacs.push(s);
@@ -242,9 +252,9 @@ function read810(set: TransactionSet): Invoiced[] {
     if (!/^-?\d{1,15}$/.test(stated)) throw new SetUnreadable(`TDS01 "${stated}" is not an amount in cents.`);
     const signed = (c: InvoiceCharge) => (outsideTotal.has(c) ? 0 : c.type === "charge" ? toCents(c.amount) : -toCents(c.amount));
     const all = [...lines.flatMap((l) => l.charges), ...invoiceCharges];
-    const made = lines.reduce((sum, l) => sum + toCents(l.quantity * l.unitPrice), 0) + all.reduce((x, c) => x + signed(c), 0) + taxCents;
-    // A cent of rounding for each line and each charge reckoned from a percent or a rate.
-    const slack = Math.max(1, lines.length + all.filter((c) => c.percent !== undefined || c.rate !== undefined).length);
+    const made = lines.reduce((sum, l) => sum + toCents(l.quantity * l.unitPrice), 0) + all.reduce((x, c) => x + signed(c), 0) + (summaryTaxCents ?? lineTaxCents);
+    // A cent of rounding for each line and each charge in the total reckoned from a percent or a rate.
+    const slack = Math.max(1, lines.length + all.filter((c) => !outsideTotal.has(c) && (c.percent !== undefined || c.rate !== undefined)).length);
     if (Math.abs(made - Number(stated)) > slack) {
       throw new SetUnreadable(
         `The 810's total (TDS01) is ${(Number(stated) / 100).toFixed(2)}, but its lines with their allowances, charges and taxes make ${(made / 100).toFixed(2)}.`,

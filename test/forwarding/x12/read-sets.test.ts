@@ -93,12 +93,17 @@ describe("reading the supplier's sets", () => {
     expect(() => read(["IT1*7*3*EA*3.333", "IT1*8*3*EA*1.111", "TDS*1336"])).toThrow("The 810's total (TDS01) is 13.36, but its lines with their allowances, charges and taxes make 13.33.");
     // A credit invoice's negative total.
     expect(read(["IT1*7*1*EA*5", "SAC*A*C310***700", "TDS*-200"])).toHaveLength(1);
-    // Taxes (TXI02, on the line or the whole invoice) are in the total.
-    expect(read(["IT1*7*2*EA*6.5", "TXI*ST*1.30", "TDS*1450", "TXI*LS*0.20"])).toHaveLength(1);
+    // Taxes (TXI02) are in the total: the lines', or the summary's when it has any (its total of them).
+    expect(read(["IT1*7*2*EA*6.5", "TXI*ST*1.30", "IT1*8*1*EA*1", "TXI*ST*0.20", "TDS*1550"])).toHaveLength(2);
+    expect(read(["IT1*7*2*EA*6.5", "TXI*ST*1.30", "IT1*8*1*EA*1", "TXI*ST*0.20", "TDS*1550", "TXI*ST*1.50"])).toHaveLength(2);
     expect(() => read(["IT1*7*2*EA*6.5", "TXI*ST*1.30", "TDS*1300"])).toThrow("make 14.30.");
     // A charge the invoice does not carry (SAC12 13: information only; 04: credited to the account) is kept, not summed.
     const [kept] = read(["IT1*7*2*EA*6.5", "SAC*A*C310***300*******13", "SAC*C*H090***100*******04", "SAC*C*D240***50*******06", "TDS*1350"]) as Invoiced[];
-    expect(kept.charges.map((c) => c.code)).toEqual(["C310", "H090", "D240"]);
+    expect(kept.charges.map((c) => [c.code, c.handling])).toEqual([
+      ["C310", "13"],
+      ["H090", "04"],
+      ["D240", undefined],
+    ]);
   });
 
   it("a charge reckoned from a percent rounds half up from its decimal value, and each reckoned charge may be a cent off in the total", () => {
